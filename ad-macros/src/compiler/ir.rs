@@ -1,0 +1,284 @@
+//! The body in A-normal form: one operation per instruction, each active
+//! value a numbered variable, every instruction keeping the span of the user
+//! expression it came from. Inactive code stays as tokens.
+
+use std::fmt::Write;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use syn::Type;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub usize);
+
+pub struct VarInfo {
+    /// The name generated code uses: the user's for parameters, a mixed-site
+    /// name after the user's binding (or `t1`, `t2`, ... for temporaries).
+    pub ident: Ident,
+    /// The value borrows another (`w.t()`, `x.row(i)`): a pullback closure
+    /// recomputes it instead of capturing it.
+    pub is_view: bool,
+}
+
+#[derive(Clone)]
+pub enum Operand {
+    Var(VarId),
+    Const(Const),
+}
+
+/// An inactive value: a literal, a name, or a constant bound once.
+#[derive(Clone)]
+pub struct Const {
+    pub tokens: TokenStream,
+    /// An unsuffixed float literal (or a name bound to one): passed as it is,
+    /// so its type is inferred from the active operand beside it.
+    pub literal: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduce {
+    Sum,
+    Mean,
+}
+
+pub enum Op {
+    Arith(Arith, Operand, Operand),
+    Neg(Operand),
+    /// `x.exp()`, `f64::tanh(x)`, `x.mapv(f64::tanh)`.
+    Unary(&'static str, Operand),
+    Powi(Operand, Const),
+    /// `a.atan2(b)`, `a.powf(b)`, `a.hypot(b)`, `a.max(b)`, `a.min(b)`, `a.log(b)`.
+    Binary(&'static str, Operand, Operand),
+    MulAdd(Operand, Operand, Operand),
+    /// `x as f64`.
+    Cast(Operand, Box<Type>),
+    Dot(Operand, Operand),
+    Reduce(Reduce, Operand),
+    ReduceAxis(Reduce, Operand, Const),
+    /// `t()` and `reversed_axes()`.
+    Transpose(Operand),
+    Row(Operand, Const),
+    Column(Operand, Const),
+    Slice(Operand, Const),
+    /// `view()`.
+    View(Operand),
+    /// `to_owned()` and `clone()`.
+    ToOwned(Operand),
+    InsertAxis(Operand, Const),
+    IntoShape(Operand, Const),
+    /// `x[i]`, `x[[i, j]]`.
+    Index(Operand, Const),
+    /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
+    /// method returned.
+    Unwrap(Operand, Option<Const>),
+    /// `x.mapv(|v| body)`: the closure as written, and its body lowered.
+    Mapv(Operand, Box<Closure>),
+    /// `g(args)` for `g` with `g_vjp`/`g_jvp`.
+    Call(Box<syn::ExprPath>, Vec<CallArg>),
+}
+
+pub struct Closure {
+    /// The closure as the user wrote it: it captures only inactive values.
+    pub source: TokenStream,
+    pub param: VarId,
+    pub body: Body,
+}
+
+pub struct CallArg {
+    pub operand: Operand,
+    /// Written `&x` at the call.
+    pub by_ref: bool,
+    /// The argument as written (for inactive arguments).
+    pub source: TokenStream,
+}
+
+pub struct Inst {
+    pub dest: VarId,
+    pub op: Op,
+    pub span: Span,
+    /// The user's annotation, `let h: Array1<f64> = ...`.
+    pub ty: Option<Box<Type>>,
+}
+
+pub enum Stmt {
+    Inst(Inst),
+    /// Inactive code, emitted as written (with active names renamed).
+    Verbatim(TokenStream),
+    /// A constant operand bound once: `let c1 = expr;`. `local` when the
+    /// expression reads local variables, so a pullback closure recomputes
+    /// it rather than capture what may borrow them.
+    Const {
+        ident: Ident,
+        expr: TokenStream,
+        local: bool,
+    },
+}
+
+pub struct Body {
+    pub stmts: Vec<Stmt>,
+    pub result: Operand,
+}
+
+pub struct Function {
+    pub vars: Vec<VarInfo>,
+    /// The variable of each active parameter, in order.
+    pub params: Vec<Option<VarId>>,
+    pub body: Body,
+}
+
+impl Op {
+    /// The operands, in order.
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
+            Op::MulAdd(a, b, c) => vec![a, b, c],
+            Op::Neg(a)
+            | Op::Unary(_, a)
+            | Op::Powi(a, _)
+            | Op::Cast(a, _)
+            | Op::Reduce(_, a)
+            | Op::ReduceAxis(_, a, _)
+            | Op::Transpose(a)
+            | Op::Row(a, _)
+            | Op::Column(a, _)
+            | Op::Slice(a, _)
+            | Op::View(a)
+            | Op::ToOwned(a)
+            | Op::InsertAxis(a, _)
+            | Op::IntoShape(a, _)
+            | Op::Index(a, _)
+            | Op::Unwrap(a, _)
+            | Op::Mapv(a, _) => vec![a],
+            Op::Call(_, args) => args.iter().map(|a| &a.operand).collect(),
+        }
+    }
+
+    pub fn var_operands(&self) -> Vec<VarId> {
+        self.operands()
+            .into_iter()
+            .filter_map(|o| match o {
+                Operand::Var(v) => Some(*v),
+                Operand::Const(_) => None,
+            })
+            .collect()
+    }
+
+    /// The result borrows its first operand.
+    pub fn makes_view(&self) -> bool {
+        matches!(
+            self,
+            Op::Transpose(_)
+                | Op::Row(..)
+                | Op::Column(..)
+                | Op::Slice(..)
+                | Op::View(_)
+                | Op::InsertAxis(..)
+                | Op::IntoShape(..)
+        )
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Op::Arith(a, ..) => format!("{a:?}").to_lowercase(),
+            Op::Neg(_) => "neg".into(),
+            Op::Unary(f, _) => (*f).into(),
+            Op::Powi(..) => "powi".into(),
+            Op::Binary(f, ..) => (*f).into(),
+            Op::MulAdd(..) => "mul_add".into(),
+            Op::Cast(..) => "cast".into(),
+            Op::Dot(..) => "dot".into(),
+            Op::Reduce(r, _) => format!("{r:?}").to_lowercase(),
+            Op::ReduceAxis(r, ..) => format!("{r:?}_axis").to_lowercase(),
+            Op::Transpose(_) => "t".into(),
+            Op::Row(..) => "row".into(),
+            Op::Column(..) => "column".into(),
+            Op::Slice(..) => "slice".into(),
+            Op::View(_) => "view".into(),
+            Op::ToOwned(_) => "to_owned".into(),
+            Op::InsertAxis(..) => "insert_axis".into(),
+            Op::IntoShape(..) => "into_shape_with_order".into(),
+            Op::Index(..) => "index".into(),
+            Op::Unwrap(..) => "unwrap".into(),
+            Op::Mapv(..) => "mapv".into(),
+            Op::Call(p, _) => {
+                let p = &p.path;
+                quote::quote!(#p).to_string().replace(' ', "")
+            }
+        }
+    }
+}
+
+impl Function {
+    pub fn ident(&self, v: VarId) -> &Ident {
+        &self.vars[v.0].ident
+    }
+
+    /// A stable text form for snapshots and debugging:
+    /// `%2 h = tanh(%1)`, constants in braces.
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match p {
+                Some(v) => format!("%{} {}", v.0, self.ident(*v)),
+                None => "const".into(),
+            })
+            .collect();
+        let _ = writeln!(out, "params: {}", params.join(", "));
+        self.dump_body(&self.body, 0, &mut out);
+        out
+    }
+
+    fn dump_body(&self, body: &Body, depth: usize, out: &mut String) {
+        let pad = "  ".repeat(depth);
+        for stmt in &body.stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    let args: Vec<String> =
+                        i.op.operands()
+                            .iter()
+                            .map(|o| self.dump_operand(o))
+                            .collect();
+                    let _ = writeln!(
+                        out,
+                        "{pad}%{} {} = {}({})",
+                        i.dest.0,
+                        self.ident(i.dest),
+                        i.op.name(),
+                        args.join(", ")
+                    );
+                    if let Op::Mapv(_, c) = &i.op {
+                        let _ = writeln!(out, "{pad}  |%{}|", c.param.0);
+                        self.dump_body(&c.body, depth + 2, out);
+                    }
+                }
+                Stmt::Verbatim(t) => {
+                    let _ = writeln!(out, "{pad}verbatim {{{t}}}");
+                }
+                Stmt::Const { ident, expr, local } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}const {ident} = {{{expr}}}{}",
+                        if *local { " local" } else { "" }
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "{pad}return {}", self.dump_operand(&body.result));
+    }
+
+    fn dump_operand(&self, o: &Operand) -> String {
+        match o {
+            Operand::Var(v) => format!("%{}", v.0),
+            Operand::Const(c) => format!("{{{}}}", c.tokens),
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The `#[differentiable]` compiler, one pass per file:
+//!
+//! ```text
+//! options, signature ─> lower (IR) ─> activity ─> reverse / forward ─> emit
+//!                   errors collected here ─┘ (checked once, before codegen)
+//! ```
+
+mod activity;
+mod emit;
+mod errors;
+mod forward;
+mod ir;
+mod lower;
+mod ops;
+mod options;
+mod primal;
+mod reverse;
+mod scan;
+mod signature;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+use errors::Errors;
+
+/// Expands `#[differentiable(attr)] item`.
+pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new_spanned(
+                &item,
+                "`#[differentiable]` goes on a function: `fn f(x: f64) -> f64 { ... }`",
+            );
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let errors = Errors::default();
+    let modes = options::parse(attr, &errors);
+    let sig = match signature::parse(item_fn, &errors) {
+        Ok(sig) => sig,
+        Err(item) => {
+            let mut out = item.to_token_stream();
+            out.extend(errors.into_compile_errors());
+            return out;
+        }
+    };
+    let function = lower::lower(&sig, &errors);
+    let mut out = sig.item.to_token_stream();
+    if errors.is_empty() {
+        out.extend(emit::derivatives(&sig, &function, modes));
+    } else {
+        out.extend(emit::stubs(&sig, modes));
+        out.extend(errors.into_compile_errors());
+    }
+    out
+}
+
+/// The IR of a function as text, for snapshot tests.
+#[allow(dead_code)]
+pub fn dump_ir(item: TokenStream) -> String {
+    let errors = Errors::default();
+    let Ok(item_fn) = syn::parse2::<syn::ItemFn>(item) else {
+        return "not a function".into();
+    };
+    match signature::parse(item_fn, &errors) {
+        Ok(sig) => lower::lower(&sig, &errors).dump(),
+        Err(_) => "no return type".into(),
+    }
+}

@@ -1,0 +1,104 @@
+//! The operations `#[differentiable]` knows, by name.
+
+/// Scalar functions with a derivative rule, and whether the rule reads the
+/// output (`tanh`: `1 - y^2`) rather than the input (`sin`: `cos x`).
+pub const UNARY: &[(&str, bool)] = &[
+    ("sin", false),
+    ("cos", false),
+    ("tan", true),
+    ("asin", false),
+    ("acos", false),
+    ("atan", false),
+    ("sinh", false),
+    ("cosh", false),
+    ("tanh", true),
+    ("asinh", false),
+    ("acosh", false),
+    ("atanh", false),
+    ("exp", true),
+    ("exp2", true),
+    ("exp_m1", true),
+    ("ln", false),
+    ("ln_1p", false),
+    ("log2", false),
+    ("log10", false),
+    ("sqrt", true),
+    ("cbrt", true),
+    ("abs", false),
+    ("recip", true),
+];
+
+/// Two-argument scalar functions.
+pub const BINARY: &[&str] = &["atan2", "powf", "hypot", "max", "min", "log"];
+
+/// Methods whose result carries no derivative (shapes, tests, rounding).
+pub const INACTIVE: &[&str] = &[
+    "len",
+    "nrows",
+    "ncols",
+    "shape",
+    "dim",
+    "raw_dim",
+    "ndim",
+    "is_empty",
+    "strides",
+    "is_standard_layout",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_positive",
+    "is_sign_negative",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "partial_cmp",
+    "total_cmp",
+    "to_bits",
+];
+
+pub fn unary(name: &str) -> Option<&'static str> {
+    UNARY.iter().find(|(n, _)| *n == name).map(|(n, _)| *n)
+}
+
+pub fn uses_output(name: &str) -> bool {
+    UNARY.iter().any(|(n, out)| *n == name && *out)
+}
+
+pub fn binary(name: &str) -> Option<&'static str> {
+    BINARY.iter().find(|n| **n == name).copied()
+}
+
+/// Every method name a body may call on an active value, for messages.
+pub fn supported_methods() -> String {
+    let mut names: Vec<&str> = UNARY.iter().map(|(n, _)| *n).collect();
+    names.extend(BINARY);
+    names.extend([
+        "powi",
+        "mul_add",
+        "dot",
+        "t",
+        "reversed_axes",
+        "sum",
+        "mean",
+        "sum_axis",
+        "mean_axis",
+        "mapv",
+        "row",
+        "column",
+        "slice",
+        "view",
+        "to_owned",
+        "clone",
+        "insert_axis",
+        "into_shape_with_order",
+        "unwrap",
+        "expect",
+    ]);
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

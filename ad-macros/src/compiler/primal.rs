@@ -1,0 +1,255 @@
+//! The primal side of code generation, shared by both modes: operands, the
+//! value of each instruction, and the names derived from a variable.
+//!
+//! Every operand goes through `view(&x)`, which turns `&Array2<f64>`,
+//! `Array2<f64>`, views and scalars into the canonical forms the rules are
+//! written for. Unsuffixed literals are passed as they are, so the active
+//! operand beside them fixes their type.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use super::ir::{Arith, Const, Function, Inst, Op, Operand, Reduce, Stmt, VarId};
+
+pub struct Gen<'f> {
+    pub f: &'f Function,
+    /// `rules` and `view`, imported at the top of each generated function
+    /// under mixed-site names the user's code cannot see.
+    pub rules: Ident,
+    pub view: Ident,
+}
+
+impl<'f> Gen<'f> {
+    pub fn new(f: &'f Function) -> Self {
+        Gen {
+            f,
+            rules: Ident::new("rules", Span::mixed_site()),
+            view: Ident::new("view", Span::mixed_site()),
+        }
+    }
+
+    /// `use ::ad::__private::rules::{self, view};`
+    pub fn prelude(&self) -> TokenStream {
+        let (rules, view) = (&self.rules, &self.view);
+        quote! {
+            #[allow(unused_imports)]
+            use ::ad::__private::rules::{self as #rules, view as #view};
+        }
+    }
+
+    pub fn ident(&self, v: VarId) -> &Ident {
+        self.f.ident(v)
+    }
+
+    pub fn bar(&self, v: VarId) -> Ident {
+        suffixed(self.ident(v), "bar")
+    }
+
+    pub fn dot(&self, v: VarId) -> Ident {
+        suffixed(self.ident(v), "dot")
+    }
+
+    pub fn pullback(&self, v: VarId) -> Ident {
+        suffixed(self.ident(v), "pullback")
+    }
+
+    /// An operand as the rules take it.
+    pub fn operand(&self, o: &Operand) -> TokenStream {
+        let view = &self.view;
+        match o {
+            Operand::Var(v) => {
+                let x = self.ident(*v);
+                quote!(#view(&#x))
+            }
+            Operand::Const(Const {
+                tokens,
+                literal: true,
+            }) => tokens.clone(),
+            Operand::Const(Const {
+                tokens,
+                literal: false,
+            }) => quote!(#view(&#tokens)),
+        }
+    }
+
+    /// The name or tokens of an operand, for native syntax (`x[i]`).
+    pub fn place(&self, o: &Operand) -> TokenStream {
+        match o {
+            Operand::Var(v) => {
+                let x = self.ident(*v);
+                quote!(#x)
+            }
+            Operand::Const(c) => c.tokens.clone(),
+        }
+    }
+
+    /// The tangent of an active operand, as the rules take it.
+    pub fn tangent(&self, v: VarId) -> TokenStream {
+        let (view, d) = (&self.view, self.dot(v));
+        quote!(#view(&#d))
+    }
+
+    /// The value of a linear or unary instruction with operand `a` replaced
+    /// by `a_tokens` (the primal operand, or a tangent for linear ops).
+    pub fn apply(&self, inst: &Inst, a: TokenStream) -> TokenStream {
+        let r = &self.rules;
+        let s = inst.span;
+        match &inst.op {
+            Op::Neg(_) => quote_spanned!(s=> #r::neg(#a)),
+            Op::Unary(f, _) => {
+                let f = Ident::new(f, s);
+                quote_spanned!(s=> #r::#f(#a))
+            }
+            Op::Powi(_, n) => {
+                let n = &n.tokens;
+                quote_spanned!(s=> #r::powi(#a, #n))
+            }
+            Op::Cast(_, ty) => quote_spanned!(s=> #r::cast::<#ty, _>(#a)),
+            Op::Reduce(Reduce::Sum, _) => quote_spanned!(s=> #r::sum(#a)),
+            Op::Reduce(Reduce::Mean, _) => quote_spanned!(s=> #r::mean(#a)),
+            Op::ReduceAxis(red, _, k) => {
+                let k = &k.tokens;
+                match red {
+                    Reduce::Sum => quote_spanned!(s=> #r::sum_axis(#a, #k)),
+                    Reduce::Mean => quote_spanned!(s=> #r::mean_axis(#a, #k)),
+                }
+            }
+            Op::Transpose(_) => quote_spanned!(s=> #r::t(#a)),
+            Op::Row(_, i) => {
+                let i = &i.tokens;
+                quote_spanned!(s=> #r::row(#a, #i))
+            }
+            Op::Column(_, j) => {
+                let j = &j.tokens;
+                quote_spanned!(s=> #r::column(#a, #j))
+            }
+            Op::Slice(_, info) => {
+                let info = &info.tokens;
+                quote_spanned!(s=> #r::slice(#a, #info))
+            }
+            Op::View(_) => quote_spanned!(s=> #r::view_of(#a)),
+            Op::ToOwned(_) => quote_spanned!(s=> #r::to_owned(#a)),
+            Op::InsertAxis(_, k) => {
+                let k = &k.tokens;
+                quote_spanned!(s=> #r::insert_axis(#a, #k))
+            }
+            Op::IntoShape(_, k) => {
+                let k = &k.tokens;
+                quote_spanned!(s=> #r::into_shape_with_order(#a, #k))
+            }
+            Op::Index(_, idx) => {
+                let idx = &idx.tokens;
+                quote_spanned!(s=> #a[#idx])
+            }
+            Op::Unwrap(_, None) => quote_spanned!(s=> #a.unwrap()),
+            Op::Unwrap(_, Some(msg)) => {
+                let msg = &msg.tokens;
+                quote_spanned!(s=> #a.expect(#msg))
+            }
+            Op::Mapv(_, c) => {
+                let source = &c.source;
+                quote_spanned!(s=> #r::mapv(#a, #source))
+            }
+            Op::Arith(..) | Op::Binary(..) | Op::MulAdd(..) | Op::Dot(..) | Op::Call(..) => {
+                unreachable!("apply() is for one-operand instructions")
+            }
+        }
+    }
+
+    /// Whether the instruction reads its operand natively (`x[i]`,
+    /// `x.unwrap()`) rather than through `view`.
+    pub fn native(op: &Op) -> bool {
+        matches!(op, Op::Index(..) | Op::Unwrap(..))
+    }
+
+    /// The primal value of an instruction (calls excepted: each mode calls
+    /// its own derivative of the callee).
+    pub fn primal(&self, inst: &Inst) -> TokenStream {
+        let r = &self.rules;
+        let s = inst.span;
+        match &inst.op {
+            Op::Arith(op, a, b) => {
+                let f = arith_name(*op, s);
+                let (a, b) = (self.operand(a), self.operand(b));
+                quote_spanned!(s=> #r::#f(#a, #b))
+            }
+            Op::Binary(f, a, b) => {
+                let f = Ident::new(f, s);
+                let (a, b) = (self.operand(a), self.operand(b));
+                quote_spanned!(s=> #r::#f(#a, #b))
+            }
+            Op::MulAdd(a, b, c) => {
+                let (a, b, c) = (self.operand(a), self.operand(b), self.operand(c));
+                quote_spanned!(s=> #r::mul_add(#a, #b, #c))
+            }
+            Op::Dot(a, b) => {
+                let (a, b) = (self.operand(a), self.operand(b));
+                quote_spanned!(s=> #r::dot(#a, #b))
+            }
+            Op::Call(func, args) => {
+                let args = args.iter().map(|a| self.call_arg(a));
+                quote_spanned!(s=> #func(#(#args),*))
+            }
+            op => {
+                let a = &op.operands()[0];
+                let a = if Self::native(op) {
+                    self.place(a)
+                } else {
+                    self.operand(a)
+                };
+                self.apply(inst, a)
+            }
+        }
+    }
+
+    /// An argument of a call as the callee expects it: as written for
+    /// constants, `&x` or a clone of `x` for active values.
+    pub fn call_arg(&self, arg: &super::ir::CallArg) -> TokenStream {
+        match &arg.operand {
+            Operand::Const(_) => arg.source.clone(),
+            Operand::Var(v) => {
+                let x = self.ident(*v);
+                if arg.by_ref {
+                    quote!(&#x)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#x))
+                }
+            }
+        }
+    }
+
+    /// `let x: T = value;`
+    pub fn bind(&self, inst: &Inst, value: TokenStream) -> TokenStream {
+        let x = self.ident(inst.dest);
+        match &inst.ty {
+            Some(ty) => quote!(let #x: #ty = #value;),
+            None => quote!(let #x = #value;),
+        }
+    }
+
+    /// A statement that is the same in every mode: inactive code and
+    /// constants.
+    pub fn shared_stmt(&self, stmt: &Stmt) -> Option<TokenStream> {
+        match stmt {
+            Stmt::Verbatim(t) => Some(t.clone()),
+            Stmt::Const { ident, expr, .. } => Some(quote!(let #ident = #expr;)),
+            Stmt::Inst(_) => None,
+        }
+    }
+}
+
+pub fn arith_name(op: Arith, span: Span) -> Ident {
+    let name = match op {
+        Arith::Add => "add",
+        Arith::Sub => "sub",
+        Arith::Mul => "mul",
+        Arith::Div => "div",
+    };
+    Ident::new(name, span)
+}
+
+fn suffixed(base: &Ident, suffix: &str) -> Ident {
+    let name = base.to_string();
+    let name = name.trim_start_matches("r#");
+    format_ident!("{}_{}", name, suffix, span = Span::mixed_site())
+}

@@ -1,0 +1,401 @@
+//! Reverse mode: each instruction gives forward code (its primal, keeping
+//! what the reverse sweep reads) and reverse code (one pullback per active
+//! operand); the reverse sweep is the reverse code in reverse order.
+//!
+//! Adjoints are named after their variable (`h_bar`). The first contribution
+//! to an adjoint moves in (`let h_bar = ...`), later ones add in place
+//! (`rules::accumulate(&mut h_bar, ...)`). An adjoint is consumed by the
+//! pullbacks of the instruction that defined its variable: the last one takes
+//! it by value, earlier ones a clone.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use super::activity;
+use super::forward;
+use super::ir::{Const, Inst, Op, Operand, Reduce, Stmt, VarId};
+use super::ops;
+use super::primal::{arith_name, Gen};
+
+/// How a contribution joins an adjoint.
+enum Kind {
+    /// A full cotangent of the variable's shape.
+    Dense,
+    /// A scatter (`x[i]`, a row, a slice) or a callee's gradient entry
+    /// (maybe `NoTangent`): the first one needs a zero of the right shape.
+    Sparse,
+}
+
+pub struct Sweeps {
+    pub forward: Vec<TokenStream>,
+    pub reverse: Vec<TokenStream>,
+    /// The seed's name, when the result is active.
+    pub seed: Option<Ident>,
+    /// The result as returned (a variable or constant tokens).
+    pub result: TokenStream,
+    /// The result variable, if the reverse sweep reads it.
+    pub result_read_by_reverse: bool,
+    /// Each parameter's gradient expression, in order.
+    pub gradients: Vec<TokenStream>,
+    /// Forward statements a pullback closure must recompute (views and
+    /// constants that may borrow locals), in forward order.
+    pub recompute: Vec<TokenStream>,
+}
+
+struct Builder<'g, 'f> {
+    g: &'g Gen<'f>,
+    counts: HashMap<VarId, usize>,
+    defined: HashSet<VarId>,
+    reverse: Vec<TokenStream>,
+    /// Forward names the reverse code reads.
+    read_vars: BTreeSet<VarId>,
+    read_consts: HashSet<String>,
+}
+
+pub fn sweeps(g: &Gen<'_>) -> Sweeps {
+    let f = g.f;
+    let useful = activity::useful(&f.body);
+    let counts = activity::contributions(&f.body, &useful);
+    let mut b = Builder {
+        g,
+        counts,
+        defined: HashSet::new(),
+        reverse: Vec::new(),
+        read_vars: BTreeSet::new(),
+        read_consts: HashSet::new(),
+    };
+
+    let mut forward = Vec::new();
+    for stmt in &f.body.stmts {
+        match stmt {
+            Stmt::Inst(inst) => forward.push(b.forward_inst(inst, useful.contains(&inst.dest))),
+            other => forward.extend(g.shared_stmt(other)),
+        }
+    }
+
+    let (seed, result) = match &f.body.result {
+        Operand::Var(v) => {
+            let seed = g.bar(*v);
+            b.defined.insert(*v);
+            let x = g.ident(*v);
+            (Some(seed), quote!(#x))
+        }
+        Operand::Const(c) => (None, c.tokens.clone()),
+    };
+
+    for stmt in f.body.stmts.iter().rev() {
+        if let Stmt::Inst(inst) = stmt {
+            if useful.contains(&inst.dest) {
+                b.reverse_inst(inst);
+            }
+        }
+    }
+
+    let gradients = f
+        .params
+        .iter()
+        .map(|p| match p {
+            Some(v) if b.defined.contains(v) => {
+                let bar = g.bar(*v);
+                quote!(#bar)
+            }
+            Some(v) => {
+                let (r, x) = (&g.rules, g.ident(*v));
+                quote!(#r::zero_tangent(&#x))
+            }
+            None => quote!(::ad::NoTangent),
+        })
+        .collect();
+
+    let result_read_by_reverse =
+        matches!(&f.body.result, Operand::Var(v) if b.read_vars.contains(v));
+    let recompute = b.recompute_list();
+    Sweeps {
+        forward,
+        reverse: b.reverse,
+        seed,
+        result,
+        result_read_by_reverse,
+        gradients,
+        recompute,
+    }
+}
+
+impl Builder<'_, '_> {
+    fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
+        let g = self.g;
+        if let Op::Call(func, args) = &inst.op {
+            if useful {
+                let vjp = suffixed_path(func, "vjp");
+                let args = args.iter().map(|a| g.call_arg(a));
+                let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
+                return quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
+            }
+        }
+        g.bind(inst, g.primal(inst))
+    }
+
+    /// Records a forward name read by the reverse sweep.
+    fn read(&mut self, o: &Operand) -> TokenStream {
+        match o {
+            Operand::Var(v) => {
+                self.read_vars.insert(*v);
+            }
+            Operand::Const(c) => self.read_const(c),
+        }
+        self.g.operand(o)
+    }
+
+    fn read_const(&mut self, c: &Const) {
+        self.read_consts.insert(c.tokens.to_string());
+    }
+
+    fn read_tokens(&mut self, c: &Const) -> TokenStream {
+        self.read_const(c);
+        c.tokens.clone()
+    }
+
+    fn reverse_inst(&mut self, inst: &Inst) {
+        let g = self.g;
+        let dest_bar = g.bar(inst.dest);
+        let active: Vec<(usize, VarId)> = inst
+            .op
+            .operands()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Operand::Var(v) => Some((i, *v)),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        if let Op::Call(..) = &inst.op {
+            self.reverse_call(inst, &active);
+            return;
+        }
+        for (k, &(pos, v)) in active.iter().enumerate() {
+            let dy = if k + 1 == active.len() {
+                quote!(#dest_bar)
+            } else {
+                quote!(::core::clone::Clone::clone(&#dest_bar))
+            };
+            let (contribution, kind) = self.pullback(inst, pos, dy);
+            self.accumulate(v, contribution, kind);
+        }
+    }
+
+    /// The cotangent `inst` sends to its operand number `pos`.
+    fn pullback(&mut self, inst: &Inst, pos: usize, dy: TokenStream) -> (TokenStream, Kind) {
+        let g = self.g;
+        let r = &g.rules;
+        let s = inst.span;
+        let side = if pos == 0 { "lhs" } else { "rhs" };
+        let dense = |t| (t, Kind::Dense);
+        match &inst.op {
+            Op::Arith(op, a, b) => {
+                let f = format_ident!("{}_pullback_{}", arith_name(*op, s), side, span = s);
+                let (a, b) = (self.read(a), self.read(b));
+                dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
+            }
+            Op::Binary(name, a, b) => {
+                let f = format_ident!("{}_pullback_{}", name, side, span = s);
+                let (a, b) = (self.read(a), self.read(b));
+                dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
+            }
+            Op::MulAdd(a, b, _) => {
+                let f = format_ident!("mul_add_pullback_{}", ["a", "b", "c"][pos], span = s);
+                let (a, b) = (self.read(a), self.read(b));
+                dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
+            }
+            Op::Dot(a, b) => {
+                let f = format_ident!("dot_pullback_{}", side, span = s);
+                let (a, b) = (self.read(a), self.read(b));
+                dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
+            }
+            Op::Neg(a) => {
+                let a = self.read(a);
+                dense(quote_spanned!(s=> #r::neg_pullback(#dy, #a)))
+            }
+            Op::Unary(name, a) => {
+                let f = format_ident!("{}_pullback", name, span = s);
+                let v = if ops::uses_output(name) {
+                    self.read(&Operand::Var(inst.dest))
+                } else {
+                    self.read(a)
+                };
+                dense(quote_spanned!(s=> #r::#f(#dy, #v)))
+            }
+            Op::Powi(a, n) => {
+                let a = self.read(a);
+                let n = self.read_tokens(n);
+                dense(quote_spanned!(s=> #r::powi_pullback(#dy, #a, #n)))
+            }
+            Op::Cast(a, _) => {
+                let a = self.read(a);
+                dense(quote_spanned!(s=> #r::cast_pullback(#dy, #a)))
+            }
+            Op::Reduce(red, a) => {
+                let a = self.read(a);
+                match red {
+                    Reduce::Sum => dense(quote_spanned!(s=> #r::sum_pullback(#dy, #a))),
+                    Reduce::Mean => dense(quote_spanned!(s=> #r::mean_pullback(#dy, #a))),
+                }
+            }
+            Op::ReduceAxis(red, a, k) => {
+                let a = self.read(a);
+                let k = self.read_tokens(k);
+                match red {
+                    Reduce::Sum => dense(quote_spanned!(s=> #r::sum_axis_pullback(#dy, #a, #k))),
+                    Reduce::Mean => dense(quote_spanned!(s=> #r::mean_axis_pullback(#dy, #a, #k))),
+                }
+            }
+            Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),
+            Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
+            Op::InsertAxis(_, k) => {
+                let k = self.read_tokens(k);
+                dense(quote_spanned!(s=> #r::insert_axis_pullback(#dy, #k)))
+            }
+            Op::IntoShape(a, _) => {
+                let a = self.read(a);
+                dense(quote_spanned!(s=> #r::into_shape_with_order_pullback(#dy, #a)))
+            }
+            Op::Row(_, i) => {
+                let i = self.read_tokens(i);
+                (quote_spanned!(s=> #r::row_pullback(#dy, #i)), Kind::Sparse)
+            }
+            Op::Column(_, j) => {
+                let j = self.read_tokens(j);
+                (
+                    quote_spanned!(s=> #r::column_pullback(#dy, #j)),
+                    Kind::Sparse,
+                )
+            }
+            Op::Slice(_, info) => {
+                let info = self.read_tokens(info);
+                (
+                    quote_spanned!(s=> #r::slice_pullback(#dy, #info)),
+                    Kind::Sparse,
+                )
+            }
+            Op::Index(_, idx) => {
+                let idx = self.read_tokens(idx);
+                (
+                    quote_spanned!(s=> #r::index_pullback(#dy, #idx)),
+                    Kind::Sparse,
+                )
+            }
+            Op::Mapv(a, closure) => {
+                let a = self.read(a);
+                let df = forward::derivative_closure(g, closure);
+                dense(quote_spanned!(s=> #r::mapv_pullback(#dy, #a, #df)))
+            }
+            Op::Call(..) => unreachable!("calls are handled by reverse_call"),
+        }
+    }
+
+    /// `let (a_bar_0, _, ...) = t_pullback(t_bar);` then one contribution per
+    /// active argument.
+    fn reverse_call(&mut self, inst: &Inst, active: &[(usize, VarId)]) {
+        let g = self.g;
+        let Op::Call(_, args) = &inst.op else {
+            unreachable!()
+        };
+        let (dest_bar, pb) = (g.bar(inst.dest), g.pullback(inst.dest));
+        self.read_vars.insert(inst.dest);
+        let names: Vec<Ident> = (0..args.len())
+            .map(|i| format_ident!("{}_{}", dest_bar, i))
+            .collect();
+        let pats = names.iter().enumerate().map(|(i, n)| {
+            if active.iter().any(|(p, _)| *p == i) {
+                quote!(#n)
+            } else {
+                quote!(_)
+            }
+        });
+        self.reverse
+            .push(quote_spanned!(inst.span=> let (#(#pats,)*) = #pb(#dest_bar);));
+        for &(pos, v) in active {
+            let n = &names[pos];
+            self.accumulate(v, quote!(#n), Kind::Sparse);
+        }
+    }
+
+    fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
+        let g = self.g;
+        let (r, bar) = (&g.rules, g.bar(v));
+        if self.defined.insert(v) {
+            let m = if self.counts.get(&v).copied().unwrap_or(0) > 1 {
+                quote!(mut)
+            } else {
+                quote!()
+            };
+            match kind {
+                Kind::Dense => self.reverse.push(quote!(let #m #bar = #contribution;)),
+                Kind::Sparse => {
+                    self.read_vars.insert(v);
+                    let x = g.ident(v);
+                    self.reverse
+                        .push(quote!(let #m #bar = #r::first(#contribution, &#x);));
+                }
+            }
+        } else {
+            self.reverse
+                .push(quote!(#r::accumulate(&mut #bar, #contribution);));
+        }
+    }
+
+    /// The forward statements a pullback closure recomputes: the views it
+    /// reads (they borrow values the closure also owns) and constants that
+    /// may borrow locals, with what they depend on.
+    fn recompute_list(&self) -> Vec<TokenStream> {
+        let g = self.g;
+        let mut need_vars: HashSet<VarId> = self
+            .read_vars
+            .iter()
+            .copied()
+            .filter(|v| g.f.vars[v.0].is_view)
+            .collect();
+        let mut need_consts: HashSet<String> = self.read_consts.clone();
+        let mut out = Vec::new();
+        // Walk backwards so a recomputed view pulls in what it reads.
+        for stmt in g.f.body.stmts.iter().rev() {
+            match stmt {
+                Stmt::Inst(inst) if need_vars.contains(&inst.dest) => {
+                    for o in inst.op.operands() {
+                        match o {
+                            Operand::Var(v) if g.f.vars[v.0].is_view => {
+                                need_vars.insert(*v);
+                            }
+                            Operand::Const(c) => {
+                                need_consts.insert(c.tokens.to_string());
+                            }
+                            Operand::Var(_) => {}
+                        }
+                    }
+                    out.push(g.bind(inst, g.primal(inst)));
+                }
+                Stmt::Const {
+                    ident,
+                    expr,
+                    local: true,
+                } if need_consts.contains(&ident.to_string()) => {
+                    out.push(quote!(let #ident = #expr;));
+                }
+                _ => {}
+            }
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// `g` → `g_vjp`, `m::g::<T>` → `m::g_vjp::<T>`, keeping the user's span so
+/// a missing rule is reported at the call.
+pub fn suffixed_path(func: &syn::ExprPath, suffix: &str) -> syn::ExprPath {
+    let mut func = func.clone();
+    if let Some(last) = func.path.segments.last_mut() {
+        last.ident = format_ident!("{}_{}", last.ident, suffix, span = last.ident.span());
+    }
+    func
+}

@@ -1,0 +1,175 @@
+//! Finding and renaming the body's own variables inside user code.
+//!
+//! Active values and re-bound constants get generated names; the user's
+//! code that mentions them (`x.len()`, `ad::stop_gradient(h)`) is rewritten
+//! to those names. Names a closure, block, `match` arm or `for` pattern binds
+//! inside the code shadow ours and are left alone. Inside macro invocations
+//! identifiers are renamed token by token.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Pat};
+
+/// What to rename: the user's name and the generated one.
+pub type Renames = HashMap<String, Ident>;
+
+pub struct Renamer<'a> {
+    renames: &'a Renames,
+    shadowed: Vec<HashSet<String>>,
+    /// Every renamed occurrence, as the user wrote it.
+    pub hits: Vec<Ident>,
+}
+
+impl<'a> Renamer<'a> {
+    pub fn new(renames: &'a Renames) -> Self {
+        Renamer {
+            renames,
+            shadowed: Vec::new(),
+            hits: Vec::new(),
+        }
+    }
+
+    fn target(&self, name: &str) -> Option<&Ident> {
+        if self.shadowed.iter().any(|s| s.contains(name)) {
+            return None;
+        }
+        self.renames.get(name)
+    }
+
+    fn with_scope(&mut self, names: HashSet<String>, f: impl FnOnce(&mut Self)) {
+        self.shadowed.push(names);
+        f(self);
+        self.shadowed.pop();
+    }
+
+    fn rename_tokens(&mut self, tokens: TokenStream) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|tt| match tt {
+                TokenTree::Ident(i) => match self.target(&i.to_string()) {
+                    Some(to) => {
+                        let to = to.clone();
+                        self.hits.push(i);
+                        TokenTree::Ident(to)
+                    }
+                    None => TokenTree::Ident(i),
+                },
+                TokenTree::Group(g) => {
+                    let mut out = Group::new(g.delimiter(), self.rename_tokens(g.stream()));
+                    out.set_span(g.span());
+                    TokenTree::Group(out)
+                }
+                other => other,
+            })
+            .collect()
+    }
+}
+
+/// The names a pattern binds.
+pub fn pattern_names(pat: &Pat) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut names = Names(HashSet::new());
+    syn::visit::Visit::visit_pat(&mut names, pat);
+    names.0
+}
+
+impl VisitMut for Renamer<'_> {
+    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
+        if e.qself.is_none() {
+            if let Some(ident) = e.path.get_ident() {
+                if let Some(to) = self.target(&ident.to_string()) {
+                    let to = to.clone();
+                    self.hits.push(ident.clone());
+                    e.path.segments[0].ident = to;
+                }
+            }
+        }
+    }
+
+    fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+        // `S { x }` is shorthand for `S { x: x }`: keep the field name.
+        let shorthand = f.colon_token.is_none();
+        visit_mut::visit_field_value_mut(self, f);
+        if shorthand {
+            if let Expr::Path(p) = &f.expr {
+                if let Some(i) = p.path.get_ident() {
+                    if !matches!(&f.member, syn::Member::Named(m) if m == i) {
+                        f.colon_token = Some(Default::default());
+                    }
+                }
+            }
+        }
+    }
+
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        let names = c.inputs.iter().flat_map(pattern_names).collect();
+        self.with_scope(names, |r| r.visit_expr_mut(&mut c.body));
+    }
+
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        self.with_scope(HashSet::new(), |r| {
+            for stmt in &mut b.stmts {
+                match stmt {
+                    syn::Stmt::Local(local) => {
+                        if let Some(init) = &mut local.init {
+                            r.visit_expr_mut(&mut init.expr);
+                            if let Some((_, diverge)) = &mut init.diverge {
+                                r.visit_expr_mut(diverge);
+                            }
+                        }
+                        let names = pattern_names(&local.pat);
+                        r.shadowed.last_mut().expect("scope pushed").extend(names);
+                    }
+                    other => r.visit_stmt_mut(other),
+                }
+            }
+        });
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = pattern_names(&arm.pat);
+        self.with_scope(names, |r| {
+            if let Some((_, guard)) = &mut arm.guard {
+                r.visit_expr_mut(guard);
+            }
+            r.visit_expr_mut(&mut arm.body);
+        });
+    }
+
+    fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+        self.visit_expr_mut(&mut f.expr);
+        let names = pattern_names(&f.pat);
+        self.with_scope(names, |r| r.visit_block_mut(&mut f.body));
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = self.rename_tokens(std::mem::take(&mut m.tokens));
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {
+        // Nested items cannot see the function's locals.
+    }
+}
+
+/// `expr` with `renames` applied, and the names it mentioned.
+pub fn rename_expr(expr: &Expr, renames: &Renames) -> (Expr, Vec<Ident>) {
+    let mut expr = expr.clone();
+    let mut r = Renamer::new(renames);
+    r.visit_expr_mut(&mut expr);
+    (expr, r.hits)
+}
+
+pub fn rename_stmt(stmt: &syn::Stmt, renames: &Renames) -> (syn::Stmt, Vec<Ident>) {
+    let mut stmt = stmt.clone();
+    let mut r = Renamer::new(renames);
+    r.visit_stmt_mut(&mut stmt);
+    (stmt, r.hits)
+}

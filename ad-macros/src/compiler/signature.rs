@@ -1,0 +1,363 @@
+//! The function's signature: which parameters are active, and the types of
+//! their gradients and tangents.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{FnArg, GenericParam, Ident, ItemFn, Lifetime, Pat, ReturnType, Type};
+
+use super::errors::Errors;
+
+pub struct Param {
+    /// The name the body uses; `None` for an inactive parameter bound by a
+    /// pattern other than a plain name.
+    pub ident: Option<Ident>,
+    pub pat: Box<Pat>,
+    pub ty: Box<Type>,
+    pub active: bool,
+}
+
+pub struct Signature {
+    /// The user's function, with `#[constant]` markers removed.
+    pub item: ItemFn,
+    pub params: Vec<Param>,
+    pub ret: Box<Type>,
+    /// Lifetimes the derivative functions declare for references the user
+    /// left elided, so the pullback closure can name what it captures.
+    pub extra_lifetimes: Vec<Lifetime>,
+}
+
+/// Reads the signature, reporting what `#[differentiable]` cannot take.
+/// Without a return type there is nothing to build on: the item comes back
+/// (with its `#[constant]` markers removed).
+pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, ItemFn> {
+    let sig = &item.sig;
+    if let Some(t) = &sig.asyncness {
+        errors.at(
+            t,
+            "`#[differentiable]` cannot differentiate an `async fn`: make it a plain `fn`",
+        );
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.at(t, "`#[differentiable]` cannot differentiate an `unsafe fn`: wrap the unsafe code in a safe function with a hand-written `_vjp` and `_jvp`");
+    }
+    if let Some(t) = &sig.constness {
+        errors.at(
+            t,
+            "`#[differentiable]` cannot differentiate a `const fn`: remove `const`",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(
+            abi,
+            "`#[differentiable]` cannot differentiate an `extern` function: remove the ABI",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(
+            v,
+            "`#[differentiable]` cannot differentiate a variadic function",
+        );
+    }
+    let ret = match &sig.output {
+        ReturnType::Type(_, ty) => Some(ty.clone()),
+        ReturnType::Default => {
+            errors.at_span(
+                sig.paren_token.span.join(),
+                format!(
+                    "`{}` has no return type: a differentiable function returns the value to differentiate, such as `-> f64`",
+                    sig.ident
+                ),
+            );
+            None
+        }
+    };
+
+    let mut params = Vec::new();
+    for input in item.sig.inputs.iter_mut() {
+        match input {
+            FnArg::Receiver(r) => errors.at(
+                &*r,
+                "`#[differentiable]` cannot differentiate a method with `self`: make it a free function that takes the value as a parameter",
+            ),
+            FnArg::Typed(pt) => {
+                let before = pt.attrs.len();
+                pt.attrs.retain(|a| !a.path().is_ident("constant"));
+                let constant = pt.attrs.len() != before;
+                if let Type::Reference(r) = &*pt.ty {
+                    if let Some(m) = &r.mutability {
+                        errors.at(
+                            quote!(#m #r),
+                            "`&mut` parameters cannot be differentiated: take `&T` and return the new value instead",
+                        );
+                    }
+                }
+                let active = !constant && !inactive_by_type(&pt.ty);
+                let ident = match &*pt.pat {
+                    Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
+                    _ if active => {
+                        errors.at(
+                            &pt.pat,
+                            "bind a differentiable parameter to a name (`x: T`); patterns are allowed only on `#[constant]` parameters",
+                        );
+                        None
+                    }
+                    _ => None,
+                };
+                params.push(Param { ident, pat: pt.pat.clone(), ty: pt.ty.clone(), active });
+            }
+        }
+    }
+    let Some(ret) = ret else {
+        return Err(item);
+    };
+    let mut extra_lifetimes = Vec::new();
+    for p in &mut params {
+        NameElidedLifetimes {
+            fresh: &mut extra_lifetimes,
+        }
+        .visit_type_mut(&mut p.ty);
+    }
+    Ok(Signature {
+        item,
+        params,
+        ret,
+        extra_lifetimes,
+    })
+}
+
+/// Integers, `bool`, `char`, `&str` and references to them carry no
+/// derivative (SPEC "Activity").
+pub fn inactive_by_type(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => inactive_by_type(&r.elem),
+        Type::Paren(p) => inactive_by_type(&p.elem),
+        Type::Group(g) => inactive_by_type(&g.elem),
+        Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(inactive_by_type),
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            matches!(
+                i.to_string().as_str(),
+                "i8" | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "bool"
+                    | "char"
+                    | "str"
+                    | "String"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Gives every elided lifetime in a parameter type a name: `&T` becomes
+/// `&'ad0 T`, `ArrayView2<f64>` becomes `ArrayView2<'ad1, f64>`.
+struct NameElidedLifetimes<'a> {
+    fresh: &'a mut Vec<Lifetime>,
+}
+
+impl NameElidedLifetimes<'_> {
+    fn next(&mut self, span: proc_macro2::Span) -> Lifetime {
+        let lt = Lifetime::new(&format!("'__ad{}", self.fresh.len()), span);
+        self.fresh.push(lt.clone());
+        lt
+    }
+}
+
+impl VisitMut for NameElidedLifetimes<'_> {
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        match &r.lifetime {
+            None => r.lifetime = Some(self.next(r.and_token.span)),
+            Some(lt) if lt.ident == "_" => r.lifetime = Some(self.next(lt.span())),
+            _ => {}
+        }
+        self.visit_type_mut(&mut r.elem);
+    }
+    fn visit_lifetime_mut(&mut self, lt: &mut Lifetime) {
+        if lt.ident == "_" {
+            *lt = self.next(lt.span());
+        }
+    }
+    fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
+        let name = seg.ident.to_string();
+        if name.starts_with("ArrayView") || name.starts_with("CowArray") {
+            if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
+                if !args
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)))
+                {
+                    let lt = self.next(seg.ident.span());
+                    args.args.insert(0, syn::GenericArgument::Lifetime(lt));
+                }
+            }
+        }
+        syn::visit_mut::visit_path_segment_mut(self, seg);
+    }
+}
+
+impl Signature {
+    pub fn name(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+
+    /// `f_grad`, `f_vjp`, `f_jvp`, spanned at the user's name.
+    pub fn derived_name(&self, suffix: &str) -> Ident {
+        format_ident!("{}_{}", self.name(), suffix, span = self.name().span())
+    }
+
+    /// `<'a, T>` plus the named elided lifetimes.
+    pub fn generics(&self) -> syn::Generics {
+        let mut g = self.item.sig.generics.clone();
+        for (i, lt) in self.extra_lifetimes.iter().enumerate() {
+            g.params.insert(
+                i,
+                GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
+            );
+        }
+        g
+    }
+
+    /// `use<'a, T, N>`: everything the pullback closure may capture.
+    pub fn captures(&self) -> TokenStream {
+        let g = self.generics();
+        let names = g.params.iter().map(|p| match p {
+            GenericParam::Lifetime(l) => l.lifetime.to_token_stream_ext(),
+            GenericParam::Type(t) => t.ident.to_token_stream_ext(),
+            GenericParam::Const(c) => c.ident.to_token_stream_ext(),
+        });
+        quote!(use<#(#names),*>)
+    }
+
+    /// The parameters as the derivative functions declare them: the user's
+    /// names (so the body's references resolve), without `mut`.
+    pub fn param_decls(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .map(|p| {
+                let ty = &p.ty;
+                match &p.ident {
+                    Some(ident) => quote!(#ident: #ty),
+                    None => {
+                        let pat = &p.pat;
+                        quote!(#pat: #ty)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The gradient type of each parameter.
+    pub fn gradient_types(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .map(|p| {
+                if p.active {
+                    tangent_type(strip_ref(&p.ty))
+                } else {
+                    no_tangent()
+                }
+            })
+            .collect()
+    }
+
+    /// The tangent parameter type of each parameter in `f_jvp`.
+    pub fn tangent_param_types(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .map(|p| {
+                if !p.active {
+                    return no_tangent();
+                }
+                match &*p.ty {
+                    Type::Reference(r) => {
+                        let lt = &r.lifetime;
+                        let t = tangent_type(&r.elem);
+                        quote!(&#lt #t)
+                    }
+                    ty => tangent_type(ty),
+                }
+            })
+            .collect()
+    }
+
+    pub fn ret_tangent(&self) -> TokenStream {
+        tangent_type(&self.ret)
+    }
+
+    /// `f_grad` exists when the result is a scalar float.
+    pub fn has_scalar_result(&self) -> bool {
+        matches!(&*self.ret, Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
+    }
+}
+
+trait ToTokenStreamExt {
+    fn to_token_stream_ext(&self) -> TokenStream;
+}
+impl<T: quote::ToTokens> ToTokenStreamExt for T {
+    fn to_token_stream_ext(&self) -> TokenStream {
+        self.to_token_stream()
+    }
+}
+
+fn strip_ref(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => &r.elem,
+        ty => ty,
+    }
+}
+
+fn no_tangent() -> TokenStream {
+    quote!(::ad::NoTangent)
+}
+
+/// The tangent type of `ty`, written out where it is known by name
+/// (`f64`, `Array2<f64>` for arrays and views) and as a projection otherwise.
+pub fn tangent_type(ty: &Type) -> TokenStream {
+    if let Type::Path(p) = ty {
+        if p.qself.is_none() {
+            if p.path.is_ident("f64") || p.path.is_ident("f32") {
+                return quote!(#ty);
+            }
+            if let Some(last) = p.path.segments.last() {
+                let name = last.ident.to_string();
+                let owned = name.replacen("ArrayView", "Array", 1);
+                let known = matches!(
+                    owned.as_str(),
+                    "Array"
+                        | "Array0"
+                        | "Array1"
+                        | "Array2"
+                        | "Array3"
+                        | "Array4"
+                        | "Array5"
+                        | "Array6"
+                        | "ArrayD"
+                );
+                if known {
+                    let args = match &last.arguments {
+                        syn::PathArguments::AngleBracketed(a) => a
+                            .args
+                            .iter()
+                            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                        _ => Vec::new(),
+                    };
+                    let ident = Ident::new(&owned, last.ident.span());
+                    return quote_spanned!(ty.span()=> ::ad::ndarray::#ident<#(#args),*>);
+                }
+            }
+        }
+    }
+    quote_spanned!(ty.span()=> <#ty as ::ad::Differentiable>::Tangent)
+}

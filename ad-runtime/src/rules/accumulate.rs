@@ -1,0 +1,186 @@
+//! Adjoint accumulation: the first contribution moves in, later ones add in
+//! place. Pullbacks of reads that touch part of an array (`x[i]`, `row`,
+//! `slice`) contribute a scatter instead of a dense array of zeros.
+
+use ndarray::{Array, ArrayBase, Axis, Dimension, NdIndex, SliceArg};
+
+use crate::{Differentiable, Float, NoTangent, TangentSpace};
+
+/// One contribution to an adjoint of type `T`.
+#[diagnostic::on_unimplemented(
+    message = "a cotangent `{Self}` cannot be added to an adjoint of type `{T}`",
+    note = "this is a bug in `ad`'s rules: please report it with the function"
+)]
+pub trait Contribution<T> {
+    fn add_to(self, acc: &mut T);
+    fn into_first(self, zero: impl FnOnce() -> T) -> T;
+}
+
+macro_rules! dense {
+    ($([$($gen:tt)*] $t:ty;)*) => {$(
+        impl<$($gen)*> Contribution<$t> for $t {
+            #[inline(always)]
+            fn add_to(self, acc: &mut $t) {
+                TangentSpace::add_assign(acc, &self);
+            }
+            #[inline(always)]
+            fn into_first(self, _: impl FnOnce() -> $t) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+dense! {
+    [] f32;
+    [] f64;
+    [F: Float, D: Dimension] Array<F, D>;
+    [T: TangentSpace] Vec<T>;
+}
+
+/// A callee's gradient entry for a `#[constant]` parameter: nothing flows.
+impl<T> Contribution<T> for NoTangent {
+    #[inline(always)]
+    fn add_to(self, _: &mut T) {}
+    #[inline(always)]
+    fn into_first(self, zero: impl FnOnce() -> T) -> T {
+        zero()
+    }
+}
+
+/// The zero tangent of `x` (an adjoint that received no contribution).
+#[inline(always)]
+pub fn zero_tangent<T: Differentiable + ?Sized>(x: &T) -> T::Tangent {
+    x.zero_tangent()
+}
+
+/// `a + b` for tangents (forward mode, where two terms meet).
+#[inline(always)]
+pub fn sum_tangents<T: TangentSpace>(mut a: T, b: T) -> T {
+    a.add_assign(&b);
+    a
+}
+
+/// The tangent to pass for a constant argument of a call in forward mode:
+/// `NoTangent` where the callee's parameter is `#[constant]`, otherwise the
+/// zero tangent (by reference or by value, as the callee takes it).
+pub trait ConstTangent<'a, T: ?Sized> {
+    fn make(zero: &'a T) -> Self;
+}
+
+impl<'a, T: ?Sized> ConstTangent<'a, T> for NoTangent {
+    fn make(_: &'a T) -> Self {
+        NoTangent
+    }
+}
+
+impl<'a, T: ?Sized> ConstTangent<'a, T> for &'a T {
+    fn make(zero: &'a T) -> Self {
+        zero
+    }
+}
+
+macro_rules! const_tangent_by_value {
+    ($([$($gen:tt)*] $t:ty;)*) => {$(
+        impl<'a, $($gen)*> ConstTangent<'a, $t> for $t {
+            fn make(zero: &'a $t) -> Self {
+                zero.clone()
+            }
+        }
+    )*};
+}
+
+const_tangent_by_value! {
+    [] f32;
+    [] f64;
+    [F: Float, D: Dimension] Array<F, D>;
+    [T: Clone] Vec<T>;
+}
+
+#[inline(always)]
+pub fn const_tangent<'a, T: ?Sized, P: ConstTangent<'a, T>>(zero: &'a T) -> P {
+    P::make(zero)
+}
+
+/// The first contribution to the adjoint of `like`, which it shapes.
+#[inline(always)]
+pub fn first<T, C>(c: C, like: &T) -> T::Tangent
+where
+    T: Differentiable + ?Sized,
+    C: Contribution<T::Tangent>,
+{
+    c.into_first(|| like.zero_tangent())
+}
+
+/// Adds a later contribution to an adjoint in place.
+#[inline(always)]
+pub fn accumulate<T, C: Contribution<T>>(acc: &mut T, c: C) {
+    c.add_to(acc);
+}
+
+/// The cotangent of the element read `x[index]`.
+pub struct IndexScatter<I, F> {
+    pub index: I,
+    pub dy: F,
+}
+
+impl<F: Float, D: Dimension, I: NdIndex<D>> Contribution<Array<F, D>> for IndexScatter<I, F> {
+    fn add_to(self, acc: &mut Array<F, D>) {
+        acc[self.index] += self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}
+
+impl<F: Float> Contribution<Vec<F>> for IndexScatter<usize, F> {
+    fn add_to(self, acc: &mut Vec<F>) {
+        acc[self.index] += self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> Vec<F>) -> Vec<F> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}
+
+/// The cotangent of a subview along one axis (`row`, `column`).
+pub struct AxisScatter<F, E: Dimension> {
+    pub axis: Axis,
+    pub index: usize,
+    pub dy: Array<F, E>,
+}
+
+impl<F: Float, D: ndarray::RemoveAxis> Contribution<Array<F, D>> for AxisScatter<F, D::Smaller> {
+    fn add_to(self, acc: &mut Array<F, D>) {
+        let mut part = acc.index_axis_mut(self.axis, self.index);
+        part += &self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}
+
+/// The cotangent of `x.slice(info)`.
+pub struct SliceScatter<I, F, E: Dimension> {
+    pub info: I,
+    pub dy: Array<F, E>,
+}
+
+impl<F: Float, D: Dimension, E: Dimension, I: SliceArg<D, OutDim = E>> Contribution<Array<F, D>>
+    for SliceScatter<I, F, E>
+{
+    fn add_to(self, acc: &mut Array<F, D>) {
+        let mut part = ArrayBase::slice_mut(acc, self.info);
+        part += &self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}

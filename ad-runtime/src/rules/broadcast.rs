@@ -1,0 +1,64 @@
+use ndarray::{Array, ArrayView, Axis, DimMax, Dimension};
+
+use crate::Float;
+
+/// Sums a cotangent of a broadcast result back to the shape `target` of the
+/// argument that was broadcast (leading axes and axes of length 1).
+///
+/// When the shapes already agree this only relabels the dimension type.
+pub fn unbroadcast<F: Float, M: Dimension, D: Dimension>(
+    dy: Array<F, M>,
+    target: D,
+) -> Array<F, D> {
+    if dy.shape() == target.slice() {
+        return dy
+            .into_dimensionality::<D>()
+            .expect("unbroadcast: same shape, same rank");
+    }
+    let mut g = dy.into_dyn();
+    while g.ndim() > target.ndim() {
+        g = g.sum_axis(Axis(0));
+    }
+    for (i, &n) in target.slice().iter().enumerate() {
+        if n == 1 && g.shape()[i] != 1 {
+            g = g.sum_axis(Axis(i)).insert_axis(Axis(i));
+        }
+    }
+    g.into_dimensionality::<D>()
+        .expect("unbroadcast: cotangent shape does not reduce to the argument's")
+}
+
+/// The shape `a op b` broadcasts to.
+pub(crate) fn co_dim<D, E>(a: &D, b: &E) -> <D as DimMax<E>>::Output
+where
+    D: Dimension + DimMax<E>,
+    E: Dimension,
+{
+    let (a, b) = (a.slice(), b.slice());
+    let n = a.len().max(b.len());
+    let mut out = <D as DimMax<E>>::Output::zeros(n);
+    for i in 0..n {
+        let x = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let y = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
+        out[i] = if x == 1 { y } else { x };
+    }
+    out
+}
+
+/// `x` repeated to the shape `dim`, owned.
+pub(crate) fn broadcast_owned<F: Float, D: Dimension, M: Dimension>(
+    x: ArrayView<'_, F, D>,
+    dim: M,
+) -> Array<F, M> {
+    x.broadcast(dim)
+        .expect("operands of an arithmetic operation must broadcast")
+        .to_owned()
+}

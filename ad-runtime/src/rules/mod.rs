@@ -1,0 +1,38 @@
+//! The derivative rules generated code calls, one module per op family.
+//!
+//! Naming: `op(..)` is the primal, `op_pushforward(..)` the tangent for
+//! forward mode, `op_pullback[_lhs|_rhs](dy, ..)` the cotangent of one
+//! argument for reverse mode. Pullbacks take the output cotangent by value
+//! and reuse its buffer where they can.
+
+mod accumulate;
+mod arith;
+mod binary_fns;
+mod broadcast;
+mod elementwise;
+mod linalg;
+mod reduce;
+mod shape;
+
+pub use accumulate::*;
+pub use arith::*;
+pub use binary_fns::*;
+pub use broadcast::unbroadcast;
+pub use elementwise::*;
+pub use linalg::*;
+pub use reduce::*;
+pub use shape::*;
+
+pub use crate::operand::view;
+
+/// `1` of the scalar type of `x`, the seed of a gradient.
+#[inline(always)]
+pub fn one_like<F: crate::Float>(_: F) -> F {
+    F::one()
+}
+
+/// `1` of the scalar type `F`.
+#[inline(always)]
+pub fn one<F: crate::Float>() -> F {
+    F::one()
+}

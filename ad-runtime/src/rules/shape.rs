@@ -1,0 +1,130 @@
+//! Views and copies: `t()`, `reversed_axes()`, `row`, `column`, `slice`,
+//! `view`, `to_owned`, `clone`, `insert_axis`, `into_shape_with_order`, and
+//! element reads `x[i]`. All are linear: the pushforward applies the same
+//! operation to the tangent, and the pullback puts the cotangent back where
+//! the read came from.
+
+use ndarray::{
+    Array, ArrayView, ArrayView1, ArrayView2, Axis, Dimension, IntoDimension, RemoveAxis,
+    ShapeError, SliceArg,
+};
+
+use super::accumulate::{AxisScatter, IndexScatter, SliceScatter};
+use crate::{Float, Operand};
+
+#[inline(always)]
+pub fn t<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> ArrayView<'_, F, D> {
+    x.reversed_axes()
+}
+
+/// The pullback of `t()` and of `reversed_axes()`: transpose back (no copy).
+#[inline(always)]
+pub fn t_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> Array<F, D> {
+    dy.reversed_axes()
+}
+
+#[inline(always)]
+pub fn reversed_axes<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> ArrayView<'_, F, D> {
+    x.reversed_axes()
+}
+
+#[inline(always)]
+pub fn row<F: Float>(x: ArrayView2<'_, F>, i: usize) -> ArrayView1<'_, F> {
+    x.index_axis_move(Axis(0), i)
+}
+
+#[inline(always)]
+pub fn row_pullback<F: Float>(
+    dy: Array<F, ndarray::Ix1>,
+    i: usize,
+) -> AxisScatter<F, ndarray::Ix1> {
+    AxisScatter {
+        axis: Axis(0),
+        index: i,
+        dy,
+    }
+}
+
+#[inline(always)]
+pub fn column<F: Float>(x: ArrayView2<'_, F>, j: usize) -> ArrayView1<'_, F> {
+    x.index_axis_move(Axis(1), j)
+}
+
+#[inline(always)]
+pub fn column_pullback<F: Float>(
+    dy: Array<F, ndarray::Ix1>,
+    j: usize,
+) -> AxisScatter<F, ndarray::Ix1> {
+    AxisScatter {
+        axis: Axis(1),
+        index: j,
+        dy,
+    }
+}
+
+#[inline(always)]
+pub fn slice<F: Float, D: Dimension, I: SliceArg<D>>(
+    x: ArrayView<'_, F, D>,
+    info: I,
+) -> ArrayView<'_, F, I::OutDim> {
+    x.slice_move(info)
+}
+
+#[inline(always)]
+pub fn slice_pullback<F: Float, E: Dimension, I>(
+    dy: Array<F, E>,
+    info: I,
+) -> SliceScatter<I, F, E> {
+    SliceScatter { info, dy }
+}
+
+/// `x.view()`, `x.to_owned()`, `x.clone()`: the pullback is the identity.
+#[inline(always)]
+pub fn to_owned<A: Operand>(x: A) -> A::Owned {
+    x.to_owned()
+}
+
+#[inline(always)]
+pub fn view_of<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> ArrayView<'_, F, D> {
+    x
+}
+
+#[inline(always)]
+pub fn insert_axis<F: Float, D: Dimension>(
+    x: ArrayView<'_, F, D>,
+    axis: Axis,
+) -> ArrayView<'_, F, D::Larger> {
+    x.insert_axis(axis)
+}
+
+#[inline(always)]
+pub fn insert_axis_pullback<F: Float, D: RemoveAxis>(
+    dy: Array<F, D>,
+    axis: Axis,
+) -> Array<F, D::Smaller> {
+    dy.index_axis_move(axis, 0)
+}
+
+/// `x.into_shape_with_order(shape)` (row-major), a `Result` as ndarray's.
+#[inline(always)]
+pub fn into_shape_with_order<F: Float, D: Dimension, E: IntoDimension>(
+    x: ArrayView<'_, F, D>,
+    shape: E,
+) -> Result<ArrayView<'_, F, E::Dim>, ShapeError> {
+    x.into_shape_with_order(shape)
+}
+
+pub fn into_shape_with_order_pullback<F: Float, D: Dimension, E: Dimension>(
+    dy: Array<F, E>,
+    x: ArrayView<'_, F, D>,
+) -> Array<F, D> {
+    let flat: Vec<F> = dy.iter().copied().collect();
+    Array::from_shape_vec(x.raw_dim(), flat)
+        .expect("the cotangent has as many elements as the argument")
+}
+
+/// The cotangent of the element read `x[index]`.
+#[inline(always)]
+pub fn index_pullback<I, F: Float>(dy: F, index: I) -> IndexScatter<I, F> {
+    IndexScatter { index, dy }
+}

@@ -1,0 +1,177 @@
+use ndarray::{Array, ArrayBase, Data, Dimension};
+
+use crate::Float;
+
+/// The tangent of a value that carries no derivative: integers, `bool`,
+/// `#[constant]` parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NoTangent;
+
+/// A type whose values have derivatives: it names its tangent type.
+///
+/// `f64`→`f64`, `Array<F, D>` and views→`Array<F, D>`, `Vec<T>` and
+/// `[T]`→`Vec<T::Tangent>`, `&T`→`T::Tangent`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no tangent type",
+    label = "`ad` differentiates `f32`, `f64`, ndarray arrays, `Vec`s and slices of them",
+    note = "mark the parameter `#[constant]` if it needs no derivative"
+)]
+pub trait Differentiable {
+    type Tangent: TangentSpace;
+    /// The zero tangent at this value (same shape).
+    fn zero_tangent(&self) -> Self::Tangent;
+}
+
+/// What optimisers and checks need of a tangent: zero, add, scale and dot.
+pub trait TangentSpace: Clone {
+    fn zero_like(&self) -> Self;
+    fn add_assign(&mut self, other: &Self);
+    fn scale(&mut self, factor: f64);
+    fn dot(&self, other: &Self) -> f64;
+}
+
+impl TangentSpace for NoTangent {
+    fn zero_like(&self) -> Self {
+        NoTangent
+    }
+    fn add_assign(&mut self, _: &Self) {}
+    fn scale(&mut self, _: f64) {}
+    fn dot(&self, _: &Self) -> f64 {
+        0.0
+    }
+}
+
+macro_rules! scalar_tangent {
+    ($($t:ty),*) => {$(
+        impl Differentiable for $t {
+            type Tangent = $t;
+            fn zero_tangent(&self) -> $t {
+                0.0
+            }
+        }
+        impl TangentSpace for $t {
+            fn zero_like(&self) -> Self {
+                0.0
+            }
+            fn add_assign(&mut self, other: &Self) {
+                *self += *other;
+            }
+            fn scale(&mut self, factor: f64) {
+                *self *= factor as $t;
+            }
+            fn dot(&self, other: &Self) -> f64 {
+                (*self * *other) as f64
+            }
+        }
+    )*};
+}
+scalar_tangent!(f32, f64);
+
+macro_rules! inactive {
+    ($($t:ty),*) => {$(
+        impl Differentiable for $t {
+            type Tangent = NoTangent;
+            fn zero_tangent(&self) -> NoTangent {
+                NoTangent
+            }
+        }
+    )*};
+}
+inactive!(bool, char, str, String, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl<F: Float, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D> {
+    type Tangent = Array<F, D>;
+    fn zero_tangent(&self) -> Array<F, D> {
+        Array::zeros(self.raw_dim())
+    }
+}
+
+impl<F: Float, D: Dimension> TangentSpace for Array<F, D> {
+    fn zero_like(&self) -> Self {
+        Array::zeros(self.raw_dim())
+    }
+    fn add_assign(&mut self, other: &Self) {
+        *self += other;
+    }
+    fn scale(&mut self, factor: f64) {
+        let k = F::of(factor);
+        self.mapv_inplace(|v| v * k);
+    }
+    fn dot(&self, other: &Self) -> f64 {
+        let mut acc = 0.0;
+        ndarray::Zip::from(self)
+            .and(other)
+            .for_each(|a, b| acc += num_traits::cast::<F, f64>(*a * *b).unwrap_or(f64::NAN));
+        acc
+    }
+}
+
+impl<T: Differentiable> Differentiable for [T] {
+    type Tangent = Vec<T::Tangent>;
+    fn zero_tangent(&self) -> Vec<T::Tangent> {
+        self.iter().map(Differentiable::zero_tangent).collect()
+    }
+}
+
+impl<T: Differentiable> Differentiable for Vec<T> {
+    type Tangent = Vec<T::Tangent>;
+    fn zero_tangent(&self) -> Vec<T::Tangent> {
+        self.as_slice().zero_tangent()
+    }
+}
+
+impl<T: TangentSpace> TangentSpace for Vec<T> {
+    fn zero_like(&self) -> Self {
+        self.iter().map(TangentSpace::zero_like).collect()
+    }
+    fn add_assign(&mut self, other: &Self) {
+        assert_eq!(self.len(), other.len(), "tangents of different lengths");
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_assign(b);
+        }
+    }
+    fn scale(&mut self, factor: f64) {
+        for a in self {
+            a.scale(factor);
+        }
+    }
+    fn dot(&self, other: &Self) -> f64 {
+        self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
+    }
+}
+
+impl<T: Differentiable + ?Sized> Differentiable for &T {
+    type Tangent = T::Tangent;
+    fn zero_tangent(&self) -> T::Tangent {
+        (**self).zero_tangent()
+    }
+}
+
+macro_rules! tuple_tangent {
+    ($(($($t:ident $i:tt),*)),*) => {$(
+        impl<$($t: TangentSpace),*> TangentSpace for ($($t,)*) {
+            fn zero_like(&self) -> Self {
+                ($(self.$i.zero_like(),)*)
+            }
+            fn add_assign(&mut self, other: &Self) {
+                $(self.$i.add_assign(&other.$i);)*
+            }
+            fn scale(&mut self, factor: f64) {
+                $(self.$i.scale(factor);)*
+            }
+            fn dot(&self, other: &Self) -> f64 {
+                0.0 $(+ self.$i.dot(&other.$i))*
+            }
+        }
+    )*};
+}
+tuple_tangent!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, G 5),
+    (A 0, B 1, C 2, D 3, E 4, G 5, H 6),
+    (A 0, B 1, C 2, D 3, E 4, G 5, H 6, I 7)
+);
