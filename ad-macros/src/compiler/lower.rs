@@ -24,10 +24,10 @@ use super::signature::Signature;
 #[derive(Clone)]
 enum Binding {
     Active(VarId),
-    /// An inactive local or parameter; `ident` differs from the user's name
-    /// when the value was re-bound by generated code.
+    /// An inactive local or parameter; `renamed` when generated code re-bound
+    /// the value under a name of its own.
     Const {
-        ident: Ident,
+        renamed: Option<Ident>,
         literal: bool,
         param: bool,
     },
@@ -61,11 +61,10 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             params.push(None);
             for name in scan::pattern_names(&p.pat) {
                 l.used_names.insert(name.clone());
-                let ident = Ident::new(&name, p.pat.span());
                 l.env.insert(
                     name,
                     Binding::Const {
-                        ident,
+                        renamed: None,
                         literal: false,
                         param: true,
                     },
@@ -83,12 +82,11 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             l.env.insert(ident.to_string(), Binding::Active(v));
             params.push(Some(v));
         } else {
-            let literal = false;
             l.env.insert(
                 ident.to_string(),
                 Binding::Const {
-                    ident: ident.clone(),
-                    literal,
+                    renamed: None,
+                    literal: false,
                     param: true,
                 },
             );
@@ -154,10 +152,9 @@ impl Lowerer<'_> {
             .iter()
             .filter_map(|(name, b)| match b {
                 Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
-                Binding::Const { ident, .. } if ident != name => {
-                    Some((name.clone(), ident.clone()))
+                Binding::Const { renamed, .. } => {
+                    renamed.clone().map(|ident| (name.clone(), ident))
                 }
-                Binding::Const { .. } => None,
             })
             .collect()
     }
@@ -304,7 +301,7 @@ impl Lowerer<'_> {
                 self.env.insert(
                     name.to_string(),
                     Binding::Const {
-                        ident,
+                        renamed: Some(ident),
                         literal: c.literal,
                         param: false,
                     },
@@ -328,11 +325,10 @@ impl Lowerer<'_> {
         };
         for name in scan::pattern_names(pat) {
             self.used_names.insert(name.clone());
-            let ident = Ident::new(&name, Span::call_site());
             self.env.insert(
                 name,
                 Binding::Const {
-                    ident,
+                    renamed: None,
                     literal,
                     param: false,
                 },
@@ -405,7 +401,9 @@ impl Lowerer<'_> {
                 let l = self.expr(left);
                 let r = self.expr(right);
                 match (l, r) {
-                    (Some(l), Some(r)) => Some(self.inst(Op::Arith(op, l, r), whole.span())),
+                    (Some(l), Some(r)) => {
+                        Some(self.op_or_constant(Op::Arith(op, l, r), whole.span(), whole))
+                    }
                     _ => None,
                 }
             }
@@ -416,6 +414,15 @@ impl Lowerer<'_> {
     }
 
     // ---- expressions -------------------------------------------------------
+
+    /// An instruction for `op`, or, when every operand turned out inactive
+    /// (`ad::stop_gradient(x) * 2.0`), the user's expression `e` as a constant.
+    fn op_or_constant(&mut self, op: Op, span: Span, e: &Expr) -> Operand {
+        if op.var_operands().is_empty() {
+            return self.inactive_result(e);
+        }
+        self.inst(op, span)
+    }
 
     fn inst(&mut self, op: Op, span: Span) -> Operand {
         let dest = VarId(self.vars.len());
@@ -555,12 +562,12 @@ impl Lowerer<'_> {
                 };
                 let l = self.expr(&b.left);
                 let r = self.expr(&b.right);
-                Some(self.inst(Op::Arith(op, l?, r?), span))
+                Some(self.op_or_constant(Op::Arith(op, l?, r?), span, e))
             }
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
                     let a = self.expr(&u.expr)?;
-                    Some(self.inst(Op::Neg(a), span))
+                    Some(self.op_or_constant(Op::Neg(a), span, e))
                 }
                 UnOp::Deref(_) => self.expr(&u.expr),
                 _ => Some(self.inactive_result(e)),
@@ -568,7 +575,7 @@ impl Lowerer<'_> {
             Expr::Cast(c) => {
                 if is_float_type(&c.ty) {
                     let a = self.expr(&c.expr)?;
-                    Some(self.inst(Op::Cast(a, c.ty.clone()), span))
+                    Some(self.op_or_constant(Op::Cast(a, c.ty.clone()), span, e))
                 } else if is_integer_type(&c.ty) {
                     Some(self.inactive_result(e))
                 } else {
@@ -589,7 +596,7 @@ impl Lowerer<'_> {
                 }
                 let base = self.expr(&i.expr)?;
                 let index = self.const_of(&i.index);
-                Some(self.inst(Op::Index(base, index), span))
+                Some(self.op_or_constant(Op::Index(base, index), span, e))
             }
             Expr::Closure(c) => {
                 self.errors.at(
@@ -683,7 +690,7 @@ impl Lowerer<'_> {
                 return None;
             }
             let a = self.expr(&m.receiver)?;
-            return Some(self.inst(Op::Unary(f, a), span));
+            return Some(self.op_or_constant(Op::Unary(f, a), span, e));
         }
         if let Some(f) = ops::binary(&name) {
             if !arity(self, 1) {
@@ -691,7 +698,7 @@ impl Lowerer<'_> {
             }
             let a = self.expr(&m.receiver);
             let b = self.expr(args[0]);
-            return Some(self.inst(Op::Binary(f, a?, b?), span));
+            return Some(self.op_or_constant(Op::Binary(f, a?, b?), span, e));
         }
         match name.as_str() {
             "powi" => {
@@ -700,7 +707,7 @@ impl Lowerer<'_> {
                 }
                 let a = self.expr(&m.receiver);
                 let n = self.inactive_arg(args[0], "the exponent of `powi`");
-                Some(self.inst(Op::Powi(a?, n?), span))
+                Some(self.op_or_constant(Op::Powi(a?, n?), span, e))
             }
             "mul_add" => {
                 if !arity(self, 2) {
@@ -709,7 +716,7 @@ impl Lowerer<'_> {
                 let a = self.expr(&m.receiver);
                 let b = self.expr(args[0]);
                 let c = self.expr(args[1]);
-                Some(self.inst(Op::MulAdd(a?, b?, c?), span))
+                Some(self.op_or_constant(Op::MulAdd(a?, b?, c?), span, e))
             }
             "dot" => {
                 if !arity(self, 1) {
@@ -717,7 +724,7 @@ impl Lowerer<'_> {
                 }
                 let a = self.expr(&m.receiver);
                 let b = self.expr(args[0]);
-                Some(self.inst(Op::Dot(a?, b?), span))
+                Some(self.op_or_constant(Op::Dot(a?, b?), span, e))
             }
             "t" | "reversed_axes" | "sum" | "mean" | "view" | "to_owned" | "clone" | "unwrap" => {
                 if !arity(self, 0) {
@@ -732,7 +739,7 @@ impl Lowerer<'_> {
                     "unwrap" => Op::Unwrap(a, None),
                     _ => Op::ToOwned(a),
                 };
-                Some(self.inst(op, span))
+                Some(self.op_or_constant(op, span, e))
             }
             "sum_axis"
             | "mean_axis"
@@ -758,13 +765,13 @@ impl Lowerer<'_> {
                     "into_shape_with_order" => Op::IntoShape(a, k),
                     _ => Op::Unwrap(a, Some(k)),
                 };
-                Some(self.inst(op, span))
+                Some(self.op_or_constant(op, span, e))
             }
             "mapv" => {
                 if !arity(self, 1) {
                     return None;
                 }
-                self.mapv(m, args[0], span)
+                self.mapv(m, args[0], span, e)
             }
             _ => {
                 let receiver_active = !self.active_mentions(&m.receiver).is_empty();
@@ -785,7 +792,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn mapv(&mut self, m: &syn::ExprMethodCall, f: &Expr, span: Span) -> Option<Operand> {
+    fn mapv(&mut self, m: &syn::ExprMethodCall, f: &Expr, span: Span, e: &Expr) -> Option<Operand> {
         match f {
             Expr::Path(p) if p.qself.is_none() => {
                 let segs: Vec<String> = p
@@ -806,7 +813,7 @@ impl Lowerer<'_> {
                     return None;
                 };
                 let a = self.expr(&m.receiver)?;
-                Some(self.inst(Op::Unary(func, a), span))
+                Some(self.op_or_constant(Op::Unary(func, a), span, e))
             }
             Expr::Closure(c) => {
                 if let Some(hit) = self.active_mentions(f).first() {
@@ -839,7 +846,7 @@ impl Lowerer<'_> {
                 let (source, _) = scan::rename_expr(f, &self.renames());
                 let closure = self.closure_body(&param, &c.body)?;
                 let source = source.to_token_stream();
-                Some(self.inst(
+                Some(self.op_or_constant(
                     Op::Mapv(
                         a,
                         Box::new(Closure {
@@ -849,6 +856,7 @@ impl Lowerer<'_> {
                         }),
                     ),
                     span,
+                    e,
                 ))
             }
             other => {
@@ -929,7 +937,7 @@ impl Lowerer<'_> {
         if !ok {
             return None;
         }
-        Some(self.inst(Op::Call(Box::new(func.clone()), lowered), e.span()))
+        Some(self.op_or_constant(Op::Call(Box::new(func.clone()), lowered), e.span(), e))
     }
 
     /// `f64::exp(x)`, `f64::max(a, b)`: the method with its receiver first.

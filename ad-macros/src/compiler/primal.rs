@@ -28,12 +28,12 @@ impl<'f> Gen<'f> {
         }
     }
 
-    /// `use ::ad::__private::rules::{self, view};`
+    /// `use ::ad::__private::rules::{self, view};`, both names mixed-site.
     pub fn prelude(&self) -> TokenStream {
         let (rules, view) = (&self.rules, &self.view);
         quote! {
             #[allow(unused_imports)]
-            use ::ad::__private::rules::{self as #rules, view as #view};
+            use ::ad::__private::#rules::{self, #view};
         }
     }
 

@@ -1,0 +1,101 @@
+// One case per construct family; the README links `mlp_loss`.
+
+snapshot!(mlp_loss, [],
+    fn mlp_loss(w1: &Array2<f64>, b1: &Array1<f64>, w2: &Array1<f64>,
+                #[constant] x: &Array2<f64>, #[constant] y: &Array1<f64>) -> f64 {
+        let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
+        let r = &h.dot(w2) - y;
+        r.dot(&r) / y.len() as f64
+    }
+);
+
+snapshot!(constant_matrix_skips_adjoint, [],
+    fn f(w: &Array2<f64>, #[constant] x: &Array2<f64>) -> f64 {
+        w.dot(x).mapv(f64::tanh).sum()
+    }
+);
+
+snapshot!(scalar_arithmetic, [],
+    fn f(x: f64, y: f64) -> f64 {
+        let z = x * y + x.sin();
+        z / (1.0 + y * y)
+    }
+);
+
+snapshot!(shadowing_and_compound_assignment, [],
+    fn f(x: f64) -> f64 {
+        let y = x.exp();
+        let y = y * y;
+        let mut z = y;
+        z += x;
+        z *= 2.0;
+        z
+    }
+);
+
+snapshot!(scalar_methods_as_paths, [],
+    fn f(x: f64, y: f64) -> f64 {
+        f64::atan2(x, y) + f64::powf(x, 2.5) + x.hypot(y).ln() + f64::max(x, 0.0) + x.mul_add(y, 1.0)
+    }
+);
+
+snapshot!(broadcasting, [],
+    fn f(a: &Array2<f64>, b: &Array1<f64>, s: f64) -> f64 {
+        ((a + b) * s - 1.0).sum()
+    }
+);
+
+snapshot!(reductions_and_views, [],
+    fn f(x: &Array2<f64>) -> f64 {
+        let m = x.mean_axis(Axis(0)).unwrap();
+        let r = x.row(0);
+        m.sum() + r.dot(&x.column(1)) + x.slice(s![.., 1..]).mean().unwrap()
+    }
+);
+
+snapshot!(mapv_closure, [],
+    fn f(x: &Array1<f64>, #[constant] k: f64) -> f64 {
+        x.mapv(|v| (v * k).max(0.0) + v.powi(2)).sum()
+    }
+);
+
+snapshot!(calls_other_functions, [],
+    fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        let s = dense(w, x);
+        square(s) + 1.0
+    }
+);
+
+snapshot!(stop_gradient_and_inactive_code, [],
+    fn f(x: &Array1<f64>, n: usize) -> f64 {
+        let scale = ad::stop_gradient(x.sum());
+        let k = (n as f64).sqrt();
+        let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        x.mapv(f64::exp).sum() / scale * k + names.len() as f64
+    }
+);
+
+snapshot!(indexing, [],
+    fn f(x: &[f64], m: &Array2<f64>) -> f64 {
+        x[0] * x[1] + m[[0, 1]]
+    }
+);
+
+snapshot!(reverse_only, [reverse],
+    fn f(x: f32) -> f32 {
+        (x as f64).sqrt() as f32
+    }
+);
+
+snapshot!(forward_only, [forward],
+    fn f(x: &Array1<f64>) -> Array1<f64> {
+        x.mapv(f64::sin) * 2.0
+    }
+);
+
+snapshot!(error_stubs, [],
+    fn f(x: f64, w: &mut Array1<f64>) -> f64 {
+        x.floor_div(2.0)
+    }
+);
+

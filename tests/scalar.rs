@@ -1,0 +1,204 @@
+//! Scalar code: every scalar method and operator, as methods and as
+//! `f64::name(x)` paths, against finite differences and forward mode.
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+
+/// One module per scalar function `name`, with `f(x) = x.name()` and
+/// `f(x) = f64::name(x)` checked at a point inside its domain.
+macro_rules! unary_cases {
+    ($($name:ident at $x:expr;)*) => {$(
+        #[allow(non_snake_case)]
+        mod $name {
+            pub mod method {
+                use ad::differentiable;
+                #[differentiable]
+                pub fn f(x: f64) -> f64 {
+                    x.$name()
+                }
+            }
+            pub mod path {
+                use ad::differentiable;
+                #[differentiable]
+                pub fn f(x: f64) -> f64 {
+                    f64::$name(x) * 2.0
+                }
+            }
+            #[test]
+            fn gradient() {
+                use method as m;
+                check_scalar!(m; val x dx = $x;);
+                use path as p;
+                check_scalar!(p; val x dx = $x;);
+            }
+        }
+    )*};
+}
+
+unary_cases! {
+    sin at 0.7; cos at 0.7; tan at 0.4; asin at 0.3; acos at 0.3; atan at 1.3;
+    sinh at 0.7; cosh at 0.7; tanh at 0.6; asinh at 0.7; acosh at 1.7; atanh at 0.4;
+    exp at 0.7; exp2 at 0.7; exp_m1 at 0.7; ln at 1.7; ln_1p at 0.7; log2 at 1.7; log10 at 1.7;
+    sqrt at 1.7; cbrt at 1.7; abs at -0.7; recip at 1.7;
+}
+
+mod arithmetic {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let a = x * y + x / y - (x - y);
+        -a * 3.0 + 1.0 / x - 2.0 - y
+    }
+}
+
+mod binary_fns {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        x.atan2(y) + x.powf(y) + f64::hypot(x, y) + x.log(y + 2.0) + x.max(y) * 2.0 + f64::min(x, y)
+    }
+}
+
+mod mul_add_powi {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64, z: f64) -> f64 {
+        x.mul_add(y, z) + x.powi(3) - f64::powi(y, -2)
+    }
+}
+
+mod shadowing {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let y = x.exp();
+        let y = y * y;
+        let mut z = y;
+        z += x;
+        z -= 0.5 * x;
+        z *= x;
+        z /= 1.0 + x * x;
+        z
+    }
+}
+
+mod reassignment {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let mut acc = 0.0;
+        acc = acc + x * y;
+        acc = acc * acc + y;
+        let z: f64 = acc.sin();
+        z
+    }
+}
+
+mod constants_and_integers {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, #[constant] c: f64, n: usize, flag: bool) -> f64 {
+        let k = n as f64;
+        let scale = if flag { 2.0 } else { 3.0 };
+        x * c * k + scale * x.powi(n as i32)
+    }
+}
+
+mod stop_gradient {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let s = ad::stop_gradient(x * y);
+        x * s + y
+    }
+}
+
+mod unused_parameter {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, _y: f64) -> f64 {
+        x.sin()
+    }
+}
+
+mod constant_result {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let n = 2.0;
+        ad::stop_gradient(x) * n
+    }
+}
+
+mod single_precision {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f32, y: f32) -> f32 {
+        (x * y + 1.5).ln() * x.exp() - y.powi(2) / 4.0
+    }
+}
+
+mod casts {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f32, y: f64) -> f64 {
+        (x as f64) * y + (y as f32).sin() as f64
+    }
+}
+
+#[test]
+fn arithmetic_and_binary_functions() {
+    check_scalar!(arithmetic; val x dx = 0.7, val y dy = -1.3;);
+    check_scalar!(binary_fns; val x dx = 0.7, val y dy = 1.3;);
+    check_scalar!(binary_fns; val x dx = 1.4, val y dy = 0.6;);
+    check_scalar!(mul_add_powi; val x dx = 0.7, val y dy = -1.3, val z dz = 0.2;);
+}
+
+#[test]
+fn bindings() {
+    check_scalar!(shadowing; val x dx = 0.4;);
+    check_scalar!(reassignment; val x dx = 0.4, val y dy = -0.3;);
+}
+
+#[test]
+fn inactive_parameters_and_constants() {
+    check_scalar!(constants_and_integers; val x dx = 0.4; 1.5, 3, true);
+    let (_, (_, c, n, flag)) = constants_and_integers::f_grad(0.4, 1.5, 3, false);
+    assert_eq!((c, n, flag), (ad::NoTangent, ad::NoTangent, ad::NoTangent));
+    // Finite differences see through `stop_gradient`; the reference is the
+    // derivative with `s` held constant: (df/dx, df/dy) = (s, 1).
+    let (value, (gx, gy)) = stop_gradient::f_grad(0.4, -0.3);
+    assert_eq!(value, stop_gradient::f(0.4, -0.3));
+    assert_eq!(
+        (gx, gy),
+        (0.4 * -0.3, 1.0),
+        "no derivative flows through stop_gradient"
+    );
+    assert_eq!(stop_gradient::f_jvp(0.4, -0.3, 1.0, 0.0).1, 0.4 * -0.3);
+}
+
+#[test]
+fn gradients_with_no_path_to_the_result_are_zero() {
+    check_scalar!(unused_parameter; val x dx = 0.4, val _y dy = 2.0;);
+    assert_eq!(unused_parameter::f_grad(0.4, 2.0).1 .1, 0.0);
+    assert_eq!(constant_result::f(0.4), 0.8);
+    assert_eq!(constant_result::f_grad(0.4), (0.8, (0.0,)));
+    assert_eq!(constant_result::f_jvp(0.4, 1.0), (0.8, 0.0));
+}
+
+#[test]
+fn f32_and_casts() {
+    let (v, (gx, gy)) = single_precision::f_grad(0.5f32, 0.7f32);
+    assert_eq!(v, single_precision::f(0.5, 0.7));
+    let h = 1e-2f32;
+    let fd = (single_precision::f(0.5 + h, 0.7) - single_precision::f(0.5 - h, 0.7)) / (2.0 * h);
+    assert!((fd - gx).abs() < 1e-3, "{fd} vs {gx}");
+    let (_, jy) = single_precision::f_jvp(0.5, 0.7, 0.0, 1.0);
+    assert!((jy - gy).abs() < 1e-5);
+    assert_eq!(casts::f_grad(0.5, 0.7).0, casts::f(0.5, 0.7));
+    let (_, (gx, gy)) = casts::f_grad(0.5, 0.7);
+    assert!((gx - 0.7).abs() < 1e-6);
+    assert!((gy - (0.5 + (0.7f32).cos() as f64)).abs() < 1e-6);
+}
