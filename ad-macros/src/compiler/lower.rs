@@ -517,12 +517,60 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `e`'s value can carry a derivative: it reads an active value
+    /// through something other than a shape query, a comparison, an integer
+    /// cast or `ad::stop_gradient`. Unsupported constructs count as carrying
+    /// one, so lowering reports them.
+    fn carries_derivative(&self, e: &Expr) -> bool {
+        if self.active_mentions(e).is_empty() {
+            return false;
+        }
+        match e {
+            Expr::Paren(p) => self.carries_derivative(&p.expr),
+            Expr::Group(g) => self.carries_derivative(&g.expr),
+            Expr::Reference(r) => self.carries_derivative(&r.expr),
+            Expr::Binary(b) => match b.op {
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) => {
+                    self.carries_derivative(&b.left) || self.carries_derivative(&b.right)
+                }
+                BinOp::Lt(_)
+                | BinOp::Le(_)
+                | BinOp::Gt(_)
+                | BinOp::Ge(_)
+                | BinOp::Eq(_)
+                | BinOp::Ne(_)
+                | BinOp::And(_)
+                | BinOp::Or(_) => false,
+                _ => true,
+            },
+            Expr::Unary(u) => match u.op {
+                UnOp::Not(_) => false,
+                _ => self.carries_derivative(&u.expr),
+            },
+            Expr::Cast(c) => !is_integer_type(&c.ty) && self.carries_derivative(&c.expr),
+            Expr::MethodCall(m) => !ops::INACTIVE.contains(&m.method.to_string().as_str()),
+            Expr::Call(c) => !matches!(&*c.func, Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient")),
+            Expr::Index(i) => self.carries_derivative(&i.expr),
+            Expr::Array(a) => a.elems.iter().any(|e| self.carries_derivative(e)),
+            Expr::Tuple(t) => t.elems.iter().any(|e| self.carries_derivative(e)),
+            Expr::Range(_) => false,
+            Expr::Field(f) => self.carries_derivative(&f.base),
+            // `s![..]` builds slice information, never a float.
+            Expr::Macro(m) => !m.mac.path.is_ident("s"),
+            _ => true,
+        }
+    }
+
     /// Lowers `e` to an operand; `None` after reporting an error.
     pub fn expr(&mut self, e: &Expr) -> Option<Operand> {
         let hits = self.active_mentions(e);
         let Some(first) = hits.first().cloned() else {
             return Some(self.constant(e));
         };
+        if !self.carries_derivative(e) {
+            return Some(self.inactive_result(e));
+        }
         let span = e.span();
         match e {
             Expr::Paren(p) => self.expr(&p.expr),
@@ -590,12 +638,9 @@ impl Lowerer<'_> {
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
             Expr::Index(i) => {
-                if !self.active_mentions(&i.index).is_empty() {
-                    self.errors.at(&i.index, "an index must not depend on an active value: compute it from inactive values (integers, shapes)");
-                    return None;
-                }
-                let base = self.expr(&i.expr)?;
-                let index = self.const_of(&i.index);
+                let base = self.expr(&i.expr);
+                let index = self.inactive_arg(&i.index, "an index");
+                let (base, index) = (base?, index?);
                 Some(self.op_or_constant(Op::Index(base, index), span, e))
             }
             Expr::Closure(c) => {
@@ -653,20 +698,22 @@ impl Lowerer<'_> {
         }
     }
 
-    /// An operand that must be inactive (an index, an axis, a shape).
-    fn const_of(&mut self, e: &Expr) -> Const {
-        match self.constant(e) {
-            Operand::Const(c) => c,
-            Operand::Var(_) => unreachable!("constant() returns constants"),
-        }
-    }
-
+    /// An operand that must be inactive (an exponent, an axis, a shape).
     fn inactive_arg(&mut self, e: &Expr, what: &str) -> Option<Const> {
-        if let Some(hit) = self.active_mentions(e).first() {
-            self.errors.at(e, format!("{what} must not depend on the active value `{hit}`: compute it from inactive values"));
+        if self.carries_derivative(e) {
+            let hit = self.active_mentions(e)[0].clone();
+            self.errors.at(
+                e,
+                format!("{what} must not depend on the active value `{hit}`: compute it from inactive values (integers, shapes), or wrap it in `ad::stop_gradient(..)`"),
+            );
             return None;
         }
-        Some(self.const_of(e))
+        match self.expr(e)? {
+            Operand::Const(c) => Some(c),
+            Operand::Var(_) => {
+                unreachable!("an expression that carries no derivative lowers to a constant")
+            }
+        }
     }
 
     fn method(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> Option<Operand> {
@@ -825,6 +872,7 @@ impl Lowerer<'_> {
                 }
                 let param = match c.inputs.iter().collect::<Vec<_>>().as_slice() {
                     [Pat::Ident(p)] => p.ident.clone(),
+                    [Pat::Wild(w)] => Ident::new("__unused", w.span()),
                     [Pat::Type(pt)] => {
                         match &*pt.pat {
                             Pat::Ident(p) => p.ident.clone(),
@@ -871,12 +919,14 @@ impl Lowerer<'_> {
         let saved_env = self.env.clone();
         let saved_stmts = std::mem::take(&mut self.stmts);
         let v = VarId(self.vars.len());
-        let ident = self.fresh(&param.to_string());
+        let ident = self.fresh(&param.to_string().replace("__unused", "v"));
         self.vars.push(VarInfo {
             ident,
             is_view: false,
         });
-        self.env.insert(param.to_string(), Binding::Active(v));
+        if param != "__unused" {
+            self.env.insert(param.to_string(), Binding::Active(v));
+        }
         let result = match body {
             Expr::Block(b) => self.block(&b.block.stmts, b.span()),
             e => self.expr(e).unwrap_or_else(|| self.poison()),

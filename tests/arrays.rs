@@ -1,0 +1,246 @@
+//! ndarray code: operators with broadcasting, `dot` in every pairing,
+//! reductions, views, `mapv`, element reads. Every case runs at several
+//! shapes in one test: one compiled gradient serves every size.
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{s, Array1, Array2, ArrayView1, Axis};
+use support::{random, SIZES};
+
+mod broadcast {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &Array2<f64>, b: &Array1<f64>, s: f64) -> f64 {
+        let c = (a + b) * s - 1.0;
+        let d = &c / (b * b + 2.0) - a * 0.5;
+        let e = s - &d + s * b;
+        (&e * &e).sum() + (2.0 / (e.mapv(f64::exp) + 1.0)).sum()
+    }
+}
+
+mod scalar_times_constant_array {
+    use super::*;
+    #[differentiable]
+    pub fn f(s: f64, #[constant] x: &Array2<f64>) -> f64 {
+        ((x * s).mapv(f64::sin) / (s * s + 1.0)).sum()
+    }
+}
+
+mod dot_pairings {
+    use super::*;
+    #[differentiable]
+    pub fn f(m: &Array2<f64>, u: &Array1<f64>, v: &Array1<f64>, n: &Array2<f64>) -> f64 {
+        let mv = m.dot(v);
+        let um = u.dot(m);
+        let mn = m.dot(n);
+        u.dot(&mv) + um.dot(v) + mn.sum() + u.dot(u)
+    }
+}
+
+mod dot_constant_sides {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] x: &Array2<f64>, #[constant] v: &Array1<f64>) -> f64 {
+        x.dot(w).sum() + w.t().dot(&x.t()).mapv(f64::tanh).sum() + v.dot(&w.t()).sum()
+    }
+}
+
+mod reductions {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let m0 = x.mean_axis(Axis(0)).unwrap();
+        let s1 = x.sum_axis(Axis(1));
+        let mean = x.mean().expect("not empty");
+        m0.dot(&m0) + (&s1 * &s1).sum() * mean + x.sum()
+    }
+}
+
+mod views {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let r = x.row(0);
+        let c = x.column(x.ncols() - 1);
+        let tail = x.slice(s![.., 1..]);
+        let v = x.view();
+        let owned = tail.to_owned();
+        let copy = owned.clone();
+        let t = x.t();
+        let rev = v.reversed_axes();
+        let col = r.insert_axis(Axis(1));
+        let flat = x.view().into_shape_with_order(x.len()).unwrap();
+        r.dot(&c) + copy.sum() * 2.0 + t.dot(&rev).sum() + col.sum() + flat.dot(&flat)
+    }
+}
+
+mod elementwise_methods {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let y = x.mapv(f64::exp) + x.mapv(f64::sin) * x.mapv(f64::cos);
+        let z = x.exp().sqrt() + x.powi(3) - x.powf(2.0) + x.mapv(|v| v.abs()).mapv(f64::ln_1p);
+        (y * z).sum()
+    }
+}
+
+mod mapv_closures {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: f64) -> f64 {
+        let relu = x.mapv(|v| v.max(0.0));
+        let smooth = x.mapv(|v| {
+            let e = (v * k).exp();
+            e / (1.0 + e) + v * v * 0.5
+        });
+        let constant = x.mapv(|_| 2.0);
+        relu.sum() + smooth.sum() + (x * constant).sum()
+    }
+}
+
+mod indexing {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>, v: &Vec<f64>, s: &[f64]) -> f64 {
+        let last = x.len() - 1;
+        x[0] * x[last] + m[[0, m.ncols() - 1]] * m[[0, 0]] + v[0] * s[s.len() - 1] + s[0]
+    }
+}
+
+mod by_value_and_views {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: Array1<f64>, y: ArrayView1<f64>) -> f64 {
+        (&x * &y).sum() + x.mapv(f64::tanh).sum()
+    }
+}
+
+mod array_result {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, b: &Array1<f64>, #[constant] x: &Array2<f64>) -> Array2<f64> {
+        (x.dot(&w.t()) + b).mapv(f64::tanh)
+    }
+}
+
+mod single_precision {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f32>, s: f32) -> f32 {
+        (x.mapv(f32::exp) * s).sum() / x.len() as f32
+    }
+}
+
+#[test]
+fn operators_broadcast_in_both_directions() {
+    for n in SIZES {
+        check_scalar!(broadcast; ref a da = random((n + 1, n), 1), ref b db = random(n, 2), val s ds = 0.7;);
+        let x = random((n, 2), 3);
+        check_scalar!(scalar_times_constant_array; val s ds = 0.7; &x);
+    }
+}
+
+#[test]
+fn dot_in_every_pairing() {
+    for n in SIZES {
+        let m = n + 2;
+        check_scalar!(dot_pairings; ref m dm = random((m, n), 4), ref u du = random(m, 5), ref v dv = random(n, 6), ref n2 dn = random((n, 3), 7););
+        let (x, v) = (random((m, n), 9), random(m, 10));
+        check_scalar!(dot_constant_sides; ref w dw = random((n, m), 8); &x, &v);
+    }
+}
+
+#[test]
+fn reductions_and_views() {
+    for n in SIZES {
+        check_scalar!(reductions; ref x dx = random((n, n + 2), 11););
+        check_scalar!(views; ref x dx = random((n + 1, n + 1), 12););
+    }
+}
+
+#[test]
+fn elementwise_and_mapv() {
+    for n in SIZES {
+        check_scalar!(elementwise_methods; ref x dx = random(n, 13).mapv(|v| v + 1.5););
+        check_scalar!(mapv_closures; ref x dx = random(n, 14); 0.8);
+    }
+}
+
+#[test]
+fn element_reads_from_arrays_vecs_and_slices() {
+    for n in SIZES {
+        let v: Vec<f64> = random(n, 15).to_vec();
+        let s: Vec<f64> = random(n + 1, 16).to_vec();
+        let x = random(n, 17);
+        let m = random((2, n), 18);
+        let value = indexing::f(&x, &m, &v, &s);
+        let (gvalue, (gx, gm, gv, gs)) = indexing::f_grad(&x, &m, &v, &s);
+        assert_eq!(value, gvalue);
+        // Hand-written reference: each read sends its partner's value back.
+        let last = n - 1;
+        let mut ex = Array1::zeros(n);
+        ex[0] += x[last];
+        ex[last] += x[0];
+        let mut em = Array2::zeros((2, n));
+        em[[0, n - 1]] += m[[0, 0]];
+        em[[0, 0]] += m[[0, n - 1]];
+        let mut ev = vec![0.0; n];
+        ev[0] = s[n];
+        let mut es = vec![0.0; n + 1];
+        es[n] += v[0];
+        es[0] += 1.0;
+        assert_eq!((gx, gm, gv.clone(), gs.clone()), (ex, em, ev, es));
+        let (_, jv) = indexing::f_jvp(&x, &m, &v, &s, &x, &m, &v, &s);
+        let expected = support::Flat::flat_dot(
+            &(x.clone(), m.clone(), v.clone(), s.clone()),
+            &(
+                indexing::f_grad(&x, &m, &v, &s).1 .0,
+                indexing::f_grad(&x, &m, &v, &s).1 .1,
+                gv,
+                gs,
+            ),
+        );
+        assert!(support::check::close(jv, expected, 1e-12));
+    }
+}
+
+#[test]
+fn owned_and_view_parameters() {
+    for n in SIZES {
+        let x = random(n, 19);
+        let y = random(n, 20);
+        let (value, (gx, gy)) = by_value_and_views::f_grad(x.clone(), y.view());
+        assert_eq!(value, by_value_and_views::f(x.clone(), y.view()));
+        let fx = |p: &(Array1<f64>, Array1<f64>)| by_value_and_views::f(p.0.clone(), p.1.view());
+        support::check::assert_gradient(
+            fx,
+            &(x.clone(), y.clone()),
+            &support::Flat::to_flat(&(gx.clone(), gy.clone())),
+        );
+        let (_, jv) = by_value_and_views::f_jvp(x.clone(), y.view(), y.clone(), x.clone());
+        let expected = support::Flat::flat_dot(&(gx, gy), &(y.clone(), x.clone()));
+        assert!(support::check::close(jv, expected, 1e-12));
+    }
+}
+
+#[test]
+fn array_results() {
+    for n in SIZES {
+        let x = random((n + 1, n), 23);
+        check_array!(array_result; ref w dw = random((3, n), 21), ref b db = random(3, 22); &x);
+    }
+}
+
+#[test]
+fn single_precision_arrays() {
+    for n in SIZES {
+        let x: Array1<f32> = random(n, 24).mapv(|v| v as f32);
+        let (value, (gx, gs)) = single_precision::f_grad(&x, 0.5);
+        assert_eq!(value, single_precision::f(&x, 0.5));
+        let expected: Array1<f32> = x.mapv(|v| v.exp() * 0.5 / n as f32);
+        assert!(gx.iter().zip(&expected).all(|(a, b)| (a - b).abs() < 1e-6));
+        assert!((gs - x.mapv(f32::exp).sum() / n as f32).abs() < 1e-5);
+    }
+}
