@@ -81,8 +81,8 @@ fn var(o: &Operand) -> Option<VarId> {
 }
 
 fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
-    let r = &g.rules;
     let s = inst.span;
+    let r = &g.rules_at(s);
     match &inst.op {
         Op::Arith(op, a, b) => {
             let f = format_ident!("{}_pushforward", arith_name(*op, s), span = s);

@@ -14,6 +14,8 @@ pub struct VarInfo {
     /// The name generated code uses: the user's for parameters, a mixed-site
     /// name after the user's binding (or `t1`, `t2`, ... for temporaries).
     pub ident: Ident,
+    /// Where the user's code makes the value, for diagnostics about it.
+    pub span: Span,
     /// The value borrows another (`w.t()`, `x.row(i)`): a pullback closure
     /// recomputes it instead of capturing it.
     pub is_view: bool,

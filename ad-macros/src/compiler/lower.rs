@@ -55,6 +55,10 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         temps: 0,
         consts: 0,
     };
+    // Names generated code declares itself (see `primal.rs` and `emit.rs`).
+    for name in ["rules", "view", "value", "pullback"] {
+        l.reserve(name);
+    }
     let mut params = Vec::new();
     for p in &sig.params {
         let Some(ident) = &p.ident else {
@@ -77,6 +81,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             let v = VarId(l.vars.len());
             l.vars.push(VarInfo {
                 ident: ident.clone(),
+                span: ident.span(),
                 is_view: false,
             });
             l.env.insert(ident.to_string(), Binding::Active(v));
@@ -429,7 +434,11 @@ impl Lowerer<'_> {
         let ident = self.fresh_numbered("t", |s| &mut s.temps);
         let is_view = op.makes_view()
             || matches!(&op, Op::Unwrap(Operand::Var(v), _) if self.vars[v.0].is_view);
-        self.vars.push(VarInfo { ident, is_view });
+        self.vars.push(VarInfo {
+            ident,
+            span,
+            is_view,
+        });
         self.stmts.push(Stmt::Inst(Inst {
             dest,
             op,
@@ -922,6 +931,7 @@ impl Lowerer<'_> {
         let ident = self.fresh(&param.to_string().replace("__unused", "v"));
         self.vars.push(VarInfo {
             ident,
+            span: param.span(),
             is_view: false,
         });
         if param != "__unused" {

@@ -37,6 +37,14 @@ impl<'f> Gen<'f> {
         }
     }
 
+    /// `rules` pointing at the user's expression, so a missing rule (an
+    /// unsupported type) is reported there.
+    pub fn rules_at(&self, span: Span) -> Ident {
+        let mut r = self.rules.clone();
+        r.set_span(self.rules.span().located_at(span));
+        r
+    }
+
     pub fn ident(&self, v: VarId) -> &Ident {
         self.f.ident(v)
     }
@@ -59,7 +67,10 @@ impl<'f> Gen<'f> {
         match o {
             Operand::Var(v) => {
                 let x = self.ident(*v);
-                quote!(#view(&#x))
+                let at = self.f.vars[v.0].span;
+                let mut view = view.clone();
+                view.set_span(self.view.span().located_at(at));
+                quote_spanned!(at=> #view(&#x))
             }
             Operand::Const(Const {
                 tokens,
@@ -92,8 +103,8 @@ impl<'f> Gen<'f> {
     /// The value of a linear or unary instruction with operand `a` replaced
     /// by `a_tokens` (the primal operand, or a tangent for linear ops).
     pub fn apply(&self, inst: &Inst, a: TokenStream) -> TokenStream {
-        let r = &self.rules;
         let s = inst.span;
+        let r = &self.rules_at(s);
         match &inst.op {
             Op::Neg(_) => quote_spanned!(s=> #r::neg(#a)),
             Op::Unary(f, _) => {
@@ -165,8 +176,8 @@ impl<'f> Gen<'f> {
     /// The primal value of an instruction (calls excepted: each mode calls
     /// its own derivative of the callee).
     pub fn primal(&self, inst: &Inst) -> TokenStream {
-        let r = &self.rules;
         let s = inst.span;
+        let r = &self.rules_at(s);
         match &inst.op {
             Op::Arith(op, a, b) => {
                 let f = arith_name(*op, s);

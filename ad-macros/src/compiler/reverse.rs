@@ -188,8 +188,8 @@ impl Builder<'_, '_> {
     /// The cotangent `inst` sends to its operand number `pos`.
     fn pullback(&mut self, inst: &Inst, pos: usize, dy: TokenStream) -> (TokenStream, Kind) {
         let g = self.g;
-        let r = &g.rules;
         let s = inst.span;
+        let r = &g.rules_at(s);
         let side = if pos == 0 { "lhs" } else { "rhs" };
         let dense = |t| (t, Kind::Dense);
         match &inst.op {

@@ -86,9 +86,9 @@ pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, ItemFn> {
                 pt.attrs.retain(|a| !a.path().is_ident("constant"));
                 let constant = pt.attrs.len() != before;
                 if let Type::Reference(r) = &*pt.ty {
-                    if let Some(m) = &r.mutability {
+                    if r.mutability.is_some() {
                         errors.at(
-                            quote!(#m #r),
+                            r,
                             "`&mut` parameters cannot be differentiated: take `&T` and return the new value instead",
                         );
                     }

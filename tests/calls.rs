@@ -1,0 +1,112 @@
+//! Calls between differentiated functions, and custom derivative rules
+//! written by hand as `g_vjp` / `g_jvp`.
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+use support::{random, SIZES};
+
+#[differentiable]
+pub fn dense(w: &Array2<f64>, b: &Array1<f64>, #[constant] x: &Array1<f64>) -> Array1<f64> {
+    (w.dot(x) + b).mapv(f64::tanh)
+}
+
+#[differentiable]
+pub fn square(x: f64) -> f64 {
+    x * x
+}
+
+/// A custom rule: softplus with a hand-written, numerically stable
+/// derivative (the logistic function).
+pub fn softplus(x: f64) -> f64 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+pub fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> (f64,)) {
+    let s = 1.0 / (1.0 + (-x).exp());
+    (softplus(x), move |dy| (dy * s,))
+}
+
+pub fn softplus_jvp(x: f64, dx: f64) -> (f64, f64) {
+    (softplus(x), dx / (1.0 + (-x).exp()))
+}
+
+mod network {
+    use super::*;
+    #[differentiable]
+    pub fn f(
+        w: &Array2<f64>,
+        b: &Array1<f64>,
+        v: &Array1<f64>,
+        #[constant] x: &Array1<f64>,
+    ) -> f64 {
+        let h = dense(w, b, x);
+        let s = h.dot(v);
+        square(s) + softplus(s - 1.0)
+    }
+}
+
+mod called_twice {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        square(x) * square(x + y) + super::square(y)
+    }
+}
+
+mod constant_argument {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] b: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        dense(w, b, x).sum()
+    }
+}
+
+#[test]
+fn nested_differentiable_functions_and_custom_rules() {
+    for n in SIZES {
+        let x = random(n, 3);
+        check_scalar!(network; ref w dw = random((4, n), 1), ref b db = random(4, 2), ref v dv = random(4, 4); &x);
+    }
+    check_scalar!(called_twice; val x dx = 0.3, val y dy = -0.8;);
+}
+
+#[test]
+fn constant_arguments_to_active_parameters() {
+    for n in SIZES {
+        let (b, x) = (random(3, 6), random(n, 7));
+        check_scalar!(constant_argument; ref w dw = random((3, n), 5); &b, &x);
+    }
+}
+
+#[test]
+fn gradients_from_many_threads_agree_with_serial_ones() {
+    let inputs: Vec<_> = (0..16)
+        .map(|i: usize| {
+            let s = i as u64;
+            (
+                random((4, 1 + i % 5), s),
+                random(4, 100 + s),
+                random(4, 200 + s),
+                random(1 + i % 5, 300 + s),
+            )
+        })
+        .collect();
+    let serial: Vec<_> = inputs
+        .iter()
+        .map(|(w, b, v, x)| network::f_grad(w, b, v, x))
+        .collect();
+    let parallel: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .iter()
+            .map(|(w, b, v, x)| scope.spawn(move || network::f_grad(w, b, v, x)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("gradient thread"))
+            .collect()
+    });
+    assert_eq!(serial, parallel);
+}

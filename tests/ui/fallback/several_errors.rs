@@ -1,0 +1,21 @@
+use ad::differentiable;
+use ad::ndarray::Array1;
+
+// Three mistakes, three errors; the caller below still type-checks against
+// the stub derivatives, so nothing cascades.
+#[differentiable]
+fn f(x: &Array1<f64>, y: f64) -> f64 {
+    let a = x.iter().count() as f64 * y;
+    let b = y % 3.0;
+    let c = x.map(|v| v * 2.0);
+    a + b + c.sum()
+}
+
+fn main() {
+    let x = Array1::zeros(3);
+    let (_, (gx, gy)): (f64, (Array1<f64>, f64)) = f_grad(&x, 1.0);
+    let _ = (gx, gy);
+    let (_, pullback) = f_vjp(&x, 1.0);
+    let _: (Array1<f64>, f64) = pullback(1.0);
+    let _: (f64, f64) = f_jvp(&x, 1.0, &x, 1.0);
+}

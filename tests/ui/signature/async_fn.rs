@@ -1,0 +1,8 @@
+use ad::differentiable;
+
+#[differentiable]
+async fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}
