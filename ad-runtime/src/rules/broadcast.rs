@@ -15,6 +15,9 @@ pub fn unbroadcast<F: Float, M: Dimension, D: Dimension>(
             .into_dimensionality::<D>()
             .expect("unbroadcast: same shape, same rank");
     }
+    if let Some(summed) = sum_leading_axes(&dy, &target) {
+        return summed;
+    }
     let mut g = dy.into_dyn();
     while g.ndim() > target.ndim() {
         g = g.sum_axis(Axis(0));
@@ -26,6 +29,31 @@ pub fn unbroadcast<F: Float, M: Dimension, D: Dimension>(
     }
     g.into_dimensionality::<D>()
         .expect("unbroadcast: cotangent shape does not reduce to the argument's")
+}
+
+/// The common case, `x + b` with `b` matching the trailing axes of `x` (a
+/// bias, or a scalar): sums the contiguous blocks of `dy` without going
+/// through dynamic dimensions.
+fn sum_leading_axes<F: Float, M: Dimension, D: Dimension>(
+    dy: &Array<F, M>,
+    target: &D,
+) -> Option<Array<F, D>> {
+    let lead = dy.ndim().checked_sub(target.ndim())?;
+    if dy.shape()[lead..] != *target.slice() {
+        return None;
+    }
+    let data = dy.as_slice()?;
+    let mut out = Array::zeros(target.clone());
+    let acc = out.as_slice_mut()?;
+    if acc.is_empty() {
+        return Some(out);
+    }
+    for block in data.chunks_exact(acc.len()) {
+        for (a, &d) in acc.iter_mut().zip(block) {
+            *a += d;
+        }
+    }
+    Some(out)
 }
 
 /// The shape `a op b` broadcasts to.

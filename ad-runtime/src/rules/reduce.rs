@@ -45,10 +45,21 @@ pub fn sum_axis_pullback<F: Float, D: RemoveAxis>(
     x: ArrayView<'_, F, D>,
     axis: Axis,
 ) -> Array<F, D> {
-    dy.insert_axis(axis)
-        .broadcast(x.raw_dim())
-        .expect("the cotangent of sum_axis has the reduced shape")
-        .to_owned()
+    spread(dy, x, axis, F::one())
+}
+
+/// `dy * scale` repeated along `axis` to the shape of `x`.
+fn spread<F: Float, D: RemoveAxis>(
+    dy: Array<F, D::Smaller>,
+    x: ArrayView<'_, F, D>,
+    axis: Axis,
+    scale: F,
+) -> Array<F, D> {
+    let mut out = Array::zeros(x.raw_dim());
+    for mut lane in out.axis_iter_mut(axis) {
+        lane.zip_mut_with(&dy, |o, &d| *o = d * scale);
+    }
+    out
 }
 
 /// `x.mean_axis(axis)`: `None` when the axis is empty, as ndarray's.
@@ -66,7 +77,5 @@ pub fn mean_axis_pullback<F: Float, D: RemoveAxis>(
     axis: Axis,
 ) -> Array<F, D> {
     let n = F::of(x.len_of(axis) as f64);
-    let mut g = sum_axis_pullback(dy, x, axis);
-    g.mapv_inplace(|v| v / n);
-    g
+    spread(dy, x, axis, n.recip())
 }

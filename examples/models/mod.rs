@@ -1,0 +1,116 @@
+//! The models the showcase trains, the benchmarks time and the tests check:
+//! each as a `#[differentiable]` loss and a hand-written ndarray gradient of
+//! the same function (the practical limit the generated code is measured
+//! against, and an independent reference for the tests).
+//!
+//! Shared by `examples/`, `benches/` and `tests/` through `#[path]`.
+
+#![allow(dead_code)]
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2, Axis};
+
+/// Mean squared error of a one-hidden-layer tanh network on a batch.
+#[differentiable]
+pub fn mlp_loss(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    #[constant] x: &Array2<f64>,
+    #[constant] y: &Array1<f64>,
+) -> f64 {
+    let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
+    let r = &h.dot(w2) - y;
+    r.dot(&r) / y.len() as f64
+}
+
+/// The same loss with the inputs `x` active (their gradient is computed too).
+#[differentiable]
+pub fn mlp_loss_active_x(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    x: &Array2<f64>,
+    #[constant] y: &Array1<f64>,
+) -> f64 {
+    let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
+    let r = &h.dot(w2) - y;
+    r.dot(&r) / y.len() as f64
+}
+
+/// The MLP loss and its gradient, written by hand.
+pub fn mlp_loss_by_hand(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    x: &Array2<f64>,
+    y: &Array1<f64>,
+) -> (f64, (Array2<f64>, Array1<f64>, Array1<f64>)) {
+    let n = y.len() as f64;
+    let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
+    let r = h.dot(w2) - y;
+    let loss = r.dot(&r) / n;
+    let dr = r * (2.0 / n);
+    let g_w2 = h.t().dot(&dr);
+    let mut dz = dr.insert_axis(Axis(1)).dot(&w2.view().insert_axis(Axis(0)));
+    dz.zip_mut_with(&h, |d, &h| *d *= 1.0 - h * h);
+    let g_w1 = dz.t().dot(x);
+    let g_b1 = dz.sum_axis(Axis(0));
+    (loss, (g_w1, g_b1, g_w2))
+}
+
+/// Binary cross-entropy of a multi-instance classifier on one bag (a matrix
+/// with one row per instance, any number of rows): a relu embedding of every
+/// instance, mean pooling, and a logistic head.
+#[differentiable]
+pub fn bag_loss(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    b2: f64,
+    #[constant] bag: &Array2<f64>,
+    #[constant] label: f64,
+) -> f64 {
+    let h = (bag.dot(w1) + b1).mapv(|v| v.max(0.0));
+    let pooled = h.mean_axis(Axis(0)).unwrap();
+    let z = pooled.dot(w2) + b2;
+    // log(1 + e^z) - label z, stable for large |z|.
+    z.max(0.0) + (-z.abs()).exp().ln_1p() - label * z
+}
+
+/// The bag model's logit (for predictions).
+pub fn bag_logit(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    b2: f64,
+    bag: &Array2<f64>,
+) -> f64 {
+    let h = (bag.dot(w1) + b1).mapv(|v| v.max(0.0));
+    h.mean_axis(Axis(0)).unwrap().dot(w2) + b2
+}
+
+/// The bag loss and its gradient, written by hand.
+pub fn bag_loss_by_hand(
+    w1: &Array2<f64>,
+    b1: &Array1<f64>,
+    w2: &Array1<f64>,
+    b2: f64,
+    bag: &Array2<f64>,
+    label: f64,
+) -> (f64, (Array2<f64>, Array1<f64>, Array1<f64>, f64)) {
+    let n = bag.nrows() as f64;
+    let h = (bag.dot(w1) + b1).mapv(|v| v.max(0.0));
+    let pooled = h.mean_axis(Axis(0)).unwrap();
+    let z = pooled.dot(w2) + b2;
+    let loss = z.max(0.0) + (-z.abs()).exp().ln_1p() - label * z;
+    let dz = 1.0 / (1.0 + (-z).exp()) - label;
+    let g_w2 = &pooled * dz;
+    let g_b2 = dz;
+    let dpooled = w2 * (dz / n);
+    let mut dh = h.mapv(|v| if v > 0.0 { 1.0 } else { 0.0 });
+    dh *= &dpooled;
+    let g_w1 = bag.t().dot(&dh);
+    let g_b1 = dh.sum_axis(Axis(0));
+    (loss, (g_w1, g_b1, g_w2, g_b2))
+}
