@@ -102,6 +102,7 @@ mod mapv_closures {
 
 mod indexing {
     use super::*;
+    #[allow(clippy::ptr_arg)] // `&Vec<f64>` is one of the parameter forms under test
     #[differentiable]
     pub fn f(x: &Array1<f64>, m: &Array2<f64>, v: &Vec<f64>, s: &[f64]) -> f64 {
         let last = x.len() - 1;

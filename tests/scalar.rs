@@ -86,6 +86,7 @@ mod shadowing {
 
 mod reassignment {
     use super::*;
+    #[allow(clippy::assign_op_pattern)] // reassignment is what this case tests
     #[differentiable]
     pub fn f(x: f64, y: f64) -> f64 {
         let mut acc = 0.0;

@@ -74,7 +74,7 @@ pub trait Operand: Clone {
     type Dim: Dimension;
     /// The owned value of the same shape, which is also the tangent type:
     /// `F` for a scalar, `Array<F, D>` for a view.
-    type Owned;
+    type Owned: Clone;
     fn as_array(&self) -> ArrayView<'_, Self::Elem, Self::Dim>;
     fn from_array(a: Array<Self::Elem, Self::Dim>) -> Self::Owned;
     fn to_owned(self) -> Self::Owned;

@@ -10,6 +10,12 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2, Axis};
 
+/// The gradients of the MLP's parameters `(w1, b1, w2)`.
+pub type MlpGradient = (Array2<f64>, Array1<f64>, Array1<f64>);
+
+/// The gradients of the bag model's parameters `(w1, b1, w2, b2)`.
+pub type BagGradient = (Array2<f64>, Array1<f64>, Array1<f64>, f64);
+
 /// Mean squared error of a one-hidden-layer tanh network on a batch.
 #[differentiable]
 pub fn mlp_loss(
@@ -45,7 +51,7 @@ pub fn mlp_loss_by_hand(
     w2: &Array1<f64>,
     x: &Array2<f64>,
     y: &Array1<f64>,
-) -> (f64, (Array2<f64>, Array1<f64>, Array1<f64>)) {
+) -> (f64, MlpGradient) {
     let n = y.len() as f64;
     let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
     let r = h.dot(w2) - y;
@@ -98,7 +104,7 @@ pub fn bag_loss_by_hand(
     b2: f64,
     bag: &Array2<f64>,
     label: f64,
-) -> (f64, (Array2<f64>, Array1<f64>, Array1<f64>, f64)) {
+) -> (f64, BagGradient) {
     let n = bag.nrows() as f64;
     let h = (bag.dot(w1) + b1).mapv(|v| v.max(0.0));
     let pooled = h.mean_axis(Axis(0)).unwrap();

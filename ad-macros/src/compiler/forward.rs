@@ -149,13 +149,13 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
         }
         Op::Cast(..) | Op::Call(..) => {
             // Casts are linear; calls are emitted whole by `call`.
-            let v = var(&inst.op.operands()[0]).expect("active operand");
+            let v = var(inst.op.operands()[0]).expect("active operand");
             g.apply(inst, g.tangent(v))
         }
         op => {
             // Linear in its one active operand: the same op on the tangent.
             let v =
-                var(&op.operands()[0]).expect("linear ops are active through their first operand");
+                var(op.operands()[0]).expect("linear ops are active through their first operand");
             if Gen::native(op) {
                 let d = g.dot(v);
                 g.apply(inst, quote!(#d))

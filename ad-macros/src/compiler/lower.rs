@@ -654,7 +654,7 @@ impl Lowerer<'_> {
             }
             Expr::Closure(c) => {
                 self.errors.at(
-                    &c.or1_token,
+                    c.or1_token,
                     format!(
                         "this closure captures the active value `{first}`: closures are differentiated only as the argument of `mapv`; write the computation inline, or make it a `#[differentiable]` function"
                     ),
@@ -662,7 +662,7 @@ impl Lowerer<'_> {
                 None
             }
             Expr::Unsafe(u) => {
-                self.errors.at(&u.unsafe_token, format!("an `unsafe` block that uses the active value `{first}` cannot be differentiated: move it into a function with a hand-written `_vjp` and `_jvp`"));
+                self.errors.at(u.unsafe_token, format!("an `unsafe` block that uses the active value `{first}` cannot be differentiated: move it into a function with a hand-written `_vjp` and `_jvp`"));
                 None
             }
             Expr::Macro(m) => {
@@ -691,13 +691,13 @@ impl Lowerer<'_> {
             }
             Expr::Try(t) => {
                 self.errors.at(
-                    &t.question_token,
+                    t.question_token,
                     "`?` on an active value is not supported: use `.unwrap()` or `.expect(..)`",
                 );
                 None
             }
             Expr::Return(r) => {
-                self.errors.at(&r.return_token, "early `return` is not supported yet: return the value as the body's last expression");
+                self.errors.at(r.return_token, "early `return` is not supported yet: return the value as the body's last expression");
                 None
             }
             _ => {

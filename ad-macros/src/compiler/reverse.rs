@@ -6,7 +6,7 @@
 //! to an adjoint moves in (`let h_bar = ...`), later ones add in place
 //! (`rules::accumulate(&mut h_bar, ...)`). An adjoint is consumed by the
 //! pullbacks of the instruction that defined its variable: the last one takes
-//! it by value, earlier ones a clone.
+//! it by value, earlier ones borrow it.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -174,11 +174,15 @@ impl Builder<'_, '_> {
             self.reverse_call(inst, &active);
             return;
         }
-        for (k, &(pos, v)) in active.iter().enumerate() {
+        // Last operand first: broadcasting usually happens on the right
+        // (`x + b`), so the pullback that only reads the cotangent (a sum
+        // over the broadcast axes) borrows it, and the left one, which can
+        // take its buffer, gets it by value.
+        for (k, &(pos, v)) in active.iter().rev().enumerate() {
             let dy = if k + 1 == active.len() {
                 quote!(#dest_bar)
             } else {
-                quote!(::core::clone::Clone::clone(&#dest_bar))
+                quote!(&#dest_bar)
             };
             let (contribution, kind) = self.pullback(inst, pos, dy);
             self.accumulate(v, contribution, kind);

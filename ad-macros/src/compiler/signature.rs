@@ -31,7 +31,7 @@ pub struct Signature {
 /// Reads the signature, reporting what `#[differentiable]` cannot take.
 /// Without a return type there is nothing to build on: the item comes back
 /// (with its `#[constant]` markers removed).
-pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, ItemFn> {
+pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, Box<ItemFn>> {
     let sig = &item.sig;
     if let Some(t) = &sig.asyncness {
         errors.at(
@@ -110,7 +110,7 @@ pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, ItemFn> {
         }
     }
     let Some(ret) = ret else {
-        return Err(item);
+        return Err(Box::new(item));
     };
     let mut extra_lifetimes = Vec::new();
     for p in &mut params {

@@ -11,6 +11,7 @@
 use ndarray::{Array, ArrayView, DimMax, Dimension, Ix0};
 
 use super::broadcast::{broadcast_owned, co_dim, unbroadcast};
+use super::cotangent::{Cot, IntoCot};
 use crate::{Float, Operand};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,10 +31,10 @@ use ArithOp::*;
 )]
 pub trait Arith<Rhs: Operand<Elem = Self::Elem>>: Operand {
     /// The result, which is also its own tangent type.
-    type Output;
+    type Output: Clone;
     fn apply(op: ArithOp, a: Self, b: Rhs) -> Self::Output;
-    fn pull_lhs(op: ArithOp, dy: Self::Output, a: Self, b: Rhs) -> Self::Owned;
-    fn pull_rhs(op: ArithOp, dy: Self::Output, a: Self, b: Rhs) -> Rhs::Owned;
+    fn pull_lhs(op: ArithOp, dy: Cot<'_, Self::Output>, a: Self, b: Rhs) -> Self::Owned;
+    fn pull_rhs(op: ArithOp, dy: Cot<'_, Self::Output>, a: Self, b: Rhs) -> Rhs::Owned;
     fn push_lhs(op: ArithOp, da: Self, a: Self, b: Rhs) -> Self::Output;
     fn push_rhs(op: ArithOp, db: Rhs, a: Self, b: Rhs) -> Self::Output;
 }
@@ -50,7 +51,8 @@ impl<F: Float> Arith<F> for F {
         }
     }
     #[inline(always)]
-    fn pull_lhs(op: ArithOp, dy: F, _: F, b: F) -> F {
+    fn pull_lhs(op: ArithOp, dy: Cot<'_, F>, _: F, b: F) -> F {
+        let dy = *dy.get();
         match op {
             Add | Sub => dy,
             Mul => dy * b,
@@ -58,7 +60,8 @@ impl<F: Float> Arith<F> for F {
         }
     }
     #[inline(always)]
-    fn pull_rhs(op: ArithOp, dy: F, a: F, b: F) -> F {
+    fn pull_rhs(op: ArithOp, dy: Cot<'_, F>, a: F, b: F) -> F {
+        let dy = *dy.get();
         match op {
             Add => dy,
             Sub => -dy,
@@ -102,34 +105,49 @@ fn array_apply<F: Float, D: Dimension + DimMax<E>, E: Dimension>(
 
 fn array_pull_lhs<F: Float, D: Dimension + DimMax<E>, E: Dimension>(
     op: ArithOp,
-    mut dy: Array<F, Out<D, E>>,
+    dy: Cot<'_, Array<F, Out<D, E>>>,
     a: ArrayView<'_, F, D>,
     b: ArrayView<'_, F, E>,
 ) -> Array<F, D> {
-    match op {
-        Add | Sub => {}
-        Mul => dy.zip_mut_with(&b, |g, &b| *g *= b),
-        Div => dy.zip_mut_with(&b, |g, &b| *g /= b),
-    }
+    let dy = match op {
+        Add | Sub => dy,
+        Mul => Cot::Owned(scaled(dy, |g| g.zip_mut_with(&b, |g, &b| *g *= b))),
+        Div => Cot::Owned(scaled(dy, |g| g.zip_mut_with(&b, |g, &b| *g /= b))),
+    };
     unbroadcast(dy, a.raw_dim())
+}
+
+/// The cotangent, owned, with `f` applied in place.
+fn scaled<F: Float, M: Dimension>(
+    dy: Cot<'_, Array<F, M>>,
+    f: impl FnOnce(&mut Array<F, M>),
+) -> Array<F, M> {
+    let mut g = dy.owned();
+    f(&mut g);
+    g
 }
 
 fn array_pull_rhs<F: Float, D: Dimension + DimMax<E>, E: Dimension>(
     op: ArithOp,
-    mut dy: Array<F, Out<D, E>>,
+    dy: Cot<'_, Array<F, Out<D, E>>>,
     a: ArrayView<'_, F, D>,
     b: ArrayView<'_, F, E>,
 ) -> Array<F, E> {
     match op {
-        Add => {}
-        Sub => dy.mapv_inplace(|g| -g),
-        Mul => dy.zip_mut_with(&a, |g, &a| *g *= a),
+        Add => unbroadcast(dy, b.raw_dim()),
+        Sub => unbroadcast(dy, b.raw_dim()).mapv_into(|g| -g),
+        Mul => unbroadcast(
+            Cot::Owned(scaled(dy, |g| g.zip_mut_with(&a, |g, &a| *g *= a))),
+            b.raw_dim(),
+        ),
         Div => {
-            dy.zip_mut_with(&a, |g, &a| *g *= a);
-            dy.zip_mut_with(&b, |g, &b| *g = -*g / (b * b));
+            let g = scaled(dy, |g| {
+                g.zip_mut_with(&a, |g, &a| *g *= a);
+                g.zip_mut_with(&b, |g, &b| *g = -*g / (b * b));
+            });
+            unbroadcast(Cot::Owned(g), b.raw_dim())
         }
     }
-    unbroadcast(dy, b.raw_dim())
 }
 
 fn array_push_lhs<F: Float, D: Dimension + DimMax<E>, E: Dimension>(
@@ -172,10 +190,10 @@ macro_rules! array_arith {
             fn apply(op: ArithOp, a: Self, b: $rhs) -> $out {
                 array_apply(op, a.as_array(), b.as_array())
             }
-            fn pull_lhs(op: ArithOp, dy: $out, a: Self, b: $rhs) -> Self::Owned {
+            fn pull_lhs(op: ArithOp, dy: Cot<'_, $out>, a: Self, b: $rhs) -> Self::Owned {
                 Self::from_array(array_pull_lhs(op, dy, a.as_array(), b.as_array()))
             }
-            fn pull_rhs(op: ArithOp, dy: $out, a: Self, b: $rhs) -> <$rhs as Operand>::Owned {
+            fn pull_rhs(op: ArithOp, dy: Cot<'_, $out>, a: Self, b: $rhs) -> <$rhs as Operand>::Owned {
                 <$rhs>::from_array(array_pull_rhs(op, dy, a.as_array(), b.as_array()))
             }
             fn push_lhs(op: ArithOp, da: Self, a: Self, b: $rhs) -> $out {
@@ -226,12 +244,18 @@ macro_rules! arith_fns {
             }
         }
         #[inline(always)]
-        pub fn $pull_lhs<A: Arith<B>, B: Operand<Elem = A::Elem>>(dy: A::Output, a: A, b: B) -> A::Owned {
-            A::pull_lhs($op, dy, a, b)
+        pub fn $pull_lhs<'d, A: Arith<B>, B: Operand<Elem = A::Elem>>(dy: impl IntoCot<'d, A::Output>, a: A, b: B) -> A::Owned
+        where
+            A::Output: 'd,
+        {
+            A::pull_lhs($op, dy.into_cot(), a, b)
         }
         #[inline(always)]
-        pub fn $pull_rhs<A: Arith<B>, B: Operand<Elem = A::Elem>>(dy: A::Output, a: A, b: B) -> B::Owned {
-            A::pull_rhs($op, dy, a, b)
+        pub fn $pull_rhs<'d, A: Arith<B>, B: Operand<Elem = A::Elem>>(dy: impl IntoCot<'d, A::Output>, a: A, b: B) -> B::Owned
+        where
+            A::Output: 'd,
+        {
+            A::pull_rhs($op, dy.into_cot(), a, b)
         }
     )*};
 }

@@ -13,6 +13,7 @@
 
 use ndarray::{Array, ArrayView, Dimension};
 
+use super::cotangent::{Cot, IntoCot};
 use crate::{Float, Operand};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,8 +89,8 @@ impl BinaryFn {
 )]
 pub trait ScalarPair<B: Operand<Elem = Self::Elem>>: Operand {
     fn apply(f: BinaryFn, a: Self, b: B) -> Self::Owned;
-    fn pull_lhs(f: BinaryFn, dy: Self::Owned, a: Self, b: B) -> Self::Owned;
-    fn pull_rhs(f: BinaryFn, dy: Self::Owned, a: Self, b: B) -> B::Owned;
+    fn pull_lhs(f: BinaryFn, dy: Cot<'_, Self::Owned>, a: Self, b: B) -> Self::Owned;
+    fn pull_rhs(f: BinaryFn, dy: Cot<'_, Self::Owned>, a: Self, b: B) -> B::Owned;
     fn push(f: BinaryFn, da: Option<Self>, db: Option<B>, a: Self, b: B) -> Self::Owned;
 }
 
@@ -99,12 +100,12 @@ impl<F: Float> ScalarPair<F> for F {
         f.value(a, b)
     }
     #[inline(always)]
-    fn pull_lhs(f: BinaryFn, dy: F, a: F, b: F) -> F {
-        dy * f.partials(a, b, f.value(a, b)).0
+    fn pull_lhs(f: BinaryFn, dy: Cot<'_, F>, a: F, b: F) -> F {
+        *dy.get() * f.partials(a, b, f.value(a, b)).0
     }
     #[inline(always)]
-    fn pull_rhs(f: BinaryFn, dy: F, a: F, b: F) -> F {
-        dy * f.partials(a, b, f.value(a, b)).1
+    fn pull_rhs(f: BinaryFn, dy: Cot<'_, F>, a: F, b: F) -> F {
+        *dy.get() * f.partials(a, b, f.value(a, b)).1
     }
     #[inline(always)]
     fn push(f: BinaryFn, da: Option<F>, db: Option<F>, a: F, b: F) -> F {
@@ -117,13 +118,15 @@ impl<F: Float, D: Dimension> ScalarPair<F> for ArrayView<'_, F, D> {
     fn apply(f: BinaryFn, a: Self, b: F) -> Array<F, D> {
         a.mapv(|a| f.value(a, b))
     }
-    fn pull_lhs(f: BinaryFn, mut dy: Array<F, D>, a: Self, b: F) -> Array<F, D> {
+    fn pull_lhs(f: BinaryFn, dy: Cot<'_, Array<F, D>>, a: Self, b: F) -> Array<F, D> {
+        let mut dy = dy.owned();
         dy.zip_mut_with(&a, |g, &a| *g *= f.partials(a, b, f.value(a, b)).0);
         dy
     }
-    fn pull_rhs(f: BinaryFn, dy: Array<F, D>, a: Self, b: F) -> F {
+    fn pull_rhs(f: BinaryFn, dy: Cot<'_, Array<F, D>>, a: Self, b: F) -> F {
+        let dy = dy.get();
         let mut acc = F::zero();
-        ndarray::Zip::from(&dy)
+        ndarray::Zip::from(dy)
             .and(&a)
             .for_each(|&g, &a| acc += g * f.partials(a, b, f.value(a, b)).1);
         acc
@@ -161,12 +164,18 @@ macro_rules! binary_fns {
             A::push($f, da, db, a, b)
         }
         #[inline(always)]
-        pub fn $pull_lhs<A: ScalarPair<B>, B: Operand<Elem = A::Elem>>(dy: A::Owned, a: A, b: B) -> A::Owned {
-            A::pull_lhs($f, dy, a, b)
+        pub fn $pull_lhs<'d, A: ScalarPair<B>, B: Operand<Elem = A::Elem>>(dy: impl IntoCot<'d, A::Owned>, a: A, b: B) -> A::Owned
+        where
+            A::Owned: 'd,
+        {
+            A::pull_lhs($f, dy.into_cot(), a, b)
         }
         #[inline(always)]
-        pub fn $pull_rhs<A: ScalarPair<B>, B: Operand<Elem = A::Elem>>(dy: A::Owned, a: A, b: B) -> B::Owned {
-            A::pull_rhs($f, dy, a, b)
+        pub fn $pull_rhs<'d, A: ScalarPair<B>, B: Operand<Elem = A::Elem>>(dy: impl IntoCot<'d, A::Owned>, a: A, b: B) -> B::Owned
+        where
+            A::Owned: 'd,
+        {
+            A::pull_rhs($f, dy.into_cot(), a, b)
         }
     )*};
 }
@@ -188,20 +197,20 @@ pub fn mul_add<F: Float>(a: F, b: F, c: F) -> F {
 
 /// `a_bar = y_bar * b` for `y = a.mul_add(b, c)`.
 #[inline(always)]
-pub fn mul_add_pullback_a<F: Float>(dy: F, _: F, b: F) -> F {
-    dy * b
+pub fn mul_add_pullback_a<'d, F: Float>(dy: impl IntoCot<'d, F>, _: F, b: F) -> F {
+    *dy.into_cot().get() * b
 }
 
 /// `b_bar = y_bar * a`.
 #[inline(always)]
-pub fn mul_add_pullback_b<F: Float>(dy: F, a: F, _: F) -> F {
-    dy * a
+pub fn mul_add_pullback_b<'d, F: Float>(dy: impl IntoCot<'d, F>, a: F, _: F) -> F {
+    *dy.into_cot().get() * a
 }
 
 /// `c_bar = y_bar`.
 #[inline(always)]
-pub fn mul_add_pullback_c<F: Float>(dy: F, _: F, _: F) -> F {
-    dy
+pub fn mul_add_pullback_c<'d, F: Float>(dy: impl IntoCot<'d, F>, _: F, _: F) -> F {
+    *dy.into_cot().get()
 }
 
 #[inline(always)]

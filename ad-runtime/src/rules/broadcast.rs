@@ -1,24 +1,28 @@
 use ndarray::{Array, ArrayView, Axis, DimMax, Dimension};
 
+use super::cotangent::Cot;
 use crate::Float;
 
 /// Sums a cotangent of a broadcast result back to the shape `target` of the
 /// argument that was broadcast (leading axes and axes of length 1).
 ///
-/// When the shapes already agree this only relabels the dimension type.
+/// When the shapes already agree this only relabels the dimension type (and
+/// copies a borrowed cotangent); otherwise it only reads the cotangent.
 pub fn unbroadcast<F: Float, M: Dimension, D: Dimension>(
-    dy: Array<F, M>,
+    dy: Cot<'_, Array<F, M>>,
     target: D,
 ) -> Array<F, D> {
-    if dy.shape() == target.slice() {
+    if dy.get().shape() == target.slice() {
         return dy
+            .owned()
             .into_dimensionality::<D>()
             .expect("unbroadcast: same shape, same rank");
     }
-    if let Some(summed) = sum_leading_axes(&dy, &target) {
+    let dy = dy.get();
+    if let Some(summed) = sum_leading_axes(dy, &target) {
         return summed;
     }
-    let mut g = dy.into_dyn();
+    let mut g = dy.view().into_dyn().to_owned();
     while g.ndim() > target.ndim() {
         g = g.sum_axis(Axis(0));
     }

@@ -11,6 +11,7 @@
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
+use super::cotangent::IntoCot;
 use crate::{Float, Operand};
 
 #[diagnostic::on_unimplemented(
@@ -19,10 +20,10 @@ use crate::{Float, Operand};
 )]
 pub trait Dot<Rhs: Operand<Elem = Self::Elem>>: Operand {
     /// The product, which is also its own tangent type.
-    type Output;
+    type Output: Clone;
     fn product(self, b: Rhs) -> Self::Output;
-    fn pull_lhs(dy: Self::Output, a: Self, b: Rhs) -> Self::Owned;
-    fn pull_rhs(dy: Self::Output, a: Self, b: Rhs) -> Rhs::Owned;
+    fn pull_lhs(dy: &Self::Output, a: Self, b: Rhs) -> Self::Owned;
+    fn pull_rhs(dy: &Self::Output, a: Self, b: Rhs) -> Rhs::Owned;
 }
 
 fn outer<F: Float>(u: ArrayView1<'_, F>, v: ArrayView1<'_, F>) -> Array2<F> {
@@ -36,11 +37,11 @@ impl<F: Float> Dot<ArrayView1<'_, F>> for ArrayView1<'_, F> {
     fn product(self, b: ArrayView1<'_, F>) -> F {
         ArrayView1::dot(&self, &b)
     }
-    fn pull_lhs(dy: F, _: Self, b: ArrayView1<'_, F>) -> Array1<F> {
-        b.mapv(|v| v * dy)
+    fn pull_lhs(dy: &F, _: Self, b: ArrayView1<'_, F>) -> Array1<F> {
+        b.mapv(|v| v * *dy)
     }
-    fn pull_rhs(dy: F, a: Self, _: ArrayView1<'_, F>) -> Array1<F> {
-        a.mapv(|v| v * dy)
+    fn pull_rhs(dy: &F, a: Self, _: ArrayView1<'_, F>) -> Array1<F> {
+        a.mapv(|v| v * *dy)
     }
 }
 
@@ -49,11 +50,11 @@ impl<F: Float> Dot<ArrayView1<'_, F>> for ArrayView2<'_, F> {
     fn product(self, b: ArrayView1<'_, F>) -> Array1<F> {
         ArrayView2::dot(&self, &b)
     }
-    fn pull_lhs(dy: Array1<F>, _: Self, b: ArrayView1<'_, F>) -> Array2<F> {
+    fn pull_lhs(dy: &Array1<F>, _: Self, b: ArrayView1<'_, F>) -> Array2<F> {
         outer(dy.view(), b)
     }
-    fn pull_rhs(dy: Array1<F>, a: Self, _: ArrayView1<'_, F>) -> Array1<F> {
-        a.t().dot(&dy)
+    fn pull_rhs(dy: &Array1<F>, a: Self, _: ArrayView1<'_, F>) -> Array1<F> {
+        a.t().dot(dy)
     }
 }
 
@@ -62,10 +63,10 @@ impl<F: Float> Dot<ArrayView2<'_, F>> for ArrayView1<'_, F> {
     fn product(self, b: ArrayView2<'_, F>) -> Array1<F> {
         ArrayView1::dot(&self, &b)
     }
-    fn pull_lhs(dy: Array1<F>, _: Self, b: ArrayView2<'_, F>) -> Array1<F> {
-        b.dot(&dy)
+    fn pull_lhs(dy: &Array1<F>, _: Self, b: ArrayView2<'_, F>) -> Array1<F> {
+        b.dot(dy)
     }
-    fn pull_rhs(dy: Array1<F>, a: Self, _: ArrayView2<'_, F>) -> Array2<F> {
+    fn pull_rhs(dy: &Array1<F>, a: Self, _: ArrayView2<'_, F>) -> Array2<F> {
         outer(a, dy.view())
     }
 }
@@ -75,11 +76,11 @@ impl<F: Float> Dot<ArrayView2<'_, F>> for ArrayView2<'_, F> {
     fn product(self, b: ArrayView2<'_, F>) -> Array2<F> {
         ArrayView2::dot(&self, &b)
     }
-    fn pull_lhs(dy: Array2<F>, _: Self, b: ArrayView2<'_, F>) -> Array2<F> {
+    fn pull_lhs(dy: &Array2<F>, _: Self, b: ArrayView2<'_, F>) -> Array2<F> {
         dy.dot(&b.t())
     }
-    fn pull_rhs(dy: Array2<F>, a: Self, _: ArrayView2<'_, F>) -> Array2<F> {
-        a.t().dot(&dy)
+    fn pull_rhs(dy: &Array2<F>, a: Self, _: ArrayView2<'_, F>) -> Array2<F> {
+        a.t().dot(dy)
     }
 }
 
@@ -91,19 +92,25 @@ pub fn dot<A: Dot<B>, B: Operand<Elem = A::Elem>>(a: A, b: B) -> A::Output {
 }
 
 #[inline(always)]
-pub fn dot_pullback_lhs<A: Dot<B>, B: Operand<Elem = A::Elem>>(
-    dy: A::Output,
+pub fn dot_pullback_lhs<'d, A: Dot<B>, B: Operand<Elem = A::Elem>>(
+    dy: impl IntoCot<'d, A::Output>,
     a: A,
     b: B,
-) -> A::Owned {
-    A::pull_lhs(dy, a, b)
+) -> A::Owned
+where
+    A::Output: 'd,
+{
+    A::pull_lhs(dy.into_cot().get(), a, b)
 }
 
 #[inline(always)]
-pub fn dot_pullback_rhs<A: Dot<B>, B: Operand<Elem = A::Elem>>(
-    dy: A::Output,
+pub fn dot_pullback_rhs<'d, A: Dot<B>, B: Operand<Elem = A::Elem>>(
+    dy: impl IntoCot<'d, A::Output>,
     a: A,
     b: B,
-) -> B::Owned {
-    A::pull_rhs(dy, a, b)
+) -> B::Owned
+where
+    A::Output: 'd,
+{
+    A::pull_rhs(dy.into_cot().get(), a, b)
 }
