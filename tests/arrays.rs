@@ -118,6 +118,41 @@ mod by_value_and_views {
     }
 }
 
+mod constructors {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let zeros = Array1::<f64>::zeros(x.len());
+        let filled = Array1::from_elem(x.len(), s);
+        let grid = Array2::from_elem((2, x.len()), s * s);
+        (x * &filled + &zeros).sum() + (grid * x).sum()
+    }
+}
+
+mod array_with_active_scalar_argument {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, p: f64, b: f64) -> f64 {
+        (x.powf(p) + x.log(b)).sum()
+    }
+}
+
+mod reverse_only {
+    use super::*;
+    #[differentiable(reverse)]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        x.mapv(f64::sin).sum()
+    }
+}
+
+mod forward_only {
+    use super::*;
+    #[differentiable(forward)]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        x.mapv(f64::sin).sum()
+    }
+}
+
 mod array_result {
     use super::*;
     #[differentiable]
@@ -166,6 +201,31 @@ fn elementwise_and_mapv() {
     for n in SIZES {
         check_scalar!(elementwise_methods; ref x dx = random(n, 13).mapv(|v| v + 1.5););
         check_scalar!(mapv_closures; ref x dx = random(n, 14); 0.8);
+    }
+}
+
+#[test]
+fn constructors_and_array_functions_of_active_scalars() {
+    for n in SIZES {
+        check_scalar!(constructors; ref x dx = random(n, 25), val s ds = 0.7;);
+        check_scalar!(array_with_active_scalar_argument; ref x dx = random(n, 26).mapv(|v| v + 1.5), val p dp = 1.7, val b db = 3.0;);
+    }
+}
+
+#[test]
+fn one_mode_only() {
+    for n in SIZES {
+        let x = random(n, 27);
+        let (value, (g,)) = reverse_only::f_grad(&x);
+        assert_eq!(value, reverse_only::f(&x));
+        assert_eq!(g, x.mapv(f64::cos), "d/dx sum(sin x) = cos x");
+        let (value, d) = forward_only::f_jvp(&x, &x);
+        assert_eq!(value, forward_only::f(&x));
+        assert!(support::check::close(
+            d,
+            (x.mapv(f64::cos) * &x).sum(),
+            1e-12
+        ));
     }
 }
 

@@ -29,4 +29,15 @@ macro_rules! snapshot {
     };
 }
 
+/// The IR the compiler lowers a body to, in its text form.
+macro_rules! ir_snapshot {
+    ($name:ident, $($item:tt)*) => {
+        #[test]
+        fn $name() {
+            let ir = compiler::dump_ir(quote!($($item)*));
+            insta::assert_snapshot!(stringify!($name), ir);
+        }
+    };
+}
+
 include!("expand/cases.rs");

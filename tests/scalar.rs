@@ -203,3 +203,23 @@ fn f32_and_casts() {
     assert!((gx - 0.7).abs() < 1e-6);
     assert!((gy - (0.5 + (0.7f32).cos() as f64)).abs() < 1e-6);
 }
+
+mod generic_precision {
+    use super::*;
+    #[differentiable]
+    pub fn f<F: ad::Float>(x: F, y: F) -> F {
+        let z = x * y + x.sin();
+        z.exp() / (y * y + F::one())
+    }
+}
+
+#[test]
+fn generic_over_the_float_type() {
+    let (v64, pullback) = generic_precision::f_vjp(0.3f64, 0.8f64);
+    let (gx, gy) = pullback(1.0);
+    assert_eq!(v64, generic_precision::f(0.3, 0.8));
+    let f = |p: &(f64, f64)| generic_precision::f(p.0, p.1);
+    ad::check::assert_gradient(f, &(0.3, 0.8), &[gx, gy]);
+    let (v32, d32) = generic_precision::f_jvp(0.3f32, 0.8f32, 1.0, 0.0);
+    assert!((v32 as f64 - v64).abs() < 1e-6 && (d32 as f64 - gx).abs() < 1e-5);
+}

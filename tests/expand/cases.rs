@@ -99,3 +99,23 @@ snapshot!(error_stubs, [],
     }
 );
 
+
+// The lowered IR: one operation per instruction, constants in braces.
+
+ir_snapshot!(ir_mlp_loss,
+    fn mlp_loss(w1: &Array2<f64>, b1: &Array1<f64>, w2: &Array1<f64>,
+                #[constant] x: &Array2<f64>, #[constant] y: &Array1<f64>) -> f64 {
+        let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
+        let r = &h.dot(w2) - y;
+        r.dot(&r) / y.len() as f64
+    }
+);
+
+ir_snapshot!(ir_shadowing_and_closure,
+    fn f(x: &Array1<f64>, #[constant] k: f64) -> f64 {
+        let mut s = x.sum();
+        s *= 2.0;
+        let s = s + x.mapv(|v| (v * k).max(0.0)).sum();
+        s
+    }
+);

@@ -77,6 +77,8 @@ pub enum Op {
     IntoShape(Operand, Const),
     /// `x[i]`, `x[[i, j]]`.
     Index(Operand, Const),
+    /// `Array::from_elem(shape, x)` with `x` active.
+    FromElem(Const, Operand),
     /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
     /// method returned.
     Unwrap(Operand, Option<Const>),
@@ -156,6 +158,7 @@ impl Op {
             | Op::InsertAxis(a, _)
             | Op::IntoShape(a, _)
             | Op::Index(a, _)
+            | Op::FromElem(_, a)
             | Op::Unwrap(a, _)
             | Op::Mapv(a, _) => vec![a],
             Op::Call(_, args) => args.iter().map(|a| &a.operand).collect(),
@@ -207,6 +210,7 @@ impl Op {
             Op::InsertAxis(..) => "insert_axis".into(),
             Op::IntoShape(..) => "into_shape_with_order".into(),
             Op::Index(..) => "index".into(),
+            Op::FromElem(..) => "from_elem".into(),
             Op::Unwrap(..) => "unwrap".into(),
             Op::Mapv(..) => "mapv".into(),
             Op::Call(p, _) => {

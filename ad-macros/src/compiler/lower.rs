@@ -557,9 +557,18 @@ impl Lowerer<'_> {
                 _ => self.carries_derivative(&u.expr),
             },
             Expr::Cast(c) => !is_integer_type(&c.ty) && self.carries_derivative(&c.expr),
-            Expr::MethodCall(m) => !ops::INACTIVE.contains(&m.method.to_string().as_str()),
-            Expr::Call(c) => !matches!(&*c.func, Expr::Path(p)
-                if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient")),
+            // A call is inactive when nothing it is given carries a derivative
+            // (`Array1::zeros(x.len())`).
+            Expr::MethodCall(m) => {
+                !ops::INACTIVE.contains(&m.method.to_string().as_str())
+                    && (self.carries_derivative(&m.receiver)
+                        || m.args.iter().any(|a| self.carries_derivative(a)))
+            }
+            Expr::Call(c) => {
+                let stop = matches!(&*c.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"));
+                !stop && c.args.iter().any(|a| self.carries_derivative(a))
+            }
             Expr::Index(i) => self.carries_derivative(&i.expr),
             Expr::Array(a) => a.elems.iter().any(|e| self.carries_derivative(e)),
             Expr::Tuple(t) => t.elems.iter().any(|e| self.carries_derivative(e)),
@@ -965,6 +974,13 @@ impl Lowerer<'_> {
             if ty == "f64" || ty == "f32" {
                 return self.scalar_path_call(name, &args, c, e);
             }
+        }
+        if let (Some("from_elem"), [shape, elem]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            let shape = self.inactive_arg(shape, "the shape of `from_elem`");
+            let elem = self.expr(elem);
+            return Some(self.op_or_constant(Op::FromElem(shape?, elem?), e.span(), e));
         }
         let mut lowered = Vec::new();
         let mut ok = true;

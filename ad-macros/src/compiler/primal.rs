@@ -152,6 +152,10 @@ impl<'f> Gen<'f> {
                 let idx = &idx.tokens;
                 quote_spanned!(s=> #a[#idx])
             }
+            Op::FromElem(shape, _) => {
+                let shape = &shape.tokens;
+                quote_spanned!(s=> #r::from_elem(#shape, #a))
+            }
             Op::Unwrap(_, None) => quote_spanned!(s=> #a.unwrap()),
             Op::Unwrap(_, Some(msg)) => {
                 let msg = &msg.tokens;

@@ -255,6 +255,7 @@ impl Builder<'_, '_> {
                 }
             }
             Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),
+            Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),
             Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
             Op::InsertAxis(_, k) => {
                 let k = self.read_tokens(k);

@@ -32,8 +32,7 @@ macro_rules! dense {
 }
 
 dense! {
-    [] f32;
-    [] f64;
+    [F: Float] F;
     [F: Float, D: Dimension] Array<F, D>;
     [T: TangentSpace] Vec<T>;
 }
@@ -91,8 +90,7 @@ macro_rules! const_tangent_by_value {
 }
 
 const_tangent_by_value! {
-    [] f32;
-    [] f64;
+    [F: Float] F;
     [F: Float, D: Dimension] Array<F, D>;
     [T: Clone] Vec<T>;
 }

@@ -128,3 +128,15 @@ pub fn into_shape_with_order_pullback<F: Float, D: Dimension, E: Dimension>(
 pub fn index_pullback<I, F: Float>(dy: F, index: I) -> IndexScatter<I, F> {
     IndexScatter { index, dy }
 }
+
+/// `Array::from_elem(shape, x)`: every element is `x`.
+#[inline(always)]
+pub fn from_elem<F: Float, Sh: ndarray::ShapeBuilder>(shape: Sh, x: F) -> Array<F, Sh::Dim> {
+    Array::from_elem(shape, x)
+}
+
+/// `x_bar = sum(y_bar)`.
+#[inline(always)]
+pub fn from_elem_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> F {
+    dy.sum()
+}
