@@ -1,0 +1,322 @@
+//! Lowering calls: methods by name, `mapv` and its closure, `f64::name(x)`
+//! paths, and calls of other differentiable functions.
+
+use proc_macro2::{Ident, Span};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Pat};
+
+use super::*;
+use crate::compiler::ir::{Body, CallArg, Closure, Const, Op, Operand, Reduce, VarId, VarInfo};
+use crate::compiler::{ops, scan};
+
+impl Lowerer<'_> {
+    pub(super) fn method(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> Option<Operand> {
+        let name = m.method.to_string();
+        let span = m.method.span();
+        let args: Vec<&Expr> = m.args.iter().collect();
+        if ops::INACTIVE.contains(&name.as_str()) {
+            return Some(self.inactive_result(e));
+        }
+        let arity = |l: &Self, n: usize| {
+            if args.len() != n {
+                l.errors
+                    .at(&m.method, format!("`{name}` takes {n} argument(s) here"));
+                false
+            } else {
+                true
+            }
+        };
+        if let Some(f) = ops::unary(&name) {
+            if !arity(self, 0) {
+                return None;
+            }
+            let a = self.expr(&m.receiver)?;
+            return Some(self.op_or_constant(Op::Unary(f, a), span, e));
+        }
+        if let Some(f) = ops::binary(&name) {
+            if !arity(self, 1) {
+                return None;
+            }
+            let a = self.expr(&m.receiver);
+            let b = self.expr(args[0]);
+            return Some(self.op_or_constant(Op::Binary(f, a?, b?), span, e));
+        }
+        match name.as_str() {
+            "powi" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver);
+                let n = self.inactive_arg(args[0], "the exponent of `powi`");
+                Some(self.op_or_constant(Op::Powi(a?, n?), span, e))
+            }
+            "mul_add" => {
+                if !arity(self, 2) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver);
+                let b = self.expr(args[0]);
+                let c = self.expr(args[1]);
+                Some(self.op_or_constant(Op::MulAdd(a?, b?, c?), span, e))
+            }
+            "dot" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver);
+                let b = self.expr(args[0]);
+                Some(self.op_or_constant(Op::Dot(a?, b?), span, e))
+            }
+            "t" | "reversed_axes" | "sum" | "mean" | "view" | "to_owned" | "clone" | "unwrap" => {
+                if !arity(self, 0) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver)?;
+                let op = match name.as_str() {
+                    "t" | "reversed_axes" => Op::Transpose(a),
+                    "sum" => Op::Reduce(Reduce::Sum, a),
+                    "mean" => Op::Reduce(Reduce::Mean, a),
+                    "view" => Op::View(a),
+                    "unwrap" => Op::Unwrap(a, None),
+                    _ => Op::ToOwned(a),
+                };
+                Some(self.op_or_constant(op, span, e))
+            }
+            "sum_axis"
+            | "mean_axis"
+            | "row"
+            | "column"
+            | "slice"
+            | "insert_axis"
+            | "into_shape_with_order"
+            | "expect" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver);
+                let k = self.inactive_arg(args[0], &format!("the argument of `{name}`"));
+                let (a, k) = (a?, k?);
+                let op = match name.as_str() {
+                    "sum_axis" => Op::ReduceAxis(Reduce::Sum, a, k),
+                    "mean_axis" => Op::ReduceAxis(Reduce::Mean, a, k),
+                    "row" => Op::Row(a, k),
+                    "column" => Op::Column(a, k),
+                    "slice" => Op::Slice(a, k),
+                    "insert_axis" => Op::InsertAxis(a, k),
+                    "into_shape_with_order" => Op::IntoShape(a, k),
+                    _ => Op::Unwrap(a, Some(k)),
+                };
+                Some(self.op_or_constant(op, span, e))
+            }
+            "mapv" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                self.mapv(m, args[0], span, e)
+            }
+            _ => {
+                let receiver_active = !self.active_mentions(&m.receiver).is_empty();
+                let subject = if receiver_active {
+                    "an active value"
+                } else {
+                    "active arguments"
+                };
+                self.errors.at(
+                    &m.method,
+                    format!(
+                        "the method `{name}` on {subject} has no derivative rule: supported methods are {}; wrap the value in `ad::stop_gradient(..)` if no derivative should flow, or write the computation as a function with a hand-written `_vjp` and `_jvp`",
+                        ops::supported_methods()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn mapv(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        f: &Expr,
+        span: Span,
+        e: &Expr,
+    ) -> Option<Operand> {
+        match f {
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                let func = match segs.as_slice() {
+                    [ty, name] if ty == "f64" || ty == "f32" => ops::unary(name),
+                    _ => None,
+                };
+                let Some(func) = func else {
+                    self.errors.at(
+                        f,
+                        "`mapv` is differentiated with a scalar method path such as `f64::tanh` or a closure `|v| ...`: for your own function write `mapv(|v| g(v))`",
+                    );
+                    return None;
+                };
+                let a = self.expr(&m.receiver)?;
+                Some(self.op_or_constant(Op::Unary(func, a), span, e))
+            }
+            Expr::Closure(c) => {
+                if let Some(hit) = self.active_mentions(f).first() {
+                    self.errors.at(
+                        hit,
+                        format!("a `mapv` closure cannot capture the active value `{hit}`: combine it outside the closure, as in `x.mapv(|v| v.exp()) * {hit}`"),
+                    );
+                    return None;
+                }
+                let param = match c.inputs.iter().collect::<Vec<_>>().as_slice() {
+                    [Pat::Ident(p)] => p.ident.clone(),
+                    [Pat::Wild(w)] => Ident::new("__unused", w.span()),
+                    [Pat::Type(pt)] => {
+                        match &*pt.pat {
+                            Pat::Ident(p) => p.ident.clone(),
+                            other => {
+                                self.errors.at(other, "a `mapv` closure takes one parameter bound to a name: `|v| ...`");
+                                return None;
+                            }
+                        }
+                    }
+                    _ => {
+                        self.errors.at(
+                            &c.inputs,
+                            "a `mapv` closure takes one parameter bound to a name: `|v| ...`",
+                        );
+                        return None;
+                    }
+                };
+                let a = self.expr(&m.receiver)?;
+                let (source, _) = scan::rename_expr(f, &self.renames());
+                let closure = self.closure_body(&param, &c.body)?;
+                let source = source.to_token_stream();
+                Some(self.op_or_constant(
+                    Op::Mapv(
+                        a,
+                        Box::new(Closure {
+                            source,
+                            param: closure.0,
+                            body: closure.1,
+                        }),
+                    ),
+                    span,
+                    e,
+                ))
+            }
+            other => {
+                self.errors.at(other, "`mapv` is differentiated with a path such as `f64::tanh` or a closure `|v| ...`");
+                None
+            }
+        }
+    }
+
+    /// Lowers a `mapv` closure's body with its parameter active.
+    pub(super) fn closure_body(&mut self, param: &Ident, body: &Expr) -> Option<(VarId, Body)> {
+        let saved_env = self.env.clone();
+        let saved_stmts = std::mem::take(&mut self.stmts);
+        let v = VarId(self.vars.len());
+        let ident = self.fresh(&param.to_string().replace("__unused", "v"));
+        self.vars.push(VarInfo {
+            ident,
+            span: param.span(),
+            is_view: false,
+        });
+        if param != "__unused" {
+            self.env.insert(param.to_string(), Binding::Active(v));
+        }
+        let result = match body {
+            Expr::Block(b) => self.block(&b.block.stmts, b.span()),
+            e => self.expr(e).unwrap_or_else(|| self.poison()),
+        };
+        let stmts = std::mem::replace(&mut self.stmts, saved_stmts);
+        self.env = saved_env;
+        Some((v, Body { stmts, result }))
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> Option<Operand> {
+        let Expr::Path(func) = &*c.func else {
+            self.errors.at(&c.func, "only calls of named functions can be differentiated: give the function a name and `#[differentiable]`");
+            return None;
+        };
+        let segs: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let args: Vec<&Expr> = c.args.iter().collect();
+        if segs.last().is_some_and(|s| s == "stop_gradient") {
+            return Some(self.inactive_result(e));
+        }
+        if let [ty, name] = segs.as_slice() {
+            if ty == "f64" || ty == "f32" {
+                return self.scalar_path_call(name, &args, c, e);
+            }
+        }
+        if let (Some("from_elem"), [shape, elem]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            let shape = self.inactive_arg(shape, "the shape of `from_elem`");
+            let elem = self.expr(elem);
+            return Some(self.op_or_constant(Op::FromElem(shape?, elem?), e.span(), e));
+        }
+        let mut lowered = Vec::new();
+        let mut ok = true;
+        for arg in &args {
+            let (inner, by_ref) = match arg {
+                Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+                other => (*other, false),
+            };
+            let (source, _) = scan::rename_expr(arg, &self.renames());
+            let operand = if self.active_mentions(inner).is_empty() {
+                Operand::Const(Const {
+                    tokens: source.to_token_stream(),
+                    literal: false,
+                })
+            } else {
+                match self.expr(inner) {
+                    Some(o) => o,
+                    None => {
+                        ok = false;
+                        continue;
+                    }
+                }
+            };
+            lowered.push(CallArg {
+                operand,
+                by_ref,
+                source: source.to_token_stream(),
+            });
+        }
+        if !ok {
+            return None;
+        }
+        Some(self.op_or_constant(Op::Call(Box::new(func.clone()), lowered), e.span(), e))
+    }
+
+    /// `f64::exp(x)`, `f64::max(a, b)`: the method with its receiver first.
+    pub(super) fn scalar_path_call(
+        &mut self,
+        name: &str,
+        args: &[&Expr],
+        c: &syn::ExprCall,
+        e: &Expr,
+    ) -> Option<Operand> {
+        let Some((receiver, rest)) = args.split_first() else {
+            self.errors.at(c, format!("`{name}` needs its argument"));
+            return None;
+        };
+        let method = Ident::new(name, c.func.span());
+        let rest = rest.iter();
+        let call: syn::ExprMethodCall = syn::parse_quote!((#receiver).#method(#(#rest),*));
+        if ops::INACTIVE.contains(&name) {
+            return Some(self.inactive_result(e));
+        }
+        self.method(&call, e)
+    }
+}

@@ -1,0 +1,329 @@
+//! Lowering expressions: operators, casts, indexing, and the split between
+//! values that carry a derivative and constants.
+
+use proc_macro2::Span;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, UnOp};
+
+use super::*;
+use crate::compiler::ir::{Arith, Const, Inst, Op, Operand, Stmt, VarId, VarInfo};
+use crate::compiler::{ops, scan};
+
+impl Lowerer<'_> {
+    // ---- expressions -------------------------------------------------------
+
+    /// An instruction for `op`, or, when every operand turned out inactive
+    /// (`ad::stop_gradient(x) * 2.0`), the user's expression `e` as a constant.
+    pub(super) fn op_or_constant(&mut self, op: Op, span: Span, e: &Expr) -> Operand {
+        if op.var_operands().is_empty() {
+            return self.inactive_result(e);
+        }
+        self.inst(op, span)
+    }
+
+    pub(super) fn inst(&mut self, op: Op, span: Span) -> Operand {
+        let dest = VarId(self.vars.len());
+        let ident = self.fresh_numbered("t", |s| &mut s.temps);
+        let is_view = op.makes_view()
+            || matches!(&op, Op::Unwrap(Operand::Var(v), _) if self.vars[v.0].is_view);
+        self.vars.push(VarInfo {
+            ident,
+            span,
+            is_view,
+        });
+        self.stmts.push(Stmt::Inst(Inst {
+            dest,
+            op,
+            span,
+            ty: None,
+        }));
+        Operand::Var(dest)
+    }
+
+    /// An expression that mentions no active value.
+    pub(super) fn constant(&mut self, e: &Expr) -> Operand {
+        let e = strip_refs(e);
+        if self.is_literal(e) {
+            let (renamed, _) = scan::rename_expr(e, &self.renames());
+            return Operand::Const(Const {
+                tokens: renamed.to_token_stream(),
+                literal: true,
+            });
+        }
+        let (renamed, _) = scan::rename_expr(e, &self.renames());
+        if let Expr::Path(p) = &renamed {
+            if p.qself.is_none() && p.path.segments.len() == 1 {
+                return Operand::Const(Const {
+                    tokens: renamed.to_token_stream(),
+                    literal: false,
+                });
+            }
+        }
+        let local = self.mentions_locals(e);
+        let ident = self.fresh_numbered("c", |s| &mut s.consts);
+        self.stmts.push(Stmt::Const {
+            ident: ident.clone(),
+            expr: renamed.to_token_stream(),
+            local,
+        });
+        Operand::Const(Const {
+            tokens: ident.to_token_stream(),
+            literal: false,
+        })
+    }
+
+    /// An inactive value computed from active ones (`x.len()`, `a < b`,
+    /// `ad::stop_gradient(h)`): kept as written with active names renamed.
+    pub(super) fn inactive_result(&mut self, e: &Expr) -> Operand {
+        let (renamed, _) = scan::rename_expr(e, &self.renames());
+        let ident = self.fresh_numbered("c", |s| &mut s.consts);
+        self.stmts.push(Stmt::Const {
+            ident: ident.clone(),
+            expr: renamed.to_token_stream(),
+            local: true,
+        });
+        Operand::Const(Const {
+            tokens: ident.to_token_stream(),
+            literal: false,
+        })
+    }
+
+    /// An unsuffixed float literal, or arithmetic on such literals and names
+    /// bound to them: its type comes from the active operand beside it.
+    pub(super) fn is_literal(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) => f.suffix().is_empty(),
+                syn::Lit::Int(i) => i.suffix().is_empty(),
+                _ => false,
+            },
+            Expr::Paren(p) => self.is_literal(&p.expr),
+            Expr::Group(g) => self.is_literal(&g.expr),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => self.is_literal(&u.expr),
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_)
+                ) =>
+            {
+                self.is_literal(&b.left) && self.is_literal(&b.right)
+            }
+            Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                matches!(
+                    self.env.get(&i.to_string()),
+                    Some(Binding::Const { literal: true, .. })
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    /// Whether `e`'s value can carry a derivative: it reads an active value
+    /// through something other than a shape query, a comparison, an integer
+    /// cast or `ad::stop_gradient`. Unsupported constructs count as carrying
+    /// one, so lowering reports them.
+    pub(super) fn carries_derivative(&self, e: &Expr) -> bool {
+        if self.active_mentions(e).is_empty() {
+            return false;
+        }
+        match e {
+            Expr::Paren(p) => self.carries_derivative(&p.expr),
+            Expr::Group(g) => self.carries_derivative(&g.expr),
+            Expr::Reference(r) => self.carries_derivative(&r.expr),
+            Expr::Binary(b) => match b.op {
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) => {
+                    self.carries_derivative(&b.left) || self.carries_derivative(&b.right)
+                }
+                BinOp::Lt(_)
+                | BinOp::Le(_)
+                | BinOp::Gt(_)
+                | BinOp::Ge(_)
+                | BinOp::Eq(_)
+                | BinOp::Ne(_)
+                | BinOp::And(_)
+                | BinOp::Or(_) => false,
+                _ => true,
+            },
+            Expr::Unary(u) => match u.op {
+                UnOp::Not(_) => false,
+                _ => self.carries_derivative(&u.expr),
+            },
+            Expr::Cast(c) => !is_integer_type(&c.ty) && self.carries_derivative(&c.expr),
+            // A call is inactive when nothing it is given carries a derivative
+            // (`Array1::zeros(x.len())`).
+            Expr::MethodCall(m) => {
+                !ops::INACTIVE.contains(&m.method.to_string().as_str())
+                    && (self.carries_derivative(&m.receiver)
+                        || m.args.iter().any(|a| self.carries_derivative(a)))
+            }
+            Expr::Call(c) => {
+                let stop = matches!(&*c.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"));
+                !stop && c.args.iter().any(|a| self.carries_derivative(a))
+            }
+            Expr::Index(i) => self.carries_derivative(&i.expr),
+            Expr::Array(a) => a.elems.iter().any(|e| self.carries_derivative(e)),
+            Expr::Tuple(t) => t.elems.iter().any(|e| self.carries_derivative(e)),
+            Expr::Range(_) => false,
+            Expr::Field(f) => self.carries_derivative(&f.base),
+            // `s![..]` builds slice information, never a float.
+            Expr::Macro(m) => !m.mac.path.is_ident("s"),
+            _ => true,
+        }
+    }
+
+    /// Lowers `e` to an operand; `None` after reporting an error.
+    pub(super) fn expr(&mut self, e: &Expr) -> Option<Operand> {
+        let hits = self.active_mentions(e);
+        let Some(first) = hits.first().cloned() else {
+            return Some(self.constant(e));
+        };
+        if !self.carries_derivative(e) {
+            return Some(self.inactive_result(e));
+        }
+        let span = e.span();
+        match e {
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
+            Expr::Path(p) => {
+                let name = p.path.get_ident().map(|i| i.to_string());
+                match name.and_then(|n| self.env.get(&n).cloned()) {
+                    Some(Binding::Active(v)) => Some(Operand::Var(v)),
+                    _ => Some(self.constant(e)),
+                }
+            }
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    BinOp::Add(_) => Arith::Add,
+                    BinOp::Sub(_) => Arith::Sub,
+                    BinOp::Mul(_) => Arith::Mul,
+                    BinOp::Div(_) => Arith::Div,
+                    BinOp::Lt(_)
+                    | BinOp::Le(_)
+                    | BinOp::Gt(_)
+                    | BinOp::Ge(_)
+                    | BinOp::Eq(_)
+                    | BinOp::Ne(_)
+                    | BinOp::And(_)
+                    | BinOp::Or(_) => return Some(self.inactive_result(e)),
+                    other => {
+                        let op = other.to_token_stream();
+                        self.errors.at(
+                            e,
+                            format!(
+                                "the operator `{op}` on the active value `{first}` has no derivative rule: use `+ - * /`, or wrap the value in `ad::stop_gradient(..)` if no derivative should flow"
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                let l = self.expr(&b.left);
+                let r = self.expr(&b.right);
+                Some(self.op_or_constant(Op::Arith(op, l?, r?), span, e))
+            }
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let a = self.expr(&u.expr)?;
+                    Some(self.op_or_constant(Op::Neg(a), span, e))
+                }
+                UnOp::Deref(_) => self.expr(&u.expr),
+                _ => Some(self.inactive_result(e)),
+            },
+            Expr::Cast(c) => {
+                if is_float_type(&c.ty) {
+                    let a = self.expr(&c.expr)?;
+                    Some(self.op_or_constant(Op::Cast(a, c.ty.clone()), span, e))
+                } else if is_integer_type(&c.ty) {
+                    Some(self.inactive_result(e))
+                } else {
+                    let ty = &c.ty;
+                    self.errors.at(
+                        e,
+                        format!("cannot differentiate a cast of the active value `{first}` to `{}`: cast to `f64` or `f32`", quote!(#ty)),
+                    );
+                    None
+                }
+            }
+            Expr::MethodCall(m) => self.method(m, e),
+            Expr::Call(c) => self.call(c, e),
+            Expr::Index(i) => {
+                let base = self.expr(&i.expr);
+                let index = self.inactive_arg(&i.index, "an index");
+                let (base, index) = (base?, index?);
+                Some(self.op_or_constant(Op::Index(base, index), span, e))
+            }
+            Expr::Closure(c) => {
+                self.errors.at(
+                    c.or1_token,
+                    format!(
+                        "this closure captures the active value `{first}`: closures are differentiated only as the argument of `mapv`; write the computation inline, or make it a `#[differentiable]` function"
+                    ),
+                );
+                None
+            }
+            Expr::Unsafe(u) => {
+                self.errors.at(u.unsafe_token, format!("an `unsafe` block that uses the active value `{first}` cannot be differentiated: move it into a function with a hand-written `_vjp` and `_jvp`"));
+                None
+            }
+            Expr::Macro(m) => {
+                let path = &m.mac.path;
+                self.errors.at(
+                    e,
+                    format!("the macro `{}!` cannot be differentiated on the active value `{first}`: compute the value with supported operations, or wrap it in `ad::stop_gradient(..)`", quote!(#path)),
+                );
+                None
+            }
+            Expr::If(_)
+            | Expr::Match(_)
+            | Expr::ForLoop(_)
+            | Expr::While(_)
+            | Expr::Loop(_)
+            | Expr::Block(_) => {
+                self.errors.at_span(
+                    first_token_span(e),
+                    format!("control flow that involves the active value `{first}` is not supported yet: write the computation as straight-line code"),
+                );
+                None
+            }
+            Expr::Field(f) => {
+                self.errors.at(f, format!("field access on the active value `{first}` is not supported yet: pass the field as its own parameter"));
+                None
+            }
+            Expr::Try(t) => {
+                self.errors.at(
+                    t.question_token,
+                    "`?` on an active value is not supported: use `.unwrap()` or `.expect(..)`",
+                );
+                None
+            }
+            Expr::Return(r) => {
+                self.errors.at(r.return_token, "early `return` is not supported yet: return the value as the body's last expression");
+                None
+            }
+            _ => {
+                self.errors.at(e, format!("this expression uses the active value `{first}` in a way `#[differentiable]` cannot differentiate: see the supported syntax in the `ad` docs, or wrap the value in `ad::stop_gradient(..)`"));
+                None
+            }
+        }
+    }
+
+    /// An operand that must be inactive (an exponent, an axis, a shape).
+    pub(super) fn inactive_arg(&mut self, e: &Expr, what: &str) -> Option<Const> {
+        if self.carries_derivative(e) {
+            let hit = self.active_mentions(e)[0].clone();
+            self.errors.at(
+                e,
+                format!("{what} must not depend on the active value `{hit}`: compute it from inactive values (integers, shapes), or wrap it in `ad::stop_gradient(..)`"),
+            );
+            return None;
+        }
+        match self.expr(e)? {
+            Operand::Const(c) => Some(c),
+            Operand::Var(_) => {
+                unreachable!("an expression that carries no derivative lowers to a constant")
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Lowering: the function body into the IR of `ir.rs`.
+//!
+//! Each expression that involves an active value becomes one instruction per
+//! operation, named after the `let` that binds it; shadowing and reassignment
+//! give fresh variables (`h`, `h_1`), and `a += b` becomes `a_1 = a + b`.
+//! Code that touches only inactive values is kept as written. Whatever else
+//! touches an active value is reported at its span.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Ident, Span};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Type};
+
+mod call;
+mod expr;
+mod stmt;
+
+use super::errors::Errors;
+use super::ir::{Body, Function, Stmt, VarId, VarInfo};
+use super::scan::{self, Renames};
+use super::signature::Signature;
+
+#[derive(Clone)]
+enum Binding {
+    Active(VarId),
+    /// An inactive local or parameter; `renamed` when generated code re-bound
+    /// the value under a name of its own.
+    Const {
+        renamed: Option<Ident>,
+        literal: bool,
+        param: bool,
+    },
+}
+
+pub struct Lowerer<'a> {
+    errors: &'a Errors,
+    vars: Vec<VarInfo>,
+    env: HashMap<String, Binding>,
+    stmts: Vec<Stmt>,
+    used_names: HashSet<String>,
+    temps: usize,
+    consts: usize,
+}
+
+/// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
+/// only meaningful when there are none.
+pub fn lower(sig: &Signature, errors: &Errors) -> Function {
+    let mut l = Lowerer {
+        errors,
+        vars: Vec::new(),
+        env: HashMap::new(),
+        stmts: Vec::new(),
+        used_names: HashSet::new(),
+        temps: 0,
+        consts: 0,
+    };
+    // Names generated code declares itself (see `primal.rs` and `emit.rs`).
+    for name in ["rules", "view", "value", "pullback"] {
+        l.reserve(name);
+    }
+    let mut params = Vec::new();
+    for p in &sig.params {
+        let Some(ident) = &p.ident else {
+            params.push(None);
+            for name in scan::pattern_names(&p.pat) {
+                l.used_names.insert(name.clone());
+                l.env.insert(
+                    name,
+                    Binding::Const {
+                        renamed: None,
+                        literal: false,
+                        param: true,
+                    },
+                );
+            }
+            continue;
+        };
+        l.reserve(&ident.to_string());
+        if p.active {
+            let v = VarId(l.vars.len());
+            l.vars.push(VarInfo {
+                ident: ident.clone(),
+                span: ident.span(),
+                is_view: false,
+            });
+            l.env.insert(ident.to_string(), Binding::Active(v));
+            params.push(Some(v));
+        } else {
+            l.env.insert(
+                ident.to_string(),
+                Binding::Const {
+                    renamed: None,
+                    literal: false,
+                    param: true,
+                },
+            );
+            params.push(None);
+        }
+    }
+    let result = l.block(&sig.item.block.stmts, sig.item.block.span());
+    let body = Body {
+        stmts: std::mem::take(&mut l.stmts),
+        result,
+    };
+    Function {
+        vars: l.vars,
+        params,
+        body,
+    }
+}
+
+impl Lowerer<'_> {
+    // ---- names -------------------------------------------------------------
+
+    /// Marks `base` and the adjoint and tangent names derived from it as used.
+    pub(super) fn reserve(&mut self, base: &str) {
+        for suffix in ["", "_bar", "_dot", "_pullback"] {
+            self.used_names.insert(format!("{base}{suffix}"));
+        }
+    }
+
+    pub(super) fn fresh(&mut self, base: &str) -> Ident {
+        let base = base.trim_start_matches("r#");
+        let taken = |s: &Self, n: &str| {
+            ["", "_bar", "_dot", "_pullback"]
+                .iter()
+                .any(|suf| s.used_names.contains(&format!("{n}{suf}")))
+        };
+        let mut name = base.to_string();
+        let mut k = 1;
+        while taken(self, &name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.reserve(&name);
+        Ident::new(&name, Span::mixed_site())
+    }
+
+    pub(super) fn fresh_numbered(
+        &mut self,
+        prefix: &str,
+        counter: fn(&mut Self) -> &mut usize,
+    ) -> Ident {
+        loop {
+            let n = {
+                let c = counter(self);
+                *c += 1;
+                *c
+            };
+            let name = format!("{prefix}{n}");
+            if !self.used_names.contains(&name) {
+                self.reserve(&name);
+                return Ident::new(&name, Span::mixed_site());
+            }
+        }
+    }
+
+    pub(super) fn renames(&self) -> Renames {
+        self.env
+            .iter()
+            .filter_map(|(name, b)| match b {
+                Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
+                Binding::Const { renamed, .. } => {
+                    renamed.clone().map(|ident| (name.clone(), ident))
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn active_renames(&self) -> Renames {
+        self.env
+            .iter()
+            .filter_map(|(name, b)| match b {
+                Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
+                Binding::Const { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The active names `expr` mentions, as written.
+    pub(super) fn active_mentions(&self, expr: &Expr) -> Vec<Ident> {
+        scan::rename_expr(expr, &self.active_renames()).1
+    }
+
+    pub(super) fn mentions_locals(&self, expr: &Expr) -> bool {
+        let locals: Renames = self
+            .env
+            .iter()
+            .filter(|(_, b)| !matches!(b, Binding::Const { param: true, .. }))
+            .map(|(n, _)| (n.clone(), Ident::new("x", Span::call_site())))
+            .collect();
+        !scan::rename_expr(expr, &locals).1.is_empty()
+    }
+}
+
+pub(super) fn strip_refs(e: &Expr) -> &Expr {
+    match e {
+        Expr::Reference(r) if r.mutability.is_none() => strip_refs(&r.expr),
+        Expr::Paren(p) if matches!(&*p.expr, Expr::Reference(_)) => strip_refs(&p.expr),
+        e => e,
+    }
+}
+
+pub(super) fn is_float_type(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
+}
+
+pub(super) fn is_integer_type(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.get_ident().is_some_and(|i| matches!(
+        i.to_string().as_str(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "bool"
+    )))
+}
+
+pub(super) fn first_token_span(e: &Expr) -> Span {
+    e.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
+}
