@@ -119,3 +119,40 @@ ir_snapshot!(ir_shadowing_and_closure,
         s
     }
 );
+
+// Control flow: branches record which arm ran, loops keep a tape.
+
+snapshot!(for_loop_with_tape, [],
+    fn rnn(w: &Array2<f64>, #[constant] xs: &Array2<f64>) -> f64 {
+        let mut h = Array1::<f64>::zeros(w.nrows());
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
+        }
+        h.sum()
+    }
+);
+
+snapshot!(branch, [],
+    fn f(x: f64, y: f64) -> f64 {
+        let mut z = x;
+        if x > 0.5 {
+            z = z * y;
+        } else {
+            z = z + 2.0 * y;
+        }
+        let k = if y > 0.0 { z.sin() } else { z.cos() };
+        k * x
+    }
+);
+
+snapshot!(while_loop, [],
+    fn f(x: f64) -> f64 {
+        let mut acc = 0.0;
+        let mut i = 0;
+        while i < 3 {
+            acc += x * acc + 1.0;
+            i += 1;
+        }
+        acc
+    }
+);

@@ -15,18 +15,79 @@ pub fn useful(body: &Body) -> HashSet<VarId> {
     if let Operand::Var(v) = body.result {
         useful.insert(v);
     }
-    for stmt in body.stmts.iter().rev() {
-        if let Stmt::Inst(inst) = stmt {
-            if useful.contains(&inst.dest) {
-                useful.extend(inst.op.var_operands());
-            }
-        }
-    }
+    mark(&body.stmts, &mut useful);
     useful
 }
 
+fn mark_operand(o: &Operand, useful: &mut HashSet<VarId>) {
+    if let Operand::Var(v) = o {
+        useful.insert(*v);
+    }
+}
+
+/// Backwards over `stmts`: an instruction with a useful result makes its
+/// operands useful; a useful phi its inputs; a loop iterates to a fixpoint,
+/// as each iteration feeds the next.
+fn mark(stmts: &[Stmt], useful: &mut HashSet<VarId>) {
+    for stmt in stmts.iter().rev() {
+        match stmt {
+            Stmt::Inst(inst) => {
+                if useful.contains(&inst.dest) {
+                    useful.extend(inst.op.var_operands());
+                }
+            }
+            Stmt::If(i) => {
+                for phi in &i.phis {
+                    if useful.contains(&phi.dest) {
+                        mark_operand(&phi.then, useful);
+                        mark_operand(&phi.els, useful);
+                    }
+                }
+                mark(&i.then, useful);
+                mark(&i.els, useful);
+            }
+            Stmt::Loop(l) => loop {
+                let before = useful.len();
+                for c in &l.carried {
+                    if useful.contains(&c.output) || useful.contains(&c.input) {
+                        mark_operand(&c.init, useful);
+                        mark_operand(&c.next, useful);
+                    }
+                }
+                mark(&l.body, useful);
+                if useful.len() == before {
+                    break;
+                }
+            },
+            Stmt::Verbatim(_) | Stmt::Const { .. } | Stmt::InactiveLet { .. } => {}
+        }
+    }
+}
+
+/// Whether the body branches or loops over active values (its adjoints are
+/// then `Option`s, see `reverse.rs`).
+pub fn has_control_flow(body: &Body) -> bool {
+    body.stmts
+        .iter()
+        .any(|s| matches!(s, Stmt::If(_) | Stmt::Loop(_)))
+}
+
+/// The variables a block defines at its own level (not in nested blocks).
+pub fn defined_at(stmts: &[Stmt]) -> Vec<VarId> {
+    let mut out = Vec::new();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Inst(i) => out.push(i.dest),
+            Stmt::If(i) => out.extend(i.phis.iter().map(|p| p.dest)),
+            Stmt::Loop(l) => out.extend(l.carried.iter().map(|c| c.output)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// How many cotangent contributions each variable's adjoint receives in the
-/// reverse sweep (the seed counts for the result).
+/// reverse sweep of straight-line code (the seed counts for the result).
 pub fn contributions(body: &Body, useful: &HashSet<VarId>) -> HashMap<VarId, usize> {
     let mut counts = HashMap::new();
     if let Operand::Var(v) = body.result {

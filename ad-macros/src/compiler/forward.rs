@@ -10,7 +10,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use super::activity;
-use super::ir::{Body, Closure, Inst, Op, Operand, Stmt, VarId};
+use std::collections::HashSet;
+
+use super::ir::{Body, Closure, If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::ops;
 use super::primal::{arith_name, Gen};
 use super::reverse::suffixed_path;
@@ -20,12 +22,7 @@ use super::reverse::suffixed_path;
 pub fn body(g: &Gen<'_>, body: &Body) -> (Vec<TokenStream>, Option<TokenStream>) {
     let useful = activity::useful(body);
     let mut out = Vec::new();
-    for stmt in &body.stmts {
-        match stmt {
-            Stmt::Inst(inst) => out.extend(inst_pair(g, inst, useful.contains(&inst.dest))),
-            other => out.extend(g.shared_stmt(other)),
-        }
-    }
+    stmts(g, &body.stmts, &useful, &mut out);
     let result_dot = match &body.result {
         Operand::Var(v) => {
             let d = g.dot(*v);
@@ -34,6 +31,178 @@ pub fn body(g: &Gen<'_>, body: &Body) -> (Vec<TokenStream>, Option<TokenStream>)
         Operand::Const(_) => None,
     };
     (out, result_dot)
+}
+
+fn stmts(g: &Gen<'_>, stmts_: &[Stmt], useful: &HashSet<VarId>, out: &mut Vec<TokenStream>) {
+    for stmt in stmts_ {
+        match stmt {
+            Stmt::Inst(inst) => out.extend(inst_pair(g, inst, useful.contains(&inst.dest))),
+            Stmt::If(i) => out.push(if_pair(g, i, useful)),
+            Stmt::Loop(l) => out.extend(loop_pair(g, l, useful)),
+            other => out.extend(g.shared_stmt(other)),
+        }
+    }
+}
+
+/// A value leaving a block: moved if the block defined it, cloned if it
+/// comes from outside (where it may still be needed).
+fn leaving(
+    g: &Gen<'_>,
+    o: &Operand,
+    local: &[VarId],
+    ident: impl Fn(VarId) -> proc_macro2::Ident,
+) -> TokenStream {
+    match o {
+        Operand::Var(v) if local.contains(v) => {
+            let x = ident(*v);
+            quote!(#x)
+        }
+        Operand::Var(v) => {
+            let x = ident(*v);
+            quote!(::core::clone::Clone::clone(&#x))
+        }
+        Operand::Const(c) => {
+            let _ = g;
+            c.tokens.clone()
+        }
+    }
+}
+
+/// `let (h, h_dot) = if cond { ..; (h_1, h_1_dot) } else { ..; (h, h_dot) };`
+///
+/// A branch that leaves the variable inactive gives it a zero tangent.
+fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
+    let r = &g.rules;
+    let mut dests = Vec::new();
+    for phi in &i.phis {
+        let d = g.ident(phi.dest);
+        dests.push(quote!(#d));
+        if useful.contains(&phi.dest) {
+            let d = g.dot(phi.dest);
+            dests.push(quote!(#d));
+        }
+    }
+    if let Some(c) = &i.value {
+        let c = &c.ident;
+        dests.push(quote!(#c));
+    }
+    let arm = |body: &[Stmt], then: bool| {
+        let mut code = Vec::new();
+        stmts(g, body, useful, &mut code);
+        let local = activity::defined_at(body);
+        let mut values = Vec::new();
+        for phi in &i.phis {
+            let o = if then { &phi.then } else { &phi.els };
+            let value = leaving(g, o, &local, |v| g.ident(v).clone());
+            values.push(value.clone());
+            if useful.contains(&phi.dest) {
+                values.push(match o {
+                    Operand::Var(_) => leaving(g, o, &local, |v| g.dot(v)),
+                    Operand::Const(c) => {
+                        let t = &c.tokens;
+                        quote!(#r::zero_tangent(&#t))
+                    }
+                });
+            }
+        }
+        if let Some(c) = &i.value {
+            values.push(if then { c.then.clone() } else { c.els.clone() });
+        }
+        quote!({ #(#code)* (#(#values,)*) })
+    };
+    let (then, els) = (arm(&i.then, true), arm(&i.els, false));
+    let cond = &i.cond;
+    quote!(let (#(#dests,)*) = if #cond #then else #els;)
+}
+
+/// The carried variables live in slots across iterations:
+///
+/// ```text
+/// let mut h_carried = h0; let mut h_carried_dot = h0_dot;
+/// for t in 0..n { let h = h_carried; let h_dot = h_carried_dot; ..; h_carried = h_1; h_carried_dot = h_1_dot; }
+/// let h_2 = h_carried; let h_2_dot = h_carried_dot;
+/// ```
+fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream> {
+    let r = &g.rules;
+    let local = {
+        let mut d = activity::defined_at(&l.body);
+        d.extend(l.carried.iter().map(|c| c.input));
+        d
+    };
+    let mut before = Vec::new();
+    let mut enter = Vec::new();
+    let mut leave = Vec::new();
+    let mut restore = Vec::new();
+    let mut after = Vec::new();
+    for c in &l.carried {
+        let tangent = useful.contains(&c.input) || useful.contains(&c.output);
+        let slot = slot_ident(g, c.input, "");
+        let (input, output) = (g.ident(c.input), g.ident(c.output));
+        let init = leaving(g, &c.init, &[], |v| g.ident(v).clone());
+        before.push(quote!(let mut #slot = #init;));
+        enter.push(quote!(let #input = #slot;));
+        let next = leaving(g, &c.next, &local, |v| g.ident(v).clone());
+        leave.push(quote!(#slot = #next;));
+        restore.push(quote!(#slot = #input;));
+        after.push(quote!(let #output = #slot;));
+        if tangent {
+            let slot_dot = slot_ident(g, c.input, "_dot");
+            let (input_dot, output_dot) = (g.dot(c.input), g.dot(c.output));
+            before.push(match &c.init {
+                Operand::Var(v) => {
+                    let d = g.dot(*v);
+                    quote!(let mut #slot_dot = ::core::clone::Clone::clone(&#d);)
+                }
+                Operand::Const(_) => quote!(let mut #slot_dot = #r::zero_tangent(&#slot);),
+            });
+            enter.push(quote!(let #input_dot = #slot_dot;));
+            leave.push(match &c.next {
+                Operand::Var(_) => {
+                    let next_dot = leaving(g, &c.next, &local, |v| g.dot(v));
+                    quote!(#slot_dot = #next_dot;)
+                }
+                Operand::Const(_) => quote!(#slot_dot = #r::zero_tangent(&#slot);),
+            });
+            restore.push(quote!(#slot_dot = #input_dot;));
+            after.push(quote!(let #output_dot = #slot_dot;));
+        }
+    }
+    let mut body = Vec::new();
+    stmts(g, &l.body, useful, &mut body);
+    let looped = match &l.head {
+        LoopHead::For { pat, iter, .. } => quote! {
+            for #pat in #iter {
+                #(#enter)*
+                #(#body)*
+                #(#leave)*
+            }
+        },
+        LoopHead::While { cond } => quote! {
+            loop {
+                #(#enter)*
+                if !(#cond) {
+                    #(#restore)*
+                    break;
+                }
+                #(#body)*
+                #(#leave)*
+            }
+        },
+    };
+    let mut out = before;
+    out.push(looped);
+    out.extend(after);
+    out
+}
+
+/// The slot a carried variable lives in between iterations.
+pub fn slot_ident(g: &Gen<'_>, input: VarId, suffix: &str) -> proc_macro2::Ident {
+    format_ident!(
+        "{}_carried{}",
+        g.ident(input),
+        suffix,
+        span = proc_macro2::Span::mixed_site()
+    )
 }
 
 /// The derivative of a `mapv` closure, `|v| f'(v)`, by forward mode with

@@ -123,6 +123,68 @@ pub enum Stmt {
         expr: TokenStream,
         local: bool,
     },
+    /// A `let` of inactive values (kept as written) that binds `names`,
+    /// which the reverse sweep may read (an index computed in a loop).
+    InactiveLet {
+        tokens: TokenStream,
+        names: Vec<Ident>,
+    },
+    If(Box<If>),
+    Loop(Box<Loop>),
+}
+
+/// `if cond { then } else { els }` with an inactive condition. Variables the
+/// branches assign, and the value of the `if` itself, meet in `phis`.
+pub struct If {
+    pub cond: TokenStream,
+    pub then: Vec<Stmt>,
+    pub els: Vec<Stmt>,
+    pub phis: Vec<Phi>,
+    /// The value of the `if` when it is inactive in both branches.
+    pub value: Option<ConstPhi>,
+}
+
+/// `dest` is `then` after the then branch and `els` after the else branch.
+pub struct Phi {
+    pub dest: VarId,
+    pub then: Operand,
+    pub els: Operand,
+}
+
+pub struct ConstPhi {
+    pub ident: Ident,
+    pub then: TokenStream,
+    pub els: TokenStream,
+}
+
+/// `for pat in iter { body }` or `while cond { body }` over inactive
+/// iterators and conditions. Variables the body reassigns are `carried`.
+pub struct Loop {
+    pub head: LoopHead,
+    pub body: Vec<Stmt>,
+    pub carried: Vec<Carried>,
+}
+
+pub enum LoopHead {
+    /// The pattern's names are inactive values the body may read.
+    For {
+        pat: TokenStream,
+        names: Vec<Ident>,
+        iter: TokenStream,
+    },
+    While {
+        cond: TokenStream,
+    },
+}
+
+/// A variable the loop body reassigns: `input` at the start of an
+/// iteration (`init` before the first), `next` at its end, `output` after
+/// the loop.
+pub struct Carried {
+    pub input: VarId,
+    pub init: Operand,
+    pub next: Operand,
+    pub output: VarId,
 }
 
 pub struct Body {
@@ -244,8 +306,14 @@ impl Function {
     }
 
     fn dump_body(&self, body: &Body, depth: usize, out: &mut String) {
+        self.dump_stmts(&body.stmts, depth, out);
         let pad = "  ".repeat(depth);
-        for stmt in &body.stmts {
+        let _ = writeln!(out, "{pad}return {}", self.dump_operand(&body.result));
+    }
+
+    fn dump_stmts(&self, stmts: &[Stmt], depth: usize, out: &mut String) {
+        let pad = "  ".repeat(depth);
+        for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) => {
                     let args: Vec<String> =
@@ -269,16 +337,52 @@ impl Function {
                 Stmt::Verbatim(t) => {
                     let _ = writeln!(out, "{pad}verbatim {{{t}}}");
                 }
+                Stmt::InactiveLet { tokens, .. } => {
+                    let _ = writeln!(out, "{pad}inactive {{{tokens}}}");
+                }
                 Stmt::Const { ident, expr, local } => {
-                    let _ = writeln!(
-                        out,
-                        "{pad}const {ident} = {{{expr}}}{}",
-                        if *local { " local" } else { "" }
-                    );
+                    let local = if *local { " local" } else { "" };
+                    let _ = writeln!(out, "{pad}const {ident} = {{{expr}}}{local}");
+                }
+                Stmt::If(i) => {
+                    let _ = writeln!(out, "{pad}if {{{}}}", i.cond);
+                    self.dump_stmts(&i.then, depth + 1, out);
+                    let _ = writeln!(out, "{pad}else");
+                    self.dump_stmts(&i.els, depth + 1, out);
+                    for phi in &i.phis {
+                        let (t, e) = (self.dump_operand(&phi.then), self.dump_operand(&phi.els));
+                        let _ = writeln!(
+                            out,
+                            "{pad}%{} {} = phi({t}, {e})",
+                            phi.dest.0,
+                            self.ident(phi.dest)
+                        );
+                    }
+                }
+                Stmt::Loop(l) => {
+                    match &l.head {
+                        LoopHead::For { pat, iter, .. } => {
+                            let _ = writeln!(out, "{pad}for {{{pat}}} in {{{iter}}}");
+                        }
+                        LoopHead::While { cond } => {
+                            let _ = writeln!(out, "{pad}while {{{cond}}}");
+                        }
+                    }
+                    for c in &l.carried {
+                        let (init, next) = (self.dump_operand(&c.init), self.dump_operand(&c.next));
+                        let _ = writeln!(
+                            out,
+                            "{pad}  carried %{} {} = {init} then {next}, after: %{} {}",
+                            c.input.0,
+                            self.ident(c.input),
+                            c.output.0,
+                            self.ident(c.output)
+                        );
+                    }
+                    self.dump_stmts(&l.body, depth + 1, out);
                 }
             }
         }
-        let _ = writeln!(out, "{pad}return {}", self.dump_operand(&body.result));
     }
 
     fn dump_operand(&self, o: &Operand) -> String {

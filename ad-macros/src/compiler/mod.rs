@@ -15,6 +15,7 @@ mod ops;
 mod options;
 mod primal;
 mod reverse;
+mod reverse_flow;
 mod scan;
 mod signature;
 

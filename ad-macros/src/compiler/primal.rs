@@ -248,7 +248,8 @@ impl<'f> Gen<'f> {
         match stmt {
             Stmt::Verbatim(t) => Some(t.clone()),
             Stmt::Const { ident, expr, .. } => Some(quote!(let #ident = #expr;)),
-            Stmt::Inst(_) => None,
+            Stmt::InactiveLet { tokens, .. } => Some(tokens.clone()),
+            Stmt::Inst(_) | Stmt::If(_) | Stmt::Loop(_) => None,
         }
     }
 }

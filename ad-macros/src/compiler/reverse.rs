@@ -44,28 +44,47 @@ pub struct Sweeps {
     pub recompute: Vec<TokenStream>,
 }
 
-struct Builder<'g, 'f> {
-    g: &'g Gen<'f>,
+pub(super) struct Builder<'g, 'f> {
+    pub(super) g: &'g Gen<'f>,
+    /// Adjoints are `Option`s (the function branches or loops).
+    pub(super) optional: bool,
+    pub(super) useful: HashSet<VarId>,
+    /// Calls whose pullback closure the reverse sweep calls.
+    pub(super) read_pullbacks: HashSet<VarId>,
+    /// The names each nested block saves for the reverse sweep, by block.
+    pub(super) records: HashMap<(usize, usize), Vec<TokenStream>>,
+    /// The record variable of each `if` and loop that has a reverse sweep.
+    pub(super) record_idents: HashMap<usize, Ident>,
     counts: HashMap<VarId, usize>,
     defined: HashSet<VarId>,
-    reverse: Vec<TokenStream>,
+    pub(super) reverse: Vec<TokenStream>,
     /// Forward names the reverse code reads.
-    read_vars: BTreeSet<VarId>,
-    read_consts: HashSet<String>,
+    pub(super) read_vars: BTreeSet<VarId>,
+    pub(super) read_consts: HashSet<String>,
 }
 
 pub fn sweeps(g: &Gen<'_>) -> Sweeps {
     let f = g.f;
     let useful = activity::useful(&f.body);
     let counts = activity::contributions(&f.body, &useful);
+    let optional = activity::has_control_flow(&f.body);
     let mut b = Builder {
         g,
+        optional,
+        useful: useful.clone(),
+        read_pullbacks: HashSet::new(),
+        records: HashMap::new(),
+        record_idents: HashMap::new(),
         counts,
         defined: HashSet::new(),
         reverse: Vec::new(),
         read_vars: BTreeSet::new(),
         read_consts: HashSet::new(),
     };
+
+    if optional {
+        return b.structured_sweeps();
+    }
 
     let mut forward = Vec::new();
     for stmt in &f.body.stmts {
@@ -124,7 +143,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
 }
 
 impl Builder<'_, '_> {
-    fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
+    pub(super) fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
         let g = self.g;
         if let Op::Call(func, args) = &inst.op {
             if useful {
@@ -138,7 +157,7 @@ impl Builder<'_, '_> {
     }
 
     /// Records a forward name read by the reverse sweep.
-    fn read(&mut self, o: &Operand) -> TokenStream {
+    pub(super) fn read(&mut self, o: &Operand) -> TokenStream {
         match o {
             Operand::Var(v) => {
                 self.read_vars.insert(*v);
@@ -157,7 +176,22 @@ impl Builder<'_, '_> {
         c.tokens.clone()
     }
 
-    fn reverse_inst(&mut self, inst: &Inst) {
+    pub(super) fn reverse_inst(&mut self, inst: &Inst) {
+        if self.optional {
+            // `if let Some(t_bar) = t_bar { .. }`: nothing to do where no
+            // cotangent arrived.
+            let saved = std::mem::take(&mut self.reverse);
+            self.reverse_inst_body(inst);
+            let body = std::mem::replace(&mut self.reverse, saved);
+            let bar = self.g.bar(inst.dest);
+            self.reverse
+                .push(quote!(if let ::core::option::Option::Some(#bar) = #bar { #(#body)* }));
+        } else {
+            self.reverse_inst_body(inst);
+        }
+    }
+
+    fn reverse_inst_body(&mut self, inst: &Inst) {
         let g = self.g;
         let dest_bar = g.bar(inst.dest);
         let active: Vec<(usize, VarId)> = inst
@@ -307,7 +341,7 @@ impl Builder<'_, '_> {
             unreachable!()
         };
         let (dest_bar, pb) = (g.bar(inst.dest), g.pullback(inst.dest));
-        self.read_vars.insert(inst.dest);
+        self.read_pullbacks.insert(inst.dest);
         let names: Vec<Ident> = (0..args.len())
             .map(|i| format_ident!("{}_{}", dest_bar, i))
             .collect();
@@ -329,6 +363,20 @@ impl Builder<'_, '_> {
     fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
         let g = self.g;
         let (r, bar) = (&g.rules, g.bar(v));
+        if self.optional {
+            match kind {
+                Kind::Dense => self
+                    .reverse
+                    .push(quote!(#r::accumulate_dense(&mut #bar, #contribution);)),
+                Kind::Sparse => {
+                    self.read_vars.insert(v);
+                    let x = g.ident(v);
+                    self.reverse
+                        .push(quote!(#r::accumulate_into(&mut #bar, #contribution, &#x);));
+                }
+            }
+            return;
+        }
         if self.defined.insert(v) {
             let m = if self.counts.get(&v).copied().unwrap_or(0) > 1 {
                 quote!(mut)
@@ -353,7 +401,7 @@ impl Builder<'_, '_> {
     /// The forward statements a pullback closure recomputes: the views it
     /// reads (they borrow values the closure also owns) and constants that
     /// may borrow locals, with what they depend on.
-    fn recompute_list(&self) -> Vec<TokenStream> {
+    pub(super) fn recompute_list(&self) -> Vec<TokenStream> {
         let g = self.g;
         let mut need_vars: HashSet<VarId> = self
             .read_vars

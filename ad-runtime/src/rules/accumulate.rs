@@ -182,3 +182,44 @@ impl<F: Float, D: Dimension, E: Dimension, I: SliceArg<D, OutDim = E>> Contribut
         acc
     }
 }
+
+/// Adjoints in code with branches and loops are `Option`s: `None` until a
+/// contribution arrives, so work downstream of a value no cotangent reached
+/// is skipped.
+///
+/// Adds a full cotangent `c` to `acc`.
+#[inline(always)]
+pub fn accumulate_dense<T: TangentSpace>(acc: &mut Option<T>, c: T) {
+    match acc {
+        Some(a) => a.add_assign(&c),
+        None => *acc = Some(c),
+    }
+}
+
+/// Adds any contribution `c` to `acc`, the adjoint of `like`.
+#[inline(always)]
+pub fn accumulate_into<T, C>(acc: &mut Option<T::Tangent>, c: C, like: &T)
+where
+    T: Differentiable + ?Sized,
+    C: Contribution<T::Tangent>,
+{
+    match acc {
+        Some(a) => c.add_to(a),
+        None => *acc = Some(c.into_first(|| like.zero_tangent())),
+    }
+}
+
+/// Moves an adjoint that reached a merge point (a branch's value, a loop's
+/// carried variable) into the adjoint of where the value came from.
+#[inline(always)]
+pub fn transfer<T: TangentSpace>(acc: &mut Option<T>, c: Option<T>) {
+    if let Some(c) = c {
+        accumulate_dense(acc, c);
+    }
+}
+
+/// Which branch of an `if` ran, with the values its reverse sweep reads.
+pub enum Branch<A, B> {
+    Then(A),
+    Else(B),
+}

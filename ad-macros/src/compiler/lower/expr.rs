@@ -275,15 +275,20 @@ impl Lowerer<'_> {
                 );
                 None
             }
-            Expr::If(_)
-            | Expr::Match(_)
-            | Expr::ForLoop(_)
-            | Expr::While(_)
-            | Expr::Loop(_)
-            | Expr::Block(_) => {
+            Expr::If(i) => self.lower_if(i),
+            Expr::ForLoop(_) | Expr::While(_) => {
+                self.lower_loop(e);
+                Some(self.unit())
+            }
+            Expr::Match(_) | Expr::Loop(_) | Expr::Block(_) => {
+                let (what, instead) = match e {
+                    Expr::Match(_) => ("`match`", "`if` / `else if` with comparisons"),
+                    Expr::Loop(_) => ("`loop`", "`while` with an inactive condition"),
+                    _ => ("a block expression", "`let` statements"),
+                };
                 self.errors.at_span(
                     first_token_span(e),
-                    format!("control flow that involves the active value `{first}` is not supported yet: write the computation as straight-line code"),
+                    format!("{what} that involves the active value `{first}` is not supported yet: write it with {instead}"),
                 );
                 None
             }

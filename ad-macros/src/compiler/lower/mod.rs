@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 mod call;
+mod control;
 mod expr;
 mod stmt;
 
@@ -42,6 +43,8 @@ pub struct Lowerer<'a> {
     used_names: HashSet<String>,
     temps: usize,
     consts: usize,
+    /// Names a loop analysis supposes active (see `control.rs`).
+    assumed_active: HashSet<String>,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -55,6 +58,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         used_names: HashSet::new(),
         temps: 0,
         consts: 0,
+        assumed_active: HashSet::new(),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
@@ -111,12 +115,27 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
     }
 }
 
+/// The names generated code derives from a variable's (`h_bar`, `h_dot`,
+/// the slot `h_carried` of a loop, ...): reserved with it, so no other
+/// variable is given one of them.
+const SUFFIXES: [&str; 9] = [
+    "",
+    "_bar",
+    "_dot",
+    "_pullback",
+    "_carried",
+    "_carried_dot",
+    "_carried_bar",
+    "_tape",
+    "_branch",
+];
+
 impl Lowerer<'_> {
     // ---- names -------------------------------------------------------------
 
     /// Marks `base` and the adjoint and tangent names derived from it as used.
     pub(super) fn reserve(&mut self, base: &str) {
-        for suffix in ["", "_bar", "_dot", "_pullback"] {
+        for suffix in SUFFIXES {
             self.used_names.insert(format!("{base}{suffix}"));
         }
     }
@@ -124,7 +143,7 @@ impl Lowerer<'_> {
     pub(super) fn fresh(&mut self, base: &str) -> Ident {
         let base = base.trim_start_matches("r#");
         let taken = |s: &Self, n: &str| {
-            ["", "_bar", "_dot", "_pullback"]
+            SUFFIXES
                 .iter()
                 .any(|suf| s.used_names.contains(&format!("{n}{suf}")))
         };
@@ -170,12 +189,17 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn active_renames(&self) -> Renames {
+        let assumed = self
+            .assumed_active
+            .iter()
+            .map(|n| (n.clone(), Ident::new("assumed", Span::call_site())));
         self.env
             .iter()
             .filter_map(|(name, b)| match b {
                 Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
                 Binding::Const { .. } => None,
             })
+            .chain(assumed)
             .collect()
     }
 

@@ -151,11 +151,18 @@ impl Lowerer<'_> {
             && !matches!(&local.pat, Pat::Type(_));
         let stmt = syn::Stmt::Local(local.clone());
         let (renamed, _) = scan::rename_stmt(&stmt, &self.renames());
-        self.stmts.push(Stmt::Verbatim(renamed.to_token_stream()));
         let pat = match &local.pat {
             Pat::Type(pt) => &*pt.pat,
             p => p,
         };
+        let names = scan::pattern_names(pat)
+            .into_iter()
+            .map(|n| Ident::new(&n, pat.span()))
+            .collect();
+        self.stmts.push(Stmt::InactiveLet {
+            tokens: renamed.to_token_stream(),
+            names,
+        });
         for name in scan::pattern_names(pat) {
             self.used_names.insert(name.clone());
             self.env.insert(

@@ -1,0 +1,446 @@
+//! Lowering control flow: `if`/`else` and `for`/`while` loops whose
+//! conditions and iterators are inactive.
+//!
+//! Branches are lowered one after the other from the same bindings; a
+//! variable they leave bound differently meets in a phi after the `if`. A loop
+//! body is lowered once, with the variables it reassigns (found beforehand by
+//! a fixpoint over its assignments) bound to the value at the start of an
+//! iteration; their value at the end is carried to the next one.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, Pat};
+
+use super::*;
+use crate::compiler::ir::{
+    Carried, ConstPhi, If, Loop, LoopHead, Operand, Phi, Stmt, VarId, VarInfo,
+};
+use crate::compiler::scan;
+
+impl Lowerer<'_> {
+    /// `if cond { .. } else { .. }`, as a statement or an expression.
+    ///
+    /// Input:  `let y = if c { h = h * 2.0; h } else { x };`
+    /// Output: `If { then: [h_1 = mul(h, 2.0)], els: [], phis: [h_2 = phi(h_1, h), t = phi(h_1, x)] }`
+    pub(super) fn lower_if(&mut self, i: &syn::ExprIf) -> Option<Operand> {
+        if self.carries_derivative(&i.cond) {
+            self.errors.at(
+                &i.cond,
+                "a condition must not be an active value: compare values (`x > 0.0`) or wrap it in `ad::stop_gradient(..)`",
+            );
+            return None;
+        }
+        self.reject_exits(&i.then_branch, "`if`");
+        let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
+        let before = self.env.clone();
+        let outer = std::mem::take(&mut self.stmts);
+
+        let then_value = self.branch_value(&i.then_branch.stmts);
+        let then = std::mem::take(&mut self.stmts);
+        let then_env = std::mem::replace(&mut self.env, before.clone());
+
+        let else_value = match &i.else_branch {
+            None => None,
+            Some((_, els)) => match &**els {
+                Expr::Block(b) => {
+                    self.reject_exits(&b.block, "`else`");
+                    self.branch_value(&b.block.stmts)
+                }
+                Expr::If(nested) => self.lower_if(nested),
+                other => self.expr(other),
+            },
+        };
+        let els = std::mem::replace(&mut self.stmts, outer);
+        let else_env = std::mem::replace(&mut self.env, before.clone());
+
+        let mut phis = Vec::new();
+        let mut names: Vec<&String> = before.keys().collect();
+        names.sort();
+        for name in names {
+            let (t, f) = (&then_env[name], &else_env[name]);
+            if same_binding(t, &before[name]) && same_binding(f, &before[name]) {
+                continue;
+            }
+            if !matches!(t, Binding::Active(_)) && !matches!(f, Binding::Active(_)) {
+                // Inactive on both sides: the branches assigned it in place.
+                continue;
+            }
+            let dest = self.new_var(name, i.if_token.span);
+            phis.push(Phi {
+                dest,
+                then: self.operand_of(name, t),
+                els: self.operand_of(name, f),
+            });
+            self.env.insert(name.clone(), Binding::Active(dest));
+        }
+
+        let value = match (&then_value, &else_value) {
+            (Some(Operand::Var(_)), _) | (_, Some(Operand::Var(_))) => {
+                let (t, f) = (
+                    then_value_or_unit(&then_value),
+                    then_value_or_unit(&else_value),
+                );
+                let dest = self.new_var("t", i.if_token.span);
+                phis.push(Phi {
+                    dest,
+                    then: t,
+                    els: f,
+                });
+                Some(Operand::Var(dest))
+            }
+            (Some(Operand::Const(t)), Some(Operand::Const(f))) => {
+                let ident = self.fresh_numbered("c", |s| &mut s.consts);
+                let value = ConstPhi {
+                    ident: ident.clone(),
+                    then: t.tokens.clone(),
+                    els: f.tokens.clone(),
+                };
+                self.stmts.push(Stmt::If(Box::new(If {
+                    cond: cond.to_token_stream(),
+                    then,
+                    els,
+                    phis,
+                    value: Some(value),
+                })));
+                return Some(Operand::Const(crate::compiler::ir::Const {
+                    tokens: ident.to_token_stream(),
+                    literal: false,
+                }));
+            }
+            _ => None,
+        };
+        self.stmts.push(Stmt::If(Box::new(If {
+            cond: cond.to_token_stream(),
+            then,
+            els,
+            phis,
+            value: None,
+        })));
+        Some(value.unwrap_or_else(|| self.unit()))
+    }
+
+    /// The statements of a branch, and its value if it ends in one.
+    fn branch_value(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
+        let (last, init) = stmts.split_last()?;
+        for stmt in init {
+            self.stmt(stmt);
+        }
+        match last {
+            syn::Stmt::Expr(e, None) if !is_statement_like(e) => self.expr(e),
+            other => {
+                self.stmt(other);
+                None
+            }
+        }
+    }
+
+    /// `for pat in iter { body }` and `while cond { body }`.
+    pub(super) fn lower_loop(&mut self, e: &Expr) {
+        let (head, body, pattern_names) = match e {
+            Expr::ForLoop(f) => {
+                if self.carries_derivative(&f.expr) {
+                    self.errors.at(
+                        &f.expr,
+                        "a loop must iterate over inactive values (a range such as `0..x.len()`)",
+                    );
+                    return;
+                }
+                if f.label.is_some() {
+                    self.errors.at(
+                        &f.label,
+                        "loop labels are not supported yet: remove the label",
+                    );
+                }
+                let (iter, _) = scan::rename_expr(&f.expr, &self.renames());
+                let names: Vec<Ident> = scan::pattern_names(&f.pat)
+                    .into_iter()
+                    .map(|n| Ident::new(&n, f.pat.span()))
+                    .collect();
+                let pat = f.pat.to_token_stream();
+                (
+                    LoopHead::For {
+                        pat,
+                        names: names.clone(),
+                        iter: iter.to_token_stream(),
+                    },
+                    &f.body,
+                    names,
+                )
+            }
+            Expr::While(w) => {
+                if w.label.is_some() {
+                    self.errors.at(
+                        &w.label,
+                        "loop labels are not supported yet: remove the label",
+                    );
+                }
+                if matches!(&*w.cond, Expr::Let(_)) {
+                    self.errors.at(
+                        &w.cond,
+                        "`while let` is not supported: loop over a range instead",
+                    );
+                    return;
+                }
+                (
+                    LoopHead::While {
+                        cond: TokenStream::new(),
+                    },
+                    &w.body,
+                    Vec::new(),
+                )
+            }
+            _ => unreachable!("lower_loop is called on loops"),
+        };
+        self.reject_exits(body, "loop");
+        let carried_names = self.carried_names(body, &pattern_names);
+        let before = self.env.clone();
+        let outer = std::mem::take(&mut self.stmts);
+        let mut inputs = Vec::new();
+        for name in &carried_names {
+            let input = self.new_var(name, e.span());
+            self.env.insert(name.clone(), Binding::Active(input));
+            inputs.push(input);
+        }
+        for name in &pattern_names {
+            self.env.insert(
+                name.to_string(),
+                Binding::Const {
+                    renamed: None,
+                    literal: false,
+                    param: false,
+                },
+            );
+        }
+        // The condition of a `while` sees the carried values of the iteration.
+        let head = match (head, e) {
+            (LoopHead::While { .. }, Expr::While(w)) => {
+                if self.carries_derivative(&w.cond) {
+                    self.errors.at(
+                        &w.cond,
+                        "a loop condition must not be an active value: compare values (`x > 0.0`)",
+                    );
+                }
+                let (cond, _) = scan::rename_expr(&w.cond, &self.renames());
+                LoopHead::While {
+                    cond: cond.to_token_stream(),
+                }
+            }
+            (head, _) => head,
+        };
+        for stmt in &body.stmts {
+            match stmt {
+                syn::Stmt::Expr(e, None) => self.expr_stmt(e, false),
+                other => self.stmt(other),
+            }
+        }
+        let body_stmts = std::mem::replace(&mut self.stmts, outer);
+        let body_env = std::mem::replace(&mut self.env, before.clone());
+        let mut carried = Vec::new();
+        for (name, input) in carried_names.iter().zip(inputs) {
+            let output = self.new_var(name, e.span());
+            let init = self.operand_of(name, &before[name]);
+            let next = self.operand_of(name, &body_env[name]);
+            self.env.insert(name.clone(), Binding::Active(output));
+            carried.push(Carried {
+                input,
+                init,
+                next,
+                output,
+            });
+        }
+        self.stmts.push(Stmt::Loop(Box::new(Loop {
+            head,
+            body: body_stmts,
+            carried,
+        })));
+    }
+
+    /// The variables declared before the loop that its body makes active:
+    /// assigned from a value that carries a derivative, given the others.
+    fn carried_names(&mut self, body: &syn::Block, pattern_names: &[Ident]) -> Vec<String> {
+        let assigned = assignments(body);
+        let mut carried: HashSet<String> = HashSet::new();
+        loop {
+            // Two passes over the body: a value made active late in one
+            // iteration is active early in the next.
+            let mut assumed: HashSet<String> = carried.clone();
+            let mut next = carried.clone();
+            for _ in 0..2 {
+                for (target, rhs, is_let) in &assigned {
+                    if pattern_names.iter().any(|p| p == target) {
+                        continue;
+                    }
+                    self.assumed_active = assumed.clone();
+                    let active = self.carries_derivative(rhs)
+                        || (!is_let && matches!(self.env.get(target), Some(Binding::Active(_))));
+                    self.assumed_active.clear();
+                    if active {
+                        assumed.insert(target.clone());
+                        if !*is_let && self.env.contains_key(target) {
+                            next.insert(target.clone());
+                        }
+                    }
+                }
+            }
+            if next == carried {
+                break;
+            }
+            carried = next;
+        }
+        let mut names: Vec<String> = carried.into_iter().collect();
+        names.sort();
+        names
+    }
+
+    /// `break`, `continue` and `return` in code with active values are not
+    /// supported yet; report them rather than skip a tape entry.
+    fn reject_exits(&self, block: &syn::Block, what: &str) {
+        struct Exits(Vec<(Span, &'static str)>);
+        impl<'ast> Visit<'ast> for Exits {
+            fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+                self.0.push((b.break_token.span, "break"));
+            }
+            fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+                self.0.push((c.continue_token.span, "continue"));
+            }
+            fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+                self.0.push((r.return_token.span, "return"));
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut exits = Exits(Vec::new());
+        exits.visit_block(block);
+        for (span, kind) in exits.0 {
+            self.errors.at_span(
+                span,
+                format!("`{kind}` inside a {what} that computes active values is not supported yet: restructure the {what} so it runs to its end"),
+            );
+        }
+    }
+
+    fn new_var(&mut self, name: &str, span: Span) -> VarId {
+        let v = VarId(self.vars.len());
+        let ident = self.fresh(name);
+        self.vars.push(VarInfo {
+            ident,
+            span,
+            is_view: false,
+        });
+        v
+    }
+
+    /// The current value of the user's `name` under `binding`.
+    fn operand_of(&self, name: &str, binding: &Binding) -> Operand {
+        match binding {
+            Binding::Active(v) => Operand::Var(*v),
+            Binding::Const {
+                renamed, literal, ..
+            } => {
+                let ident = renamed
+                    .clone()
+                    .unwrap_or_else(|| Ident::new(name, Span::call_site()));
+                Operand::Const(crate::compiler::ir::Const {
+                    tokens: ident.to_token_stream(),
+                    literal: *literal,
+                })
+            }
+        }
+    }
+
+    pub(super) fn unit(&self) -> Operand {
+        Operand::Const(crate::compiler::ir::Const {
+            tokens: quote!(()),
+            literal: false,
+        })
+    }
+}
+
+fn then_value_or_unit(v: &Option<Operand>) -> Operand {
+    v.clone()
+        .unwrap_or(Operand::Const(crate::compiler::ir::Const {
+            tokens: quote!(()),
+            literal: false,
+        }))
+}
+
+fn same_binding(a: &Binding, b: &Binding) -> bool {
+    match (a, b) {
+        (Binding::Active(x), Binding::Active(y)) => x == y,
+        (Binding::Const { renamed: x, .. }, Binding::Const { renamed: y, .. }) => x == y,
+        _ => false,
+    }
+}
+
+/// Expressions whose value is `()`: a tail `h = f(h)` is a statement.
+fn is_statement_like(e: &Expr) -> bool {
+    match e {
+        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
+        Expr::Binary(b) => matches!(
+            b.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+        ),
+        Expr::If(i) => i.else_branch.is_none(),
+        _ => false,
+    }
+}
+
+/// Every `name = rhs`, `name op= rhs` (as `name = name op rhs`) and
+/// `let name = rhs` in a block, in order, nested blocks included.
+fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
+    struct Assigns(Vec<(String, Expr, bool)>);
+    impl<'ast> Visit<'ast> for Assigns {
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            if let Expr::Path(p) = &*a.left {
+                if let Some(i) = p.path.get_ident() {
+                    self.0.push((i.to_string(), (*a.right).clone(), false));
+                }
+            }
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            use syn::BinOp::*;
+            if matches!(
+                b.op,
+                AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_)
+            ) {
+                if let Expr::Path(p) = &*b.left {
+                    if let Some(i) = p.path.get_ident() {
+                        let whole: Expr = Expr::Binary(syn::ExprBinary {
+                            attrs: Vec::new(),
+                            left: b.left.clone(),
+                            op: syn::BinOp::Add(Default::default()),
+                            right: b.right.clone(),
+                        });
+                        self.0.push((i.to_string(), whole, false));
+                    }
+                }
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (Some(init), Pat::Ident(p)) = (&l.init, &l.pat) {
+                self.0
+                    .push((p.ident.to_string(), (*init.expr).clone(), true));
+            } else if let (Some(init), Pat::Type(pt)) = (&l.init, &l.pat) {
+                if let Pat::Ident(p) = &*pt.pat {
+                    self.0
+                        .push((p.ident.to_string(), (*init.expr).clone(), true));
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut a = Assigns(Vec::new());
+    a.visit_block(block);
+    a.0
+}

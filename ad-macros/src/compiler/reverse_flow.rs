@@ -1,0 +1,463 @@
+//! Reverse mode for bodies with branches and loops.
+//!
+//! The reverse sweep of an `if` runs the reverse of the branch the forward
+//! sweep took; of a loop, the reverse of its iterations, last first. Each
+//! nested block saves what its reverse code reads (its *record*): an `if`
+//! returns `rules::Branch::Then((..))` or `Else((..))` beside its values, a
+//! loop pushes one tuple per iteration on its tape (an owned `Vec`; a count
+//! when an iteration needs nothing saved). Views are not saved but
+//! recomputed from what they view.
+//!
+//! Adjoints are `Option`s here: `None` until a contribution arrives, and an
+//! instruction whose result received none is skipped. Where values meet (a
+//! branch's value, a loop's carried variable) the adjoint is moved back with
+//! `rules::transfer`.
+//!
+//! ```text
+//! for t in 0..n { h = f(w, h); }          let mut h_carried_bar = h_2_bar.take();
+//!   forward: tape.push((h, ..));          for (h, ..) in h_tape.into_iter().rev() {
+//!                                             transfer(&mut h_1_bar, h_carried_bar.take());
+//!                                             <reverse of h_1 = f(w, h)>
+//!                                             h_carried_bar = h_bar.take();
+//!                                         }
+//!                                         transfer(&mut h0_bar, h_carried_bar);
+//! ```
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::activity;
+use super::forward::slot_ident;
+use super::ir::{If, Loop, LoopHead, Operand, Stmt, VarId};
+use super::reverse::{Builder, Sweeps};
+
+/// A key for an `if` or a loop: its address, stable while the IR lives.
+fn key<T>(x: &T) -> usize {
+    x as *const T as usize
+}
+
+/// A key for a block of statements.
+fn block_key(stmts: &[Stmt]) -> (usize, usize) {
+    (stmts.as_ptr() as usize, stmts.len())
+}
+
+impl Builder<'_, '_> {
+    pub(super) fn structured_sweeps(mut self) -> Sweeps {
+        let g = self.g;
+        let f = g.f;
+        let top = &f.body.stmts;
+        self.reverse_block(top);
+        let body = std::mem::take(&mut self.reverse);
+
+        let result_var = match &f.body.result {
+            Operand::Var(v) => Some(*v),
+            Operand::Const(_) => None,
+        };
+        let mut declared: Vec<VarId> = activity::defined_at(top);
+        declared.extend(f.params.iter().flatten());
+        let declared: Vec<VarId> = declared
+            .into_iter()
+            .filter(|v| Some(*v) != result_var)
+            .collect();
+        let mut reverse = self.declare(&declared);
+        let seed = result_var.map(|v| g.bar(v));
+        if let Some(seed) = &seed {
+            reverse.push(quote!(let mut #seed = ::core::option::Option::Some(#seed);));
+        }
+        reverse.extend(body);
+
+        let forward = self.forward_stmts(top);
+        let r = &g.rules;
+        let gradients = f
+            .params
+            .iter()
+            .map(|p| match p {
+                Some(v) if self.useful.contains(v) => {
+                    let (bar, x) = (g.bar(*v), g.ident(*v));
+                    quote!(#bar.unwrap_or_else(|| #r::zero_tangent(&#x)))
+                }
+                Some(v) => {
+                    let x = g.ident(*v);
+                    quote!(#r::zero_tangent(&#x))
+                }
+                None => quote!(::ad::NoTangent),
+            })
+            .collect();
+        let result = match &f.body.result {
+            Operand::Var(v) => {
+                let x = g.ident(*v);
+                quote!(#x)
+            }
+            Operand::Const(c) => c.tokens.clone(),
+        };
+        let result_read_by_reverse = result_var.is_some_and(|v| self.read_vars.contains(&v));
+        let recompute = self.recompute_list();
+        Sweeps {
+            forward,
+            reverse,
+            seed,
+            result,
+            result_read_by_reverse,
+            gradients,
+            recompute,
+        }
+    }
+
+    /// `let mut v_bar = None;` for the useful ones of `vars`.
+    fn declare(&self, vars: &[VarId]) -> Vec<TokenStream> {
+        vars.iter()
+            .filter(|v| self.useful.contains(v))
+            .map(|v| {
+                let bar = self.g.bar(*v);
+                quote!(let mut #bar = ::core::option::Option::None;)
+            })
+            .collect()
+    }
+
+    fn reverse_block(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts.iter().rev() {
+            match stmt {
+                Stmt::Inst(i) if self.useful.contains(&i.dest) => self.reverse_inst(i),
+                Stmt::If(i) => self.reverse_if(i),
+                Stmt::Loop(l) => self.reverse_loop(l),
+                _ => {}
+            }
+        }
+    }
+
+    /// The reverse code of a nested block, wrapped as
+    /// `declarations; pre; recomputed views; reverse; post`, and its record.
+    fn nested(
+        &mut self,
+        stmts: &[Stmt],
+        extra_vars: &[VarId],
+        extra_consts: &[Ident],
+        pre: Vec<TokenStream>,
+        post: Vec<TokenStream>,
+    ) -> (TokenStream, Vec<TokenStream>) {
+        let saved = std::mem::take(&mut self.reverse);
+        self.reverse_block(stmts);
+        let body = std::mem::replace(&mut self.reverse, saved);
+        let recompute = self.recompute_views(stmts);
+        let mut vars = activity::defined_at(stmts);
+        vars.extend(extra_vars);
+        let items = self.record_items(stmts, &vars, extra_consts);
+        self.records.insert(block_key(stmts), items.clone());
+        let decl = self.declare(&vars);
+        (
+            quote!(#(#decl)* #(#pre)* #(#recompute)* #(#body)* #(#post)*),
+            items,
+        )
+    }
+
+    /// The views defined in `stmts` that the reverse code reads, recomputed
+    /// (with the views they read) in forward order.
+    fn recompute_views(&mut self, stmts: &[Stmt]) -> Vec<TokenStream> {
+        let g = self.g;
+        let mut need: HashSet<VarId> = HashSet::new();
+        let mut out = Vec::new();
+        for stmt in stmts.iter().rev() {
+            let Stmt::Inst(inst) = stmt else { continue };
+            let view = g.f.vars[inst.dest.0].is_view;
+            if !(view && (self.read_vars.contains(&inst.dest) || need.contains(&inst.dest))) {
+                continue;
+            }
+            need.insert(inst.dest);
+            for o in inst.op.operands() {
+                match o {
+                    Operand::Var(v) if g.f.vars[v.0].is_view => {
+                        need.insert(*v);
+                    }
+                    other => {
+                        self.read(other);
+                    }
+                }
+            }
+            out.push(g.bind(inst, g.primal(inst)));
+        }
+        out.reverse();
+        out
+    }
+
+    /// What the reverse code of a block reads that the block itself defines:
+    /// variables (not views), pullback closures of calls, constants and the
+    /// records of nested blocks.
+    fn record_items(
+        &self,
+        stmts: &[Stmt],
+        vars: &[VarId],
+        extra_consts: &[Ident],
+    ) -> Vec<TokenStream> {
+        let g = self.g;
+        let mut items = Vec::new();
+        for v in vars {
+            if self.read_vars.contains(v) && !g.f.vars[v.0].is_view {
+                let x = g.ident(*v);
+                items.push(quote!(#x));
+            }
+            if self.read_pullbacks.contains(v) {
+                let pb = g.pullback(*v);
+                items.push(quote!(#pb));
+            }
+        }
+        let mut consts: Vec<Ident> = extra_consts.to_vec();
+        for stmt in stmts {
+            match stmt {
+                Stmt::Const { ident, .. } => consts.push(ident.clone()),
+                Stmt::InactiveLet { names, .. } => consts.extend(names.iter().cloned()),
+                Stmt::If(i) => consts.extend(i.value.iter().map(|c| c.ident.clone())),
+                _ => {}
+            }
+        }
+        let mut seen = HashSet::new();
+        for c in consts {
+            if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
+                items.push(quote!(#c));
+            }
+        }
+        for stmt in stmts {
+            let id = match stmt {
+                Stmt::If(i) => self.record_idents.get(&key(&**i)),
+                Stmt::Loop(l) => self.record_idents.get(&key(&**l)),
+                _ => None,
+            };
+            if let Some(id) = id {
+                items.push(quote!(#id));
+            }
+        }
+        items
+    }
+
+    fn reverse_if(&mut self, i: &If) {
+        let g = self.g;
+        let r = &g.rules;
+        let Some(first) = i.phis.iter().find(|p| self.useful.contains(&p.dest)) else {
+            return;
+        };
+        let branch = format_ident!(
+            "{}_branch",
+            g.ident(first.dest),
+            span = proc_macro2::Span::mixed_site()
+        );
+        let mut arms = Vec::new();
+        for (stmts, then) in [(&i.then, true), (&i.els, false)] {
+            let pre = i
+                .phis
+                .iter()
+                .filter(|p| self.useful.contains(&p.dest))
+                .filter_map(|p| match if then { &p.then } else { &p.els } {
+                    Operand::Var(o) => {
+                        let (o_bar, d_bar) = (g.bar(*o), g.bar(p.dest));
+                        Some(quote!(#r::transfer(&mut #o_bar, #d_bar.take());))
+                    }
+                    Operand::Const(_) => None,
+                })
+                .collect();
+            let (code, items) = self.nested(stmts, &[], &[], pre, Vec::new());
+            let variant = if then { quote!(Then) } else { quote!(Else) };
+            arms.push(quote!(#r::Branch::#variant((#(#items,)*)) => { #code }));
+        }
+        self.reverse.push(quote!(match #branch { #(#arms)* }));
+        self.record_idents.insert(key(i), branch);
+    }
+
+    fn reverse_loop(&mut self, l: &Loop) {
+        let g = self.g;
+        let r = &g.rules;
+        let carried: Vec<_> = l
+            .carried
+            .iter()
+            .filter(|c| self.useful.contains(&c.input) || self.useful.contains(&c.output))
+            .collect();
+        let Some(first) = carried.first() else {
+            return;
+        };
+        let tape = format_ident!(
+            "{}_tape",
+            g.ident(first.input),
+            span = proc_macro2::Span::mixed_site()
+        );
+        let (mut before, mut pre, mut post, mut after) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for c in &carried {
+            let slot = slot_ident(g, c.input, "_bar");
+            before.push(if self.useful.contains(&c.output) {
+                let out = g.bar(c.output);
+                quote!(let mut #slot = #out.take();)
+            } else {
+                quote!(let mut #slot = ::core::option::Option::None;)
+            });
+            if let Operand::Var(n) = &c.next {
+                let n_bar = g.bar(*n);
+                pre.push(quote!(#r::transfer(&mut #n_bar, #slot.take());));
+            }
+            post.push(if self.useful.contains(&c.input) {
+                let input = g.bar(c.input);
+                quote!(#slot = #input.take();)
+            } else {
+                quote!(#slot = ::core::option::Option::None;)
+            });
+            if let Operand::Var(init) = &c.init {
+                let init_bar = g.bar(*init);
+                after.push(quote!(#r::transfer(&mut #init_bar, #slot);));
+            }
+        }
+        let inputs: Vec<VarId> = l.carried.iter().map(|c| c.input).collect();
+        let names: Vec<Ident> = match &l.head {
+            LoopHead::For { names, .. } => names.clone(),
+            LoopHead::While { .. } => Vec::new(),
+        };
+        let (code, items) = self.nested(&l.body, &inputs, &names, pre, post);
+        let looped = if items.is_empty() {
+            quote!(for _ in 0..#tape { #code })
+        } else {
+            quote!(for (#(#items,)*) in #tape.into_iter().rev() { #code })
+        };
+        self.reverse.push(quote!(#(#before)* #looped #(#after)*));
+        self.record_idents.insert(key(l), tape);
+    }
+
+    // ---- the forward sweep, saving records ------------------------------
+
+    fn forward_stmts(&mut self, stmts: &[Stmt]) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(inst) => {
+                    let useful = self.useful.contains(&inst.dest);
+                    out.push(self.forward_inst(inst, useful));
+                }
+                Stmt::If(i) => out.push(self.forward_if(i)),
+                Stmt::Loop(l) => out.extend(self.forward_loop(l)),
+                other => out.extend(self.g.shared_stmt(other)),
+            }
+        }
+        out
+    }
+
+    /// A value leaving a block: moved if the block defined it and does not
+    /// also save it, cloned otherwise.
+    fn leaving(&self, o: &Operand, local: &[VarId], saved: &[TokenStream]) -> TokenStream {
+        match o {
+            Operand::Var(v) => {
+                let x = self.g.ident(*v);
+                let is_saved = saved.iter().any(|s| *x == s.to_string());
+                if local.contains(v) && !is_saved {
+                    quote!(#x)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#x))
+                }
+            }
+            Operand::Const(c) => c.tokens.clone(),
+        }
+    }
+
+    fn forward_if(&mut self, i: &If) -> TokenStream {
+        let g = self.g;
+        let r = &g.rules;
+        let branch = self.record_idents.get(&key(i)).cloned();
+        let mut dests: Vec<TokenStream> = i
+            .phis
+            .iter()
+            .map(|p| {
+                let d = g.ident(p.dest);
+                quote!(#d)
+            })
+            .collect();
+        dests.extend(i.value.iter().map(|c| {
+            let c = &c.ident;
+            quote!(#c)
+        }));
+        dests.extend(branch.iter().map(|b| quote!(#b)));
+        let mut arms = Vec::new();
+        for (stmts, then) in [(&i.then, true), (&i.els, false)] {
+            let code = self.forward_stmts(stmts);
+            let local = activity::defined_at(stmts);
+            let items = self
+                .records
+                .get(&block_key(stmts))
+                .cloned()
+                .unwrap_or_default();
+            let mut values: Vec<TokenStream> = i
+                .phis
+                .iter()
+                .map(|p| self.leaving(if then { &p.then } else { &p.els }, &local, &items))
+                .collect();
+            if let Some(c) = &i.value {
+                values.push(if then { c.then.clone() } else { c.els.clone() });
+            }
+            if branch.is_some() {
+                let variant = if then { quote!(Then) } else { quote!(Else) };
+                values.push(quote!(#r::Branch::#variant((#(#items,)*))));
+            }
+            arms.push(quote!({ #(#code)* (#(#values,)*) }));
+        }
+        let (cond, then, els) = (&i.cond, &arms[0], &arms[1]);
+        if dests.is_empty() {
+            quote!(if #cond #then else #els)
+        } else {
+            quote!(let (#(#dests,)*) = if #cond #then else #els;)
+        }
+    }
+
+    fn forward_loop(&mut self, l: &Loop) -> Vec<TokenStream> {
+        let g = self.g;
+        let tape = self.record_idents.get(&key(l)).cloned();
+        let items = self
+            .records
+            .get(&block_key(&l.body))
+            .cloned()
+            .unwrap_or_default();
+        let mut local = activity::defined_at(&l.body);
+        local.extend(l.carried.iter().map(|c| c.input));
+        let (mut before, mut enter, mut leave, mut restore, mut after) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for c in &l.carried {
+            let slot = slot_ident(g, c.input, "");
+            let (input, output) = (g.ident(c.input), g.ident(c.output));
+            let init = self.leaving(&c.init, &[], &[]);
+            before.push(quote!(let mut #slot = #init;));
+            enter.push(quote!(let #input = #slot;));
+            let next = self.leaving(&c.next, &local, &items);
+            leave.push(quote!(#slot = #next;));
+            restore.push(quote!(#slot = #input;));
+            after.push(quote!(let #output = #slot;));
+        }
+        if let Some(tape) = &tape {
+            if items.is_empty() {
+                before.push(quote!(let mut #tape = 0usize;));
+                leave.push(quote!(#tape += 1;));
+            } else {
+                before.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+                leave.push(quote!(#tape.push((#(#items,)*));));
+            }
+        }
+        let body = self.forward_stmts(&l.body);
+        let looped = match &l.head {
+            LoopHead::For { pat, iter, .. } => quote! {
+                for #pat in #iter {
+                    #(#enter)*
+                    #(#body)*
+                    #(#leave)*
+                }
+            },
+            LoopHead::While { cond } => quote! {
+                loop {
+                    #(#enter)*
+                    if !(#cond) {
+                        #(#restore)*
+                        break;
+                    }
+                    #(#body)*
+                    #(#leave)*
+                }
+            },
+        };
+        let mut out = before;
+        out.push(looped);
+        out.extend(after);
+        out
+    }
+}

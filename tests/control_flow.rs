@@ -1,0 +1,231 @@
+//! Branches and loops: every construct against finite differences and
+//! forward mode, at several trip counts (zero and one included), and the
+//! classic failure modes of tapes as named regression tests.
+
+// The cases are written the way people write loops (`h = h * x`, `&a + &b`):
+// that is what is under test.
+#![allow(clippy::assign_op_pattern, clippy::op_ref)]
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+use support::random;
+
+mod rnn {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] xs: &Array2<f64>) -> f64 {
+        let mut h = Array1::<f64>::zeros(w.nrows());
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
+        }
+        h.sum()
+    }
+}
+
+mod branches {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let mut z = x;
+        if x > 0.5 {
+            z = z * y;
+        } else if y > 0.0 {
+            z = z + 2.0 * y;
+        } else {
+            z = z.exp();
+        }
+        let k = if y > 0.0 { z.sin() } else { z.cos() };
+        k * x
+    }
+}
+
+mod same_variable_in_both_branches {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let mut a = x * y;
+        let mut b = y;
+        if x > 0.0 {
+            a = a * a;
+            b = b + a;
+        } else {
+            a = a + x;
+            b = b * a;
+        }
+        a + b
+    }
+}
+
+mod branch_per_iteration {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            if i % 2 == 0 {
+                acc = acc + x[i] * s;
+            } else {
+                acc = acc * x[i].cos();
+            }
+        }
+        acc
+    }
+}
+
+mod rosenbrock {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() - 1 {
+            let a = 1.0 - x[i];
+            let b = x[i + 1] - x[i] * x[i];
+            total += a * a + 100.0 * b * b;
+        }
+        total
+    }
+}
+
+mod nested_triangular {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let mut inner = x[i];
+            for j in 0..i {
+                inner = inner * 0.5 + x[j].sin();
+            }
+            total += inner * inner;
+        }
+        total
+    }
+}
+
+mod while_active_condition {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let mut y = x;
+        let mut steps = 0;
+        while y < 10.0 {
+            y = y * 1.5 + 0.1;
+            steps += 1;
+        }
+        y + steps as f64
+    }
+}
+
+mod loop_with_no_carried_tape {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, n: usize) -> f64 {
+        let mut y = x;
+        for _ in 0..n {
+            y = y * 0.9 + 1.0;
+        }
+        y * y
+    }
+}
+
+mod reverse_iteration {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut acc = 1.0;
+        for i in (0..x.len()).rev().step_by(2) {
+            acc = acc * x[i] + 0.5;
+        }
+        for i in 0..=1 {
+            acc = acc + x[i];
+        }
+        acc
+    }
+}
+
+#[test]
+fn rnn_at_every_trip_count() {
+    for steps in [0, 1, 2, 10] {
+        let xs = random((steps, 3), 1);
+        check_scalar!(rnn; ref w dw = random((3, 3), 2) * 0.5; &xs);
+    }
+}
+
+#[test]
+fn branches_taken_either_way() {
+    for (x, y) in [(0.8, 0.7), (0.3, 0.7), (0.3, -0.7), (0.8, -0.2)] {
+        check_scalar!(branches; val x dx = x, val y dy = y;);
+        check_scalar!(same_variable_in_both_branches; val x dx = x - 0.5, val y dy = y;);
+    }
+}
+
+#[test]
+fn a_branch_taken_differently_on_each_iteration() {
+    for n in [0, 1, 2, 5] {
+        check_scalar!(branch_per_iteration; ref x dx = random(n, 3), val s ds = 0.7;);
+    }
+}
+
+#[test]
+fn rosenbrock_against_its_hand_written_gradient() {
+    for n in [2, 3, 10] {
+        let x = random(n, 4);
+        check_scalar!(rosenbrock; ref x dx = x.clone(););
+        let mut expected = Array1::zeros(n);
+        for i in 0..n - 1 {
+            expected[i] += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * (x[i + 1] - x[i] * x[i]);
+            expected[i + 1] += 200.0 * (x[i + 1] - x[i] * x[i]);
+        }
+        let (_, (g,)) = rosenbrock::f_grad(&x);
+        assert!(g
+            .iter()
+            .zip(&expected)
+            .all(|(a, b)| support::check::close(*a, *b, 1e-12)));
+    }
+}
+
+#[test]
+fn nested_loop_whose_inner_trip_count_depends_on_the_outer_index() {
+    for n in [0, 1, 4] {
+        check_scalar!(nested_triangular; ref x dx = random(n, 5););
+    }
+}
+
+#[test]
+fn loop_condition_compares_an_active_value() {
+    for x in [0.5, 3.0, 20.0] {
+        check_scalar!(while_active_condition; val x dx = x;);
+    }
+}
+
+#[test]
+fn loops_of_zero_and_one_iterations_and_counted_tapes() {
+    for n in [0, 1, 7] {
+        check_scalar!(loop_with_no_carried_tape; val x dx = 0.3; n);
+    }
+    for n in [2, 3, 6] {
+        check_scalar!(reverse_iteration; ref x dx = random(n, 6););
+    }
+}
+
+#[test]
+fn loop_gradients_from_many_threads_agree_with_serial_ones() {
+    let inputs: Vec<_> = (0..12u64)
+        .map(|i| (random((3, 3), i) * 0.5, random((i as usize % 5, 3), 50 + i)))
+        .collect();
+    let serial: Vec<_> = inputs.iter().map(|(w, xs)| rnn::f_grad(w, xs)).collect();
+    let parallel: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .iter()
+            .map(|(w, xs)| scope.spawn(move || rnn::f_grad(w, xs)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("gradient thread"))
+            .collect()
+    });
+    assert_eq!(serial, parallel);
+}
