@@ -146,6 +146,70 @@ mod reverse_iteration {
     }
 }
 
+mod outer_product_element_by_element {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &Array1<f64>) -> f64 {
+        let mut g = Array2::zeros((x.len(), y.len()));
+        for i in 0..x.len() {
+            for j in 0..y.len() {
+                g[[i, j]] = x[i] * y[j].exp();
+            }
+        }
+        (&g * &g).sum() + g.sum()
+    }
+}
+
+mod compound_element_writes {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut v = Array1::zeros(3);
+        for i in 0..x.len() {
+            v[i % 3] += x[i] * s;
+            v[(i + 1) % 3] -= x[i];
+        }
+        v[0] *= s;
+        v[2] /= 1.0 + s * s;
+        v.dot(&v)
+    }
+}
+
+mod write_after_read {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut y = x.to_owned();
+        let a = y[0];
+        y[0] = a * 3.0;
+        y[1] = 2.0;
+        y.sum() * a
+    }
+}
+
+mod prefix_sums {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut v = Array1::zeros(x.len());
+        v[0] = x[0];
+        for i in 1..x.len() {
+            v[i] = v[i - 1] * 0.5 + x[i];
+        }
+        v.mapv(f64::sin).sum()
+    }
+}
+
+#[test]
+fn arrays_built_element_by_element() {
+    for n in [1, 2, 5] {
+        check_scalar!(outer_product_element_by_element; ref x dx = random(n, 7), ref y dy = random(n + 1, 8););
+        check_scalar!(compound_element_writes; ref x dx = random(n, 9), val s ds = 0.6;);
+        check_scalar!(prefix_sums; ref x dx = random(n, 10););
+    }
+    check_scalar!(write_after_read; ref x dx = random(4, 11););
+}
+
 #[test]
 fn rnn_at_every_trip_count() {
     for steps in [0, 1, 2, 10] {

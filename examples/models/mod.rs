@@ -120,3 +120,62 @@ pub fn bag_loss_by_hand(
     let g_b1 = dh.sum_axis(Axis(0));
     (loss, (g_w1, g_b1, g_w2, g_b2))
 }
+
+/// The Rosenbrock function as an indexed loop.
+#[differentiable]
+pub fn rosenbrock(x: &Array1<f64>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        total += a * a + 100.0 * b * b;
+    }
+    total
+}
+
+/// Rosenbrock and its gradient, written by hand as one loop.
+pub fn rosenbrock_by_hand(x: &Array1<f64>) -> (f64, Array1<f64>) {
+    let mut total = 0.0;
+    let mut g = Array1::zeros(x.len());
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        total += a * a + 100.0 * b * b;
+        g[i] += -2.0 * a - 400.0 * x[i] * b;
+        g[i + 1] += 200.0 * b;
+    }
+    (total, g)
+}
+
+/// A tanh recurrent network over the rows of `xs`, summed at the end.
+#[allow(clippy::op_ref)] // written as in the issue: `&xs.row(t)`
+#[differentiable]
+pub fn rnn(w: &Array2<f64>, #[constant] xs: &Array2<f64>) -> f64 {
+    let mut h = Array1::<f64>::zeros(w.nrows());
+    for t in 0..xs.nrows() {
+        h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
+    }
+    h.sum()
+}
+
+/// The RNN and its gradient by backpropagation through time, by hand.
+pub fn rnn_by_hand(w: &Array2<f64>, xs: &Array2<f64>) -> (f64, Array2<f64>) {
+    let mut hs = vec![Array1::<f64>::zeros(w.nrows())];
+    for t in 0..xs.nrows() {
+        let h = (w.dot(&hs[t]) + xs.row(t)).mapv(f64::tanh);
+        hs.push(h);
+    }
+    let value = hs[xs.nrows()].sum();
+    let mut g = Array2::zeros(w.raw_dim());
+    let mut dh = Array1::<f64>::ones(w.nrows());
+    for t in (0..xs.nrows()).rev() {
+        let mut dz = dh;
+        dz.zip_mut_with(&hs[t + 1], |d, &h| *d *= 1.0 - h * h);
+        g += &dz
+            .view()
+            .insert_axis(Axis(1))
+            .dot(&hs[t].view().insert_axis(Axis(0)));
+        dh = w.t().dot(&dz);
+    }
+    (value, g)
+}

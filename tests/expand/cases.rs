@@ -156,3 +156,15 @@ snapshot!(while_loop, [],
         acc
     }
 );
+
+snapshot!(indexed_loop, [reverse],
+    fn rosenbrock(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() - 1 {
+            let a = 1.0 - x[i];
+            let b = x[i + 1] - x[i] * x[i];
+            total += a * a + 100.0 * b * b;
+        }
+        total
+    }
+);

@@ -316,6 +316,34 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 _ => unreachable!(),
             }
         }
+        Op::IndexWrite(base, idx, value) | Op::IndexAdd(base, idx, value) => {
+            // The tangent array, with the element's tangent written in.
+            let array = proc_macro2::Ident::new("array", proc_macro2::Span::mixed_site());
+            let base = match base {
+                Operand::Var(v) => {
+                    let d = g.dot(*v);
+                    quote!(#d)
+                }
+                Operand::Const(_) => {
+                    let x = g.ident(inst.dest);
+                    quote!(#r::zero_tangent(&#x))
+                }
+            };
+            let idx = &idx.tokens;
+            let write = match (value, &inst.op) {
+                (Operand::Var(v), Op::IndexAdd(..)) => {
+                    let d = g.dot(*v);
+                    quote!(#array[#idx] += #d;)
+                }
+                (Operand::Var(v), _) => {
+                    let d = g.dot(*v);
+                    quote!(#array[#idx] = #d;)
+                }
+                (Operand::Const(_), Op::IndexAdd(..)) => quote!(),
+                (Operand::Const(_), _) => quote!(#array[#idx] = #r::zero();),
+            };
+            quote_spanned!(s=> { let mut #array = #base; #write #array })
+        }
         Op::Cast(..) | Op::Call(..) => {
             // Casts are linear; calls are emitted whole by `call`.
             let v = var(inst.op.operands()[0]).expect("active operand");

@@ -79,6 +79,11 @@ pub enum Op {
     Index(Operand, Const),
     /// `Array::from_elem(shape, x)` with `x` active.
     FromElem(Const, Operand),
+    /// `y[idx] = value`: `y` with one element replaced (in place when the
+    /// reverse sweep does not read the old `y`).
+    IndexWrite(Operand, Const, Operand),
+    /// `y[idx] += value`.
+    IndexAdd(Operand, Const, Operand),
     /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
     /// method returned.
     Unwrap(Operand, Option<Const>),
@@ -204,6 +209,7 @@ impl Op {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
+            Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
             Op::Neg(a)
             | Op::Unary(_, a)
@@ -273,6 +279,8 @@ impl Op {
             Op::IntoShape(..) => "into_shape_with_order".into(),
             Op::Index(..) => "index".into(),
             Op::FromElem(..) => "from_elem".into(),
+            Op::IndexWrite(..) => "index_write".into(),
+            Op::IndexAdd(..) => "index_add".into(),
             Op::Unwrap(..) => "unwrap".into(),
             Op::Mapv(..) => "mapv".into(),
             Op::Call(p, _) => {

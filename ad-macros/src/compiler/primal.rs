@@ -165,10 +165,38 @@ impl<'f> Gen<'f> {
                 let source = &c.source;
                 quote_spanned!(s=> #r::mapv(#a, #source))
             }
-            Op::Arith(..) | Op::Binary(..) | Op::MulAdd(..) | Op::Dot(..) | Op::Call(..) => {
+            Op::Arith(..)
+            | Op::Binary(..)
+            | Op::MulAdd(..)
+            | Op::Dot(..)
+            | Op::Call(..)
+            | Op::IndexWrite(..)
+            | Op::IndexAdd(..) => {
                 unreachable!("apply() is for one-operand instructions")
             }
         }
+    }
+
+    /// `{ let mut array = y; array[idx] = v; array }`: the array is updated in
+    /// place, or a copy of it when `copy` (the reverse sweep reads the old one).
+    pub fn element_write(&self, inst: &Inst, copy: bool) -> TokenStream {
+        let (Op::IndexWrite(base, idx, value) | Op::IndexAdd(base, idx, value)) = &inst.op else {
+            unreachable!("element_write is for element writes")
+        };
+        let array = Ident::new("array", Span::mixed_site());
+        let base = match base {
+            Operand::Var(v) if copy => {
+                let x = self.ident(*v);
+                quote!(::core::clone::Clone::clone(&#x))
+            }
+            other => self.place(other),
+        };
+        let (idx, value) = (&idx.tokens, self.place(value));
+        let assign = match &inst.op {
+            Op::IndexAdd(..) => quote!(+=),
+            _ => quote!(=),
+        };
+        quote_spanned!(inst.span=> { let mut #array = #base; #array[#idx] #assign #value; #array })
     }
 
     /// Whether the instruction reads its operand natively (`x[i]`,
@@ -205,6 +233,7 @@ impl<'f> Gen<'f> {
                 let args = args.iter().map(|a| self.call_arg(a));
                 quote_spanned!(s=> #func(#(#args),*))
             }
+            Op::IndexWrite(..) | Op::IndexAdd(..) => self.element_write(inst, false),
             op => {
                 let a = &op.operands()[0];
                 let a = if Self::native(op) {

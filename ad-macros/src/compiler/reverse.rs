@@ -86,14 +86,6 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         return b.structured_sweeps();
     }
 
-    let mut forward = Vec::new();
-    for stmt in &f.body.stmts {
-        match stmt {
-            Stmt::Inst(inst) => forward.push(b.forward_inst(inst, useful.contains(&inst.dest))),
-            other => forward.extend(g.shared_stmt(other)),
-        }
-    }
-
     let (seed, result) = match &f.body.result {
         Operand::Var(v) => {
             let seed = g.bar(*v);
@@ -109,6 +101,16 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
             if useful.contains(&inst.dest) {
                 b.reverse_inst(inst);
             }
+        }
+    }
+
+    // After the reverse sweep: the forward sweep copies an array before an
+    // element write only when the reverse sweep reads the old one.
+    let mut forward = Vec::new();
+    for stmt in &f.body.stmts {
+        match stmt {
+            Stmt::Inst(inst) => forward.push(b.forward_inst(inst, useful.contains(&inst.dest))),
+            other => forward.extend(g.shared_stmt(other)),
         }
     }
 
@@ -152,6 +154,10 @@ impl Builder<'_, '_> {
                 let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
                 return quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
             }
+        }
+        if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
+            let copy = matches!(base, Operand::Var(v) if self.read_vars.contains(v));
+            return g.bind(inst, g.element_write(inst, copy));
         }
         g.bind(inst, g.primal(inst))
     }
@@ -289,6 +295,16 @@ impl Builder<'_, '_> {
                 }
             }
             Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),
+            Op::IndexWrite(_, idx, _) | Op::IndexAdd(_, idx, _) => {
+                let idx = self.read_tokens(idx);
+                match (&inst.op, pos) {
+                    (_, 1) => dense(quote_spanned!(s=> #r::index_write_pullback_value(#dy, #idx))),
+                    (Op::IndexWrite(..), _) => {
+                        dense(quote_spanned!(s=> #r::index_write_pullback_array(#dy, #idx)))
+                    }
+                    _ => dense(dy),
+                }
+            }
             Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),
             Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
             Op::InsertAxis(_, k) => {

@@ -30,7 +30,7 @@ use quote::{format_ident, quote};
 
 use super::activity;
 use super::forward::slot_ident;
-use super::ir::{If, Loop, LoopHead, Operand, Stmt, VarId};
+use super::ir::{If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::reverse::{Builder, Sweeps};
 
 /// A key for an `if` or a loop: its address, stable while the IR lives.
@@ -140,10 +140,10 @@ impl Builder<'_, '_> {
         let saved = std::mem::take(&mut self.reverse);
         self.reverse_block(stmts);
         let body = std::mem::replace(&mut self.reverse, saved);
-        let recompute = self.recompute_views(stmts);
         let mut vars = activity::defined_at(stmts);
         vars.extend(extra_vars);
-        let items = self.record_items(stmts, &vars, extra_consts);
+        let (recompute, recomputed) = self.recompute_views(stmts, &vars);
+        let items = self.record_items(stmts, &vars, extra_consts, &recomputed);
         self.records.insert(block_key(stmts), items.clone());
         let decl = self.declare(&vars);
         (
@@ -152,16 +152,27 @@ impl Builder<'_, '_> {
         )
     }
 
-    /// The views defined in `stmts` that the reverse code reads, recomputed
-    /// (with the views they read) in forward order.
-    fn recompute_views(&mut self, stmts: &[Stmt]) -> Vec<TokenStream> {
+    /// Values the block's reverse code reads that are cheaper to recompute
+    /// than to save: views (which cannot be saved beside what they borrow)
+    /// and element reads `x[i]` of arrays from outside the block. Recomputed
+    /// in forward order, with the views they read.
+    fn recompute_views(
+        &mut self,
+        stmts: &[Stmt],
+        local: &[VarId],
+    ) -> (Vec<TokenStream>, HashSet<VarId>) {
         let g = self.g;
+        let recomputable = |inst: &Inst| {
+            g.f.vars[inst.dest.0].is_view
+                || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b))
+        };
         let mut need: HashSet<VarId> = HashSet::new();
         let mut out = Vec::new();
         for stmt in stmts.iter().rev() {
             let Stmt::Inst(inst) = stmt else { continue };
-            let view = g.f.vars[inst.dest.0].is_view;
-            if !(view && (self.read_vars.contains(&inst.dest) || need.contains(&inst.dest))) {
+            if !(recomputable(inst)
+                && (self.read_vars.contains(&inst.dest) || need.contains(&inst.dest)))
+            {
                 continue;
             }
             need.insert(inst.dest);
@@ -178,7 +189,7 @@ impl Builder<'_, '_> {
             out.push(g.bind(inst, g.primal(inst)));
         }
         out.reverse();
-        out
+        (out, need)
     }
 
     /// What the reverse code of a block reads that the block itself defines:
@@ -189,11 +200,12 @@ impl Builder<'_, '_> {
         stmts: &[Stmt],
         vars: &[VarId],
         extra_consts: &[Ident],
+        recomputed: &HashSet<VarId>,
     ) -> Vec<TokenStream> {
         let g = self.g;
         let mut items = Vec::new();
         for v in vars {
-            if self.read_vars.contains(v) && !g.f.vars[v.0].is_view {
+            if self.read_vars.contains(v) && !g.f.vars[v.0].is_view && !recomputed.contains(v) {
                 let x = g.ident(*v);
                 items.push(quote!(#x));
             }
@@ -436,6 +448,22 @@ impl Builder<'_, '_> {
         }
         let body = self.forward_stmts(&l.body);
         let looped = match &l.head {
+            // A tape as long as the iterator says it will be: no regrowth.
+            LoopHead::For { pat, iter, .. } if tape.is_some() && !items.is_empty() => {
+                let tape = tape.as_ref().expect("checked");
+                let it = proc_macro2::Ident::new("iter", proc_macro2::Span::mixed_site());
+                quote! {
+                    for #pat in {
+                        let #it = ::core::iter::IntoIterator::into_iter(#iter);
+                        #tape.reserve(::core::iter::Iterator::size_hint(&#it).0);
+                        #it
+                    } {
+                        #(#enter)*
+                        #(#body)*
+                        #(#leave)*
+                    }
+                }
+            }
             LoopHead::For { pat, iter, .. } => quote! {
                 for #pat in #iter {
                     #(#enter)*

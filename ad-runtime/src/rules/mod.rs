@@ -33,6 +33,12 @@ pub fn one_like<F: crate::Float>(_: F) -> F {
     F::one()
 }
 
+/// `0` of the scalar type `F` (the tangent of an inactive element).
+#[inline(always)]
+pub fn zero<F: crate::Float>() -> F {
+    F::zero()
+}
+
 /// `1` of the scalar type `F`.
 #[inline(always)]
 pub fn one<F: crate::Float>() -> F {

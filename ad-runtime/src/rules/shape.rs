@@ -140,3 +140,22 @@ pub fn from_elem<F: Float, Sh: ndarray::ShapeBuilder>(shape: Sh, x: F) -> Array<
 pub fn from_elem_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> F {
     dy.sum()
 }
+
+/// `x_bar = y_bar` with the written element zeroed, for `y[index] = v`.
+#[inline(always)]
+pub fn index_write_pullback_array<F: Float, D: Dimension, I: ndarray::NdIndex<D>>(
+    mut dy: Array<F, D>,
+    index: I,
+) -> Array<F, D> {
+    dy[index] = F::zero();
+    dy
+}
+
+/// `v_bar = y_bar[index]`, for `y[index] = v` and `y[index] += v`.
+#[inline(always)]
+pub fn index_write_pullback_value<'d, F: Float, D: Dimension + 'd, I: ndarray::NdIndex<D>>(
+    dy: impl super::cotangent::IntoCot<'d, Array<F, D>>,
+    index: I,
+) -> F {
+    dy.into_cot().get()[index]
+}

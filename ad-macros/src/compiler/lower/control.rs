@@ -392,16 +392,27 @@ fn is_statement_like(e: &Expr) -> bool {
     }
 }
 
-/// Every `name = rhs`, `name op= rhs` (as `name = name op rhs`) and
-/// `let name = rhs` in a block, in order, nested blocks included.
+/// The array an element write `name[i]` (or a plain `name`) assigns to.
+fn assigned_name(place: &Expr) -> Option<String> {
+    match place {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Index(ix) => match &*ix.expr {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Every `name = rhs`, `name op= rhs` (as `name = name op rhs`), element
+/// write `name[i] = rhs` and `let name = rhs` in a block, in order, nested
+/// blocks included.
 fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     struct Assigns(Vec<(String, Expr, bool)>);
     impl<'ast> Visit<'ast> for Assigns {
         fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-            if let Expr::Path(p) = &*a.left {
-                if let Some(i) = p.path.get_ident() {
-                    self.0.push((i.to_string(), (*a.right).clone(), false));
-                }
+            if let Some(name) = assigned_name(&a.left) {
+                self.0.push((name, (*a.right).clone(), false));
             }
             syn::visit::visit_expr_assign(self, a);
         }
@@ -411,16 +422,14 @@ fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
                 b.op,
                 AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_)
             ) {
-                if let Expr::Path(p) = &*b.left {
-                    if let Some(i) = p.path.get_ident() {
-                        let whole: Expr = Expr::Binary(syn::ExprBinary {
-                            attrs: Vec::new(),
-                            left: b.left.clone(),
-                            op: syn::BinOp::Add(Default::default()),
-                            right: b.right.clone(),
-                        });
-                        self.0.push((i.to_string(), whole, false));
-                    }
+                if let Some(name) = assigned_name(&b.left) {
+                    let whole: Expr = Expr::Binary(syn::ExprBinary {
+                        attrs: Vec::new(),
+                        left: b.left.clone(),
+                        op: syn::BinOp::Add(Default::default()),
+                        right: b.right.clone(),
+                    });
+                    self.0.push((name, whole, false));
                 }
             }
             syn::visit::visit_expr_binary(self, b);

@@ -166,6 +166,7 @@ impl Lowerer<'_> {
             Expr::Array(a) => a.elems.iter().any(|e| self.carries_derivative(e)),
             Expr::Tuple(t) => t.elems.iter().any(|e| self.carries_derivative(e)),
             Expr::Range(_) => false,
+            Expr::Struct(s) => s.fields.iter().any(|f| self.carries_derivative(&f.expr)),
             Expr::Field(f) => self.carries_derivative(&f.base),
             // `s![..]` builds slice information, never a float.
             Expr::Macro(m) => !m.mac.path.is_ident("s"),

@@ -216,16 +216,23 @@ impl Lowerer<'_> {
         let Some(target) = target else {
             let touches =
                 !self.active_mentions(left).is_empty() || !self.active_mentions(right).is_empty();
-            if touches {
-                let what = if matches!(left, Expr::Index(_)) {
-                    "element writes (`x[i] = ...`) with active values are not supported yet: build the array with `mapv` or arithmetic on whole arrays"
-                } else {
-                    "assignment to this place with active values is not supported: assign to a local variable (`x = ...`)"
-                };
-                self.errors.at(whole, what);
-            } else {
-                self.stmts.push(Stmt::Verbatim(quote!(#whole;)));
+            if !touches {
+                let (renamed, _) = scan::rename_expr(whole, &self.renames());
+                self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
+                return;
             }
+            if let Expr::Index(ix) = left {
+                if let Expr::Path(p) = &*ix.expr {
+                    if let Some(array) = p.path.get_ident() {
+                        self.element_write(array, &ix.index, op, right, whole);
+                        return;
+                    }
+                }
+            }
+            self.errors.at(
+                whole,
+                "assignment to this place with active values is not supported: assign to a local variable (`x = ...`) or an element of a local array (`x[i] = ...`)",
+            );
             return;
         };
         let target_active = matches!(self.env.get(&target.to_string()), Some(Binding::Active(_)));
@@ -250,6 +257,72 @@ impl Lowerer<'_> {
         };
         if let Some(value) = value {
             self.bind(&target, value, first_new, None);
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    /// `y[idx] = e`, `y[idx] += e`, ...: a new value of `y` that differs in
+    /// one element. Writing an active value into an array made inactive
+    /// (`Array1::zeros(n)`) makes it active.
+    ///
+    /// Input:  `y[i] += x * 2.0;`
+    /// Output: `t1 = mul(x, 2.0); y_1 = index_add(y, {i}, t1)`
+    fn element_write(
+        &mut self,
+        array: &Ident,
+        index: &Expr,
+        op: Option<Arith>,
+        right: &Expr,
+        whole: &Expr,
+    ) {
+        let index = self.inactive_arg(index, "an index");
+        let base = match self.env.get(&array.to_string()).cloned() {
+            Some(Binding::Active(v)) => Some(Operand::Var(v)),
+            Some(Binding::Const { renamed, .. }) => {
+                let ident = renamed.unwrap_or_else(|| array.clone());
+                Some(Operand::Const(Const {
+                    tokens: ident.to_token_stream(),
+                    literal: false,
+                }))
+            }
+            None => {
+                self.errors.at(array, format!("`{array}` is not a local array: element writes go into arrays the function declares"));
+                None
+            }
+        };
+        let first_new = self.vars.len();
+        let span = whole.span();
+        let op = match (op, base, index) {
+            (None, Some(base), Some(index)) => {
+                let value = self.expr(right);
+                value.map(|value| Op::IndexWrite(base, index, value))
+            }
+            (Some(Arith::Add), Some(base), Some(index)) => {
+                self.expr(right).map(|v| Op::IndexAdd(base, index, v))
+            }
+            (Some(Arith::Sub), Some(base), Some(index)) => {
+                let v = self.expr(right);
+                v.map(|v| {
+                    let negated = self.op_or_constant(Op::Neg(v), span, right);
+                    Op::IndexAdd(base, index, negated)
+                })
+            }
+            (Some(op), Some(base), Some(index)) => {
+                // `y[i] *= e`: read the element, combine, write it back.
+                let element =
+                    self.op_or_constant(Op::Index(base.clone(), index.clone()), span, whole);
+                let v = self.expr(right);
+                v.map(|v| {
+                    let combined = self.op_or_constant(Op::Arith(op, element, v), span, whole);
+                    Op::IndexWrite(base, index, combined)
+                })
+            }
+            _ => None,
+        };
+        if let Some(op) = op {
+            let value = self.op_or_constant(op, span, whole);
+            self.bind(array, value, first_new, None);
         }
     }
 }
