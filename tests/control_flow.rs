@@ -200,6 +200,129 @@ mod prefix_sums {
     }
 }
 
+mod early_return_in_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            acc = acc + x[i] * x[i];
+            if acc > limit {
+                return acc.sqrt() * 2.0;
+            }
+        }
+        acc
+    }
+}
+
+mod early_return_from_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let z = x * y;
+        if z > 1.0 {
+            return z.ln();
+        }
+        let w = z + x;
+        w * w
+    }
+}
+
+mod break_at {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, stop: usize) -> f64 {
+        let mut y = 1.0;
+        for i in 0..x.len() {
+            y = y * x[i] + 0.5;
+            if i == stop {
+                break;
+            }
+        }
+        y
+    }
+}
+
+mod continue_skipping_the_only_active_statement {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut acc = 0.5;
+        for i in 0..x.len() {
+            if i % 2 == 1 {
+                continue;
+            }
+            acc = acc * x[i].exp();
+        }
+        acc
+    }
+}
+
+mod while_with_break_and_continue {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let mut y = x;
+        let mut k = 0;
+        while k < 10 {
+            k += 1;
+            if k % 3 == 0 {
+                continue;
+            }
+            y = y.sin() + x;
+            if k > 7 {
+                break;
+            }
+        }
+        y
+    }
+}
+
+mod return_from_nested_loops {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] target: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            for j in 0..i {
+                acc = acc + x[i] * x[j];
+                if acc > target {
+                    return acc * x[j];
+                }
+            }
+        }
+        acc - 1.0
+    }
+}
+
+#[test]
+fn early_return_inside_a_loop_and_a_branch() {
+    for target in [-1.0, 0.3, 100.0] {
+        check_scalar!(return_from_nested_loops; ref x dx = random(4, 15) + 1.0; target);
+    }
+    for limit in [0.0, 0.5, 100.0] {
+        check_scalar!(early_return_in_loop; ref x dx = random(5, 12) * 2.0; limit);
+    }
+    for (x, y) in [(2.0, 3.0), (0.5, 0.3)] {
+        check_scalar!(early_return_from_branch; val x dx = x, val y dy = y;);
+    }
+}
+
+#[test]
+fn break_on_the_first_and_on_the_last_iteration() {
+    for stop in [0, 2, 4, 9] {
+        check_scalar!(break_at; ref x dx = random(5, 13); stop);
+    }
+}
+
+#[test]
+fn continue_skipping_the_only_active_statement_and_while_exits() {
+    for n in [0, 1, 2, 5] {
+        check_scalar!(continue_skipping_the_only_active_statement; ref x dx = random(n, 14););
+    }
+    check_scalar!(while_with_break_and_continue; val x dx = 0.4;);
+}
+
 #[test]
 fn arrays_built_element_by_element() {
     for n in [1, 2, 5] {

@@ -168,3 +168,32 @@ snapshot!(indexed_loop, [reverse],
         total
     }
 );
+
+snapshot!(nested_loops_with_break_and_continue, [reverse],
+    fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            if i % 2 == 1 {
+                continue;
+            }
+            for j in 0..i {
+                acc = acc + x[i] * x[j];
+            }
+            if acc > limit {
+                break;
+            }
+        }
+        acc
+    }
+);
+
+snapshot!(element_writes_in_a_loop, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = Array1::zeros(x.len());
+        for i in 0..x.len() {
+            v[i] = x[i] * 2.0;
+            v[0] += x[i];
+        }
+        v.dot(&v)
+    }
+);

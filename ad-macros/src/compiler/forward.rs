@@ -108,11 +108,19 @@ fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
         if let Some(c) = &i.value {
             values.push(if then { c.then.clone() } else { c.els.clone() });
         }
-        quote!({ #(#code)* (#(#values,)*) })
+        if values.is_empty() {
+            quote!({ #(#code)* })
+        } else {
+            quote!({ #(#code)* (#(#values,)*) })
+        }
     };
     let (then, els) = (arm(&i.then, true), arm(&i.els, false));
     let cond = &i.cond;
-    quote!(let (#(#dests,)*) = if #cond #then else #els;)
+    if dests.is_empty() {
+        quote!(if #cond #then else #els)
+    } else {
+        quote!(let (#(#dests,)*) = if #cond #then else #els;)
+    }
 }
 
 /// The carried variables live in slots across iterations:
@@ -169,6 +177,7 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
     }
     let mut body = Vec::new();
     stmts(g, &l.body, useful, &mut body);
+    leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
     let looped = match &l.head {
         LoopHead::For { pat, iter, .. } => quote! {
             for #pat in #iter {

@@ -168,6 +168,8 @@ pub struct Loop {
     pub head: LoopHead,
     pub body: Vec<Stmt>,
     pub carried: Vec<Carried>,
+    /// Checked after each iteration: `if exit { break; }`.
+    pub exit: Option<TokenStream>,
 }
 
 pub enum LoopHead {

@@ -404,7 +404,11 @@ impl Builder<'_, '_> {
                 let variant = if then { quote!(Then) } else { quote!(Else) };
                 values.push(quote!(#r::Branch::#variant((#(#items,)*))));
             }
-            arms.push(quote!({ #(#code)* (#(#values,)*) }));
+            arms.push(if values.is_empty() {
+                quote!({ #(#code)* })
+            } else {
+                quote!({ #(#code)* (#(#values,)*) })
+            });
         }
         let (cond, then, els) = (&i.cond, &arms[0], &arms[1]);
         if dests.is_empty() {
@@ -447,6 +451,8 @@ impl Builder<'_, '_> {
             }
         }
         let body = self.forward_stmts(&l.body);
+        // After the iteration is saved: `break` and `return` set this flag.
+        leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         let looped = match &l.head {
             // A tape as long as the iterator says it will be: no regrowth.
             LoopHead::For { pat, iter, .. } if tape.is_some() && !items.is_empty() => {

@@ -34,7 +34,6 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        self.reject_exits(&i.then_branch, "`if`");
         let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
@@ -46,10 +45,7 @@ impl Lowerer<'_> {
         let else_value = match &i.else_branch {
             None => None,
             Some((_, els)) => match &**els {
-                Expr::Block(b) => {
-                    self.reject_exits(&b.block, "`else`");
-                    self.branch_value(&b.block.stmts)
-                }
+                Expr::Block(b) => self.branch_value(&b.block.stmts),
                 Expr::If(nested) => self.lower_if(nested),
                 other => self.expr(other),
             },
@@ -195,6 +191,22 @@ impl Lowerer<'_> {
             }
             _ => unreachable!("lower_loop is called on loops"),
         };
+        // `if flag { break; }` ending the body is checked after the
+        // iteration is saved (see `exits.rs`).
+        let mut body = body.clone();
+        let exit = match body.stmts.last() {
+            Some(syn::Stmt::Expr(Expr::If(i), _))
+                if i.else_branch.is_none()
+                    && matches!(i.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Break(b), _)] if b.label.is_none() && b.expr.is_none())
+                    && !self.carries_derivative(&i.cond) =>
+            {
+                let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
+                body.stmts.pop();
+                Some(cond.to_token_stream())
+            }
+            _ => None,
+        };
+        let body = &body;
         self.reject_exits(body, "loop");
         let carried_names = self.carried_names(body, &pattern_names);
         let before = self.env.clone();
@@ -256,6 +268,7 @@ impl Lowerer<'_> {
             head,
             body: body_stmts,
             carried,
+            exit,
         })));
     }
 
@@ -299,26 +312,53 @@ impl Lowerer<'_> {
     /// `break`, `continue` and `return` in code with active values are not
     /// supported yet; report them rather than skip a tape entry.
     fn reject_exits(&self, block: &syn::Block, what: &str) {
-        struct Exits(Vec<(Span, &'static str)>);
+        /// `break` and `continue` of this loop (nested loops check their
+        /// own), and any `return` the desugaring could not move.
+        struct Exits {
+            found: Vec<(Span, &'static str)>,
+            depth: usize,
+        }
         impl<'ast> Visit<'ast> for Exits {
             fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-                self.0.push((b.break_token.span, "break"));
+                if self.depth == 0 || b.label.is_some() {
+                    self.found.push((b.break_token.span, "break"));
+                }
             }
             fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-                self.0.push((c.continue_token.span, "continue"));
+                if self.depth == 0 || c.label.is_some() {
+                    self.found.push((c.continue_token.span, "continue"));
+                }
             }
             fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-                self.0.push((r.return_token.span, "return"));
+                self.found.push((r.return_token.span, "return"));
+            }
+            fn visit_expr_for_loop(&mut self, l: &'ast syn::ExprForLoop) {
+                self.depth += 1;
+                syn::visit::visit_expr_for_loop(self, l);
+                self.depth -= 1;
+            }
+            fn visit_expr_while(&mut self, l: &'ast syn::ExprWhile) {
+                self.depth += 1;
+                syn::visit::visit_expr_while(self, l);
+                self.depth -= 1;
+            }
+            fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+                self.depth += 1;
+                syn::visit::visit_expr_loop(self, l);
+                self.depth -= 1;
             }
             fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
             fn visit_item(&mut self, _: &'ast syn::Item) {}
         }
-        let mut exits = Exits(Vec::new());
+        let mut exits = Exits {
+            found: Vec::new(),
+            depth: 0,
+        };
         exits.visit_block(block);
-        for (span, kind) in exits.0 {
+        for (span, kind) in exits.found {
             self.errors.at_span(
                 span,
-                format!("`{kind}` inside a {what} that computes active values is not supported yet: restructure the {what} so it runs to its end"),
+                format!("this `{kind}` inside a {what} that computes active values is not supported yet (labelled, or in an expression): use an unlabelled `{kind}` as a statement"),
             );
         }
     }

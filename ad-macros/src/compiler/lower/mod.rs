@@ -15,6 +15,7 @@ use syn::{Expr, Type};
 
 mod call;
 mod control;
+mod exits;
 mod expr;
 mod stmt;
 
@@ -103,7 +104,8 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             params.push(None);
         }
     }
-    let result = l.block(&sig.item.block.stmts, sig.item.block.span());
+    let block = exits::Desugar::new().body(&sig.item.block);
+    let result = l.block(&block.stmts, sig.item.block.span());
     let body = Body {
         stmts: std::mem::take(&mut l.stmts),
         result,

@@ -1,0 +1,295 @@
+//! Desugaring `continue`, `break` and early `return` into structured code
+//! before lowering, so every loop iteration runs to its end (where it saves
+//! its tape entry) and the function has one result.
+//!
+//! - `if c { a; continue; } rest` becomes `if c { a } else { rest }`: what
+//!   follows an `if` that may exit is moved into its branches.
+//! - `break` sets a flag; the loop stops after the iteration's end:
+//!   `if c { a; break; } rest` becomes `if c { a; exit = true; } else { rest }`
+//!   and the loop checks `exit` after saving the iteration.
+//! - `return e` at the top level becomes the function's value:
+//!   `if c { return e; } rest` becomes `if c { e } else { rest }`. Inside a
+//!   loop it stores `e`, sets a flag and breaks; after the loop,
+//!   `if returned { return value; }` is desugared in turn.
+
+use proc_macro2::{Ident, Span};
+use syn::visit::Visit;
+use syn::{parse_quote, Block, Expr, Stmt};
+
+/// The flags the desugaring introduces are named `__ad_exit_k`,
+/// `__ad_returned_k` and `__ad_return_value_k` for the `k`-th loop: the
+/// `__ad_` prefix is reserved.
+
+#[derive(Default, Clone, Copy)]
+struct Exits {
+    brk: bool,
+    cont: bool,
+    ret: bool,
+}
+
+impl Exits {
+    fn any(self) -> bool {
+        self.brk || self.cont || self.ret
+    }
+}
+
+/// Which exits `node` contains for the loop it is in (`break`/`continue`
+/// of nested loops belong to those loops; `return` counts at any depth).
+fn exits_in(visit: impl FnOnce(&mut Finder)) -> Exits {
+    let mut f = Finder {
+        exits: Exits::default(),
+        depth: 0,
+    };
+    visit(&mut f);
+    f.exits
+}
+
+struct Finder {
+    exits: Exits,
+    depth: usize,
+}
+
+impl<'ast> Visit<'ast> for Finder {
+    fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+        if self.depth == 0 {
+            self.exits.brk = true;
+        }
+    }
+    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+        if self.depth == 0 {
+            self.exits.cont = true;
+        }
+    }
+    fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+        self.exits.ret = true;
+    }
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.depth += 1;
+        syn::visit::visit_expr_for_loop(self, f);
+        self.depth -= 1;
+    }
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        self.depth += 1;
+        syn::visit::visit_expr_while(self, w);
+        self.depth -= 1;
+    }
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        self.depth += 1;
+        syn::visit::visit_expr_loop(self, l);
+        self.depth -= 1;
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn stmt_exits(s: &Stmt) -> Exits {
+    exits_in(|f| f.visit_stmt(s))
+}
+
+/// The exits of a loop's own body (its `break`s and `continue`s).
+fn loop_body_exits(e: &Expr) -> Exits {
+    let body = match e {
+        Expr::ForLoop(l) => &l.body,
+        Expr::While(w) => &w.body,
+        _ => return Exits::default(),
+    };
+    exits_in(|f| body.stmts.iter().for_each(|s| f.visit_stmt(s)))
+}
+
+/// Whether a statement has exits to desugar: its own, or a loop's.
+fn needs_desugar(s: &Stmt) -> bool {
+    stmt_exits(s).any() || stmt_expr(s).is_some_and(|e| loop_body_exits(e).any())
+}
+
+/// Where the desugared code is: the function's top level (a `return`
+/// gives its value) or a loop body (it sets flags).
+#[derive(Clone, Copy, PartialEq)]
+enum Context {
+    Top,
+    Loop,
+}
+
+/// Numbers the loops it desugars; `loops` holds the numbers of the loops
+/// around the code being desugared, innermost last.
+pub struct Desugar {
+    counter: usize,
+    loops: Vec<usize>,
+}
+
+fn flag(kind: &str, k: usize) -> Ident {
+    Ident::new(&format!("__ad_{kind}_{k}"), Span::call_site())
+}
+
+impl Desugar {
+    pub fn new() -> Self {
+        Desugar {
+            counter: 0,
+            loops: Vec::new(),
+        }
+    }
+
+    fn current(&self) -> usize {
+        *self
+            .loops
+            .last()
+            .expect("exits in loop context are inside a loop")
+    }
+
+    /// The function body with every exit desugared. Unsupported exits
+    /// (labels, `break` with a value) are left for lowering to report.
+    pub fn body(&mut self, block: &Block) -> Block {
+        let has_exits = block.stmts.iter().any(needs_desugar);
+        if !has_exits {
+            return block.clone();
+        }
+        Block {
+            brace_token: block.brace_token,
+            stmts: self.stmts(&block.stmts, Context::Top),
+        }
+    }
+
+    /// `stmts` with the exits at this level desugared.
+    fn stmts(&mut self, stmts: &[Stmt], cx: Context) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for (i, stmt) in stmts.iter().enumerate() {
+            let rest = &stmts[i + 1..];
+            if let Some(expr) = exit_expr(stmt) {
+                out.extend(self.exit(expr, cx));
+                return out;
+            }
+            match stmt_expr(stmt) {
+                Some(Expr::If(e)) if stmt_exits(stmt).any() => {
+                    // Move what follows into both branches, then desugar them.
+                    let mut then = e.then_branch.stmts.clone();
+                    then.extend(rest.iter().cloned());
+                    let mut els = match &e.else_branch {
+                        Some((_, els)) => match &**els {
+                            Expr::Block(b) => b.block.stmts.clone(),
+                            other => vec![Stmt::Expr(other.clone(), None)],
+                        },
+                        None => Vec::new(),
+                    };
+                    els.extend(rest.iter().cloned());
+                    let then = self.stmts(&then, cx);
+                    let els = self.stmts(&els, cx);
+                    let cond = &e.cond;
+                    let stmt: Stmt =
+                        Stmt::Expr(parse_quote!(if #cond { #(#then)* } else { #(#els)* }), None);
+                    out.push(stmt);
+                    return out;
+                }
+                Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_))) if needs_desugar(stmt) => {
+                    let (desugared, returns) = self.loop_(loop_expr);
+                    out.extend(desugared);
+                    if let Some(k) = returns {
+                        // `if returned { return value; } rest`, desugared here.
+                        let (flag, value) = (flag("returned", k), flag("return_value", k));
+                        let mut tail: Vec<Stmt> = vec![parse_quote!(if #flag { return #value; })];
+                        tail.extend(rest.iter().cloned());
+                        out.extend(self.stmts(&tail, cx));
+                        return out;
+                    }
+                }
+                _ => out.push(stmt.clone()),
+            }
+        }
+        out
+    }
+
+    /// The replacement of `break;`, `continue;` or `return e;`.
+    fn exit(&mut self, expr: &Expr, cx: Context) -> Vec<Stmt> {
+        match (expr, cx) {
+            (Expr::Continue(_), _) => Vec::new(),
+            (Expr::Break(_), _) => {
+                let exit = flag("exit", self.current());
+                vec![parse_quote!(#exit = true;)]
+            }
+            (Expr::Return(r), Context::Top) => match &r.expr {
+                Some(e) => vec![Stmt::Expr((**e).clone(), None)],
+                None => vec![Stmt::Expr(expr.clone(), None)],
+            },
+            (Expr::Return(r), Context::Loop) => {
+                let k = self.current();
+                let (returned, value, exit) = (
+                    flag("returned", k),
+                    flag("return_value", k),
+                    flag("exit", k),
+                );
+                let e = r
+                    .expr
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_else(|| parse_quote!(()));
+                vec![
+                    parse_quote!(#value = #e;),
+                    parse_quote!(#returned = true;),
+                    parse_quote!(#exit = true;),
+                ]
+            }
+            _ => vec![Stmt::Expr(expr.clone(), None)],
+        }
+    }
+
+    /// A loop whose body may exit: its body desugared, with the flags
+    /// declared before it and the check after each iteration marked by a
+    /// trailing `if exit_flag { break; }` (which lowering turns into the
+    /// loop's exit condition). Returns the loop's number if its body may
+    /// `return`.
+    fn loop_(&mut self, expr: &Expr) -> (Vec<Stmt>, Option<usize>) {
+        let exits = loop_body_exits(expr);
+        self.counter += 1;
+        let k = self.counter;
+        let body = match expr {
+            Expr::ForLoop(l) => &l.body,
+            Expr::While(w) => &w.body,
+            _ => unreachable!("loop_ is called on loops"),
+        };
+        self.loops.push(k);
+        let mut stmts = self.stmts(&body.stmts, Context::Loop);
+        self.loops.pop();
+        let exit = flag("exit", k);
+        let mut out: Vec<Stmt> = Vec::new();
+        if exits.brk || exits.ret {
+            out.push(parse_quote!(let mut #exit = false;));
+            stmts.push(parse_quote!(if #exit { break; }));
+        }
+        if exits.ret {
+            let (returned, value) = (flag("returned", k), flag("return_value", k));
+            out.push(parse_quote!(let mut #returned = false;));
+            out.push(parse_quote!(let mut #value = ::core::default::Default::default();));
+        }
+        let new_body: Block = parse_quote!({ #(#stmts)* });
+        let new_loop: Expr = match expr {
+            Expr::ForLoop(l) => {
+                let mut l = l.clone();
+                l.body = new_body;
+                Expr::ForLoop(l)
+            }
+            Expr::While(w) => {
+                let mut w = w.clone();
+                w.body = new_body;
+                Expr::While(w)
+            }
+            _ => unreachable!(),
+        };
+        out.push(Stmt::Expr(new_loop, None));
+        (out, exits.ret.then_some(k))
+    }
+}
+
+/// `break;`, `continue;`, `return e;` as a statement.
+fn exit_expr(stmt: &Stmt) -> Option<&Expr> {
+    match stmt_expr(stmt)? {
+        e @ Expr::Break(b) if b.label.is_none() && b.expr.is_none() => Some(e),
+        e @ Expr::Continue(c) if c.label.is_none() => Some(e),
+        e @ Expr::Return(_) => Some(e),
+        _ => None,
+    }
+}
+
+fn stmt_expr(stmt: &Stmt) -> Option<&Expr> {
+    match stmt {
+        Stmt::Expr(e, _) => Some(e),
+        _ => None,
+    }
+}
