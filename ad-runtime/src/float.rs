@@ -17,6 +17,7 @@ pub trait Float:
     + crate::Differentiable<Tangent = Self>
     + crate::TangentSpace
     + for<'a> crate::Lift<View<'a> = Self>
+    + crate::rules::ShapeOf<Shape = crate::rules::ScalarShape<Self>>
 {
     /// Converts an `f64` constant (a rule's coefficient) to this type.
     fn of(x: f64) -> Self;

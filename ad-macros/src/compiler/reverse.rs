@@ -15,7 +15,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::activity;
 use super::forward;
-use super::ir::{Const, Inst, Op, Operand, Reduce, Stmt, VarId};
+use super::ir::{Arith, Const, Inst, Op, Operand, Reduce, Stmt, VarId};
 use super::ops;
 use super::primal::{arith_name, Gen};
 
@@ -53,6 +53,9 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) read_pullbacks: HashSet<VarId>,
     /// The names each nested block saves for the reverse sweep, by block.
     pub(super) records: HashMap<(usize, usize), Vec<TokenStream>>,
+    /// What the forward sweep saves for each record entry: the value, or
+    /// `rules::shape_of(&x)` for a value read only for its shape.
+    pub(super) saves: HashMap<(usize, usize), Vec<TokenStream>>,
     /// The record variable of each `if` and loop that has a reverse sweep.
     pub(super) record_idents: HashMap<usize, Ident>,
     counts: HashMap<VarId, usize>,
@@ -60,6 +63,8 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) reverse: Vec<TokenStream>,
     /// Forward names the reverse code reads.
     pub(super) read_vars: BTreeSet<VarId>,
+    /// Forward names the reverse code reads only for their shape.
+    pub(super) read_shapes: BTreeSet<VarId>,
     pub(super) read_consts: HashSet<String>,
 }
 
@@ -74,11 +79,13 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
         records: HashMap::new(),
+        saves: HashMap::new(),
         record_idents: HashMap::new(),
         counts,
         defined: HashSet::new(),
         reverse: Vec::new(),
         read_vars: BTreeSet::new(),
+        read_shapes: BTreeSet::new(),
         read_consts: HashSet::new(),
     };
 
@@ -130,8 +137,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         })
         .collect();
 
-    let result_read_by_reverse =
-        matches!(&f.body.result, Operand::Var(v) if b.read_vars.contains(v));
+    let result_read_by_reverse = matches!(&f.body.result, Operand::Var(v) if b.reads(*v));
     let recompute = b.recompute_list();
     Sweeps {
         forward,
@@ -171,6 +177,30 @@ impl Builder<'_, '_> {
             Operand::Const(c) => self.read_const(c),
         }
         self.g.operand(o)
+    }
+
+    /// Records a forward name whose shape the reverse sweep reads:
+    /// `rules::shape_of(&x)`, which a loop saves instead of `x`.
+    fn read_shape(&mut self, o: &Operand) -> TokenStream {
+        let r = &self.g.rules;
+        match o {
+            Operand::Var(v) => {
+                self.read_shapes.insert(*v);
+                let x = self.g.ident(*v);
+                quote!(#r::shape_of(&#x))
+            }
+            Operand::Const(c) if c.literal => quote!(#r::ScalarShape::new()),
+            Operand::Const(c) => {
+                self.read_const(c);
+                let t = &c.tokens;
+                quote!(#r::shape_of(&#t))
+            }
+        }
+    }
+
+    /// Whether the reverse sweep reads `v`, for its value or its shape.
+    pub(super) fn reads(&self, v: VarId) -> bool {
+        self.read_vars.contains(&v) || self.read_shapes.contains(&v)
     }
 
     fn read_const(&mut self, c: &Const) {
@@ -237,6 +267,12 @@ impl Builder<'_, '_> {
         let side = if pos == 0 { "lhs" } else { "rhs" };
         let dense = |t| (t, Kind::Dense);
         match &inst.op {
+            Op::Arith(op @ (Arith::Add | Arith::Sub), a, b) => {
+                // Only the operands' shapes matter (to un-broadcast).
+                let f = format_ident!("{}_pullback_{}", arith_name(*op, s), side, span = s);
+                let (a, b) = (self.read_shape(a), self.read_shape(b));
+                dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
+            }
             Op::Arith(op, a, b) => {
                 let f = format_ident!("{}_pullback_{}", arith_name(*op, s), side, span = s);
                 let (a, b) = (self.read(a), self.read(b));
@@ -422,6 +458,7 @@ impl Builder<'_, '_> {
         let mut need_vars: HashSet<VarId> = self
             .read_vars
             .iter()
+            .chain(&self.read_shapes)
             .copied()
             .filter(|v| g.f.vars[v.0].is_view)
             .collect();

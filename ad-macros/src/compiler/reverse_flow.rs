@@ -92,7 +92,7 @@ impl Builder<'_, '_> {
             }
             Operand::Const(c) => c.tokens.clone(),
         };
-        let result_read_by_reverse = result_var.is_some_and(|v| self.read_vars.contains(&v));
+        let result_read_by_reverse = result_var.is_some_and(|v| self.reads(v));
         let recompute = self.recompute_list();
         Sweeps {
             forward,
@@ -143,8 +143,9 @@ impl Builder<'_, '_> {
         let mut vars = activity::defined_at(stmts);
         vars.extend(extra_vars);
         let (recompute, recomputed) = self.recompute_views(stmts, &vars);
-        let items = self.record_items(stmts, &vars, extra_consts, &recomputed);
+        let (items, saves) = self.record_items(stmts, &vars, extra_consts, &recomputed);
         self.records.insert(block_key(stmts), items.clone());
+        self.saves.insert(block_key(stmts), saves);
         let decl = self.declare(&vars);
         (
             quote!(#(#decl)* #(#pre)* #(#recompute)* #(#body)* #(#post)*),
@@ -170,9 +171,7 @@ impl Builder<'_, '_> {
         let mut out = Vec::new();
         for stmt in stmts.iter().rev() {
             let Stmt::Inst(inst) = stmt else { continue };
-            if !(recomputable(inst)
-                && (self.read_vars.contains(&inst.dest) || need.contains(&inst.dest)))
-            {
+            if !(recomputable(inst) && (self.reads(inst.dest) || need.contains(&inst.dest))) {
                 continue;
             }
             need.insert(inst.dest);
@@ -201,17 +200,27 @@ impl Builder<'_, '_> {
         vars: &[VarId],
         extra_consts: &[Ident],
         recomputed: &HashSet<VarId>,
-    ) -> Vec<TokenStream> {
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let g = self.g;
+        let r = &g.rules;
         let mut items = Vec::new();
+        let mut saves = Vec::new();
         for v in vars {
-            if self.read_vars.contains(v) && !g.f.vars[v.0].is_view && !recomputed.contains(v) {
+            if g.f.vars[v.0].is_view || recomputed.contains(v) {
+                // Recomputed, not saved.
+            } else if self.read_vars.contains(v) {
                 let x = g.ident(*v);
                 items.push(quote!(#x));
+                saves.push(quote!(#x));
+            } else if self.read_shapes.contains(v) {
+                let x = g.ident(*v);
+                items.push(quote!(#x));
+                saves.push(quote!(#r::shape_of(&#x)));
             }
             if self.read_pullbacks.contains(v) {
                 let pb = g.pullback(*v);
                 items.push(quote!(#pb));
+                saves.push(quote!(#pb));
             }
         }
         let mut consts: Vec<Ident> = extra_consts.to_vec();
@@ -227,6 +236,7 @@ impl Builder<'_, '_> {
         for c in consts {
             if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
                 items.push(quote!(#c));
+                saves.push(quote!(#c));
             }
         }
         for stmt in stmts {
@@ -237,9 +247,10 @@ impl Builder<'_, '_> {
             };
             if let Some(id) = id {
                 items.push(quote!(#id));
+                saves.push(quote!(#id));
             }
         }
-        items
+        (items, saves)
     }
 
     fn reverse_if(&mut self, i: &If) {
@@ -388,7 +399,7 @@ impl Builder<'_, '_> {
             let code = self.forward_stmts(stmts);
             let local = activity::defined_at(stmts);
             let items = self
-                .records
+                .saves
                 .get(&block_key(stmts))
                 .cloned()
                 .unwrap_or_default();
@@ -422,7 +433,7 @@ impl Builder<'_, '_> {
         let g = self.g;
         let tape = self.record_idents.get(&key(l)).cloned();
         let items = self
-            .records
+            .saves
             .get(&block_key(&l.body))
             .cloned()
             .unwrap_or_default();

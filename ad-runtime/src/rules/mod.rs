@@ -14,6 +14,7 @@ mod elementwise;
 mod linalg;
 mod reduce;
 mod shape;
+mod shapes;
 
 pub use accumulate::*;
 pub use arith::*;
@@ -24,6 +25,7 @@ pub use elementwise::*;
 pub use linalg::*;
 pub use reduce::*;
 pub use shape::*;
+pub use shapes::*;
 
 pub use crate::operand::view;
 

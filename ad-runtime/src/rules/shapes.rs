@@ -1,0 +1,232 @@
+//! Shapes stand in for values a pullback reads only for their shape (the
+//! operands of `+` and `-`, un-broadcast at run time). A loop saves the
+//! shape instead of the value: nothing at all for a scalar.
+//!
+//! `shape_of` is idempotent (`shape_of(&shape_of(&x))` is the same shape), so
+//! reverse code reads `shape_of(&x)` whether `x` is the value (in straight-line
+//! code) or its saved shape (restored from a tape).
+
+use std::marker::PhantomData;
+
+use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Ix0};
+
+use super::broadcast::unbroadcast;
+use super::cotangent::{Cot, IntoCot};
+use crate::Float;
+
+/// The shape of a scalar: nothing.
+pub struct ScalarShape<F>(PhantomData<F>);
+
+impl<F> ScalarShape<F> {
+    #[inline(always)]
+    pub fn new() -> Self {
+        ScalarShape(PhantomData)
+    }
+}
+
+impl<F> Default for ScalarShape<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<F> Clone for ScalarShape<F> {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+/// The shape of an array.
+pub struct ArrayShape<F, D>(pub D, PhantomData<F>);
+
+impl<F, D: Clone> Clone for ArrayShape<F, D> {
+    fn clone(&self) -> Self {
+        ArrayShape(self.0.clone(), PhantomData)
+    }
+}
+
+/// What has a shape: scalars, arrays, and shapes themselves.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no shape `ad` can un-broadcast to",
+    label = "expected `f32`, `f64`, or an ndarray array or view of them"
+)]
+pub trait ShapeOf {
+    type Shape: Clone;
+    fn shape_of(&self) -> Self::Shape;
+}
+
+macro_rules! scalar_shape {
+    ($($t:ty),*) => {$(
+        impl ShapeOf for $t {
+            type Shape = ScalarShape<$t>;
+            #[inline(always)]
+            fn shape_of(&self) -> ScalarShape<$t> {
+                ScalarShape::new()
+            }
+        }
+    )*};
+}
+scalar_shape!(f32, f64);
+
+impl<F: Float, S: Data<Elem = F>, D: Dimension> ShapeOf for ArrayBase<S, D> {
+    type Shape = ArrayShape<F, D>;
+    #[inline(always)]
+    fn shape_of(&self) -> ArrayShape<F, D> {
+        ArrayShape(self.raw_dim(), PhantomData)
+    }
+}
+
+impl<F> ShapeOf for ScalarShape<F> {
+    type Shape = ScalarShape<F>;
+    #[inline(always)]
+    fn shape_of(&self) -> ScalarShape<F> {
+        ScalarShape::new()
+    }
+}
+
+impl<F, D: Clone> ShapeOf for ArrayShape<F, D> {
+    type Shape = ArrayShape<F, D>;
+    #[inline(always)]
+    fn shape_of(&self) -> ArrayShape<F, D> {
+        self.clone()
+    }
+}
+
+impl<T: ShapeOf + ?Sized> ShapeOf for &T {
+    type Shape = T::Shape;
+    #[inline(always)]
+    fn shape_of(&self) -> T::Shape {
+        (**self).shape_of()
+    }
+}
+
+/// The shape of `x` (or `x` itself if it is a shape).
+#[inline(always)]
+pub fn shape_of<T: ShapeOf + ?Sized>(x: &T) -> T::Shape {
+    x.shape_of()
+}
+
+/// `+` and `-` pullbacks from the operands' shapes.
+#[diagnostic::on_unimplemented(
+    message = "no derivative rule for `+`/`-` between values shaped `{Self}` and `{B}`",
+    label = "both sides must have the same float type and broadcastable shapes"
+)]
+pub trait SumShapes<B> {
+    /// The result's cotangent.
+    type Output: Clone;
+    type Lhs;
+    type Rhs;
+    fn lhs(dy: Cot<'_, Self::Output>, a: Self, b: B) -> Self::Lhs;
+    fn rhs(dy: Cot<'_, Self::Output>, a: Self, b: B) -> Self::Rhs;
+}
+
+impl<F: Float> SumShapes<ScalarShape<F>> for ScalarShape<F> {
+    type Output = F;
+    type Lhs = F;
+    type Rhs = F;
+    #[inline(always)]
+    fn lhs(dy: Cot<'_, F>, _: Self, _: ScalarShape<F>) -> F {
+        *dy.get()
+    }
+    #[inline(always)]
+    fn rhs(dy: Cot<'_, F>, _: Self, _: ScalarShape<F>) -> F {
+        *dy.get()
+    }
+}
+
+impl<F: Float, D: Dimension + DimMax<E>, E: Dimension> SumShapes<ArrayShape<F, E>>
+    for ArrayShape<F, D>
+{
+    type Output = Array<F, <D as DimMax<E>>::Output>;
+    type Lhs = Array<F, D>;
+    type Rhs = Array<F, E>;
+    fn lhs(dy: Cot<'_, Self::Output>, a: Self, _: ArrayShape<F, E>) -> Array<F, D> {
+        unbroadcast(dy, a.0)
+    }
+    fn rhs(dy: Cot<'_, Self::Output>, _: Self, b: ArrayShape<F, E>) -> Array<F, E> {
+        unbroadcast(dy, b.0)
+    }
+}
+
+impl<F: Float, E: Dimension> SumShapes<ArrayShape<F, E>> for ScalarShape<F>
+where
+    Ix0: DimMax<E, Output = E>,
+{
+    type Output = Array<F, E>;
+    type Lhs = F;
+    type Rhs = Array<F, E>;
+    fn lhs(dy: Cot<'_, Array<F, E>>, _: Self, _: ArrayShape<F, E>) -> F {
+        dy.get().sum()
+    }
+    fn rhs(dy: Cot<'_, Array<F, E>>, _: Self, _: ArrayShape<F, E>) -> Array<F, E> {
+        dy.owned()
+    }
+}
+
+impl<F: Float, D: Dimension> SumShapes<ScalarShape<F>> for ArrayShape<F, D>
+where
+    D: DimMax<Ix0, Output = D>,
+{
+    type Output = Array<F, D>;
+    type Lhs = Array<F, D>;
+    type Rhs = F;
+    fn lhs(dy: Cot<'_, Array<F, D>>, _: Self, _: ScalarShape<F>) -> Array<F, D> {
+        dy.owned()
+    }
+    fn rhs(dy: Cot<'_, Array<F, D>>, _: Self, _: ScalarShape<F>) -> F {
+        dy.get().sum()
+    }
+}
+
+/// `a_bar = unbroadcast(y_bar)` for `y = a + b`.
+#[inline(always)]
+pub fn add_pullback_lhs<'d, A: SumShapes<B>, B>(
+    dy: impl IntoCot<'d, A::Output>,
+    a: A,
+    b: B,
+) -> A::Lhs
+where
+    A::Output: 'd,
+{
+    A::lhs(dy.into_cot(), a, b)
+}
+
+/// `b_bar = unbroadcast(y_bar)` for `y = a + b`.
+#[inline(always)]
+pub fn add_pullback_rhs<'d, A: SumShapes<B>, B>(
+    dy: impl IntoCot<'d, A::Output>,
+    a: A,
+    b: B,
+) -> A::Rhs
+where
+    A::Output: 'd,
+{
+    A::rhs(dy.into_cot(), a, b)
+}
+
+/// `a_bar = unbroadcast(y_bar)` for `y = a - b`.
+#[inline(always)]
+pub fn sub_pullback_lhs<'d, A: SumShapes<B>, B>(
+    dy: impl IntoCot<'d, A::Output>,
+    a: A,
+    b: B,
+) -> A::Lhs
+where
+    A::Output: 'd,
+{
+    A::lhs(dy.into_cot(), a, b)
+}
+
+/// `b_bar = -unbroadcast(y_bar)` for `y = a - b`.
+#[inline(always)]
+pub fn sub_pullback_rhs<'d, A: SumShapes<B>, B>(
+    dy: impl IntoCot<'d, A::Output>,
+    a: A,
+    b: B,
+) -> A::Rhs
+where
+    A::Output: 'd,
+    A::Rhs: core::ops::Neg<Output = A::Rhs>,
+{
+    -A::rhs(dy.into_cot(), a, b)
+}
