@@ -416,3 +416,56 @@ fn loop_gradients_from_many_threads_agree_with_serial_ones() {
     });
     assert_eq!(serial, parallel);
 }
+
+mod match_arms {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64, mode: usize, #[constant] opt: Option<usize>) -> f64 {
+        let z = match mode {
+            0 => x * y,
+            1 | 2 => x.sin() + y,
+            _ => {
+                let t = x * x;
+                t - y
+            }
+        };
+        let w = match opt {
+            Some(k) => z * k as f64,
+            None => z.exp(),
+        };
+        w + z
+    }
+}
+
+#[test]
+fn match_on_inactive_values() {
+    for mode in [0, 1, 2, 7] {
+        for opt in [Some(3), None] {
+            check_scalar!(match_arms; val x dx = 0.4, val y dy = -0.6; mode, opt);
+        }
+    }
+}
+
+mod loop_with_break {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let mut y = x * 40.0;
+        let mut steps = 0;
+        loop {
+            y = y * 0.5 + x;
+            steps += 1;
+            if y < 1.5 || steps > 20 {
+                break;
+            }
+        }
+        y
+    }
+}
+
+#[test]
+fn loop_until_break() {
+    for x in [0.01, 0.3, 1.0] {
+        check_scalar!(loop_with_break; val x dx = x;);
+    }
+}

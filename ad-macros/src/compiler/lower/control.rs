@@ -27,7 +27,12 @@ impl Lowerer<'_> {
     /// Input:  `let y = if c { h = h * 2.0; h } else { x };`
     /// Output: `If { then: [h_1 = mul(h, 2.0)], els: [], phis: [h_2 = phi(h_1, h), t = phi(h_1, x)] }`
     pub(super) fn lower_if(&mut self, i: &syn::ExprIf) -> Option<Operand> {
-        if self.carries_derivative(&i.cond) {
+        // `if let P = s`: the pattern binds inactive names in the branch.
+        let (tested, bound) = match &*i.cond {
+            Expr::Let(l) => (&*l.expr, scan::pattern_names(&l.pat)),
+            other => (other, HashSet::new()),
+        };
+        if self.carries_derivative(tested) {
             self.errors.at(
                 &i.cond,
                 "a condition must not be an active value: compare values (`x > 0.0`) or wrap it in `ad::stop_gradient(..)`",
@@ -38,6 +43,16 @@ impl Lowerer<'_> {
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
 
+        for name in bound {
+            self.env.insert(
+                name,
+                Binding::Const {
+                    renamed: None,
+                    literal: false,
+                    param: false,
+                },
+            );
+        }
         let then_value = self.branch_value(&i.then_branch.stmts);
         let then = std::mem::take(&mut self.stmts);
         let then_env = std::mem::replace(&mut self.env, before.clone());
@@ -119,6 +134,54 @@ impl Lowerer<'_> {
         Some(value.unwrap_or_else(|| self.unit()))
     }
 
+    /// `match s { P1 => a, P2 => b, _ => c }` as
+    /// `if let P1 = s { a } else if let P2 = s { b } else { c }`; the
+    /// scrutinee must be inactive (it is evaluated once per arm tried).
+    pub(super) fn lower_match(&mut self, m: &syn::ExprMatch) -> Option<Operand> {
+        let scrutinee = &m.expr;
+        let mut chain: Option<Expr> = None;
+        for arm in m.arms.iter().rev() {
+            if let Some((if_token, _)) = &arm.guard {
+                self.errors.at(
+                    if_token,
+                    "match guards are not supported where the arms compute active values: test the condition with `if` inside the arm",
+                );
+                return None;
+            }
+            let body = &arm.body;
+            let block: syn::Block = match &**body {
+                Expr::Block(b) if b.label.is_none() => b.block.clone(),
+                other => syn::parse_quote!({ #other }),
+            };
+            let pat = &arm.pat;
+            chain = Some(match chain {
+                // The last arm of an exhaustive `match` needs no test.
+                None if scan::pattern_names(pat).is_empty() => Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block,
+                }),
+                None => {
+                    let stmts = &block.stmts;
+                    syn::parse_quote!({
+                        #[allow(irrefutable_let_patterns)]
+                        let #pat = #scrutinee else { ::core::unreachable!() };
+                        #(#stmts)*
+                    })
+                }
+                Some(rest) => syn::parse_quote!(if let #pat = #scrutinee #block else #rest),
+            });
+        }
+        match chain {
+            Some(Expr::If(i)) => self.lower_if(&i),
+            Some(Expr::Block(b)) => {
+                let value = self.branch_value(&b.block.stmts);
+                Some(value.unwrap_or_else(|| self.unit()))
+            }
+            _ => Some(self.unit()),
+        }
+    }
+
     /// The statements of a branch, and its value if it ends in one.
     fn branch_value(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
         let (last, init) = stmts.split_last()?;
@@ -166,6 +229,15 @@ impl Lowerer<'_> {
                     &f.body,
                     names,
                 )
+            }
+            Expr::Loop(l) => {
+                if l.label.is_some() {
+                    self.errors.at(
+                        &l.label,
+                        "loop labels are not supported yet: remove the label",
+                    );
+                }
+                (LoopHead::While { cond: quote!(true) }, &l.body, Vec::new())
             }
             Expr::While(w) => {
                 if w.label.is_some() {

@@ -91,6 +91,7 @@ fn loop_body_exits(e: &Expr) -> Exits {
     let body = match e {
         Expr::ForLoop(l) => &l.body,
         Expr::While(w) => &w.body,
+        Expr::Loop(l) => &l.body,
         _ => return Exits::default(),
     };
     exits_in(|f| body.stmts.iter().for_each(|s| f.visit_stmt(s)))
@@ -178,7 +179,9 @@ impl Desugar {
                     out.push(stmt);
                     return out;
                 }
-                Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_))) if needs_desugar(stmt) => {
+                Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)))
+                    if needs_desugar(stmt) =>
+                {
                     let (desugared, returns) = self.loop_(loop_expr);
                     out.extend(desugared);
                     if let Some(k) = returns {
@@ -242,6 +245,7 @@ impl Desugar {
         let body = match expr {
             Expr::ForLoop(l) => &l.body,
             Expr::While(w) => &w.body,
+            Expr::Loop(l) => &l.body,
             _ => unreachable!("loop_ is called on loops"),
         };
         self.loops.push(k);
@@ -269,6 +273,11 @@ impl Desugar {
                 let mut w = w.clone();
                 w.body = new_body;
                 Expr::While(w)
+            }
+            Expr::Loop(l) => {
+                let mut l = l.clone();
+                l.body = new_body;
+                Expr::Loop(l)
             }
             _ => unreachable!(),
         };

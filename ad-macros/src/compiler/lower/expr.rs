@@ -277,16 +277,13 @@ impl Lowerer<'_> {
                 None
             }
             Expr::If(i) => self.lower_if(i),
-            Expr::ForLoop(_) | Expr::While(_) => {
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
                 self.lower_loop(e);
                 Some(self.unit())
             }
-            Expr::Match(_) | Expr::Loop(_) | Expr::Block(_) => {
-                let (what, instead) = match e {
-                    Expr::Match(_) => ("`match`", "`if` / `else if` with comparisons"),
-                    Expr::Loop(_) => ("`loop`", "`while` with an inactive condition"),
-                    _ => ("a block expression", "`let` statements"),
-                };
+            Expr::Match(m) => self.lower_match(m),
+            Expr::Block(_) => {
+                let (what, instead) = ("a block expression", "`let` statements");
                 self.errors.at_span(
                     first_token_span(e),
                     format!("{what} that involves the active value `{first}` is not supported yet: write it with {instead}"),

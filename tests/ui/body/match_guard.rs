@@ -3,8 +3,8 @@ use ad::differentiable;
 #[differentiable]
 fn f(x: f64, n: usize) -> f64 {
     let y = match n {
-        0 => x,
-        _ => x * 2.0,
+        k if k > 2 => x * 2.0,
+        _ => x,
     };
     y * x
 }
