@@ -197,3 +197,13 @@ snapshot!(element_writes_in_a_loop, [reverse],
         v.dot(&v)
     }
 );
+
+snapshot!(loop_that_saves_nothing, [reverse],
+    fn damped(x: f64, n: usize) -> f64 {
+        let mut y = x;
+        for _ in 0..n {
+            y = y * 0.9 + 1.0;
+        }
+        y
+    }
+);

@@ -274,8 +274,15 @@ impl Builder<'_, '_> {
                 dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
             }
             Op::Arith(op, a, b) => {
+                // `a * b`: each side needs the other's value and its own
+                // shape; `a / b`: the left side needs `b` and its own shape,
+                // the right side both values.
                 let f = format_ident!("{}_pullback_{}", arith_name(*op, s), side, span = s);
-                let (a, b) = (self.read(a), self.read(b));
+                let (a, b) = match (op, pos) {
+                    (Arith::Div, 1) => (self.read(a), self.read(b)),
+                    (_, 0) => (self.read_shape(a), self.read(b)),
+                    _ => (self.read(a), self.read_shape(b)),
+                };
                 dense(quote_spanned!(s=> #r::#f(#dy, #a, #b)))
             }
             Op::Binary(name, a, b) => {

@@ -263,6 +263,6 @@ macro_rules! arith_fns {
 arith_fns! {
     Add add add_pushforward add_values_pullback_lhs add_values_pullback_rhs;
     Sub sub sub_pushforward sub_values_pullback_lhs sub_values_pullback_rhs;
-    Mul mul mul_pushforward mul_pullback_lhs mul_pullback_rhs;
-    Div div div_pushforward div_pullback_lhs div_pullback_rhs;
+    Mul mul mul_pushforward mul_values_pullback_lhs mul_values_pullback_rhs;
+    Div div div_pushforward div_values_pullback_lhs div_pullback_rhs;
 }

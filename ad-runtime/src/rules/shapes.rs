@@ -230,3 +230,132 @@ where
 {
     -A::rhs(dy.into_cot(), a, b)
 }
+
+/// Pullbacks of `a * b` and `a / b` that need one operand's value and the
+/// other's shape: `a_bar = unbroadcast(y_bar * b)` (or `/ b`), and
+/// `b_bar = unbroadcast(y_bar * a)` for `*`.
+#[diagnostic::on_unimplemented(
+    message = "no derivative rule for `*`/`/` between values shaped `{Self}` and `{V}`",
+    label = "both sides must have the same float type and broadcastable shapes"
+)]
+pub trait ScaleByValue<V> {
+    /// The result's cotangent.
+    type Output: Clone;
+    /// The cotangent of the operand whose shape `Self` is.
+    type Grad;
+    /// `unbroadcast(dy op v)` to the shape `self`.
+    fn pull(self, dy: Cot<'_, Self::Output>, v: V, divide: bool) -> Self::Grad;
+}
+
+impl<F: Float> ScaleByValue<F> for ScalarShape<F> {
+    type Output = F;
+    type Grad = F;
+    #[inline(always)]
+    fn pull(self, dy: Cot<'_, F>, v: F, divide: bool) -> F {
+        if divide {
+            *dy.get() / v
+        } else {
+            *dy.get() * v
+        }
+    }
+}
+
+fn scale_in_place<F: Float, M: Dimension, E: Dimension>(
+    dy: Cot<'_, Array<F, M>>,
+    v: ndarray::ArrayView<'_, F, E>,
+    divide: bool,
+) -> Array<F, M> {
+    let mut g = dy.owned();
+    if divide {
+        g.zip_mut_with(&v, |g, &v| *g /= v);
+    } else {
+        g.zip_mut_with(&v, |g, &v| *g *= v);
+    }
+    g
+}
+
+impl<'v, F: Float, D: Dimension + DimMax<E>, E: Dimension>
+    ScaleByValue<ndarray::ArrayView<'v, F, E>> for ArrayShape<F, D>
+{
+    type Output = Array<F, <D as DimMax<E>>::Output>;
+    type Grad = Array<F, D>;
+    fn pull(
+        self,
+        dy: Cot<'_, Self::Output>,
+        v: ndarray::ArrayView<'v, F, E>,
+        divide: bool,
+    ) -> Array<F, D> {
+        unbroadcast(Cot::Owned(scale_in_place(dy, v, divide)), self.0)
+    }
+}
+
+impl<F: Float, D: Dimension> ScaleByValue<F> for ArrayShape<F, D>
+where
+    D: DimMax<Ix0, Output = D>,
+{
+    type Output = Array<F, D>;
+    type Grad = Array<F, D>;
+    fn pull(self, dy: Cot<'_, Array<F, D>>, v: F, divide: bool) -> Array<F, D> {
+        let mut g = dy.owned();
+        if divide {
+            g.mapv_inplace(|g| g / v);
+        } else {
+            g.mapv_inplace(|g| g * v);
+        }
+        g
+    }
+}
+
+impl<'v, F: Float, E: Dimension> ScaleByValue<ndarray::ArrayView<'v, F, E>> for ScalarShape<F>
+where
+    Ix0: DimMax<E, Output = E>,
+{
+    type Output = Array<F, E>;
+    type Grad = F;
+    fn pull(self, dy: Cot<'_, Array<F, E>>, v: ndarray::ArrayView<'v, F, E>, divide: bool) -> F {
+        let mut acc = F::zero();
+        ndarray::Zip::from(dy.get())
+            .and(&v)
+            .for_each(|&g, &v| acc += if divide { g / v } else { g * v });
+        acc
+    }
+}
+
+/// `a_bar = unbroadcast(y_bar * b)` for `y = a * b`: `a`'s shape, `b`'s value.
+#[inline(always)]
+pub fn mul_pullback_lhs<'d, SA: ScaleByValue<B>, B>(
+    dy: impl IntoCot<'d, SA::Output>,
+    a: SA,
+    b: B,
+) -> SA::Grad
+where
+    SA::Output: 'd,
+{
+    a.pull(dy.into_cot(), b, false)
+}
+
+/// `b_bar = unbroadcast(y_bar * a)` for `y = a * b`: `a`'s value, `b`'s shape.
+#[inline(always)]
+pub fn mul_pullback_rhs<'d, A, SB: ScaleByValue<A>>(
+    dy: impl IntoCot<'d, SB::Output>,
+    a: A,
+    b: SB,
+) -> SB::Grad
+where
+    SB::Output: 'd,
+{
+    b.pull(dy.into_cot(), a, false)
+}
+
+/// `a_bar = unbroadcast(y_bar / b)` for `y = a / b`: `a`'s shape, `b`'s value.
+#[inline(always)]
+pub fn div_pullback_lhs<'d, SA: ScaleByValue<B>, B>(
+    dy: impl IntoCot<'d, SA::Output>,
+    a: SA,
+    b: B,
+) -> SA::Grad
+where
+    SA::Output: 'd,
+{
+    a.pull(dy.into_cot(), b, true)
+}
