@@ -219,6 +219,7 @@ impl Lowerer<'_> {
     pub(super) fn closure_body(&mut self, param: &Ident, body: &Expr) -> Option<(VarId, Body)> {
         let saved_env = self.env.clone();
         let saved_stmts = std::mem::take(&mut self.stmts);
+        self.block_serial += 1;
         let v = VarId(self.vars.len());
         let ident = self.fresh(&param.to_string().replace("__unused", "v"));
         self.vars.push(VarInfo {
@@ -234,6 +235,7 @@ impl Lowerer<'_> {
             e => self.expr(e).unwrap_or_else(|| self.poison()),
         };
         let stmts = std::mem::replace(&mut self.stmts, saved_stmts);
+        self.block_serial += 1;
         self.env = saved_env;
         Some((v, Body { stmts, result }))
     }

@@ -42,6 +42,7 @@ impl Lowerer<'_> {
         let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
+        self.block_serial += 1;
 
         for name in bound {
             self.env.insert(
@@ -55,6 +56,7 @@ impl Lowerer<'_> {
         }
         let then_value = self.branch_value(&i.then_branch.stmts);
         let then = std::mem::take(&mut self.stmts);
+        self.block_serial += 1;
         let then_env = std::mem::replace(&mut self.env, before.clone());
 
         let else_value = match &i.else_branch {
@@ -66,6 +68,7 @@ impl Lowerer<'_> {
             },
         };
         let els = std::mem::replace(&mut self.stmts, outer);
+        self.block_serial += 1;
         let else_env = std::mem::replace(&mut self.env, before.clone());
 
         let mut phis = Vec::new();
@@ -283,6 +286,7 @@ impl Lowerer<'_> {
         let carried_names = self.carried_names(body, &pattern_names);
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
+        self.block_serial += 1;
         let mut inputs = Vec::new();
         for name in &carried_names {
             let input = self.new_var(name, e.span());
@@ -322,6 +326,7 @@ impl Lowerer<'_> {
             }
         }
         let body_stmts = std::mem::replace(&mut self.stmts, outer);
+        self.block_serial += 1;
         let body_env = std::mem::replace(&mut self.env, before.clone());
         let mut carried = Vec::new();
         for (name, input) in carried_names.iter().zip(inputs) {

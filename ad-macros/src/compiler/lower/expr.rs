@@ -253,7 +253,24 @@ impl Lowerer<'_> {
                 let base = self.expr(&i.expr);
                 let index = self.inactive_arg(&i.index, "an index");
                 let (base, index) = (base?, index?);
-                Some(self.op_or_constant(Op::Index(base, index), span, e))
+                let Operand::Var(array) = base else {
+                    return Some(self.op_or_constant(Op::Index(base, index), span, e));
+                };
+                let key = (array, index.tokens.to_string());
+                if let Some(&(value, serial, at)) = self.index_reads.get(&key) {
+                    let unchanged = self.stmts[at.min(self.stmts.len())..]
+                        .iter()
+                        .all(|s| matches!(s, Stmt::Inst(_) | Stmt::Const { .. }));
+                    if serial == self.block_serial && at <= self.stmts.len() && unchanged {
+                        return Some(Operand::Var(value));
+                    }
+                }
+                let value = self.op_or_constant(Op::Index(base, index), span, e);
+                if let Operand::Var(v) = value {
+                    self.index_reads
+                        .insert(key, (v, self.block_serial, self.stmts.len()));
+                }
+                Some(value)
             }
             Expr::Closure(c) => {
                 self.errors.at(

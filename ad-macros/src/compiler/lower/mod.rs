@@ -46,6 +46,12 @@ pub struct Lowerer<'a> {
     consts: usize,
     /// Names a loop analysis supposes active (see `control.rs`).
     assumed_active: HashSet<String>,
+    /// Element reads `x[idx]` already made in this block, for reuse while
+    /// only instructions and constants follow (nothing that could change
+    /// `idx`): (array, index tokens) to (value, block, position).
+    index_reads: HashMap<(VarId, String), (VarId, usize, usize)>,
+    /// Changes whenever lowering enters or leaves a nested block.
+    block_serial: usize,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -60,6 +66,8 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         temps: 0,
         consts: 0,
         assumed_active: HashSet::new(),
+        index_reads: HashMap::new(),
+        block_serial: 0,
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
