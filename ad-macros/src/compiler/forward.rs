@@ -178,14 +178,47 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
     let mut body = Vec::new();
     stmts(g, &l.body, useful, &mut body);
     leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
-    let looped = match &l.head {
-        LoopHead::For { pat, iter, .. } => quote! {
-            for #pat in #iter {
-                #(#enter)*
-                #(#body)*
-                #(#leave)*
+    let looped = emit_loop(&l.head, None, &enter, &body, &leave, &restore);
+    let mut out = before;
+    out.push(looped);
+    out.extend(after);
+    out
+}
+
+/// A loop with the statements the sweeps wrap around its body: `enter`
+/// binds the carried variables from their slots, `leave` stores them back
+/// (and saves the iteration), `restore` puts them back when a `while`
+/// condition ends the loop. With `reserve`, the tape of that name reserves
+/// the iterator's length first.
+pub fn emit_loop(
+    head: &LoopHead,
+    reserve: Option<&proc_macro2::Ident>,
+    enter: &[TokenStream],
+    body: &[TokenStream],
+    leave: &[TokenStream],
+    restore: &[TokenStream],
+) -> TokenStream {
+    match head {
+        LoopHead::For { pat, iter, .. } => {
+            let iter = match reserve {
+                Some(tape) => {
+                    let it = proc_macro2::Ident::new("iter", proc_macro2::Span::mixed_site());
+                    quote!({
+                        let #it = ::core::iter::IntoIterator::into_iter(#iter);
+                        #tape.reserve(::core::iter::Iterator::size_hint(&#it).0);
+                        #it
+                    })
+                }
+                None => quote!(#iter),
+            };
+            quote! {
+                for #pat in #iter {
+                    #(#enter)*
+                    #(#body)*
+                    #(#leave)*
+                }
             }
-        },
+        }
         LoopHead::While { cond } => quote! {
             loop {
                 #(#enter)*
@@ -197,11 +230,7 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
                 #(#leave)*
             }
         },
-    };
-    let mut out = before;
-    out.push(looped);
-    out.extend(after);
-    out
+    }
 }
 
 /// The slot a carried variable lives in between iterations.

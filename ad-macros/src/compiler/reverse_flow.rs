@@ -29,7 +29,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::activity;
-use super::forward::slot_ident;
+use super::forward::{emit_loop, slot_ident};
 use super::ir::{If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::reverse::{Builder, Sweeps};
 
@@ -464,42 +464,9 @@ impl Builder<'_, '_> {
         let body = self.forward_stmts(&l.body);
         // After the iteration is saved: `break` and `return` set this flag.
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
-        let looped = match &l.head {
-            // A tape as long as the iterator says it will be: no regrowth.
-            LoopHead::For { pat, iter, .. } if tape.is_some() && !items.is_empty() => {
-                let tape = tape.as_ref().expect("checked");
-                let it = proc_macro2::Ident::new("iter", proc_macro2::Span::mixed_site());
-                quote! {
-                    for #pat in {
-                        let #it = ::core::iter::IntoIterator::into_iter(#iter);
-                        #tape.reserve(::core::iter::Iterator::size_hint(&#it).0);
-                        #it
-                    } {
-                        #(#enter)*
-                        #(#body)*
-                        #(#leave)*
-                    }
-                }
-            }
-            LoopHead::For { pat, iter, .. } => quote! {
-                for #pat in #iter {
-                    #(#enter)*
-                    #(#body)*
-                    #(#leave)*
-                }
-            },
-            LoopHead::While { cond } => quote! {
-                loop {
-                    #(#enter)*
-                    if !(#cond) {
-                        #(#restore)*
-                        break;
-                    }
-                    #(#body)*
-                    #(#leave)*
-                }
-            },
-        };
+        // A tape as long as the iterator says it will be: no regrowth.
+        let reserve = tape.as_ref().filter(|_| !items.is_empty());
+        let looped = emit_loop(&l.head, reserve, &enter, &body, &leave, &restore);
         let mut out = before;
         out.push(looped);
         out.extend(after);

@@ -389,48 +389,7 @@ impl Lowerer<'_> {
     /// `break`, `continue` and `return` in code with active values are not
     /// supported yet; report them rather than skip a tape entry.
     fn reject_exits(&self, block: &syn::Block, what: &str) {
-        /// `break` and `continue` of this loop (nested loops check their
-        /// own), and any `return` the desugaring could not move.
-        struct Exits {
-            found: Vec<(Span, &'static str)>,
-            depth: usize,
-        }
-        impl<'ast> Visit<'ast> for Exits {
-            fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-                if self.depth == 0 || b.label.is_some() {
-                    self.found.push((b.break_token.span, "break"));
-                }
-            }
-            fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-                if self.depth == 0 || c.label.is_some() {
-                    self.found.push((c.continue_token.span, "continue"));
-                }
-            }
-            fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-                self.found.push((r.return_token.span, "return"));
-            }
-            fn visit_expr_for_loop(&mut self, l: &'ast syn::ExprForLoop) {
-                self.depth += 1;
-                syn::visit::visit_expr_for_loop(self, l);
-                self.depth -= 1;
-            }
-            fn visit_expr_while(&mut self, l: &'ast syn::ExprWhile) {
-                self.depth += 1;
-                syn::visit::visit_expr_while(self, l);
-                self.depth -= 1;
-            }
-            fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
-                self.depth += 1;
-                syn::visit::visit_expr_loop(self, l);
-                self.depth -= 1;
-            }
-            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        let mut exits = Exits {
-            found: Vec::new(),
-            depth: 0,
-        };
+        let mut exits = super::exits::Finder::default();
         exits.visit_block(block);
         for (span, kind) in exits.found {
             self.errors.at_span(

@@ -36,32 +36,41 @@ impl Exits {
 /// Which exits `node` contains for the loop it is in (`break`/`continue`
 /// of nested loops belong to those loops; `return` counts at any depth).
 fn exits_in(visit: impl FnOnce(&mut Finder)) -> Exits {
-    let mut f = Finder {
-        exits: Exits::default(),
-        depth: 0,
-    };
+    let mut f = Finder::default();
     visit(&mut f);
     f.exits
 }
 
-struct Finder {
+/// Finds exits: the kinds at this loop's level, and the span of each exit
+/// that belongs to this loop or cannot be desugared (a label, a `break`
+/// with a value, any `return`).
+#[derive(Default)]
+pub struct Finder {
     exits: Exits,
     depth: usize,
+    pub found: Vec<(Span, &'static str)>,
 }
 
 impl<'ast> Visit<'ast> for Finder {
-    fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
         if self.depth == 0 {
             self.exits.brk = true;
         }
+        if self.depth == 0 || b.label.is_some() {
+            self.found.push((b.break_token.span, "break"));
+        }
     }
-    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
         if self.depth == 0 {
             self.exits.cont = true;
         }
+        if self.depth == 0 || c.label.is_some() {
+            self.found.push((c.continue_token.span, "continue"));
+        }
     }
-    fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
         self.exits.ret = true;
+        self.found.push((r.return_token.span, "return"));
     }
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.depth += 1;
