@@ -9,45 +9,16 @@
 #[path = "../examples/models/mod.rs"]
 mod models;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
-use ad::check::Rng;
-use ad::ndarray::{Array, ShapeBuilder};
+use std::hint::black_box;
+
+use common::{allocated, group_times, random};
 use criterion::{criterion_group, Criterion};
 
-/// Counts allocated bytes, to report memory per gradient.
-struct Counting;
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        BYTES.fetch_add(new_size.saturating_sub(layout.size()), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
 fn bytes(f: impl FnOnce()) -> usize {
-    let before = BYTES.load(Ordering::Relaxed);
-    f();
-    BYTES.load(Ordering::Relaxed) - before
-}
-
-fn random<Sh: ShapeBuilder>(shape: Sh, seed: u64) -> Array<f64, Sh::Dim> {
-    let mut rng = Rng::new(seed);
-    Array::from_shape_simple_fn(shape, || rng.uniform())
+    allocated(f).1
 }
 
 fn bench(c: &mut Criterion) {
@@ -77,27 +48,12 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(format!(
-        "target/criterion/{group}/{function}/new/estimates.json"
-    ))
-    .ok()?;
-    let rest = &text[text.find("\"mean\"")?..];
-    let p = rest.find("\"point_estimate\":")? + "\"point_estimate\":".len();
-    let end = rest[p..].find([',', '}'])?;
-    rest[p..p + end].trim().parse().ok()
-}
-
 fn summary() {
     let mut out = String::from(
         "| workload | primal | generated | hand-written | generated / hand-written | hand-written / primal | bytes allocated generated / hand-written |\n|---|---|---|---|---|---|---|\n",
     );
     let mut row = |group: &str, mem: (usize, usize)| {
-        let (Some(p), Some(g), Some(h)) = (
-            mean_ns(group, "primal"),
-            mean_ns(group, "generated"),
-            mean_ns(group, "hand-written"),
-        ) else {
+        let Some((p, g, h)) = group_times(group) else {
             return;
         };
         out += &format!(
@@ -139,17 +95,9 @@ fn summary() {
     let _ = std::fs::write("target/criterion/loops-summary.md", out);
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(30)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .configure_from_args()
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench
 }
 

@@ -9,41 +9,17 @@
 #[path = "../examples/models/mod.rs"]
 mod models;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
-use ad::check::Rng;
-use ad::ndarray::{Array, Array1, Array2, ShapeBuilder};
+use std::hint::black_box;
+
+use ad::ndarray::{Array1, Array2};
+use common::{allocated, group_times, mean_ns, random};
 use criterion::{criterion_group, Criterion};
 
-/// Counts allocations, to report them per call beside the times.
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
 fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    f();
-    ALLOCATIONS.load(Ordering::Relaxed) - before
-}
-
-fn random<Sh: ShapeBuilder>(shape: Sh, seed: u64) -> Array<f64, Sh::Dim> {
-    let mut rng = Rng::new(seed);
-    Array::from_shape_simple_fn(shape, || rng.uniform())
+    allocated(f).0
 }
 
 struct Mlp {
@@ -144,27 +120,12 @@ fn bench_bags(c: &mut Criterion) {
     group.finish();
 }
 
-/// The mean time of one benchmark, from criterion's estimates.
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let path = format!("target/criterion/{group}/{function}/new/estimates.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    let at = text.find("\"mean\"")?;
-    let rest = &text[at..];
-    let p = rest.find("\"point_estimate\":")? + "\"point_estimate\":".len();
-    let end = rest[p..].find([',', '}'])?;
-    rest[p..p + end].trim().parse().ok()
-}
-
 fn summary() {
     let mut out = String::from(
         "| workload | primal | generated | hand-written | generated / hand-written | generated / primal | allocations generated / hand-written |\n|---|---|---|---|---|---|---|\n",
     );
     let mut row = |group: &str, allocs: (usize, usize)| {
-        let (Some(p), Some(g), Some(h)) = (
-            mean_ns(group, "primal"),
-            mean_ns(group, "generated"),
-            mean_ns(group, "hand-written"),
-        ) else {
+        let Some((p, g, h)) = group_times(group) else {
             return;
         };
         out += &format!(
@@ -219,17 +180,9 @@ fn summary() {
     let _ = std::fs::write("target/criterion/models-summary.md", out);
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(30)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .configure_from_args()
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench_mlp, bench_bags
 }
 

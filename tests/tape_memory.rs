@@ -2,31 +2,13 @@
 //! pullbacks need no value from it, one entry per iteration otherwise,
 //! freed when the gradient returns.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "../benches/common/mod.rs"]
+mod common;
 
 use ad::differentiable;
 
-struct Counting;
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
 fn bytes_allocated(f: impl FnOnce()) -> usize {
-    let before = BYTES.load(Ordering::SeqCst);
-    f();
-    BYTES.load(Ordering::SeqCst) - before
+    common::allocated(f).1
 }
 
 /// Each iteration's pullbacks read only constants and shapes.
