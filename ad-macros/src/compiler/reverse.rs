@@ -46,8 +46,12 @@ pub struct Sweeps {
 
 pub(super) struct Builder<'g, 'f> {
     pub(super) g: &'g Gen<'f>,
-    /// Adjoints are `Option`s (the function branches or loops).
+    /// Adjoints are `Option`s (the function branches or loops), except
+    /// those of `static_vars`.
     pub(super) optional: bool,
+    /// In a function with branches or loops, the temporaries whose every
+    /// use is in their own block: their adjoints are plain locals.
+    pub(super) static_vars: HashSet<VarId>,
     pub(super) useful: HashSet<VarId>,
     /// Calls whose pullback closure the reverse sweep calls.
     pub(super) read_pullbacks: HashSet<VarId>,
@@ -58,7 +62,7 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) saves: HashMap<(usize, usize), Vec<TokenStream>>,
     /// The record variable of each `if` and loop that has a reverse sweep.
     pub(super) record_idents: HashMap<usize, Ident>,
-    counts: HashMap<VarId, usize>,
+    pub(super) counts: HashMap<VarId, usize>,
     defined: HashSet<VarId>,
     pub(super) reverse: Vec<TokenStream>,
     /// Forward names the reverse code reads.
@@ -76,6 +80,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
     let mut b = Builder {
         g,
         optional,
+        static_vars: HashSet::new(),
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
         records: HashMap::new(),
@@ -181,7 +186,7 @@ impl Builder<'_, '_> {
 
     /// Records a forward name whose shape the reverse sweep reads:
     /// `rules::shape_of(&x)`, which a loop saves instead of `x`.
-    fn read_shape(&mut self, o: &Operand) -> TokenStream {
+    pub(super) fn read_shape(&mut self, o: &Operand) -> TokenStream {
         let r = &self.g.rules;
         match o {
             Operand::Var(v) => {
@@ -213,17 +218,32 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn reverse_inst(&mut self, inst: &Inst) {
-        if self.optional {
+        if !self.optional || self.static_vars.contains(&inst.dest) {
+            self.reverse_inst_body(inst);
+            return;
+        }
+        let bar = self.g.bar(inst.dest);
+        if inst
+            .op
+            .var_operands()
+            .iter()
+            .any(|v| self.static_vars.contains(v))
+        {
+            // A plain adjoint downstream must receive its contribution on
+            // every path: a missing cotangent becomes zero.
+            let r = &self.g.rules;
+            let shape = self.read_shape(&Operand::Var(inst.dest));
+            self.reverse
+                .push(quote!(let #bar = #r::materialize(#bar, #shape);));
+            self.reverse_inst_body(inst);
+        } else {
             // `if let Some(t_bar) = t_bar { .. }`: nothing to do where no
             // cotangent arrived.
             let saved = std::mem::take(&mut self.reverse);
             self.reverse_inst_body(inst);
             let body = std::mem::replace(&mut self.reverse, saved);
-            let bar = self.g.bar(inst.dest);
             self.reverse
                 .push(quote!(if let ::core::option::Option::Some(#bar) = #bar { #(#body)* }));
-        } else {
-            self.reverse_inst_body(inst);
         }
     }
 
@@ -422,7 +442,7 @@ impl Builder<'_, '_> {
     fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
         let g = self.g;
         let (r, bar) = (&g.rules, g.bar(v));
-        if self.optional {
+        if self.optional && !self.static_vars.contains(&v) {
             match kind {
                 Kind::Dense => self
                     .reverse

@@ -23,7 +23,7 @@
 //!                                         transfer(&mut h0_bar, h_carried_bar);
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -48,6 +48,7 @@ impl Builder<'_, '_> {
         let g = self.g;
         let f = g.f;
         let top = &f.body.stmts;
+        self.classify_static();
         self.reverse_block(top);
         let body = std::mem::take(&mut self.reverse);
 
@@ -105,10 +106,80 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// `let mut v_bar = None;` for the useful ones of `vars`.
+    /// Finds the temporaries whose every use is an instruction of the block
+    /// that defines them: their adjoints need no `Option`, and counts how
+    /// many contributions each receives.
+    fn classify_static(&mut self) {
+        #[derive(Default)]
+        struct Uses {
+            /// The block each instruction result is defined in.
+            defined: HashMap<VarId, (usize, usize)>,
+            /// The blocks each variable is used in by instructions.
+            used: HashMap<VarId, Vec<(usize, usize)>>,
+            /// Used by a phi, a loop's carried value, or as the result.
+            escapes: HashSet<VarId>,
+        }
+        fn walk(stmts: &[Stmt], useful: &HashSet<VarId>, uses: &mut Uses) {
+            let here = block_key(stmts);
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Inst(i) => {
+                        uses.defined.insert(i.dest, here);
+                        if useful.contains(&i.dest) {
+                            for v in i.op.var_operands() {
+                                uses.used.entry(v).or_default().push(here);
+                            }
+                        }
+                    }
+                    Stmt::If(i) => {
+                        for p in &i.phis {
+                            for o in [&p.then, &p.els] {
+                                if let Operand::Var(v) = o {
+                                    uses.escapes.insert(*v);
+                                }
+                            }
+                        }
+                        walk(&i.then, useful, uses);
+                        walk(&i.els, useful, uses);
+                    }
+                    Stmt::Loop(l) => {
+                        for c in &l.carried {
+                            for o in [&c.init, &c.next] {
+                                if let Operand::Var(v) = o {
+                                    uses.escapes.insert(*v);
+                                }
+                            }
+                        }
+                        walk(&l.body, useful, uses);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut uses = Uses::default();
+        walk(&self.g.f.body.stmts, &self.useful, &mut uses);
+        if let Operand::Var(v) = &self.g.f.body.result {
+            uses.escapes.insert(*v);
+        }
+        for (v, block) in &uses.defined {
+            let Some(sites) = uses.used.get(v) else {
+                continue;
+            };
+            if self.useful.contains(v)
+                && !uses.escapes.contains(v)
+                && sites.iter().all(|s| s == block)
+            {
+                self.static_vars.insert(*v);
+                self.counts.insert(*v, sites.len());
+            }
+        }
+    }
+
+    /// `let mut v_bar = None;` for the useful ones of `vars` (not the
+    /// plain adjoints, declared by their first contribution).
     fn declare(&self, vars: &[VarId]) -> Vec<TokenStream> {
         vars.iter()
-            .filter(|v| self.useful.contains(v))
+            .filter(|v| self.useful.contains(v) && !self.static_vars.contains(v))
             .map(|v| {
                 let bar = self.g.bar(*v);
                 quote!(let mut #bar = ::core::option::Option::None;)
@@ -360,21 +431,44 @@ impl Builder<'_, '_> {
         out
     }
 
-    /// A value leaving a block: moved if the block defined it and does not
-    /// also save it, cloned otherwise.
-    fn leaving(&self, o: &Operand, local: &[VarId], saved: &[TokenStream]) -> TokenStream {
+    /// A value leaving a block: moved if the block defined it, cloned if it
+    /// comes from outside (where it may still be needed).
+    fn leaving(&self, o: &Operand, local: &[VarId]) -> TokenStream {
         match o {
+            Operand::Var(v) if local.contains(v) => {
+                let x = self.g.ident(*v);
+                quote!(#x)
+            }
             Operand::Var(v) => {
                 let x = self.g.ident(*v);
-                let is_saved = saved.iter().any(|s| *x == s.to_string());
-                if local.contains(v) && !is_saved {
-                    quote!(#x)
-                } else {
-                    quote!(::core::clone::Clone::clone(&#x))
-                }
+                quote!(::core::clone::Clone::clone(&#x))
             }
             Operand::Const(c) => c.tokens.clone(),
         }
+    }
+
+    /// What a block saves, evaluated before its values leave it: a value
+    /// that also leaves (a branch's value, a loop's next value) is saved as a
+    /// copy, as leaving moves it.
+    fn saves_of(&self, stmts: &[Stmt], leaving: &[&Operand]) -> Vec<TokenStream> {
+        let saves = self
+            .saves
+            .get(&block_key(stmts))
+            .cloned()
+            .unwrap_or_default();
+        saves
+            .into_iter()
+            .map(|s| {
+                let leaves = leaving
+                    .iter()
+                    .any(|o| matches!(o, Operand::Var(v) if *self.g.ident(*v) == s.to_string()));
+                if leaves {
+                    quote!(::core::clone::Clone::clone(&#s))
+                } else {
+                    s
+                }
+            })
+            .collect()
     }
 
     fn forward_if(&mut self, i: &If) -> TokenStream {
@@ -393,27 +487,28 @@ impl Builder<'_, '_> {
             let c = &c.ident;
             quote!(#c)
         }));
-        dests.extend(branch.iter().map(|b| quote!(#b)));
+        // The record first: it is evaluated before the values move out.
+        if let Some(b) = &branch {
+            dests.insert(0, quote!(#b));
+        }
         let mut arms = Vec::new();
         for (stmts, then) in [(&i.then, true), (&i.els, false)] {
             let code = self.forward_stmts(stmts);
             let local = activity::defined_at(stmts);
-            let items = self
-                .saves
-                .get(&block_key(stmts))
-                .cloned()
-                .unwrap_or_default();
-            let mut values: Vec<TokenStream> = i
+            let outputs: Vec<&Operand> = i
                 .phis
                 .iter()
-                .map(|p| self.leaving(if then { &p.then } else { &p.els }, &local, &items))
+                .map(|p| if then { &p.then } else { &p.els })
                 .collect();
+            let items = self.saves_of(stmts, &outputs);
+            let mut values: Vec<TokenStream> =
+                outputs.iter().map(|o| self.leaving(o, &local)).collect();
             if let Some(c) = &i.value {
                 values.push(if then { c.then.clone() } else { c.els.clone() });
             }
             if branch.is_some() {
                 let variant = if then { quote!(Then) } else { quote!(Else) };
-                values.push(quote!(#r::Branch::#variant((#(#items,)*))));
+                values.insert(0, quote!(#r::Branch::#variant((#(#items,)*))));
             }
             arms.push(if values.is_empty() {
                 quote!({ #(#code)* })
@@ -432,26 +527,13 @@ impl Builder<'_, '_> {
     fn forward_loop(&mut self, l: &Loop) -> Vec<TokenStream> {
         let g = self.g;
         let tape = self.record_idents.get(&key(l)).cloned();
-        let items = self
-            .saves
-            .get(&block_key(&l.body))
-            .cloned()
-            .unwrap_or_default();
+        let nexts: Vec<&Operand> = l.carried.iter().map(|c| &c.next).collect();
+        let items = self.saves_of(&l.body, &nexts);
         let mut local = activity::defined_at(&l.body);
         local.extend(l.carried.iter().map(|c| c.input));
         let (mut before, mut enter, mut leave, mut restore, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for c in &l.carried {
-            let slot = slot_ident(g, c.input, "");
-            let (input, output) = (g.ident(c.input), g.ident(c.output));
-            let init = self.leaving(&c.init, &[], &[]);
-            before.push(quote!(let mut #slot = #init;));
-            enter.push(quote!(let #input = #slot;));
-            let next = self.leaving(&c.next, &local, &items);
-            leave.push(quote!(#slot = #next;));
-            restore.push(quote!(#slot = #input;));
-            after.push(quote!(let #output = #slot;));
-        }
+        // Save the iteration first, then move its values into the slots.
         if let Some(tape) = &tape {
             if items.is_empty() {
                 before.push(quote!(let mut #tape = 0usize;));
@@ -460,6 +542,17 @@ impl Builder<'_, '_> {
                 before.push(quote!(let mut #tape = ::std::vec::Vec::new();));
                 leave.push(quote!(#tape.push((#(#items,)*));));
             }
+        }
+        for c in &l.carried {
+            let slot = slot_ident(g, c.input, "");
+            let (input, output) = (g.ident(c.input), g.ident(c.output));
+            let init = self.leaving(&c.init, &[]);
+            before.push(quote!(let mut #slot = #init;));
+            enter.push(quote!(let #input = #slot;));
+            let next = self.leaving(&c.next, &local);
+            leave.push(quote!(#slot = #next;));
+            restore.push(quote!(#slot = #input;));
+            after.push(quote!(let #output = #slot;));
         }
         let body = self.forward_stmts(&l.body);
         // After the iteration is saved: `break` and `return` set this flag.

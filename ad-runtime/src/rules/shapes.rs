@@ -359,3 +359,31 @@ where
 {
     a.pull(dy.into_cot(), b, true)
 }
+
+/// Shapes that make a zero of their value's tangent.
+pub trait ZeroOfShape {
+    type Tangent;
+    fn zero(&self) -> Self::Tangent;
+}
+
+impl<F: Float> ZeroOfShape for ScalarShape<F> {
+    type Tangent = F;
+    #[inline(always)]
+    fn zero(&self) -> F {
+        F::zero()
+    }
+}
+
+impl<F: Float, D: Dimension> ZeroOfShape for ArrayShape<F, D> {
+    type Tangent = Array<F, D>;
+    fn zero(&self) -> Array<F, D> {
+        Array::zeros(self.0.clone())
+    }
+}
+
+/// An adjoint that may not have received a contribution, as a value: zero
+/// of `shape` if none arrived.
+#[inline(always)]
+pub fn materialize<S: ZeroOfShape>(adjoint: Option<S::Tangent>, shape: S) -> S::Tangent {
+    adjoint.unwrap_or_else(|| shape.zero())
+}
