@@ -104,3 +104,59 @@ pub fn contributions(body: &Body, useful: &HashSet<VarId>) -> HashMap<VarId, usi
     }
     counts
 }
+
+/// The variables known to hold a scalar: scalar parameters, element reads,
+/// casts, and arithmetic and scalar functions of scalars and literals.
+/// (A proc macro sees no types; this is what the syntax proves.)
+pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
+    use super::ir::Op;
+    fn scalar(o: &Operand, set: &HashSet<VarId>) -> bool {
+        match o {
+            Operand::Var(v) => set.contains(v),
+            Operand::Const(c) => c.literal,
+        }
+    }
+    fn walk(stmts: &[Stmt], set: &mut HashSet<VarId>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    let yes = match &i.op {
+                        Op::Index(..) | Op::Cast(..) => true,
+                        Op::Arith(_, a, b) | Op::Binary(_, a, b) => {
+                            scalar(a, set) && scalar(b, set)
+                        }
+                        Op::MulAdd(a, b, c) => scalar(a, set) && scalar(b, set) && scalar(c, set),
+                        Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) => scalar(a, set),
+                        _ => false,
+                    };
+                    if yes {
+                        set.insert(i.dest);
+                    }
+                }
+                Stmt::If(i) => {
+                    walk(&i.then, set);
+                    walk(&i.els, set);
+                    for p in &i.phis {
+                        if scalar(&p.then, set) && scalar(&p.els, set) {
+                            set.insert(p.dest);
+                        }
+                    }
+                }
+                Stmt::Loop(l) => {
+                    // A carried variable has one type: that of its start.
+                    for c in &l.carried {
+                        if scalar(&c.init, set) {
+                            set.insert(c.input);
+                            set.insert(c.output);
+                        }
+                    }
+                    walk(&l.body, set);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut set: HashSet<VarId> = f.scalar_params.iter().copied().collect();
+    walk(&f.body.stmts, &mut set);
+    set
+}

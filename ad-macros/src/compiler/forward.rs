@@ -199,13 +199,21 @@ pub fn emit_loop(
     restore: &[TokenStream],
 ) -> TokenStream {
     match head {
-        LoopHead::For { pat, iter, .. } => {
+        LoopHead::For {
+            pat, iter, exact, ..
+        } => {
             let iter = match reserve {
                 Some(tape) => {
                     let it = proc_macro2::Ident::new("iter", proc_macro2::Span::mixed_site());
+                    let make = if *exact {
+                        // Filled without a growth path (see `rules::Tape`).
+                        quote!(#tape = ::ad::__private::rules::Tape::with_hint(::core::iter::Iterator::size_hint(&#it));)
+                    } else {
+                        quote!(#tape.reserve(::core::iter::Iterator::size_hint(&#it).0);)
+                    };
                     quote!({
                         let #it = ::core::iter::IntoIterator::into_iter(#iter);
-                        #tape.reserve(::core::iter::Iterator::size_hint(&#it).0);
+                        #make
                         #it
                     })
                 }

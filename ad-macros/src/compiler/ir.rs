@@ -178,6 +178,9 @@ pub enum LoopHead {
         pat: TokenStream,
         names: Vec<Ident>,
         iter: TokenStream,
+        /// The iterator is a range (possibly reversed or stepped), whose
+        /// length is known before the loop.
+        exact: bool,
     },
     While {
         cond: TokenStream,
@@ -203,6 +206,8 @@ pub struct Function {
     pub vars: Vec<VarInfo>,
     /// The variable of each active parameter, in order.
     pub params: Vec<Option<VarId>>,
+    /// The active parameters declared `f64` or `f32`.
+    pub scalar_params: Vec<VarId>,
     pub body: Body,
 }
 

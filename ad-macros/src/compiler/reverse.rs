@@ -52,6 +52,11 @@ pub(super) struct Builder<'g, 'f> {
     /// In a function with branches or loops, the temporaries whose every
     /// use is in their own block: their adjoints are plain locals.
     pub(super) static_vars: HashSet<VarId>,
+    /// Variables known to hold scalars (cheap to recompute).
+    pub(super) scalars: HashSet<VarId>,
+    /// Adjoints of outer variables a loop's reverse sweep holds as values
+    /// while it runs (no `Option` check, no allocation path in the loop).
+    pub(super) dense_vars: HashSet<VarId>,
     pub(super) useful: HashSet<VarId>,
     /// Calls whose pullback closure the reverse sweep calls.
     pub(super) read_pullbacks: HashSet<VarId>,
@@ -81,6 +86,8 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         g,
         optional,
         static_vars: HashSet::new(),
+        scalars: HashSet::new(),
+        dense_vars: HashSet::new(),
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
         records: HashMap::new(),
@@ -442,6 +449,11 @@ impl Builder<'_, '_> {
     fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
         let g = self.g;
         let (r, bar) = (&g.rules, g.bar(v));
+        if self.dense_vars.contains(&v) {
+            self.reverse
+                .push(quote!(#r::accumulate(&mut #bar, #contribution);));
+            return;
+        }
         if self.optional && !self.static_vars.contains(&v) {
             match kind {
                 Kind::Dense => self

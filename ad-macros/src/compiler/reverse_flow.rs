@@ -49,6 +49,7 @@ impl Builder<'_, '_> {
         let f = g.f;
         let top = &f.body.stmts;
         self.classify_static();
+        self.scalars = activity::scalars(f);
         self.reverse_block(top);
         let body = std::mem::take(&mut self.reverse);
 
@@ -234,8 +235,34 @@ impl Builder<'_, '_> {
         local: &[VarId],
     ) -> (Vec<TokenStream>, HashSet<VarId>) {
         let g = self.g;
+        // Scalar arithmetic on values available in the reverse sweep (from
+        // outside the block, or recomputed themselves) is recomputed rather
+        // than saved: a few flops instead of a tape entry.
+        let mut scalar_chain: HashSet<VarId> = HashSet::new();
+        for stmt in stmts {
+            let Stmt::Inst(inst) = stmt else { continue };
+            let pure = matches!(
+                inst.op,
+                Op::Arith(..)
+                    | Op::Neg(_)
+                    | Op::Unary(..)
+                    | Op::Binary(..)
+                    | Op::MulAdd(..)
+                    | Op::Powi(..)
+                    | Op::Cast(..)
+            ) || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b));
+            let available = inst
+                .op
+                .var_operands()
+                .iter()
+                .all(|v| !local.contains(v) || scalar_chain.contains(v));
+            if pure && available && self.scalars.contains(&inst.dest) {
+                scalar_chain.insert(inst.dest);
+            }
+        }
         let recomputable = |inst: &Inst| {
             g.f.vars[inst.dest.0].is_view
+                || scalar_chain.contains(&inst.dest)
                 || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b))
         };
         let mut need: HashSet<VarId> = HashSet::new();
@@ -248,7 +275,10 @@ impl Builder<'_, '_> {
             need.insert(inst.dest);
             for o in inst.op.operands() {
                 match o {
-                    Operand::Var(v) if g.f.vars[v.0].is_view => {
+                    Operand::Var(v)
+                        if local.contains(v)
+                            && (g.f.vars[v.0].is_view || scalar_chain.contains(v)) =>
+                    {
                         need.insert(*v);
                     }
                     other => {
@@ -343,8 +373,8 @@ impl Builder<'_, '_> {
                 .filter(|p| self.useful.contains(&p.dest))
                 .filter_map(|p| match if then { &p.then } else { &p.els } {
                     Operand::Var(o) => {
-                        let (o_bar, d_bar) = (g.bar(*o), g.bar(p.dest));
-                        Some(quote!(#r::transfer(&mut #o_bar, #d_bar.take());))
+                        let d_bar = g.bar(p.dest);
+                        Some(self.transfer_into(*o, quote!(#d_bar.take())))
                     }
                     Operand::Const(_) => None,
                 })
@@ -373,6 +403,23 @@ impl Builder<'_, '_> {
             g.ident(first.input),
             span = proc_macro2::Span::mixed_site()
         );
+        // Outer adjoints the iterations add to are held as values meanwhile
+        // (from here to `unhoist`).
+        let hoisted: Vec<VarId> = outer_uses(&l.body, &self.useful)
+            .into_iter()
+            .filter(|v| {
+                self.useful.contains(v)
+                    && !self.dense_vars.contains(v)
+                    && !l.carried.iter().any(|c| c.input == *v || c.output == *v)
+            })
+            .collect();
+        let (mut hoist, mut unhoist) = (Vec::new(), Vec::new());
+        for v in &hoisted {
+            let (bar, x) = (g.bar(*v), g.ident(*v));
+            self.read_vars.insert(*v);
+            hoist.push(quote!(let mut #bar = #r::dense(#bar, &#x);));
+            unhoist.push(quote!(let mut #bar = ::core::option::Option::Some(#bar);));
+        }
         let (mut before, mut pre, mut post, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for c in &carried {
@@ -383,9 +430,15 @@ impl Builder<'_, '_> {
             } else {
                 quote!(let mut #slot = ::core::option::Option::None;)
             });
+            if let Operand::Var(init) = &c.init {
+                after.push(self.transfer_into(*init, quote!(#slot)));
+            }
+        }
+        self.dense_vars.extend(hoisted.iter().copied());
+        for c in &carried {
+            let slot = slot_ident(g, c.input, "_bar");
             if let Operand::Var(n) = &c.next {
-                let n_bar = g.bar(*n);
-                pre.push(quote!(#r::transfer(&mut #n_bar, #slot.take());));
+                pre.push(self.transfer_into(*n, quote!(#slot.take())));
             }
             post.push(if self.useful.contains(&c.input) {
                 let input = g.bar(c.input);
@@ -393,10 +446,6 @@ impl Builder<'_, '_> {
             } else {
                 quote!(#slot = ::core::option::Option::None;)
             });
-            if let Operand::Var(init) = &c.init {
-                let init_bar = g.bar(*init);
-                after.push(quote!(#r::transfer(&mut #init_bar, #slot);));
-            }
         }
         let inputs: Vec<VarId> = l.carried.iter().map(|c| c.input).collect();
         let names: Vec<Ident> = match &l.head {
@@ -404,13 +453,28 @@ impl Builder<'_, '_> {
             LoopHead::While { .. } => Vec::new(),
         };
         let (code, items) = self.nested(&l.body, &inputs, &names, pre, post);
+        for v in &hoisted {
+            self.dense_vars.remove(v);
+        }
         let looped = if items.is_empty() {
             quote!(for _ in 0..#tape { #code })
         } else {
             quote!(for (#(#items,)*) in #tape.into_iter().rev() { #code })
         };
-        self.reverse.push(quote!(#(#before)* #looped #(#after)*));
+        self.reverse
+            .push(quote!(#(#before)* #(#hoist)* #looped #(#unhoist)* #(#after)*));
         self.record_idents.insert(key(l), tape);
+    }
+
+    /// `rules::transfer(&mut target_bar, source)`, for an `Option` adjoint or
+    /// one a loop holds as a value.
+    fn transfer_into(&self, target: VarId, source: TokenStream) -> TokenStream {
+        let (r, bar) = (&self.g.rules, self.g.bar(target));
+        if self.dense_vars.contains(&target) {
+            quote!(#r::transfer_dense(&mut #bar, #source);)
+        } else {
+            quote!(#r::transfer(&mut #bar, #source);)
+        }
     }
 
     // ---- the forward sweep, saving records ------------------------------
@@ -539,7 +603,10 @@ impl Builder<'_, '_> {
                 before.push(quote!(let mut #tape = 0usize;));
                 leave.push(quote!(#tape += 1;));
             } else {
-                before.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+                before.push(match &l.head {
+                    LoopHead::For { exact: true, .. } => quote!(let mut #tape;),
+                    _ => quote!(let mut #tape = ::std::vec::Vec::new();),
+                });
                 leave.push(quote!(#tape.push((#(#items,)*));));
             }
         }
@@ -565,4 +632,59 @@ impl Builder<'_, '_> {
         out.extend(after);
         out
     }
+}
+
+/// The variables `stmts` reads (and so sends adjoints to) that it does not
+/// define, at any depth.
+fn outer_uses(stmts: &[Stmt], useful: &HashSet<VarId>) -> Vec<VarId> {
+    fn walk(
+        stmts: &[Stmt],
+        useful: &HashSet<VarId>,
+        used: &mut Vec<VarId>,
+        defined: &mut HashSet<VarId>,
+    ) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    defined.insert(i.dest);
+                    if useful.contains(&i.dest) {
+                        used.extend(i.op.var_operands());
+                    }
+                }
+                Stmt::If(i) => {
+                    for p in &i.phis {
+                        defined.insert(p.dest);
+                        if useful.contains(&p.dest) {
+                            for o in [&p.then, &p.els] {
+                                if let Operand::Var(v) = o {
+                                    used.push(*v);
+                                }
+                            }
+                        }
+                    }
+                    walk(&i.then, useful, used, defined);
+                    walk(&i.els, useful, used, defined);
+                }
+                Stmt::Loop(l) => {
+                    for c in &l.carried {
+                        defined.insert(c.input);
+                        defined.insert(c.output);
+                        for o in [&c.init, &c.next] {
+                            if let Operand::Var(v) = o {
+                                used.push(*v);
+                            }
+                        }
+                    }
+                    walk(&l.body, useful, used, defined);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (mut used, mut defined) = (Vec::new(), HashSet::new());
+    walk(stmts, useful, &mut used, &mut defined);
+    let mut seen = HashSet::new();
+    used.into_iter()
+        .filter(|v| !defined.contains(v) && seen.insert(*v))
+        .collect()
 }

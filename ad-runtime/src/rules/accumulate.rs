@@ -218,8 +218,74 @@ pub fn transfer<T: TangentSpace>(acc: &mut Option<T>, c: Option<T>) {
     }
 }
 
+/// `transfer` into an adjoint a loop holds as a value.
+#[inline(always)]
+pub fn transfer_dense<T: TangentSpace>(acc: &mut T, c: Option<T>) {
+    if let Some(c) = c {
+        acc.add_assign(&c);
+    }
+}
+
 /// Which branch of an `if` ran, with the values its reverse sweep reads.
 pub enum Branch<A, B> {
     Then(A),
     Else(B),
+}
+
+/// A loop's tape when the macro sees the loop runs over a range, whose
+/// length is known before the first iteration: filled without a growth
+/// path, so the loop body makes no call that would spill its registers. A
+/// range that yields more items than it said panics; it never writes out of
+/// bounds.
+pub struct Tape<T> {
+    items: Vec<T>,
+}
+
+impl<T> Tape<T> {
+    /// A tape for an iterator with this size hint: room for the exact
+    /// length when the hint gives one, growing from the lower bound otherwise.
+    #[inline]
+    pub fn with_hint((lower, upper): (usize, Option<usize>)) -> Self {
+        Tape {
+            items: Vec::with_capacity(upper.unwrap_or(lower).max(lower)),
+        }
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, item: T) {
+        let len = self.items.len();
+        if len == self.items.capacity() {
+            tape_overflow();
+        }
+        // SAFETY: `len < capacity`, so the slot is allocated and unused; the
+        // length grows only after the write.
+        unsafe {
+            self.items.as_mut_ptr().add(len).write(item);
+            self.items.set_len(len + 1);
+        }
+    }
+}
+
+impl<T> IntoIterator for Tape<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn tape_overflow() -> ! {
+    panic!("a loop ran more iterations than its iterator's size hint promised")
+}
+
+/// An `Option` adjoint as a value, zero of `like`'s shape if empty: loops
+/// accumulate into it without checking, and `Some` it again after.
+#[inline(always)]
+pub fn dense<T: Differentiable + ?Sized>(adjoint: Option<T::Tangent>, like: &T) -> T::Tangent {
+    match adjoint {
+        Some(a) => a,
+        None => like.zero_tangent(),
+    }
 }

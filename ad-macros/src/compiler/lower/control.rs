@@ -228,6 +228,7 @@ impl Lowerer<'_> {
                         pat,
                         names: names.clone(),
                         iter: iter.to_token_stream(),
+                        exact: is_range(&f.expr),
                     },
                     &f.body,
                     names,
@@ -442,6 +443,17 @@ fn then_value_or_unit(v: &Option<Operand>) -> Operand {
             tokens: quote!(()),
             literal: false,
         }))
+}
+
+/// `a..b`, `a..=b`, and those `.rev()`ed or `.step_by(k)`ed: iterators
+/// whose size hint is exact.
+fn is_range(e: &Expr) -> bool {
+    match e {
+        Expr::Range(r) => r.start.is_some() && r.end.is_some(),
+        Expr::Paren(p) => is_range(&p.expr),
+        Expr::MethodCall(m) if m.method == "rev" || m.method == "step_by" => is_range(&m.receiver),
+        _ => false,
+    }
 }
 
 fn same_binding(a: &Binding, b: &Binding) -> bool {

@@ -118,9 +118,21 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         stmts: std::mem::take(&mut l.stmts),
         result,
     };
+    let scalar_params = sig
+        .params
+        .iter()
+        .zip(&params)
+        .filter_map(|(p, v)| match (&*p.ty, v) {
+            (Type::Path(t), Some(v)) if t.path.is_ident("f64") || t.path.is_ident("f32") => {
+                Some(*v)
+            }
+            _ => None,
+        })
+        .collect();
     Function {
         vars: l.vars,
         params,
+        scalar_params,
         body,
     }
 }
