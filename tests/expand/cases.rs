@@ -207,3 +207,16 @@ snapshot!(loop_that_saves_nothing, [reverse],
         y
     }
 );
+
+ir_snapshot!(ir_loop_with_break,
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            acc = acc + x[i];
+            if acc > 2.0 {
+                break;
+            }
+        }
+        acc
+    }
+);

@@ -107,7 +107,9 @@ pub fn contributions(body: &Body, useful: &HashSet<VarId>) -> HashMap<VarId, usi
 
 /// The variables known to hold a scalar: scalar parameters, element reads,
 /// casts, and arithmetic and scalar functions of scalars and literals.
-/// (A proc macro sees no types; this is what the syntax proves.)
+/// (A proc macro sees no types; this is what the syntax proves. Element
+/// reads are copies `let t = x[i];`, which compile only for `Copy`
+/// elements: the floats of arrays, slices and `Vec`s.)
 pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
     use super::ir::Op;
     fn scalar(o: &Operand, set: &HashSet<VarId>) -> bool {

@@ -395,6 +395,9 @@ impl Function {
                         );
                     }
                     self.dump_stmts(&l.body, depth + 1, out);
+                    if let Some(exit) = &l.exit {
+                        let _ = writeln!(out, "{pad}  exit if {{{exit}}}");
+                    }
                 }
             }
         }
