@@ -38,6 +38,34 @@ fn g(x: &Array1<f64>, y: f64) -> f64 {
     f(x, y) * 2.0
 }
 
+/// Control flow, with locals named like the loop slots, tapes and records.
+#[differentiable]
+fn looped(x: &Array1<f64>, n: usize) -> f64 {
+    let iter = 2.0;
+    let array = Array1::<f64>::zeros(x.len());
+    let mut acc = x[0] * iter;
+    let mut acc_carried = array;
+    for i in 0..n {
+        let acc_tape = x[i % x.len()];
+        if i % 2 == 0 {
+            acc = acc * acc_tape + 1.0;
+        } else {
+            acc_carried[i % x.len()] = acc;
+        }
+    }
+    let acc_branch = acc_carried.sum();
+    acc + acc_branch
+}
+
+#[test]
+fn control_flow_names_do_not_collide_either() {
+    let x = Array1::from(vec![0.3, -0.2, 0.5]);
+    let (value, (g, _)) = looped_grad(&x, 5);
+    assert_eq!(value, looped(&x, 5));
+    let (_, d) = looped_jvp(&x, 5, &Array1::from(vec![1.0, 0.0, 0.0]), ad::NoTangent);
+    assert!((d - g[0]).abs() < 1e-12);
+}
+
 #[test]
 fn user_names_do_not_collide_with_generated_ones() {
     let x = Array1::from(vec![0.1, 0.2, 0.3]);

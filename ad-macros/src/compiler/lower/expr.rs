@@ -143,7 +143,10 @@ impl Lowerer<'_> {
                 | BinOp::Ne(_)
                 | BinOp::And(_)
                 | BinOp::Or(_) => false,
-                _ => true,
+                // `%` and bit operations carry a derivative only if an
+                // operand does (then lowering reports them): `i % x.len()`
+                // is an integer.
+                _ => self.carries_derivative(&b.left) || self.carries_derivative(&b.right),
             },
             Expr::Unary(u) => match u.op {
                 UnOp::Not(_) => false,
