@@ -65,3 +65,23 @@ fn bag_model_matches_hand_written_gradient_for_every_bag_size() {
         }
     }
 }
+
+#[test]
+fn loop_models_match_their_hand_written_gradients() {
+    for n in [2, 10, 100] {
+        let x = random(n, 20);
+        let (value, (g,)) = models::rosenbrock_grad(&x);
+        let (hand_value, hand) = models::rosenbrock_by_hand(&x);
+        assert_eq!(value, models::rosenbrock(&x));
+        assert!(close(value, hand_value, 1e-12));
+        assert!(g.iter().zip(&hand).all(|(a, b)| close(*a, *b, 1e-10)));
+    }
+    for steps in [0, 1, 10] {
+        let (w, xs) = (random((4, 4), 21) * 0.5, random((steps, 4), 22));
+        let (value, (g, _)) = models::rnn_grad(&w, &xs);
+        let (hand_value, hand) = models::rnn_by_hand(&w, &xs);
+        assert_eq!(value, models::rnn(&w, &xs));
+        assert!(close(value, hand_value, 1e-12));
+        assert!(g.iter().zip(&hand).all(|(a, b)| close(*a, *b, 1e-10)));
+    }
+}
