@@ -28,7 +28,7 @@
 
 extern crate self as ad;
 
-pub use ad_macros::differentiable;
+pub use ad_macros::{differentiable, Differentiable};
 /// The ndarray version the rules are written for.
 pub use ad_runtime::ndarray;
 pub use ad_runtime::{check, stop_gradient, Differentiable, Float, NoTangent, TangentSpace};

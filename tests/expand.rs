@@ -6,7 +6,7 @@
 //! proc-macro crate cannot export functions.
 
 #[path = "../ad-macros/src/compiler/mod.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod compiler;
 
 use proc_macro2::TokenStream;

@@ -19,7 +19,7 @@ use ndarray::{Array, Dimension};
 use crate::{Float, NoTangent};
 
 /// A value seen as a flat list of `f64`s (in logical order for arrays).
-pub trait Flat: Clone {
+pub trait Flat {
     fn flat_len(&self) -> usize;
     fn get(&self, i: usize) -> f64;
     fn set(&mut self, i: usize, v: f64);
@@ -37,7 +37,10 @@ pub trait Flat: Clone {
 
     /// A copy with every entry replaced by the next pseudo-random number
     /// from `rng` (uniform in [-1, 1)).
-    fn random_like(&self, rng: &mut Rng) -> Self {
+    fn random_like(&self, rng: &mut Rng) -> Self
+    where
+        Self: Clone,
+    {
         let mut out = self.clone();
         for i in 0..out.flat_len() {
             out.set(i, rng.uniform());
@@ -194,7 +197,7 @@ impl Rng {
 pub const STEPS: [f64; 5] = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7];
 
 /// Central differences of `f` at `x` along each flat entry, with step `h`.
-pub fn central_differences<P: Flat>(f: impl Fn(&P) -> f64, x: &P, h: f64) -> Vec<f64> {
+pub fn central_differences<P: Flat + Clone>(f: impl Fn(&P) -> f64, x: &P, h: f64) -> Vec<f64> {
     (0..x.flat_len())
         .map(|i| {
             let (mut up, mut down) = (x.clone(), x.clone());
@@ -214,7 +217,7 @@ pub fn close(a: f64, b: f64, tol: f64) -> bool {
 /// Whether `gradient` matches central differences of `f` at `x` at one of
 /// [`STEPS`] (entry by entry, relative tolerance `1e-5`). The error names the
 /// worst entry.
-pub fn check_gradient<P: Flat>(
+pub fn check_gradient<P: Flat + Clone>(
     f: impl Fn(&P) -> f64,
     x: &P,
     gradient: &[f64],
@@ -249,7 +252,7 @@ pub fn check_gradient<P: Flat>(
 
 /// Panics with a report unless [`check_gradient`] passes.
 #[track_caller]
-pub fn assert_gradient<P: Flat>(f: impl Fn(&P) -> f64, x: &P, gradient: &[f64]) {
+pub fn assert_gradient<P: Flat + Clone>(f: impl Fn(&P) -> f64, x: &P, gradient: &[f64]) {
     if let Err(report) = check_gradient(f, x, gradient) {
         panic!("gradient disagrees with finite differences at every step:\n{report}");
     }
@@ -258,7 +261,7 @@ pub fn assert_gradient<P: Flat>(f: impl Fn(&P) -> f64, x: &P, gradient: &[f64]) 
 /// Whether a directional derivative `jvp` of `f` along `v` matches central
 /// differences `(f(x + h v) - f(x - h v)) / 2h` at one of [`STEPS`];
 /// `f` may return any [`Flat`] value.
-pub fn check_directional<P: Flat, R: Flat>(
+pub fn check_directional<P: Flat + Clone, R: Flat>(
     f: impl Fn(&P) -> R,
     x: &P,
     v: &P,

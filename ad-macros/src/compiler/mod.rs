@@ -6,6 +6,7 @@
 //! ```
 
 mod activity;
+mod derive;
 mod emit;
 mod errors;
 mod forward;
@@ -23,6 +24,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use errors::Errors;
+
+pub use derive::derive_differentiable;
 
 /// Expands `#[differentiable(attr)] item`.
 pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -1,0 +1,163 @@
+//! `#[derive(Differentiable)]`: a struct's tangent type, `{Name}Tangent`,
+//! with the struct's fields under the same names. A field's tangent is its
+//! type's (`Array2<f64>` for `Array2<f64>`, `Vec<LayerTangent>` for
+//! `Vec<Layer>`); a `#[constant]` field's is `NoTangent`.
+//!
+//! Input:
+//! ```text
+//! #[derive(Differentiable)]
+//! struct Layer { w: Array2<f64>, b: Array1<f64>, #[constant] name: String }
+//! ```
+//! Output: `struct LayerTangent { w: <Array2<f64> as Differentiable>::Tangent,
+//! b: .., name: NoTangent }`, with `Differentiable for Layer`,
+//! `TangentSpace` (zero, add, scale, dot) and `check::Flat` for both.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Data, DeriveInput, Fields};
+
+use super::errors::Errors;
+
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    let errors = Errors::default();
+    let item: DeriveInput = match syn::parse2(input) {
+        Ok(item) => item,
+        Err(e) => return e.to_compile_error(),
+    };
+    let fields = match &item.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(&named.named),
+            other => {
+                errors.at(
+                    other,
+                    "`#[derive(Differentiable)]` needs named fields: `struct S { w: Array2<f64> }`",
+                );
+                None
+            }
+        },
+        _ => {
+            errors.at_span(
+                item.ident.span(),
+                "`#[derive(Differentiable)]` is for structs; enums and unions have no tangent space",
+            );
+            None
+        }
+    };
+    if !item.generics.params.is_empty() {
+        errors.at(
+            &item.generics,
+            "`#[derive(Differentiable)]` does not take generic structs yet: name the float and array types",
+        );
+    }
+    let Some(fields) = fields.filter(|_| errors.is_empty()) else {
+        return errors.into_compile_errors();
+    };
+
+    let name = &item.ident;
+    let vis = &item.vis;
+    let tangent = format_ident!("{}Tangent", name);
+    let mut decls = Vec::new();
+    let mut zeros = Vec::new();
+    let mut zero_likes = Vec::new();
+    let mut active = Vec::new();
+    for f in fields {
+        let ident = f.ident.as_ref().expect("named fields have names");
+        let (fvis, ty) = (&f.vis, &f.ty);
+        let constant = f.attrs.iter().any(|a| a.path().is_ident("constant"));
+        if constant {
+            decls.push(quote!(#fvis #ident: ::ad::NoTangent));
+            zeros.push(quote!(#ident: ::ad::NoTangent));
+            zero_likes.push(quote!(#ident: ::ad::NoTangent));
+        } else {
+            decls.push(quote!(#fvis #ident: <#ty as ::ad::Differentiable>::Tangent));
+            zeros.push(quote!(#ident: ::ad::Differentiable::zero_tangent(&self.#ident)));
+            zero_likes.push(quote!(#ident: ::ad::TangentSpace::zero_like(&self.#ident)));
+            active.push(ident.clone());
+        }
+    }
+    let doc = format!(
+        "The tangent (gradient) of a [`{name}`]: its differentiable fields under the same names; `#[constant]` fields are `NoTangent`."
+    );
+    let flat = flat_impls(&[quote!(#name), quote!(#tangent)], &active);
+    let rules = quote!(::ad::__private::rules);
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug)]
+        #vis struct #tangent {
+            #(#decls,)*
+        }
+
+        impl ::ad::Differentiable for #name {
+            type Tangent = #tangent;
+            fn zero_tangent(&self) -> #tangent {
+                #tangent { #(#zeros,)* }
+            }
+        }
+
+        impl ::ad::TangentSpace for #tangent {
+            fn zero_like(&self) -> Self {
+                #tangent { #(#zero_likes,)* }
+            }
+            fn add_assign(&mut self, other: &Self) {
+                #(::ad::TangentSpace::add_assign(&mut self.#active, &other.#active);)*
+            }
+            fn scale(&mut self, factor: f64) {
+                #(::ad::TangentSpace::scale(&mut self.#active, factor);)*
+            }
+            fn dot(&self, other: &Self) -> f64 {
+                0.0 #(+ ::ad::TangentSpace::dot(&self.#active, &other.#active))*
+            }
+        }
+
+        impl #rules::Contribution<#tangent> for #tangent {
+            fn add_to(self, acc: &mut #tangent) {
+                ::ad::TangentSpace::add_assign(acc, &self);
+            }
+            fn into_first(self, _: impl FnOnce() -> #tangent) -> #tangent {
+                self
+            }
+        }
+
+        #flat
+    }
+}
+
+/// `check::Flat` over the differentiable fields, in declaration order, for
+/// the struct and its tangent alike.
+fn flat_impls(types: &[TokenStream], active: &[syn::Ident]) -> TokenStream {
+    let flat = quote!(::ad::check::Flat);
+    types
+        .iter()
+        .map(|ty| {
+            quote! {
+                impl #flat for #ty {
+                    fn flat_len(&self) -> usize {
+                        0 #(+ #flat::flat_len(&self.#active))*
+                    }
+                    #[allow(unused_mut, unused_assignments)]
+                    fn get(&self, mut i: usize) -> f64 {
+                        #(
+                            let n = #flat::flat_len(&self.#active);
+                            if i < n {
+                                return #flat::get(&self.#active, i);
+                            }
+                            i -= n;
+                        )*
+                        ::core::panic!("index past the end of the fields")
+                    }
+                    #[allow(unused_mut, unused_assignments)]
+                    fn set(&mut self, mut i: usize, v: f64) {
+                        #(
+                            let n = #flat::flat_len(&self.#active);
+                            if i < n {
+                                return #flat::set(&mut self.#active, i, v);
+                            }
+                            i -= n;
+                        )*
+                        ::core::panic!("index past the end of the fields")
+                    }
+                }
+            }
+        })
+        .collect()
+}
