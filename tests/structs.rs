@@ -62,3 +62,80 @@ fn flat_views_skip_constant_fields() {
     assert_eq!(m.scale, 7.0);
     assert_eq!(m.get(6), 0.1);
 }
+
+mod network {
+    use super::*;
+    use ad::differentiable;
+
+    /// A network with a `Vec` of layers indexed in a loop.
+    #[differentiable]
+    pub fn loss(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for i in 0..m.layers.len() {
+            h = (m.layers[i].w.dot(&h) + &m.layers[i].b).mapv(f64::tanh);
+        }
+        h.sum() * m.scale + m.name.len() as f64
+    }
+
+    /// Reads fields in straight-line code, and passes a layer to a function.
+    #[differentiable]
+    pub fn first_layer(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let layer = &m.layers[0];
+        dense(layer, x).sum() * m.scale
+    }
+
+    #[differentiable]
+    pub fn dense(l: &Layer, #[constant] x: &Array1<f64>) -> Array1<f64> {
+        (l.w.dot(x) + &l.b).mapv(f64::tanh)
+    }
+}
+
+fn check_struct_gradient(
+    f: impl Fn(&Model) -> f64,
+    grad: impl Fn(&Model) -> (f64, ModelTangent),
+    jvp: impl Fn(&Model, &ModelTangent) -> (f64, f64),
+) {
+    use ad::check::{assert_gradient, close, Flat, Rng};
+    let m = model();
+    let (value, g) = grad(&m);
+    assert_eq!(value, f(&m));
+    assert_gradient(&f, &m, &g.to_flat());
+    let mut rng = Rng::new(3);
+    let mut d = m.zero_tangent();
+    for i in 0..d.flat_len() {
+        d.set(i, rng.uniform());
+    }
+    let (jvalue, jv) = jvp(&m, &d);
+    assert_eq!(jvalue, value);
+    assert!(
+        close(jv, g.dot(&d), 1e-9),
+        "forward {jv} vs <gradient, d> {}",
+        g.dot(&d)
+    );
+}
+
+#[test]
+fn gradients_with_respect_to_structs() {
+    let x = Array1::from(vec![0.3, -0.2, 0.7]);
+    check_struct_gradient(
+        |m| network::loss(m, &x),
+        |m| {
+            let (v, (g, _)) = network::loss_grad(m, &x);
+            (v, g)
+        },
+        |m, d| network::loss_jvp(m, &x, d, ad::NoTangent),
+    );
+    check_struct_gradient(
+        |m| network::first_layer(m, &x),
+        |m| {
+            let (v, (g, _)) = network::first_layer_grad(m, &x);
+            (v, g)
+        },
+        |m, d| network::first_layer_jvp(m, &x, d, ad::NoTangent),
+    );
+    let (_, (g, _)) = network::first_layer_grad(&model(), &x);
+    assert!(
+        g.layers[1].w.iter().all(|&v| v == 0.0),
+        "the second layer is not used"
+    );
+}

@@ -84,6 +84,9 @@ pub enum Op {
     IndexWrite(Operand, Const, Operand),
     /// `y[idx] += value`.
     IndexAdd(Operand, Const, Operand),
+    /// `&p.layers[i].w`: a field of a `Differentiable` struct, by reference;
+    /// the path (`.layers[i].w`) is the same in the tangent struct.
+    Place(Operand, TokenStream),
     /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
     /// method returned.
     Unwrap(Operand, Option<Const>),
@@ -234,6 +237,7 @@ impl Op {
             | Op::IntoShape(a, _)
             | Op::Index(a, _)
             | Op::FromElem(_, a)
+            | Op::Place(a, _)
             | Op::Unwrap(a, _)
             | Op::Mapv(a, _) => vec![a],
             Op::Call(_, args) => args.iter().map(|a| &a.operand).collect(),
@@ -261,6 +265,7 @@ impl Op {
                 | Op::View(_)
                 | Op::InsertAxis(..)
                 | Op::IntoShape(..)
+                | Op::Place(..)
         )
     }
 
@@ -288,6 +293,7 @@ impl Op {
             Op::FromElem(..) => "from_elem".into(),
             Op::IndexWrite(..) => "index_write".into(),
             Op::IndexAdd(..) => "index_add".into(),
+            Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),
             Op::Unwrap(..) => "unwrap".into(),
             Op::Mapv(..) => "mapv".into(),
             Op::Call(p, _) => {

@@ -156,6 +156,7 @@ impl<'f> Gen<'f> {
                 let shape = &shape.tokens;
                 quote_spanned!(s=> #r::from_elem(#shape, #a))
             }
+            Op::Place(_, path) => quote_spanned!(s=> &#a #path),
             Op::Unwrap(_, None) => quote_spanned!(s=> #a.unwrap()),
             Op::Unwrap(_, Some(msg)) => {
                 let msg = &msg.tokens;
@@ -202,7 +203,7 @@ impl<'f> Gen<'f> {
     /// Whether the instruction reads its operand natively (`x[i]`,
     /// `x.unwrap()`) rather than through `view`.
     pub fn native(op: &Op) -> bool {
-        matches!(op, Op::Index(..) | Op::Unwrap(..))
+        matches!(op, Op::Index(..) | Op::Unwrap(..) | Op::Place(..))
     }
 
     /// The primal value of an instruction (calls excepted: each mode calls

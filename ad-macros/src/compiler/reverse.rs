@@ -57,6 +57,9 @@ pub(super) struct Builder<'g, 'f> {
     /// Adjoints of outer variables a loop's reverse sweep holds as values
     /// while it runs (no `Option` check, no allocation path in the loop).
     pub(super) dense_vars: HashSet<VarId>,
+    /// Structs whose fields are read: their adjoints are whole tangent
+    /// structs, zero from the start, that field cotangents add into.
+    pub(super) eager: HashSet<VarId>,
     pub(super) useful: HashSet<VarId>,
     /// Calls whose pullback closure the reverse sweep calls.
     pub(super) read_pullbacks: HashSet<VarId>,
@@ -88,6 +91,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         static_vars: HashSet::new(),
         scalars: HashSet::new(),
         dense_vars: HashSet::new(),
+        eager: place_roots(&f.body.stmts),
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
         records: HashMap::new(),
@@ -103,6 +107,12 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
 
     if optional {
         return b.structured_sweeps();
+    }
+    for v in b.eager.clone() {
+        let (r, bar, x) = (&g.rules, g.bar(v), g.ident(v));
+        b.reverse
+            .push(quote!(let mut #bar = #r::zero_tangent(&#x);));
+        b.defined.insert(v);
     }
 
     let (seed, result) = match &f.body.result {
@@ -271,6 +281,14 @@ impl Builder<'_, '_> {
             self.reverse_call(inst, &active);
             return;
         }
+        if let Op::Place(Operand::Var(root), path) = &inst.op {
+            // The root's adjoint is a whole tangent struct from the start:
+            // the field's cotangent adds into the same field of it.
+            let (r, root_bar) = (&g.rules, g.bar(*root));
+            self.reverse
+                .push(quote!(#r::accumulate(&mut #root_bar #path, #dest_bar);));
+            return;
+        }
         // Last operand first: broadcasting usually happens on the right
         // (`x + b`), so the pullback that only reads the cotangent (a sum
         // over the broadcast axes) borrows it, and the left one, which can
@@ -365,6 +383,7 @@ impl Builder<'_, '_> {
                 }
             }
             Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),
+            Op::Place(..) => unreachable!("field reads are handled by reverse_inst_body"),
             Op::IndexWrite(_, idx, _) | Op::IndexAdd(_, idx, _) => {
                 let idx = self.read_tokens(idx);
                 match (&inst.op, pos) {
@@ -543,4 +562,26 @@ pub fn suffixed_path(func: &syn::ExprPath, suffix: &str) -> syn::ExprPath {
         last.ident = format_ident!("{}_{}", last.ident, suffix, span = last.ident.span());
     }
     func
+}
+
+/// The variables whose fields the body reads (`p` in `p.layers[i].w`).
+pub(super) fn place_roots(stmts: &[Stmt]) -> HashSet<VarId> {
+    let mut roots = HashSet::new();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Inst(Inst {
+                op: Op::Place(Operand::Var(v), _),
+                ..
+            }) => {
+                roots.insert(*v);
+            }
+            Stmt::If(i) => {
+                roots.extend(place_roots(&i.then));
+                roots.extend(place_roots(&i.els));
+            }
+            Stmt::Loop(l) => roots.extend(place_roots(&l.body)),
+            _ => {}
+        }
+    }
+    roots
 }

@@ -50,6 +50,7 @@ impl Builder<'_, '_> {
         let top = &f.body.stmts;
         self.classify_static();
         self.scalars = activity::scalars(f);
+        self.dense_vars.extend(self.eager.iter().copied());
         self.reverse_block(top);
         let body = std::mem::take(&mut self.reverse);
 
@@ -76,6 +77,10 @@ impl Builder<'_, '_> {
             .params
             .iter()
             .map(|p| match p {
+                Some(v) if self.eager.contains(v) => {
+                    let bar = g.bar(*v);
+                    quote!(#bar)
+                }
                 Some(v) if self.useful.contains(v) => {
                     let (bar, x) = (g.bar(*v), g.ident(*v));
                     quote!(#bar.unwrap_or_else(|| #r::zero_tangent(&#x)))
@@ -183,7 +188,12 @@ impl Builder<'_, '_> {
             .filter(|v| self.useful.contains(v) && !self.static_vars.contains(v))
             .map(|v| {
                 let bar = self.g.bar(*v);
-                quote!(let mut #bar = ::core::option::Option::None;)
+                if self.eager.contains(v) {
+                    let (r, x) = (&self.g.rules, self.g.ident(*v));
+                    quote!(let mut #bar = #r::zero_tangent(&#x);)
+                } else {
+                    quote!(let mut #bar = ::core::option::Option::None;)
+                }
             })
             .collect()
     }
@@ -273,6 +283,18 @@ impl Builder<'_, '_> {
                 continue;
             }
             need.insert(inst.dest);
+            if let Op::Place(_, path) = &inst.op {
+                // The indices in `p.layers[i].w` are read when recomputed.
+                for tt in path.clone() {
+                    if let proc_macro2::TokenTree::Group(g) = tt {
+                        for t in g.stream() {
+                            if let proc_macro2::TokenTree::Ident(i) = t {
+                                self.read_consts.insert(i.to_string());
+                            }
+                        }
+                    }
+                }
+            }
             for o in inst.op.operands() {
                 match o {
                     Operand::Var(v)

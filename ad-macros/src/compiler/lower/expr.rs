@@ -252,6 +252,11 @@ impl Lowerer<'_> {
             }
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
+            // An element of a struct's field, `p.layers[i]`: a place.
+            Expr::Index(i) if through_field(&i.expr) => {
+                let (root, path) = self.place_chain(e)?;
+                Some(self.op_or_constant(Op::Place(root, path), span, e))
+            }
             Expr::Index(i) => {
                 let base = self.expr(&i.expr);
                 let index = self.inactive_arg(&i.index, "an index");
@@ -310,9 +315,9 @@ impl Lowerer<'_> {
                 );
                 None
             }
-            Expr::Field(f) => {
-                self.errors.at(f, format!("field access on the active value `{first}` is not supported yet: pass the field as its own parameter"));
-                None
+            Expr::Field(_) => {
+                let (root, path) = self.place_chain(e)?;
+                Some(self.op_or_constant(Op::Place(root, path), span, e))
             }
             Expr::Try(t) => {
                 self.errors.at(
@@ -348,5 +353,49 @@ impl Lowerer<'_> {
                 unreachable!("an expression that carries no derivative lowers to a constant")
             }
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// A field path into an active struct, `p.layers[i].w`: the active root
+    /// and the path after it (indices lowered as constants).
+    fn place_chain(&mut self, e: &Expr) -> Option<(Operand, proc_macro2::TokenStream)> {
+        match e {
+            Expr::Paren(p) => self.place_chain(&p.expr),
+            Expr::Field(f) => {
+                let (root, mut path) = self.place_chain(&f.base)?;
+                let member = &f.member;
+                path.extend(quote!(.#member));
+                Some((root, path))
+            }
+            Expr::Index(i) => {
+                let (root, mut path) = self.place_chain(&i.expr)?;
+                let index = self.inactive_arg(&i.index, "an index")?;
+                let tokens = &index.tokens;
+                path.extend(quote!([#tokens]));
+                Some((root, path))
+            }
+            Expr::Path(_) => match self.expr(e)? {
+                root @ Operand::Var(_) => Some((root, proc_macro2::TokenStream::new())),
+                Operand::Const(_) => None,
+            },
+            other => {
+                self.errors.at(
+                    other,
+                    "a field of an active value is read from a parameter or local by name (`p.layers[i].w`): bind the value to a name first",
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Whether `e` reads a field somewhere (`p.layers`, `p.layers[i].w`).
+fn through_field(e: &Expr) -> bool {
+    match e {
+        Expr::Field(_) => true,
+        Expr::Index(i) => through_field(&i.expr),
+        Expr::Paren(p) => through_field(&p.expr),
+        _ => false,
     }
 }
