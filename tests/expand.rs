@@ -40,4 +40,17 @@ macro_rules! ir_snapshot {
     };
 }
 
+/// The output of `#[derive(Differentiable)]`.
+macro_rules! derive_snapshot {
+    ($name:ident, $($item:tt)*) => {
+        #[test]
+        fn $name() {
+            let out = compiler::derive_differentiable(quote!($($item)*));
+            let file: syn::File = syn::parse2(out).expect("the derive output parses as items");
+            let code = prettyplease::unparse(&file);
+            insta::assert_snapshot!(stringify!($name), code);
+        }
+    };
+}
+
 include!("expand/cases.rs");

@@ -220,3 +220,24 @@ ir_snapshot!(ir_loop_with_break,
         acc
     }
 );
+
+// Structs: the derive's output, and a function of a struct parameter.
+
+derive_snapshot!(derive_layer,
+    pub struct Layer {
+        pub w: Array2<f64>,
+        pub b: Array1<f64>,
+        #[constant]
+        pub name: String,
+    }
+);
+
+snapshot!(struct_parameter, [reverse],
+    fn loss(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for i in 0..m.layers.len() {
+            h = (m.layers[i].w.dot(&h) + &m.layers[i].b).mapv(f64::tanh);
+        }
+        h.sum() * m.scale
+    }
+);
