@@ -139,3 +139,27 @@ fn gradients_with_respect_to_structs() {
         "the second layer is not used"
     );
 }
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Scaled {
+    pub w: Array1<f64>,
+    #[constant]
+    pub factor: f64,
+}
+
+#[ad::differentiable]
+fn scaled_sum(s: &Scaled) -> f64 {
+    (&s.w * ad::stop_gradient(s.factor)).sum()
+}
+
+#[test]
+fn constant_fields_are_read_through_stop_gradient() {
+    let s = Scaled {
+        w: Array1::from(vec![1.0, 2.0]),
+        factor: 3.0,
+    };
+    let (value, (g,)) = scaled_sum_grad(&s);
+    assert_eq!(value, scaled_sum(&s));
+    assert_eq!(g.w, Array1::from(vec![3.0, 3.0]));
+    assert_eq!(g.factor, ad::NoTangent);
+}

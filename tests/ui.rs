@@ -4,7 +4,7 @@
 #[test]
 fn rejections() {
     let t = trybuild::TestCases::new();
-    for category in ["args", "signature", "body", "rules", "fallback"] {
+    for category in ["args", "signature", "body", "rules", "fallback", "derive"] {
         t.compile_fail(format!("tests/ui/{category}/*.rs"));
     }
 }

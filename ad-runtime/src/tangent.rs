@@ -14,7 +14,7 @@ pub struct NoTangent;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no tangent type",
     label = "`ad` differentiates `f32`, `f64`, ndarray arrays, `Vec`s and slices of them",
-    note = "mark the parameter `#[constant]` if it needs no derivative"
+    note = "mark the parameter or struct field `#[constant]` if it needs no derivative"
 )]
 pub trait Differentiable {
     type Tangent: TangentSpace;

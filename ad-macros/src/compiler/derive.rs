@@ -13,7 +13,8 @@
 //! `TangentSpace` (zero, add, scale, dot) and `check::Flat` for both.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
 use super::errors::Errors;
@@ -69,7 +70,9 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
             zeros.push(quote!(#ident: ::ad::NoTangent));
             zero_likes.push(quote!(#ident: ::ad::NoTangent));
         } else {
-            decls.push(quote!(#fvis #ident: <#ty as ::ad::Differentiable>::Tangent));
+            // Spanned at the field's type: a type with no tangent is reported there.
+            let tangent = quote_spanned!(ty.span()=> <#ty as ::ad::Differentiable>::Tangent);
+            decls.push(quote!(#fvis #ident: #tangent));
             zeros.push(quote!(#ident: ::ad::Differentiable::zero_tangent(&self.#ident)));
             zero_likes.push(quote!(#ident: ::ad::TangentSpace::zero_like(&self.#ident)));
             active.push(ident.clone());
