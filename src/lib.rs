@@ -31,7 +31,9 @@ extern crate self as ad;
 pub use ad_macros::{differentiable, Differentiable};
 /// The ndarray version the rules are written for.
 pub use ad_runtime::ndarray;
-pub use ad_runtime::{check, stop_gradient, Differentiable, Float, NoTangent, TangentSpace};
+pub use ad_runtime::{
+    check, stop_gradient, Adam, Differentiable, Float, NoTangent, Parameter, Sgd, TangentSpace,
+};
 
 /// What generated code names; not part of the API.
 #[doc(hidden)]

@@ -10,12 +10,14 @@
 pub mod check;
 mod float;
 mod operand;
+mod optim;
 pub mod rules;
 mod tangent;
 
 pub use float::Float;
 pub use operand::{view, Lift, Operand};
-pub use tangent::{Differentiable, NoTangent, TangentSpace};
+pub use optim::{Adam, Sgd};
+pub use tangent::{Differentiable, NoTangent, Parameter, TangentSpace};
 
 pub use ndarray;
 

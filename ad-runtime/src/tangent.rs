@@ -28,9 +28,13 @@ pub trait TangentSpace: Clone {
     fn add_assign(&mut self, other: &Self);
     fn scale(&mut self, factor: f64);
     fn dot(&self, other: &Self) -> f64;
+    /// `self[i] = f(self[i], other[i])` for every entry (element-wise
+    /// optimiser arithmetic, such as Adam's moments).
+    fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64);
 }
 
 impl TangentSpace for NoTangent {
+    fn zip_map(&mut self, _: &Self, _: &mut dyn FnMut(f64, f64) -> f64) {}
     fn zero_like(&self) -> Self {
         NoTangent
     }
@@ -62,6 +66,9 @@ macro_rules! scalar_tangent {
             fn dot(&self, other: &Self) -> f64 {
                 (*self * *other) as f64
             }
+            fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64) {
+                *self = f(*self as f64, *other as f64) as $t;
+            }
         }
     )*};
 }
@@ -87,6 +94,15 @@ impl<F: Float, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, 
 }
 
 impl<F: Float, D: Dimension> TangentSpace for Array<F, D> {
+    fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64) {
+        self.zip_mut_with(other, |a, &b| {
+            let (x, y) = (
+                num_traits::cast(*a).unwrap_or(f64::NAN),
+                num_traits::cast(b).unwrap_or(f64::NAN),
+            );
+            *a = F::of(f(x, y));
+        });
+    }
     fn zero_like(&self) -> Self {
         Array::zeros(self.raw_dim())
     }
@@ -121,6 +137,11 @@ impl<T: Differentiable> Differentiable for Vec<T> {
 }
 
 impl<T: TangentSpace> TangentSpace for Vec<T> {
+    fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.zip_map(b, f);
+        }
+    }
     fn zero_like(&self) -> Self {
         self.iter().map(TangentSpace::zero_like).collect()
     }
@@ -162,6 +183,9 @@ macro_rules! tuple_tangent {
             fn dot(&self, other: &Self) -> f64 {
                 0.0 $(+ self.$i.dot(&other.$i))*
             }
+            fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64) {
+                $(self.$i.zip_map(&other.$i, f);)*
+            }
         }
     )*};
 }
@@ -175,3 +199,36 @@ tuple_tangent!(
     (A 0, B 1, C 2, D 3, E 4, G 5, H 6),
     (A 0, B 1, C 2, D 3, E 4, G 5, H 6, I 7)
 );
+
+/// A value an optimiser can move along a tangent: `self += step * tangent`.
+/// Implemented for floats, owned arrays, `Vec`s of parameters and
+/// `#[derive(Differentiable)]` structs (whose `#[constant]` fields stay).
+pub trait Parameter: Differentiable {
+    fn apply(&mut self, tangent: &Self::Tangent, step: f64);
+}
+
+macro_rules! scalar_parameter {
+    ($($t:ty),*) => {$(
+        impl Parameter for $t {
+            fn apply(&mut self, tangent: &$t, step: f64) {
+                *self += (step as $t) * *tangent;
+            }
+        }
+    )*};
+}
+scalar_parameter!(f32, f64);
+
+impl<F: Float, D: Dimension> Parameter for Array<F, D> {
+    fn apply(&mut self, tangent: &Array<F, D>, step: f64) {
+        self.scaled_add(F::of(step), tangent);
+    }
+}
+
+impl<T: Parameter> Parameter for Vec<T> {
+    fn apply(&mut self, tangent: &Vec<T::Tangent>, step: f64) {
+        assert_eq!(self.len(), tangent.len(), "a tangent of a different length");
+        for (p, t) in self.iter_mut().zip(tangent) {
+            p.apply(t, step);
+        }
+    }
+}

@@ -110,6 +110,15 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
             fn dot(&self, other: &Self) -> f64 {
                 0.0 #(+ ::ad::TangentSpace::dot(&self.#active, &other.#active))*
             }
+            fn zip_map(&mut self, other: &Self, f: &mut dyn FnMut(f64, f64) -> f64) {
+                #(::ad::TangentSpace::zip_map(&mut self.#active, &other.#active, f);)*
+            }
+        }
+
+        impl ::ad::Parameter for #name {
+            fn apply(&mut self, tangent: &#tangent, step: f64) {
+                #(::ad::Parameter::apply(&mut self.#active, &tangent.#active, step);)*
+            }
         }
 
         impl #rules::Contribution<#tangent> for #tangent {
