@@ -11,6 +11,7 @@ pub mod check;
 mod float;
 mod operand;
 mod optim;
+pub mod parallel;
 pub mod rules;
 mod tangent;
 
