@@ -469,3 +469,49 @@ fn loop_until_break() {
         check_scalar!(loop_with_break; val x dx = x;);
     }
 }
+
+// Values leaving a branch or starting a loop are moved only when nothing
+// reads them afterwards (`moves.rs`); these read them afterwards.
+
+mod branch_value_read_afterwards {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] flip: bool) -> f64 {
+        let a = x.mapv(f64::sin);
+        let b = x * 2.0;
+        let mut c = a.clone();
+        if flip {
+            c[0] = b[0];
+        }
+        c.sum() * a.sum() + b.sum()
+    }
+}
+
+mod outer_array_chosen_in_a_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let a = x.mapv(f64::exp);
+        let mut total = 0.0;
+        let mut m = a.clone();
+        for i in 0..x.len() {
+            let mut v = m.clone();
+            if x[i] > 0.0 {
+                v[i] = x[i] * x[i];
+            }
+            m = v;
+            total = total + m.sum();
+        }
+        total + a.sum() + m.sum()
+    }
+}
+
+#[test]
+fn values_read_after_they_leave_a_block() {
+    for flip in [false, true] {
+        check_scalar!(branch_value_read_afterwards; ref x dx = random(3, 21); flip);
+    }
+    for n in [0, 1, 4] {
+        check_scalar!(outer_array_chosen_in_a_loop; ref x dx = random(n, 22););
+    }
+}

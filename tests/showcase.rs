@@ -2,6 +2,8 @@
 //! check, and one training step that lowers the loss. (The full run is the
 //! README's main job, not a test.)
 
+#[path = "../examples/json_bags/by_hand.rs"]
+mod by_hand;
 #[path = "../examples/json_bags/data.rs"]
 mod data;
 #[path = "../examples/json_bags/model.rs"]
@@ -42,6 +44,19 @@ fn the_model_gradient_matches_finite_differences() {
         let f = |m: &model::Model| model::loss(m, &s.visits, &s.purchases, &s.scalars, s.label);
         assert_eq!(value, f(&m));
         assert_gradient(f, &m, &g.to_flat());
+    }
+}
+
+#[test]
+fn the_model_gradient_matches_the_hand_written_one() {
+    let m = model::Model::new(4);
+    for s in &tiny() {
+        let (value, g) = model::sample_gradient(&m, s);
+        let (hand_value, hand) = by_hand::sample_gradient(&m, s);
+        assert!((value - hand_value).abs() < 1e-12);
+        for (a, b) in g.to_flat().iter().zip(hand.to_flat()) {
+            assert!((a - b).abs() < 1e-12, "generated {a}, by hand {b}");
+        }
     }
 }
 

@@ -241,3 +241,24 @@ snapshot!(struct_parameter, [reverse],
         h.sum() * m.scale
     }
 );
+
+snapshot!(showcase_pooling, [],
+    fn pooled(e: &Embed, wm: &Array1<f64>, wx: &Array1<f64>, #[constant] bag: &Array2<f64>) -> f64 {
+        let n = bag.nrows();
+        let mut total = 0.0;
+        if n > 0 {
+            let h = (bag.dot(&e.w) + &e.b).mapv(|v| v.max(0.0));
+            let mean = h.mean_axis(Axis(0)).unwrap();
+            let mut mx = Array1::zeros(h.ncols());
+            for i in 0..n {
+                for j in 0..h.ncols() {
+                    if h[[i, j]] > mx[j] {
+                        mx[j] = h[[i, j]];
+                    }
+                }
+            }
+            total = mean.dot(wm) + mx.dot(wx);
+        }
+        total
+    }
+);

@@ -13,6 +13,7 @@ use super::activity;
 use std::collections::HashSet;
 
 use super::ir::{Body, Closure, If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
+use super::moves::Site;
 use super::ops;
 use super::primal::{arith_name, Gen};
 use super::reverse::suffixed_path;
@@ -44,16 +45,18 @@ fn stmts(g: &Gen<'_>, stmts_: &[Stmt], useful: &HashSet<VarId>, out: &mut Vec<To
     }
 }
 
-/// A value leaving a block: moved if the block defined it, cloned if it
-/// comes from outside (where it may still be needed).
+/// A value leaving a block: moved if the block defined it or nothing reads
+/// it afterwards (`site`), cloned otherwise.
 fn leaving(
     g: &Gen<'_>,
     o: &Operand,
     local: &[VarId],
+    site: Option<Site>,
     ident: impl Fn(VarId) -> proc_macro2::Ident,
 ) -> TokenStream {
+    let moves = |v: &VarId| local.contains(v) || site.is_some_and(|s| g.moves.contains(&s));
     match o {
-        Operand::Var(v) if local.contains(v) => {
+        Operand::Var(v) if moves(v) => {
             let x = ident(*v);
             quote!(#x)
         }
@@ -61,10 +64,7 @@ fn leaving(
             let x = ident(*v);
             quote!(::core::clone::Clone::clone(&#x))
         }
-        Operand::Const(c) => {
-            let _ = g;
-            c.tokens.clone()
-        }
+        Operand::Const(c) => c.tokens.clone(),
     }
 }
 
@@ -93,11 +93,15 @@ fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
         let mut values = Vec::new();
         for phi in &i.phis {
             let o = if then { &phi.then } else { &phi.els };
-            let value = leaving(g, o, &local, |v| g.ident(v).clone());
+            let site = Some(Site::Phi {
+                dest: phi.dest,
+                then,
+            });
+            let value = leaving(g, o, &local, site, |v| g.ident(v).clone());
             values.push(value.clone());
             if useful.contains(&phi.dest) {
                 values.push(match o {
-                    Operand::Var(_) => leaving(g, o, &local, |v| g.dot(v)),
+                    Operand::Var(_) => leaving(g, o, &local, site, |v| g.dot(v)),
                     Operand::Const(c) => {
                         let t = &c.tokens;
                         quote!(#r::zero_tangent(&#t))
@@ -146,10 +150,11 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
         let tangent = useful.contains(&c.input) || useful.contains(&c.output);
         let slot = slot_ident(g, c.input, "");
         let (input, output) = (g.ident(c.input), g.ident(c.output));
-        let init = leaving(g, &c.init, &[], |v| g.ident(v).clone());
+        let site = Some(Site::Init { input: c.input });
+        let init = leaving(g, &c.init, &[], site, |v| g.ident(v).clone());
         before.push(quote!(let mut #slot = #init;));
         enter.push(quote!(let #input = #slot;));
-        let next = leaving(g, &c.next, &local, |v| g.ident(v).clone());
+        let next = leaving(g, &c.next, &local, None, |v| g.ident(v).clone());
         leave.push(quote!(#slot = #next;));
         restore.push(quote!(#slot = #input;));
         after.push(quote!(let #output = #slot;));
@@ -157,16 +162,16 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
             let slot_dot = slot_ident(g, c.input, "_dot");
             let (input_dot, output_dot) = (g.dot(c.input), g.dot(c.output));
             before.push(match &c.init {
-                Operand::Var(v) => {
-                    let d = g.dot(*v);
-                    quote!(let mut #slot_dot = ::core::clone::Clone::clone(&#d);)
+                Operand::Var(_) => {
+                    let d = leaving(g, &c.init, &[], site, |v| g.dot(v));
+                    quote!(let mut #slot_dot = #d;)
                 }
                 Operand::Const(_) => quote!(let mut #slot_dot = #r::zero_tangent(&#slot);),
             });
             enter.push(quote!(let #input_dot = #slot_dot;));
             leave.push(match &c.next {
                 Operand::Var(_) => {
-                    let next_dot = leaving(g, &c.next, &local, |v| g.dot(v));
+                    let next_dot = leaving(g, &c.next, &local, None, |v| g.dot(v));
                     quote!(#slot_dot = #next_dot;)
                 }
                 Operand::Const(_) => quote!(#slot_dot = #r::zero_tangent(&#slot);),

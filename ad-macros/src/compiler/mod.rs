@@ -12,6 +12,7 @@ mod errors;
 mod forward;
 mod ir;
 mod lower;
+mod moves;
 mod ops;
 mod options;
 mod primal;

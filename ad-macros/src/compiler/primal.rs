@@ -17,6 +17,8 @@ pub struct Gen<'f> {
     /// under mixed-site names the user's code cannot see.
     pub rules: Ident,
     pub view: Ident,
+    /// Leaving sites that move their variable (see `moves.rs`).
+    pub moves: std::collections::HashSet<super::moves::Site>,
 }
 
 impl<'f> Gen<'f> {
@@ -25,6 +27,7 @@ impl<'f> Gen<'f> {
             f,
             rules: Ident::new("rules", Span::mixed_site()),
             view: Ident::new("view", Span::mixed_site()),
+            moves: super::moves::moves(f),
         }
     }
 

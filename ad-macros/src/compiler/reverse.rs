@@ -184,7 +184,9 @@ impl Builder<'_, '_> {
             }
         }
         if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
-            let copy = matches!(base, Operand::Var(v) if self.read_vars.contains(v));
+            // The reverse sweep reads the old array (or its shape): keep it.
+            let copy = matches!(base, Operand::Var(v)
+                if self.read_vars.contains(v) || self.read_shapes.contains(v));
             return g.bind(inst, g.element_write(inst, copy));
         }
         g.bind(inst, g.primal(inst))

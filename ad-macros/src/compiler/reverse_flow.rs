@@ -31,6 +31,7 @@ use quote::{format_ident, quote};
 use super::activity;
 use super::forward::{emit_loop, slot_ident};
 use super::ir::{If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
+use super::moves::Site;
 use super::reverse::{Builder, Sweeps};
 
 /// A key for an `if` or a loop: its address, stable while the IR lives.
@@ -517,11 +518,20 @@ impl Builder<'_, '_> {
         out
     }
 
-    /// A value leaving a block: moved if the block defined it, cloned if it
-    /// comes from outside (where it may still be needed).
-    fn leaving(&self, o: &Operand, local: &[VarId]) -> TokenStream {
+    /// A value leaving a block: moved if the block defined it, or if
+    /// nothing reads it afterwards, the reverse sweep included (`site`);
+    /// cloned otherwise.
+    fn leaving(&self, o: &Operand, local: &[VarId], site: Option<Site>) -> TokenStream {
+        let moves = |v: &VarId| {
+            local.contains(v)
+                || site.is_some_and(|s| {
+                    self.g.moves.contains(&s)
+                        && !self.read_vars.contains(v)
+                        && !self.read_shapes.contains(v)
+                })
+        };
         match o {
-            Operand::Var(v) if local.contains(v) => {
+            Operand::Var(v) if moves(v) => {
                 let x = self.g.ident(*v);
                 quote!(#x)
             }
@@ -587,8 +597,12 @@ impl Builder<'_, '_> {
                 .map(|p| if then { &p.then } else { &p.els })
                 .collect();
             let items = self.saves_of(stmts, &outputs);
-            let mut values: Vec<TokenStream> =
-                outputs.iter().map(|o| self.leaving(o, &local)).collect();
+            let mut values: Vec<TokenStream> = i
+                .phis
+                .iter()
+                .zip(&outputs)
+                .map(|(p, o)| self.leaving(o, &local, Some(Site::Phi { dest: p.dest, then })))
+                .collect();
             if let Some(c) = &i.value {
                 values.push(if then { c.then.clone() } else { c.els.clone() });
             }
@@ -635,10 +649,10 @@ impl Builder<'_, '_> {
         for c in &l.carried {
             let slot = slot_ident(g, c.input, "");
             let (input, output) = (g.ident(c.input), g.ident(c.output));
-            let init = self.leaving(&c.init, &[]);
+            let init = self.leaving(&c.init, &[], Some(Site::Init { input: c.input }));
             before.push(quote!(let mut #slot = #init;));
             enter.push(quote!(let #input = #slot;));
-            let next = self.leaving(&c.next, &local);
+            let next = self.leaving(&c.next, &local, None);
             leave.push(quote!(#slot = #next;));
             restore.push(quote!(#slot = #input;));
             after.push(quote!(let #output = #slot;));

@@ -1,0 +1,232 @@
+//! Which values leaving a block may be moved rather than cloned.
+//!
+//! A branch's value and a loop's initial value are often a variable from an
+//! enclosing block: the array an `if` leaves unchanged in one branch
+//! (`if h[i] > mx[j] { mx[j] = h[i]; }`), or the array a loop starts from.
+//! Cloning it is always correct but costs an allocation per branch taken;
+//! moving it is correct when nothing reads the variable afterwards. This
+//! pass numbers every read in program order and marks a leaving site a
+//! move when it is the variable's last read and runs once per definition
+//! (not inside a loop, or a closure, that the definition is outside of).
+//! The reverse sweep's own reads are checked by its caller.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{TokenStream, TokenTree};
+
+use super::ir::{Body, Function, Op, Operand, Stmt, VarId};
+
+/// A place where a value leaves a block.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// The value of the phi `dest` at the end of its then or else branch.
+    Phi { dest: VarId, then: bool },
+    /// The initial value of the loop variable whose per-iteration input is
+    /// `input`.
+    Init { input: VarId },
+}
+
+/// The leaving sites that may move their variable.
+pub fn moves(f: &Function) -> HashSet<Site> {
+    let mut w = Walk {
+        names: f
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.ident.to_string(), VarId(i)))
+            .collect(),
+        seq: 0,
+        scope: vec![0],
+        next_scope: 1,
+        defs: HashMap::new(),
+        last_read: HashMap::new(),
+        sites: Vec::new(),
+    };
+    w.body(&f.body);
+    w.sites
+        .iter()
+        .filter(|(site, v, seq, scope)| {
+            let _ = site;
+            !f.vars[v.0].is_view
+                && w.last_read.get(v) == Some(seq)
+                && w.defs.get(v).is_none_or(|d| d == scope)
+        })
+        .map(|(site, ..)| *site)
+        .collect()
+}
+
+struct Walk {
+    names: HashMap<String, VarId>,
+    seq: usize,
+    /// The loops and closures around the current point, innermost last
+    /// (`0` is the function body).
+    scope: Vec<usize>,
+    next_scope: usize,
+    /// The innermost scope of each variable's definition (parameters have
+    /// none: they are defined once, outside everything).
+    defs: HashMap<VarId, usize>,
+    last_read: HashMap<VarId, usize>,
+    sites: Vec<(Site, VarId, usize, usize)>,
+}
+
+impl Walk {
+    fn here(&self) -> usize {
+        *self.scope.last().unwrap_or(&0)
+    }
+
+    fn define(&mut self, v: VarId) {
+        let here = self.here();
+        self.defs.insert(v, here);
+    }
+
+    fn read(&mut self, v: VarId) -> usize {
+        self.seq += 1;
+        self.last_read.insert(v, self.seq);
+        self.seq
+    }
+
+    fn operand(&mut self, o: &Operand) {
+        match o {
+            Operand::Var(v) => {
+                self.read(*v);
+            }
+            Operand::Const(c) => self.tokens(&c.tokens),
+        }
+    }
+
+    /// Inactive code may name an active variable (`0..h.ncols()`).
+    fn tokens(&mut self, t: &TokenStream) {
+        for tree in t.clone() {
+            match tree {
+                TokenTree::Ident(i) => {
+                    if let Some(v) = self.names.get(&i.to_string()).copied() {
+                        self.read(v);
+                    }
+                }
+                TokenTree::Group(g) => self.tokens(&g.stream()),
+                _ => {}
+            }
+        }
+    }
+
+    fn leave(&mut self, site: Site, o: &Operand) {
+        match o {
+            Operand::Var(v) => {
+                let seq = self.read(*v);
+                let here = self.here();
+                self.sites.push((site, *v, seq, here));
+            }
+            Operand::Const(c) => self.tokens(&c.tokens),
+        }
+    }
+
+    fn enter(&mut self) {
+        self.scope.push(self.next_scope);
+        self.next_scope += 1;
+    }
+
+    fn body(&mut self, b: &Body) {
+        self.stmts(&b.stmts);
+        self.operand(&b.result);
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Inst(inst) => {
+                self.op(&inst.op);
+                self.define(inst.dest);
+            }
+            Stmt::Verbatim(t) => self.tokens(t),
+            Stmt::Const { expr, .. } => self.tokens(expr),
+            Stmt::InactiveLet { tokens, .. } => self.tokens(tokens),
+            Stmt::If(i) => {
+                self.tokens(&i.cond);
+                for then in [true, false] {
+                    self.stmts(if then { &i.then } else { &i.els });
+                    if let Some(c) = &i.value {
+                        self.tokens(if then { &c.then } else { &c.els });
+                    }
+                    for p in &i.phis {
+                        let o = if then { &p.then } else { &p.els };
+                        self.leave(Site::Phi { dest: p.dest, then }, o);
+                    }
+                }
+                for p in &i.phis {
+                    self.define(p.dest);
+                }
+            }
+            Stmt::Loop(l) => {
+                for c in &l.carried {
+                    self.leave(Site::Init { input: c.input }, &c.init);
+                }
+                let iter = match &l.head {
+                    super::ir::LoopHead::For { iter, .. } => Some(iter),
+                    super::ir::LoopHead::While { .. } => None,
+                };
+                if let Some(iter) = iter {
+                    self.tokens(iter);
+                }
+                self.enter();
+                if let super::ir::LoopHead::While { cond } = &l.head {
+                    self.tokens(cond);
+                }
+                for c in &l.carried {
+                    self.define(c.input);
+                }
+                self.stmts(&l.body);
+                for c in &l.carried {
+                    self.operand(&c.next);
+                }
+                if let Some(exit) = &l.exit {
+                    self.tokens(exit);
+                }
+                self.scope.pop();
+                for c in &l.carried {
+                    self.define(c.output);
+                }
+            }
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        for o in op.operands() {
+            self.operand(o);
+        }
+        match op {
+            Op::Powi(_, c)
+            | Op::ReduceAxis(_, _, c)
+            | Op::Row(_, c)
+            | Op::Column(_, c)
+            | Op::Slice(_, c)
+            | Op::InsertAxis(_, c)
+            | Op::IntoShape(_, c)
+            | Op::Index(_, c)
+            | Op::FromElem(c, _)
+            | Op::IndexWrite(_, c, _)
+            | Op::IndexAdd(_, c, _)
+            | Op::Unwrap(_, Some(c)) => self.tokens(&c.tokens),
+            Op::Place(_, path) => self.tokens(path),
+            Op::Call(_, args) => {
+                for a in args {
+                    self.tokens(&a.source);
+                }
+            }
+            Op::Mapv(_, closure) => {
+                self.tokens(&closure.source);
+                // The closure runs once per element: its own variables
+                // live in a scope of their own.
+                self.enter();
+                self.define(closure.param);
+                self.body(&closure.body);
+                self.scope.pop();
+            }
+            _ => {}
+        }
+    }
+}
