@@ -372,16 +372,23 @@ impl Builder<'_, '_> {
             Op::Reduce(red, a) => {
                 let a = self.read(a);
                 match red {
-                    Reduce::Sum => dense(quote_spanned!(s=> #r::sum_pullback(#dy, #a))),
-                    Reduce::Mean => dense(quote_spanned!(s=> #r::mean_pullback(#dy, #a))),
+                    // Fills and spreads add into the adjoint in place.
+                    Reduce::Sum => (quote_spanned!(s=> #r::sum_pullback(#dy, #a)), Kind::Sparse),
+                    Reduce::Mean => (quote_spanned!(s=> #r::mean_pullback(#dy, #a)), Kind::Sparse),
                 }
             }
             Op::ReduceAxis(red, a, k) => {
                 let a = self.read(a);
                 let k = self.read_tokens(k);
                 match red {
-                    Reduce::Sum => dense(quote_spanned!(s=> #r::sum_axis_pullback(#dy, #a, #k))),
-                    Reduce::Mean => dense(quote_spanned!(s=> #r::mean_axis_pullback(#dy, #a, #k))),
+                    Reduce::Sum => (
+                        quote_spanned!(s=> #r::sum_axis_pullback(#dy, #a, #k)),
+                        Kind::Sparse,
+                    ),
+                    Reduce::Mean => (
+                        quote_spanned!(s=> #r::mean_axis_pullback(#dy, #a, #k)),
+                        Kind::Sparse,
+                    ),
                 }
             }
             Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),

@@ -9,7 +9,55 @@
 
 use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
 
+use super::accumulate::Contribution;
 use crate::Float;
+
+/// The cotangent of `sum` or `mean`: one value in every element. Added to an
+/// adjoint in place; built as an array only when it is the first
+/// contribution.
+pub struct Fill<F, D> {
+    value: F,
+    dim: D,
+}
+
+impl<F: Float, D: Dimension> Contribution<Array<F, D>> for Fill<F, D> {
+    #[inline]
+    fn add_to(self, acc: &mut Array<F, D>) {
+        acc.mapv_inplace(|a| a + self.value);
+    }
+    #[inline]
+    fn into_first(self, _: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        Array::from_elem(self.dim, self.value)
+    }
+}
+
+/// The cotangent of `sum_axis` or `mean_axis`: `dy * scale` repeated along
+/// `axis`. Added lane by lane in place; built as an array only when it is
+/// the first contribution.
+pub struct Spread<F, D: Dimension> {
+    dy: Array<F, D::Smaller>,
+    dim: D,
+    axis: Axis,
+    scale: F,
+}
+
+impl<F: Float, D: RemoveAxis> Contribution<Array<F, D>> for Spread<F, D> {
+    #[inline]
+    fn add_to(self, acc: &mut Array<F, D>) {
+        let (dy, scale) = (&self.dy, self.scale);
+        for mut lane in acc.axis_iter_mut(self.axis) {
+            lane.zip_mut_with(dy, |o, &d| *o += d * scale);
+        }
+    }
+    #[inline]
+    fn into_first(self, _: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        let mut out = Array::zeros(self.dim.clone());
+        for mut lane in out.axis_iter_mut(self.axis) {
+            lane.zip_mut_with(&self.dy, |o, &d| *o = d * self.scale);
+        }
+        out
+    }
+}
 
 #[inline]
 pub fn sum<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> F {
@@ -17,8 +65,11 @@ pub fn sum<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> F {
 }
 
 #[inline]
-pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Array<F, D> {
-    Array::from_elem(x.raw_dim(), dy)
+pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Fill<F, D> {
+    Fill {
+        value: dy,
+        dim: x.raw_dim(),
+    }
 }
 
 /// `x.mean()`: `None` for an empty array, as ndarray's.
@@ -28,8 +79,11 @@ pub fn mean<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> Option<F> {
 }
 
 #[inline]
-pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Array<F, D> {
-    Array::from_elem(x.raw_dim(), dy / F::of(x.len() as f64))
+pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Fill<F, D> {
+    Fill {
+        value: dy / F::of(x.len() as f64),
+        dim: x.raw_dim(),
+    }
 }
 
 #[inline]
@@ -44,7 +98,7 @@ pub fn sum_axis_pullback<F: Float, D: RemoveAxis>(
     dy: Array<F, D::Smaller>,
     x: ArrayView<'_, F, D>,
     axis: Axis,
-) -> Array<F, D> {
+) -> Spread<F, D> {
     spread(dy, x, axis, F::one())
 }
 
@@ -54,12 +108,13 @@ fn spread<F: Float, D: RemoveAxis>(
     x: ArrayView<'_, F, D>,
     axis: Axis,
     scale: F,
-) -> Array<F, D> {
-    let mut out = Array::zeros(x.raw_dim());
-    for mut lane in out.axis_iter_mut(axis) {
-        lane.zip_mut_with(&dy, |o, &d| *o = d * scale);
+) -> Spread<F, D> {
+    Spread {
+        dy,
+        dim: x.raw_dim(),
+        axis,
+        scale,
     }
-    out
 }
 
 /// `x.mean_axis(axis)`: `None` when the axis is empty, as ndarray's.
@@ -75,7 +130,7 @@ pub fn mean_axis_pullback<F: Float, D: RemoveAxis>(
     dy: Array<F, D::Smaller>,
     x: ArrayView<'_, F, D>,
     axis: Axis,
-) -> Array<F, D> {
+) -> Spread<F, D> {
     let n = F::of(x.len_of(axis) as f64);
     spread(dy, x, axis, n.recip())
 }
