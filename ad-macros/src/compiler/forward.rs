@@ -195,9 +195,16 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
 /// (and saves the iteration), `restore` puts them back when a `while`
 /// condition ends the loop. With `reserve`, the tape of that name reserves
 /// the iterator's length first.
+/// Where a loop's records go: its own tape, sized from the iterator, or a
+/// stack shared by every run of an inner loop, grown to fit.
+pub enum Reserve<'a> {
+    Tape(&'a proc_macro2::Ident),
+    Grow(&'a proc_macro2::Ident),
+}
+
 pub fn emit_loop(
     head: &LoopHead,
-    reserve: Option<&proc_macro2::Ident>,
+    reserve: Option<Reserve<'_>>,
     enter: &[TokenStream],
     body: &[TokenStream],
     leave: &[TokenStream],
@@ -208,13 +215,16 @@ pub fn emit_loop(
             pat, iter, exact, ..
         } => {
             let iter = match reserve {
-                Some(tape) => {
+                Some(reserve) => {
                     let it = proc_macro2::Ident::new("iter", proc_macro2::Span::mixed_site());
-                    let make = if *exact {
+                    let make = match reserve {
                         // Filled without a growth path (see `rules::Tape`).
-                        quote!(#tape = ::ad::__private::rules::Tape::with_hint(::core::iter::Iterator::size_hint(&#it));)
-                    } else {
-                        quote!(#tape.reserve(::core::iter::Iterator::size_hint(&#it).0);)
+                        Reserve::Tape(tape) if *exact => {
+                            quote!(#tape = ::ad::__private::rules::Tape::with_hint(::core::iter::Iterator::size_hint(&#it));)
+                        }
+                        Reserve::Tape(tape) | Reserve::Grow(tape) => {
+                            quote!(#tape.reserve(::core::iter::Iterator::size_hint(&#it).0);)
+                        }
                     };
                     quote!({
                         let #it = ::core::iter::IntoIterator::into_iter(#iter);

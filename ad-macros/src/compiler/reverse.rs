@@ -78,6 +78,12 @@ pub(super) struct Builder<'g, 'f> {
     /// Forward names the reverse code reads only for their shape.
     pub(super) read_shapes: BTreeSet<VarId>,
     pub(super) read_consts: HashSet<String>,
+    /// How many loops enclose the block being differentiated.
+    pub(super) loop_depth: usize,
+    /// Loops nested in other loops push their records onto one stack per
+    /// loop, declared once for the function: one growing buffer instead of
+    /// a tape allocated per run of the inner loop.
+    pub(super) stacks: Vec<(usize, Ident)>,
 }
 
 pub fn sweeps(g: &Gen<'_>) -> Sweeps {
@@ -103,6 +109,8 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         read_vars: BTreeSet::new(),
         read_shapes: BTreeSet::new(),
         read_consts: HashSet::new(),
+        loop_depth: 0,
+        stacks: Vec::new(),
     };
 
     if optional {

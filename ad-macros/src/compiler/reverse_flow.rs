@@ -29,7 +29,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::activity;
-use super::forward::{emit_loop, slot_ident};
+use super::forward::{emit_loop, slot_ident, Reserve};
 use super::ir::{If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::moves::Site;
 use super::reverse::{Builder, Sweeps};
@@ -72,7 +72,13 @@ impl Builder<'_, '_> {
         }
         reverse.extend(body);
 
-        let forward = self.forward_stmts(top);
+        let stacks: Vec<Ident> = self.stacks.iter().map(|(_, s)| s.clone()).collect();
+        reverse.splice(0..0, stacks.iter().map(|s| quote!(let mut #s = #s;)));
+        let mut forward: Vec<TokenStream> = stacks
+            .iter()
+            .map(|s| quote!(let mut #s = ::std::vec::Vec::new();))
+            .collect();
+        forward.extend(self.forward_stmts(top));
         let r = &g.rules;
         let gradients = f
             .params
@@ -475,12 +481,20 @@ impl Builder<'_, '_> {
             LoopHead::For { names, .. } => names.clone(),
             LoopHead::While { .. } => Vec::new(),
         };
+        let inner = self.loop_depth > 0;
+        self.loop_depth += 1;
         let (code, items) = self.nested(&l.body, &inputs, &names, pre, post);
+        self.loop_depth -= 1;
         for v in &hoisted {
             self.dense_vars.remove(v);
         }
         let looped = if items.is_empty() {
             quote!(for _ in 0..#tape { #code })
+        } else if inner {
+            // The record is this run's count of entries on the loop's stack.
+            let stack = format_ident!("{}_stack", tape, span = proc_macro2::Span::mixed_site());
+            self.stacks.push((key(l), stack.clone()));
+            quote!(for (#(#items,)*) in #r::pop_n(&mut #stack, #tape) { #code })
         } else {
             quote!(for (#(#items,)*) in #tape.into_iter().rev() { #code })
         };
@@ -633,9 +647,17 @@ impl Builder<'_, '_> {
         local.extend(l.carried.iter().map(|c| c.input));
         let (mut before, mut enter, mut leave, mut restore, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let stack = self
+            .stacks
+            .iter()
+            .find(|(k, _)| *k == key(l))
+            .map(|(_, s)| s.clone());
         // Save the iteration first, then move its values into the slots.
         if let Some(tape) = &tape {
-            if items.is_empty() {
+            if let Some(stack) = stack.as_ref().filter(|_| !items.is_empty()) {
+                before.push(quote!(let mut #tape = 0usize;));
+                leave.push(quote!(#stack.push((#(#items,)*)); #tape += 1;));
+            } else if items.is_empty() {
                 before.push(quote!(let mut #tape = 0usize;));
                 leave.push(quote!(#tape += 1;));
             } else {
@@ -661,7 +683,11 @@ impl Builder<'_, '_> {
         // After the iteration is saved: `break` and `return` set this flag.
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         // A tape as long as the iterator says it will be: no regrowth.
-        let reserve = tape.as_ref().filter(|_| !items.is_empty());
+        let reserve = match (&stack, &tape) {
+            (Some(stack), _) if !items.is_empty() => Some(Reserve::Grow(stack)),
+            (None, Some(tape)) if !items.is_empty() => Some(Reserve::Tape(tape)),
+            _ => None,
+        };
         let looped = emit_loop(&l.head, reserve, &enter, &body, &leave, &restore);
         let mut out = before;
         out.push(looped);

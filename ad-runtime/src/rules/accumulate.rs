@@ -274,6 +274,14 @@ impl<T> IntoIterator for Tape<T> {
     }
 }
 
+/// The last `n` records on a loop's stack, last first: the entries one run
+/// of an inner loop pushed, for its reverse sweep.
+#[inline(always)]
+pub fn pop_n<T>(stack: &mut Vec<T>, n: usize) -> std::iter::Rev<std::vec::Drain<'_, T>> {
+    let start = stack.len() - n;
+    stack.drain(start..).rev()
+}
+
 #[cold]
 #[inline(never)]
 fn tape_overflow() -> ! {
