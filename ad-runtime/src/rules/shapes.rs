@@ -204,18 +204,8 @@ where
     A::rhs(dy.into_cot(), a, b)
 }
 
-/// `a_bar = unbroadcast(y_bar)` for `y = a - b`.
-#[inline(always)]
-pub fn sub_pullback_lhs<'d, A: SumShapes<B>, B>(
-    dy: impl IntoCot<'d, A::Output>,
-    a: A,
-    b: B,
-) -> A::Lhs
-where
-    A::Output: 'd,
-{
-    A::lhs(dy.into_cot(), a, b)
-}
+/// `a_bar = unbroadcast(y_bar)` for `y = a - b`: as for `a + b`.
+pub use add_pullback_lhs as sub_pullback_lhs;
 
 /// `b_bar = -unbroadcast(y_bar)` for `y = a - b`.
 #[inline(always)]

@@ -135,14 +135,7 @@ impl Lowerer<'_> {
                 BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) => {
                     self.carries_derivative(&b.left) || self.carries_derivative(&b.right)
                 }
-                BinOp::Lt(_)
-                | BinOp::Le(_)
-                | BinOp::Gt(_)
-                | BinOp::Ge(_)
-                | BinOp::Eq(_)
-                | BinOp::Ne(_)
-                | BinOp::And(_)
-                | BinOp::Or(_) => false,
+                op if yields_bool(&op) => false,
                 // `%` and bit operations carry a derivative only if an
                 // operand does (then lowering reports them): `i % x.len()`
                 // is an integer.
@@ -204,14 +197,7 @@ impl Lowerer<'_> {
                     BinOp::Sub(_) => Arith::Sub,
                     BinOp::Mul(_) => Arith::Mul,
                     BinOp::Div(_) => Arith::Div,
-                    BinOp::Lt(_)
-                    | BinOp::Le(_)
-                    | BinOp::Gt(_)
-                    | BinOp::Ge(_)
-                    | BinOp::Eq(_)
-                    | BinOp::Ne(_)
-                    | BinOp::And(_)
-                    | BinOp::Or(_) => return Some(self.inactive_result(e)),
+                    op if yields_bool(&op) => return Some(self.inactive_result(e)),
                     other => {
                         let op = other.to_token_stream();
                         self.errors.at(
@@ -398,4 +384,20 @@ fn through_field(e: &Expr) -> bool {
         Expr::Paren(p) => through_field(&p.expr),
         _ => false,
     }
+}
+
+/// Comparisons and `&&`/`||`: their value is a `bool`, which carries no
+/// derivative whatever the operands.
+fn yields_bool(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_)
+            | BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::And(_)
+            | BinOp::Or(_)
+    )
 }
