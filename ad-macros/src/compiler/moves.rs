@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 
-use super::ir::{Body, Function, Op, Operand, Stmt, VarId};
+use super::ir::{Body, Function, LoopHead, Op, Operand, Stmt, VarId};
 
 /// A place where a value leaves a block.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,13 +28,12 @@ pub enum Site {
 
 /// The leaving sites that may move their variable.
 pub fn moves(f: &Function) -> HashSet<Site> {
+    let mut names: HashMap<String, Vec<VarId>> = HashMap::new();
+    for (i, v) in f.vars.iter().enumerate() {
+        names.entry(v.ident.to_string()).or_default().push(VarId(i));
+    }
     let mut w = Walk {
-        names: f
-            .vars
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.ident.to_string(), VarId(i)))
-            .collect(),
+        names,
         seq: 0,
         scope: vec![0],
         next_scope: 1,
@@ -45,8 +44,7 @@ pub fn moves(f: &Function) -> HashSet<Site> {
     w.body(&f.body);
     w.sites
         .iter()
-        .filter(|(site, v, seq, scope)| {
-            let _ = site;
+        .filter(|(_, v, seq, scope)| {
             !f.vars[v.0].is_view
                 && w.last_read.get(v) == Some(seq)
                 && w.defs.get(v).is_none_or(|d| d == scope)
@@ -56,7 +54,8 @@ pub fn moves(f: &Function) -> HashSet<Site> {
 }
 
 struct Walk {
-    names: HashMap<String, VarId>,
+    /// The variables each name may refer to, for reads in inactive code.
+    names: HashMap<String, Vec<VarId>>,
     seq: usize,
     /// The loops and closures around the current point, innermost last
     /// (`0` is the function body).
@@ -99,7 +98,7 @@ impl Walk {
         for tree in t.clone() {
             match tree {
                 TokenTree::Ident(i) => {
-                    if let Some(v) = self.names.get(&i.to_string()).copied() {
+                    for v in self.names.get(&i.to_string()).cloned().unwrap_or_default() {
                         self.read(v);
                     }
                 }
@@ -165,15 +164,13 @@ impl Walk {
                 for c in &l.carried {
                     self.leave(Site::Init { input: c.input }, &c.init);
                 }
-                let iter = match &l.head {
-                    super::ir::LoopHead::For { iter, .. } => Some(iter),
-                    super::ir::LoopHead::While { .. } => None,
-                };
-                if let Some(iter) = iter {
+                // A `for` iterator is made once, before the loop; a `while`
+                // condition is read in every iteration.
+                if let LoopHead::For { iter, .. } = &l.head {
                     self.tokens(iter);
                 }
                 self.enter();
-                if let super::ir::LoopHead::While { cond } = &l.head {
+                if let LoopHead::While { cond } = &l.head {
                     self.tokens(cond);
                 }
                 for c in &l.carried {
