@@ -506,8 +506,26 @@ mod outer_array_chosen_in_a_loop {
     }
 }
 
+mod outer_array_borrowed_by_a_branch_in_a_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let a = x.mapv(f64::exp);
+        let b = x * 3.0;
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let r = if i % 2 == 0 { &a } else { &b };
+            total = total + r[i] * x[i];
+        }
+        total
+    }
+}
+
 #[test]
 fn values_read_after_they_leave_a_block() {
+    for n in [0, 1, 4] {
+        check_scalar!(outer_array_borrowed_by_a_branch_in_a_loop; ref x dx = random(n, 23););
+    }
     for flip in [false, true] {
         check_scalar!(branch_value_read_afterwards; ref x dx = random(3, 21); flip);
     }
