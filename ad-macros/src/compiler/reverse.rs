@@ -82,7 +82,8 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) loop_depth: usize,
     /// Loops nested in other loops push their records onto one stack per
     /// loop, declared once for the function: one growing buffer instead of
-    /// a tape allocated per run of the inner loop.
+    /// a tape allocated per run of the inner loop. (A list, not a map: the
+    /// declarations come out in a stable order.)
     pub(super) stacks: Vec<(usize, Ident)>,
 }
 

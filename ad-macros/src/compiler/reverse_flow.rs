@@ -654,7 +654,8 @@ impl Builder<'_, '_> {
             .map(|(_, s)| s.clone());
         // Save the iteration first, then move its values into the slots.
         if let Some(tape) = &tape {
-            if let Some(stack) = stack.as_ref().filter(|_| !items.is_empty()) {
+            // Only inner loops that save something have a stack.
+            if let Some(stack) = &stack {
                 before.push(quote!(let mut #tape = 0usize;));
                 leave.push(quote!(#stack.push((#(#items,)*)); #tape += 1;));
             } else if items.is_empty() {
@@ -684,7 +685,7 @@ impl Builder<'_, '_> {
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         // A tape as long as the iterator says it will be: no regrowth.
         let reserve = match (&stack, &tape) {
-            (Some(stack), _) if !items.is_empty() => Some(Reserve::Grow(stack)),
+            (Some(stack), _) => Some(Reserve::Grow(stack)),
             (None, Some(tape)) if !items.is_empty() => Some(Reserve::Tape(tape)),
             _ => None,
         };

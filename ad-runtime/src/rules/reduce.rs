@@ -52,9 +52,7 @@ impl<F: Float, D: RemoveAxis> Contribution<Array<F, D>> for Spread<F, D> {
     #[inline]
     fn into_first(self, _: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
         let mut out = Array::zeros(self.dim.clone());
-        for mut lane in out.axis_iter_mut(self.axis) {
-            lane.zip_mut_with(&self.dy, |o, &d| *o = d * self.scale);
-        }
+        self.add_to(&mut out);
         out
     }
 }
