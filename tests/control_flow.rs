@@ -13,17 +13,16 @@ use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 use support::random;
 
-mod rnn {
-    use super::*;
-    #[differentiable]
-    pub fn f(w: &Array2<f64>, #[constant] xs: &Array2<f64>) -> f64 {
-        let mut h = Array1::<f64>::zeros(w.nrows());
-        for t in 0..xs.nrows() {
-            h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
-        }
-        h.sum()
-    }
-}
+#[path = "../examples/models/mod.rs"]
+mod models;
+
+as_case!(rnn = rnn, rnn_grad, rnn_vjp, rnn_jvp);
+as_case!(
+    rosenbrock = rosenbrock,
+    rosenbrock_grad,
+    rosenbrock_vjp,
+    rosenbrock_jvp
+);
 
 mod branches {
     use super::*;
@@ -72,20 +71,6 @@ mod branch_per_iteration {
             }
         }
         acc
-    }
-}
-
-mod rosenbrock {
-    use super::*;
-    #[differentiable]
-    pub fn f(x: &Array1<f64>) -> f64 {
-        let mut total = 0.0;
-        for i in 0..x.len() - 1 {
-            let a = 1.0 - x[i];
-            let b = x[i + 1] - x[i] * x[i];
-            total += a * a + 100.0 * b * b;
-        }
-        total
     }
 }
 

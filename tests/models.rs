@@ -10,14 +10,6 @@ mod models;
 use ad::check::{close, Flat};
 use support::random;
 
-/// The models under the names `check_scalar!` expects.
-macro_rules! as_case {
-    ($case:ident = $f:ident, $grad:ident, $vjp:ident, $jvp:ident) => {
-        mod $case {
-            pub use super::models::{$f as f, $grad as f_grad, $jvp as f_jvp, $vjp as f_vjp};
-        }
-    };
-}
 as_case!(
     mlp_x = mlp_loss_active_x,
     mlp_loss_active_x_grad,

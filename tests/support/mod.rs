@@ -34,6 +34,16 @@ macro_rules! no_tangent {
     };
 }
 
+/// A model of `examples/models/` (included as `mod models`) under the
+/// names `check_scalar!` expects.
+macro_rules! as_case {
+    ($case:ident = $f:ident, $grad:ident, $vjp:ident, $jvp:ident) => {
+        mod $case {
+            pub use super::models::{$f as f, $grad as f_grad, $jvp as f_jvp, $vjp as f_vjp};
+        }
+    };
+}
+
 macro_rules! check_scalar {
     ($m:ident; $($mode:ident $name:ident $dot:ident = $val:expr),+ ; $($c:expr),*) => {{
         let x = ($($val,)+);
