@@ -34,6 +34,21 @@ macro_rules! no_tangent {
     };
 }
 
+/// The inputs as a tuple `x`, `m::f` as a function `f` of that tuple (for
+/// finite differences), each input bound under its own name, and `f`'s
+/// `value` at them. (The caller names the bindings, so it can see them.)
+macro_rules! inputs {
+    ($x:ident, $f:ident, $value:ident; $m:ident; $($mode:ident $name:ident = $val:expr),+; $($c:expr),*) => {
+        let $x = ($($val,)+);
+        let $f = |p: &_| {
+            let ($($name,)+) = ::core::clone::Clone::clone(p);
+            $m::f($(arg!($mode $name),)+ $($c),*)
+        };
+        let ($($name,)+) = ::core::clone::Clone::clone(&$x);
+        let $value = $m::f($(arg!($mode $name),)+ $($c),*);
+    };
+}
+
 /// A model of `examples/models/` (included as `mod models`) under the
 /// names `check_scalar!` expects.
 macro_rules! as_case {
@@ -46,13 +61,7 @@ macro_rules! as_case {
 
 macro_rules! check_scalar {
     ($m:ident; $($mode:ident $name:ident $dot:ident = $val:expr),+ ; $($c:expr),*) => {{
-        let x = ($($val,)+);
-        let f = |p: &_| {
-            let ($($name,)+) = ::core::clone::Clone::clone(p);
-            $m::f($(arg!($mode $name),)+ $($c),*)
-        };
-        let ($($name,)+) = ::core::clone::Clone::clone(&x);
-        let value = $m::f($(arg!($mode $name),)+ $($c),*);
+        inputs!(x, f, value; $m; $($mode $name = $val),+; $($c),*);
         let (gvalue, grads) = $m::f_grad($(arg!($mode $name),)+ $($c),*);
         let g = $crate::support::Flat::to_flat(&grads);
         assert_eq!(gvalue, value, "{}: f_grad's value differs from f's", stringify!($m));
@@ -77,13 +86,7 @@ macro_rules! check_scalar {
 /// For functions with an array (or other non-scalar) result: no `f_grad`.
 macro_rules! check_array {
     ($m:ident; $($mode:ident $name:ident $dot:ident = $val:expr),+ ; $($c:expr),*) => {{
-        let x = ($($val,)+);
-        let f = |p: &_| {
-            let ($($name,)+) = ::core::clone::Clone::clone(p);
-            $m::f($(arg!($mode $name),)+ $($c),*)
-        };
-        let ($($name,)+) = ::core::clone::Clone::clone(&x);
-        let value = $m::f($(arg!($mode $name),)+ $($c),*);
+        inputs!(x, f, value; $m; $($mode $name = $val),+; $($c),*);
         let mut rng = $crate::support::Rng::new(11);
         let v = $crate::support::Flat::random_like(&x, &mut rng);
         let w = $crate::support::Flat::random_like(&value, &mut rng);
