@@ -29,6 +29,37 @@ macro_rules! snapshot {
     };
 }
 
+/// The expansion of a function as it stands in one of the project's own
+/// source files (the models the examples, benches and tests share), so the
+/// snapshot follows the code it documents. Its attributes and visibility are
+/// dropped: the snapshot gives its own options.
+macro_rules! snapshot_of {
+    ($name:ident, [$($attr:tt)*], $file:literal, $function:literal) => {
+        #[test]
+        fn $name() {
+            let source = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $file));
+            let code = expand(quote!($($attr)*), function_in(source, $function));
+            insta::assert_snapshot!(stringify!($name), code);
+        }
+    };
+}
+
+/// The function `name` of a source file, without attributes or visibility.
+fn function_in(source: &str, name: &str) -> TokenStream {
+    let file: syn::File = syn::parse_str(source).expect("the source file parses");
+    let mut function = file
+        .items
+        .into_iter()
+        .find_map(|item| match item {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no function `{name}` in the file"));
+    function.attrs.clear();
+    function.vis = syn::Visibility::Inherited;
+    quote!(#function)
+}
+
 /// The IR the compiler lowers a body to, in its text form.
 macro_rules! ir_snapshot {
     ($name:ident, $($item:tt)*) => {

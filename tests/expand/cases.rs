@@ -1,13 +1,7 @@
-// One case per construct family; the README links `mlp_loss`.
+// One case per construct family; the README links `mlp_loss`. Cases that
+// are the project's own models are read from their source files.
 
-snapshot!(mlp_loss, [],
-    fn mlp_loss(w1: &Array2<f64>, b1: &Array1<f64>, w2: &Array1<f64>,
-                #[constant] x: &Array2<f64>, #[constant] y: &Array1<f64>) -> f64 {
-        let h = (x.dot(&w1.t()) + b1).mapv(f64::tanh);
-        let r = &h.dot(w2) - y;
-        r.dot(&r) / y.len() as f64
-    }
-);
+snapshot_of!(mlp_loss, [], "examples/models/mod.rs", "mlp_loss");
 
 snapshot!(constant_matrix_skips_adjoint, [],
     fn f(w: &Array2<f64>, #[constant] x: &Array2<f64>) -> f64 {
@@ -157,17 +151,7 @@ snapshot!(while_loop, [],
     }
 );
 
-snapshot!(indexed_loop, [reverse],
-    fn rosenbrock(x: &Array1<f64>) -> f64 {
-        let mut total = 0.0;
-        for i in 0..x.len() - 1 {
-            let a = 1.0 - x[i];
-            let b = x[i + 1] - x[i] * x[i];
-            total += a * a + 100.0 * b * b;
-        }
-        total
-    }
-);
+snapshot_of!(indexed_loop, [reverse], "examples/models/mod.rs", "rosenbrock");
 
 snapshot!(nested_loops_with_break_and_continue, [reverse],
     fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
@@ -242,23 +226,4 @@ snapshot!(struct_parameter, [reverse],
     }
 );
 
-snapshot!(showcase_pooling, [],
-    fn pooled(e: &Embed, wm: &Array1<f64>, wx: &Array1<f64>, #[constant] bag: &Array2<f64>) -> f64 {
-        let n = bag.nrows();
-        let mut total = 0.0;
-        if n > 0 {
-            let h = (bag.dot(&e.w) + &e.b).mapv(|v| v.max(0.0));
-            let mean = h.mean_axis(Axis(0)).unwrap();
-            let mut mx = Array1::zeros(h.ncols());
-            for i in 0..n {
-                for j in 0..h.ncols() {
-                    if h[[i, j]] > mx[j] {
-                        mx[j] = h[[i, j]];
-                    }
-                }
-            }
-            total = mean.dot(wm) + mx.dot(wx);
-        }
-        total
-    }
-);
+snapshot_of!(showcase_pooling, [], "examples/json_bags/model.rs", "pooled");
