@@ -518,3 +518,47 @@ fn values_read_after_they_leave_a_block() {
         check_scalar!(outer_array_chosen_in_a_loop; ref x dx = random(n, 22););
     }
 }
+
+/// Regressions: an inactive counter the loop body changes (`j -= 1`, then
+/// `x[j]`) was read by the reverse sweep at its final value (found by the
+/// scenario registry), and `let mut j = x.len()`, a constant computed from
+/// an active value, lost its `mut`.
+mod counter_changed_inside_a_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut acc = s;
+        let mut j = x.len();
+        for _ in 0..x.len() {
+            j -= 1;
+            acc = acc.cos() * x[j] + s;
+        }
+        acc
+    }
+}
+
+/// The same for an inactive float factor changed after its use.
+mod factor_changed_after_its_use {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut y = 1.0;
+        let mut k = 0.5;
+        for i in 0..x.len() {
+            y = y * x[i] * k + k;
+            k = k * 1.5;
+        }
+        y
+    }
+}
+
+#[test]
+fn inactive_values_changed_by_the_loop_body() {
+    for n in [0, 1, 2, 7] {
+        let x = random(n, 41);
+        use counter_changed_inside_a_loop as c;
+        check_scalar!(c; ref x dx = x.clone(), val s ds = 0.4;);
+        use factor_changed_after_its_use as k;
+        check_scalar!(k; ref x dx = x.clone(););
+    }
+}

@@ -28,6 +28,16 @@ pub trait Flat {
         (0..self.flat_len()).map(|i| self.get(i)).collect()
     }
 
+    /// Overwrites every entry, in order, from `values` (`flat_len` of them):
+    /// one pass, where `set` on each entry can be quadratic for nested
+    /// values.
+    fn set_flat(&mut self, values: &[f64]) {
+        assert_eq!(values.len(), self.flat_len(), "one value per entry");
+        for (i, &v) in values.iter().enumerate() {
+            self.set(i, v);
+        }
+    }
+
     /// `<self, other>` over the flat lists.
     fn flat_dot(&self, other: &Self) -> f64 {
         (0..self.flat_len())
@@ -88,16 +98,30 @@ impl<F: Float, D: Dimension> Flat for Array<F, D> {
         self.len()
     }
     fn get(&self, i: usize) -> f64 {
-        let x = *self.iter().nth(i).expect("index within the array");
+        // Standard layout: logical order is memory order, one load.
+        let x = match self.as_slice() {
+            Some(s) => s[i],
+            None => *self.iter().nth(i).expect("index within the array"),
+        };
         num_traits::cast(x).unwrap_or(f64::NAN)
     }
     fn set(&mut self, i: usize, v: f64) {
-        *self.iter_mut().nth(i).expect("index within the array") = F::of(v);
+        let x = match self.as_slice_mut() {
+            Some(s) => &mut s[i],
+            None => self.iter_mut().nth(i).expect("index within the array"),
+        };
+        *x = F::of(v);
     }
     fn to_flat(&self) -> Vec<f64> {
         self.iter()
             .map(|&x| num_traits::cast(x).unwrap_or(f64::NAN))
             .collect()
+    }
+    fn set_flat(&mut self, values: &[f64]) {
+        assert_eq!(values.len(), self.len(), "one value per entry");
+        for (x, &v) in self.iter_mut().zip(values) {
+            *x = F::of(v);
+        }
     }
 }
 
@@ -122,6 +146,17 @@ impl<T: Flat> Flat for Vec<T> {
             i -= x.flat_len();
         }
         panic!("index past the end")
+    }
+    fn to_flat(&self) -> Vec<f64> {
+        self.iter().flat_map(Flat::to_flat).collect()
+    }
+    fn set_flat(&mut self, mut values: &[f64]) {
+        for x in self {
+            let (head, rest) = values.split_at(x.flat_len());
+            x.set_flat(head);
+            values = rest;
+        }
+        assert!(values.is_empty(), "one value per entry");
     }
 }
 
@@ -150,6 +185,19 @@ macro_rules! flat_tuple {
                     i -= self.$i.flat_len();
                 )*
                 panic!("index past the end")
+            }
+            fn to_flat(&self) -> Vec<f64> {
+                let mut out = Vec::with_capacity(self.flat_len());
+                $(out.extend(self.$i.to_flat());)*
+                out
+            }
+            fn set_flat(&mut self, mut values: &[f64]) {
+                $(
+                    let (head, rest) = values.split_at(self.$i.flat_len());
+                    self.$i.set_flat(head);
+                    values = rest;
+                )*
+                assert!(values.is_empty(), "one value per entry");
             }
         }
     )*};

@@ -285,6 +285,13 @@ impl Lowerer<'_> {
         let body = &body;
         self.reject_exits(body, "loop");
         let carried_names = self.carried_names(body, &pattern_names);
+        self.loop_assigned.push(
+            assignments(body)
+                .into_iter()
+                .filter(|(_, _, is_let)| !is_let)
+                .map(|(name, _, _)| name)
+                .collect(),
+        );
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
         self.block_serial += 1;
@@ -327,6 +334,7 @@ impl Lowerer<'_> {
             }
         }
         let body_stmts = std::mem::replace(&mut self.stmts, outer);
+        self.loop_assigned.pop();
         self.block_serial += 1;
         let body_env = std::mem::replace(&mut self.env, before.clone());
         let mut carried = Vec::new();
@@ -508,7 +516,16 @@ fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
             use syn::BinOp::*;
             if matches!(
                 b.op,
-                AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_)
+                AddAssign(_)
+                    | SubAssign(_)
+                    | MulAssign(_)
+                    | DivAssign(_)
+                    | RemAssign(_)
+                    | BitAndAssign(_)
+                    | BitOrAssign(_)
+                    | BitXorAssign(_)
+                    | ShlAssign(_)
+                    | ShrAssign(_)
             ) {
                 if let Some(name) = assigned_name(&b.left) {
                     let whole: Expr = Expr::Binary(syn::ExprBinary {

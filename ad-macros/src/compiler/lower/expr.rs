@@ -44,23 +44,18 @@ impl Lowerer<'_> {
     /// An expression that mentions no active value.
     pub(super) fn constant(&mut self, e: &Expr) -> Operand {
         let e = strip_refs(e);
-        if self.is_literal(e) {
-            let (renamed, _) = scan::rename_expr(e, &self.renames());
+        let literal = self.is_literal(e);
+        let (renamed, _) = scan::rename_expr(e, &self.renames());
+        let changes = self.changes_in_loop(e);
+        let single_name = matches!(&renamed, Expr::Path(p)
+            if p.qself.is_none() && p.path.segments.len() == 1);
+        if (literal || single_name) && !changes {
             return Operand::Const(Const {
                 tokens: renamed.to_token_stream(),
-                literal: true,
+                literal,
             });
         }
-        let (renamed, _) = scan::rename_expr(e, &self.renames());
-        if let Expr::Path(p) = &renamed {
-            if p.qself.is_none() && p.path.segments.len() == 1 {
-                return Operand::Const(Const {
-                    tokens: renamed.to_token_stream(),
-                    literal: false,
-                });
-            }
-        }
-        let local = self.mentions_locals(e);
+        let local = changes || self.mentions_locals(e);
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
@@ -69,7 +64,7 @@ impl Lowerer<'_> {
         });
         Operand::Const(Const {
             tokens: ident.to_token_stream(),
-            literal: false,
+            literal,
         })
     }
 

@@ -52,6 +52,10 @@ pub struct Lowerer<'a> {
     index_reads: HashMap<(VarId, String), (VarId, usize, usize)>,
     /// Changes whenever lowering enters or leaves a nested block.
     block_serial: usize,
+    /// For each loop being lowered, the names its body assigns: a constant
+    /// that reads one differs between iterations, so it is bound where it
+    /// is read (and saved for the reverse sweep like any loop-local value).
+    loop_assigned: Vec<HashSet<String>>,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -68,6 +72,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         assumed_active: HashSet::new(),
         index_reads: HashMap::new(),
         block_serial: 0,
+        loop_assigned: Vec::new(),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
@@ -228,6 +233,17 @@ impl Lowerer<'_> {
     /// The active names `expr` mentions, as written.
     pub(super) fn active_mentions(&self, expr: &Expr) -> Vec<Ident> {
         scan::rename_expr(expr, &self.active_renames()).1
+    }
+
+    /// Whether `expr` reads a name an enclosing loop assigns.
+    pub(super) fn changes_in_loop(&self, expr: &Expr) -> bool {
+        let assigned: Renames = self
+            .loop_assigned
+            .iter()
+            .flatten()
+            .map(|n| (n.clone(), Ident::new("x", Span::call_site())))
+            .collect();
+        !assigned.is_empty() && !scan::rename_expr(expr, &assigned).1.is_empty()
     }
 
     pub(super) fn mentions_locals(&self, expr: &Expr) -> bool {

@@ -76,8 +76,10 @@ impl Lowerer<'_> {
             self.verbatim_local(local);
             return;
         }
-        let name = match pat {
-            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => p.ident.clone(),
+        let (name, mutable) = match pat {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                (p.ident.clone(), p.mutability.is_some())
+            }
             other => {
                 self.errors.at(
                     other,
@@ -96,17 +98,19 @@ impl Lowerer<'_> {
         let Some(value) = self.expr(&init.expr) else {
             return;
         };
-        self.bind(&name, value, first_new, ty);
+        self.bind(&name, value, first_new, ty, mutable);
     }
 
     /// Binds the user's `name` to `value`: names the instruction that made
-    /// it, or aliases an existing variable.
+    /// it, or aliases an existing variable. An inactive value bound `mut`
+    /// stays mutable (`let mut j = x.len(); .. j -= 1;`).
     pub(super) fn bind(
         &mut self,
         name: &Ident,
         value: Operand,
         first_new: usize,
         ty: Option<Box<Type>>,
+        mutable: bool,
     ) {
         match value {
             Operand::Var(v) => {
@@ -129,8 +133,9 @@ impl Lowerer<'_> {
                 let ident = self.fresh(&name.to_string());
                 let expr = c.tokens;
                 let ty = ty.map(|t| quote!(: #t));
+                let m = mutable.then(|| quote!(mut));
                 self.stmts
-                    .push(Stmt::Verbatim(quote!(let #ident #ty = #expr;)));
+                    .push(Stmt::Verbatim(quote!(let #m #ident #ty = #expr;)));
                 self.env.insert(
                     name.to_string(),
                     Binding::Const {
@@ -256,7 +261,7 @@ impl Lowerer<'_> {
             }
         };
         if let Some(value) = value {
-            self.bind(&target, value, first_new, None);
+            self.bind(&target, value, first_new, None, false);
         }
     }
 }
@@ -322,7 +327,7 @@ impl Lowerer<'_> {
         };
         if let Some(op) = op {
             let value = self.op_or_constant(op, span, whole);
-            self.bind(array, value, first_new, None);
+            self.bind(array, value, first_new, None, false);
         }
     }
 }

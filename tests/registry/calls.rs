@@ -1,0 +1,111 @@
+//! Calls between differentiated functions, custom rules written by hand as
+//! `g_vjp`/`g_jvp`, and `ad::stop_gradient`.
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+
+use super::{random, Scenario};
+
+#[differentiable]
+pub fn dense(w: &Array2<f64>, b: &Array1<f64>, #[constant] x: &Array1<f64>) -> Array1<f64> {
+    (w.dot(x) + b).mapv(f64::tanh)
+}
+
+#[differentiable]
+pub fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+#[differentiable]
+pub fn scaled_norm(v: Array1<f64>, s: f64) -> f64 {
+    v.dot(&v).sqrt() * s
+}
+
+scenario! {
+    scalar nested_calls in Calls, sizes [2, 6];
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, b: &Array1<f64>, v: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        // Arguments are parameters or values: a reference to a local
+        // (`dense(w, &h, x)`) is not supported yet (README, known gaps).
+        let h = dense(w, b, x);
+        cube(h.dot(v)) + cube(v.sum()) + scaled_norm(h, v[0])
+    }
+    inputs(n) { ref w dw = random((n, n), 111), ref b db = random(n, 112), ref v dv = random(n, 113) }
+    constants { ref x = random(n, 114) }
+}
+
+/// A soft clip, `x / (1 + |x|)`, with a hand-written derivative
+/// `1 / (1 + |x|)^2`: a custom rule the generated code calls like any
+/// `#[differentiable]` function.
+pub fn soft_clip(x: f64) -> f64 {
+    x / (1.0 + x.abs())
+}
+
+pub fn soft_clip_vjp(x: f64) -> (f64, impl FnOnce(f64) -> (f64,)) {
+    let d = 1.0 / (1.0 + x.abs()).powi(2);
+    (soft_clip(x), move |dy| (dy * d,))
+}
+
+pub fn soft_clip_jvp(x: f64, dx: f64) -> (f64, f64) {
+    (soft_clip(x), dx / (1.0 + x.abs()).powi(2))
+}
+
+scenario! {
+    scalar custom_rule in Calls, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += soft_clip(x[i] * s);
+        }
+        total
+    }
+    inputs(n) { ref x dx = random(n, 115) * 5.0, val s ds = 1.5 }
+    hand {
+        let slope = x.mapv(|v| 1.0 / (1.0 + (v * *s).abs()).powi(2));
+        (&slope * *s, slope.dot(x))
+    }
+}
+
+scenario! {
+    scalar stop_gradient_normalisation in StopGradient, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let scale = ad::stop_gradient(x.dot(x).sqrt());
+        (x / scale).mapv(f64::exp).sum()
+    }
+    inputs(n) { ref x dx = random(n, 116) }
+    hand_only {
+        let scale = x.dot(x).sqrt();
+        ((x / scale).mapv(f64::exp) / scale,)
+    }
+}
+
+scenario! {
+    scalar stop_gradient_of_any_code in StopGradient, sizes [3, 9];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: f64) -> f64 {
+        let sorted_max = ad::stop_gradient({
+            let mut v = x.to_vec();
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() - 1]
+        });
+        let m = ad::stop_gradient(y * 2.0);
+        (x - sorted_max).mapv(f64::exp).sum() * y + m * y
+    }
+    inputs(n) { ref x dx = random(n, 117), val y dy = 0.7 }
+    hand_only {
+        let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e = x.mapv(|v| (v - top).exp());
+        (&e * *y, e.sum() + 2.0 * *y)
+    }
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        nested_calls::scenario(),
+        custom_rule::scenario(),
+        stop_gradient_normalisation::scenario(),
+        stop_gradient_of_any_code::scenario(),
+    ]
+}

@@ -1,0 +1,53 @@
+//! `mapv` with paths and with closures whose scalar bodies the macro
+//! differentiates.
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+
+use super::{random, Scenario};
+
+scenario! {
+    scalar mapv_path in Closures, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        x.mapv(f64::tanh).mapv(f64::exp).sum()
+    }
+    inputs(n) { ref x dx = random(n, 41) }
+    hand {
+        (x.mapv(|v| v.tanh().exp() * (1.0 - v.tanh().powi(2))),)
+    }
+}
+
+scenario! {
+    scalar mapv_closure_with_constant in Closures, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: f64) -> f64 {
+        x.mapv(|v| {
+            let s = v.sin();
+            s * s * k + v.max(0.0) - (v * k).exp()
+        })
+        .sum()
+    }
+    inputs(n) { ref x dx = random(n, 42) }
+    constants { val k = 1.5 }
+    hand {
+        (x.mapv(|v| 2.0 * v.sin() * v.cos() * k + if v > 0.0 { 1.0 } else { 0.0 } - k * (v * k).exp()),)
+    }
+}
+
+scenario! {
+    array mapv_array_result in Closures, sizes [2, 6];
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> Array2<f64> {
+        x.mapv(|v| v * v.cos() + 1.0 / (1.0 + v * v))
+    }
+    inputs(n) { ref x dx = random((n, n), 43) }
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        mapv_path::scenario(),
+        mapv_closure_with_constant::scenario(),
+        mapv_array_result::scenario(),
+    ]
+}

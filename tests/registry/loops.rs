@@ -1,0 +1,136 @@
+//! Loops whose trip counts come from the data, with state reassigned
+//! across iterations (tapes), `while`, `break`, `continue`, stepped and
+//! reversed ranges, nesting.
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+
+use super::models::{rnn_by_hand, rosenbrock_by_hand};
+use super::{random, Scenario};
+
+scenario! {
+    scalar rosenbrock in Loops, sizes [10, 100, 1000];
+    pub use super::super::models::{
+        rosenbrock as f, rosenbrock_grad as f_grad, rosenbrock_jvp as f_jvp, rosenbrock_vjp as f_vjp,
+    };
+    inputs(n) { ref x dx = random(n, 61) }
+    hand { (rosenbrock_by_hand(x).1,) }
+}
+
+scenario! {
+    scalar rnn in Loops, sizes [1, 10, 100];
+    pub use super::super::models::{rnn as f, rnn_grad as f_grad, rnn_jvp as f_jvp, rnn_vjp as f_vjp};
+    inputs(n) { ref w dw = random((8, 8), 62) * 0.5 }
+    constants { ref xs = random((n, 8), 63) }
+    hand { (rnn_by_hand(w, xs).1,) }
+}
+
+scenario! {
+    scalar horner_polynomial in Loops, sizes [1, 5, 40];
+    #[differentiable]
+    pub fn f(coefficients: &Array1<f64>, x: f64) -> f64 {
+        let mut p = 0.0;
+        for i in (0..coefficients.len()).rev() {
+            p = p * x + coefficients[i];
+        }
+        p
+    }
+    inputs(n) { ref coefficients dc = random(n, 64), val x dx = 0.8 }
+    hand {
+        let powers = Array1::from_shape_fn(coefficients.len(), |i| x.powi(i as i32));
+        let slope: f64 = (1..coefficients.len()).map(|i| i as f64 * coefficients[i] * x.powi(i as i32 - 1)).sum();
+        (powers, slope)
+    }
+}
+
+scenario! {
+    scalar while_with_break_and_continue in Loops, sizes [3, 12];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut acc = s;
+        let mut i = 0;
+        while i < x.len() {
+            i += 1;
+            if i % 4 == 0 {
+                continue;
+            }
+            acc = (acc * x[i - 1]).sin() + s;
+            if i == 10 {
+                break;
+            }
+        }
+        acc
+    }
+    inputs(n) { ref x dx = random(n, 65), val s ds = 0.4 }
+}
+
+scenario! {
+    scalar stepped_and_reversed_ranges in Loops, sizes [2, 9];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut acc = 1.0;
+        for i in (0..x.len()).step_by(2) {
+            acc = acc * x[i] + 0.3;
+        }
+        for i in (1..x.len()).rev() {
+            acc = acc.tanh() + x[i - 1] * x[i];
+        }
+        for i in 0..=1 {
+            acc = acc * 0.5 + x[i];
+        }
+        acc
+    }
+    inputs(n) { ref x dx = random(n, 66) }
+}
+
+scenario! {
+    scalar nested_loops_with_exits in Loops, sizes [2, 6];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            for j in 0..=i {
+                if (i + j) % 3 == 2 {
+                    continue;
+                }
+                acc = acc + x[i] * x[j].cos();
+                if acc > limit {
+                    return acc.sqrt();
+                }
+            }
+            if i > 4 {
+                break;
+            }
+        }
+        acc * acc
+    }
+    inputs(n) { ref x dx = random(n, 67) + 1.0 }
+    constants { val limit = 4.0 }
+}
+
+scenario! {
+    scalar matrix_power_iteration in Loops, sizes [2, 5];
+    #[differentiable]
+    pub fn f(a: &Array2<f64>, #[constant] steps: usize) -> f64 {
+        let mut v = Array1::<f64>::ones(a.nrows());
+        for _ in 0..steps {
+            let w = a.dot(&v);
+            v = &w / w.dot(&w).sqrt();
+        }
+        v.dot(&a.dot(&v))
+    }
+    inputs(n) { ref a da = random((n, n), 68) + 2.0 }
+    constants { val steps = 3 * n }
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        rosenbrock::scenario(),
+        rnn::scenario(),
+        horner_polynomial::scenario(),
+        while_with_break_and_continue::scenario(),
+        stepped_and_reversed_ranges::scenario(),
+        nested_loops_with_exits::scenario(),
+        matrix_power_iteration::scenario(),
+    ]
+}

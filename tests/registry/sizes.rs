@@ -1,0 +1,62 @@
+//! One compiled gradient at inputs of very different sizes: bags of any
+//! number of instances, slices of any length.
+
+use ad::differentiable;
+use ad::ndarray::Array1;
+
+use super::models::bag_loss_by_hand;
+use super::{random, Scenario};
+
+scenario! {
+    scalar bag_of_instances in Sizes, sizes [1, 2, 17, 50];
+    pub use super::super::models::{
+        bag_loss as f, bag_loss_grad as f_grad, bag_loss_jvp as f_jvp, bag_loss_vjp as f_vjp,
+    };
+    inputs(n) {
+        ref w1 dw1 = random((6, 10), 121),
+        ref b1 db1 = random(10, 122),
+        ref w2 dw2 = random(10, 123),
+        val b2 db2 = 0.1
+    }
+    constants { ref bag = random((n, 6), 124 + n as u64), val label = (n % 2) as f64 }
+    hand { bag_loss_by_hand(w1, b1, w2, *b2, bag, *label).1 }
+}
+
+scenario! {
+    scalar slices_of_any_length in Sizes, sizes [1, 3, 1000];
+    #[differentiable]
+    pub fn f(a: &[f64], b: &Vec<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..a.len() {
+            total += a[i] * b[i % b.len()];
+        }
+        total * total
+    }
+    inputs(n) { ref a da = random(n, 125).to_vec(), ref b db = random(3, 126).to_vec() }
+}
+
+scenario! {
+    scalar softmax_cross_entropy in Sizes, sizes [2, 10, 300];
+    #[differentiable]
+    pub fn f(logits: &Array1<f64>, #[constant] target: usize) -> f64 {
+        let m = ad::stop_gradient(logits.fold(f64::NEG_INFINITY, |a, &b| a.max(b)));
+        let z = logits - m;
+        z.mapv(f64::exp).sum().ln() - z[target]
+    }
+    inputs(n) { ref logits dl = random(n, 127) * 4.0 }
+    constants { val target = n / 2 }
+    hand {
+        let e = logits.mapv(f64::exp);
+        let mut g = &e / e.sum();
+        g[*target] -= 1.0;
+        (g,)
+    }
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        bag_of_instances::scenario(),
+        slices_of_any_length::scenario(),
+        softmax_cross_entropy::scenario(),
+    ]
+}

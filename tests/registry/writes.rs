@@ -1,0 +1,83 @@
+//! Arrays built element by element: writes into arrays created inactive
+//! (`zeros`) that become active, compound element writes, and writes into
+//! copies of active arrays.
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+
+use super::{random, Scenario};
+
+scenario! {
+    scalar outer_product_by_elements in ElementWrites, sizes [1, 4, 12];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &Array1<f64>) -> f64 {
+        let mut g = Array2::zeros((x.len(), y.len()));
+        for i in 0..x.len() {
+            for j in 0..y.len() {
+                g[[i, j]] = x[i] * y[j].sin();
+            }
+        }
+        (&g * &g).sum()
+    }
+    inputs(n) { ref x dx = random(n, 71), ref y dy = random(n + 1, 72) }
+    hand {
+        let s = y.mapv(f64::sin);
+        let (xx, ss) = (x.dot(x), s.dot(&s));
+        (x * (2.0 * ss), y.mapv(f64::cos) * &s * (2.0 * xx))
+    }
+}
+
+scenario! {
+    scalar scatter_with_compound_writes in ElementWrites, sizes [1, 5, 30];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut v = Array1::zeros(4);
+        for i in 0..x.len() {
+            v[i % 4] += x[i] * s;
+            v[(i + 1) % 4] -= x[i].exp();
+            v[(i + 2) % 4] *= 0.9;
+        }
+        v[0] /= 1.0 + s * s;
+        v.dot(&v)
+    }
+    inputs(n) { ref x dx = random(n, 73), val s ds = 0.6 }
+}
+
+scenario! {
+    scalar overwrite_a_copy in ElementWrites, sizes [2, 8];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut y = x.to_owned();
+        let first = y[0];
+        y[0] = first * 3.0;
+        y[1] = 2.0;
+        for i in 2..y.len() {
+            y[i] = y[i] * y[i - 1] + first;
+        }
+        y.sum() * first
+    }
+    inputs(n) { ref x dx = random(n, 74) }
+}
+
+scenario! {
+    array running_sums in ElementWrites, sizes [1, 6];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> Array1<f64> {
+        let mut v = Array1::zeros(x.len());
+        v[0] = x[0];
+        for i in 1..x.len() {
+            v[i] = v[i - 1] * 0.5 + x[i].sin();
+        }
+        v
+    }
+    inputs(n) { ref x dx = random(n, 75) }
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        outer_product_by_elements::scenario(),
+        scatter_with_compound_writes::scenario(),
+        overwrite_a_copy::scenario(),
+        running_sums::scenario(),
+    ]
+}
