@@ -562,3 +562,132 @@ fn inactive_values_changed_by_the_loop_body() {
         check_scalar!(k; ref x dx = x.clone(););
     }
 }
+
+// Regressions found by the generated programs (`tests/generator`).
+
+/// A loop inside a branch arm adds to an outer adjoint (`b`'s) that it
+/// holds as a value meanwhile: it must reach the adjoint outside the arm.
+mod loop_in_a_branch_arm_adds_to_an_outer_adjoint {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, b: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = x * 2.0;
+        if k == 3 {
+            return x;
+        }
+        for i in 0..b.len() {
+            s = s.sin() * 0.9 + b[i] * x;
+        }
+        s
+    }
+}
+
+/// A formerly active variable assigned a constant, then assigned again.
+mod constant_assigned_twice_after_active_use {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, #[constant] k: usize) -> f64 {
+        let mut s = x * x;
+        let t = s * 3.0;
+        s = k as f64 * 0.5;
+        s = (s * 0.5 + 1.0).tanh();
+        t + s
+    }
+}
+
+/// A local bound to a literal inside a branch (`s = 1.03` after an early
+/// return), read by the reverse sweep through literal arithmetic `s * 0.5`.
+mod literal_local_in_a_branch_read_by_the_reverse_sweep {
+    use super::*;
+    #[allow(unused_assignments)] // as generated
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = x * a.sum();
+        if k == 3 {
+            return (k as f64).sqrt();
+        }
+        s = 1.03;
+        s = (s * 0.5 + a[a.len() - 1]).tanh();
+        a[0] + s
+    }
+}
+
+/// A loop whose carried value starts as a parameter the loop also reads
+/// (`s = y; for .. { s = f(s, y) }`).
+mod loop_starting_from_a_parameter_it_reads {
+    use super::*;
+    #[differentiable]
+    pub fn f(y: f64, #[constant] c: &Array1<f64>) -> f64 {
+        let mut s = y;
+        for i in (0..c.len()).step_by(2) {
+            s = (s * 0.7 + c[i] * y.sin()).tanh();
+        }
+        s
+    }
+}
+
+/// `s += c[a.len() - 1]` on an inactive `s`: the right side mentions an
+/// active array only for its length, so the statement stays as written.
+mod compound_assignment_reading_a_shape {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = c[0].tanh();
+        s += c[a.len() - 1];
+        if k.is_multiple_of(2) {
+            s = a[0];
+        }
+        x * s
+    }
+}
+
+/// A constant local bound from an active array's length, changed by an
+/// inactive `if` statement (kept as written, but with its names renamed).
+mod inactive_if_changes_a_local_bound_from_a_shape {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut s = c[a.len() - 1];
+        if c[0] < 0.0 {
+            s = s.tanh();
+        } else {
+            s = s * 2.0;
+        }
+        s += x * a[0];
+        s
+    }
+}
+
+/// `s = 0.9` on an active float, then inactive float methods on it: the
+/// new local keeps the float type.
+mod literal_assigned_to_an_active_float {
+    use super::*;
+    #[allow(unused_assignments)] // as generated
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        let mut s = x.sin();
+        s = 0.90;
+        (1.0 + (1.19 + s) * (1.19 + s)).ln() + x * 2.0
+    }
+}
+
+#[test]
+fn programs_the_generator_found() {
+    for (n, k) in [(1, 0), (4, 3), (5, 2)] {
+        let c = random(n, 43);
+        use loop_in_a_branch_arm_adds_to_an_outer_adjoint as m1;
+        check_scalar!(m1; val x dx = 0.4, ref b db = random(n, 44); k);
+        use constant_assigned_twice_after_active_use as m2;
+        check_scalar!(m2; val x dx = 0.4; k);
+        use literal_local_in_a_branch_read_by_the_reverse_sweep as m3;
+        check_scalar!(m3; val x dx = 0.4, ref a da = random(n, 45); k);
+        use loop_starting_from_a_parameter_it_reads as m4;
+        check_scalar!(m4; val y dy = 0.4; &c);
+        use inactive_if_changes_a_local_bound_from_a_shape as m6;
+        check_scalar!(m6; val x dx = 0.4, ref a da = random(n, 47); &c);
+        use literal_assigned_to_an_active_float as m7;
+        check_scalar!(m7; val x dx = 0.4;);
+        use compound_assignment_reading_a_shape as m5;
+        check_scalar!(m5; val x dx = 0.4, ref a da = random(n, 46); &c, k);
+    }
+}

@@ -236,8 +236,22 @@ impl Builder<'_, '_> {
         self.read_vars.contains(&v) || self.read_shapes.contains(&v)
     }
 
+    /// Records a constant the reverse sweep reads, and every name in it
+    /// (`s * 0.5` reads `s`), so the blocks that define them save them.
     fn read_const(&mut self, c: &Const) {
         self.read_consts.insert(c.tokens.to_string());
+        fn names(tokens: TokenStream, out: &mut HashSet<String>) {
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    proc_macro2::TokenTree::Group(g) => names(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        names(c.tokens.clone(), &mut self.read_consts);
     }
 
     fn read_tokens(&mut self, c: &Const) -> TokenStream {

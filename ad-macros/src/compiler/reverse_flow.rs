@@ -433,7 +433,10 @@ impl Builder<'_, '_> {
             span = proc_macro2::Span::mixed_site()
         );
         // Outer adjoints the iterations add to are held as values meanwhile
-        // (from here to `unhoist`).
+        // (from here to `unhoist`), under the same names in a block, and
+        // written back through `home` (the loop may sit in a branch arm, so
+        // re-binding the name after the loop would not reach the adjoint
+        // the arm's caller reads).
         let hoisted: Vec<VarId> = outer_uses(&l.body, &self.useful)
             .into_iter()
             .filter(|v| {
@@ -446,8 +449,9 @@ impl Builder<'_, '_> {
         for v in &hoisted {
             let (bar, x) = (g.bar(*v), g.ident(*v));
             self.read_vars.insert(*v);
-            hoist.push(quote!(let mut #bar = #r::dense(#bar, &#x);));
-            unhoist.push(quote!(let mut #bar = ::core::option::Option::Some(#bar);));
+            let home = format_ident!("{}_home", bar, span = proc_macro2::Span::mixed_site());
+            hoist.push(quote!(let #home = &mut #bar; let mut #bar = #r::dense(#home.take(), &#x);));
+            unhoist.push(quote!(*#home = ::core::option::Option::Some(#bar);));
         }
         let (mut before, mut pre, mut post, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -459,11 +463,16 @@ impl Builder<'_, '_> {
             } else {
                 quote!(let mut #slot = ::core::option::Option::None;)
             });
+        }
+        self.dense_vars.extend(hoisted.iter().copied());
+        for c in &carried {
+            // Before `unhoist`: an initial value's adjoint may be held as a
+            // value too (`s = y; for .. { s = f(s, y) }`).
+            let slot = slot_ident(g, c.input, "_bar");
             if let Operand::Var(init) = &c.init {
                 after.push(self.transfer_into(*init, quote!(#slot)));
             }
         }
-        self.dense_vars.extend(hoisted.iter().copied());
         for c in &carried {
             let slot = slot_ident(g, c.input, "_bar");
             if let Operand::Var(n) = &c.next {
@@ -498,8 +507,12 @@ impl Builder<'_, '_> {
         } else {
             quote!(for (#(#items,)*) in #tape.into_iter().rev() { #code })
         };
-        self.reverse
-            .push(quote!(#(#before)* #(#hoist)* #looped #(#unhoist)* #(#after)*));
+        let region = quote!(#(#before)* #(#hoist)* #looped #(#after)* #(#unhoist)*);
+        self.reverse.push(if hoisted.is_empty() {
+            region
+        } else {
+            quote!({ #region })
+        });
         self.record_idents.insert(key(l), tape);
     }
 

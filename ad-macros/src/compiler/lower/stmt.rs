@@ -134,8 +134,12 @@ impl Lowerer<'_> {
                 let expr = c.tokens;
                 let ty = ty.map(|t| quote!(: #t));
                 let m = mutable.then(|| quote!(mut));
-                self.stmts
-                    .push(Stmt::Verbatim(quote!(let #m #ident #ty = #expr;)));
+                // An inactive local like any other: a block's record saves
+                // it when the reverse sweep reads it.
+                self.stmts.push(Stmt::InactiveLet {
+                    tokens: quote!(let #m #ident #ty = #expr;),
+                    names: vec![ident.clone()],
+                });
                 self.env.insert(
                     name.to_string(),
                     Binding::Const {
@@ -204,7 +208,10 @@ impl Lowerer<'_> {
     pub(super) fn plain_expr_stmt(&mut self, e: &Expr) {
         let hits = self.active_mentions(e);
         if hits.is_empty() {
-            self.stmts.push(Stmt::Verbatim(quote!(#e;)));
+            // Still renamed: it may read locals bound under generated names
+            // (`let mut s = c[a.len() - 1]; if .. { s = s.tanh(); }`).
+            let (renamed, _) = scan::rename_expr(e, &self.renames());
+            self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
             return;
         }
         // A statement on active values is kept only for its effects; lowering
@@ -241,7 +248,7 @@ impl Lowerer<'_> {
             return;
         };
         let target_active = matches!(self.env.get(&target.to_string()), Some(Binding::Active(_)));
-        if !target_active && self.active_mentions(right).is_empty() {
+        if !target_active && !self.carries_derivative(right) {
             let (renamed, _) = scan::rename_expr(whole, &self.renames());
             self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
             return;
@@ -260,8 +267,35 @@ impl Lowerer<'_> {
                 }
             }
         };
-        if let Some(value) = value {
-            self.bind(&target, value, first_new, None, false);
+        let previous = match self.env.get(&target.to_string()) {
+            Some(Binding::Active(v)) => Some(self.vars[v.0].ident.clone()),
+            _ => None,
+        };
+        match (value, previous) {
+            (Some(Operand::Const(c)), Some(previous)) if c.literal => {
+                // `s = 0.9` on an active float: a new inactive local of the
+                // same type (a bare literal would leave it to inference).
+                let ident = self.fresh(&target.to_string());
+                let literal = &c.tokens;
+                self.stmts.push(Stmt::InactiveLet {
+                    tokens: quote!(
+                        let mut #ident = ::core::clone::Clone::clone(&#previous);
+                        #ident = #literal;
+                    ),
+                    names: vec![ident.clone()],
+                });
+                self.env.insert(
+                    target.to_string(),
+                    Binding::Const {
+                        renamed: Some(ident),
+                        literal: false,
+                        param: false,
+                    },
+                );
+            }
+            // Assigned once, it may be assigned again (inactive from here on).
+            (Some(value), _) => self.bind(&target, value, first_new, None, true),
+            (None, _) => {}
         }
     }
 }

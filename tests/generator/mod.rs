@@ -1,0 +1,413 @@
+//! Random `#[differentiable]` programs: a deterministic generator (a seed,
+//! a count) of functions over scalars and arrays with branches, loops,
+//! reassignment, element writes, calls and constants, written as one Rust
+//! test file that checks each against finite differences and forward mode
+//! against reverse mode (see `harness.rs`).
+//!
+//! `tests/generated/programs.rs` is the output for [`SEED`] and [`COUNT`]
+//! (kept in sync by `tests/generator_sync.rs`); `cargo run --example
+//! generate_programs -- --seed S --count N` writes and runs other sets.
+//!
+//! Every program has the signature
+//! `f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64`,
+//! with `a`, `b`, `c` of one length `n >= 1`. Values stay finite and smooth
+//! enough for finite differences: `exp` only of `tanh`, divisions only by
+//! `1 + z * z`, square roots and logarithms only of `1 + z * z`, and loop
+//! state damped by `tanh` or a factor below one.
+
+#![allow(dead_code)]
+
+use std::fmt::Write;
+
+use ad::check::Rng;
+
+/// The seed and count of the committed set that CI runs.
+pub const SEED: u64 = 2026;
+pub const COUNT: usize = 200;
+
+/// A variable a program can read.
+#[derive(Clone)]
+struct Var {
+    name: String,
+    active: bool,
+}
+
+struct Program {
+    rng: Rng,
+    scalars: Vec<Var>,
+    /// Arrays, each with how to borrow it (`a` for a parameter, `&v` for a
+    /// local).
+    arrays: Vec<(Var, String)>,
+    /// Mutable active scalars the body may reassign.
+    mutable: Vec<String>,
+    lines: Vec<String>,
+    depth: usize,
+    fresh: usize,
+}
+
+impl Program {
+    fn new(seed: u64) -> Self {
+        Program {
+            rng: Rng::new(seed),
+            scalars: vec![
+                Var {
+                    name: "x".into(),
+                    active: true,
+                },
+                Var {
+                    name: "y".into(),
+                    active: true,
+                },
+            ],
+            arrays: vec![
+                (
+                    Var {
+                        name: "a".into(),
+                        active: true,
+                    },
+                    "a".into(),
+                ),
+                (
+                    Var {
+                        name: "b".into(),
+                        active: true,
+                    },
+                    "b".into(),
+                ),
+                (
+                    Var {
+                        name: "c".into(),
+                        active: false,
+                    },
+                    "c".into(),
+                ),
+            ],
+            mutable: Vec::new(),
+            lines: Vec::new(),
+            depth: 1,
+            fresh: 0,
+        }
+    }
+
+    fn pick(&mut self, n: usize) -> usize {
+        self.rng.below(n)
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        (self.rng.uniform() + 1.0) / 2.0 < p
+    }
+
+    fn name(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}{}", self.fresh)
+    }
+
+    fn line(&mut self, text: impl AsRef<str>) {
+        let pad = "    ".repeat(self.depth + 1);
+        self.lines.push(format!("{pad}{}", text.as_ref()));
+    }
+
+    fn literal(&mut self) -> String {
+        format!("{:.2}", 0.2 + (self.rng.uniform() + 1.0) * 0.6)
+    }
+
+    /// An index into the arrays: the first, the last, or `k % n`.
+    fn index(&mut self) -> String {
+        match self.pick(3) {
+            0 => "0".into(),
+            1 => "a.len() - 1".into(),
+            _ => "k % a.len()".into(),
+        }
+    }
+
+    fn array(&mut self) -> (Var, String) {
+        let i = self.pick(self.arrays.len());
+        self.arrays[i].clone()
+    }
+
+    /// A scalar expression of at most `depth` nested operations.
+    fn scalar(&mut self, depth: usize) -> String {
+        if depth == 0 || self.chance(0.25) {
+            return match self.pick(6) {
+                0..=2 => {
+                    let i = self.pick(self.scalars.len());
+                    self.scalars[i].name.clone()
+                }
+                3 => self.literal(),
+                4 => "(k as f64 * 0.5)".into(),
+                _ => {
+                    let (v, _) = self.array();
+                    let i = self.index();
+                    format!("{}[{i}]", v.name)
+                }
+            };
+        }
+        let d = depth - 1;
+        match self.pick(12) {
+            0 => format!("({} + {})", self.scalar(d), self.scalar(d)),
+            1 => format!("({} - {})", self.scalar(d), self.scalar(d)),
+            2 => format!("({} * {})", self.scalar(d), self.scalar(d)),
+            3 => {
+                let (num, den) = (self.scalar(d), self.scalar(d));
+                format!("({num} / (1.0 + {den} * {den}))")
+            }
+            4 => {
+                let f = ["sin", "cos", "tanh"][self.pick(3)];
+                let z = self.scalar(d);
+                method(&z, f)
+            }
+            5 => {
+                let z = self.scalar(d);
+                let f = ["sqrt", "ln"][self.pick(2)];
+                method(&format!("(1.0 + {z} * {z})"), f)
+            }
+            6 => {
+                let z = self.scalar(d);
+                format!("{}.exp()", method(&z, "tanh"))
+            }
+            7 => {
+                let (v, _) = self.array();
+                format!("{}.mapv(f64::tanh).sum()", v.name)
+            }
+            8 => {
+                let ((v, _), (_, r)) = (self.array(), self.array());
+                format!("{}.dot({r})", v.name)
+            }
+            9 => {
+                let (v, _) = self.array();
+                format!("{}.mean().unwrap()", v.name)
+            }
+            10 => format!("helper_scalar({}, {})", self.scalar(d), self.scalar(d)),
+            _ => {
+                // Parameters only: a reference to a local is not supported
+                // as a call argument yet (README, known gaps).
+                let param = ["a", "b", "c"][self.pick(3)];
+                format!("helper_array({param}, {})", self.scalar(d))
+            }
+        }
+    }
+
+    /// An array expression, owned.
+    fn array_expr(&mut self) -> String {
+        let (v, r) = self.array();
+        match self.pick(5) {
+            0 => format!("{}.mapv(f64::sin)", v.name),
+            1 => {
+                let (_, r2) = self.array();
+                format!("({r} * {r2}).mapv(f64::tanh)")
+            }
+            2 => format!("({r} * {})", self.scalar(1)),
+            3 => {
+                let (_, r2) = self.array();
+                format!("({r} + {r2})")
+            }
+            _ => format!("{}.mapv(|t| t * t * 0.5 - t)", v.name),
+        }
+    }
+
+    fn let_scalar(&mut self) {
+        let e = self.scalar(3);
+        let name = self.name("s");
+        // A local bound to literals only needs its type named, as in Rust.
+        let ty = if e.chars().any(|c| c.is_ascii_alphabetic()) {
+            ""
+        } else {
+            ": f64"
+        };
+        self.line(format!("let mut {name}{ty} = {e};"));
+        self.scalars.push(Var {
+            name: name.clone(),
+            active: true,
+        });
+        self.mutable.push(name);
+    }
+
+    fn let_array(&mut self) {
+        let e = self.array_expr();
+        let name = self.name("v");
+        self.line(format!("let {name} = {e};"));
+        let borrow = format!("&{name}");
+        self.arrays.push((Var { name, active: true }, borrow));
+    }
+
+    /// A mutable active scalar, declared first if there is none.
+    fn mutable_scalar(&mut self) -> String {
+        if self.mutable.is_empty() {
+            self.let_scalar();
+        }
+        let i = self.pick(self.mutable.len());
+        self.mutable[i].clone()
+    }
+
+    fn reassign(&mut self) {
+        let target = self.mutable_scalar();
+        let e = self.scalar(2);
+        match self.pick(3) {
+            0 => self.line(format!("{target} = ({target} * 0.5 + {e}).tanh();")),
+            1 => self.line(format!("{target} += {e};")),
+            _ => self.line(format!("{target} = {e};")),
+        }
+    }
+
+    fn branch(&mut self) {
+        let cond = match self.pick(3) {
+            0 => "k % 2 == 0".to_string(),
+            1 => format!("{} > 0.1", self.scalar(1)),
+            _ => "c[0] < 0.0".to_string(),
+        };
+        let target = self.mutable_scalar();
+        self.line(format!("if {cond} {{"));
+        self.depth += 1;
+        let e = self.scalar(2);
+        self.line(format!("{target} = {e};"));
+        self.depth -= 1;
+        if self.chance(0.7) {
+            self.line("} else {");
+            self.depth += 1;
+            let e = self.scalar(2);
+            self.line(format!("{target} = {target} * {e};"));
+            self.depth -= 1;
+        }
+        self.line("}");
+    }
+
+    /// A loop over the arrays' length that carries a scalar.
+    fn for_loop(&mut self) {
+        let acc = self.mutable_scalar();
+        let range = [
+            "0..a.len()",
+            "(0..a.len()).rev()",
+            "(0..a.len()).step_by(2)",
+        ][self.pick(3)];
+        self.line(format!("for i in {range} {{"));
+        self.depth += 1;
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        if self.chance(0.3) {
+            self.line("if i % 3 == 2 {");
+            self.line("    continue;");
+            self.line("}");
+        }
+        self.line(format!(
+            "{acc} = ({acc} * 0.7 + {}[i] * {e}).tanh();",
+            v.name
+        ));
+        if self.chance(0.2) {
+            self.line("if i == 3 {");
+            self.line("    break;");
+            self.line("}");
+        }
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn while_loop(&mut self) {
+        let acc = self.mutable_scalar();
+        let counter = self.name("j");
+        self.line(format!("let mut {counter} = 0;"));
+        self.line(format!("while {counter} < a.len() {{"));
+        self.depth += 1;
+        self.line(format!("{counter} += 1;"));
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        self.line(format!(
+            "{acc} = {acc}.sin() * 0.9 + {}[{counter} - 1] * {e};",
+            v.name
+        ));
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn element_writes(&mut self) {
+        let name = self.name("w");
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        self.line(format!("let mut {name} = Array1::<f64>::zeros(a.len());"));
+        self.line("for i in 0..a.len() {");
+        self.depth += 1;
+        match self.pick(2) {
+            0 => self.line(format!("{name}[i] = {}[i] * {e};", v.name)),
+            _ => self.line(format!("{name}[i] += ({}[i] + {e}).sin();", v.name)),
+        }
+        self.depth -= 1;
+        self.line("}");
+        let borrow = format!("&{name}");
+        self.arrays.push((Var { name, active: true }, borrow));
+    }
+
+    fn early_return(&mut self) {
+        let e = self.scalar(2);
+        self.line("if k == 3 {");
+        self.line(format!("    return {e};"));
+        self.line("}");
+    }
+
+    fn statement(&mut self) {
+        match self.pick(10) {
+            0 | 1 => self.let_scalar(),
+            2 => self.let_array(),
+            3 => self.reassign(),
+            4 => self.branch(),
+            5 | 6 => self.for_loop(),
+            7 => self.while_loop(),
+            8 => self.element_writes(),
+            _ => self.early_return(),
+        }
+    }
+
+    /// The body: statements, then a result that reads the last values.
+    fn body(mut self) -> String {
+        let statements = 2 + self.pick(6);
+        for _ in 0..statements {
+            self.statement();
+        }
+        let mut result = self.scalar(2);
+        if let Some(s) = self.mutable.last().cloned() {
+            result = format!("{result} + {s}");
+        }
+        if let Some((v, _)) = self.arrays.last().cloned() {
+            if v.active {
+                result = format!("{result} + {}.sum() * 0.3", v.name);
+            }
+        }
+        self.line(result);
+        self.lines.join("\n")
+    }
+}
+
+/// `z.f()`, or `f64::f(z)` where `z` is made of literals only (a method
+/// call on an unsuffixed literal does not compile in Rust).
+fn method(z: &str, f: &str) -> String {
+    if z.chars().any(|c| c.is_ascii_alphabetic()) {
+        format!("{z}.{f}()")
+    } else {
+        format!("f64::{f}({z})")
+    }
+}
+
+/// The module of `count` programs from `seed`, for a test crate that
+/// declares `harness` (with `#[macro_use]`) before it.
+pub fn file(seed: u64, count: usize) -> String {
+    let mut out = format!(
+        "//! Generated by `tests/generator` (seed {seed}, {count} programs): random\n\
+         //! `#[differentiable]` functions, each checked against finite differences\n\
+         //! and forward against reverse mode. Do not edit; see `tests/generator_sync.rs`.\n\n\
+         #![allow(unused, unused_parens)]\n\
+         #![allow(clippy::all)]\n\n\
+         use crate::harness::{{helper_array, helper_array_grad, helper_array_jvp, helper_array_vjp}};\n\
+         use crate::harness::{{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp}};\n"
+    );
+    for p in 0..count {
+        let program = Program::new(seed.wrapping_mul(1_000_003).wrapping_add(p as u64 + 1));
+        let body = program.body();
+        let _ = write!(
+            out,
+            "\nmod p{p} {{\n    use super::*;\n    use ad::differentiable;\n    use ad::ndarray::Array1;\n\n    \
+             #[differentiable]\n    \
+             pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {{\n\
+             {body}\n    }}\n\n    \
+             #[test]\n    fn gradients() {{\n        check_program!();\n    }}\n}}\n"
+        );
+    }
+    out
+}
