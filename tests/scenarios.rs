@@ -5,7 +5,7 @@
 
 mod registry;
 
-use registry::run::{check, verdicts, Verdict};
+use registry::run::{check, check_dual, verdicts, Verdict};
 use registry::table;
 use registry::{Mode, Scenario, Status};
 
@@ -64,6 +64,28 @@ fn every_scenario_behaves_as_declared() {
     );
 }
 
+/// The forward-mode baseline of the benchmarks computes the gradient too.
+#[test]
+fn the_num_dual_baseline_agrees_with_the_references() {
+    let mut report = String::new();
+    let mut covered = 0;
+    for scenario in registry::all().iter().filter(|s| s.dual) {
+        covered += 1;
+        // The two smallest sizes: one pass per input entry over dual
+        // numbers is slow in a debug build at batch 512.
+        for &n in scenario.sizes.iter().take(2) {
+            if let Err(e) = check_dual(scenario, n) {
+                report += &format!("{} at size {n}: {e}\n", scenario.name);
+            }
+        }
+    }
+    assert!(
+        covered >= 15,
+        "only {covered} scenarios have a num-dual version"
+    );
+    assert!(report.is_empty(), "{report}");
+}
+
 /// The checks can fail: a scenario whose derivative is wrong is caught in
 /// every mode (here the gradient of `x * x` is taken as `x`).
 #[test]
@@ -101,6 +123,7 @@ fn the_checks_catch_a_wrong_derivative() {
             family: registry::Family::Scalar,
             sizes: &[1, 2],
             hand_written: false,
+            dual: false,
             finite_differences: true,
             reverse: Status::Works,
             pullback: Status::Works,

@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2, Axis};
 
+use super::dual::Dual64;
 use super::{random, Scenario};
 
 scenario! {
@@ -43,6 +44,11 @@ scenario! {
         let ds = q + dy.dot(x);
         let dt = dy.dot(&(x / (*t * *t))) + dy.sum();
         (dx, ds, dt)
+    }
+    dual {
+        let (s, t) = (*s, *t);
+        let y = x.mapv(|v| s * v - v / t + v * 2.0 + t);
+        y.iter().map(|&v| v * v).sum::<Dual64>() * s
     }
 }
 

@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
+use super::dual::{abs, Dual64};
 use super::{random, Scenario};
 
 #[differentiable]
@@ -64,6 +65,9 @@ scenario! {
     hand {
         let slope = x.mapv(|v| 1.0 / (1.0 + (v * *s).abs()).powi(2));
         (&slope * *s, slope.dot(x))
+    }
+    dual {
+        x.iter().map(|&v| { let z = v * *s; z / (abs(z) + 1.0) }).sum::<Dual64>()
     }
 }
 

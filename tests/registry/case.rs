@@ -23,6 +23,9 @@ pub trait Instance {
     fn jvp(&self, v: &[f64]) -> (Vec<f64>, Vec<f64>);
     /// The hand-written gradient, where the registry has one.
     fn hand(&self) -> Option<Vec<f64>>;
+    /// The gradient by `num-dual` forward mode, where the registry has a
+    /// dual-number version of `f`.
+    fn dual(&self) -> Option<Vec<f64>>;
 
     /// Benchmark bodies on the typed inputs (results are black-boxed).
     fn run_primal(&self);
@@ -34,6 +37,9 @@ pub trait Instance {
     fn run_hand(&self) -> bool;
     /// The gradient by central differences: two primals per input entry.
     fn run_central_differences(&self);
+    /// The gradient by `num-dual`, one pass per input entry; false when
+    /// there is no dual-number version.
+    fn run_dual(&self) -> bool;
 }
 
 type Primal<X, C, Y> = Box<dyn Fn(&X, &C) -> Y>;
@@ -42,6 +48,9 @@ type Pushforward<X, T, C, Y> = Box<dyn Fn(&X, &C, &T) -> (Y, Y)>;
 type Checked<X, C> = Box<dyn Fn(&X, &C) -> (f64, Vec<f64>)>;
 type Flattened<X, C> = Box<dyn Fn(&X, &C) -> Vec<f64>>;
 type Timed<X, C> = Box<dyn Fn(&X, &C)>;
+/// One forward pass over dual numbers seeded at a flat input entry: the
+/// derivative along that entry.
+type DualPass<X, C> = Box<dyn Fn(&X, &C, usize) -> f64>;
 
 /// Typed inputs `x` (active, a tuple) and `c` (constants, a tuple), and
 /// closures that call `f`, `f_vjp`, `f_jvp` and optionally `f_grad` and a
@@ -57,6 +66,7 @@ pub struct Case<X, T, C, Y> {
     jvp: Pushforward<X, T, C, Y>,
     grad: Option<(Checked<X, C>, Timed<X, C>)>,
     hand: Option<(Flattened<X, C>, Timed<X, C>)>,
+    dual: Option<DualPass<X, C>>,
 }
 
 impl<X, T, C, Y> Case<X, T, C, Y>
@@ -83,6 +93,7 @@ where
             jvp: Box::new(jvp),
             grad: None,
             hand: None,
+            dual: None,
         }
     }
 
@@ -113,6 +124,11 @@ where
                 black_box(timed(black_box(x), c));
             }),
         ));
+        self
+    }
+
+    pub fn with_dual(mut self, pass: impl Fn(&X, &C, usize) -> f64 + 'static) -> Self {
+        self.dual = Some(Box::new(pass));
         self
     }
 
@@ -176,6 +192,25 @@ where
 
     fn hand(&self) -> Option<Vec<f64>> {
         self.hand.as_ref().map(|(hand, _)| hand(&self.x, &self.c))
+    }
+
+    fn dual(&self) -> Option<Vec<f64>> {
+        let pass = self.dual.as_ref()?;
+        Some(
+            (0..self.x.flat_len())
+                .map(|i| pass(&self.x, &self.c, i))
+                .collect(),
+        )
+    }
+
+    fn run_dual(&self) -> bool {
+        let Some(pass) = &self.dual else {
+            return false;
+        };
+        for i in 0..self.x.flat_len() {
+            black_box(pass(black_box(&self.x), &self.c, i));
+        }
+        true
     }
 
     fn run_primal(&self) {
@@ -244,6 +279,8 @@ macro_rules! no_tangent {
 ///     hand { expression of the inputs }       // optional; the gradient tuple
 ///     hand_only { .. }                        // instead of `hand` where finite
 ///                                             // differences do not apply
+///     dual { .. }                             // optional: `f` over `Dual64` inputs
+///                                             // (the num-dual baseline)
 ///     declare { forward: broken "why", reverse: skipped "why" }  // optional
 /// }
 /// ```
@@ -256,6 +293,7 @@ macro_rules! scenario {
         $(constants { $($cmode:ident $c:ident = $cval:expr),+ $(,)? })?
         $(hand $hand:block)?
         $(hand_only $exact:block)?
+        $(dual $dual:block)?
         $(declare { $($dmode:ident: $declared:ident $reason:literal),+ $(,)? })?
     ) => {
         pub mod $name {
@@ -301,7 +339,8 @@ macro_rules! scenario {
                     },
                 );
                 let case = scenario!(@grad $kind case; $($mode $x),+; $($($cmode $c),+)?);
-                scenario!(@hand case; $($x),+; $($($c),+)?; $($hand)? $($exact)?)
+                let case = scenario!(@hand case; $($x),+; $($($c),+)?; $($hand)? $($exact)?);
+                scenario!(@dual case; $($x),+; $($($c),+)?; $($dual)?)
                     .boxed()
             }
 
@@ -313,6 +352,7 @@ macro_rules! scenario {
                     sizes: &$sizes,
                     hand_written: false $(|| { stringify!($hand); true })? $(|| { stringify!($exact); true })?,
                     finite_differences: true $(&& { stringify!($exact); false })?,
+                    dual: false $(|| { stringify!($dual); true })?,
                     reverse: scenario!(@reverse $kind),
                     pullback: Status::Works,
                     forward: Status::Works,
@@ -332,6 +372,19 @@ macro_rules! scenario {
     };
     (@grad array $case:ident; $($rest:tt)*) => {
         $case
+    };
+    (@dual $case:ident; $($x:ident),+; $($c:ident),*;) => {
+        $case
+    };
+    (@dual $case:ident; $($x:ident),+; $($c:ident),*; $dual:block) => {
+        $case.with_dual(|inputs, constants, at| {
+            let seeded = $crate::registry::dual::Seed::seeded(inputs, &mut 0, at);
+            let ($($x,)+) = &seeded;
+            #[allow(unused_variables)]
+            let ($($c,)*) = constants;
+            let value: $crate::registry::dual::Dual64 = $dual;
+            value.eps
+        })
     };
     (@hand $case:ident; $($x:ident),+; $($c:ident),*;) => {
         $case

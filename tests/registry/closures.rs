@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
+use super::dual::DualNum;
 use super::{random, Scenario};
 
 scenario! {
@@ -15,6 +16,9 @@ scenario! {
     inputs(n) { ref x dx = random(n, 41) }
     hand {
         (x.mapv(|v| v.tanh().exp() * (1.0 - v.tanh().powi(2))),)
+    }
+    dual {
+        x.mapv(|v| v.tanh().exp()).sum()
     }
 }
 

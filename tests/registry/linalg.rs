@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
+use super::dual::{Dual64, DualNum};
 use super::models::mlp_loss_by_hand;
 use super::{random, Scenario};
 
@@ -17,6 +18,10 @@ scenario! {
     hand {
         let (uv, uu) = (u.dot(v), u.dot(u));
         (v * uu + u * (2.0 * uv), u * uu)
+    }
+    dual {
+        let dot = |p: &Array1<Dual64>, q: &Array1<Dual64>| p.iter().zip(q).map(|(&a, &b)| a * b).sum::<Dual64>();
+        dot(u, v) * dot(u, u)
     }
 }
 
@@ -60,6 +65,12 @@ scenario! {
     }
     constants { ref x = random((n, 16), 34), ref y = random(n, 35) }
     hand { mlp_loss_by_hand(w1, b1, w2, x, y).1 }
+    dual {
+        let n = y.len() as f64;
+        let h = (x.mapv(Dual64::from).dot(&w1.t()) + b1).mapv(|v| v.tanh());
+        let r = h.dot(w2) - y.mapv(Dual64::from);
+        r.dot(&r) / n
+    }
 }
 
 scenario! {

@@ -5,6 +5,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
+use super::dual::{Dual64, DualNum};
 use super::models::{rnn_by_hand, rosenbrock_by_hand};
 use super::{random, Scenario};
 
@@ -15,6 +16,15 @@ scenario! {
     };
     inputs(n) { ref x dx = random(n, 61) }
     hand { (rosenbrock_by_hand(x).1,) }
+    dual {
+        let mut total = Dual64::from(0.0);
+        for i in 0..x.len() - 1 {
+            let a = -x[i] + 1.0;
+            let b = x[i + 1] - x[i] * x[i];
+            total += a * a + b * b * 100.0;
+        }
+        total
+    }
 }
 
 scenario! {
@@ -23,6 +33,13 @@ scenario! {
     inputs(n) { ref w dw = random((8, 8), 62) * 0.5 }
     constants { ref xs = random((n, 8), 63) }
     hand { (rnn_by_hand(w, xs).1,) }
+    dual {
+        let mut h = Array1::from_elem(w.nrows(), Dual64::from(0.0));
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + xs.row(t).mapv(Dual64::from)).mapv(|v| v.tanh());
+        }
+        h.sum()
+    }
 }
 
 scenario! {
@@ -40,6 +57,13 @@ scenario! {
         let powers = Array1::from_shape_fn(coefficients.len(), |i| x.powi(i as i32));
         let slope: f64 = (1..coefficients.len()).map(|i| i as f64 * coefficients[i] * x.powi(i as i32 - 1)).sum();
         (powers, slope)
+    }
+    dual {
+        let mut p = Dual64::from(0.0);
+        for i in (0..coefficients.len()).rev() {
+            p = p * *x + coefficients[i];
+        }
+        p
     }
 }
 

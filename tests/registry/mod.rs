@@ -15,6 +15,7 @@
 
 #[macro_use]
 pub mod case;
+pub mod dual;
 pub mod run;
 pub mod table;
 
@@ -115,6 +116,8 @@ pub struct Scenario {
     /// Whether a hand-written derivative is the reference (otherwise only
     /// finite differences and the other mode are).
     pub hand_written: bool,
+    /// Whether the `num-dual` baseline has a version of it.
+    pub dual: bool,
     /// Whether finite differences of `f` are a reference: not where
     /// `ad::stop_gradient` changes the derivative on purpose (then the
     /// hand-written derivative is).

@@ -3,6 +3,7 @@
 use ad::differentiable;
 use ad::ndarray::{s, Array1, Array2, Axis};
 
+use super::dual::{Dual64, DualNum};
 use super::{random, Scenario};
 
 scenario! {
@@ -54,6 +55,10 @@ scenario! {
     hand {
         let e = x.mapv(f64::exp);
         (&e / e.sum(),)
+    }
+    dual {
+        let m = x.iter().map(|v| v.re).fold(f64::NEG_INFINITY, f64::max);
+        x.iter().map(|&v| (v - m).exp()).sum::<Dual64>().ln() + m
     }
 }
 

@@ -221,6 +221,15 @@ pub fn check_size(scenario: &Scenario, size: usize) -> [Option<Result<(), String
     })
 }
 
+/// The `num-dual` baseline's gradient against the same references (the
+/// benchmarks divide by its time, so it must compute the right thing).
+pub fn check_dual(scenario: &Scenario, size: usize) -> Result<(), String> {
+    let instance = (scenario.build)(size);
+    let checker = Checker::new(&*instance, scenario.finite_differences);
+    let gradient = instance.dual().ok_or("no dual-number version")?;
+    checker.against_references(&gradient, "the num-dual gradient")
+}
+
 /// The checks of one mode at one size.
 pub fn check(scenario: &Scenario, mode: Mode, size: usize) -> Result<(), String> {
     let index = Mode::ALL.iter().position(|&m| m == mode).expect("a mode");

@@ -3,6 +3,7 @@
 
 use ad::differentiable;
 
+use super::dual::{abs, Dual64, DualNum};
 use super::Scenario;
 
 /// A point in (0.2, 0.8) that moves with the size.
@@ -24,6 +25,10 @@ scenario! {
         let dy = -x.sin() * y.sin() - x.atan() / (1.0 - y * y).sqrt();
         (dx, dy)
     }
+    dual {
+        let (x, y) = (*x, *y);
+        x.sin() * y.cos() + x.tan() - x.asin() + y.acos() * x.atan()
+    }
 }
 
 scenario! {
@@ -37,6 +42,10 @@ scenario! {
         let x = *x;
         x.exp() + x.exp2() * 2f64.ln() + 2.0 * x.exp() + 1.0 / x + 1.0 / (1.0 + x)
             + 1.0 / (x * 2f64.ln()) - 1.0 / (x * 10f64.ln())
+    }
+    dual {
+        let x = *x;
+        x.exp() + x.exp2() + x.exp_m1() * 2.0 + x.ln() + x.ln_1p() + x.log2() - x.log10()
     }
 }
 
@@ -54,6 +63,10 @@ scenario! {
         let dy = x.sinh() * y.sinh() + sech2 * x + 1.0 / ((y + 1.0).powi(2) - 1.0).sqrt();
         (dx, dy)
     }
+    dual {
+        let (x, y) = (*x, *y);
+        x.sinh() * y.cosh() + (x * y).tanh() + x.asinh() + (y + 1.0).acosh() + x.atanh()
+    }
 }
 
 scenario! {
@@ -69,6 +82,11 @@ scenario! {
         let dx = 3.0 * x * x + y * x.powf(y - 1.0) + 0.5 / x.sqrt() + x.cbrt() / (3.0 * x) + x / r + y;
         let dy = x.powf(y) * x.ln() - 1.0 / (y * y) + y / r + x;
         (dx, dy)
+    }
+    dual {
+        let (x, y) = (*x, *y);
+        x.powi(3) + x.powd(y) + x.sqrt() + x.cbrt() + y.recip() + (x * x + y * y).sqrt()
+            + x.mul_add(y, Dual64::from(1.0))
     }
 }
 
@@ -89,6 +107,12 @@ scenario! {
         let dy = -x / r2 + my - ny - x.ln() / (b * b * (y + 2.0));
         (dx, dy)
     }
+    dual {
+        let (x, y) = (*x, *y);
+        let larger = if x.re > 2.0 * y.re { x } else { y * 2.0 };
+        let smaller = if x.re < y.re - 1.0 { x } else { y - 1.0 };
+        x.atan2(y) + larger - smaller + x.ln() / (y + 2.0).ln() + abs(x - 1.0)
+    }
 }
 
 scenario! {
@@ -102,6 +126,11 @@ scenario! {
     hand {
         let (x, y) = (*x, *y);
         (-3.0 * (y + 1.0 / y - 1.0) - 1.0 / (x * x) + 1.0, -3.0 * (x - x / (y * y) + 1.0) - 1.0)
+    }
+    dual {
+        let (x, y) = (*x, *y);
+        let a = x * y + x / y - (x - y);
+        -a * 3.0 + x.recip() - 2.0 - y + x
     }
 }
 

@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::Array1;
 
+use super::dual::{abs, Dual64, DualNum};
 use super::models::bag_loss_by_hand;
 use super::{random, Scenario};
 
@@ -20,6 +21,13 @@ scenario! {
     }
     constants { ref bag = random((n, 6), 124 + n as u64), val label = (n % 2) as f64 }
     hand { bag_loss_by_hand(w1, b1, w2, *b2, bag, *label).1 }
+    dual {
+        let h = (bag.mapv(Dual64::from).dot(w1) + b1).mapv(|v| if v.re > 0.0 { v } else { Dual64::from(0.0) });
+        let pooled = h.mean_axis(ad::ndarray::Axis(0)).unwrap();
+        let z = pooled.dot(w2) + *b2;
+        let softplus = if z.re > 0.0 { z } else { Dual64::from(0.0) } + (-abs(z)).exp().ln_1p();
+        softplus - z * *label
+    }
 }
 
 scenario! {
@@ -50,6 +58,11 @@ scenario! {
         let mut g = &e / e.sum();
         g[*target] -= 1.0;
         (g,)
+    }
+    dual {
+        let m = logits.iter().map(|v| v.re).fold(f64::NEG_INFINITY, f64::max);
+        let z = logits.mapv(|v| v - m);
+        z.iter().map(|v| v.exp()).sum::<Dual64>().ln() - z[*target]
     }
 }
 

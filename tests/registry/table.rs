@@ -82,10 +82,12 @@ pub fn document(scenarios: &[Scenario]) -> String {
          derivatives match central finite differences at one of several steps and\n\
          the hand-written gradient where there is one; forward and reverse mode\n\
          pass the dot-product test. A scenario declared broken is run and must fail;\n\
-         a skipped one is listed, not run.\n\n\
+         a skipped one is listed, not run. The last column says whether the\n\
+         benchmarks' forward-mode baseline (`num-dual`, see `docs/benchmarks.md`)\n\
+         has a version of it.\n\n\
          ## Summary\n\n{}\n## Scenarios\n\n\
-         | scenario | family | sizes | reference | reverse | pullback | forward |\n\
-         |---|---|---|---|---|---|---|\n",
+         | scenario | family | sizes | reference | reverse | pullback | forward | num-dual baseline |\n\
+         |---|---|---|---|---|---|---|---|\n",
         summary(scenarios)
     );
     let mut notes = Vec::new();
@@ -97,13 +99,14 @@ pub fn document(scenarios: &[Scenario]) -> String {
             (false, _) => "finite differences",
         };
         out += &format!(
-            "| `{}` | {} | {} | {reference} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {reference} | {} | {} | {} | {} |\n",
             s.name,
             s.family.title(),
             sizes.join(", "),
             cell(s.reverse, &mut notes),
             cell(s.pullback, &mut notes),
             cell(s.forward, &mut notes),
+            if s.dual { "✓" } else { "—" },
         );
     }
     if !notes.is_empty() {
