@@ -121,6 +121,22 @@ pub fn bag_loss_by_hand(
     (loss, (g_w1, g_b1, g_w2, g_b2))
 }
 
+/// `log(sum(exp(x)))`, shifted by the maximum for stability (the shift
+/// cancels in the derivative, so it is a constant: `stop_gradient`).
+#[differentiable]
+pub fn logsumexp(x: &Array1<f64>) -> f64 {
+    let m = ad::stop_gradient(x.fold(f64::NEG_INFINITY, |a, &b| a.max(b)));
+    m + (x - m).mapv(f64::exp).sum().ln()
+}
+
+/// Its gradient, the softmax, by hand.
+pub fn logsumexp_by_hand(x: &Array1<f64>) -> (f64, Array1<f64>) {
+    let m = x.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let e = x.mapv(|v| (v - m).exp());
+    let s = e.sum();
+    (m + s.ln(), e / s)
+}
+
 /// The Rosenbrock function as an indexed loop.
 #[differentiable]
 pub fn rosenbrock(x: &Array1<f64>) -> f64 {

@@ -4,6 +4,7 @@ use ad::differentiable;
 use ad::ndarray::{s, Array1, Array2, Axis};
 
 use super::dual::{Dual64, DualNum};
+use super::models::logsumexp_by_hand;
 use super::{random, Scenario};
 
 scenario! {
@@ -46,16 +47,11 @@ scenario! {
 
 scenario! {
     scalar logsumexp in Reductions, sizes [1, 10, 100];
-    #[differentiable]
-    pub fn f(x: &Array1<f64>) -> f64 {
-        let m = ad::stop_gradient(x.fold(f64::NEG_INFINITY, |a, &b| a.max(b)));
-        m + (x - m).mapv(f64::exp).sum().ln()
-    }
+    pub use super::super::models::{
+        logsumexp as f, logsumexp_grad as f_grad, logsumexp_jvp as f_jvp, logsumexp_vjp as f_vjp,
+    };
     inputs(n) { ref x dx = random(n, 17) * 3.0 }
-    hand {
-        let e = x.mapv(f64::exp);
-        (&e / e.sum(),)
-    }
+    hand { (logsumexp_by_hand(x).1,) }
     dual {
         let m = x.iter().map(|v| v.re).fold(f64::NEG_INFINITY, f64::max);
         x.iter().map(|&v| (v - m).exp()).sum::<Dual64>().ln() + m
