@@ -64,6 +64,47 @@ mod constant_argument {
     }
 }
 
+#[differentiable]
+pub fn layer(w: &Array2<f64>, h: &Array1<f64>) -> Array1<f64> {
+    w.dot(h).mapv(f64::tanh)
+}
+
+/// Layers stacked by passing a local by reference (`layer(v, &h)`), once,
+/// in a loop that reads it, and in a loop that replaces it: the reverse
+/// sweep calls `layer_vjp` again, where the local is at hand.
+mod references_to_locals {
+    use super::*;
+    #[differentiable]
+    pub fn f(
+        w: &Array2<f64>,
+        b: &Array1<f64>,
+        v: &Array2<f64>,
+        #[constant] x: &Array1<f64>,
+    ) -> f64 {
+        let h = dense(w, b, x);
+        let mut s = layer(v, &h).sum();
+        for _ in 0..3 {
+            let k = layer(v, &h);
+            s += k.sum() * s;
+        }
+        let mut r = h.clone();
+        for _ in 0..2 {
+            r = layer(v, &r);
+        }
+        // An inactive local, by reference, in an active parameter's slot.
+        let ones = Array1::<f64>::ones(w.nrows());
+        s + r.sum() + layer(v, &ones).sum() * s
+    }
+}
+
+#[test]
+fn references_to_locals_as_arguments() {
+    for n in SIZES {
+        let x = random(n, 8);
+        check_scalar!(references_to_locals; ref w dw = random((3, n), 1), ref b db = random(3, 2), ref v dv = random((3, 3), 3); &x);
+    }
+}
+
 #[test]
 fn nested_differentiable_functions_and_custom_rules() {
     for n in SIZES {

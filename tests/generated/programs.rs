@@ -199,7 +199,7 @@ mod p6 {
         s2 += x;
         let mut s3 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         if k == 3 {
-            return helper_array(a, s3);
+            return helper_array(&w1, s3);
         }
         let v4 = (c + a);
         b.dot(c) + s3 + v4.sum() * 0.3
@@ -464,7 +464,7 @@ mod p15 {
             w2[i] += (a[i] + w1.mean().unwrap()).sin();
         }
         let mut s3 = (((k as f64 * 0.5).tanh().exp() + (y + y)) - a.dot(&w1));
-        s3 += helper_array(a, s3);
+        s3 += helper_array(c, s3);
         x.tanh().exp() + s3 + w2.sum() * 0.3
     }
 
@@ -618,7 +618,7 @@ mod p20 {
         if w2.mean().unwrap() > 0.1 {
             s3 = ((k as f64 * 0.5) - y.tanh().exp());
         } else {
-            s3 = s3 * helper_array(a, x).cos();
+            s3 = s3 * helper_array(&w1, x).cos();
         }
         (k as f64 * 0.5) + s3 + v4.sum() * 0.3
     }
@@ -671,7 +671,7 @@ mod p22 {
         let mut s2 = ((f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y))) * b.mean().unwrap());
         let mut s3 = c[a.len() - 1].tanh();
         let v4 = (b * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1])));
-        (helper_array(a, x) - (x * 0.92)) + s3 + v4.sum() * 0.3
+        (helper_array(&v4, x) - (x * 0.92)) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -788,7 +788,7 @@ mod p26 {
         if k == 3 {
             return v1.mean().unwrap();
         }
-        let mut s2 = (helper_array(c, (x - (k as f64 * 0.5))) / (1.0 + ((a[k % a.len()] * 0.86) - a.dot(b)) * ((a[k % a.len()] * 0.86) - a.dot(b))));
+        let mut s2 = (helper_array(b, (x - (k as f64 * 0.5))) / (1.0 + ((a[k % a.len()] * 0.86) - a.dot(b)) * ((a[k % a.len()] * 0.86) - a.dot(b))));
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + v1[i] * c.dot(b)).tanh();
         }
@@ -814,12 +814,12 @@ mod p27 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * helper_array(a, x));
-        let mut s2 = helper_array(c, (c[a.len() - 1] + 1.16).cos());
+        let mut s2 = helper_array(b, (c[a.len() - 1] + 1.16).cos());
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * helper_array(b, a[0])).tanh();
+            s2 = (s2 * 0.7 + b[i] * helper_array(&v1, a[0])).tanh();
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
@@ -854,7 +854,7 @@ mod p28 {
                 break;
             }
         }
-        helper_scalar((y / (1.0 + a[0] * a[0])), helper_array(b, (k as f64 * 0.5))) + s1 + v3.sum() * 0.3
+        helper_scalar((y / (1.0 + a[0] * a[0])), helper_array(c, (k as f64 * 0.5))) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -878,7 +878,7 @@ mod p29 {
             w3[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
         }
         if k % 2 == 0 {
-            s2 = (b[k % a.len()] + helper_array(b, (k as f64 * 0.5)));
+            s2 = (b[k % a.len()] + helper_array(c, (k as f64 * 0.5)));
         }
         s1.tanh().exp().tanh() + s2 + w3.sum() * 0.3
     }
@@ -1153,7 +1153,7 @@ mod p39 {
         if k == 3 {
             return s4;
         }
-        helper_array(c, (w2[0] + s4)) + s4 + w2.sum() * 0.3
+        helper_array(a, (w2[0] + s4)) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1236,7 +1236,7 @@ mod p42 {
             w2[i] += (c[i] + helper_array(b, (k as f64 * 0.5))).sin();
         }
         let v3 = b.mapv(f64::sin);
-        let v4 = (b * helper_array(a, (k as f64 * 0.5)));
+        let v4 = (b * helper_array(&v3, (k as f64 * 0.5)));
         s1 += (y - y).tanh().exp();
         let mut s5: f64 = 0.52;
         let v6 = (&v4 * (0.46 * s5));
@@ -1303,7 +1303,7 @@ mod p44 {
         for i in 0..a.len() {
             w2[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        helper_array(c, ((k as f64 * 0.5) + 1.04)) + s1 + w2.sum() * 0.3
+        helper_array(a, ((k as f64 * 0.5) + 1.04)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1561,7 +1561,7 @@ mod p53 {
         }
         let mut s2 = b.mean().unwrap();
         let v3 = (a + c);
-        let mut s4 = helper_scalar(s1, helper_array(a, (s1 + (k as f64 * 0.5))));
+        let mut s4 = helper_scalar(s1, helper_array(c, (s1 + (k as f64 * 0.5))));
         b.mean().unwrap() + s4 + v3.sum() * 0.3
     }
 
@@ -1735,7 +1735,7 @@ mod p59 {
         for i in 0..a.len() {
             w3[i] = b[i] * helper_array(b, 1.09);
         }
-        let mut s4 = helper_scalar(helper_array(c, y), 0.40);
+        let mut s4 = helper_scalar(helper_array(a, y), 0.40);
         let mut s5 = c.mean().unwrap();
         (0.76 * a.mean().unwrap()) + s5 + w3.sum() * 0.3
     }
@@ -1802,7 +1802,7 @@ mod p61 {
             s2 = (s2 * 0.7 + w1[i] * x).tanh();
         }
         if k == 3 {
-            return (f64::tanh(1.14).exp() * helper_array(a, x));
+            return (f64::tanh(1.14).exp() * helper_array(b, x));
         }
         for i in 0..a.len() {
             if i % 3 == 2 {
@@ -2083,7 +2083,7 @@ mod p70 {
         if x.tanh() > 0.1 {
             s1 = a.dot(a);
         } else {
-            s1 = s1 * helper_array(c, w2.mapv(f64::tanh).sum());
+            s1 = s1 * helper_array(&w2, w2.mapv(f64::tanh).sum());
         }
         c.dot(a) + s1 + w2.sum() * 0.3
     }
@@ -2271,7 +2271,7 @@ mod p75 {
             s1 = (s1 * 0.7 + c[i] * helper_scalar(v2[a.len() - 1], y)).tanh();
         }
         let mut s4 = v2.dot(b);
-        helper_scalar((k as f64 * 0.5), helper_array(c, 0.57)) + s4 + v2.sum() * 0.3
+        helper_scalar((k as f64 * 0.5), helper_array(b, 0.57)) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2323,7 +2323,7 @@ mod p77 {
         if c[0] < 0.0 {
             s2 = (k as f64 * 0.5);
         } else {
-            s2 = s2 * helper_array(c, (k as f64 * 0.5).tanh().exp());
+            s2 = s2 * helper_array(&w1, (k as f64 * 0.5).tanh().exp());
         }
         if k == 3 {
             return y;
@@ -2538,9 +2538,9 @@ mod p85 {
         s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
         let v2 = (c * b.mapv(f64::tanh).sum());
         if k == 3 {
-            return helper_array(a, (x * 0.83));
+            return helper_array(c, (x * 0.83));
         }
-        let mut s3 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(b, s1)));
+        let mut s3 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
         let v4 = (b + b);
         a.mean().unwrap() + s3 + v4.sum() * 0.3
     }
@@ -2559,9 +2559,9 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (b + a);
-        let v2 = (c * helper_array(c, (k as f64 * 0.5)));
+        let v2 = (c * helper_array(a, (k as f64 * 0.5)));
         let mut s3 = (b.dot(b) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + (x / (1.0 + x * x))));
-        let mut s4 = helper_scalar(s3, (1.0 + helper_array(a, s3) * helper_array(a, s3)).ln());
+        let mut s4 = helper_scalar(s3, (1.0 + helper_array(c, s3) * helper_array(c, s3)).ln());
         (helper_scalar(0.24, s3) * v2.dot(a)) + s4 + v2.sum() * 0.3
     }
 
@@ -2751,7 +2751,7 @@ mod p93 {
         s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
         let v2 = b.mapv(f64::sin);
         if (s1 - s1) > 0.1 {
-            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(b, 0.51));
+            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
         } else {
             s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
         }
@@ -2759,7 +2759,7 @@ mod p93 {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + a[i] * helper_array(&v2, (k as f64 * 0.5))).tanh();
             if i == 3 {
                 break;
             }
@@ -2875,7 +2875,7 @@ mod p97 {
             w4[i] += (c[i] + f64::sin(1.02)).sin();
         }
         if x.tanh().exp() > 0.1 {
-            s1 = helper_array(b, x.sin());
+            s1 = helper_array(a, x.sin());
         }
         a.mean().unwrap() + s2 + w4.sum() * 0.3
     }
@@ -3062,7 +3062,7 @@ mod p103 {
         }
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = w1[i] * helper_array(c, x);
+            w4[i] = w1[i] * helper_array(&v3, x);
         }
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + a[i] * f64::cos(1.38)).tanh();
@@ -3137,7 +3137,7 @@ mod p106 {
         let v2 = (a * c).mapv(f64::tanh);
         let mut s3 = c[0];
         if k == 3 {
-            return helper_array(a, s3);
+            return helper_array(&v2, s3);
         }
         x + s3 + v2.sum() * 0.3
     }
@@ -3442,7 +3442,7 @@ mod p116 {
         if k == 3 {
             return c.mapv(f64::tanh).sum().tanh().exp();
         }
-        helper_array(b, b.mean().unwrap()) + s1 + v2.sum() * 0.3
+        helper_array(a, b.mean().unwrap()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3614,7 +3614,7 @@ mod p122 {
             w4[i] += (c[i] + ((k as f64 * 0.5) - a[0])).sin();
         }
         let mut s5 = (k as f64 * 0.5);
-        helper_array(c, c.mean().unwrap()) + s5 + w4.sum() * 0.3
+        helper_array(a, c.mean().unwrap()) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3739,7 +3739,7 @@ mod p126 {
         for i in 0..a.len() {
             w2[i] = c[i] * helper_array(a, (k as f64 * 0.5));
         }
-        let mut s3 = helper_array(a, helper_array(b, (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
+        let mut s3 = helper_array(c, helper_array(a, (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
         c.mapv(f64::tanh).sum() + s3 + w2.sum() * 0.3
     }
 
@@ -3763,7 +3763,7 @@ mod p127 {
         if k == 3 {
             return (((k as f64 * 0.5) - y) + (x / (1.0 + 1.08 * 1.08)));
         }
-        let mut s2 = (helper_scalar(w1.mean().unwrap(), helper_array(c, y)) + (1.0 + x.tanh() * x.tanh()).ln());
+        let mut s2 = (helper_scalar(w1.mean().unwrap(), helper_array(b, y)) + (1.0 + x.tanh() * x.tanh()).ln());
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
@@ -4288,7 +4288,7 @@ mod p146 {
         for i in (0..a.len()).step_by(2) {
             s2 = (s2 * 0.7 + w1[i] * s2.cos()).tanh();
         }
-        let mut s3 = helper_array(a, (k as f64 * 0.5));
+        let mut s3 = helper_array(&w1, (k as f64 * 0.5));
         s2 = (s2 * 0.5 + (c.dot(b) + 0.67)).tanh();
         (helper_scalar(s3, (k as f64 * 0.5)) + c.mean().unwrap()) + s3 + w1.sum() * 0.3
     }
@@ -4487,7 +4487,7 @@ mod p153 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(f64::sin);
         if k == 3 {
-            return helper_array(b, ((k as f64 * 0.5) + y));
+            return helper_array(&v1, ((k as f64 * 0.5) + y));
         }
         let mut s2 = helper_scalar(((0.56 * 0.72) * helper_scalar(x, (k as f64 * 0.5))), a[k % a.len()]);
         if c[k % a.len()] > 0.1 {
@@ -4496,7 +4496,7 @@ mod p153 {
             s2 = s2 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), y.cos());
         }
         if c[0] < 0.0 {
-            s2 = helper_array(a, x).cos();
+            s2 = helper_array(c, x).cos();
         } else {
             s2 = s2 * 0.20;
         }
@@ -4523,7 +4523,7 @@ mod p154 {
         let v1 = (b * b).mapv(f64::tanh);
         let mut s2: f64 = 0.63;
         if k % 2 == 0 {
-            s2 = helper_array(a, x);
+            s2 = helper_array(b, x);
         }
         let v3 = (b * c).mapv(f64::tanh);
         a.dot(b) + s2 + v3.sum() * 0.3
@@ -4663,7 +4663,7 @@ mod p158 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        (helper_array(c, c[0]) * helper_array(c, a[0])) + s2 + v3.sum() * 0.3
+        (helper_array(b, c[0]) * helper_array(&v3, a[0])) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4815,7 +4815,7 @@ mod p163 {
         if (1.0 + s1 * s1).ln() > 0.1 {
             s3 = w4.mapv(f64::tanh).sum();
         } else {
-            s3 = s3 * helper_scalar(b[0], helper_array(a, (k as f64 * 0.5)));
+            s3 = s3 * helper_scalar(b[0], helper_array(&w4, (k as f64 * 0.5)));
         }
         (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt() + s3 + w4.sum() * 0.3
     }
@@ -5150,7 +5150,7 @@ mod p175 {
         }
         s3 = f64::tanh(0.85).exp();
         let v5 = (&w4 + c);
-        helper_scalar((y * s3), helper_array(b, s3)) + s3 + v5.sum() * 0.3
+        helper_scalar((y * s3), helper_array(&w4, s3)) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5197,11 +5197,11 @@ mod p177 {
         let v2 = (a * b).mapv(f64::tanh);
         s1 = (s1 * 0.5 + (x / (1.0 + y * y)).tanh().exp()).tanh();
         if c[0] < 0.0 {
-            s1 = helper_array(c, a.mean().unwrap());
+            s1 = helper_array(b, a.mean().unwrap());
         } else {
             s1 = s1 * (1.0 + x * x).ln().sin();
         }
-        helper_scalar(helper_array(a, x), s1) + s1 + v2.sum() * 0.3
+        helper_scalar(helper_array(b, x), s1) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5469,7 +5469,7 @@ mod p186 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * b).mapv(f64::tanh);
-        let mut s2 = helper_array(b, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
+        let mut s2 = helper_array(&v1, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
@@ -5546,7 +5546,7 @@ mod p188 {
             s1 = (s1 * 0.7 + b[i] * (s1 - w3[k % a.len()])).tanh();
         }
         if k == 3 {
-            return (helper_array(a, 1.24) / (1.0 + x * x));
+            return (helper_array(b, 1.24) / (1.0 + x * x));
         }
         (1.12 * a.mapv(f64::tanh).sum()) + s1 + w3.sum() * 0.3
     }
@@ -5789,7 +5789,7 @@ mod p196 {
         for i in 0..a.len() {
             w1[i] = c[i] * 0.62;
         }
-        let mut s2 = ((((k as f64 * 0.5) * x) + (k as f64 * 0.5).cos()) + ((k as f64 * 0.5).tanh().exp() + helper_array(b, a[k % a.len()])));
+        let mut s2 = ((((k as f64 * 0.5) * x) + (k as f64 * 0.5).cos()) + ((k as f64 * 0.5).tanh().exp() + helper_array(a, a[k % a.len()])));
         if c.mean().unwrap() > 0.1 {
             s2 = (1.0 + b[a.len() - 1].sin() * b[a.len() - 1].sin()).ln();
         } else {
@@ -5852,7 +5852,7 @@ mod p198 {
         for i in 0..a.len() {
             w3[i] = a[i] * helper_array(b, 0.68);
         }
-        s2 += helper_array(b, s1);
+        s2 += helper_array(a, s1);
         a.dot(&w3) + s2 + w3.sum() * 0.3
     }
 

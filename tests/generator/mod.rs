@@ -179,10 +179,8 @@ impl Program {
             }
             10 => format!("helper_scalar({}, {})", self.scalar(d), self.scalar(d)),
             _ => {
-                // Parameters only: a reference to a local is not supported
-                // as a call argument yet (README, known gaps).
-                let param = ["a", "b", "c"][self.pick(3)];
-                format!("helper_array({param}, {})", self.scalar(d))
+                let (_, r) = self.array();
+                format!("helper_array({r}, {})", self.scalar(d))
             }
         }
     }

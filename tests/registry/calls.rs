@@ -26,10 +26,9 @@ scenario! {
     scalar nested_calls in Calls, sizes [2, 6];
     #[differentiable]
     pub fn f(w: &Array2<f64>, b: &Array1<f64>, v: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
-        // Arguments are parameters or values: a reference to a local
-        // (`dense(w, &h, x)`) is not supported yet (README, known gaps).
         let h = dense(w, b, x);
-        cube(h.dot(v)) + cube(v.sum()) + scaled_norm(h, v[0])
+        let g = dense(w, &h, x);
+        cube(g.dot(v)) + cube(v.sum()) + scaled_norm(h, v[0])
     }
     inputs(n) { ref w dw = random((n, n), 111), ref b db = random(n, 112), ref v dv = random(n, 113) }
     constants { ref x = random(n, 114) }

@@ -109,6 +109,8 @@ pub struct CallArg {
     pub by_ref: bool,
     /// The argument as written (for inactive arguments).
     pub source: TokenStream,
+    /// An inactive argument that reads the body's own variables.
+    pub local: bool,
 }
 
 pub struct Inst {
@@ -211,6 +213,9 @@ pub struct Function {
     pub params: Vec<Option<VarId>>,
     /// The active parameters declared `f64` or `f32`.
     pub scalar_params: Vec<VarId>,
+    /// The active parameters that are references (`&T`): a callee's
+    /// pullback may borrow them past the function's end.
+    pub ref_params: Vec<VarId>,
     pub body: Body,
 }
 

@@ -250,6 +250,24 @@ impl<'f> Gen<'f> {
         }
     }
 
+    /// Whether a call passes a reference to a value of the body (`g(&h)`):
+    /// the callee's pullback would borrow it past the forward sweep, so
+    /// reverse mode calls the callee's `_vjp` again in the reverse sweep
+    /// (the value travels there like any other) instead of keeping the
+    /// pullback.
+    pub fn borrows_local(&self, inst: &Inst) -> bool {
+        let Op::Call(_, args) = &inst.op else {
+            return false;
+        };
+        args.iter().any(|a| {
+            a.by_ref
+                && match a.operand {
+                    Operand::Var(v) => !self.f.ref_params.contains(&v),
+                    Operand::Const(_) => a.local,
+                }
+        })
+    }
+
     /// An argument of a call as the callee expects it: as written for
     /// constants, `&x` or a clone of `x` for active values.
     pub fn call_arg(&self, arg: &super::ir::CallArg) -> TokenStream {

@@ -185,7 +185,7 @@ impl Builder<'_, '_> {
     pub(super) fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
         let g = self.g;
         if let Op::Call(func, args) = &inst.op {
-            if useful {
+            if useful && !g.borrows_local(inst) {
                 let vjp = suffixed_path(func, "vjp");
                 let args = args.iter().map(|a| g.call_arg(a));
                 let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
@@ -478,7 +478,21 @@ impl Builder<'_, '_> {
             unreachable!()
         };
         let (dest_bar, pb) = (g.bar(inst.dest), g.pullback(inst.dest));
-        self.read_pullbacks.insert(inst.dest);
+        if g.borrows_local(inst) {
+            // Recomputed here: the arguments are read like any value.
+            let Op::Call(func, _) = &inst.op else {
+                unreachable!()
+            };
+            let vjp = suffixed_path(func, "vjp");
+            for a in args {
+                self.read(&a.operand);
+            }
+            let call_args = args.iter().map(|a| g.call_arg(a));
+            self.reverse
+                .push(quote_spanned!(inst.span=> let (_, #pb) = #vjp(#(#call_args),*);));
+        } else {
+            self.read_pullbacks.insert(inst.dest);
+        }
         let names: Vec<Ident> = (0..args.len())
             .map(|i| format_ident!("{}_{}", dest_bar, i))
             .collect();

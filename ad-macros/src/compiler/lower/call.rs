@@ -293,6 +293,7 @@ impl Lowerer<'_> {
                 operand,
                 by_ref,
                 source: source.to_token_stream(),
+                local: self.mentions_locals(inner),
             });
         }
         if !ok {

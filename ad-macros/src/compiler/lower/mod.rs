@@ -134,10 +134,20 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             _ => None,
         })
         .collect();
+    let ref_params = sig
+        .params
+        .iter()
+        .zip(&params)
+        .filter_map(|(p, v)| match (&*p.ty, v) {
+            (Type::Reference(_), Some(v)) => Some(*v),
+            _ => None,
+        })
+        .collect();
     Function {
         vars: l.vars,
         params,
         scalar_params,
+        ref_params,
         body,
     }
 }
