@@ -75,6 +75,11 @@ scenario! {
         let ds = z.sum() + *s * (x + y).sum() / 2.0 + 1.0;
         (dx, dy, ds)
     }
+    dual {
+        let s = *s;
+        let z: Dual64 = x.iter().zip(y.iter()).map(|(&a, &b)| ((a + b) * s - a * b) / 2.0).sum();
+        z * s + s
+    }
 }
 
 scenario! {

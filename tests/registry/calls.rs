@@ -4,7 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
-use super::dual::{abs, Dual64};
+use super::dual::{abs, Dual64, DualNum};
 use super::{random, Scenario};
 
 #[differentiable]
@@ -81,6 +81,10 @@ scenario! {
     hand_only {
         let scale = x.dot(x).sqrt();
         ((x / scale).mapv(f64::exp) / scale,)
+    }
+    dual {
+        let scale = x.iter().map(|v| v.re * v.re).sum::<f64>().sqrt();
+        x.iter().map(|&v| (v / scale).exp()).sum::<Dual64>()
     }
 }
 

@@ -4,7 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
-use super::dual::DualNum;
+use super::dual::{Dual64, DualNum};
 use super::{random, Scenario};
 
 scenario! {
@@ -36,6 +36,14 @@ scenario! {
     constants { val k = 1.5 }
     hand {
         (x.mapv(|v| 2.0 * v.sin() * v.cos() * k + if v > 0.0 { 1.0 } else { 0.0 } - k * (v * k).exp()),)
+    }
+    dual {
+        x.iter()
+            .map(|&v| {
+                let s = v.sin();
+                s * s * *k + if v.re > 0.0 { v } else { v * 0.0 } - (v * *k).exp()
+            })
+            .sum::<Dual64>()
     }
 }
 

@@ -4,6 +4,7 @@
 use ad::differentiable;
 use ad::ndarray::Array1;
 
+use super::dual::{Dual64, DualNum};
 use super::{random, Scenario};
 
 scenario! {
@@ -29,6 +30,15 @@ scenario! {
             _ => ((x + y).sin() + x * (x + y).cos(), x * (x + y).cos()),
         }
     }
+    dual {
+        let (x, y) = (*x, *y);
+        let z = match *k {
+            1 => x * y,
+            2 => x.exp() - y,
+            _ => (x + y).sin(),
+        };
+        z * x
+    }
 }
 
 scenario! {
@@ -48,6 +58,9 @@ scenario! {
     inputs(n) { ref x dx = random(4 * n, 51) }
     hand {
         (x.mapv(|v| if v > 0.0 { 2.0 * v } else { -v.cos() }),)
+    }
+    dual {
+        x.iter().map(|&v| if v.re > 0.0 { v * v } else { -v.sin() }).sum::<Dual64>()
     }
 }
 
@@ -108,6 +121,17 @@ scenario! {
         w * w
     }
     inputs(n) { val x dx = 0.05 + 0.45 * (n - 1) as f64, val y dy = 1.2 }
+    dual {
+        let (x, y) = (*x, *y);
+        let z = x * y;
+        if z.re > 1.0 {
+            z.ln() + x
+        } else if z.re < 0.1 {
+            y
+        } else {
+            (z + x) * (z + x)
+        }
+    }
 }
 
 pub fn scenarios() -> Vec<Scenario> {

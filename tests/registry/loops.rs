@@ -86,6 +86,15 @@ scenario! {
         acc
     }
     inputs(n) { ref x dx = random(n, 65), val s ds = 0.4 }
+    dual {
+        let mut acc = *s;
+        for i in 1..=x.len().min(10) {
+            if i % 4 != 0 {
+                acc = (acc * x[i - 1]).sin() + *s;
+            }
+        }
+        acc
+    }
 }
 
 scenario! {
@@ -105,6 +114,19 @@ scenario! {
         acc
     }
     inputs(n) { ref x dx = random(n, 66) }
+    dual {
+        let mut acc = Dual64::from(1.0);
+        for i in (0..x.len()).step_by(2) {
+            acc = acc * x[i] + 0.3;
+        }
+        for i in (1..x.len()).rev() {
+            acc = acc.tanh() + x[i - 1] * x[i];
+        }
+        for i in 0..=1 {
+            acc = acc * 0.5 + x[i];
+        }
+        acc
+    }
 }
 
 scenario! {

@@ -15,6 +15,18 @@ scenario! {
             + x.mean_axis(Axis(1)).unwrap().mapv(|v| v * v).sum()
     }
     inputs(n) { ref x dx = random((n, n + 2), 11) }
+    dual {
+        let total = x.sum();
+        let mean = total / x.len() as f64;
+        let columns: Dual64 = (0..x.ncols()).map(|j| x.column(j).sum().sin()).sum();
+        let rows: Dual64 = (0..x.nrows())
+            .map(|i| {
+                let m = x.row(i).sum() / x.ncols() as f64;
+                m * m
+            })
+            .sum();
+        total * mean + columns + rows
+    }
 }
 
 scenario! {

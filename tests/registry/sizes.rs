@@ -41,6 +41,13 @@ scenario! {
         total * total
     }
     inputs(n) { ref a da = random(n, 125).to_vec(), ref b db = random(3, 126).to_vec() }
+    dual {
+        let mut total = Dual64::from(0.0);
+        for i in 0..a.len() {
+            total += a[i] * b[i % b.len()];
+        }
+        total * total
+    }
 }
 
 scenario! {

@@ -5,6 +5,7 @@
 use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
 
+use super::dual::{Dual64, DualNum};
 use super::{random, Scenario};
 
 scenario! {
@@ -25,6 +26,16 @@ scenario! {
         let (xx, ss) = (x.dot(x), s.dot(&s));
         (x * (2.0 * ss), y.mapv(f64::cos) * &s * (2.0 * xx))
     }
+    dual {
+        let mut total = Dual64::from(0.0);
+        for i in 0..x.len() {
+            for j in 0..y.len() {
+                let g = x[i] * y[j].sin();
+                total += g * g;
+            }
+        }
+        total
+    }
 }
 
 scenario! {
@@ -41,6 +52,16 @@ scenario! {
         v.dot(&v)
     }
     inputs(n) { ref x dx = random(n, 73), val s ds = 0.6 }
+    dual {
+        let mut v = vec![Dual64::from(0.0); 4];
+        for i in 0..x.len() {
+            v[i % 4] += x[i] * *s;
+            v[(i + 1) % 4] -= x[i].exp();
+            v[(i + 2) % 4] *= 0.9;
+        }
+        v[0] /= *s * *s + 1.0;
+        v.iter().map(|&e| e * e).sum::<Dual64>()
+    }
 }
 
 scenario! {
