@@ -53,7 +53,7 @@ scenario! {
     }
     inputs(n) { ref x dx = random(n, 73), val s ds = 0.6 }
     dual {
-        let mut v = vec![Dual64::from(0.0); 4];
+        let mut v = [Dual64::from(0.0); 4];
         for i in 0..x.len() {
             v[i % 4] += x[i] * *s;
             v[(i + 1) % 4] -= x[i].exp();
