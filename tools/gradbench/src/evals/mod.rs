@@ -1,0 +1,64 @@
+//! The evals `ad-gradbench` implements, one module each, and reading their
+//! JSON inputs. Inputs are converted to arrays before the timed runs (the
+//! timings cover the computation, as GradBench's reference tool does).
+
+pub mod hello;
+pub mod llsq;
+pub mod lse;
+
+use ad::ndarray::Array1;
+use serde_json::Value;
+
+/// The evaluated output and the nanoseconds of each run.
+pub type Evaluated = (Value, Vec<u128>);
+
+/// The modules a `define` may name.
+pub const MODULES: [&str; 3] = ["hello", "llsq", "lse"];
+
+pub fn is_known(module: &str) -> bool {
+    MODULES.contains(&module)
+}
+
+/// Runs `function` of `module` on `input`.
+pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated, String> {
+    match module {
+        "hello" => hello::evaluate(function, input),
+        "lse" => lse::evaluate(function, input),
+        "llsq" => llsq::evaluate(function, input),
+        _ => Err(format!("no module `{module}`")),
+    }
+}
+
+/// The error for a function a module does not have.
+pub fn unknown(module: &str, function: &str) -> String {
+    format!("module `{module}` has no function `{function}`")
+}
+
+/// `input[key]` as a vector of numbers.
+pub fn vector(input: &Value, key: &str) -> Result<Array1<f64>, String> {
+    input
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("the input has no array `{key}`"))?
+        .iter()
+        .map(|v| {
+            v.as_f64()
+                .ok_or_else(|| format!("`{key}` holds a non-number"))
+        })
+        .collect::<Result<Vec<f64>, String>>()
+        .map(Array1::from)
+}
+
+/// `input[key]` as a count.
+pub fn count(input: &Value, key: &str) -> Result<usize, String> {
+    input
+        .get(key)
+        .and_then(Value::as_u64)
+        .map(|n| n as usize)
+        .ok_or_else(|| format!("the input has no count `{key}`"))
+}
+
+/// A vector as JSON.
+pub fn json_vector(v: &Array1<f64>) -> Value {
+    Value::from(v.to_vec())
+}

@@ -1,0 +1,46 @@
+//! Each eval's derivatives against finite differences on small inputs, and
+//! against hand-worked values where they are short.
+
+use ad::check::{assert_gradient, Rng};
+use ad::ndarray::Array1;
+use ad_gradbench::evals::{hello, llsq, lse};
+
+fn random(n: usize, seed: u64) -> Array1<f64> {
+    let mut rng = Rng::new(seed);
+    Array1::from_shape_simple_fn(n, || rng.uniform() * 2.0)
+}
+
+#[test]
+fn hello_double_is_the_derivative_of_square() {
+    for x in [-1.5, 0.0, 2.0] {
+        assert_eq!(hello::square_grad(x).1 .0, 2.0 * x);
+    }
+}
+
+#[test]
+fn lse_gradient_against_finite_differences() {
+    for n in [1, 2, 10, 100] {
+        let x = random(n, n as u64);
+        let (value, (g,)) = lse::lse_grad(&x);
+        assert_eq!(value, lse::lse(&x));
+        assert_gradient(
+            |x: &Array1<f64>| lse::lse(x),
+            &x,
+            g.as_slice().expect("contiguous"),
+        );
+    }
+}
+
+#[test]
+fn llsq_gradient_against_finite_differences() {
+    for (m, n) in [(1, 2), (3, 5), (8, 33)] {
+        let x = random(m, 10 + m as u64);
+        let (value, (g, _)) = llsq::llsq_grad(&x, n);
+        assert_eq!(value, llsq::llsq(&x, n));
+        assert_gradient(
+            |x: &Array1<f64>| llsq::llsq(x, n),
+            &x,
+            g.as_slice().expect("contiguous"),
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! The protocol on recorded message sequences (`tests/sessions/*.jsonl`, in
+//! the form GradBench's evals send them), through the real binary: one
+//! response line per message, with its id; `define` answered with
+//! `success`; `evaluate` with an output and one `evaluate` timing per run
+//! (at least `min_runs`); everything else acknowledged.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// The binary's response lines to the session's message lines.
+fn run_session(name: &str) -> (Vec<Value>, Vec<Value>) {
+    let path = format!("{}/tests/sessions/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("a recorded session");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ad-gradbench"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the tool starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("send the session");
+    let out = child
+        .wait_with_output()
+        .expect("the tool ends when stdin closes");
+    assert!(out.status.success(), "the tool failed: {:?}", out.status);
+    let parse = |l: &str| serde_json::from_str::<Value>(l).expect("one JSON value per line");
+    let messages: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(parse)
+        .collect();
+    let responses: Vec<Value> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(parse)
+        .collect();
+    assert_eq!(responses.len(), messages.len(), "one response per message");
+    for (m, r) in messages.iter().zip(&responses) {
+        assert_eq!(r["id"], m["id"], "a response carries its message's id");
+    }
+    (messages, responses)
+}
+
+fn check_evaluations(messages: &[Value], responses: &[Value]) {
+    for (m, r) in messages.iter().zip(responses) {
+        match m["kind"].as_str() {
+            Some("define") => assert_eq!(r["success"], true, "{m}"),
+            Some("evaluate") => {
+                assert_eq!(r["success"], true, "{m}: {r}");
+                assert!(!r["output"].is_null(), "{m}: no output");
+                let timings = r["timings"].as_array().expect("timings");
+                let min_runs = m["input"]["min_runs"].as_u64().unwrap_or(1) as usize;
+                assert!(timings.len() >= min_runs, "{m}: {} timings", timings.len());
+                assert!(timings
+                    .iter()
+                    .all(|t| t["name"] == "evaluate" && t["nanoseconds"].is_u64()));
+            }
+            // `start` may name the tool; everything else is acknowledged.
+            Some("start") => assert!(r
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| k == "id" || k == "tool"))),
+            _ => assert_eq!(
+                r.as_object().map(|o| o.len()),
+                Some(1),
+                "{m}: only the id: {r}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn hello_session() {
+    let (m, r) = run_session("hello");
+    check_evaluations(&m, &r);
+    assert_eq!(r[0]["tool"], "ad", "the start response names the tool");
+    assert_eq!(r[2]["output"], 1.0);
+    assert_eq!(r[4]["output"], 2.0);
+    assert_eq!(r[6]["output"], 4.0);
+}
+
+#[test]
+fn lse_session() {
+    let (m, r) = run_session("lse");
+    check_evaluations(&m, &r);
+    let gradient = r[4]["output"].as_array().expect("a gradient");
+    let total: f64 = gradient.iter().map(|g| g.as_f64().expect("a number")).sum();
+    assert!(
+        (total - 1.0).abs() < 1e-12,
+        "the gradient of LogSumExp sums to one"
+    );
+}
+
+#[test]
+fn llsq_session() {
+    let (m, r) = run_session("llsq");
+    check_evaluations(&m, &r);
+    // Worked by hand: t = -1, -0.5, 0, 0.5, 1 and s = -1, -1, 0, 1, 1.
+    let residuals = [-1.2, -1.075, -0.1, 0.725, 0.4];
+    let y: f64 = residuals.iter().map(|r| r * r).sum::<f64>() / 2.0;
+    assert!((r[2]["output"].as_f64().expect("a value") - y).abs() < 1e-12);
+    assert!((r[4]["output"][0].as_f64().expect("a value") - 1.25).abs() < 1e-12);
+}
+
+#[test]
+fn unknown_modules_are_declined() {
+    let (_, r) = run_session("unknown");
+    assert_eq!(r[1]["success"], false);
+    assert!(r[1]["error"].as_str().is_some_and(|e| e.contains("gmm")));
+}
