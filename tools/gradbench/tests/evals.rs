@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::Array1;
-use ad_gradbench::evals::{hello, llsq, lse};
+use ad_gradbench::evals::{hello, llsq, lse, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -39,6 +39,19 @@ fn llsq_gradient_against_finite_differences() {
         assert_eq!(value, llsq::llsq(&x, n));
         assert_gradient(
             |x: &Array1<f64>| llsq::llsq(x, n),
+            &x,
+            g.as_slice().expect("contiguous"),
+        );
+    }
+}
+
+#[test]
+fn ode_gradient_of_the_last_entry_against_finite_differences() {
+    for (n, s) in [(1, 1), (2, 3), (6, 10)] {
+        let x = random(n, 20 + n as u64);
+        let g = ode::gradient(&x, s);
+        assert_gradient(
+            |x: &Array1<f64>| ode::ode(x, s)[n - 1],
             &x,
             g.as_slice().expect("contiguous"),
         );

@@ -112,3 +112,12 @@ fn unknown_modules_are_declined() {
     assert_eq!(r[1]["success"], false);
     assert!(r[1]["error"].as_str().is_some_and(|e| e.contains("gmm")));
 }
+
+#[test]
+fn ode_session() {
+    let (m, r) = run_session("ode");
+    check_evaluations(&m, &r);
+    // y₀ solves y₀' = x₀ exactly (Runge–Kutta is exact on it): y₀(2) = 2 x₀.
+    assert!((r[2]["output"][0].as_f64().expect("a value") - 1.0).abs() < 1e-12);
+    assert_eq!(r[4]["output"].as_array().map(Vec::len), Some(4));
+}

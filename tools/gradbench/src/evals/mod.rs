@@ -5,6 +5,7 @@
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod ode;
 
 use ad::ndarray::Array1;
 use serde_json::Value;
@@ -13,7 +14,7 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 3] = ["hello", "llsq", "lse"];
+pub const MODULES: [&str; 4] = ["hello", "llsq", "lse", "ode"];
 
 pub fn is_known(module: &str) -> bool {
     MODULES.contains(&module)
@@ -25,6 +26,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
+        "ode" => ode::evaluate(function, input),
         _ => Err(format!("no module `{module}`")),
     }
 }
