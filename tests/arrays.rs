@@ -305,3 +305,22 @@ fn single_precision_arrays() {
         assert!((gs - x.mapv(f32::exp).sum() / n as f32).abs() < 1e-5);
     }
 }
+
+/// Shapes destructured from a tuple: inactive values that read active
+/// arrays, kept as written (found while writing the GradBench `gmm` eval).
+mod shapes_destructured {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>, w: &Array1<f64>) -> f64 {
+        let (rows, cols) = (x.nrows(), x.ncols());
+        let [first, last] = [0, w.len() - 1];
+        x.sum() * (rows * cols) as f64 + w[first] * w[last]
+    }
+}
+
+#[test]
+fn shapes_destructured_from_tuples_and_arrays() {
+    for n in SIZES {
+        check_scalar!(shapes_destructured; ref x dx = random((n, 2), 1), ref w dw = random(n + 1, 2););
+    }
+}

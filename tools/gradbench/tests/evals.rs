@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::Array1;
-use ad_gradbench::evals::{hello, llsq, lse, ode};
+use ad_gradbench::evals::{gmm, hello, llsq, lse, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -54,6 +54,39 @@ fn ode_gradient_of_the_last_entry_against_finite_differences() {
             |x: &Array1<f64>| ode::ode(x, s)[n - 1],
             &x,
             g.as_slice().expect("contiguous"),
+        );
+    }
+}
+
+#[test]
+fn gmm_gradient_against_finite_differences() {
+    use ad::ndarray::Array2;
+    let mut rng = Rng::new(99);
+    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
+    for (d, k, n) in [(1, 1, 2), (2, 3, 4), (3, 2, 5)] {
+        let (alpha, mu, q, l, x) = (
+            m(1, k).row(0).to_owned(),
+            m(k, d),
+            m(k, d),
+            m(k, d * (d - 1) / 2),
+            m(n, d),
+        );
+        let (value, (ga, gm, gq, gl, ..)) = gmm::objective_grad(&alpha, &mu, &q, &l, &x, 1.5, 2);
+        assert_eq!(value, gmm::objective(&alpha, &mu, &q, &l, &x, 1.5, 2));
+        let params = (alpha.clone(), mu.clone(), q.clone(), l.clone());
+        let flat: Vec<f64> = [
+            ga.to_vec(),
+            gm.iter().copied().collect(),
+            gq.iter().copied().collect(),
+            gl.iter().copied().collect(),
+        ]
+        .concat();
+        assert_gradient(
+            |p: &(Array1<f64>, Array2<f64>, Array2<f64>, Array2<f64>)| {
+                gmm::objective(&p.0, &p.1, &p.2, &p.3, &x, 1.5, 2)
+            },
+            &params,
+            &flat,
         );
     }
 }

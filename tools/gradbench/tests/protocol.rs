@@ -110,7 +110,7 @@ fn llsq_session() {
 fn unknown_modules_are_declined() {
     let (_, r) = run_session("unknown");
     assert_eq!(r[1]["success"], false);
-    assert!(r[1]["error"].as_str().is_some_and(|e| e.contains("gmm")));
+    assert!(r[1]["error"].as_str().is_some_and(|e| e.contains("lstm")));
 }
 
 #[test]
@@ -120,4 +120,23 @@ fn ode_session() {
     // y₀ solves y₀' = x₀ exactly (Runge–Kutta is exact on it): y₀(2) = 2 x₀.
     assert!((r[2]["output"][0].as_f64().expect("a value") - 1.0).abs() < 1e-12);
     assert_eq!(r[4]["output"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn gmm_session() {
+    let (m, r) = run_session("gmm");
+    check_evaluations(&m, &r);
+    let g = &r[4]["output"];
+    assert_eq!(g["alpha"].as_array().map(Vec::len), Some(2));
+    assert_eq!(g["mu"][1].as_array().map(Vec::len), Some(2));
+    assert_eq!(g["l"][0].as_array().map(Vec::len), Some(1));
+    // The gradient with respect to alpha of `-n lse(alpha)` plus the
+    // mixture terms sums to zero: shifting every alpha changes nothing.
+    let total: f64 = g["alpha"]
+        .as_array()
+        .expect("alpha")
+        .iter()
+        .filter_map(|v| v.as_f64())
+        .sum();
+    assert!(total.abs() < 1e-12, "{total}");
 }

@@ -76,6 +76,12 @@ impl Lowerer<'_> {
             self.verbatim_local(local);
             return;
         }
+        if !matches!(pat, Pat::Ident(_)) && !self.carries_derivative(&init.expr) {
+            // `let (n, d) = (x.nrows(), x.ncols());`: inactive values that
+            // only look at active ones, kept as written (renamed).
+            self.verbatim_local(local);
+            return;
+        }
         let (name, mutable) = match pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
                 (p.ident.clone(), p.mutability.is_some())

@@ -2,6 +2,7 @@
 //! JSON inputs. Inputs are converted to arrays before the timed runs (the
 //! timings cover the computation, as GradBench's reference tool does).
 
+pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
@@ -14,7 +15,7 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 4] = ["hello", "llsq", "lse", "ode"];
+pub const MODULES: [&str; 5] = ["gmm", "hello", "llsq", "lse", "ode"];
 
 pub fn is_known(module: &str) -> bool {
     MODULES.contains(&module)
@@ -23,6 +24,7 @@ pub fn is_known(module: &str) -> bool {
 /// Runs `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated, String> {
     match module {
+        "gmm" => gmm::evaluate(function, input),
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
