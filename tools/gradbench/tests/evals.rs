@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::Array1;
-use ad_gradbench::evals::{gmm, hello, llsq, lse, ode};
+use ad_gradbench::evals::{gmm, hello, llsq, lse, lstm, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -86,6 +86,25 @@ fn gmm_gradient_against_finite_differences() {
                 gmm::objective(&p.0, &p.1, &p.2, &p.3, &x, 1.5, 2)
             },
             &params,
+            &flat,
+        );
+    }
+}
+
+#[test]
+fn lstm_gradient_against_finite_differences() {
+    use ad::ndarray::Array2;
+    let mut rng = Rng::new(7);
+    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
+    for (l, c, b) in [(1, 2, 1), (2, 4, 3)] {
+        let (main, extra, state) = (m(2 * l, 4 * b), m(3, b), m(2 * l, b));
+        let sequence = m(c, b).mapv(|v| if v > 0.0 { 1.0 } else { 0.0 });
+        let (value, (g_main, g_extra, ..)) = lstm::objective_grad(&main, &extra, &state, &sequence);
+        assert_eq!(value, lstm::objective(&main, &extra, &state, &sequence));
+        let flat: Vec<f64> = g_main.iter().chain(g_extra.iter()).copied().collect();
+        assert_gradient(
+            |p: &(Array2<f64>, Array2<f64>)| lstm::objective(&p.0, &p.1, &state, &sequence),
+            &(main.clone(), extra.clone()),
             &flat,
         );
     }

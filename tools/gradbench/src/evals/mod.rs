@@ -6,6 +6,7 @@ pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 pub mod ode;
 
 use ad::ndarray::Array1;
@@ -15,7 +16,7 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 5] = ["gmm", "hello", "llsq", "lse", "ode"];
+pub const MODULES: [&str; 6] = ["gmm", "hello", "llsq", "lse", "lstm", "ode"];
 
 pub fn is_known(module: &str) -> bool {
     MODULES.contains(&module)
@@ -27,6 +28,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated
         "gmm" => gmm::evaluate(function, input),
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
+        "lstm" => lstm::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
         "ode" => ode::evaluate(function, input),
         _ => Err(format!("no module `{module}`")),
