@@ -671,6 +671,22 @@ mod literal_assigned_to_an_active_float {
     }
 }
 
+/// A constant read by the pullback (`c[0] - s3`) whose local changes later
+/// (`s3 += ..`): the pullback closure recomputed it from the final value, a
+/// wrong `f_vjp` beside a right `f_grad`. Now it is captured.
+mod constant_whose_local_changes_later {
+    use super::*;
+    #[allow(unused_assignments)] // as generated
+    #[differentiable]
+    pub fn f(x: f64, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let s1 = x.sin();
+        let mut s3 = c.mean().unwrap();
+        let s4 = (1.0 + (c[0] - s3) / (1.0 + s1 * s1)).ln();
+        s3 += k as f64 * 0.5;
+        s4 + s3
+    }
+}
+
 #[test]
 fn programs_the_generator_found() {
     for (n, k) in [(1, 0), (4, 3), (5, 2)] {
@@ -687,6 +703,8 @@ fn programs_the_generator_found() {
         check_scalar!(m6; val x dx = 0.4, ref a da = random(n, 47); &c);
         use literal_assigned_to_an_active_float as m7;
         check_scalar!(m7; val x dx = 0.4;);
+        use constant_whose_local_changes_later as m8;
+        check_scalar!(m8; val x dx = 0.4; &c, k);
         use compound_assignment_reading_a_shape as m5;
         check_scalar!(m5; val x dx = 0.4, ref a da = random(n, 46); &c, k);
     }

@@ -503,7 +503,7 @@ fn assigned_name(place: &Expr) -> Option<String> {
 /// Every `name = rhs`, `name op= rhs` (as `name = name op rhs`), element
 /// write `name[i] = rhs` and `let name = rhs` in a block, in order, nested
 /// blocks included.
-fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
+pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     struct Assigns(Vec<(String, Expr, bool)>);
     impl<'ast> Visit<'ast> for Assigns {
         fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {

@@ -55,7 +55,7 @@ impl Lowerer<'_> {
                 literal,
             });
         }
-        let local = changes || self.mentions_locals(e);
+        let local = changes || self.recomputable(e);
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
@@ -73,10 +73,13 @@ impl Lowerer<'_> {
     pub(super) fn inactive_result(&mut self, e: &Expr) -> Operand {
         let (renamed, _) = scan::rename_expr(e, &self.renames());
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
+        // Reads active values (`x.len()`, `stop_gradient(h)`): recomputed
+        // by a pullback unless a variable it reads changes afterwards.
+        let local = !self.reads_assigned(e);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
             expr: renamed.to_token_stream(),
-            local: true,
+            local,
         });
         Operand::Const(Const {
             tokens: ident.to_token_stream(),

@@ -56,6 +56,10 @@ pub struct Lowerer<'a> {
     /// that reads one differs between iterations, so it is bound where it
     /// is read (and saved for the reverse sweep like any loop-local value).
     loop_assigned: Vec<HashSet<String>>,
+    /// The names the body assigns anywhere: a constant that reads one is
+    /// kept (captured, saved), never recomputed later by a pullback, which
+    /// would see the variable's final value.
+    body_assigned: HashSet<String>,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -73,6 +77,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         index_reads: HashMap::new(),
         block_serial: 0,
         loop_assigned: Vec::new(),
+        body_assigned: HashSet::new(),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
@@ -118,6 +123,11 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         }
     }
     let block = exits::Desugar::new().body(&sig.item.block);
+    l.body_assigned = control::assignments(&block)
+        .into_iter()
+        .filter(|(_, _, is_let)| !is_let)
+        .map(|(name, _, _)| name)
+        .collect();
     let result = l.block(&block.stmts, sig.item.block.span());
     let body = Body {
         stmts: std::mem::take(&mut l.stmts),
@@ -254,6 +264,23 @@ impl Lowerer<'_> {
             .map(|n| (n.clone(), Ident::new("x", Span::call_site())))
             .collect();
         !assigned.is_empty() && !scan::rename_expr(expr, &assigned).1.is_empty()
+    }
+
+    /// Whether `expr` reads a name the body assigns somewhere.
+    pub(super) fn reads_assigned(&self, expr: &Expr) -> bool {
+        let assigned: Renames = self
+            .body_assigned
+            .iter()
+            .map(|n| (n.clone(), Ident::new("x", Span::call_site())))
+            .collect();
+        !assigned.is_empty() && !scan::rename_expr(expr, &assigned).1.is_empty()
+    }
+
+    /// Whether a constant reading `expr` is recomputed where a pullback
+    /// needs it (rather than captured, which could borrow the locals it
+    /// reads): it reads locals, none of which the body assigns.
+    pub(super) fn recomputable(&self, expr: &Expr) -> bool {
+        self.mentions_locals(expr) && !self.reads_assigned(expr)
     }
 
     pub(super) fn mentions_locals(&self, expr: &Expr) -> bool {
