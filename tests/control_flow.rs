@@ -687,6 +687,21 @@ mod constant_whose_local_changes_later {
     }
 }
 
+/// A copy of a constant array, made active by element writes in a loop
+/// whose range reads it (`1..u.len()`): the range is made before the loop
+/// takes `u` over.
+mod range_reads_the_array_the_loop_carries {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut u = c.to_owned();
+        for i in 1..u.len() {
+            u[i] = u[i - 1] * 0.5 + u[i] * a[0];
+        }
+        u.sum()
+    }
+}
+
 #[test]
 fn programs_the_generator_found() {
     for (n, k) in [(1, 0), (4, 3), (5, 2)] {
@@ -705,6 +720,8 @@ fn programs_the_generator_found() {
         check_scalar!(m7; val x dx = 0.4;);
         use constant_whose_local_changes_later as m8;
         check_scalar!(m8; val x dx = 0.4; &c, k);
+        use range_reads_the_array_the_loop_carries as m9;
+        check_scalar!(m9; ref a da = random(n, 48); &c);
         use compound_assignment_reading_a_shape as m5;
         check_scalar!(m5; val x dx = 0.4, ref a da = random(n, 46); &c, k);
     }

@@ -16,11 +16,16 @@ mod p0 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (y * s1)).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        let mut s2 = (c.mean().unwrap() - (c.dot(a) + 0.68));
-        (a.mapv(f64::tanh).sum() - b.dot(c)) + s2
+        let mut s2 = b.dot(b);
+        match k % 3 {
+            0 => s1 = (c.dot(a) + 0.68),
+            1 => s1 = s1 * (a.mapv(f64::tanh).sum() - b.dot(c)),
+            _ => s1 += y,
+        }
+        c.dot(b) + s2
     }
 
     #[test]
@@ -37,16 +42,17 @@ mod p1 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        match k % 3 {
+            0 => s1 = ((1.0 + s1 * s1).sqrt() - x),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += s1,
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        s1 = (x / (1.0 + x * x)).cos();
-        s1 = ((y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) - (1.0 + x * x).ln());
-        v2[k % a.len()].tanh().exp() + s1 + v2.sum() * 0.3
+        if (x / (1.0 + x * x)) > 0.1 {
+            s1 = a.dot(b);
+        }
+        s1 = (s1 * 0.5 + (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln()).tanh();
+        let mut s2 = (a[k % a.len()].tanh().exp() * (s1.sin() * f64::ln((1.0 + 0.68 * 0.68))));
+        helper_scalar((x * (k as f64 * 0.5)), s2) + s2
     }
 
     #[test]
@@ -63,35 +69,36 @@ mod p2 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) + 1.12);
-        }
-        if c[0] < 0.0 {
-            s1 = ((x - b[0]) / (1.0 + (a[a.len() - 1] / (1.0 + x * x)) * (a[a.len() - 1] / (1.0 + x * x))));
-        } else {
-            s1 = s1 * helper_scalar((x - 0.53), ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20)));
-        }
-        if s1.tanh().exp() > 0.1 {
-            s1 = 0.69;
-        } else {
-            s1 = s1 * ((1.0 + y * y).ln() / (1.0 + helper_array(c, x) * helper_array(c, x)));
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        let v3 = a.mapv(f64::sin);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln(),
+            1 => s1 = s1 * a[k % a.len()],
+            _ => s1 += x,
         }
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_array(a, y)).tanh();
         }
-        (k as f64 * 0.5).tanh().exp().tanh().exp() + s1 + v3.sum() * 0.3
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - 0.53);
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + u2[i] * (k as f64 * 0.5)).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * 0.69).tanh();
+        }
+        s1 = (s1 * 0.5 + u2.mapv(f64::tanh).sum()).tanh();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (u2[i] + (s1 + s1)).sin();
+        }
+        s1 + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -114,12 +121,16 @@ mod p3 {
                 break;
             }
         }
-        let v2 = a.mapv(f64::sin);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * s1;
         }
-        let mut s3 = ((v2.mapv(f64::tanh).sum() - a.dot(&v2)) / (1.0 + (helper_scalar(c[k % a.len()], y) * c.dot(a)) * (helper_scalar(c[k % a.len()], y) * c.dot(a))));
-        (k as f64 * 0.5) + s3 + v2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        }
+        s1 = s1;
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -136,19 +147,22 @@ mod p4 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::sqrt((1.0 + 1.24 * 1.24));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (x * 0.38)).tanh();
         }
-        s1 = y;
-        if k == 3 {
-            return a.mean().unwrap();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mean().unwrap()).sin();
         }
-        if k == 3 {
-            return helper_scalar(x.sin(), b.mapv(f64::tanh).sum());
+        match k % 3 {
+            0 => s1 = (y / (1.0 + y * y)).sin(),
+            1 => s1 = s1 * (s1 - x.sin()),
+            _ => s1 += y,
         }
-        y + s1
+        (y - b.mean().unwrap()) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -170,12 +184,21 @@ mod p5 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(&v3)).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(c);
         }
-        let v4 = (a * a).mapv(f64::tanh);
-        x + s1 + v4.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + x * x))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s4 = helper_array(c, b[0]);
+        (x - s1).tanh() + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -191,18 +214,28 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + 1.00).sin();
+        let mut s1 = (b[0] - y);
+        match k % 3 {
+            0 => s1 = 1.08,
+            1 => s1 = s1 * a[0],
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        let mut s2 = y;
-        s2 += x;
-        let mut s3 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        if k == 3 {
-            return helper_array(&w1, s3);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        let v4 = (c + a);
-        b.dot(c) + s3 + v4.sum() * 0.3
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(c);
+        }
+        match k % 3 {
+            0 => s1 = helper_array(a, (u2[0] / (1.0 + y * y))),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += 0.71,
+        }
+        helper_array(&u2, s1).sin() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -218,17 +251,14 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        let v1 = (b * (1.0 + x * x).ln());
+        let mut s2 = b[k % a.len()];
+        match k % 3 {
+            0 => s2 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s2, s2)),
+            1 => s2 = s2 * (v1.mapv(f64::tanh).sum() + (b[k % a.len()] + 0.79)),
+            _ => s2 += x.cos(),
         }
-        if k == 3 {
-            return (1.0 + y * y).ln().tanh().exp();
-        }
-        (helper_scalar(s1, s1) * (y + b[0])) + s1
+        y + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -244,21 +274,16 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + x.cos()).sin();
-        }
+        let v1 = (a * b).mapv(f64::tanh);
         let mut s2 = y;
-        s2 += (a.dot(a) - (s2 - x));
-        if s2 > 0.1 {
-            s2 = (c.dot(a) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        if 0.71 > 0.1 {
+            s2 = (a.dot(a) - (s2 - x));
         } else {
-            s2 = s2 * w1.mapv(f64::tanh).sum();
+            s2 = s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().cos();
         }
-        if k == 3 {
-            return helper_scalar(0.41, a.mean().unwrap());
-        }
-        ((x * x) + w1[0]) + s2 + w1.sum() * 0.3
+        s2 = (k as f64 * 0.5);
+        let v3 = a.mapv(f64::sin);
+        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -275,19 +300,34 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * 1.37;
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        match k % 3 {
+            0 => s1 = helper_scalar(y.tanh(), x),
+            1 => s1 = s1 * 1.31,
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
         }
-        if c[0] < 0.0 {
-            s1 = helper_scalar(c[0], x).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.42).exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 = x;
-        s1 += b.mean().unwrap();
-        let mut s3 = b[0];
-        let mut s4 = a.mean().unwrap();
-        s4.tanh().exp().sin() + s4
+        if k == 3 {
+            return x;
+        }
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (s1.tanh().exp() + (s1 - (k as f64 * 0.5))),
+            _ => s1 += b.mean().unwrap(),
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a[k % a.len()].sin();
+        }
+        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -307,23 +347,25 @@ mod p10 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
         }
-        if k % 2 == 0 {
-            s1 = ((k as f64 * 0.5) / (1.0 + 0.32 * 0.32));
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        if k % 2 == 0 {
-            s1 = (c.dot(b) / (1.0 + s1.tanh().exp() * s1.tanh().exp()));
-        } else {
-            s1 = s1 * helper_array(b, (k as f64 * 0.5));
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
             if i == 3 {
                 break;
             }
         }
-        (c.dot(c) + x.tanh().exp()) + s1
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * c.dot(b);
+        }
+        s1 + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -339,14 +381,13 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(b) * (x.sin() * helper_array(b, 0.37)));
+        let mut s1 = c.mapv(f64::tanh).sum();
         if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum().tanh().exp();
+            s1 = c.dot(a);
+        } else {
+            s1 = s1 * c.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return helper_scalar(b.dot(c), c[0].cos());
-        }
-        y + s1
+        helper_array(b, x.sin()) + s1
     }
 
     #[test]
@@ -362,25 +403,24 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (a * b).mapv(f64::tanh);
+        let mut s2 = helper_array(b, a.mean().unwrap());
         for i in 0..a.len() {
-            w1[i] = a[i] * c.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).ln()).tanh();
         }
-        let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (s2 - s2);
-        }
-        s2 += (x / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt()));
-        for i in 0..a.len() {
+        s2 = a.mean().unwrap();
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+            s2 = (s2 * 0.7 + a[i] * helper_scalar(1.25, y)).tanh();
         }
-        s2 += ((0.89 / (1.0 + x * x)) * (y * s2));
-        b.mean().unwrap() + s2 + w1.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x * 0.89);
+        }
+        ((y * s2) + b[k % a.len()]) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -397,19 +437,12 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + x).sin();
         }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s1 = (y + (1.0 + s1 * s1).ln());
-        } else {
-            s1 = s1 * y;
-        }
-        (1.0 + (s1 - x) * (s1 - x)).sqrt() + s1
+        let mut s3 = (b.mean().unwrap() / (1.0 + s1 * s1));
+        helper_scalar(w2.dot(a), y.tanh()) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -425,21 +458,32 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
         if k == 3 {
-            return (x.tanh().exp() + (0.78 / (1.0 + x * x)));
+            return (y.sin() * (1.20 - 0.79));
+        }
+        let mut s1 = ((x + y) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x)))).tanh().exp();
+        if helper_array(b, x) > 0.1 {
+            s1 = (1.0 + y * y).sqrt().tanh();
+        } else {
+            s1 = s1 * ((s1 / (1.0 + x * x)) + (c[a.len() - 1] / (1.0 + x * x)));
+        }
+        if k == 3 {
+            return helper_scalar(y.tanh().exp(), y);
         }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (c[a.len() - 1] / (1.0 + y * y));
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[0].tanh();
         }
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        s1 = (s1 * 0.5 + (v3.mapv(f64::tanh).sum() * b[a.len() - 1])).tanh();
-        if k == 3 {
-            return helper_scalar(y.tanh().exp(), y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        v3[0].tanh().cos() + s1 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = ((1.0 + y * y).ln() * (0.30 + y)),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += x.cos(),
+        }
+        b.dot(c).tanh().exp() + s1
     }
 
     #[test]
@@ -455,17 +499,17 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.dot(a);
+        let v1 = (c * c).mapv(f64::tanh);
+        let mut s2 = x;
+        if k % 2 == 0 {
+            s2 = helper_array(b, helper_scalar(s2, s2));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + w1.mean().unwrap()).sin();
+        if x > 0.1 {
+            s2 = (helper_scalar(0.53, s2) + (s2 * s2));
+        } else {
+            s2 = s2 * x;
         }
-        let mut s3 = (((k as f64 * 0.5).tanh().exp() + (y + y)) - a.dot(&w1));
-        s3 += helper_array(c, s3);
-        x.tanh().exp() + s3 + w2.sum() * 0.3
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -481,17 +525,12 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a[k % a.len()];
         }
-        if k == 3 {
-            return (b[k % a.len()] - (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
-        }
-        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
+        let v2 = (a + &u1);
+        v2[0] + v2.sum() * 0.3
     }
 
     #[test]
@@ -508,24 +547,28 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        s1 = (s1 * 0.5 + (s1 - ((k as f64 * 0.5) * s1))).tanh();
-        s1 = (s1 * 0.5 + (helper_scalar(y, (k as f64 * 0.5)) - b.mapv(f64::tanh).sum())).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(y, a[k % a.len()]);
-        }
-        let v3 = (c * a).mapv(f64::tanh);
-        if c[0] < 0.0 {
-            s1 = ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])).tanh().exp();
-        }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + v3[i] * (k as f64 * 0.5).tanh()).tanh();
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        s1 + s1 + v3.sum() * 0.3
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (y + (k as f64 * 0.5))).tanh();
+        }
+        s1 += b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c[0].tanh().exp()).tanh();
+        }
+        let v3 = (&u2 + &u2);
+        (1.0 + c[0] * c[0]).sqrt() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -542,18 +585,23 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        s1 += (a.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        match k % 3 {
+            0 => s1 = (y.sin() / (1.0 + x * x)),
+            1 => s1 = s1 * (y - ((k as f64 * 0.5) - (k as f64 * 0.5))),
+            _ => s1 += helper_array(b, x),
+        }
+        let mut s3 = ((b.dot(b) / (1.0 + y * y)) * b.dot(b));
         if c[0] < 0.0 {
-            s1 = (y - ((k as f64 * 0.5) - (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap();
+            s1 = helper_scalar(helper_array(a, (k as f64 * 0.5)), s1);
         }
-        let mut s2 = c.mean().unwrap();
-        let mut s3 = ((s1.tanh().exp() - c.dot(a)) * b.dot(c));
-        helper_array(c, s1.tanh()) + s3
+        if k == 3 {
+            return a.dot(b);
+        }
+        (k as f64 * 0.5).tanh().exp() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -569,21 +617,18 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.dot(a);
+        let mut s1 = c.dot(a);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + c[a.len() - 1]).sin();
         }
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_scalar((v1[a.len() - 1] - y), v1.mapv(f64::tanh).sum());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_array(b, s2);
+        let mut s3 = w2[a.len() - 1];
+        let v4 = c.mapv(f64::sin);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w2[i] + helper_scalar(y, v4[0])).sin();
         }
-        let mut s4 = (1.39 - c.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + a[i] * a.dot(b)).tanh();
-        }
-        (b.mean().unwrap() * v1.mapv(f64::tanh).sum()) + s4 + v1.sum() * 0.3
+        b.dot(b) + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -603,24 +648,34 @@ mod p20 {
         for i in 0..a.len() {
             w1[i] = b[i] * helper_array(b, b[a.len() - 1]);
         }
-        if k == 3 {
-            return ((x - y) + (1.0 + w1[0] * w1[0]).sqrt());
+        let mut s2 = (((k as f64 * 0.5) - (1.08 / (1.0 + w1[0] * w1[0]))) + (y + x).tanh());
+        match k % 3 {
+            0 => s2 = (a[0] + x),
+            1 => s2 = s2 * c[a.len() - 1],
+            _ => s2 += (x * 1.28),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (y + x);
+        match k % 3 {
+            0 => s2 = (x * (k as f64 * 0.5)).tanh().exp(),
+            1 => s2 = s2 * c.mean().unwrap(),
+            _ => s2 += b.dot(a),
         }
-        let mut s3 = ((0.71 + 0.94) + w2.mapv(f64::tanh).sum());
-        let v4 = w2.mapv(f64::sin);
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        if w2.mean().unwrap() > 0.1 {
-            s3 = ((k as f64 * 0.5) - y.tanh().exp());
+        if c.mapv(f64::tanh).sum() > 0.1 {
+            s2 = helper_array(b, x).cos();
         } else {
-            s3 = s3 * helper_array(&w1, x).cos();
+            s2 = s2 * (((k as f64 * 0.5) / (1.0 + x * x)) + (k as f64 * 0.5).sin());
         }
-        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
+        if k == 3 {
+            return helper_array(b, b[0]).cos();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * c[0].tanh().exp();
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * w1.dot(&w1)).tanh();
+        }
+        0.80 + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -637,18 +692,13 @@ mod p21 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) + s1);
+        s1 = (s1 * 0.5 + (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln()).tanh();
+        let mut s2 = (((x - 0.90) / (1.0 + s1 * s1)) + c.mapv(f64::tanh).sum().tanh().exp());
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
-        s1 = (s1 * 0.5 + ((0.72 + x) - (x - 0.90))).tanh();
-        if c[0] < 0.0 {
-            s1 = (helper_array(b, 0.35) * f64::tanh(0.68));
-        } else {
-            s1 = s1 * f64::sqrt((1.0 + 0.58 * 0.58)).cos();
-        }
-        (1.0 + x * x).ln() + s1
+        u3[k % a.len()] + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -664,14 +714,21 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) + x);
-        if c[0] < 0.0 {
-            s1 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        if k % 2 == 0 {
+            s1 = helper_array(b, (k as f64 * 0.5).cos());
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let mut s2 = ((f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y))) * b.mean().unwrap());
-        let mut s3 = c[a.len() - 1].tanh();
-        let v4 = (b * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1])));
-        (helper_array(&v4, x) - (x * 0.92)) + s3 + v4.sum() * 0.3
+        let v2 = (b * f64::tanh(0.47).exp());
+        match k % 3 {
+            0 => s1 = 1.20,
+            1 => s1 = s1 * (s1 - f64::tanh(0.46)),
+            _ => s1 += ((k as f64 * 0.5) - x),
+        }
+        s1 += (helper_array(b, (k as f64 * 0.5)) + (v2[0] - s1));
+        let v3 = b.mapv(f64::sin);
+        helper_array(&v2, (1.0 + c[k % a.len()] * c[k % a.len()]).ln()) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -694,21 +751,18 @@ mod p23 {
                 break;
             }
         }
+        let mut s2 = helper_array(c, (c[a.len() - 1] - x).tanh().exp());
+        s1 = helper_array(c, 1.03);
         if k == 3 {
-            return helper_array(c, (k as f64 * 0.5).tanh().exp());
+            return s2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        let mut s3 = y;
+        let mut s4 = (c.mean().unwrap() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + helper_array(c, 1.37)).sin();
         }
-        s1 = 1.03;
-        if k == 3 {
-            return y;
-        }
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        if k == 3 {
-            return helper_array(a, (1.0 + y * y).sqrt());
-        }
-        a[0] + s1
+        s2 + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -724,29 +778,24 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if c[0] < 0.0 {
-            s1 = (1.0 + (y - a[0]) * (y - a[0])).ln();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        let mut s1 = (x * y).tanh().tanh();
+        let mut s2 = x;
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.77 * 0.57);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * a[k % a.len()];
+        }
         for i in 0..a.len() {
-            w2[i] = a[i] * c.mean().unwrap();
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        let mut s3 = (k as f64 * 0.5);
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * b.dot(c);
-        }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        (0.54 * (k as f64 * 0.5).tanh().exp()) + s3 + w2.sum() * 0.3
+        let v5 = u3.mapv(|t| t * t * 0.5 - t);
+        helper_scalar(s2, c.dot(c)) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -763,12 +812,10 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (c[a.len() - 1] * (k as f64 * 0.5));
+        if k == 3 {
+            return ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos());
         }
-        a.dot(b).cos() + s1
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -784,20 +831,26 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
-        if k == 3 {
-            return v1.mean().unwrap();
-        }
-        let mut s2 = (helper_array(b, (x - (k as f64 * 0.5))) / (1.0 + ((a[k % a.len()] * 0.86) - a.dot(b)) * ((a[k % a.len()] * 0.86) - a.dot(b))));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * c.dot(b)).tanh();
-        }
-        let v3 = (a * s2);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         for i in 0..a.len() {
-            w4[i] += (a[i] + (x * (k as f64 * 0.5))).sin();
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        c.mean().unwrap() + s2 + w4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += c.dot(b),
+        }
+        let v2 = (a * b).mapv(f64::tanh);
+        if k == 3 {
+            return (c[k % a.len()] * helper_array(a, s1));
+        }
+        if c[0] < 0.0 {
+            s1 = x;
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (a[0] + 1.17)).tanh();
+        }
+        y.sin().tanh().exp() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -813,19 +866,18 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * helper_array(a, x));
-        let mut s2 = helper_array(b, (c[a.len() - 1] + 1.16).cos());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * helper_array(&v1, a[0])).tanh();
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = c.dot(a);
+        } else {
+            s1 = s1 * 1.09;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (1.0 + s2 * s2).sqrt();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
         }
-        (x.sin() - x) + s2 + w3.sum() * 0.3
+        s1 += helper_array(b, helper_array(&u2, a[0]));
+        helper_scalar((u2[k % a.len()] - (k as f64 * 0.5)), (s1 - (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -842,19 +894,10 @@ mod p28 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
-        }
-        let v3 = (b * f64::tanh(1.23).exp());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(&v3)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        helper_scalar((y / (1.0 + a[0] * a[0])), helper_array(c, (k as f64 * 0.5))) + s1 + v3.sum() * 0.3
+        s1 = a.dot(c);
+        let mut s2 = a.mean().unwrap();
+        s2 = (s2 * 0.5 + (a.dot(c) / (1.0 + helper_array(a, c[a.len() - 1]) * helper_array(a, c[a.len() - 1])))).tanh();
+        x + s2
     }
 
     #[test]
@@ -871,16 +914,23 @@ mod p29 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += y,
+        }
         let mut s2 = y;
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
+        if (c[0] / (1.0 + 0.81 * 0.81)) > 0.1 {
+            s2 = helper_scalar(y, (k as f64 * 0.5)).tanh();
+        } else {
+            s2 = s2 * y.tanh().exp();
         }
-        if k % 2 == 0 {
-            s2 = (b[k % a.len()] + helper_array(c, (k as f64 * 0.5)));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * ((k as f64 * 0.5) - 0.32);
         }
-        s1.tanh().exp().tanh() + s2 + w3.sum() * 0.3
+        a.dot(b) + s2
     }
 
     #[test]
@@ -896,17 +946,18 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() + helper_array(a, a[a.len() - 1]).sin());
-        if c[0] < 0.0 {
-            s1 = helper_array(c, f64::tanh(0.43).exp());
-        } else {
-            s1 = s1 * c.dot(c);
+        let mut s1 = a[a.len() - 1];
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (0.63 / (1.0 + s1 * s1))).tanh();
         }
-        if k == 3 {
-            return c.dot(b).tanh();
+        s1 = helper_array(b, (x / (1.0 + s1 * s1)));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        x + s1 + v2.sum() * 0.3
+        x.tanh().exp().tanh() + s1
     }
 
     #[test]
@@ -923,21 +974,16 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (0.59 - x);
+        if k == 3 {
+            return b.dot(b);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.dot(b)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * helper_array(b, a.dot(b)),
+            _ => s1 += y.sin(),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 1.32).tanh();
-        }
-        ((x * s1) * c.mapv(f64::tanh).sum()) + s1
+        let mut s2: f64 = 1.32;
+        b.dot(c) + s2
     }
 
     #[test]
@@ -956,18 +1002,30 @@ mod p32 {
         if k == 3 {
             return ((k as f64 * 0.5).cos() + b.mean().unwrap());
         }
-        let mut s1 = c[k % a.len()];
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        if k == 3 {
-            return y;
-        }
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = (x * (k as f64 * 0.5)).sin().tanh().exp();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = a[i] * y.tanh();
+            w1[i] = a[i] * y;
         }
-        c.mean().unwrap() + s4 + w5.sum() * 0.3
+        let v2 = w1.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = ((v2[a.len() - 1] - (k as f64 * 0.5)).tanh().exp() - b.mean().unwrap());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + w1[i] * ((k as f64 * 0.5) - x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k == 3 {
+            return s3;
+        }
+        match k % 3 {
+            0 => s3 = helper_array(&w1, (1.0 + y * y).sqrt()),
+            1 => s3 = s3 * (b.mapv(f64::tanh).sum() * f64::tanh(0.22).exp()),
+            _ => s3 += x,
+        }
+        ((k as f64 * 0.5) + a.mean().unwrap()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -984,18 +1042,17 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * helper_array(a, s1),
+            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(c, x);
+        match k % 3 {
+            0 => s1 = helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)),
+            1 => s1 = s1 * s1,
+            _ => s1 += (a[0] / (1.0 + 0.51 * 0.51)),
         }
-        helper_array(b, c.mean().unwrap()) + s1
+        s1 + s1
     }
 
     #[test]
@@ -1017,12 +1074,17 @@ mod p34 {
         } else {
             s1 = s1 * s1;
         }
-        let mut s2: f64 = 0.95;
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (k as f64 * 0.5).cos(),
         }
-        x.cos() + s2 + w3.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * c.mean().unwrap();
+        }
+        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -1038,10 +1100,18 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        let v2 = (b * b).mapv(f64::tanh);
-        s1 = c.dot(&v2);
-        a[0] + s1 + v2.sum() * 0.3
+        let v1 = (b + a);
+        let mut s2 = x;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (v1[k % a.len()] * 0.57)).sin();
+        }
+        x + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1063,8 +1133,12 @@ mod p36 {
         } else {
             s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
         }
-        s1 = (s1 * 0.5 + helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
-        (1.0 + x * x).ln() + s1
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(a, s1);
+        }
+        ((0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1) + s1
     }
 
     #[test]
@@ -1080,20 +1154,24 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + b.mean().unwrap()).sin();
         }
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        let mut s2 = b.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = (1.0 + (y / (1.0 + 0.42 * 0.42)) * (y / (1.0 + 0.42 * 0.42))).sqrt(),
+            1 => s2 = s2 * ((s2 - x) - (1.30 - x)),
+            _ => s2 += s2,
+        }
         if k == 3 {
-            return (1.0 + (x * x) * (x * x)).ln();
+            return (1.0 + x * x).ln();
         }
-        s1 = (s1 * 0.5 + y).tanh();
-        s1 = helper_array(c, (x * c[0]));
-        c[0] + s1
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * w1.dot(&w1)).tanh();
+        }
+        let mut s3 = (x * w1[a.len() - 1]);
+        b.mean().unwrap().tanh().exp() + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1109,16 +1187,21 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+        if k == 3 {
+            return (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp();
         }
-        let mut s2 = (k as f64 * 0.5).tanh().exp();
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * c.mapv(f64::tanh).sum();
+        }
+        let mut s2 = c.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * helper_array(c, a[k % a.len()])).tanh();
+        }
         if k == 3 {
             return (k as f64 * 0.5).tanh().exp();
         }
-        ((x + v3[a.len() - 1]) / (1.0 + x * x)) + s2 + v3.sum() * 0.3
+        ((x + w1[a.len() - 1]) / (1.0 + x * x)) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1134,26 +1217,18 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (v1[i] + 1.37).sin();
-        }
-        let mut s3 = helper_array(c, x);
-        s3 = (a.mean().unwrap() + (1.0 + s3 * s3).sqrt());
+        let mut s1 = c.mean().unwrap();
+        s1 = b.dot(c);
         if k == 3 {
-            return (x.tanh().exp() / (1.0 + v1[0] * v1[0]));
+            return (1.0 + helper_scalar(c[0], a[k % a.len()]) * helper_scalar(c[0], a[k % a.len()])).sqrt();
         }
-        let mut s4 = y.sin();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * (s3 / (1.0 + 1.10 * 1.10));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b[0]).tanh();
         }
-        if k == 3 {
-            return s4;
-        }
-        helper_array(a, (w2[0] + s4)) + s4 + w2.sum() * 0.3
+        let mut s2 = c.mapv(f64::tanh).sum();
+        let mut s3 = (k as f64 * 0.5);
+        let v4 = (b * s1);
+        (0.62 / (1.0 + s2 * s2)).tanh().exp() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1169,10 +1244,19 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut s2 = v1.dot(c);
-        let mut s3 = y;
-        0.20 + s3 + v1.sum() * 0.3
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + f64::tanh(0.96).exp()).sin();
+        }
+        let mut s2 = y;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * x).tanh();
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 / (1.0 + s2 * s2));
+        }
+        y + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1188,33 +1272,31 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, helper_scalar(1.29, 0.27));
-        }
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
         for i in 0..a.len() {
-            w1[i] += (c[i] + (k as f64 * 0.5).tanh().exp()).sin();
-        }
-        let mut s2: f64 = 1.35;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * 0.79;
-        }
-        s2 = (s2 * 0.5 + helper_scalar((1.0 + s2 * s2).sqrt(), (x / (1.0 + s2 * s2)))).tanh();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (y / (1.0 + y * y))).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        if helper_scalar(s2, a[k % a.len()]) > 0.1 {
-            s2 = ((1.25 + (k as f64 * 0.5)) * (1.0 + x * x).sqrt());
-        } else {
-            s2 = s2 * helper_scalar((s2 - (k as f64 * 0.5)), 0.25);
+        match k % 3 {
+            0 => s1 = helper_array(a, (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()),
+            1 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut s4 = ((1.0 + s2 * s2).sqrt() * c.dot(c));
-        a.mapv(f64::tanh).sum() + s4 + w1.sum() * 0.3
+        let mut s2 = b.dot(b);
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + c.dot(a) * c.dot(a)).sqrt(),
+            _ => s1 += (y * x),
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        }
+        let mut s4 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(b, s1)), (1.0 + y * y).sqrt());
+        let v5 = a.mapv(|t| t * t * 0.5 - t);
+        0.94 + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1230,17 +1312,30 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + helper_array(b, (k as f64 * 0.5))).sin();
+            w1[i] = c[i] * b.dot(c);
         }
-        let v3 = b.mapv(f64::sin);
-        let v4 = (b * helper_array(&v3, (k as f64 * 0.5)));
-        s1 += (y - y).tanh().exp();
-        let mut s5: f64 = 0.52;
-        let v6 = (&v4 * (0.46 * s5));
-        v6.dot(&w2) + s5 + v6.sum() * 0.3
+        let mut s2 = (helper_scalar(helper_scalar((k as f64 * 0.5), y), y.tanh()) - helper_scalar(x.sin(), (k as f64 * 0.5).tanh().exp()));
+        if k == 3 {
+            return x.sin();
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * (x - x)).tanh();
+        }
+        if k == 3 {
+            return ((x / (1.0 + a[k % a.len()] * a[k % a.len()])) + s2.tanh().exp());
+        }
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * 0.30).tanh();
+        }
+        b.dot(a) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1257,21 +1352,28 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        match k % 3 {
+            0 => s1 = b[a.len() - 1],
+            1 => s1 = s1 * b[k % a.len()],
+            _ => s1 += b[a.len() - 1],
         }
-        let mut s2 = b[a.len() - 1];
-        s2 = (s2 * 0.5 + s1).tanh();
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        if k % 2 == 0 {
-            s2 = (1.0 + helper_scalar(s2, 0.66) * helper_scalar(s2, 0.66)).ln();
-        } else {
-            s2 = s2 * (helper_scalar(x, s2) - s2);
+        let mut s2 = c.mean().unwrap();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar((k as f64 * 0.5), s2);
         }
-        s2 + s2 + v3.sum() * 0.3
+        if k == 3 {
+            return (1.0 + helper_scalar(s2, 0.66) * helper_scalar(s2, 0.66)).ln();
+        }
+        match k % 3 {
+            0 => s2 = ((x - x) / (1.0 + (1.23 / (1.0 + u3[a.len() - 1] * u3[a.len() - 1])) * (1.23 / (1.0 + u3[a.len() - 1] * u3[a.len() - 1])))),
+            1 => s2 = s2 * helper_array(c, (y - y)),
+            _ => s2 += helper_scalar((k as f64 * 0.5), x),
+        }
+        if k == 3 {
+            return ((a[a.len() - 1] * s1) - s2);
+        }
+        (x - (1.0 + x * x).sqrt()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1287,23 +1389,21 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(y, (y * y));
-        }
-        let mut s1 = (k as f64 * 0.5);
-        if c[a.len() - 1].tanh() > 0.1 {
-            s1 = a.dot(a);
-        } else {
-            s1 = s1 * (helper_scalar(y, y) * c.mean().unwrap());
-        }
-        if k == 3 {
-            return ((k as f64 * 0.5) / (1.0 + (0.53 / (1.0 + 0.99 * 0.99)) * (0.53 / (1.0 + 0.99 * 0.99))));
-        }
+        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
+        s1 = (1.0 + y * y).ln();
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
+            w2[i] = a[i] * s1;
         }
-        helper_array(a, ((k as f64 * 0.5) + 1.04)) + s1 + w2.sum() * 0.3
+        if k == 3 {
+            return y;
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (0.91 * 0.36);
+        }
+        f64::sqrt((1.0 + 0.99 * 0.99)).sin() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1321,8 +1421,10 @@ mod p45 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
         s1 += s1;
-        let mut s2 = (k as f64 * 0.5);
-        b[0] + s2
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        b[0] + s1
     }
 
     #[test]
@@ -1339,13 +1441,12 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.cos();
+        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * y.tanh().exp();
         }
-        let v3 = (a * helper_array(c, x));
-        0.52 + s1 + v3.sum() * 0.3
+        w2.dot(&w2) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1362,21 +1463,23 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * 1.00).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut s2 = (x / (1.0 + (y - (s1 / (1.0 + x * x))) * (y - (s1 / (1.0 + x * x)))));
+        match k % 3 {
+            0 => s1 = helper_array(a, helper_array(a, c[0])),
+            1 => s1 = s1 * helper_array(a, (k as f64 * 0.5).tanh()),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let mut s2 = s1;
-        s1 = (s1 * 0.5 + (a.mean().unwrap() - helper_array(a, 1.21))).tanh();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * x);
         }
-        ((k as f64 * 0.5) - helper_scalar(s1, s1)) + s2
+        helper_scalar((x - 0.75), u3.mean().unwrap()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1393,28 +1496,25 @@ mod p48 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        if k == 3 {
-            return (helper_scalar(s1, 0.41) / (1.0 + helper_scalar(v2[k % a.len()], s1) * helper_scalar(v2[k % a.len()], s1)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return x;
-        }
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * helper_scalar(v2.dot(b), b.dot(b));
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        s1 += (a.mean().unwrap() * helper_scalar(c[k % a.len()], s1));
+        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + helper_scalar(0.60, x)).sin();
+            w4[i] += (a[i] + (y * (k as f64 * 0.5))).sin();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (0.39 + 0.81);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + w4[j5 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
         }
-        (((k as f64 * 0.5) * (k as f64 * 0.5)) * w3.mean().unwrap()) + s1 + w3.sum() * 0.3
+        s3 = 0.57;
+        let v6 = c.mapv(|t| t * t * 0.5 - t);
+        helper_scalar((y - (k as f64 * 0.5)), 0.29) + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1430,18 +1530,13 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + x.sin()).sin();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
         }
-        let mut s2 = ((k as f64 * 0.5) + (w1[a.len() - 1].tanh() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())));
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * c.mean().unwrap()).tanh();
-        }
-        s2 + s2 + w1.sum() * 0.3
+        let mut s2 = a.mean().unwrap();
+        s2 = helper_array(&u1, u1[a.len() - 1].tanh());
+        (1.0 + (x + 1.06) * (x + 1.06)).ln() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1457,23 +1552,30 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mean().unwrap().sin(), (1.0 + y * y).ln().tanh().exp());
-        if c[0] < 0.0 {
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (0.76 - (k as f64 * 0.5));
+        }
+        if helper_scalar(s1, (k as f64 * 0.5)) > 0.1 {
             s1 = (k as f64 * 0.5);
         } else {
-            s1 = s1 * (b[a.len() - 1] * y).tanh().exp();
+            s1 = s1 * w2.mean().unwrap();
         }
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * y;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * w2.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s2 = y;
-        s1 = b.dot(a);
-        if k == 3 {
-            return b[0];
-        }
-        b.mean().unwrap().tanh().exp() + s2
+        let mut s3 = (k as f64 * 0.5);
+        a.dot(b) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1490,25 +1592,21 @@ mod p51 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
-        }
-        let mut s2 = ((1.0 + a.dot(c) * a.dot(c)).ln() - c.mean().unwrap());
-        if k == 3 {
-            return helper_scalar(a[a.len() - 1], (0.67 - s2));
-        }
-        if k == 3 {
-            return 0.31;
-        }
-        let mut s3 = (0.24 / (1.0 + (((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * b[a.len() - 1])) * (((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * b[a.len() - 1]))));
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = a[i] * s1.tanh().exp();
+            w2[i] = c[i] * s1.tanh();
         }
-        a.dot(&w4) + s3 + w4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * x.tanh().exp().tanh().exp(),
+            _ => s1 += a.mean().unwrap(),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + x * x))).tanh();
+        }
+        s1 = (s1 * 0.5 + 0.31).tanh();
+        s1 = (s1 * 0.5 + 0.24).tanh();
+        ((k as f64 * 0.5) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1524,22 +1622,22 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
-        let mut s2 = helper_array(c, s1);
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            w1[i] = a[i] * x;
         }
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
-        let mut s3 = (1.0 + helper_scalar((c[k % a.len()] + 0.45), a.mean().unwrap()) * helper_scalar((c[k % a.len()] + 0.45), a.mean().unwrap())).ln();
-        (1.25 * b.dot(a)) + s3
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let mut u3 = v2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(&w1, x);
+        }
+        let mut s4 = x;
+        match k % 3 {
+            0 => s4 = w1.mapv(f64::tanh).sum(),
+            1 => s4 = s4 * (u3[a.len() - 1] + 0.34),
+            _ => s4 += c.dot(a),
+        }
+        helper_array(c, x) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1555,14 +1653,24 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
+        let v1 = (c * c.mean().unwrap());
+        let mut s2 = helper_array(&v1, ((1.32 / (1.0 + y * y)) - x));
+        match k % 3 {
+            0 => s2 = (1.0 + helper_scalar(c[k % a.len()], v1[0]) * helper_scalar(c[k % a.len()], v1[0])).sqrt(),
+            1 => s2 = s2 * y,
+            _ => s2 += b.dot(b),
         }
-        let mut s2 = b.mean().unwrap();
-        let v3 = (a + c);
-        let mut s4 = helper_scalar(s1, helper_array(c, (s1 + (k as f64 * 0.5))));
-        b.mean().unwrap() + s4 + v3.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + helper_scalar(s2, (k as f64 * 0.5))).sin();
+        }
+        helper_array(&v1, a.dot(&v1)) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1579,28 +1687,27 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (a[k % a.len()] + s1)).tanh();
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (c.dot(c) + ((k as f64 * 0.5) - (k as f64 * 0.5))),
+            _ => s1 += y,
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        match k % 3 {
+            0 => s1 = helper_array(a, (1.0 + y * y).sqrt()),
+            1 => s1 = s1 * y,
+            _ => s1 += (k as f64 * 0.5),
         }
-        s1 = helper_array(a, (1.0 + y * y).sqrt());
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + (k as f64 * 0.5)).sin();
+        match k % 3 {
+            0 => s1 = a[a.len() - 1],
+            1 => s1 = s1 * (1.0 + y * y).ln(),
+            _ => s1 += (0.49 + c[k % a.len()]),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + w3[j4 - 1] * (k as f64 * 0.5);
+        if b.mean().unwrap() > 0.1 {
+            s1 = 0.28;
+        } else {
+            s1 = s1 * x;
         }
-        (1.0 + y * y).ln() + s1 + w3.sum() * 0.3
+        f64::ln((1.0 + 0.65 * 0.65)) + s1
     }
 
     #[test]
@@ -1617,20 +1724,18 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
+        s1 = a[0];
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin();
+        }
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
         if k == 3 {
-            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            return (x + s1).cos();
         }
-        let mut s2 = y;
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * y.sin()).tanh();
-        }
-        f64::tanh((0.95 / (1.0 + 0.70 * 0.70))).exp() + s2
+        (w2.mean().unwrap() / (1.0 + (x * s1) * (x * s1))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1646,23 +1751,16 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (c[k % a.len()] + s1)).tanh();
-        }
         if k == 3 {
-            return (x + (x + a[k % a.len()]));
+            return ((1.0 + y * y).ln() + 0.93);
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
         }
-        helper_scalar(((k as f64 * 0.5) * s1), c.mapv(f64::tanh).sum()) + s1
+        let mut s2 = ((k as f64 * 0.5) - y);
+        s2 = (s2 * 0.33);
+        (1.0 + s2 * s2).sqrt() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1679,10 +1777,8 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, x)).tanh();
-        }
-        ((y + s1) - y) + s1
+        let mut s2 = helper_array(a, helper_array(b, y.tanh().exp()));
+        ((s2 + x) - s2) + s2
     }
 
     #[test]
@@ -1698,18 +1794,25 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = (helper_scalar((y * 1.12), y.cos()) + a.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = c.mean().unwrap();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * (s2 / (1.0 + b[0] * b[0]));
+            w2[i] += (a[i] + helper_scalar(1.39, x)).sin();
         }
-        let v4 = v1.mapv(|t| t * t * 0.5 - t);
-        let mut s5 = (y * helper_array(a, b.mapv(f64::tanh).sum()));
-        helper_array(a, (b[0] - s5)) + s5 + v4.sum() * 0.3
+        if k == 3 {
+            return helper_array(b, 1.04).cos();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + w2[j3 - 1] * w2.mapv(f64::tanh).sum();
+        }
+        let v4 = (a * a).mapv(f64::tanh);
+        let mut u5 = w2.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(1.35).exp();
+        }
+        (1.0 + v4.mean().unwrap() * v4.mean().unwrap()).sqrt() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1725,19 +1828,24 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::tanh(0.65).exp();
+        if k == 3 {
+            return c.dot(a);
+        }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::tanh(0.65).exp();
+        }
+        let mut s2 = y;
+        if helper_array(&u1, 1.09) > 0.1 {
+            s2 = helper_array(a, y);
+        } else {
+            s2 = s2 * c.mean().unwrap().cos();
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * helper_array(b, 1.09);
+            w3[i] = c[i] * 0.76;
         }
-        let mut s4 = helper_scalar(helper_array(a, y), 0.40);
-        let mut s5 = c.mean().unwrap();
-        (0.76 * a.mean().unwrap()) + s5 + w3.sum() * 0.3
+        (helper_array(a, 1.18) + (y * (k as f64 * 0.5))) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1756,27 +1864,25 @@ mod p60 {
         if k == 3 {
             return ((0.98 + (k as f64 * 0.5)) / (1.0 + helper_array(b, y) * helper_array(b, y)));
         }
-        if k == 3 {
-            return c[0];
+        let mut s1 = c[0];
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
         }
-        let mut s1 = (1.0 + helper_array(c, y.tanh().exp()) * helper_array(c, y.tanh().exp())).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.dot(c);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + 1.00).sin();
+        if y.tanh().exp() > 0.1 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
         if k == 3 {
-            return a.mean().unwrap();
+            return (s1 + helper_scalar(x, s1));
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + c.mean().unwrap()).sin();
+        let mut s2 = c[a.len() - 1];
+        match k % 3 {
+            0 => s1 = (s1 - ((k as f64 * 0.5) * c[k % a.len()])),
+            1 => s1 = s1 * (s1 - (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += s2.tanh(),
         }
-        b.dot(a) + s1 + w4.sum() * 0.3
+        s2 + s2
     }
 
     #[test]
@@ -1792,26 +1898,31 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.58;
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * 0.58;
+            w3[i] = a[i] * helper_scalar(u2[k % a.len()], (k as f64 * 0.5));
         }
-        let mut s2 = y;
-        s2 += (helper_array(c, c[a.len() - 1]) * y);
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + w1[i] * x).tanh();
+        let mut s4 = (helper_array(c, x) + helper_scalar(0.87, y)).cos();
+        match k % 3 {
+            0 => s4 = (helper_array(&u1, x) + s4.tanh().exp()),
+            1 => s4 = s4 * x,
+            _ => s4 += x,
         }
-        if k == 3 {
-            return (f64::tanh(1.14).exp() * helper_array(b, x));
+        let mut s5 = (0.24 - u1.dot(b));
+        match k % 3 {
+            0 => s5 = s5,
+            1 => s5 = s5 * (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
+            _ => s5 += helper_scalar(x, s4),
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-        }
-        s2 = (s2 * 0.5 + (0.24 - w1.dot(&w1))).tanh();
-        (((k as f64 * 0.5) / (1.0 + x * x)) + b.mean().unwrap()) + s2 + w1.sum() * 0.3
+        (u2.mapv(f64::tanh).sum() + (s4 * 0.87)) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1827,18 +1938,16 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
+        let v1 = (a * a).mapv(f64::tanh);
         let mut s2 = (k as f64 * 0.5);
-        if k == 3 {
-            return helper_array(b, s1);
+        s2 += helper_array(c, s2);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * x.tanh().exp();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * s2.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        helper_array(c, f64::tanh(0.88).exp()) + s2
+        let v4 = (&v1 * f64::ln((1.0 + 0.24 * 0.24)));
+        ((y / (1.0 + 1.15 * 1.15)) - f64::cos(0.63)) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1854,28 +1963,31 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * (0.26 + y));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + v1.mapv(f64::tanh).sum()).sin();
-        }
-        let mut s3 = (helper_scalar(c[0], y) / (1.0 + helper_scalar((k as f64 * 0.5), 0.52) * helper_scalar((k as f64 * 0.5), 0.52))).cos();
+        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
         if k % 2 == 0 {
-            s3 = b.mean().unwrap();
+            s1 = y;
         } else {
-            s3 = s3 * s3.tanh().exp();
+            s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52));
         }
-        let mut s4 = b[k % a.len()];
-        if k == 3 {
-            return (((k as f64 * 0.5) + a[a.len() - 1]) / (1.0 + (s4 + 0.44) * (s4 + 0.44)));
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(a);
         }
-        let mut s5 = x;
-        if (k as f64 * 0.5).tanh() > 0.1 {
-            s4 = (helper_scalar(0.84, s5) * s4);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + u2[i] * (u2[k % a.len()] + c[0])).tanh();
+        }
+        if c[0] < 0.0 {
+            s1 = a[0];
         } else {
-            s4 = s4 * (1.0 + (0.30 * a[a.len() - 1]) * (0.30 * a[a.len() - 1])).ln();
+            s1 = s1 * f64::tanh(1.07).exp();
         }
-        a.mean().unwrap() + s5 + w2.sum() * 0.3
+        if y > 0.1 {
+            s1 = ((y * 0.84) - x.cos());
+        } else {
+            s1 = s1 * (1.0 + (0.30 * b[a.len() - 1]) * (0.30 * b[a.len() - 1])).ln();
+        }
+        let v3 = b.mapv(f64::sin);
+        (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln()).sqrt() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1895,12 +2007,8 @@ mod p64 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = x;
-        } else {
-            s1 = s1 * (y.cos() + helper_scalar((k as f64 * 0.5), a[a.len() - 1]));
-        }
-        a.dot(c) + s1
+        let mut s2 = (a[k % a.len()] + helper_scalar(y, y)).tanh();
+        helper_array(a, x.tanh().exp()) + s2
     }
 
     #[test]
@@ -1917,17 +2025,10 @@ mod p65 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) * c[k % a.len()]);
-        }
-        (1.05 * f64::sqrt((1.0 + 1.38 * 1.38))) + s1
+        helper_scalar(helper_array(c, s1), 1.05) + s1
     }
 
     #[test]
@@ -1944,21 +2045,9 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        1.25 + s1
+        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
+        s1 = 1.25;
+        0.68 + s1
     }
 
     #[test]
@@ -1974,28 +2063,26 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        let mut s1 = helper_scalar(1.28, (y / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))));
-        if (y * x) > 0.1 {
-            s1 = a.mean().unwrap();
+        let mut s1 = (k as f64 * 0.5);
+        if (x * s1) > 0.1 {
+            s1 = (helper_array(c, 0.25) * a.mapv(f64::tanh).sum());
         } else {
-            s1 = s1 * (f64::ln((1.0 + 1.15 * 1.15)) + b.mapv(f64::tanh).sum());
+            s1 = s1 * (a.dot(a) - a.mapv(f64::tanh).sum());
         }
-        if c[0] < 0.0 {
-            s1 = helper_array(a, ((k as f64 * 0.5) * y));
+        let mut s2 = (1.0 + (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))).sqrt() * (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))).sqrt()).ln();
+        if k == 3 {
+            return y;
         }
-        let mut s2 = c.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        let v3 = (b * b).mapv(f64::tanh);
+        if k == 3 {
+            return helper_scalar(x, s1);
         }
-        let v3 = (c * a).mapv(f64::tanh);
-        s2 = (s2 * 0.5 + (1.0 + f64::sqrt((1.0 + 0.44 * 0.44)) * f64::sqrt((1.0 + 0.44 * 0.44))).ln()).tanh();
-        s2 + s2 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * v3.mean().unwrap(),
+            _ => s1 += (1.28 / (1.0 + y * y)),
+        }
+        a.dot(&v3) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2012,19 +2099,12 @@ mod p68 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
+        if c[0] < 0.0 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * 0.89;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        b.dot(c) + s1
+        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
     }
 
     #[test]
@@ -2040,16 +2120,12 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
-        }
-        let mut s2 = (k as f64 * 0.5);
-        let mut s3 = (x - s2);
-        if k == 3 {
-            return helper_array(a, s1).tanh();
-        }
-        s2 + s3
+        let v1 = a.mapv(f64::sin);
+        let v2 = (c * c).mapv(f64::tanh);
+        let mut s3 = helper_array(&v1, y);
+        s3 = ((k as f64 * 0.5) - helper_scalar(x, x));
+        let mut s4 = helper_array(&v2, s3);
+        (s4 / (1.0 + s3 * s3)) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2065,27 +2141,37 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((0.55 * helper_scalar((k as f64 * 0.5), b[k % a.len()])) - (a.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
         for i in 0..a.len() {
-            w2[i] = b[i] * (a[0] * 1.08);
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + v1[i] * v1[0]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        let v3 = (&v1 + a);
+        match k % 3 {
+            0 => s2 = (1.0 + s2 * s2).ln(),
+            1 => s2 = s2 * b.mapv(f64::tanh).sum(),
+            _ => s2 += v1.dot(c),
         }
-        if k == 3 {
-            return c[k % a.len()].tanh();
-        }
-        if k == 3 {
-            return s1.tanh().exp();
-        }
-        s1 += s1.tanh().exp().cos();
-        if x.tanh() > 0.1 {
-            s1 = a.dot(a);
+        if k % 2 == 0 {
+            s2 = (v3[a.len() - 1].tanh() + helper_scalar(s2, (k as f64 * 0.5)));
         } else {
-            s1 = s1 * helper_array(&w2, w2.mapv(f64::tanh).sum());
+            s2 = s2 * (x / (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()));
         }
-        c.dot(a) + s1 + w2.sum() * 0.3
+        match k % 3 {
+            0 => s2 = b.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * ((1.09 - b[k % a.len()]) - a.mean().unwrap()),
+            _ => s2 += 0.39,
+        }
+        if k == 3 {
+            return x;
+        }
+        (1.0 + (x * x) * (x * x)).sqrt() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2102,26 +2188,26 @@ mod p71 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a).sin();
-        s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        if k == 3 {
+            return a.dot(b);
+        }
+        if x.sin() > 0.1 {
+            s1 = b.dot(c);
+        } else {
+            s1 = s1 * (x * (1.0 + y * y).sqrt());
+        }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * a.dot(b);
+            w2[i] += (c[i] + f64::tanh(1.06)).sin();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x * s1);
-        }
-        if c[0] < 0.0 {
-            s1 = (x * (1.0 + y * y).sqrt());
-        } else {
-            s1 = s1 * (1.0 + x * x).ln();
-        }
-        for i in (0..a.len()).step_by(2) {
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * w2[a.len() - 1]).tanh();
+            s1 = (s1 * 0.7 + w2[i] * 1.22).tanh();
             if i == 3 {
                 break;
             }
@@ -2148,23 +2234,28 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + 0.54 * 0.54));
+        let mut s1 = c.mapv(f64::tanh).sum();
+        if (0.98 - x) > 0.1 {
+            s1 = helper_scalar(y, (k as f64 * 0.5)).sin();
+        } else {
+            s1 = s1 * helper_scalar((k as f64 * 0.5), s1).tanh();
         }
-        let mut s3 = ((y.tanh() / (1.0 + b[k % a.len()].tanh().exp() * b[k % a.len()].tanh().exp())) - ((1.0 + y * y).ln() - a.mapv(f64::tanh).sum()));
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * ((k as f64 * 0.5) * s3)).tanh();
+        if c[0] < 0.0 {
+            s1 = c[k % a.len()];
         }
-        s3 = c[a.len() - 1].tanh().exp();
-        let mut s4 = helper_array(b, (k as f64 * 0.5));
-        s3 = (s3 * 0.5 + (k as f64 * 0.5)).tanh();
-        c.mapv(f64::tanh).sum() + s4
+        let mut s2 = a.mapv(f64::tanh).sum();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
+        }
+        s2 += ((y + c[a.len() - 1]) - f64::tanh(0.37).exp());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + w3[i] * (k as f64 * 0.5)).tanh();
+        }
+        a[k % a.len()] + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2180,20 +2271,27 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(0.46, (k as f64 * 0.5))).tanh();
-        }
-        s1 = (s1 * 0.5 + b[0]).tanh();
-        if c[0] < 0.0 {
-            s1 = helper_scalar(b.mean().unwrap(), x);
-        }
-        if c[0] < 0.0 {
-            s1 = helper_array(b, helper_array(b, x));
+        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
         } else {
-            s1 = s1 * b.dot(c);
+            s1 = s1 * c.mean().unwrap().cos();
         }
-        a.mapv(f64::tanh).sum().sin() + s1
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, c[a.len() - 1]);
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).cos()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mean().unwrap();
+        }
+        (helper_array(&u3, s1) / (1.0 + b.dot(&u3) * b.dot(&u3))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2209,29 +2307,21 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = c.dot(a);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * v1[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * b.mapv(f64::tanh).sum();
         }
-        s2 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * x).tanh();
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let v3 = (c * b).mapv(f64::tanh);
+        let mut s4 = c[k % a.len()];
+        s4 = (k as f64 * 0.5);
+        s4 += w1.mean().unwrap();
+        s4 = (s4.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
+        let mut u5 = v2.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.06 - 0.77);
         }
-        let v3 = v1.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = ((1.0 + s2 * s2).ln() * helper_scalar((k as f64 * 0.5), v1.mean().unwrap()));
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + a[j5 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        b.dot(&v1) + s4 + v3.sum() * 0.3
+        (v3[0].sin() / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2248,30 +2338,29 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * (y - (k as f64 * 0.5)),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
+        s1 = (s1 * 0.5 + (1.0 + x * x).ln()).tanh();
         let v2 = b.mapv(|t| t * t * 0.5 - t);
-        s1 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = helper_scalar(y.tanh(), x),
+            1 => s1 = s1 * (y * v2.mapv(f64::tanh).sum()),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(0.76, c[a.len() - 1])).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * v2.dot(b);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(v2[a.len() - 1], y)).tanh();
+        let mut s4 = (k as f64 * 0.5);
+        if k % 2 == 0 {
+            s4 = ((0.45 / (1.0 + 0.88 * 0.88)) / (1.0 + c.dot(&v2) * c.dot(&v2)));
+        } else {
+            s4 = s4 * a[a.len() - 1];
         }
-        let mut s4 = v2.dot(b);
-        helper_scalar((k as f64 * 0.5), helper_array(b, 0.57)) + s4 + v2.sum() * 0.3
+        (k as f64 * 0.5) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2288,10 +2377,15 @@ mod p76 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = (1.0 + s1 * s1).ln().sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
         }
-        s1.tanh().exp().tanh().exp() + s1
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * f64::sin(0.43)).tanh();
+        }
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x) + s1
     }
 
     #[test]
@@ -2307,35 +2401,26 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
         for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * helper_scalar(y, y);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
+        let mut s2 = a.mapv(f64::tanh).sum();
         if c[0] < 0.0 {
-            s2 = (k as f64 * 0.5);
+            s1 = helper_array(c, (k as f64 * 0.5).sin());
+        }
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
         } else {
-            s2 = s2 * helper_array(&w1, (k as f64 * 0.5).tanh().exp());
+            s1 = s1 * (1.0 + (x * s2) * (x * s2)).sqrt();
         }
-        if k == 3 {
-            return y;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * (1.0 + s2 * s2).ln();
-        }
-        (helper_scalar(w1[a.len() - 1], s2) / (1.0 + s2.sin() * s2.sin())) + s2 + w4.sum() * 0.3
+        let v4 = (c + c);
+        let mut s5 = a.mean().unwrap();
+        v4.mean().unwrap() + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2352,17 +2437,13 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, 1.39)).tanh();
+        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        a.mapv(f64::tanh).sum() + s1
+        let v2 = (c + a);
+        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2379,11 +2460,16 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + (x - s1) * (x - s1)).ln(),
+            1 => s1 = s1 * ((y * s1) - x),
+            _ => s1 += x,
         }
-        s1 = (c[a.len() - 1] * s1).tanh().exp();
-        c.dot(b) + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + c[0].tanh().exp()).sin();
+        }
+        (s1 / (1.0 + (0.77 - s1) * (0.77 - s1))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2401,7 +2487,12 @@ mod p80 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(f64::sin);
         let mut s2 = x.cos().cos();
-        (b[k % a.len()] + b.mean().unwrap()) + s2 + v1.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[k % a.len()];
+        }
+        b.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2421,19 +2512,21 @@ mod p81 {
         for i in 0..a.len() {
             w1[i] += (c[i] + (k as f64 * 0.5).tanh().exp()).sin();
         }
-        if k == 3 {
-            return w1[a.len() - 1];
+        let mut s2 = w1[a.len() - 1];
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x + s2);
         }
-        let mut s2 = (((0.65 * x) * a.mapv(f64::tanh).sum()) * (1.0 + (x - 0.71) * (x - 0.71)).sqrt());
-        if (y + x) > 0.1 {
-            s2 = helper_scalar(y, y);
-        } else {
-            s2 = s2 * helper_scalar(x, (b[k % a.len()] - s2));
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) * x);
         }
-        if k == 3 {
-            return a.dot(&w1);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w1[i] + (x / (1.0 + c[0] * c[0]))).sin();
         }
-        y + s2 + w1.sum() * 0.3
+        s2.tanh().exp().sin() + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2450,14 +2543,13 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + c.mean().unwrap()).sin();
-        }
-        y + s1 + w2.sum() * 0.3
+        let v3 = (b + a);
+        x + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2473,21 +2565,41 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum().tanh();
-        if 1.19 > 0.1 {
-            s1 = (b[0] * (k as f64 * 0.5).tanh().exp());
-        }
-        let mut s2 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
-        let mut s3 = x;
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), b.mean().unwrap());
-        }
-        s2 = y.sin();
-        let mut s4 = a[a.len() - 1];
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + a[i] * c[0]).tanh();
+            w1[i] = b[i] * 1.19;
         }
-        y + s4
+        let mut s2 = a.mapv(f64::tanh).sum();
+        if c[0] < 0.0 {
+            s2 = (w1[0] * (k as f64 * 0.5).tanh().exp());
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + helper_array(c, y)).sin();
+        }
+        match k % 3 {
+            0 => s2 = helper_scalar(x.sin(), s2),
+            1 => s2 = s2 * w3[a.len() - 1],
+            _ => s2 += (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        if k == 3 {
+            return w1.mean().unwrap();
+        }
+        if y > 0.1 {
+            s2 = ((k as f64 * 0.5) + w3[0]).cos();
+        } else {
+            s2 = s2 * helper_array(&w3, c.dot(c));
+        }
+        y + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2504,21 +2616,14 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x - x);
+        s1 = (y * 1.04).tanh().exp();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + b.dot(b)).sin();
         }
-        if c[0] < 0.0 {
-            s1 = helper_array(c, (k as f64 * 0.5));
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1;
-        }
-        let mut s4 = (s1 * y);
-        y + s4
+        s1 = s1;
+        let mut s3 = (s1 * y);
+        y + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2535,14 +2640,26 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
-        let v2 = (c * b.mapv(f64::tanh).sum());
         if k == 3 {
-            return helper_array(c, (x * 0.83));
+            return ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1));
         }
-        let mut s3 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
-        let v4 = (b + b);
-        a.mean().unwrap() + s3 + v4.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (a[0] * y)).sin();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (w2[i] + helper_array(c, x)).sin();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * 0.91;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
+        (y + 0.43).tanh().exp() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2558,11 +2675,21 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let v2 = (c * helper_array(a, (k as f64 * 0.5)));
-        let mut s3 = (b.dot(b) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + (x / (1.0 + x * x))));
-        let mut s4 = helper_scalar(s3, (1.0 + helper_array(c, s3) * helper_array(c, s3)).ln());
-        (helper_scalar(0.24, s3) * v2.dot(a)) + s4 + v2.sum() * 0.3
+        let mut s1 = helper_scalar(x, a.dot(c)).tanh();
+        if x.tanh().exp() > 0.1 {
+            s1 = f64::tanh(1.29).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y + s1);
+        }
+        if c.mean().unwrap() > 0.1 {
+            s1 = a.dot(b);
+        }
+        a[0] + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2578,20 +2705,20 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = c.dot(a);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + y * y).ln();
+        }
         if k == 3 {
-            return c.dot(a);
+            return helper_array(b, y).tanh();
         }
-        let mut s1 = (1.0 + (helper_array(a, a[a.len() - 1]) - helper_array(c, (k as f64 * 0.5))) * (helper_array(a, a[a.len() - 1]) - helper_array(c, (k as f64 * 0.5)))).sqrt();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * f64::sin(1.07)).tanh();
-        }
-        if k == 3 {
-            return ((y * y) - (k as f64 * 0.5).cos());
-        }
-        (x + b[k % a.len()]) + s1
+        ((0.42 * y) / (1.0 + (y * y) * (y * y))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2608,9 +2735,8 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        s1 += c.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + (y - x.sin())).tanh();
-        helper_scalar((k as f64 * 0.5), y) + s1
+        let mut s2 = c.mapv(f64::tanh).sum();
+        ((y - x) - s2.sin()) + s2
     }
 
     #[test]
@@ -2632,23 +2758,31 @@ mod p89 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        let mut s3 = c.mapv(f64::tanh).sum();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * b.mapv(f64::tanh).sum();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (k as f64 * 0.5);
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * (w4[k % a.len()] - 0.59);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x * s1)).tanh();
         }
-        s3 = (s3 * 0.5 + (k as f64 * 0.5)).tanh();
-        let mut s6 = (w4.mapv(f64::tanh).sum().tanh().exp() + (w5.mapv(f64::tanh).sum() - b.dot(c)));
+        match k % 3 {
+            0 => s1 = (helper_array(b, y) - (x + b[k % a.len()])),
+            1 => s1 = s1 * (c.mapv(f64::tanh).sum() - b.dot(b)),
+            _ => s1 += s1,
+        }
         if c[0] < 0.0 {
-            s6 = w5.dot(b);
+            s1 = x;
         } else {
-            s6 = s6 * w4.mapv(f64::tanh).sum();
+            s1 = s1 * (x / (1.0 + x * x));
         }
-        (w4.mean().unwrap() + (s6 + s6)) + s6 + w5.sum() * 0.3
+        let mut s4 = (c.mapv(f64::tanh).sum() - a.mapv(f64::tanh).sum());
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_array(a, s1);
+        }
+        ((1.36 + y) / (1.0 + s1 * s1)) + s4
     }
 
     #[test]
@@ -2665,16 +2799,12 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).ln();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (a[a.len() - 1] + b[0])).tanh();
-        }
-        (k as f64 * 0.5).tanh().exp() + s1
+        s1 + s1
     }
 
     #[test]
@@ -2692,19 +2822,18 @@ mod p91 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(f64::sin);
         let mut s2 = (1.0 + ((a[0] - x) * (k as f64 * 0.5)) * ((a[0] - x) * (k as f64 * 0.5))).ln();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * v1.dot(&v1)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s2 = helper_scalar((x * 0.38), (k as f64 * 0.5)),
+            1 => s2 = s2 * (1.0 + f64::tanh(1.16).exp() * f64::tanh(1.16).exp()).ln(),
+            _ => s2 += y.tanh().exp(),
         }
-        let mut s3 = (1.0 + v1[0].tanh().exp() * v1[0].tanh().exp()).sqrt();
-        s3 = (s3 * 0.5 + f64::sin(1.14)).tanh();
-        let v4 = v1.mapv(|t| t * t * 0.5 - t);
-        (1.0 + (s2 - s3) * (s2 - s3)).sqrt() + s3 + v4.sum() * 0.3
+        let mut s3 = (1.14 / (1.0 + ((s2 - y) + helper_scalar(x, x)) * ((s2 - y) + helper_scalar(x, x))));
+        let mut s4 = (0.25 * (s3 - x).cos());
+        if k == 3 {
+            return helper_array(a, v1[0]);
+        }
+        s4 += a.dot(&v1);
+        helper_scalar((s4 + x), s4) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2721,17 +2850,20 @@ mod p92 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        s1 = (s1 * 0.5 + b.dot(a)).tanh();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_array(c, (k as f64 * 0.5));
+        if x > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * helper_array(c, f64::tanh(0.22).exp());
         }
-        let v3 = (a * c).mapv(f64::tanh);
-        ((y / (1.0 + s1 * s1)) / (1.0 + f64::tanh(0.46).exp() * f64::tanh(0.46).exp())) + s1 + v3.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a[k % a.len()]).sin();
+        }
+        let mut s3 = (0.46 - (1.0 + x * x).sqrt().tanh().exp());
+        (1.0 + s3 * s3).sqrt().tanh() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2749,25 +2881,17 @@ mod p93 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
         s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        let v2 = b.mapv(f64::sin);
-        if (s1 - s1) > 0.1 {
-            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
-        }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(&v2, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + v2[i] * a[k % a.len()].sin()).tanh();
+        let mut s2 = helper_array(c, s1);
+        match k % 3 {
+            0 => s2 = helper_scalar(f64::sin(0.22), (s1 * (k as f64 * 0.5))),
+            1 => s2 = s2 * f64::tanh(1.30).exp(),
+            _ => s2 += b.mapv(f64::tanh).sum(),
         }
-        0.66 + s1 + v2.sum() * 0.3
+        let mut s3 = helper_array(c, helper_scalar(s1, helper_array(c, (k as f64 * 0.5))));
+        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s3
     }
 
     #[test]
@@ -2786,9 +2910,13 @@ mod p94 {
         let v1 = (a + b);
         let mut s2 = helper_scalar((v1[a.len() - 1].tanh().exp() - (k as f64 * 0.5)), b.mapv(f64::tanh).sum());
         s2 = (s2 * 0.5 + ((k as f64 * 0.5) - a.mean().unwrap())).tanh();
-        let v3 = (b + b);
-        let mut s4 = c.dot(b);
-        (1.0 + ((k as f64 * 0.5) / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))).sqrt() + s4 + v3.sum() * 0.3
+        let mut s3 = b.mean().unwrap();
+        if k % 2 == 0 {
+            s2 = b.mean().unwrap();
+        } else {
+            s2 = s2 * (x / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        }
+        b.dot(a) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2806,13 +2934,20 @@ mod p95 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * 0.84).tanh();
+            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * helper_scalar(y, x)).tanh();
         }
-        let mut s2 = (0.97 + (y - s1).tanh().exp());
-        (k as f64 * 0.5) + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * c.dot(a)).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -2828,22 +2963,24 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1.tanh();
-        }
-        if (1.0 + y * y).sqrt() > 0.1 {
-            s1 = helper_array(c, (y / (1.0 + x * x)));
-        } else {
-            s1 = s1 * (1.0 + y * y).sqrt().tanh().exp();
-        }
-        let mut s3 = (k as f64 * 0.5);
         if k == 3 {
-            return (helper_scalar(s3, 0.84) + f64::ln((1.0 + 0.66 * 0.66)));
+            return ((1.20 - x) - y);
         }
-        b.dot(c) + s3
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) * x);
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (u1[i] + (k as f64 * 0.5).tanh().exp()).sin();
+        }
+        let mut s3 = ((x - u1[a.len() - 1].sin()) * y);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (y + b[a.len() - 1]);
+        }
+        a.dot(&u1) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2859,25 +2996,32 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let mut s1 = ((0.62 - (1.0 + y * y).sqrt()) * ((k as f64 * 0.5) / (1.0 + helper_array(a, b[k % a.len()]) * helper_array(a, b[k % a.len()]))));
         if c[0] < 0.0 {
-            s1 = (a[0] / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()));
+            s1 = 1.35;
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(s1, (k as f64 * 0.5));
+        if k == 3 {
+            return (s1 - s1).tanh().exp();
         }
-        s2 = (helper_array(b, y) + c.dot(b));
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + f64::sin(1.02)).sin();
+        let mut s2 = a.mean().unwrap().cos();
+        s1 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s1 = helper_scalar(c.mean().unwrap(), s1.tanh().exp()),
+            1 => s1 = s1 * (c[k % a.len()] + helper_array(b, (k as f64 * 0.5))),
+            _ => s1 += (y / (1.0 + s1 * s1)),
         }
-        if x.tanh().exp() > 0.1 {
-            s1 = helper_array(a, x.sin());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        a.mean().unwrap() + s2 + w4.sum() * 0.3
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -2894,22 +3038,24 @@ mod p98 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (s1 - y)).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 - y);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (s1 + y);
+        s1 += helper_scalar((s1 + y), (y + x));
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
         }
-        s1 = (s1 * 0.5 + (y.tanh().exp() - (x * 0.51))).tanh();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (b[0] * s1);
+        s1 = helper_array(&u3, c.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - a[0]) * ((k as f64 * 0.5) - a[0]))) + s1 + w2.sum() * 0.3
+        ((1.0 + x * x).sqrt() - a.mapv(f64::tanh).sum()) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2926,14 +3072,15 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        match k % 3 {
+            0 => s1 = 0.29,
+            1 => s1 = s1 * c.dot(a),
+            _ => s1 += x,
         }
-        let v2 = (c * c).mapv(f64::tanh);
-        (v2.mean().unwrap() - b.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln() + s1
     }
 
     #[test]
@@ -2949,30 +3096,28 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * x.tanh().exp();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
         }
-        let mut s2 = (k as f64 * 0.5);
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
+            w2[i] += (u1[i] + (k as f64 * 0.5)).sin();
+        }
+        let mut s3 = w2[a.len() - 1];
+        s3 += (s3 + u1.mean().unwrap());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + u1[j4 - 1] * 0.67;
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + w1[0] * w1[0]))).tanh();
-            if i == 3 {
-                break;
-            }
+            s3 = (s3 * 0.7 + c[i] * y).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * c.mean().unwrap();
-        }
-        let mut s5 = helper_scalar(s2, (x - 1.23)).tanh().exp();
-        w3.dot(&w1) + s5 + w4.sum() * 0.3
+        ((0.38 + x) * helper_scalar(1.04, x)) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2989,18 +3134,16 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (b[a.len() - 1] + y);
-        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
         }
-        helper_array(a, (k as f64 * 0.5)) + s1
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.dot(b)).tanh();
+        }
+        0.36 + s1
     }
 
     #[test]
@@ -3017,21 +3160,37 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos().sin().sin();
-        if k == 3 {
-            return s1;
+        match k % 3 {
+            0 => s1 = ((0.50 / (1.0 + s1 * s1)) * x),
+            1 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), y),
+            _ => s1 += c.dot(c),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), c[0])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if c[0] < 0.0 {
-            s1 = helper_scalar(b.mapv(f64::tanh).sum(), y);
+        let mut s2 = helper_scalar(s1, x.tanh().exp()).sin();
+        if c.dot(b) > 0.1 {
+            s1 = helper_scalar(s1, helper_scalar(x, s2));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let mut s3 = helper_array(c, (k as f64 * 0.5));
-        s1 = (s1 * 0.5 + helper_scalar((1.0 + s1 * s1).ln(), b.mapv(f64::tanh).sum())).tanh();
-        let mut s4 = ((1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt() - c.mean().unwrap());
-        (((k as f64 * 0.5) * a[a.len() - 1]) - helper_scalar(y, y)) + s4
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.dot(c);
+        }
+        match k % 3 {
+            0 => s2 = (a[0] / (1.0 + (0.69 * y) * (0.69 * y))),
+            1 => s2 = s2 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() / (1.0 + f64::sin(0.55) * f64::sin(0.55))),
+            _ => s2 += b.dot(a),
+        }
+        (x * f64::sqrt((1.0 + 1.30 * 1.30))) + s2
     }
 
     #[test]
@@ -3047,30 +3206,34 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + y.tanh()).sin();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh();
         }
-        let mut s2 = ((b.mapv(f64::tanh).sum() / (1.0 + 1.29 * 1.29)) - w1.dot(a).tanh().exp());
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (x / (1.0 + b[0] * b[0]))).tanh();
+        let mut s2 = y.tanh().exp();
+        match k % 3 {
+            0 => s2 = (1.29 - a[0].tanh().exp()),
+            1 => s2 = s2 * 1.25,
+            _ => s2 += f64::tanh(0.33).exp(),
         }
-        s2 = (b[0] - 0.36).tanh().exp();
-        let v3 = (b * a).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
+        match k % 3 {
+            0 => s2 = u1.dot(a).tanh().exp(),
+            1 => s2 = s2 * (b[0] - 0.36).tanh().exp(),
+            _ => s2 += a[0].sin(),
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = w1[i] * helper_array(&v3, x);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * f64::cos(0.39)).tanh();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * f64::cos(1.38)).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return x;
         }
-        0.38 + s2 + w4.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * helper_array(a, (k as f64 * 0.5))).tanh();
+        }
+        if k == 3 {
+            return x;
+        }
+        y + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3086,14 +3249,12 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s1 = helper_scalar(a[a.len() - 1].cos(), (s1 - s1));
-        } else {
-            s1 = s1 * helper_scalar((s1 + s1), (1.21 - x));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        let mut s2 = s1;
-        s2 + s2
+        let mut s2 = helper_scalar(y.tanh().exp().cos(), ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        (0.22 - (k as f64 * 0.5)) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3110,14 +3271,15 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
-        let mut s2 = a[a.len() - 1];
-        let mut s3 = (b.mean().unwrap() / (1.0 + (((k as f64 * 0.5) * c[k % a.len()]) * c.dot(c)) * (((k as f64 * 0.5) * c[k % a.len()]) * c.dot(c))));
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (a[i] + c.mean().unwrap()).sin();
+            w2[i] = a[i] * helper_scalar(x, y);
         }
-        a[0] + s3 + w4.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1]).tanh();
+        }
+        s1 += helper_scalar((s1 * (k as f64 * 0.5)), (a[k % a.len()] * s1));
+        f64::sin(0.27) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3133,13 +3295,20 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        let v2 = (a * c).mapv(f64::tanh);
-        let mut s3 = c[0];
         if k == 3 {
-            return helper_array(&v2, s3);
+            return (helper_scalar(x, a[k % a.len()]) * x);
         }
-        x + s3 + v2.sum() * 0.3
+        if k == 3 {
+            return y.tanh().exp();
+        }
+        if k == 3 {
+            return x;
+        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * x;
+        }
+        a.dot(b) + w1.sum() * 0.3
     }
 
     #[test]
@@ -3156,35 +3325,26 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * (x.tanh().exp() - (k as f64 * 0.5)),
+            _ => s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
+        }
         if k == 3 {
-            return f64::tanh(0.34).exp();
+            return helper_array(b, helper_array(c, s1));
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (0.48 - x);
-        }
-        let mut s3 = b[0];
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 1.33).tanh();
-        }
+        let mut s2 = (1.0 + ((1.0 + b[0] * b[0]).ln() + (y - 1.33)) * ((1.0 + b[0] * b[0]).ln() + (y - 1.33))).ln();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * a[a.len() - 1].cos()).tanh();
+            s2 = (s2 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
         }
-        (s1 + 0.52).tanh().exp() + s3
+        let mut s3 = x;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+        }
+        if a.dot(a) > 0.1 {
+            s1 = ((s2 - y) * (y / (1.0 + s2 * s2)));
+        }
+        helper_array(b, helper_scalar(0.36, a[a.len() - 1])) + s3
     }
 
     #[test]
@@ -3201,21 +3361,21 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y.tanh();
         }
-        a.dot(b) + s1
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + y * y)),
+            _ => s1 += b.dot(a),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + c.dot(a)).sin();
+        }
+        (w3[k % a.len()].tanh().exp() - (y / (1.0 + x * x))) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3232,11 +3392,20 @@ mod p109 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        s1 = a.dot(b);
-        if k == 3 {
-            return b.dot(c);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * f64::tanh(0.65)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (a[k % a.len()] + (k as f64 * 0.5).tanh().exp()) + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + s1).sin();
+        }
+        helper_array(c, b.dot(c)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3253,10 +3422,20 @@ mod p110 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + helper_array(c, y)).tanh();
-        let mut s2: f64 = 1.00;
-        let mut s3 = (b.dot(c) - (b[0] - (k as f64 * 0.5)).tanh().exp());
-        helper_scalar((0.95 / (1.0 + s3 * s3)), (s1 + 0.92)) + s3
+        match k % 3 {
+            0 => s1 = helper_array(c, y),
+            1 => s1 = s1 * (1.00 * b.dot(b)),
+            _ => s1 += s1,
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).sin()).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        ((0.92 / (1.0 + b[0] * b[0])) + y) + s1
     }
 
     #[test]
@@ -3272,34 +3451,27 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
         }
-        s1 += x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (c[0] / (1.0 + x * x));
-        }
+        let mut s2 = ((x - x) - ((k as f64 * 0.5) + y)).tanh();
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+            s2 = (s2 * 0.7 + c[i] * u1.mean().unwrap()).tanh();
+        }
+        let mut s3 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + u1[i] * f64::ln((1.0 + 0.75 * 0.75))).tanh();
+        }
+        s2 = (0.24 * c[k % a.len()]);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * 0.69).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * f64::sqrt((1.0 + 0.55 * 0.55))).tanh();
         }
-        if k == 3 {
-            return c.dot(b);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * s1;
-        }
-        if k == 3 {
-            return helper_array(c, (s1 / (1.0 + s1 * s1)));
-        }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - y) + s1
+        let mut s4 = (helper_array(b, (x / (1.0 + s3 * s3))) / (1.0 + ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x) * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x)));
+        c.mean().unwrap() + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3315,22 +3487,15 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        if k == 3 {
-            return (x - c.mapv(f64::tanh).sum());
+        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
         }
-        let mut s2 = y.tanh().exp();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(b[0], x);
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * 0.97;
-        }
-        ((k as f64 * 0.5).cos() + (k as f64 * 0.5)) + s2 + v1.sum() * 0.3
+        let mut s3 = helper_array(b, a.dot(a)).tanh().exp();
+        let v4 = c.mapv(f64::sin);
+        a.mean().unwrap() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3367,20 +3532,23 @@ mod p114 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b[0].tanh().exp()).tanh();
-        }
-        let v2 = a.mapv(f64::sin);
-        if k == 3 {
-            return (1.0 + (c[a.len() - 1] + (k as f64 * 0.5)) * (c[a.len() - 1] + (k as f64 * 0.5))).ln();
+        match k % 3 {
+            0 => s1 = helper_scalar(b[0].tanh().exp(), (k as f64 * 0.5)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += b[0].tanh().exp(),
         }
         if k == 3 {
-            return v2.mean().unwrap();
+            return b.mapv(f64::tanh).sum();
         }
-        (1.0 + (0.73 + a[0]) * (0.73 + a[0])).sqrt() + s1 + v2.sum() * 0.3
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        match k % 3 {
+            0 => s1 = (1.0 + (0.73 + c[0]) * (0.73 + c[0])).sqrt(),
+            1 => s1 = s1 * ((b[a.len() - 1] / (1.0 + 0.25 * 0.25)) * y.tanh().exp()),
+            _ => s1 += c.mean().unwrap(),
+        }
+        (y / (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1))) + s1
     }
 
     #[test]
@@ -3397,11 +3565,11 @@ mod p115 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
-        s1 = a.mean().unwrap();
-        if ((k as f64 * 0.5) + (k as f64 * 0.5)) > 0.1 {
-            s1 = (y - 0.50).cos();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (x / (1.0 + s1 * s1));
         }
-        (1.0 + helper_array(a, x) * helper_array(a, x)).sqrt() + s1
+        f64::cos(1.07).cos() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3417,32 +3585,21 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = (1.0 + x * x).sqrt();
+        match k % 3 {
+            0 => s2 = y,
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += a.mapv(f64::tanh).sum(),
         }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s3 = x;
+        let mut s4 = (k as f64 * 0.5);
+        match k % 3 {
+            0 => s2 = s4,
+            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
+            _ => s2 += (1.0 + y * y).sqrt(),
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let v2 = (c * c).mapv(f64::tanh);
-        if k == 3 {
-            return c.mapv(f64::tanh).sum().tanh().exp();
-        }
-        helper_array(a, b.mean().unwrap()) + s1 + v2.sum() * 0.3
+        (c.mapv(f64::tanh).sum() + (s2 / (1.0 + s3 * s3))) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3462,15 +3619,15 @@ mod p117 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        if k == 3 {
-            return (helper_array(b, x) + y);
+        match k % 3 {
+            0 => s1 = (helper_scalar(x, c[a.len() - 1]) * c.mean().unwrap()),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (0.70 * s1),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = a.dot(c);
         }
-        (s1.tanh().exp() * b.mean().unwrap()) + s1
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -3486,24 +3643,34 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * a).mapv(f64::tanh);
-        let mut s2 = helper_scalar(a.mapv(f64::tanh).sum(), (c.dot(b) / (1.0 + v1.dot(&v1) * v1.dot(&v1))));
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * x).tanh();
+        let mut s1 = c.mapv(f64::tanh).sum().cos().tanh().exp();
+        if k % 2 == 0 {
+            s1 = c.dot(b);
+        } else {
+            s1 = s1 * c.dot(b);
+        }
+        if k == 3 {
+            return ((k as f64 * 0.5) * x.tanh().exp());
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + s1).sin();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + w2[a.len() - 1] * w2[a.len() - 1]).ln()).tanh();
             if i == 3 {
                 break;
             }
         }
-        let v3 = b.mapv(f64::sin);
-        let mut s4 = (s2.tanh().exp().tanh().exp() - y);
+        let v3 = a.mapv(f64::sin);
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + v1[i] * a.mapv(f64::tanh).sum()).tanh();
+            s1 = (s1 * 0.7 + w2[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = a[i] * a.mapv(f64::tanh).sum();
+            w4[i] += (a[i] + f64::ln((1.0 + 0.45 * 0.45))).sin();
         }
-        s4.tanh().exp() + s4 + w5.sum() * 0.3
+        x + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3520,11 +3687,13 @@ mod p119 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
+        match k % 3 {
+            0 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            1 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
+            _ => s1 += y,
         }
-        let mut s2 = helper_scalar(0.28, b[a.len() - 1]);
-        s2 + s2
+        let v2 = (c * b).mapv(f64::tanh);
+        (y.cos() - a.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3541,18 +3710,29 @@ mod p120 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a + c);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+        }
         for i in 0..a.len() {
-            w2[i] += (v1[i] + (y * x)).sin();
+            s2 = (s2 * 0.7 + b[i] * helper_array(&v1, y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
         if k == 3 {
-            return v1.mean().unwrap();
+            return a.mapv(f64::tanh).sum();
         }
-        let mut s3 = c.mapv(f64::tanh).sum();
-        s3 = helper_scalar((x * (k as f64 * 0.5)), f64::ln((1.0 + 0.50 * 0.50)));
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        s3 = (y + (k as f64 * 0.5)).sin();
-        helper_array(c, (a[0] * (k as f64 * 0.5))) + s3 + v4.sum() * 0.3
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5).tanh()).tanh();
+        }
+        if c[0] < 0.0 {
+            s2 = x.tanh().exp().tanh().exp();
+        }
+        v1[0] + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3568,17 +3748,16 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (y - 0.73) * (y - 0.73)).ln();
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        s1 = s1;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b.dot(b)).tanh();
         }
-        if k == 3 {
-            return (a.mapv(f64::tanh).sum() / (1.0 + helper_array(b, 0.76) * helper_array(b, 0.76)));
-        }
-        let mut s1 = a.mean().unwrap().tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, c[a.len() - 1])).tanh();
-        }
-        b.dot(b) + s1
+        (x * b[0]).sin() + s1
     }
 
     #[test]
@@ -3595,26 +3774,39 @@ mod p122 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, y)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
+            _ => s1 += f64::tanh(1.25).exp(),
         }
-        let mut s2 = (a.mean().unwrap() / (1.0 + b[0] * b[0]));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(y, y)).tanh();
+        match k % 3 {
+            0 => s1 = (0.81 + ((k as f64 * 0.5) / (1.0 + x * x))),
+            1 => s1 = s1 * (helper_array(c, x) - a.mapv(f64::tanh).sum()),
+            _ => s1 += y,
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * x.cos();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + ((k as f64 * 0.5) - a[0])).sin();
+        if k == 3 {
+            return 1.16;
         }
-        let mut s5 = (k as f64 * 0.5);
-        helper_array(a, c.mean().unwrap()) + s5 + w4.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(a, x);
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (x / (1.0 + y * y));
+        }
+        if k % 2 == 0 {
+            s1 = x;
+        } else {
+            s1 = s1 * ((y + 1.19) + helper_array(&u2, b[0]));
+        }
+        y + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3631,24 +3823,28 @@ mod p123 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
         }
-        s1 = 1.37;
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        if c[0] < 0.0 {
-            s1 = v3.dot(c);
-        } else {
-            s1 = s1 * (c.dot(b) + b.mean().unwrap());
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[k % a.len()];
         }
-        let v4 = a.mapv(f64::sin);
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (v4[i] + y.tanh().exp()).sin();
+            w3[i] = u2[i] * c.mapv(f64::tanh).sum();
         }
-        (1.29 - c[0]).tanh().exp() + s1 + w5.sum() * 0.3
+        let v4 = (c * b).mapv(f64::tanh);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + w3[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + u2[i] * b[0]).tanh();
+        }
+        u2.mean().unwrap() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3664,29 +3860,31 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
+        if k == 3 {
+            return (f64::sqrt((1.0 + 0.53 * 0.53)) / (1.0 + 0.66 * 0.66));
         }
-        let mut s3 = (k as f64 * 0.5);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = b[i] * (c[a.len() - 1] * s3);
+            w1[i] += (c[i] + (x / (1.0 + 0.38 * 0.38))).sin();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * w4.mean().unwrap()).tanh();
+        let mut s2 = (helper_scalar(helper_array(c, y), a[0].cos()) + w1.mean().unwrap());
+        match k % 3 {
+            0 => s2 = (((k as f64 * 0.5) * s2) * (k as f64 * 0.5)),
+            1 => s2 = s2 * helper_scalar(c.mean().unwrap(), f64::tanh(0.92).exp()),
+            _ => s2 += (1.0 + s2 * s2).sqrt(),
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + helper_scalar(y, 0.60)).sin();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.mean().unwrap();
         }
-        let mut s6 = b.mean().unwrap();
-        (s3 * s1).tanh().exp() + s6 + w5.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * 0.85;
+        }
+        let mut s5 = (w1.dot(c) * (k as f64 * 0.5));
+        (f64::sqrt((1.0 + 1.04 * 1.04)) * (s2 * (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3706,16 +3904,12 @@ mod p125 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
         }
-        if k % 2 == 0 {
-            s1 = (s1.sin() + b.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * a[a.len() - 1].cos();
-        }
+        let v2 = a.mapv(f64::sin);
         if k == 3 {
-            return b.dot(a);
+            return a.dot(&v2);
         }
-        let mut s2 = helper_scalar(0.65, (x - helper_array(b, c[0])));
-        (k as f64 * 0.5) + s2
+        let mut s3 = y;
+        x + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3732,15 +3926,14 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
+        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, helper_array(b, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (y * (y * 0.30));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * helper_array(a, (k as f64 * 0.5));
-        }
-        let mut s3 = helper_array(c, helper_array(a, (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
-        c.mapv(f64::tanh).sum() + s3 + w2.sum() * 0.3
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        ((k as f64 * 0.5) + s1).sin() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3756,22 +3949,11 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (y * 1.18)).sin();
-        }
-        if k == 3 {
-            return (((k as f64 * 0.5) - y) + (x / (1.0 + 1.08 * 1.08)));
-        }
-        let mut s2 = (helper_scalar(w1.mean().unwrap(), helper_array(b, y)) + (1.0 + x.tanh() * x.tanh()).ln());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * 0.23).tanh();
-        }
-        s2 = (s2 * 0.5 + (1.0 + s2 * s2).ln()).tanh();
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().cos() + s2 + w1.sum() * 0.3
+        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
+        s1 = (helper_scalar(1.18, 0.96) + (1.0 + x * x).sqrt());
+        let v2 = (b * c).mapv(f64::tanh);
+        let mut s3 = y;
+        ((1.0 + y * y).ln() + (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3788,11 +3970,11 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).tanh();
+        s1 = c.mean().unwrap();
+        if k == 3 {
+            return s1;
         }
-        s1 = (s1 * 0.5 + y).tanh();
-        (k as f64 * 0.5) + s1
+        (y + x).tanh() + s1
     }
 
     #[test]
@@ -3808,12 +3990,14 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * x;
+        let mut s1 = x;
+        if c[0] < 0.0 {
+            s1 = 0.73;
+        } else {
+            s1 = s1 * s1.tanh().exp();
         }
-        let mut s2 = a.dot(b);
-        (w1.dot(a) + w1.mapv(f64::tanh).sum()) + s2 + w1.sum() * 0.3
+        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1
     }
 
     #[test]
@@ -3836,11 +4020,11 @@ mod p130 {
             }
             s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
         }
+        let mut s2 = helper_array(c, a.dot(c).cos());
         if k == 3 {
-            return helper_array(c, s1.cos());
+            return (helper_scalar(s2, 1.10) - (k as f64 * 0.5));
         }
-        let mut s2 = c[a.len() - 1];
-        helper_scalar(a[0], (k as f64 * 0.5)) + s2
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -3856,28 +4040,31 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + (y * (k as f64 * 0.5))).sin();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * (k as f64 * 0.5));
         }
-        let mut s2 = (b.mapv(f64::tanh).sum() - y.tanh().exp());
-        s2 = (s2 * 0.5 + helper_scalar(y, 1.34)).tanh();
-        let mut s3 = s2;
+        let mut s2 = y;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + u1[j3 - 1] * c[a.len() - 1];
+        }
+        let v4 = (b * b).mapv(f64::tanh);
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(1.34);
+        }
+        s2 = s2;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s2 = s2.sin() * 0.9 + u5[j6 - 1] * a.mean().unwrap();
+        }
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + w1[i] * c.mean().unwrap()).tanh();
+            s2 = (s2 * 0.7 + v4[i] * x).tanh();
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        if c[0] < 0.0 {
-            s2 = (helper_scalar(a[k % a.len()], (k as f64 * 0.5)) / (1.0 + a.dot(b) * a.dot(b)));
-        } else {
-            s2 = s2 * (1.0 + s3 * s3).ln();
-        }
-        if k == 3 {
-            return w1.mean().unwrap();
-        }
-        b[0].sin() + s3 + w1.sum() * 0.3
+        (helper_scalar(v4[k % a.len()], (k as f64 * 0.5)) / (1.0 + v4.dot(b) * v4.dot(b))) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3893,14 +4080,16 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        let mut s1 = (0.61 - b.dot(a));
+        if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * x;
         }
-        if k == 3 {
-            return 0.61;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
         }
-        a.dot(c) + w1.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -3917,15 +4106,13 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
-        }
+        s1 = (x - (k as f64 * 0.5)).sin();
         if c[0] < 0.0 {
-            s1 = 0.62;
+            s1 = b.mean().unwrap();
         } else {
-            s1 = s1 * c.dot(c);
+            s1 = s1 * (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln();
         }
-        helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s1
+        helper_scalar(x, 0.41) + s1
     }
 
     #[test]
@@ -3941,21 +4128,18 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
+        let mut s1 = (c.dot(a) + b.dot(b));
+        let mut s2 = s1;
+        match k % 3 {
+            0 => s2 = (b.mean().unwrap() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
+            1 => s2 = s2 * a.mapv(f64::tanh).sum(),
+            _ => s2 += s1,
         }
-        let mut s2 = w1.dot(&w1);
-        s2 = (s2 * 0.5 + s2).tanh();
-        let mut s3 = (c.mean().unwrap() / (1.0 + w1[a.len() - 1] * w1[a.len() - 1]));
-        let mut s4 = (s2 + c.dot(b));
+        let mut s3 = helper_scalar(a.mapv(f64::tanh).sum(), helper_scalar((b[a.len() - 1] - 1.26), x.tanh()));
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (b[a.len() - 1] - 1.26)).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
-        f64::sqrt((1.0 + 0.87 * 0.87)).tanh().exp() + s4 + w1.sum() * 0.3
+        c.dot(c) + s3
     }
 
     #[test]
@@ -3972,15 +4156,16 @@ mod p135 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        s1 = c.mean().unwrap();
-        let mut s2 = ((1.0 + y * y).ln() * helper_scalar(x.tanh().exp(), (x * 1.35)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, 0.53)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
         }
-        ((y / (1.0 + y * y)) * (0.71 - (k as f64 * 0.5))) + s2
+        let v3 = (c * y);
+        if k == 3 {
+            return helper_scalar(x.tanh().exp(), (x * 1.35));
+        }
+        c.dot(b) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3997,11 +4182,12 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (a[a.len() - 1] * c[a.len() - 1]);
+        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        c.mean().unwrap() + s1 + w2.sum() * 0.3
+        y + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4017,25 +4203,35 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = helper_array(a, a.dot(a));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        if k == 3 {
+            return y;
         }
-        s1 = (s1 * 0.5 + ((k as f64 * 0.5) * helper_scalar(y, 1.29))).tanh();
-        let mut s3 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[0] + x);
         }
-        s3 = (s3 * 0.5 + b.mean().unwrap()).tanh();
+        let mut s2 = x.tanh().exp();
+        match k % 3 {
+            0 => s2 = s2,
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += helper_scalar(y, 1.29),
+        }
+        let mut s3 = y;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * c.dot(a);
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + u1[j5 - 1] * (1.0 + u1[a.len() - 1] * u1[a.len() - 1]).ln();
+        }
         if (k as f64 * 0.5).tanh().exp() > 0.1 {
-            s1 = helper_scalar(s3, a.mapv(f64::tanh).sum());
+            s2 = helper_scalar(s3, c.mapv(f64::tanh).sum());
         } else {
-            s1 = s1 * ((k as f64 * 0.5) / (1.0 + x * x));
+            s2 = s2 * ((k as f64 * 0.5) / (1.0 + x * x));
         }
-        0.83 + s3
+        0.83 + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4051,18 +4247,21 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + x * x).sqrt().tanh().exp();
+        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
+        match k % 3 {
+            0 => s1 = ((s1 - 1.20) * a.mean().unwrap()),
+            1 => s1 = s1 * a[a.len() - 1],
+            _ => s1 += (k as f64 * 0.5),
         }
-        let mut s1: f64 = 0.84;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * helper_scalar(s1.tanh().exp(), helper_array(b, s1)),
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
         }
-        a.mean().unwrap() + s1 + w2.sum() * 0.3
+        (helper_array(a, y) - (y + x)) + s1
     }
 
     #[test]
@@ -4078,22 +4277,16 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar(helper_scalar(y, 0.55), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))), y);
-        if k % 2 == 0 {
-            s1 = a[0].tanh().exp();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
+        s1 = (s1 * 0.5 + s1).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
-        let mut s2 = helper_array(a, b.dot(a));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-        }
-        if (a[0] * s1) > 0.1 {
-            s2 = (k as f64 * 0.5);
-        } else {
-            s2 = s2 * b.mapv(f64::tanh).sum();
-        }
-        (x * helper_array(a, 0.65)) + s2
+        let mut s2 = s1;
+        (s1 * c.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -4110,33 +4303,25 @@ mod p140 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(0.42, 1.24);
+        }
+        let mut s3 = (s1 * y.tanh().exp().tanh());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c[k % a.len()];
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+            w5[i] += (b[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
         }
-        let mut s3 = ((s1 * x.tanh()) - (s1.cos() - c.dot(c)));
-        s1 = helper_scalar((c[a.len() - 1] * 1.13), a.mapv(f64::tanh).sum());
-        if c[0] < 0.0 {
-            s3 = helper_scalar(s3, a.mapv(f64::tanh).sum());
-        } else {
-            s3 = s3 * c.mean().unwrap();
-        }
-        if k % 2 == 0 {
-            s1 = (1.0 + s1.tanh() * s1.tanh()).sqrt();
-        } else {
-            s1 = s1 * a.dot(c).tanh().exp();
-        }
-        (s3 / (1.0 + s3 * s3)) + s3
+        let v6 = (a * &u2).mapv(f64::tanh);
+        u2.mapv(f64::tanh).sum() + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4156,8 +4341,8 @@ mod p141 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s2 = helper_scalar(((k as f64 * 0.5) / (1.0 + 1.21 * 1.21)).tanh().exp(), (b[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())));
-        c.mean().unwrap() + s2
+        let v2 = (a * x.tanh().exp());
+        1.21 + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4173,21 +4358,22 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.tanh().exp().tanh().exp();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.dot(c);
+        }
+        let mut s2 = (((y / (1.0 + y * y)) / (1.0 + x * x)) * u1.mean().unwrap());
+        s2 += (1.0 + y * y).sqrt().sin();
+        let mut s3 = (b.mapv(f64::tanh).sum() - ((u1[a.len() - 1] * x) * a.mapv(f64::tanh).sum()));
+        match k % 3 {
+            0 => s3 = helper_array(&u1, c[0].cos()),
+            1 => s3 = s3 * b.mean().unwrap(),
+            _ => s3 += b.mean().unwrap(),
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 + 0.30)).tanh();
+            s3 = (s3 * 0.7 + u1[i] * y.cos()).tanh();
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        let mut s2 = (1.0 + x * x).ln().sin();
-        if k % 2 == 0 {
-            s2 = b.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * 0.99;
-        }
-        s2 = (b.dot(a) * b.mean().unwrap());
-        b.dot(b) + s2
+        f64::sin(0.76) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4207,20 +4393,13 @@ mod p143 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + c.dot(a)).sin();
-        }
-        if k == 3 {
-            return (((k as f64 * 0.5) * s1) - x);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * ((k as f64 * 0.5) * x);
-        }
+        let v2 = (a * a.dot(b));
+        let mut s3 = ((s1 * x) - ((k as f64 * 0.5) * x).sin());
         let mut s4: f64 = 0.35;
-        1.18 + s4 + w2.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = helper_scalar(c.mean().unwrap(), (1.0 + v2[a.len() - 1] * v2[a.len() - 1]).ln());
+        }
+        s3 + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4237,11 +4416,14 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + y).sin();
         }
-        s1 += helper_array(c, (y - s1));
-        x + s1
+        if k == 3 {
+            return w2.mean().unwrap();
+        }
+        w2.mean().unwrap() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4258,13 +4440,17 @@ mod p145 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        s1 = c.dot(c);
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * b[0].tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * a.dot(b),
+            _ => s1 += s1,
         }
-        a.dot(b) + s1
+        match k % 3 {
+            0 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln(),
+            1 => s1 = s1 * (0.95 + helper_array(c, (k as f64 * 0.5))),
+            _ => s1 += (y - (k as f64 * 0.5)),
+        }
+        helper_array(a, 0.99).cos() + s1
     }
 
     #[test]
@@ -4280,17 +4466,27 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * (1.0 + y * y).ln();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
         }
         let mut s2 = (1.0 + y * y).ln();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + w1[i] * s2.cos()).tanh();
+        if k % 2 == 0 {
+            s2 = (s2.cos() / (1.0 + s2.tanh() * s2.tanh()));
+        } else {
+            s2 = s2 * (k as f64 * 0.5);
         }
-        let mut s3 = helper_array(&w1, (k as f64 * 0.5));
-        s2 = (s2 * 0.5 + (c.dot(b) + 0.67)).tanh();
-        (helper_scalar(s3, (k as f64 * 0.5)) + c.mean().unwrap()) + s3 + w1.sum() * 0.3
+        match k % 3 {
+            0 => s2 = (c.dot(b) + 0.67),
+            1 => s2 = s2 * (1.0 + c.dot(c) * c.dot(c)).ln(),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        match k % 3 {
+            0 => s2 = (k as f64 * 0.5),
+            1 => s2 = s2 * (s2 / (1.0 + s2 * s2)),
+            _ => s2 += y,
+        }
+        a.dot(c) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4307,11 +4503,17 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (x + y)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.dot(b);
         }
-        let mut s2 = ((helper_array(b, c[a.len() - 1]) / (1.0 + y * y)) / (1.0 + ((1.37 - 0.61) * (k as f64 * 0.5).tanh().exp()) * ((1.37 - 0.61) * (k as f64 * 0.5).tanh().exp())));
-        y + s2
+        match k % 3 {
+            0 => s1 = (f64::sin(0.60) + (b[k % a.len()] / (1.0 + y * y))),
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) * x),
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -4328,27 +4530,26 @@ mod p148 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
         if k == 3 {
-            return a[0].sin().cos();
+            return (1.0 + y * y).ln().tanh().exp();
         }
-        let v3 = (c * (y - (k as f64 * 0.5)));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
+        let mut s2 = helper_scalar(a[k % a.len()], ((0.71 * (k as f64 * 0.5)) * (b[k % a.len()] * a[0])));
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * (c[k % a.len()] * b[0]);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s6 = (v3.dot(a) - y);
-        helper_scalar(helper_scalar(s6, x), b.mapv(f64::tanh).sum()) + s6 + v3.sum() * 0.3
+        let mut s3 = (k as f64 * 0.5);
+        (b.mapv(f64::tanh).sum() + f64::sqrt((1.0 + 1.16 * 1.16))) + s3
     }
 
     #[test]
@@ -4372,13 +4573,8 @@ mod p149 {
         }
         let v3 = (c + c);
         let mut s4 = (x.tanh() / (1.0 + c.dot(a) * c.dot(a)));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
-        }
-        c.dot(c) + s4 + v3.sum() * 0.3
+        let mut s5 = (c.mapv(f64::tanh).sum() - (k as f64 * 0.5));
+        (k as f64 * 0.5) + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4395,34 +4591,22 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + s1)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (s1 + s1);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (s1 + s1);
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a[0];
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y + (k as f64 * 0.5));
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (s1 * 0.62);
-        }
-        (c.mean().unwrap() - c[0]) + s1 + w2.sum() * 0.3
+        let mut s5 = (1.0 + (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt() * (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt()).ln();
+        x + s5 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4438,17 +4622,22 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * (k as f64 * 0.5));
-        let mut s2 = a.dot(c);
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
         for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + v1[i] * v1.dot(&v1)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(s2, (k as f64 * 0.5));
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        1.02 + s2 + v1.sum() * 0.3
+        let mut s3 = (k as f64 * 0.5);
+        1.02 + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4464,12 +4653,15 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(c);
-        if c.mean().unwrap() > 0.1 {
-            s1 = helper_array(b, b.dot(a));
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
         }
-        let mut s2 = c.dot(c);
-        s2.tanh().exp() + s2
+        let mut s2 = b.dot(b);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + u1[i] * b.dot(c)).tanh();
+        }
+        b.dot(&u1) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4485,26 +4677,30 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        if k == 3 {
-            return helper_array(&v1, ((k as f64 * 0.5) + y));
-        }
-        let mut s2 = helper_scalar(((0.56 * 0.72) * helper_scalar(x, (k as f64 * 0.5))), a[k % a.len()]);
-        if c[k % a.len()] > 0.1 {
-            s2 = b[k % a.len()].tanh().exp().sin();
-        } else {
-            s2 = s2 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), y.cos());
-        }
-        if c[0] < 0.0 {
-            s2 = helper_array(c, x).cos();
-        } else {
-            s2 = s2 * 0.20;
-        }
-        let v3 = (c + c);
+        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * (0.99 * (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        ((s2 * y) * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()) + s2 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (x * b.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * b.dot(c),
+            _ => s1 += s1,
+        }
+        match k % 3 {
+            0 => s1 = a[k % a.len()].tanh().exp().tanh().exp(),
+            1 => s1 = s1 * b[a.len() - 1],
+            _ => s1 += (k as f64 * 0.5).tanh(),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * (y + a[a.len() - 1]);
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x.tanh().exp();
+        }
+        let mut s4: f64 = 0.20;
+        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4520,13 +4716,17 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * b).mapv(f64::tanh);
-        let mut s2: f64 = 0.63;
-        if k % 2 == 0 {
-            s2 = helper_array(b, x);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (k as f64 * 0.5);
         }
-        let v3 = (b * c).mapv(f64::tanh);
-        a.dot(b) + s2 + v3.sum() * 0.3
+        let mut s2: f64 = 0.63;
+        match k % 3 {
+            0 => s2 = 0.42,
+            1 => s2 = s2 * (s2.sin() / (1.0 + b.dot(c) * b.dot(c))),
+            _ => s2 += (s2 + s2),
+        }
+        (b.mean().unwrap() * s2) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4543,12 +4743,13 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        s1 += ((c[0] + 0.43) - y.tanh());
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * y;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (c[0] + 0.43)).tanh();
         }
-        (c.mean().unwrap() / (1.0 + c.mean().unwrap() * c.mean().unwrap())) + s1 + w2.sum() * 0.3
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        0.26 + s1
     }
 
     #[test]
@@ -4564,22 +4765,25 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * x.tanh().exp();
+        }
+        let mut s2 = x;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
+        }
+        let mut u3 = w1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        }
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).cos()).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + b[i] * s2).tanh();
         }
-        if k == 3 {
-            return s1;
-        }
-        let v2 = (a * 1.28);
-        let mut s3 = ((s1 / (1.0 + y * y)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh());
-        helper_scalar(v2[k % a.len()], x).tanh().exp() + s3 + v2.sum() * 0.3
+        helper_array(&u3, c.dot(&w1)) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4596,32 +4800,28 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return helper_array(a, (y + 0.66));
-        }
-        let v2 = (b + b);
         if c[0] < 0.0 {
-            s1 = helper_scalar(a[0], (k as f64 * 0.5)).tanh().exp();
+            s1 = helper_array(c, helper_array(a, s1));
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * 0.39;
-        }
-        let v4 = c.mapv(f64::sin);
         if k == 3 {
-            return helper_scalar(x, x).tanh();
+            return helper_array(a, (k as f64 * 0.5));
         }
-        a.mean().unwrap() + s1 + v4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (y - ((k as f64 * 0.5) / (1.0 + y * y))),
+            1 => s1 = s1 * helper_array(c, helper_scalar(s1, x)),
+            _ => s1 += 0.39,
+        }
+        let v2 = c.mapv(f64::sin);
+        match k % 3 {
+            0 => s1 = (1.0 + helper_scalar(x, x) * helper_scalar(x, x)).sqrt(),
+            1 => s1 = s1 * helper_scalar(s1.tanh().exp(), v2[a.len() - 1].tanh().exp()),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
+        }
+        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4637,33 +4837,25 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (b[a.len() - 1] / (1.0 + x * x))).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * helper_array(c, (k as f64 * 0.5));
+        }
+        let mut s2 = (x + 0.52);
+        s2 = (s2 * 0.5 + s2).tanh();
+        s2 = (s2 * 0.5 + helper_array(b, helper_scalar(y, x))).tanh();
+        if k == 3 {
+            return ((b[a.len() - 1] + 0.71) - b.dot(b));
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (1.29 - y)).tanh();
-        }
-        let mut s2 = helper_scalar(x, helper_scalar(x, x).cos());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            s2 = (s2 * 0.7 + w1[i] * b.mean().unwrap()).tanh();
             if i == 3 {
                 break;
             }
         }
-        if b.dot(c) > 0.1 {
-            s2 = (a[a.len() - 1].tanh().exp() - (1.0 + c[0] * c[0]).sqrt());
-        } else {
-            s2 = s2 * helper_scalar((y + 1.28), a[0]);
-        }
-        let v3 = (c + a);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        (helper_array(b, c[0]) * helper_array(&v3, a[0])) + s2 + v3.sum() * 0.3
+        let mut s3 = (f64::tanh((0.96 - 0.37)) / (1.0 + a[0] * a[0]));
+        let mut s4 = (x * w1.dot(&w1));
+        (s2 - (s2 + b[k % a.len()])) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4680,21 +4872,26 @@ mod p159 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_array(c, x);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * y;
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * y;
+            w5[i] += (v1[i] + x).sin();
         }
-        let v3 = a.mapv(f64::sin);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s6 = c[a.len() - 1];
         for i in 0..a.len() {
-            w4[i] += (v3[i] + y).sin();
+            s6 = (s6 * 0.7 + v1[i] * w5[a.len() - 1]).tanh();
         }
-        let mut s5 = y;
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + v1[i] * (s5 - v1[a.len() - 1])).tanh();
-        }
-        s5 = (s5 * 0.5 + v1[a.len() - 1]).tanh();
-        0.93 + s5 + w4.sum() * 0.3
+        y + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4711,19 +4908,26 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(s1, s1);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = v3[i] * c.mapv(f64::tanh).sum();
         }
-        s1 = helper_array(a, x);
-        let mut s2 = c.mean().unwrap().cos();
-        (s1 - helper_scalar(c[0], (k as f64 * 0.5))) + s2
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.61 - x);
+        }
+        if (c[k % a.len()] / (1.0 + y * y)) > 0.1 {
+            s1 = u5.dot(b);
+        } else {
+            s1 = s1 * v3[k % a.len()];
+        }
+        (x - helper_scalar(c[0], (k as f64 * 0.5))) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4740,15 +4944,28 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let v2 = (c * (k as f64 * 0.5));
-        if (y + y) > 0.1 {
-            s1 = (c[0].cos() + 0.74);
-        }
-        let v3 = (c + c);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        v2.mean().unwrap() + s1 + v3.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1];
+        }
+        ((0.80 - y) / (1.0 + helper_array(b, c[k % a.len()]) * helper_array(b, c[k % a.len()]))) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4764,29 +4981,32 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(c, c[0]);
+        if k == 3 {
+            return (c[0] + 0.61).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
+        let mut s1 = helper_array(c, helper_array(c, helper_array(a, c[k % a.len()])));
+        match k % 3 {
+            0 => s1 = b.dot(a).tanh().exp(),
+            1 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
+            _ => s1 += b.mean().unwrap(),
+        }
+        let mut s2 = (a.dot(c) + y);
+        match k % 3 {
+            0 => s2 = (s2 * 0.97),
+            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
+            _ => s2 += (k as f64 * 0.5).tanh().exp(),
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - 0.41)).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * (k as f64 * 0.5);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
         }
-        let mut s4 = b.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + (b.dot(c) + s1)).tanh();
-        let mut s5 = (s4 * 0.97);
-        b.mapv(f64::tanh).sum() + s5 + w3.sum() * 0.3
+        y + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4803,21 +5023,27 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + s1).sin();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * y,
+            _ => s1 += helper_scalar(s1, b[k % a.len()]),
         }
-        let mut s3 = helper_scalar(w2.dot(b), y);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + ((k as f64 * 0.5) + x)).sin();
+        let mut s2 = (x * ((y - s1) + (0.43 * y)));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (b[0] / (1.0 + c[0] * c[0]));
         }
-        if (1.0 + s1 * s1).ln() > 0.1 {
-            s3 = w4.mapv(f64::tanh).sum();
-        } else {
-            s3 = s3 * helper_scalar(b[0], helper_array(&w4, (k as f64 * 0.5)));
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + c[0] * c[0]).sqrt();
         }
-        (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt() + s3 + w4.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + u4[j5 - 1] * (0.56 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        (1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin() + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4833,21 +5059,35 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+            w1[i] += (b[i] + helper_array(b, c[0])).sin();
         }
-        if k == 3 {
-            return s1;
+        let mut s2 = (1.0 + (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln()).ln();
+        match k % 3 {
+            0 => s2 = b[0],
+            1 => s2 = s2 * (1.07 + x),
+            _ => s2 += a[0],
         }
-        s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh()).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5);
         }
-        let v2 = (b * c).mapv(f64::tanh);
-        let mut s3 = (v2.dot(a) * b[k % a.len()].tanh()).tanh();
-        let mut s4 = a.dot(b);
-        helper_array(c, b.mean().unwrap()) + s4 + v2.sum() * 0.3
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * c[0]).tanh();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (w1[i] + helper_array(b, 1.24)).sin();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + a[j5 - 1] * w1[k % a.len()];
+        }
+        let v6 = (c * c).mapv(f64::tanh);
+        ((s2 / (1.0 + 0.56 * 0.56)) - a.mapv(f64::tanh).sum()) + s2 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4863,18 +5103,19 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c[0].sin()).tanh();
+        let mut s1 = helper_scalar((1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).ln(), c.mean().unwrap());
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        let mut s2 = s1;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).cos()).tanh();
-            if i == 3 {
-                break;
-            }
+        s1 = helper_scalar((s1 + c[0]), s1);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::sqrt((1.0 + 0.38 * 0.38));
         }
-        c[k % a.len()] + s2
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -4891,12 +5132,12 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        let v2 = a.mapv(f64::sin);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(&v2)).tanh();
+        if k % 2 == 0 {
+            s1 = y;
         }
-        let v3 = v2.mapv(|t| t * t * 0.5 - t);
-        a[k % a.len()].tanh() + s1 + v3.sum() * 0.3
+        let mut s2 = (a.mapv(f64::tanh).sum() * y);
+        let v3 = (b + b);
+        x + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4918,17 +5159,23 @@ mod p167 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * b[k % a.len()].cos();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b[k % a.len()]).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * (b[k % a.len()] * b[k % a.len()]);
         }
-        let mut s3 = b.mapv(f64::tanh).sum().tanh();
-        s1 += (k as f64 * 0.5);
-        let mut s4 = f64::tanh((0.37 + 1.37)).cos();
-        let mut s5 = helper_array(b, (s1 / (1.0 + x * x))).sin();
-        1.36 + s5
+        s1 += (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.47;
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * a.dot(&u4);
+        }
+        let mut s6 = helper_array(b, helper_array(c, x).sin());
+        (a.mapv(f64::tanh).sum() + a.mean().unwrap()) + s6 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4944,27 +5191,33 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5);
-        }
-        let mut s3 = s1;
         if k == 3 {
-            return 0.47;
+            return b.mapv(f64::tanh).sum();
         }
-        let mut s4 = s3;
-        if k % 2 == 0 {
-            s3 = (c.mean().unwrap() + (y + a[k % a.len()]));
-        } else {
-            s3 = s3 * b[k % a.len()];
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        s3 = helper_array(c, (k as f64 * 0.5)).sin();
+        let mut s2 = x;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh();
+        }
+        if k == 3 {
+            return y;
+        }
+        if k == 3 {
+            return (1.0 + a.dot(a) * a.dot(a)).sqrt();
+        }
+        let mut s4 = (s2 + (k as f64 * 0.5));
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * helper_array(b, b[a.len() - 1])).tanh();
+            s4 = (s4 * 0.7 + b[i] * ((k as f64 * 0.5) + a[a.len() - 1])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        a.mapv(f64::tanh).sum() + s4
+        b.mapv(f64::tanh).sum() + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4986,8 +5239,12 @@ mod p169 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + b[j2 - 1] * s1;
         }
-        let v3 = (b * x.sin());
-        y + s1 + v3.sum() * 0.3
+        if y > 0.1 {
+            s1 = 0.32;
+        } else {
+            s1 = s1 * helper_array(c, a.mean().unwrap());
+        }
+        (y * s1).sin() + s1
     }
 
     #[test]
@@ -5003,19 +5260,21 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a.mean().unwrap() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y)));
+        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        s1 = c.mean().unwrap();
+        let mut s2 = a.mapv(f64::tanh).sum().tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (y - 1.20);
         }
-        let mut s1 = (helper_array(c, (a[k % a.len()] * (k as f64 * 0.5))) - (1.0 + (y + y) * (y + y)).ln());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
-            if i == 3 {
-                break;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * (s2 + s2)).tanh();
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        let mut s3 = (b.dot(b) + helper_array(c, s2).tanh());
-        helper_scalar((s2 + (k as f64 * 0.5)), (y - x)) + s3
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -5031,19 +5290,18 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        let mut s1 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = (a.mean().unwrap() - 1.14);
+        } else {
+            s1 = s1 * helper_scalar((1.0 + s1 * s1).ln(), a.dot(c));
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
-        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (a[0] + 1.23)).tanh();
+            w2[i] = a[i] * a.dot(c);
         }
-        b.mean().unwrap() + s1
+        let mut s3 = (1.23 + c.dot(b));
+        y.tanh().exp() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5060,24 +5318,21 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (b[0] / (1.0 + y * y))).tanh();
+        s1 = (s1 * 0.5 + s1).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1.sin()).tanh();
         }
-        let mut s2 = x;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) - b[0]);
+        if k == 3 {
+            return (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5)));
         }
-        let v4 = (b + a);
-        let v5 = (&v4 * s1);
-        if k % 2 == 0 {
-            s1 = (s1 + v5.dot(b));
+        s1 = (s1 * 0.5 + x).tanh();
+        match k % 3 {
+            0 => s1 = (y + a.dot(b)),
+            1 => s1 = s1 * b.mean().unwrap().tanh().exp(),
+            _ => s1 += (0.64 + 1.02),
         }
-        v4.dot(&v4) + s2 + v5.sum() * 0.3
+        let mut s2 = b.mapv(f64::tanh).sum();
+        helper_scalar(((k as f64 * 0.5) - s2), a.mean().unwrap()) + s2
     }
 
     #[test]
@@ -5097,17 +5352,19 @@ mod p173 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * f64::tanh(1.39).exp();
+        if c[0] < 0.0 {
+            s1 = x;
         }
-        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s1) + s1
+        helper_scalar(y, helper_scalar(x, b[0])) + s1
     }
 
     #[test]
@@ -5124,8 +5381,15 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut s2 = a.mapv(f64::tanh).sum();
-        a.mapv(f64::tanh).sum().tanh().exp() + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        }
+        match k % 3 {
+            0 => s1 = (helper_array(c, y) - helper_scalar((k as f64 * 0.5), 0.21)),
+            1 => s1 = s1 * c[k % a.len()].cos().cos(),
+            _ => s1 += b[a.len() - 1],
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s1
     }
 
     #[test]
@@ -5142,15 +5406,25 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        let mut s2 = (c.dot(b) * c.mean().unwrap());
-        let mut s3 = b.mapv(f64::tanh).sum().tanh();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + a.mean().unwrap()).sin();
+        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 - x)).tanh();
         }
-        s3 = f64::tanh(0.85).exp();
-        let v5 = (&w4 + c);
-        helper_scalar((y * s3), helper_array(&w4, s3)) + s3 + v5.sum() * 0.3
+        if k == 3 {
+            return helper_scalar(f64::sqrt((1.0 + 0.85 * 0.85)), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (x * y)).sin();
+        }
+        if k == 3 {
+            return f64::tanh(0.91).exp().tanh().exp();
+        }
+        let v3 = c.mapv(f64::sin);
+        y + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5167,16 +5441,16 @@ mod p176 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x + x);
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
+            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
         }
-        let mut s3 = helper_array(c, helper_scalar(helper_scalar(c[k % a.len()], c[k % a.len()]), c.mean().unwrap()));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b[a.len() - 1].cos()).tanh();
+        s1 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * f64::cos(1.38)).tanh();
         }
-        (helper_array(c, c[a.len() - 1]) * s1) + s3
+        helper_array(c, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
     }
 
     #[test]
@@ -5192,16 +5466,22 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        s1 += (a.dot(c) / (1.0 + x * x));
-        let v2 = (a * b).mapv(f64::tanh);
-        s1 = (s1 * 0.5 + (x / (1.0 + y * y)).tanh().exp()).tanh();
-        if c[0] < 0.0 {
-            s1 = helper_array(b, a.mean().unwrap());
-        } else {
-            s1 = s1 * (1.0 + x * x).ln().sin();
+        if k == 3 {
+            return f64::sqrt((1.0 + 0.60 * 0.60));
         }
-        helper_scalar(helper_array(b, x), s1) + s1 + v2.sum() * 0.3
+        let mut s1 = (a.dot(c) / (1.0 + y * y));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (s1 - x);
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
+        b[0].tanh().exp() + s1
     }
 
     #[test]
@@ -5222,8 +5502,13 @@ mod p178 {
             w1[i] = b[i] * y;
         }
         let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        v3.mean().unwrap() + v3.sum() * 0.3
+        let mut s3 = ((1.0 + (1.32 + a[a.len() - 1]) * (1.32 + a[a.len() - 1])).ln() * ((1.0 + y * y).ln() * x.cos()));
+        if k % 2 == 0 {
+            s3 = 0.81;
+        } else {
+            s3 = s3 * x.sin();
+        }
+        helper_scalar(f64::tanh(0.32).exp(), ((k as f64 * 0.5) + s3)) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5239,13 +5524,16 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mean().unwrap();
+        let mut s1 = b.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
         }
-        if k == 3 {
-            return c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        c.mean().unwrap()
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5262,21 +5550,23 @@ mod p180 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(c, s1);
+        match k % 3 {
+            0 => s1 = helper_array(c, s1),
+            1 => s1 = s1 * (0.83 + helper_scalar(s1, 0.40)),
+            _ => s1 += c.dot(c),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * c.mapv(f64::tanh).sum();
-        }
-        let mut s4 = a.dot(c);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
+            s1 = (s1 * 0.7 + a[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).tanh();
         }
-        (k as f64 * 0.5) + s4
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + 0.99 * 0.99));
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * c.dot(c);
+        }
+        (b.mean().unwrap() * c.dot(&w3)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5303,14 +5593,12 @@ mod p181 {
             }
             s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) * y)).tanh();
         }
-        let mut s2 = helper_scalar((k as f64 * 0.5).tanh().exp(), c.dot(b).tanh().exp());
-        if a.mean().unwrap() > 0.1 {
-            s1 = (b[a.len() - 1].tanh() / (1.0 + ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
-        } else {
-            s1 = s1 * (1.0 + y * y).ln();
+        let v2 = (b * y.tanh().exp());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        helper_scalar(v3.mapv(f64::tanh).sum(), (k as f64 * 0.5).tanh()) + s2 + v3.sum() * 0.3
+        s1 = (s1 * 0.5 + s1).tanh();
+        helper_scalar((k as f64 * 0.5), x).tanh() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5327,31 +5615,23 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
-        }
-        let mut s3 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        if k == 3 {
-            return (helper_array(a, b[a.len() - 1]) * a.mean().unwrap());
-        }
-        if k == 3 {
-            return ((y * b[k % a.len()]) / (1.0 + c.dot(b) * c.dot(b)));
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s3 - c[a.len() - 1])).tanh();
+            s1 = (s1 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
         }
+        if k == 3 {
+            return ((x * b[k % a.len()]) / (1.0 + c.dot(b) * c.dot(b)));
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).ln()).tanh();
-            if i == 3 {
-                break;
-            }
+            w2[i] = a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        s1 + s3
+        s1 = (b.mapv(f64::tanh).sum() - (k as f64 * 0.5).tanh().exp());
+        c.dot(b) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5374,15 +5654,14 @@ mod p183 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        s1 = (c.mapv(f64::tanh).sum() - a[a.len() - 1].cos());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).cos()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s2 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        if s2 > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
-        let mut s2 = (a.dot(b) * (k as f64 * 0.5));
-        (a.dot(c) - x) + s2
+        let mut s3 = y;
+        (c.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())) + s3
     }
 
     #[test]
@@ -5402,15 +5681,14 @@ mod p184 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        if k == 3 {
-            return ((0.43 - x) - f64::tanh(0.50).exp());
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - x);
         }
-        c.mapv(f64::tanh).sum() + s1
+        (1.0 + u2.mapv(f64::tanh).sum() * u2.mapv(f64::tanh).sum()).sqrt() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5427,32 +5705,28 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
+        match k % 3 {
+            0 => s1 = c[k % a.len()],
+            1 => s1 = s1 * (s1 + 0.84).tanh().exp(),
+            _ => s1 += x.tanh().exp(),
+        }
+        let mut s2 = c[0].sin();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            w3[i] = a[i] * (s2 - s2);
+        }
+        if k % 2 == 0 {
+            s2 = f64::tanh(1.11).exp().tanh().exp();
+        } else {
+            s2 = s2 * helper_array(c, 0.52);
         }
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * c[0]).tanh();
-        }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + x * x))).tanh();
-        }
-        helper_array(c, 0.35).tanh().exp() + s1 + v2.sum() * 0.3
+        ((0.84 / (1.0 + s2 * s2)) - (s2 / (1.0 + y * y))) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5470,25 +5744,27 @@ mod p186 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * b).mapv(f64::tanh);
         let mut s2 = helper_array(&v1, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        match k % 3 {
+            0 => s2 = v1.mean().unwrap(),
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += v1.mapv(f64::tanh).sum(),
         }
         if c[0] < 0.0 {
             s2 = (k as f64 * 0.5);
         } else {
-            s2 = s2 * y;
+            s2 = s2 * s2;
         }
-        s2 = (1.0 + y * y).ln();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + b.dot(c)).sin();
+        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - 0.50);
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (x * v1[0])).tanh();
+        match k % 3 {
+            0 => s2 = (a.mapv(f64::tanh).sum() + helper_array(&u3, (k as f64 * 0.5))),
+            1 => s2 = s2 * (u3.mean().unwrap() + v1.dot(a)),
+            _ => s2 += f64::tanh(1.35).exp(),
         }
-        (helper_scalar(s2, x) - f64::tanh(1.35).exp()) + s2 + w4.sum() * 0.3
+        (y + (x * y)) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5505,15 +5781,19 @@ mod p187 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[k % a.len()];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1;
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
-        let mut s3 = helper_array(b, x).tanh().exp();
-        let mut s4 = x;
-        (c.mean().unwrap() / (1.0 + helper_scalar(a[a.len() - 1], (k as f64 * 0.5)) * helper_scalar(a[a.len() - 1], (k as f64 * 0.5)))) + s4
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (s1 - s1)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
+        (helper_scalar(0.29, 1.12) * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
     }
 
     #[test]
@@ -5530,25 +5810,21 @@ mod p188 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0].sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        if k % 2 == 0 {
+            s1 = y;
+        } else {
+            s1 = s1 * s1;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (b[0] * x);
-        }
-        if k == 3 {
-            return (s1 - 0.84).sin();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (s1 - w3[k % a.len()])).tanh();
+        let mut s2 = a.dot(a);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - s2);
         }
         if k == 3 {
-            return (helper_array(b, 1.24) / (1.0 + x * x));
+            return (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
         }
-        (1.12 * a.mapv(f64::tanh).sum()) + s1 + w3.sum() * 0.3
+        s2 + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5564,21 +5840,19 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        s1 += x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (s1 - s1)).tanh();
-        }
         if k == 3 {
-            return 0.42;
+            return y;
         }
-        (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt() + s1
+        let mut s1 = (a[k % a.len()] + (a.mapv(f64::tanh).sum() + ((k as f64 * 0.5) / (1.0 + y * y))));
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - s1);
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * f64::tanh(0.42).exp();
+        }
+        (1.0 + x.tanh().exp() * x.tanh().exp()).ln() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5600,23 +5874,24 @@ mod p190 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mapv(f64::tanh).sum();
         }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.dot(c)).tanh();
+        }
+        let mut s3 = helper_scalar(b[0], c.dot(a));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
+        }
         if k % 2 == 0 {
-            s1 = c[0];
+            s3 = x.tanh().exp().tanh();
         } else {
-            s1 = s1 * a[k % a.len()];
+            s3 = s3 * 0.90;
         }
-        let mut s3 = b[0];
-        let mut s4 = helper_array(a, ((1.0 + s3 * s3).ln() * (y + (k as f64 * 0.5))));
-        s1 = (s1 * 0.5 + s3.tanh().exp().tanh()).tanh();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * s1;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * y.tanh().exp()).tanh();
-        }
-        c.dot(c) + s4
+        s1 = ((1.0 + s3 * s3).sqrt() - (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        let v4 = (c + a);
+        (b.mean().unwrap() + helper_array(&v4, x)) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5632,22 +5907,37 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.23 / (1.0 + s1 * s1))).tanh();
+        if k == 3 {
+            return (y * b[k % a.len()]).tanh();
         }
-        s1 += helper_scalar((1.0 + s1 * s1).sqrt(), ((k as f64 * 0.5) - c[a.len() - 1]));
-        let mut s2 = (1.0 + ((s1 - s1) - (k as f64 * 0.5).cos()) * ((s1 - s1) - (k as f64 * 0.5).cos())).ln();
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((1.23 / (1.0 + y * y)) - y.sin()).tanh();
         for i in 0..a.len() {
-            w3[i] += (a[i] + a[a.len() - 1]).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, y)).tanh();
         }
-        let mut s4 = ((1.0 + y * y).sqrt() - 0.35).tanh().exp();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + w3[i] * (1.06 / (1.0 + y * y))).tanh();
+            w2[i] = c[i] * (1.0 + y * y).ln();
         }
-        s1 += ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) * c[0]) * ((k as f64 * 0.5) * c[0])));
-        s1 + s4 + w3.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * w2[a.len() - 1];
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * y;
+        }
+        (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).sqrt() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5664,22 +5954,24 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        s1 += (1.0 + x * x).ln().tanh();
         if k == 3 {
-            return y.cos();
+            return helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13)));
         }
-        if k == 3 {
-            return ((y * 0.50) / (1.0 + (s1 - y) * (s1 - y)));
-        }
-        if c[0] < 0.0 {
-            s1 = (a[k % a.len()].cos() - c.dot(c));
+        if y > 0.1 {
+            s1 = ((y * 0.50) / (1.0 + (s1 - y) * (s1 - y)));
         } else {
-            s1 = s1 * a.mean().unwrap();
+            s1 = s1 * s1;
         }
-        if c[0] < 0.0 {
-            s1 = (1.0 + y * y).ln();
+        let mut s2 = (c.dot(c) + (k as f64 * 0.5).tanh().exp()).cos();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + s1 * s1).ln(),
+            _ => s1 += (s2 - 0.78),
         }
-        b.dot(a) + s1
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * c[k % a.len()]).tanh();
+        }
+        helper_scalar(s1.tanh().exp(), s1) + s2
     }
 
     #[test]
@@ -5695,28 +5987,19 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_scalar(y, 1.13);
+        let v1 = (b * b).mapv(f64::tanh);
+        let mut s2: f64 = 1.13;
+        if y > 0.1 {
+            s2 = 0.53;
         }
+        if k % 2 == 0 {
+            s2 = b[a.len() - 1];
+        }
+        let mut s3 = (s2 / (1.0 + b[0] * b[0]));
         if k == 3 {
-            return x;
+            return c[k % a.len()];
         }
-        let mut s2 = y;
-        if x > 0.1 {
-            s2 = (1.0 + (s2 + 0.30) * (s2 + 0.30)).sqrt();
-        } else {
-            s2 = s2 * b[0];
-        }
-        let mut s3 = c[k % a.len()];
-        if k == 3 {
-            return x.tanh().exp().tanh().exp();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = w1[i] * helper_array(c, (k as f64 * 0.5));
-        }
-        x + s3 + w4.sum() * 0.3
+        (x * x).tanh().exp() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5732,18 +6015,28 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, ((y / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)));
-        if k % 2 == 0 {
-            s1 = b.dot(a);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(c, x);
         }
-        let mut s2 = helper_array(a, c.mapv(f64::tanh).sum());
-        let mut s3 = (b.mean().unwrap() + (s2 + (k as f64 * 0.5)));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * a.dot(c);
+        let mut s2 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln().tanh().exp();
+        match k % 3 {
+            0 => s2 = a.dot(b).cos(),
+            1 => s2 = s2 * helper_array(a, u1[k % a.len()].tanh().exp()),
+            _ => s2 += a[0],
         }
-        b.mapv(f64::tanh).sum() + s3
+        match k % 3 {
+            0 => s2 = (x + (k as f64 * 0.5)),
+            1 => s2 = s2 * (a.dot(b) * (y * y)),
+            _ => s2 += 0.29,
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (u1.mean().unwrap() - helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5760,16 +6053,22 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        s1 = (k as f64 * 0.5);
-        s1 = a.mapv(f64::tanh).sum();
-        let mut s2 = (((x / (1.0 + y * y)) / (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5)))) * b.mean().unwrap());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * x.tanh()).tanh();
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * b[a.len() - 1],
+            _ => s1 += (a[0] / (1.0 + x * x)),
         }
-        helper_array(c, (1.0 + s2 * s2).ln()) + s2
+        s1 += a.mapv(f64::tanh).sum();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (y * c[0]);
+        }
+        (helper_array(b, 0.93) + helper_array(b, (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5785,17 +6084,13 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * 0.62;
+        let mut s1: f64 = 0.66;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(1.21).exp();
         }
-        let mut s2 = ((((k as f64 * 0.5) * x) + (k as f64 * 0.5).cos()) + ((k as f64 * 0.5).tanh().exp() + helper_array(a, a[k % a.len()])));
-        if c.mean().unwrap() > 0.1 {
-            s2 = (1.0 + b[a.len() - 1].sin() * b[a.len() - 1].sin()).ln();
-        } else {
-            s2 = s2 * x;
-        }
-        a[a.len() - 1] + s2 + w1.sum() * 0.3
+        (((k as f64 * 0.5) + y) + s1) + s1
     }
 
     #[test]
@@ -5812,14 +6107,16 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        s1 = (s1 * 0.5 + c[0]).tanh();
-        s1 = (s1 * 0.5 + s1).tanh();
-        if c[0] < 0.0 {
-            s1 = (((k as f64 * 0.5) - 0.31) / (1.0 + x.tanh().exp() * x.tanh().exp()));
-        } else {
-            s1 = s1 * c.dot(c);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + x * x).ln();
         }
-        b.dot(a) + s1
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[a.len() - 1], 0.89)).tanh();
+        }
+        s1 = ((k as f64 * 0.5) / (1.0 + s1 * s1)).tanh().exp();
+        s1 + s1
     }
 
     #[test]
@@ -5837,23 +6134,23 @@ mod p198 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
         s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 0.23).tanh();
+        if x > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * f64::tanh(0.32).exp();
         }
-        let mut s2 = f64::tanh(0.32).exp();
-        s2 = s1;
+        let mut s2 = helper_array(a, c.dot(a));
         if k == 3 {
-            return helper_array(c, helper_array(b, x));
+            return x.tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * helper_array(b, 0.68);
+        let v3 = (a * (0.68 - s2));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + v3[j4 - 1] * (s1 + (k as f64 * 0.5));
         }
-        s2 += helper_array(a, s1);
-        a.dot(&w3) + s2 + w3.sum() * 0.3
+        let v5 = a.mapv(|t| t * t * 0.5 - t);
+        s1 + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5870,17 +6167,35 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
-        s1 = (s1 * 0.5 + (c[a.len() - 1] + helper_array(b, x))).tanh();
-        let mut s2 = a.dot(a);
-        let mut s3 = (a.dot(c) - helper_scalar(c.mean().unwrap(), (1.11 / (1.0 + s2 * s2))));
+        match k % 3 {
+            0 => s1 = (f64::sin(0.53) - helper_scalar(x, 0.43)),
+            1 => s1 = s1 * (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt(),
+            _ => s1 += c.mean().unwrap(),
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = u2[i] * c.dot(b);
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (w3[i] + 0.39).sin();
+        }
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5) / (1.0 + w3.mapv(f64::tanh).sum() * w3.mapv(f64::tanh).sum())),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (k as f64 * 0.5),
+        }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * (1.0 + s2 * s2).ln()).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + w4[i] * f64::ln((1.0 + 0.50 * 0.50))).tanh();
         }
-        if k == 3 {
-            return s2;
-        }
-        helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh().exp() + s3
+        ((k as f64 * 0.5) + (a[a.len() - 1] / (1.0 + w4[k % a.len()] * w4[k % a.len()]))) + s1 + w4.sum() * 0.3
     }
 
     #[test]

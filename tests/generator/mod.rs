@@ -340,8 +340,37 @@ impl Program {
         self.line("}");
     }
 
+    /// `match` on the constant `k`, each arm assigning the same scalar.
+    fn match_on_constant(&mut self) {
+        let target = self.mutable_scalar();
+        self.line("match k % 3 {");
+        self.depth += 1;
+        let (e0, e1, e2) = (self.scalar(2), self.scalar(2), self.scalar(1));
+        self.line(format!("0 => {target} = {e0},"));
+        self.line(format!("1 => {target} = {target} * {e1},"));
+        self.line(format!("_ => {target} += {e2},"));
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    /// A copy of an active array changed element by element in a loop that
+    /// reads its neighbour (the reverse sweep needs the old values).
+    fn overwrite_a_copy(&mut self) {
+        let name = self.name("u");
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        self.line(format!("let mut {name} = {}.to_owned();", v.name));
+        self.line(format!("for i in 1..{name}.len() {{"));
+        self.line(format!(
+            "    {name}[i] = {name}[i - 1] * 0.5 + {name}[i] * {e};"
+        ));
+        self.line("}");
+        let borrow = format!("&{name}");
+        self.arrays.push((Var { name, active: true }, borrow));
+    }
+
     fn statement(&mut self) {
-        match self.pick(10) {
+        match self.pick(12) {
             0 | 1 => self.let_scalar(),
             2 => self.let_array(),
             3 => self.reassign(),
@@ -349,6 +378,8 @@ impl Program {
             5 | 6 => self.for_loop(),
             7 => self.while_loop(),
             8 => self.element_writes(),
+            9 => self.match_on_constant(),
+            10 => self.overwrite_a_copy(),
             _ => self.early_return(),
         }
     }

@@ -285,6 +285,29 @@ impl Lowerer<'_> {
         let body = &body;
         self.reject_exits(body, "loop");
         let carried_names = self.carried_names(body, &pattern_names);
+        // `for i in 1..u.len()` where the loop carries `u`: the iterator is
+        // made once, before the loop takes `u` over, as in Rust.
+        let head = match head {
+            LoopHead::For {
+                pat,
+                names,
+                iter,
+                exact,
+            } if mentions_any(e, &carried_names) => {
+                let ident = self.fresh_numbered("c", |s| &mut s.consts);
+                self.stmts.push(Stmt::InactiveLet {
+                    tokens: quote!(let #ident = #iter;),
+                    names: vec![ident.clone()],
+                });
+                LoopHead::For {
+                    pat,
+                    names,
+                    iter: ident.to_token_stream(),
+                    exact,
+                }
+            }
+            head => head,
+        };
         self.loop_assigned.push(
             assignments(body)
                 .into_iter()
@@ -557,4 +580,16 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     let mut a = Assigns(Vec::new());
     a.visit_block(block);
     a.0
+}
+
+/// Whether the iterator of a `for` loop mentions one of `names`.
+fn mentions_any(e: &Expr, names: &[String]) -> bool {
+    let Expr::ForLoop(f) = e else {
+        return false;
+    };
+    let map: scan::Renames = names
+        .iter()
+        .map(|n| (n.clone(), Ident::new("x", proc_macro2::Span::call_site())))
+        .collect();
+    !map.is_empty() && !scan::rename_expr(&f.expr, &map).1.is_empty()
 }
