@@ -702,6 +702,29 @@ mod range_reads_the_array_the_loop_carries {
     }
 }
 
+/// A constant read by a loop's pullback (`s * y`) and changed afterwards by
+/// an inactive arm of a `match` (`s += 1.07`): `f_grad`'s reverse sweep,
+/// run after it, read the changed value. Names the body assigns are now
+/// read once, where they are used.
+mod constant_changed_after_a_loop_reads_it {
+    use super::*;
+    #[allow(unused_assignments)] // as generated
+    #[differentiable]
+    pub fn f(y: f64, a: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = (k as f64).sqrt() + 0.5;
+        let mut w = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w[i] += (a[i] + s * y).sin();
+        }
+        match k % 3 {
+            0 => s = y / (1.0 + (s - y) * (s - y)),
+            1 => s = s * s,
+            _ => s += 1.07,
+        }
+        s + w.sum() * 0.3
+    }
+}
+
 #[test]
 fn programs_the_generator_found() {
     for (n, k) in [(1, 0), (4, 3), (5, 2)] {
@@ -722,6 +745,8 @@ fn programs_the_generator_found() {
         check_scalar!(m8; val x dx = 0.4; &c, k);
         use range_reads_the_array_the_loop_carries as m9;
         check_scalar!(m9; ref a da = random(n, 48); &c);
+        use constant_changed_after_a_loop_reads_it as m10;
+        check_scalar!(m10; val y dy = 0.4, ref a da = random(n, 49); k);
         use compound_assignment_reading_a_shape as m5;
         check_scalar!(m5; val x dx = 0.4, ref a da = random(n, 46); &c, k);
     }

@@ -46,7 +46,10 @@ impl Lowerer<'_> {
         let e = strip_refs(e);
         let literal = self.is_literal(e);
         let (renamed, _) = scan::rename_expr(e, &self.renames());
-        let changes = self.changes_in_loop(e);
+        // A name the body assigns (in a loop, or anywhere: a later `s += 1.0`
+        // must not change what an earlier product's pullback reads) is
+        // read once, here, into a constant of its own.
+        let changes = self.changes_in_loop(e) || self.reads_assigned(e);
         let single_name = matches!(&renamed, Expr::Path(p)
             if p.qself.is_none() && p.path.segments.len() == 1);
         if (literal || single_name) && !changes {
@@ -55,11 +58,17 @@ impl Lowerer<'_> {
                 literal,
             });
         }
-        let local = changes || self.recomputable(e);
+        let expr = if changes && !literal {
+            // An array stays usable under its name.
+            quote::quote!(::core::clone::Clone::clone(&(#renamed)))
+        } else {
+            renamed.to_token_stream()
+        };
+        let local = self.recomputable(e);
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
-            expr: renamed.to_token_stream(),
+            expr,
             local,
         });
         Operand::Const(Const {
