@@ -227,3 +227,14 @@ snapshot!(struct_parameter, [reverse],
 );
 
 snapshot_of!(showcase_pooling, [], "examples/json_bags/model.rs", "pooled");
+
+// A call given a reference to one of the body's own values: the forward
+// sweep calls `layer` itself, and the reverse sweep calls `layer_vjp` again
+// where `h` is at hand (a pullback kept from the forward sweep would borrow
+// `h` past the function's end).
+snapshot!(call_with_reference_to_local, [reverse],
+    fn f(w: &Array2<f64>, v: &Array2<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        let h = layer(w, x);
+        layer(v, &h).sum()
+    }
+);
