@@ -159,6 +159,16 @@ impl VisitMut for Renamer<'_> {
     }
 }
 
+/// Whether `expr` mentions one of `names` (where no binding inside it
+/// shadows the name).
+pub fn mentions<'a>(expr: &Expr, names: impl IntoIterator<Item = &'a String>) -> bool {
+    let names: Renames = names
+        .into_iter()
+        .map(|n| (n.clone(), Ident::new("x", proc_macro2::Span::call_site())))
+        .collect();
+    !names.is_empty() && !rename_expr(expr, &names).1.is_empty()
+}
+
 /// `expr` with `renames` applied, and the names it mentioned.
 pub fn rename_expr(expr: &Expr, renames: &Renames) -> (Expr, Vec<Ident>) {
     let mut expr = expr.clone();

@@ -293,7 +293,7 @@ impl Lowerer<'_> {
                 names,
                 iter,
                 exact,
-            } if mentions_any(e, &carried_names) => {
+            } if matches!(e, Expr::ForLoop(f) if scan::mentions(&f.expr, &carried_names)) => {
                 let ident = self.fresh_numbered("c", |s| &mut s.consts);
                 self.stmts.push(Stmt::InactiveLet {
                     tokens: quote!(let #ident = #iter;),
@@ -580,16 +580,4 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     let mut a = Assigns(Vec::new());
     a.visit_block(block);
     a.0
-}
-
-/// Whether the iterator of a `for` loop mentions one of `names`.
-fn mentions_any(e: &Expr, names: &[String]) -> bool {
-    let Expr::ForLoop(f) = e else {
-        return false;
-    };
-    let map: scan::Renames = names
-        .iter()
-        .map(|n| (n.clone(), Ident::new("x", proc_macro2::Span::call_site())))
-        .collect();
-    !map.is_empty() && !scan::rename_expr(&f.expr, &map).1.is_empty()
 }

@@ -257,23 +257,12 @@ impl Lowerer<'_> {
 
     /// Whether `expr` reads a name an enclosing loop assigns.
     pub(super) fn changes_in_loop(&self, expr: &Expr) -> bool {
-        let assigned: Renames = self
-            .loop_assigned
-            .iter()
-            .flatten()
-            .map(|n| (n.clone(), Ident::new("x", Span::call_site())))
-            .collect();
-        !assigned.is_empty() && !scan::rename_expr(expr, &assigned).1.is_empty()
+        scan::mentions(expr, self.loop_assigned.iter().flatten())
     }
 
     /// Whether `expr` reads a name the body assigns somewhere.
     pub(super) fn reads_assigned(&self, expr: &Expr) -> bool {
-        let assigned: Renames = self
-            .body_assigned
-            .iter()
-            .map(|n| (n.clone(), Ident::new("x", Span::call_site())))
-            .collect();
-        !assigned.is_empty() && !scan::rename_expr(expr, &assigned).1.is_empty()
+        scan::mentions(expr, &self.body_assigned)
     }
 
     /// Whether a constant reading `expr` is recomputed where a pullback
@@ -284,13 +273,12 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn mentions_locals(&self, expr: &Expr) -> bool {
-        let locals: Renames = self
+        let locals = self
             .env
             .iter()
             .filter(|(_, b)| !matches!(b, Binding::Const { param: true, .. }))
-            .map(|(n, _)| (n.clone(), Ident::new("x", Span::call_site())))
-            .collect();
-        !scan::rename_expr(expr, &locals).1.is_empty()
+            .map(|(n, _)| n);
+        scan::mentions(expr, locals)
     }
 }
 
