@@ -9,7 +9,7 @@ use ad::differentiable;
 use ad::ndarray::{Array1, Array2, Axis};
 use serde_json::{json, Value};
 
-use super::{count, unknown, vector, Evaluated};
+use super::{count, matrix, unknown, vector, Evaluated};
 use crate::runs::repeat;
 
 /// `ln Γ(x)` for `x > 0` (Lanczos, g = 7, nine terms; about 1e-15 relative).
@@ -92,29 +92,6 @@ pub fn objective(
     constant + slse - n as f64 * lse_alpha - prior + k as f64 * wishart_constant(d, m, gamma)
 }
 
-/// `input[key]` as a matrix, one row per inner array (`cols` columns; an
-/// empty matrix when there are none, as `l` is for `d = 1`).
-fn matrix(input: &Value, key: &str, cols: usize) -> Result<Array2<f64>, String> {
-    let rows = input
-        .get(key)
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("the input has no `{key}`"))?;
-    let mut flat = Vec::with_capacity(rows.len() * cols);
-    for row in rows {
-        let row = row
-            .as_array()
-            .ok_or_else(|| format!("`{key}` holds a non-array"))?;
-        if row.len() != cols {
-            return Err(format!(
-                "a row of `{key}` has {} entries, not {cols}",
-                row.len()
-            ));
-        }
-        flat.extend(row.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)));
-    }
-    Array2::from_shape_vec((rows.len(), cols), flat).map_err(|e| e.to_string())
-}
-
 fn rows(a: &Array2<f64>) -> Value {
     Value::from(a.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>())
 }
@@ -122,10 +99,18 @@ fn rows(a: &Array2<f64>) -> Value {
 pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
     let d = count(input, "d")?;
     let alpha = vector(input, "alpha")?;
-    let mu = matrix(input, "mu", d)?;
-    let q = matrix(input, "q", d)?;
-    let l = matrix(input, "l", d * (d - 1) / 2)?;
-    let x = matrix(input, "x", d)?;
+    let (mu, q, l, x) = (
+        matrix(input, "mu")?,
+        matrix(input, "q")?,
+        matrix(input, "l")?,
+        matrix(input, "x")?,
+    );
+    if mu.ncols() != d || q.ncols() != d || x.ncols() != d || l.ncols() != d * (d - 1) / 2 {
+        return Err(format!(
+            "`mu`, `q`, `x` need {d} columns and `l` {}",
+            d * (d - 1) / 2
+        ));
+    }
     let gamma = input
         .get("gamma")
         .and_then(Value::as_f64)

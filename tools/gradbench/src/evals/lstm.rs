@@ -12,7 +12,7 @@ use ad::differentiable;
 use ad::ndarray::{s, Array2};
 use serde_json::Value;
 
-use super::{unknown, Evaluated};
+use super::{matrix, unknown, Evaluated};
 use crate::runs::repeat;
 
 #[differentiable]
@@ -59,24 +59,6 @@ pub fn objective(
         total += sequence.row(t + 1).dot(&(&prediction - lse));
     }
     -total / ((c - 1) * b) as f64
-}
-
-fn matrix(input: &Value, key: &str) -> Result<Array2<f64>, String> {
-    let rows = input
-        .get(key)
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("the input has no `{key}`"))?;
-    let cols = rows.first().and_then(Value::as_array).map_or(0, Vec::len);
-    let flat: Vec<f64> = rows
-        .iter()
-        .flat_map(|r| {
-            r.as_array()
-                .into_iter()
-                .flatten()
-                .map(|v| v.as_f64().unwrap_or(f64::NAN))
-        })
-        .collect();
-    Array2::from_shape_vec((rows.len(), cols), flat).map_err(|e| format!("`{key}`: {e}"))
 }
 
 pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {

@@ -9,7 +9,7 @@ pub mod lse;
 pub mod lstm;
 pub mod ode;
 
-use ad::ndarray::Array1;
+use ad::ndarray::{Array1, Array2};
 use serde_json::Value;
 
 /// The evaluated output and the nanoseconds of each run.
@@ -53,6 +53,32 @@ pub fn vector(input: &Value, key: &str) -> Result<Array1<f64>, String> {
         })
         .collect::<Result<Vec<f64>, String>>()
         .map(Array1::from)
+}
+
+/// `input[key]`, an array of equally long arrays of numbers, as a matrix
+/// with one row per inner array (rows may be empty: `l` when `d = 1`).
+pub fn matrix(input: &Value, key: &str) -> Result<Array2<f64>, String> {
+    let rows = input
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("the input has no array `{key}`"))?;
+    let cols = rows.first().and_then(Value::as_array).map_or(0, Vec::len);
+    let mut flat = Vec::with_capacity(rows.len() * cols);
+    for row in rows {
+        let row = row
+            .as_array()
+            .ok_or_else(|| format!("`{key}` holds a non-array"))?;
+        if row.len() != cols {
+            return Err(format!("the rows of `{key}` differ in length"));
+        }
+        for v in row {
+            flat.push(
+                v.as_f64()
+                    .ok_or_else(|| format!("`{key}` holds a non-number"))?,
+            );
+        }
+    }
+    Array2::from_shape_vec((rows.len(), cols), flat).map_err(|e| format!("`{key}`: {e}"))
 }
 
 /// `input[key]` as a count.
