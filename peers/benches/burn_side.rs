@@ -7,7 +7,7 @@ use burn_ndarray::{NdArray, NdArrayDevice};
 use burn_tensor::activation::relu;
 use burn_tensor::{Tensor, TensorData};
 
-use super::Workload;
+use super::{slice, Workload};
 
 type B = Autodiff<NdArray<f64>>;
 
@@ -27,10 +27,6 @@ fn t2(data: &[f64], rows: usize, cols: usize) -> Tensor<B, 2> {
 
 fn values<const D: usize>(t: Tensor<NdArray<f64>, D>) -> Vec<f64> {
     t.into_data().to_vec::<f64>().expect("f64 values")
-}
-
-fn slice<D: ad::ndarray::Dimension>(a: &ad::ndarray::Array<f64, D>) -> Vec<f64> {
-    a.as_slice().expect("contiguous").to_vec()
 }
 
 /// A workload's tensors, made once (as a training loop keeps them); each

@@ -3,14 +3,10 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
-use super::Workload;
+use super::{slice, Workload};
 
 fn tensor(data: &[f64], shape: &[usize]) -> Tensor {
     Tensor::from_slice(data, shape, &Device::Cpu).expect("a tensor")
-}
-
-fn slice<D: ad::ndarray::Dimension>(a: &ad::ndarray::Array<f64, D>) -> Vec<f64> {
-    a.as_slice().expect("contiguous").to_vec()
 }
 
 fn var(data: &[f64], shape: &[usize]) -> Var {

@@ -144,6 +144,11 @@ impl Workload {
     }
 }
 
+/// A contiguous array's entries, for a framework's tensor constructor.
+pub fn slice<D: ad::ndarray::Dimension>(a: &ad::ndarray::Array<f64, D>) -> Vec<f64> {
+    a.as_slice().expect("contiguous").to_vec()
+}
+
 fn workloads() -> Vec<(String, Workload)> {
     let mut all = Vec::new();
     for n in [8, 64, 512] {
