@@ -228,6 +228,11 @@ snapshot!(struct_parameter, [reverse],
 
 snapshot_of!(showcase_pooling, [], "examples/json_bags/model.rs", "pooled");
 
+// Fields of a reference parameter passed by reference (`&m.visits`): they
+// borrow the caller's data, so `pooled`'s pullback is kept from the forward
+// sweep, not recomputed as for a reference to a local.
+snapshot_of!(showcase_logit, [reverse], "examples/json_bags/model.rs", "logit");
+
 // A call given a reference to one of the body's own values: the forward
 // sweep calls `layer` itself, and the reverse sweep calls `layer_vjp` again
 // where `h` is at hand (a pullback kept from the forward sweep would borrow

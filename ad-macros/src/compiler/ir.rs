@@ -213,9 +213,10 @@ pub struct Function {
     pub params: Vec<Option<VarId>>,
     /// The active parameters declared `f64` or `f32`.
     pub scalar_params: Vec<VarId>,
-    /// The active parameters that are references (`&T`): a callee's
+    /// The active values that are references into the caller's data:
+    /// parameters `&T` and the fields reached through them. A callee's
     /// pullback may borrow them past the function's end.
-    pub ref_params: Vec<VarId>,
+    pub caller_refs: Vec<VarId>,
     pub body: Body,
 }
 

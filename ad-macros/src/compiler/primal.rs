@@ -262,7 +262,7 @@ impl<'f> Gen<'f> {
         args.iter().any(|a| {
             a.by_ref
                 && match a.operand {
-                    Operand::Var(v) => !self.f.ref_params.contains(&v),
+                    Operand::Var(v) => !self.f.caller_refs.contains(&v),
                     Operand::Const(_) => a.local,
                 }
         })

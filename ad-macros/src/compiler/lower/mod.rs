@@ -20,7 +20,7 @@ mod expr;
 mod stmt;
 
 use super::errors::Errors;
-use super::ir::{Body, Function, Stmt, VarId, VarInfo};
+use super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId, VarInfo};
 use super::scan::{self, Renames};
 use super::signature::Signature;
 
@@ -144,7 +144,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             _ => None,
         })
         .collect();
-    let ref_params = sig
+    let mut caller_refs: Vec<VarId> = sig
         .params
         .iter()
         .zip(&params)
@@ -153,12 +153,33 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             _ => None,
         })
         .collect();
+    add_fields_of(&body.stmts, &mut caller_refs);
     Function {
         vars: l.vars,
         params,
         scalar_params,
-        ref_params,
+        caller_refs,
         body,
+    }
+}
+
+/// Adds the fields reached from `refs` (`&m.visits` for a parameter
+/// `m: &Model`): references into the caller's data too.
+fn add_fields_of(stmts: &[Stmt], refs: &mut Vec<VarId>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Inst(Inst {
+                dest,
+                op: Op::Place(Operand::Var(root), _),
+                ..
+            }) if refs.contains(root) => refs.push(*dest),
+            Stmt::If(i) => {
+                add_fields_of(&i.then, refs);
+                add_fields_of(&i.els, refs);
+            }
+            Stmt::Loop(l) => add_fields_of(&l.body, refs),
+            _ => {}
+        }
     }
 }
 
