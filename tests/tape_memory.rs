@@ -1,11 +1,12 @@
 //! What loops keep for the reverse sweep: nothing when an iteration's
-//! pullbacks need no value from it, one entry per iteration otherwise,
-//! freed when the gradient returns.
+//! pullbacks need no value from it or the loop only sums, one entry per
+//! iteration otherwise, freed when the gradient returns.
 
 #[path = "../benches/common/mod.rs"]
 mod common;
 
 use ad::differentiable;
+use ad::ndarray::Array1;
 
 fn bytes_allocated(f: impl FnOnce()) -> usize {
     common::allocated(f).1
@@ -31,6 +32,17 @@ fn squaring(x: f64, n: usize) -> f64 {
     y
 }
 
+/// A loop that only adds to a sum: its reverse code runs as it goes, so
+/// nothing is kept per iteration.
+#[differentiable]
+fn sum_of_squares(x: &Array1<f64>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += x[i] * x[i];
+    }
+    total
+}
+
 // One test: the allocation counter is global, and tests run in parallel.
 #[test]
 fn tapes_hold_what_the_reverse_sweep_reads_and_nothing_else() {
@@ -43,6 +55,15 @@ fn tapes_hold_what_the_reverse_sweep_reads_and_nothing_else() {
     assert!((g - 0.9f64.powi(1000)).abs() < 1e-12);
     assert_eq!(damped_grad(0.5, 1000).0, damped(0.5, 1000));
     assert_eq!(squaring_grad(0.5, 10).0, squaring(0.5, 10));
+
+    // A sum allocates its gradient and nothing else.
+    for n in [10, 1000] {
+        let x = Array1::from_elem(n, 0.5);
+        let mut value = 0.0;
+        let used = bytes_allocated(|| value = sum_of_squares_grad(&x).0);
+        assert_eq!(used, n * std::mem::size_of::<f64>(), "sum over {n} entries");
+        assert_eq!(value, sum_of_squares(&x));
+    }
 
     // One f64 per iteration (the tape reserves its length up front).
     for n in [100, 1000] {

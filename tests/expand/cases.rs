@@ -153,6 +153,22 @@ snapshot!(while_loop, [],
 
 snapshot_of!(indexed_loop, [reverse], "examples/models/mod.rs", "rosenbrock");
 
+// A sum whose body holds a loop with a tape and a branch: both run their
+// reverse sweeps inside the iteration.
+snapshot!(sum_with_an_inner_loop, [reverse],
+    fn f(x: &Array1<f64>, w: &Array2<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..w.nrows() {
+            let mut h = 0.0;
+            for j in 0..x.len() {
+                h = (h + w[[i, j]] * x[j]).tanh();
+            }
+            total += h * x[i % x.len()];
+        }
+        total
+    }
+);
+
 snapshot!(nested_loops_with_break_and_continue, [reverse],
     fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
         let mut acc = 0.0;

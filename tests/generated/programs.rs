@@ -19,13 +19,9 @@ mod p0 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        let mut s2 = b.dot(b);
-        match k % 3 {
-            0 => s1 = (c.dot(a) + 0.68),
-            1 => s1 = s1 * (a.mapv(f64::tanh).sum() - b.dot(c)),
-            _ => s1 += y,
-        }
-        c.dot(b) + s2
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = c.mean().unwrap();
+        (a.dot(&v2) + 0.68) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -41,18 +37,22 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = ((1.0 + s1 * s1).sqrt() - x),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += s1,
+        let mut s1 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - b.mapv(f64::tanh).sum());
+        if y > 0.1 {
+            s1 = (1.0 + helper_scalar(a[k % a.len()], 0.76) * helper_scalar(a[k % a.len()], 0.76)).sqrt();
+        } else {
+            s1 = s1 * a.dot(b);
         }
-        if (x / (1.0 + x * x)) > 0.1 {
-            s1 = a.dot(b);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh();
         }
-        s1 = (s1 * 0.5 + (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln()).tanh();
-        let mut s2 = (a[k % a.len()].tanh().exp() * (s1.sin() * f64::ln((1.0 + 0.68 * 0.68))));
-        helper_scalar((x * (k as f64 * 0.5)), s2) + s2
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        }
+        let mut s4 = (k as f64 * 0.5).tanh().exp();
+        (f64::tanh(0.20) / (1.0 + (a[k % a.len()] * 0.68) * (a[k % a.len()] * 0.68))) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -69,36 +69,40 @@ mod p2 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        match k % 3 {
-            0 => s1 = (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln(),
-            1 => s1 = s1 * a[k % a.len()],
-            _ => s1 += x,
-        }
-        for i in 0..a.len() {
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, y)).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - 0.53);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (x - b[0])).sin();
+        }
+        if c[0] < 0.0 {
+            s1 = x;
+        } else {
+            s1 = s1 * helper_scalar((x - 0.53), ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20)));
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh().exp();
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.mean().unwrap();
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + u2[i] * (k as f64 * 0.5)).tanh();
+            s1 = (s1 * 0.7 + u4[i] * w2.mapv(f64::tanh).sum()).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * 0.69).tanh();
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c[k % a.len()];
         }
-        s1 = (s1 * 0.5 + u2.mapv(f64::tanh).sum()).tanh();
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (u2[i] + (s1 + s1)).sin();
-        }
-        s1 + s1 + w3.sum() * 0.3
+        y + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -115,22 +119,33 @@ mod p3 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * 0.42).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((0.80 - x) - (c[0] / (1.0 + c[k % a.len()] * c[k % a.len()]))),
+            _ => s1 += helper_scalar(b[k % a.len()], y),
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * (1.0 + a[0] * a[0]).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t4.sin() * helper_scalar(x, b[0]);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * s1;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-        }
-        s1 = s1;
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
+        ((1.24 * x) + (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -147,22 +162,21 @@ mod p4 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (x * 0.38)).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mean().unwrap()).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x / (1.0 + 0.31 * 0.31));
         }
         match k % 3 {
-            0 => s1 = (y / (1.0 + y * y)).sin(),
-            1 => s1 = s1 * (s1 - x.sin()),
-            _ => s1 += y,
+            0 => s1 = b.dot(c),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += helper_scalar(b[0], x),
         }
-        (y - b.mean().unwrap()) + s1 + w2.sum() * 0.3
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
+        }
+        helper_scalar((1.0 + a[0] * a[0]).ln(), 0.67) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -184,21 +198,14 @@ mod p5 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(c);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * c.dot(c);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + x * x))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s4 = helper_array(c, b[0]);
-        (x - s1).tanh() + s4 + u3.sum() * 0.3
+        s1 = (s1 * 0.5 + helper_array(a, (x + (k as f64 * 0.5)))).tanh();
+        let mut s4 = helper_array(b, c[0]);
+        (x - s1).tanh() + s4
     }
 
     #[test]
@@ -215,27 +222,26 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
-        match k % 3 {
-            0 => s1 = 1.08,
-            1 => s1 = s1 * a[0],
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        if k == 3 {
+            return ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(c);
+        if k == 3 {
+            return s1;
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, (u2[0] / (1.0 + y * y))),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += 0.71,
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (y / (1.0 + a[0] * a[0]));
         }
-        helper_array(&u2, s1).sin() + s1 + u2.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * a.mapv(f64::tanh).sum();
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y.tanh().exp();
+        }
+        helper_array(a, s1).sin() + s1
     }
 
     #[test]
@@ -251,14 +257,17 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * (1.0 + x * x).ln());
-        let mut s2 = b[k % a.len()];
+        let mut s1 = y;
         match k % 3 {
-            0 => s2 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s2, s2)),
-            1 => s2 = s2 * (v1.mapv(f64::tanh).sum() + (b[k % a.len()] + 0.79)),
-            _ => s2 += x.cos(),
+            0 => s1 = helper_scalar(a.mean().unwrap(), (1.0 + b[0] * b[0]).sqrt()),
+            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() - s1),
+            _ => s1 += c.dot(a),
         }
-        y + s2 + v1.sum() * 0.3
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
+        }
+        b.mean().unwrap() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -274,16 +283,22 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut s2 = y;
-        if 0.71 > 0.1 {
-            s2 = (a.dot(a) - (s2 - x));
-        } else {
-            s2 = s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().cos();
+        let mut s1 = x;
+        s1 += (0.82 - a[a.len() - 1]).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (s1 - x)).tanh();
         }
-        s2 = (k as f64 * 0.5);
-        let v3 = a.mapv(f64::sin);
-        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
+        }
+        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -300,34 +315,27 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        match k % 3 {
-            0 => s1 = helper_scalar(y.tanh(), x),
-            1 => s1 = s1 * 1.31,
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.42).exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
         }
         match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (s1.tanh().exp() + (s1 - (k as f64 * 0.5))),
+            0 => s1 = (helper_scalar(c[0], x) * (1.0 + y * y).sqrt()),
+            1 => s1 = s1 * b.dot(a),
             _ => s1 += b.mean().unwrap(),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a[k % a.len()].sin();
+        s1 = (s1 * 0.5 + b[0]).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (0.84 + s1)).tanh();
         }
-        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
+        let mut s2 = (k as f64 * 0.5);
+        if k == 3 {
+            return s1;
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (a[k % a.len()] + 0.61);
+        }
+        (s2 * c[a.len() - 1]) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -343,29 +351,29 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        let mut s1 = y;
+        if c[0] < 0.0 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * s1;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * y.cos();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * c.dot(b);
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        s1 + s1 + w3.sum() * 0.3
+        helper_scalar(((k as f64 * 0.5) / (1.0 + s1 * s1)), (x * b[k % a.len()])) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -381,13 +389,12 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s1 = c.dot(a);
-        } else {
-            s1 = s1 * c.mapv(f64::tanh).sum();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) * y);
         }
-        helper_array(b, x.sin()) + s1
+        let mut s2 = (u1.dot(&u1).sin() * (x / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt())));
+        c.mean().unwrap() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -403,24 +410,24 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut s2 = helper_array(b, a.mean().unwrap());
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).ln()).tanh();
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = x;
+        } else {
+            s1 = s1 * y;
         }
-        s2 = a.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(1.25, y)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x * 0.89);
+        let mut s3 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
+        match k % 3 {
+            0 => s3 = b.mean().unwrap().tanh(),
+            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
+            _ => s3 += b.mapv(f64::tanh).sum(),
         }
-        ((y * s2) + b[k % a.len()]) + s2 + v1.sum() * 0.3
+        a.dot(a).tanh().exp() + s3
     }
 
     #[test]
@@ -437,12 +444,14 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + x).sin();
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        match k % 3 {
+            0 => s1 = (c.mean().unwrap() / (1.0 + s1 * s1)),
+            1 => s1 = s1 * helper_scalar(a.dot(b), s1.tanh()),
+            _ => s1 += (s1 * y),
         }
-        let mut s3 = (b.mean().unwrap() / (1.0 + s1 * s1));
-        helper_scalar(w2.dot(a), y.tanh()) + s3 + w2.sum() * 0.3
+        let mut s2 = c[k % a.len()];
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -458,32 +467,28 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (y.sin() * (1.20 - 0.79));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s1 = ((x + y) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x)))).tanh().exp();
-        if helper_array(b, x) > 0.1 {
-            s1 = (1.0 + y * y).sqrt().tanh();
-        } else {
-            s1 = s1 * ((s1 / (1.0 + x * x)) + (c[a.len() - 1] / (1.0 + x * x)));
-        }
-        if k == 3 {
-            return helper_scalar(y.tanh().exp(), y);
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[0].tanh();
-        }
+        let mut s2 = ((helper_array(b, 0.52) - u1.mean().unwrap()) - a.dot(c));
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            s2 = (s2 * 0.7 + u1[i] * (x + x)).tanh();
         }
-        match k % 3 {
-            0 => s1 = ((1.0 + y * y).ln() * (0.30 + y)),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += x.cos(),
+        if k == 3 {
+            return (a.mapv(f64::tanh).sum() + u1.dot(b));
         }
-        b.dot(c).tanh().exp() + s1
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * (x + s2)).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * x).tanh();
+        }
+        let mut s3 = (y - (k as f64 * 0.5)).sin().tanh().exp();
+        (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -499,17 +504,13 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * c).mapv(f64::tanh);
-        let mut s2 = x;
-        if k % 2 == 0 {
-            s2 = helper_array(b, helper_scalar(s2, s2));
+        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * b.mapv(f64::tanh).sum();
+            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        if x > 0.1 {
-            s2 = (helper_scalar(0.53, s2) + (s2 * s2));
-        } else {
-            s2 = s2 * x;
-        }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + v1.sum() * 0.3
+        let mut s3: f64 = 1.26;
+        (helper_scalar(0.53, s3) + (y * s3)) + s3
     }
 
     #[test]
@@ -525,12 +526,17 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a[k % a.len()];
+        let mut s1 = c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
         }
-        let v2 = (a + &u1);
-        v2[0] + v2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(a[k % a.len()], b[k % a.len()])).tanh();
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -547,28 +553,22 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
-        }
+        let mut s2 = (s1 - (s1 * helper_array(a, b[0])));
+        let mut s3 = x;
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (y + (k as f64 * 0.5))).tanh();
+            s2 = (s2 * 0.7 + a[i] * s2).tanh();
         }
-        s1 += b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * b[k % a.len()];
         }
+        let mut s5 = c.dot(c);
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c[0].tanh().exp()).tanh();
+            w6[i] = a[i] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]));
         }
-        let v3 = (&u2 + &u2);
-        (1.0 + c[0] * c[0]).sqrt() + s1 + v3.sum() * 0.3
+        ((s2 * w6[k % a.len()]) * a[0]) + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -585,23 +585,23 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * y);
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        s1 += (a.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
         match k % 3 {
-            0 => s1 = (y.sin() / (1.0 + x * x)),
-            1 => s1 = s1 * (y - ((k as f64 * 0.5) - (k as f64 * 0.5))),
-            _ => s1 += helper_array(b, x),
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * y,
+            _ => s1 += s1.cos(),
         }
-        let mut s3 = ((b.dot(b) / (1.0 + y * y)) * b.dot(b));
-        if c[0] < 0.0 {
-            s1 = helper_scalar(helper_array(a, (k as f64 * 0.5)), s1);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.03 - x);
         }
-        if k == 3 {
-            return a.dot(b);
-        }
-        (k as f64 * 0.5).tanh().exp() + s3 + v2.sum() * 0.3
+        s1 = c.mean().unwrap();
+        b[a.len() - 1].tanh().exp() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -617,18 +617,25 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + c[a.len() - 1]).sin();
+        let mut s1 = (1.0 + b.dot(a) * b.dot(a)).ln();
+        if c[0] < 0.0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * y;
         }
-        let mut s3 = w2[a.len() - 1];
-        let v4 = c.mapv(f64::sin);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w2[i] + helper_scalar(y, v4[0])).sin();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * helper_scalar(y, b[0]);
+            s1 += t2.sin() * a.mapv(f64::tanh).sum();
         }
-        b.dot(b) + s3 + w5.sum() * 0.3
+        let mut s3 = helper_scalar(b[k % a.len()], c.dot(b));
+        if k == 3 {
+            return c.dot(c);
+        }
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        }
+        helper_scalar((1.0 + x * x).ln(), (y * (k as f64 * 0.5))) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -648,34 +655,26 @@ mod p20 {
         for i in 0..a.len() {
             w1[i] = b[i] * helper_array(b, b[a.len() - 1]);
         }
-        let mut s2 = (((k as f64 * 0.5) - (1.08 / (1.0 + w1[0] * w1[0]))) + (y + x).tanh());
-        match k % 3 {
-            0 => s2 = (a[0] + x),
-            1 => s2 = s2 * c[a.len() - 1],
-            _ => s2 += (x * 1.28),
-        }
-        match k % 3 {
-            0 => s2 = (x * (k as f64 * 0.5)).tanh().exp(),
-            1 => s2 = s2 * c.mean().unwrap(),
-            _ => s2 += b.dot(a),
-        }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s2 = helper_array(b, x).cos();
-        } else {
-            s2 = s2 * (((k as f64 * 0.5) / (1.0 + x * x)) + (k as f64 * 0.5).sin());
-        }
-        if k == 3 {
-            return helper_array(b, b[0]).cos();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * c[0].tanh().exp();
-        }
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = x;
+        s3 = b.mean().unwrap();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * w1.dot(&w1)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + w1[i] * (x - x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        0.80 + s2 + w1.sum() * 0.3
+        let v4 = (c + c);
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * 0.94).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * s3.sin()).tanh();
+        }
+        (helper_scalar(x, (k as f64 * 0.5)) * b.dot(c)) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -692,13 +691,19 @@ mod p21 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        s1 = (s1 * 0.5 + (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln()).tanh();
-        let mut s2 = (((x - 0.90) / (1.0 + s1 * s1)) + c.mapv(f64::tanh).sum().tanh().exp());
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let t2 = a[i] * c.dot(c);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
         }
-        u3[k % a.len()] + s2 + u3.sum() * 0.3
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        }
+        if k == 3 {
+            return helper_array(b, (s1 * (k as f64 * 0.5)));
+        }
+        (f64::tanh(0.68) * ((k as f64 * 0.5) + y)) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -714,21 +719,35 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
-        if k % 2 == 0 {
-            s1 = helper_array(b, (k as f64 * 0.5).cos());
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
-        let v2 = (b * f64::tanh(0.47).exp());
+        let mut s1 = (a.dot(b) + x);
         match k % 3 {
-            0 => s1 = 1.20,
-            1 => s1 = s1 * (s1 - f64::tanh(0.46)),
-            _ => s1 += ((k as f64 * 0.5) - x),
+            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
+            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
+            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
         }
-        s1 += (helper_array(b, (k as f64 * 0.5)) + (v2[0] - s1));
-        let v3 = b.mapv(f64::sin);
-        helper_array(&v2, (1.0 + c[k % a.len()] * c[k % a.len()]).ln()) + s1 + v3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * x;
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * b[a.len() - 1];
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + (1.0 + x * x).ln()).sin();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + w3[i] * (s1 / (1.0 + s1 * s1))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u4 = w3.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        }
+        c[k % a.len()] + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -744,25 +763,26 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
+        }
+        let mut s2 = (helper_array(c, c[a.len() - 1]) - c.dot(b));
+        s2 = b.mapv(f64::tanh).sum().sin();
+        let v3 = b.mapv(f64::sin);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + c[i] * (w1[a.len() - 1] - x)).tanh();
         }
-        let mut s2 = helper_array(c, (c[a.len() - 1] - x).tanh().exp());
-        s1 = helper_array(c, 1.03);
-        if k == 3 {
-            return s2;
-        }
-        let mut s3 = y;
-        let mut s4 = (c.mean().unwrap() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let v4 = (&w1 + a);
+        s2 = (s2 * 0.5 + helper_array(b, y)).tanh();
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (b[i] + helper_array(c, 1.37)).sin();
+            w5[i] += (v4[i] + w1.mapv(f64::tanh).sum()).sin();
         }
-        s2 + s4 + w5.sum() * 0.3
+        helper_array(&w1, (1.0 + y * y).sqrt()) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -779,23 +799,28 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x * y).tanh().tanh();
-        let mut s2 = x;
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.77 * 0.57);
-        }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * a[k % a.len()];
+        for i in 0..a.len() {
+            let t2 = a[i] * b.mapv(f64::tanh).sum();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
         }
-        let v5 = u3.mapv(|t| t * t * 0.5 - t);
-        helper_scalar(s2, c.dot(c)) + s2 + v5.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * x;
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        }
+        let mut s5 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() - (k as f64 * 0.5));
+        let mut s6 = s5;
+        s1 + s6
     }
 
     #[test]
@@ -812,10 +837,11 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if k == 3 {
-            return ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos());
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
         }
-        b.mapv(f64::tanh).sum() + s1
+        (x * y).cos() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -831,26 +857,29 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        let mut s1 = helper_scalar((k as f64 * 0.5), y).tanh();
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_array(c, (x - (k as f64 * 0.5)));
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += c.dot(b),
-        }
-        let v2 = (a * b).mapv(f64::tanh);
-        if k == 3 {
-            return (c[k % a.len()] * helper_array(a, s1));
+        s1 = ((k as f64 * 0.5) * a.mean().unwrap());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
         }
         if c[0] < 0.0 {
-            s1 = x;
+            s1 = a[k % a.len()];
+        } else {
+            s1 = s1 * (helper_array(b, a[k % a.len()]) + ((k as f64 * 0.5) + a[0]));
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (a[0] + 1.17)).tanh();
+            let t3 = b[i] * a.mean().unwrap();
+            s1 += t3.sin() * ((k as f64 * 0.5) + y);
         }
-        y.sin().tanh().exp() + s1 + v2.sum() * 0.3
+        let v4 = b.mapv(f64::sin);
+        x + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -866,18 +895,17 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = c.dot(a);
-        } else {
-            s1 = s1 * 1.09;
+        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
+        match k % 3 {
+            0 => s1 = 1.09,
+            1 => s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln(),
+            _ => s1 += c.dot(b),
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
+        let mut s2 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
         }
-        s1 += helper_array(b, helper_array(&u2, a[0]));
-        helper_scalar((u2[k % a.len()] - (k as f64 * 0.5)), (s1 - (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
+        (x.sin() - s1) + s2
     }
 
     #[test]
@@ -893,11 +921,21 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        s1 = a.dot(c);
-        let mut s2 = a.mean().unwrap();
-        s2 = (s2 * 0.5 + (a.dot(c) / (1.0 + helper_array(a, c[a.len() - 1]) * helper_array(a, c[a.len() - 1])))).tanh();
-        x + s2
+        let mut s1 = (1.0 + a.dot(a) * a.dot(a)).ln();
+        if (y * y) > 0.1 {
+            s1 = (a.mean().unwrap() * f64::tanh(1.28).exp());
+        } else {
+            s1 = s1 * a.dot(c);
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (1.28 / (1.0 + 1.26 * 1.26))).sin();
+        }
+        u2[0].tanh().exp() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -920,17 +958,16 @@ mod p29 {
             _ => s1 += y,
         }
         let mut s2 = y;
-        if (c[0] / (1.0 + 0.81 * 0.81)) > 0.1 {
-            s2 = helper_scalar(y, (k as f64 * 0.5)).tanh();
-        } else {
-            s2 = s2 * y.tanh().exp();
+        for i in 0..a.len() {
+            let t3 = c[i] * (0.81 + c[a.len() - 1]);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * ((k as f64 * 0.5) - 0.32);
-        }
-        a.dot(b) + s2
+        s1 += ((y + s2) - (x - 0.32));
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -947,17 +984,14 @@ mod p30 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (0.63 / (1.0 + s1 * s1))).tanh();
+        match k % 3 {
+            0 => s1 = ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1])),
+            1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
+            _ => s1 += (k as f64 * 0.5),
         }
-        s1 = helper_array(b, (x / (1.0 + s1 * s1)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        x.tanh().exp().tanh() + s1
+        let v2 = (c + b);
+        s1 += x;
+        (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -974,16 +1008,21 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        if k == 3 {
-            return b.dot(b);
+        if helper_scalar(x, y) > 0.1 {
+            s1 = c.mapv(f64::tanh).sum().tanh();
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * helper_array(b, a.dot(b)),
-            _ => s1 += y.sin(),
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s2: f64 = 1.32;
-        b.dot(c) + s2
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (x * s1);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_array(a, s1);
+        }
+        helper_scalar(x, a[0]) + s1
     }
 
     #[test]
@@ -999,33 +1038,33 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((k as f64 * 0.5).cos() + b.mean().unwrap());
+        let mut s1 = ((0.46 * y).cos() + y);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * y;
-        }
-        let v2 = w1.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = ((v2[a.len() - 1] - (k as f64 * 0.5)).tanh().exp() - b.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + w1[i] * ((k as f64 * 0.5) - x)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return s3;
+        if k % 2 == 0 {
+            s1 = f64::sin(1.10).tanh().exp();
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) - x).cos();
         }
         match k % 3 {
-            0 => s3 = helper_array(&w1, (1.0 + y * y).sqrt()),
-            1 => s3 = s3 * (b.mapv(f64::tanh).sum() * f64::tanh(0.22).exp()),
-            _ => s3 += x,
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
         }
-        ((k as f64 * 0.5) + a.mean().unwrap()) + s3 + v2.sum() * 0.3
+        let mut s2 = (k as f64 * 0.5);
+        let mut s3 = (c.mapv(f64::tanh).sum() * helper_scalar(s2, 0.54).tanh().exp());
+        match k % 3 {
+            0 => s3 = (y + (0.27 * c[a.len() - 1])),
+            1 => s3 = s3 * helper_scalar(f64::tanh(0.59).exp(), c.mean().unwrap()),
+            _ => s3 += (k as f64 * 0.5),
+        }
+        if c[0] < 0.0 {
+            s2 = (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt();
+        } else {
+            s2 = s2 * (s3 - a.mapv(f64::tanh).sum());
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s3
     }
 
     #[test]
@@ -1042,17 +1081,14 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * helper_array(a, s1),
-            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)),
-            1 => s1 = s1 * s1,
-            _ => s1 += (a[0] / (1.0 + 0.51 * 0.51)),
-        }
-        s1 + s1
+        let mut s2 = a.mean().unwrap();
+        helper_array(a, c.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -1068,23 +1104,22 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if b.mean().unwrap() > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * s1;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (k as f64 * 0.5).cos(),
+        let mut s2 = helper_scalar((0.69 * y), y);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = u1[i] * a.dot(a);
+            s2 += t3.sin() * c.dot(b);
         }
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (y / (1.0 + s2 * s2))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
+        0.29 + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1100,18 +1135,19 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let mut s2 = x;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.85;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (c[i] + (v1[k % a.len()] * 0.57)).sin();
+            w2[i] = c[i] * b.dot(&u1);
         }
-        x + s2 + w4.sum() * 0.3
+        let mut u3 = u1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[k % a.len()];
+        }
+        u1.dot(&w2) + u3.sum() * 0.3
     }
 
     #[test]
@@ -1127,18 +1163,16 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
+        if k == 3 {
+            return helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 0.57));
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(a, s1);
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s1 += s1,
         }
-        ((0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1) + s1
+        x + s1
     }
 
     #[test]
@@ -1154,24 +1188,25 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + b.mean().unwrap()).sin();
-        }
-        let mut s2 = b.mapv(f64::tanh).sum();
+        let mut s1 = a.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s2 = (1.0 + (y / (1.0 + 0.42 * 0.42)) * (y / (1.0 + 0.42 * 0.42))).sqrt(),
-            1 => s2 = s2 * ((s2 - x) - (1.30 - x)),
-            _ => s2 += s2,
+            0 => s1 = 0.60,
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        if k == 3 {
-            return (1.0 + x * x).ln();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + helper_array(a, b[k % a.len()])).sin();
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + 0.71).sin();
+        }
+        let mut s4 = (helper_array(b, helper_array(c, w2[a.len() - 1])) - w3[0]);
         for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * w1.dot(&w1)).tanh();
+            s1 = (s1 * 0.7 + w3[i] * s1).tanh();
         }
-        let mut s3 = (x * w1[a.len() - 1]);
-        b.mean().unwrap().tanh().exp() + s3 + w1.sum() * 0.3
+        (s1 * w2[a.len() - 1]) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1187,21 +1222,17 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp();
-        }
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * c.mapv(f64::tanh).sum();
-        }
-        let mut s2 = c.dot(a);
+        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
         for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * helper_array(c, a[k % a.len()])).tanh();
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        if k == 3 {
-            return (k as f64 * 0.5).tanh().exp();
+        let mut s2 = (k as f64 * 0.5).tanh().exp();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * helper_array(a, x);
         }
-        ((x + w1[a.len() - 1]) / (1.0 + x * x)) + s2 + w1.sum() * 0.3
+        let mut s4 = a.mean().unwrap();
+        s4 + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1217,18 +1248,32 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 = b.dot(c);
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = b.dot(c);
+        }
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * a[k % a.len()],
+            _ => s1 += (s1 * s1),
+        }
+        match k % 3 {
+            0 => s1 = x.tanh().exp().sin(),
+            1 => s1 = s1 * b[0],
+            _ => s1 += ((k as f64 * 0.5) * 0.34),
+        }
         if k == 3 {
-            return (1.0 + helper_scalar(c[0], a[k % a.len()]) * helper_scalar(c[0], a[k % a.len()])).sqrt();
+            return a.mean().unwrap();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b[0]).tanh();
+        let v2 = a.mapv(f64::sin);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        let mut s3 = (k as f64 * 0.5);
-        let v4 = (b * s1);
-        (0.62 / (1.0 + s2 * s2)).tanh().exp() + s3 + v4.sum() * 0.3
+        let mut s3 = ((f64::tanh(0.21).exp() * (x - 1.02)) + (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt());
+        helper_array(&v2, b.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1244,19 +1289,24 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
         for i in 0..a.len() {
-            w1[i] += (a[i] + f64::tanh(0.96).exp()).sin();
+            let t2 = a[i] * (1.0 + y * y).sqrt();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = y;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * x).tanh();
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 / (1.0 + s2 * s2));
-        }
-        y + s2 + u3.sum() * 0.3
+        let v4 = (b * a).mapv(f64::tanh);
+        let mut s5 = b[a.len() - 1];
+        (k as f64 * 0.5) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1273,30 +1323,30 @@ mod p41 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
+        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        if k == 3 {
+            return helper_array(a, (a[a.len() - 1] / (1.0 + c[0] * c[0])));
+        }
+        match k % 3 {
+            0 => s1 = (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let mut s2 = helper_scalar(helper_scalar(s1, c[k % a.len()]), x.tanh()).sin();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + b[i] * (0.32 * x)).tanh();
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()),
-            1 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
-            _ => s1 += a.mean().unwrap(),
+        if k == 3 {
+            return (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()])).sqrt();
         }
-        let mut s2 = b.dot(b);
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + c.dot(a) * c.dot(a)).sqrt(),
-            _ => s1 += (y * x),
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * (x * (k as f64 * 0.5));
+            s2 += t3.sin() * b[k % a.len()];
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
-        }
-        let mut s4 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(b, s1)), (1.0 + y * y).sqrt());
-        let v5 = a.mapv(|t| t * t * 0.5 - t);
-        0.94 + s4 + v5.sum() * 0.3
+        (helper_array(c, s2) + (1.0 + s1 * s1).ln()) + s2
     }
 
     #[test]
@@ -1312,30 +1362,26 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.dot(c);
-        }
-        let mut s2 = (helper_scalar(helper_scalar((k as f64 * 0.5), y), y.tanh()) - helper_scalar(x.sin(), (k as f64 * 0.5).tanh().exp()));
-        if k == 3 {
-            return x.sin();
-        }
+        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * (x - x)).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.82)).tanh();
         }
-        if k == 3 {
-            return ((x / (1.0 + a[k % a.len()] * a[k % a.len()])) + s2.tanh().exp());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46))).tanh();
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut s2 = y;
+        let mut s3 = x;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_array(a, s3);
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * 0.30).tanh();
-        }
-        b.dot(a) + s2 + w1.sum() * 0.3
+        s2 += helper_array(b, (y * x));
+        let mut s5 = b.mapv(f64::tanh).sum();
+        (0.82 * c.mapv(f64::tanh).sum()) + s5
     }
 
     #[test]
@@ -1351,29 +1397,28 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        match k % 3 {
-            0 => s1 = b[a.len() - 1],
-            1 => s1 = s1 * b[k % a.len()],
-            _ => s1 += b[a.len() - 1],
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
         }
-        let mut s2 = c.mean().unwrap();
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar((k as f64 * 0.5), s2);
+        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        for i in 0..a.len() {
+            let t3 = c[i] * x;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += c[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        if k == 3 {
-            return (1.0 + helper_scalar(s2, 0.66) * helper_scalar(s2, 0.66)).ln();
+        s2 += helper_scalar(x, (0.51 - x));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + w1[i] * x).tanh();
         }
-        match k % 3 {
-            0 => s2 = ((x - x) / (1.0 + (1.23 / (1.0 + u3[a.len() - 1] * u3[a.len() - 1])) * (1.23 / (1.0 + u3[a.len() - 1] * u3[a.len() - 1])))),
-            1 => s2 = s2 * helper_array(c, (y - y)),
-            _ => s2 += helper_scalar((k as f64 * 0.5), x),
-        }
-        if k == 3 {
-            return ((a[a.len() - 1] * s1) - s2);
-        }
-        (x - (1.0 + x * x).sqrt()) + s2 + u3.sum() * 0.3
+        s2 += w1.mapv(f64::tanh).sum();
+        ((1.0 + s2 * s2).ln() - s2.cos()) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1389,21 +1434,14 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        s1 = (1.0 + y * y).ln();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * s1;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
         }
-        if k == 3 {
-            return y;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (0.91 * 0.36);
-        }
-        f64::sqrt((1.0 + 0.99 * 0.99)).sin() + s1 + w2.sum() * 0.3
+        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
+        let v3 = (b * (s2 + s2));
+        let mut s4 = (k as f64 * 0.5);
+        f64::tanh((0.91 * 0.36)) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1419,12 +1457,15 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += s1;
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * a[k % a.len()];
         }
-        b[0] + s1
+        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * a.dot(b)).tanh();
+        }
+        c.dot(&w1).tanh().exp() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1440,13 +1481,11 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[0];
-        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * y.tanh().exp();
+        if k == 3 {
+            return c[0];
         }
-        w2.dot(&w2) + s1 + w2.sum() * 0.3
+        let mut s1 = (helper_scalar(helper_array(c, x), helper_array(c, x)) / (1.0 + 0.52 * 0.52));
+        x + s1
     }
 
     #[test]
@@ -1463,23 +1502,28 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * 1.00).tanh();
         }
-        let mut s2 = (x / (1.0 + (y - (s1 / (1.0 + x * x))) * (y - (s1 / (1.0 + x * x)))));
         match k % 3 {
-            0 => s1 = helper_array(a, helper_array(a, c[0])),
-            1 => s1 = s1 * helper_array(a, (k as f64 * 0.5).tanh()),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            0 => s1 = (x / (1.0 + (0.35 - s1) * (0.35 - s1))),
+            1 => s1 = s1 * ((x - s1) * 1.03),
+            _ => s1 += (c[0] + s1),
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * x);
+        s1 += helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (x + (k as f64 * 0.5));
+            s1 += t2.sin() * f64::sin(0.85);
         }
-        helper_scalar((x - 0.75), u3.mean().unwrap()) + s2 + u3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * helper_scalar((k as f64 * 0.5), y);
+            s1 += t3 * t3 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.82 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        }
+        helper_scalar(y, helper_scalar((k as f64 * 0.5), a[0])) + s1
     }
 
     #[test]
@@ -1495,26 +1539,40 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
         }
-        s1 += (a.mean().unwrap() * helper_scalar(c[k % a.len()], s1));
-        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + (y * (k as f64 * 0.5))).sin();
+        let mut u2 = u1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.09;
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + w4[j5 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
+        let mut u3 = u1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.dot(&u2);
         }
-        s3 = 0.57;
-        let v6 = c.mapv(|t| t * t * 0.5 - t);
-        helper_scalar((y - (k as f64 * 0.5)), 0.29) + s3 + v6.sum() * 0.3
+        let mut s4 = u2.mapv(f64::tanh).sum();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = u1[i] * helper_scalar(u3[k % a.len()], s4);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * b[(i + 1) % a.len()];
+            }
+            s4 += u6;
+        }
+        let v7 = (c + b);
+        if y > 0.1 {
+            s4 = 0.24;
+        }
+        match k % 3 {
+            0 => s4 = (((k as f64 * 0.5) - 0.60) * 0.55),
+            1 => s4 = s4 * helper_scalar((x - 0.40), (s4 / (1.0 + y * y))),
+            _ => s4 += helper_scalar(1.14, y),
+        }
+        c.dot(a) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -1530,13 +1588,16 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
+        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh();
         }
-        let mut s2 = a.mean().unwrap();
-        s2 = helper_array(&u1, u1[a.len() - 1].tanh());
-        (1.0 + (x + 1.06) * (x + 1.06)).ln() + s2 + u1.sum() * 0.3
+        if k == 3 {
+            return (1.0 + (x + 1.06) * (x + 1.06)).ln();
+        }
+        helper_array(b, s1) + s1
     }
 
     #[test]
@@ -1553,29 +1614,25 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * (0.76 - (k as f64 * 0.5));
+            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
         }
-        if helper_scalar(s1, (k as f64 * 0.5)) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * w2.mean().unwrap();
-        }
-        for i in (0..a.len()).step_by(2) {
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * w2.mapv(f64::tanh).sum()).tanh();
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let mut s3 = (k as f64 * 0.5);
-        a.dot(b) + s3 + w2.sum() * 0.3
+        if (k as f64 * 0.5).tanh().exp() > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * a[a.len() - 1];
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        }
+        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1591,22 +1648,22 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * s1.tanh();
+        if k == 3 {
+            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
         }
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * x.tanh().exp().tanh().exp(),
-            _ => s1 += a.mean().unwrap(),
+        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
+        s1 = (s1 * 0.5 + (1.0 + a.dot(c) * a.dot(c)).ln()).tanh();
+        s1 = b.dot(c);
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.67 - x);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + x * x))).tanh();
+        let v3 = (b * &u2).mapv(f64::tanh);
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(b, x);
         }
-        s1 = (s1 * 0.5 + 0.31).tanh();
-        s1 = (s1 * 0.5 + 0.24).tanh();
-        ((k as f64 * 0.5) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) + s1 + w2.sum() * 0.3
+        ((k as f64 * 0.5) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1622,22 +1679,28 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            w1[i] = a[i] * x;
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let mut u3 = v2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(&w1, x);
+        for i in 0..a.len() {
+            let t2 = b[i] * c.mean().unwrap();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s4 = x;
-        match k % 3 {
-            0 => s4 = w1.mapv(f64::tanh).sum(),
-            1 => s4 = s4 * (u3[a.len() - 1] + 0.34),
-            _ => s4 += c.dot(a),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1;
         }
-        helper_array(c, x) + s4 + u3.sum() * 0.3
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(a);
+        }
+        helper_array(a, x) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1653,24 +1716,19 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * c.mean().unwrap());
-        let mut s2 = helper_array(&v1, ((1.32 / (1.0 + y * y)) - x));
-        match k % 3 {
-            0 => s2 = (1.0 + helper_scalar(c[k % a.len()], v1[0]) * helper_scalar(c[k % a.len()], v1[0])).sqrt(),
-            1 => s2 = s2 * y,
-            _ => s2 += b.dot(b),
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mean().unwrap();
+        s1 = 0.74;
+        let mut s2 = ((f64::tanh(0.24) / (1.0 + (s1 + b[a.len() - 1]) * (s1 + b[a.len() - 1]))) - s1);
+        let mut s3 = (helper_scalar((k as f64 * 0.5), y) + c[0].tanh().exp()).tanh().exp();
         for i in 0..a.len() {
-            w3[i] += (b[i] + helper_scalar(s2, (k as f64 * 0.5))).sin();
+            let t4 = a[i] * x;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s3 += u5;
         }
-        helper_array(&v1, a.dot(&v1)) + s2 + w3.sum() * 0.3
+        helper_array(b, x).sin() + s3
     }
 
     #[test]
@@ -1686,28 +1744,22 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (c.dot(c) + ((k as f64 * 0.5) - (k as f64 * 0.5))),
-            _ => s1 += y,
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((a[k % a.len()] + a[a.len() - 1]) + x.cos()).sin();
+        let mut s3 = (a.mean().unwrap() - s2.tanh().exp());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * v1.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, (1.0 + y * y).sqrt()),
-            1 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5),
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * (c[0] - 0.49)).tanh();
         }
-        match k % 3 {
-            0 => s1 = a[a.len() - 1],
-            1 => s1 = s1 * (1.0 + y * y).ln(),
-            _ => s1 += (0.49 + c[k % a.len()]),
-        }
-        if b.mean().unwrap() > 0.1 {
-            s1 = 0.28;
-        } else {
-            s1 = s1 * x;
-        }
-        f64::ln((1.0 + 0.65 * 0.65)) + s1
+        a.mean().unwrap().cos() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1724,18 +1776,31 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        s1 = a[0];
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin();
-        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
         }
-        if k == 3 {
-            return (x + s1).cos();
+        match k % 3 {
+            0 => s1 = b[k % a.len()],
+            1 => s1 = s1 * x,
+            _ => s1 += 0.67,
         }
-        (w2.mean().unwrap() / (1.0 + (x * s1) * (x * s1))) + s1 + w2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * y;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        if k % 2 == 0 {
+            s1 = ((s1 + x) * (k as f64 * 0.5));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp();
+        }
+        s1.tanh().exp().tanh() + s1
     }
 
     #[test]
@@ -1751,16 +1816,19 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.0 + y * y).ln() + 0.93);
+        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
+        s1 = (s1 * 0.5 + y).tanh();
+        if c[0] < 0.0 {
+            s1 = a.dot(a);
+        } else {
+            s1 = s1 * (x + (x + a[k % a.len()]));
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * f64::tanh(0.75).exp(),
+            _ => s1 += s1,
         }
-        let mut s2 = ((k as f64 * 0.5) - y);
-        s2 = (s2 * 0.33);
-        (1.0 + s2 * s2).sqrt() + s2 + u1.sum() * 0.3
+        s1 + s1
     }
 
     #[test]
@@ -1777,8 +1845,15 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        let mut s2 = helper_array(a, helper_array(b, y.tanh().exp()));
-        ((s2 + x) - s2) + s2
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x - y);
+        }
+        y + s1
     }
 
     #[test]
@@ -1794,25 +1869,24 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + helper_scalar(1.39, x)).sin();
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = helper_array(c, (0.81 * helper_scalar((k as f64 * 0.5), x)));
+        if c[0] < 0.0 {
+            s2 = a.mean().unwrap();
         }
-        if k == 3 {
-            return helper_array(b, 1.04).cos();
+        match k % 3 {
+            0 => s2 = v1.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += x.cos(),
         }
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s1 = s1.sin() * 0.9 + w2[j3 - 1] * w2.mapv(f64::tanh).sum();
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * f64::sqrt((1.0 + 0.53 * 0.53));
         }
-        let v4 = (a * a).mapv(f64::tanh);
-        let mut u5 = w2.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(1.35).exp();
-        }
-        (1.0 + v4.mean().unwrap() * v4.mean().unwrap()).sqrt() + s1 + u5.sum() * 0.3
+        let v4 = v1.mapv(|t| t * t * 0.5 - t);
+        let v5 = (c + c);
+        (y + x).cos() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1828,24 +1902,29 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.dot(a);
+        let mut s1 = c.dot(a);
+        match k % 3 {
+            0 => s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x))),
+            1 => s1 = s1 * helper_scalar(helper_array(b, 1.01), y),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::tanh(0.65).exp();
-        }
-        let mut s2 = y;
-        if helper_array(&u1, 1.09) > 0.1 {
-            s2 = helper_array(a, y);
-        } else {
-            s2 = s2 * c.mean().unwrap().cos();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * 0.76;
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
         }
-        (helper_array(a, 1.18) + (y * (k as f64 * 0.5))) + s2 + w3.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = helper_array(b, y);
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
+        }
+        match k % 3 {
+            0 => s1 = s1.tanh().exp(),
+            1 => s1 = s1 * f64::cos(0.81).sin(),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1861,28 +1940,26 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((0.98 + (k as f64 * 0.5)) / (1.0 + helper_array(b, y) * helper_array(b, y)));
-        }
-        let mut s1 = c[0];
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
-        }
-        if y.tanh().exp() > 0.1 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        if k == 3 {
-            return (s1 + helper_scalar(x, s1));
-        }
-        let mut s2 = c[a.len() - 1];
+        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
         match k % 3 {
-            0 => s1 = (s1 - ((k as f64 * 0.5) * c[k % a.len()])),
-            1 => s1 = s1 * (s1 - (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += s2.tanh(),
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp(),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum().tanh().exp(),
+            _ => s1 += b.mean().unwrap(),
         }
-        s2 + s2
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (s1 + a[a.len() - 1]);
+            s1 += t2.sin() * (s1 + y);
+        }
+        let v3 = (c + b);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, s1)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s1 = y.tanh().exp();
+        let v4 = (&v3 + a);
+        c.dot(&v4) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1898,31 +1975,33 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.58;
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * helper_scalar(u2[k % a.len()], (k as f64 * 0.5));
+            w1[i] = b[i] * 0.58;
         }
-        let mut s4 = (helper_array(c, x) + helper_scalar(0.87, y)).cos();
+        let mut s2 = y;
         match k % 3 {
-            0 => s4 = (helper_array(&u1, x) + s4.tanh().exp()),
-            1 => s4 = s4 * x,
-            _ => s4 += x,
+            0 => s2 = (helper_array(c, c[a.len() - 1]) * y),
+            1 => s2 = s2 * x,
+            _ => s2 += helper_array(c, x),
         }
-        let mut s5 = (0.24 - u1.dot(b));
-        match k % 3 {
-            0 => s5 = s5,
-            1 => s5 = s5 * (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
-            _ => s5 += helper_scalar(x, s4),
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * (x - y)).tanh();
         }
-        (u2.mapv(f64::tanh).sum() + (s4 * 0.87)) + s5 + w3.sum() * 0.3
+        if k % 2 == 0 {
+            s2 = (w1.dot(b) + x);
+        } else {
+            s2 = s2 * (0.24 - w1.dot(&w1));
+        }
+        let v3 = (&w1 * a).mapv(f64::tanh);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (w1[i] + (x + w1[a.len() - 1])).sin();
+        }
+        (c.mapv(f64::tanh).sum() * (y + (k as f64 * 0.5))) + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1938,16 +2017,18 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * a).mapv(f64::tanh);
-        let mut s2 = (k as f64 * 0.5);
-        s2 += helper_array(c, s2);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * x.tanh().exp();
+        let mut s1 = x;
+        s1 = (k as f64 * 0.5);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()];
         }
-        let v4 = (&v1 * f64::ln((1.0 + 0.24 * 0.24)));
-        ((y / (1.0 + 1.15 * 1.15)) - f64::cos(0.63)) + s2 + v4.sum() * 0.3
+        let mut u3 = u2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x / (1.0 + x * x));
+        }
+        let mut s4: f64 = 1.22;
+        a.mean().unwrap() + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1963,31 +2044,34 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        if k % 2 == 0 {
-            s1 = y;
-        } else {
-            s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52));
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(a);
-        }
+        let v1 = (c * (0.26 + y));
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + u2[i] * (u2[k % a.len()] + c[0])).tanh();
+            w2[i] += (a[i] + v1.mapv(f64::tanh).sum()).sin();
+        }
+        let mut s3 = (1.0 + x * x).ln();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + v1[i] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+        }
+        match k % 3 {
+            0 => s3 = a.dot(a),
+            1 => s3 = s3 * (1.0 + helper_array(a, s3) * helper_array(a, s3)).ln(),
+            _ => s3 += helper_array(&w2, 0.76),
+        }
+        if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.1 {
+            s3 = f64::tanh(1.07).exp();
+        } else {
+            s3 = s3 * b.mapv(f64::tanh).sum();
         }
         if c[0] < 0.0 {
-            s1 = a[0];
-        } else {
-            s1 = s1 * f64::tanh(1.07).exp();
+            s3 = 0.86;
         }
-        if y > 0.1 {
-            s1 = ((y * 0.84) - x.cos());
-        } else {
-            s1 = s1 * (1.0 + (0.30 * b[a.len() - 1]) * (0.30 * b[a.len() - 1])).ln();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = w2[i] * x;
+            s3 += t4 * t4 * 0.5;
+            s3 -= c[(i + 1) % a.len()] * (0.30 * a[a.len() - 1]);
         }
-        let v3 = b.mapv(f64::sin);
-        (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln()).sqrt() + s1 + v3.sum() * 0.3
+        a.mean().unwrap() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2003,12 +2087,12 @@ mod p64 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s2 = (a[k % a.len()] + helper_scalar(y, y)).tanh();
-        helper_array(a, x.tanh().exp()) + s2
+        let mut s2 = helper_array(a, x);
+        helper_scalar(((k as f64 * 0.5) + y), x) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2024,11 +2108,15 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + 0.56).sin();
         }
-        helper_scalar(helper_array(c, s1), 1.05) + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * y;
+        }
+        (helper_array(&w2, y) * w2.dot(&w1)) + w2.sum() * 0.3
     }
 
     #[test]
@@ -2046,8 +2134,10 @@ mod p66 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        s1 = 1.25;
-        0.68 + s1
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.68)).tanh();
+        }
+        ((y + b[k % a.len()]) + a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2064,25 +2154,27 @@ mod p67 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        if (x * s1) > 0.1 {
-            s1 = (helper_array(c, 0.25) * a.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * (a.dot(a) - a.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.72).exp()).tanh();
         }
-        let mut s2 = (1.0 + (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))).sqrt() * (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))).sqrt()).ln();
-        if k == 3 {
-            return y;
+        let mut s2: f64 = 1.28;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * s2;
         }
-        let v3 = (b * b).mapv(f64::tanh);
-        if k == 3 {
-            return helper_scalar(x, s1);
+        if 1.36 > 0.1 {
+            s2 = (x / (1.0 + w3[k % a.len()] * w3[k % a.len()])).tanh().exp();
         }
+        let mut s4 = f64::cos(1.24);
         match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * v3.mean().unwrap(),
-            _ => s1 += (1.28 / (1.0 + y * y)),
+            0 => s1 = (s2.tanh().exp() * helper_scalar(0.86, s2)),
+            1 => s1 = s1 * y,
+            _ => s1 += (s1 / (1.0 + b[0] * b[0])),
         }
-        a.dot(&v3) + s2 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * f64::sqrt((1.0 + 0.44 * 0.44))).tanh();
+        }
+        s1 + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2098,13 +2190,14 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * 0.89;
+        if k == 3 {
+            return b.dot(b);
         }
-        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * helper_array(c, y);
+        }
+        0.89 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2120,12 +2213,20 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let v2 = (c * c).mapv(f64::tanh);
-        let mut s3 = helper_array(&v1, y);
-        s3 = ((k as f64 * 0.5) - helper_scalar(x, x));
-        let mut s4 = helper_array(&v2, s3);
-        (s4 / (1.0 + s3 * s3)) + s4 + v2.sum() * 0.3
+        let mut s1 = x;
+        match k % 3 {
+            0 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()),
+            1 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
+            _ => s1 += s1.tanh(),
+        }
+        if k == 3 {
+            return x;
+        }
+        if k == 3 {
+            return (helper_array(b, s1) * s1);
+        }
+        let mut s2 = (b[0] - x);
+        a[k % a.len()] + s2
     }
 
     #[test]
@@ -2141,37 +2242,31 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((0.55 * helper_scalar((k as f64 * 0.5), b[k % a.len()])) - (a.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * 1.08);
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + v1[i] * v1[0]).tanh();
-            if i == 3 {
-                break;
-            }
+            w3[i] += (b[i] + a[0]).sin();
         }
-        let v3 = (&v1 + a);
-        match k % 3 {
-            0 => s2 = (1.0 + s2 * s2).ln(),
-            1 => s2 = s2 * b.mapv(f64::tanh).sum(),
-            _ => s2 += v1.dot(c),
-        }
-        if k % 2 == 0 {
-            s2 = (v3[a.len() - 1].tanh() + helper_scalar(s2, (k as f64 * 0.5)));
+        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
+            s1 = c[k % a.len()];
         } else {
-            s2 = s2 * (x / (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()));
+            s1 = s1 * s1.tanh().exp();
         }
-        match k % 3 {
-            0 => s2 = b.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * ((1.09 - b[k % a.len()]) - a.mean().unwrap()),
-            _ => s2 += 0.39,
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).ln()).tanh();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * u2.dot(c);
         }
         if k == 3 {
-            return x;
+            return a.dot(b);
         }
-        (1.0 + (x * x) * (x * x)).sqrt() + s2 + v3.sum() * 0.3
+        helper_array(&w4, w4.mapv(f64::tanh).sum()) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2188,37 +2283,20 @@ mod p71 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a).sin();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        let mut s2 = s1;
+        if (x - 0.47) > 0.1 {
+            s1 = (helper_scalar(s2, s1) + y);
+        }
+        let mut s3 = x;
+        if k == 3 {
+            return (1.0 + y * y).ln();
         }
         if k == 3 {
-            return a.dot(b);
+            return (1.0 + helper_array(c, 1.22) * helper_array(c, 1.22)).ln();
         }
-        if x.sin() > 0.1 {
-            s1 = b.dot(c);
-        } else {
-            s1 = s1 * (x * (1.0 + y * y).sqrt());
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + f64::tanh(1.06)).sin();
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + w2[i] * 1.22).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (x * (k as f64 * 0.5))).tanh();
-        }
-        if k == 3 {
-            return c[a.len() - 1];
-        }
-        x.tanh().exp().cos() + s1 + w2.sum() * 0.3
+        s3 = (s3 * 0.5 + (c[a.len() - 1] / (1.0 + helper_scalar((k as f64 * 0.5), 0.93) * helper_scalar((k as f64 * 0.5), 0.93)))).tanh();
+        s2 + s3
     }
 
     #[test]
@@ -2234,28 +2312,40 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = c.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * a.mapv(f64::tanh).sum();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
         if k == 3 {
-            return c.mean().unwrap();
+            return helper_scalar(y, (k as f64 * 0.5)).sin();
         }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        if (0.98 - x) > 0.1 {
-            s1 = helper_scalar(y, (k as f64 * 0.5)).sin();
-        } else {
-            s1 = s1 * helper_scalar((k as f64 * 0.5), s1).tanh();
+        s1 = (s1 * 0.5 + helper_array(b, (k as f64 * 0.5))).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln(),
+            1 => s1 = s1 * (x.tanh().exp() / (1.0 + (s1 + (k as f64 * 0.5)) * (s1 + (k as f64 * 0.5)))),
+            _ => s1 += (s1 / (1.0 + y * y)),
         }
-        if c[0] < 0.0 {
-            s1 = c[k % a.len()];
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (a[0] - b[0])).tanh();
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
+        let mut s4 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t5 = a[i] * ((k as f64 * 0.5) * x);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += a[j] * t5;
+            }
+            s4 = s4 + q6.tanh();
         }
-        s2 += ((y + c[a.len() - 1]) - f64::tanh(0.37).exp());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w3[i] * (k as f64 * 0.5)).tanh();
-        }
-        a[k % a.len()] + s2 + w3.sum() * 0.3
+        s1 + s4
     }
 
     #[test]
@@ -2271,27 +2361,21 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap().cos();
+        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
+        for i in 0..a.len() {
+            let t2 = b[i] * c.mean().unwrap();
+            s1 += t2.sin() * b[0].tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, c[a.len() - 1]);
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), 0.40).tanh().exp();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).cos()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s3 = (helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(b, x)) / (1.0 + (helper_scalar(s1, (k as f64 * 0.5)) * (x - y)) * (helper_scalar(s1, (k as f64 * 0.5)) * (x - y))));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mean().unwrap();
-        }
-        (helper_array(&u3, s1) / (1.0 + b.dot(&u3) * b.dot(&u3))) + s1 + u3.sum() * 0.3
+        (k as f64 * 0.5).sin().tanh() + s3
     }
 
     #[test]
@@ -2307,21 +2391,24 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = y;
+        s1 = (s1 * 0.5 + y).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let v3 = (c * b).mapv(f64::tanh);
-        let mut s4 = c[k % a.len()];
-        s4 = (k as f64 * 0.5);
-        s4 += w1.mean().unwrap();
-        s4 = (s4.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
-        let mut u5 = v2.to_owned();
+        let v3 = (b * (c[0] / (1.0 + 1.37 * 1.37)));
+        let mut s4: f64 = 0.88;
+        let mut u5 = a.to_owned();
         for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.06 - 0.77);
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
         }
-        (v3[0].sin() / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))) + s4 + u5.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        }
+        let mut s6 = u5.mean().unwrap();
+        (c[0].sin() / (1.0 + ((k as f64 * 0.5) + s1) * ((k as f64 * 0.5) + s1))) + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2338,29 +2425,28 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mapv(f64::tanh).sum();
+        }
         match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * (y - (k as f64 * 0.5)),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+            0 => s1 = (1.0 + x * x).ln(),
+            1 => s1 = s1 * y,
+            _ => s1 += b.mean().unwrap(),
         }
-        s1 = (s1 * 0.5 + (1.0 + x * x).ln()).tanh();
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        match k % 3 {
-            0 => s1 = helper_scalar(y.tanh(), x),
-            1 => s1 = s1 * (y * v2.mapv(f64::tanh).sum()),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) * x)).tanh();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * v2.dot(b);
-        }
-        let mut s4 = (k as f64 * 0.5);
-        if k % 2 == 0 {
-            s4 = ((0.45 / (1.0 + 0.88 * 0.88)) / (1.0 + c.dot(&v2) * c.dot(&v2)));
-        } else {
-            s4 = s4 * a[a.len() - 1];
-        }
-        (k as f64 * 0.5) + s4 + u3.sum() * 0.3
+        let v3 = c.mapv(f64::sin);
+        s1 += a.mapv(f64::tanh).sum();
+        let mut s4 = b.dot(&u2);
+        b.mean().unwrap() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2377,15 +2463,14 @@ mod p76 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
-        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * f64::sin(0.43)).tanh();
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x) + s1
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::sin(0.43);
+        }
+        (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2402,25 +2487,47 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + a[0]);
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s1 = helper_array(c, (k as f64 * 0.5).sin());
-        }
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * (1.0 + (x * s2) * (x * s2)).sqrt();
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh()),
+            _ => s1 += helper_scalar(0.66, (k as f64 * 0.5)),
         }
         let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y.tanh().exp();
         }
-        let v4 = (c + c);
-        let mut s5 = a.mean().unwrap();
-        v4.mean().unwrap() + s5 + v4.sum() * 0.3
+        let mut s4 = (helper_scalar(y, ((k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + s1 * s1));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            let t5 = b[i] * (k as f64 * 0.5).tanh().exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * u3[(i + 1) % a.len()];
+            }
+            s4 += u6;
+            if i == 3 {
+                break;
+            }
+        }
+        if k % 2 == 0 {
+            s1 = ((k as f64 * 0.5) * b.mapv(f64::tanh).sum());
+        } else {
+            s1 = s1 * u3.mean().unwrap();
+        }
+        s1 + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2436,14 +2543,17 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
         }
-        let v2 = (c + a);
-        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
+        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
+        match k % 3 {
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let mut s2 = (1.0 + (x + x) * (x + x)).sqrt().cos();
+        (helper_scalar(y, a[k % a.len()]) - b[k % a.len()]) + s2
     }
 
     #[test]
@@ -2460,16 +2570,8 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        match k % 3 {
-            0 => s1 = (1.0 + (x - s1) * (x - s1)).ln(),
-            1 => s1 = s1 * ((y * s1) - x),
-            _ => s1 += x,
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + c[0].tanh().exp()).sin();
-        }
-        (s1 / (1.0 + (0.77 - s1) * (0.77 - s1))) + s1 + w2.sum() * 0.3
+        let v2 = (b * (x - s1));
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2485,14 +2587,14 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut s2 = x.cos().cos();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[k % a.len()];
+        if k == 3 {
+            return 0.44;
         }
-        b.mean().unwrap() + s2 + v1.sum() * 0.3
+        let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        }
+        a[k % a.len()] + s1
     }
 
     #[test]
@@ -2508,25 +2610,28 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + (k as f64 * 0.5).tanh().exp()).sin();
+        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s2 = w1[a.len() - 1];
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x + s2);
+        let mut s2 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (s2 / (1.0 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))),
+            _ => s1 += a.dot(c),
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) * x);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * y;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s1 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w1[i] + (x / (1.0 + c[0] * c[0]))).sin();
-        }
-        s2.tanh().exp().sin() + s2 + w5.sum() * 0.3
+        1.09 + s2
     }
 
     #[test]
@@ -2543,13 +2648,10 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (s1 * s1)).tanh();
         }
-        let v3 = (b + a);
-        x + s1 + v3.sum() * 0.3
+        helper_array(b, c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2565,41 +2667,38 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut u2 = v1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+        }
+        let mut s3 = v1[0];
         for i in 0..a.len() {
-            w1[i] = b[i] * 1.19;
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s2 = (w1[0] * (k as f64 * 0.5).tanh().exp());
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * x).tanh();
+            let t4 = c[i] * (a[a.len() - 1] + x);
+            s3 += t4.sin() * 0.98;
             if i == 3 {
                 break;
             }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + helper_array(c, y)).sin();
+            s3 = (s3 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        match k % 3 {
-            0 => s2 = helper_scalar(x.sin(), s2),
-            1 => s2 = s2 * w3[a.len() - 1],
-            _ => s2 += (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + c[j5 - 1] * s3;
         }
-        if k == 3 {
-            return w1.mean().unwrap();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + u2[j6 - 1] * x;
         }
-        if y > 0.1 {
-            s2 = ((k as f64 * 0.5) + w3[0]).cos();
-        } else {
-            s2 = s2 * helper_array(&w3, c.dot(c));
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s3 = s3.sin() * 0.9 + b[j7 - 1] * x;
         }
-        y + s2 + w3.sum() * 0.3
+        y.cos() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2616,14 +2715,23 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        s1 = (y * 1.04).tanh().exp();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + b.dot(b)).sin();
+        match k % 3 {
+            0 => s1 = (y * 1.04).tanh().exp(),
+            1 => s1 = s1 * b.dot(c),
+            _ => s1 += ((k as f64 * 0.5) - 1.23),
         }
-        s1 = s1;
-        let mut s3 = (s1 * y);
-        y + s3 + w2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * y;
+        }
+        let mut s4 = c.mean().unwrap();
+        y + s4
     }
 
     #[test]
@@ -2640,26 +2748,30 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        if k == 3 {
-            return ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.94, x);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, x);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + (a[0] * y)).sin();
+            w4[i] = c[i] * (a[a.len() - 1] / (1.0 + 0.36 * 0.36));
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (w2[i] + helper_array(c, x)).sin();
+        let mut u5 = w4.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s1 + x);
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * 0.91;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        (y + 0.43).tanh().exp() + s1 + w3.sum() * 0.3
+        a.mean().unwrap() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2675,21 +2787,21 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(x, a.dot(c)).tanh();
-        if x.tanh().exp() > 0.1 {
-            s1 = f64::tanh(1.29).tanh();
-        }
+        let mut s1 = (x - helper_scalar(1.18, x).tanh());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
+            let t2 = a[i] * (k as f64 * 0.5).tanh();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y + s1);
+        if k == 3 {
+            return helper_scalar(c[k % a.len()], s1).sin();
         }
-        if c.mean().unwrap() > 0.1 {
-            s1 = a.dot(b);
-        }
-        a[0] + s1 + u2.sum() * 0.3
+        let mut s4 = ((y + (k as f64 * 0.5)) * a.mean().unwrap()).tanh().exp();
+        let mut s5 = a.dot(c);
+        a.dot(a).tanh().exp() + s5
     }
 
     #[test]
@@ -2705,20 +2817,26 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mapv(f64::tanh).sum();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::ln((1.0 + 0.92 * 0.92));
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + y * y).ln();
+        let mut s2 = helper_array(a, x);
+        if helper_scalar(c[k % a.len()], x) > 0.1 {
+            s2 = u1.mean().unwrap().tanh().exp();
         }
-        if k == 3 {
-            return helper_array(b, y).tanh();
+        for i in 0..a.len() {
+            let t3 = b[i] * (x * y);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
+            }
+            s2 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        ((0.42 * y) / (1.0 + (y * y) * (y * y))) + s1 + u3.sum() * 0.3
+        (x + b[k % a.len()]) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2735,8 +2853,10 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        let mut s2 = c.mapv(f64::tanh).sum();
-        ((y - x) - s2.sin()) + s2
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        ((x - y) - x.sin()) + s1
     }
 
     #[test]
@@ -2753,36 +2873,30 @@ mod p89 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(b, (k as f64 * 0.5));
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x * s1)).tanh();
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + f64::ln((1.0 + 1.08 * 1.08))).sin();
+        }
+        let mut s3 = w2.mean().unwrap();
+        if k == 3 {
+            return s1;
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + s3 * s3).ln();
         }
         match k % 3 {
-            0 => s1 = (helper_array(b, y) - (x + b[k % a.len()])),
-            1 => s1 = s1 * (c.mapv(f64::tanh).sum() - b.dot(b)),
-            _ => s1 += s1,
+            0 => s1 = c.dot(b),
+            1 => s1 = s1 * x,
+            _ => s1 += u4.dot(&w2),
         }
-        if c[0] < 0.0 {
-            s1 = x;
-        } else {
-            s1 = s1 * (x / (1.0 + x * x));
-        }
-        let mut s4 = (c.mapv(f64::tanh).sum() - a.mapv(f64::tanh).sum());
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_array(a, s1);
-        }
-        ((1.36 + y) / (1.0 + s1 * s1)) + s4
+        ((y / (1.0 + 0.47 * 0.47)) + w2.mean().unwrap()) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2798,13 +2912,12 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).ln();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + 0.24).sin();
         }
-        s1 + s1
+        let mut s2 = (1.0 + y * y).sqrt();
+        ((y * s2) * s2) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2820,20 +2933,29 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (1.0 + ((a[0] - x) * (k as f64 * 0.5)) * ((a[0] - x) * (k as f64 * 0.5))).ln();
+        let mut s1 = a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        }
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = b.dot(c);
+        } else {
+            s1 = s1 * ((k as f64 * 0.5).tanh() / (1.0 + f64::ln((1.0 + 0.27 * 0.27)) * f64::ln((1.0 + 0.27 * 0.27))));
+        }
+        let v2 = c.mapv(f64::sin);
+        let mut s3 = a.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s2 = helper_scalar((x * 0.38), (k as f64 * 0.5)),
-            1 => s2 = s2 * (1.0 + f64::tanh(1.16).exp() * f64::tanh(1.16).exp()).ln(),
-            _ => s2 += y.tanh().exp(),
+            0 => s3 = 1.14,
+            1 => s3 = s3 * ((y - y) + helper_scalar(s3, s1)),
+            _ => s3 += (s1 * 0.25),
         }
-        let mut s3 = (1.14 / (1.0 + ((s2 - y) + helper_scalar(x, x)) * ((s2 - y) + helper_scalar(x, x))));
-        let mut s4 = (0.25 * (s3 - x).cos());
-        if k == 3 {
-            return helper_array(a, v1[0]);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
         }
-        s4 += a.dot(&v1);
-        helper_scalar((s4 + x), s4) + s4 + v1.sum() * 0.3
+        helper_array(b, 0.62).cos() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2853,17 +2975,12 @@ mod p92 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
         }
-        if x > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * helper_array(c, f64::tanh(0.22).exp());
+        s1 += x;
+        let mut s2 = (c.mean().unwrap() / (1.0 + (1.0 + y * y).ln().sin() * (1.0 + y * y).ln().sin()));
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * b.dot(a)).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a[k % a.len()]).sin();
-        }
-        let mut s3 = (0.46 - (1.0 + x * x).sqrt().tanh().exp());
-        (1.0 + s3 * s3).sqrt().tanh() + s3 + w2.sum() * 0.3
+        (1.0 + s2 * s2).sqrt().tanh().exp() + s2
     }
 
     #[test]
@@ -2880,18 +2997,26 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (x + y);
+        }
+        if (s1 - s1) > 0.1 {
+            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(&w2, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = helper_array(c, s1);
-        match k % 3 {
-            0 => s2 = helper_scalar(f64::sin(0.22), (s1 * (k as f64 * 0.5))),
-            1 => s2 = s2 * f64::tanh(1.30).exp(),
-            _ => s2 += b.mapv(f64::tanh).sum(),
-        }
-        let mut s3 = helper_array(c, helper_scalar(s1, helper_array(c, (k as f64 * 0.5))));
-        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s3
+        let mut s3 = w2.mean().unwrap();
+        b.dot(b).sin() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2907,16 +3032,14 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut s2 = helper_scalar((v1[a.len() - 1].tanh().exp() - (k as f64 * 0.5)), b.mapv(f64::tanh).sum());
-        s2 = (s2 * 0.5 + ((k as f64 * 0.5) - a.mean().unwrap())).tanh();
-        let mut s3 = b.mean().unwrap();
-        if k % 2 == 0 {
-            s2 = b.mean().unwrap();
-        } else {
-            s2 = s2 * (x / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        let mut s1 = y;
+        s1 = helper_scalar(((k as f64 * 0.5) - s1), helper_scalar(y, 0.24));
+        let v2 = (a * (k as f64 * 0.5));
+        let mut s3 = b.mean().unwrap().sin();
+        if k == 3 {
+            return helper_array(b, b[a.len() - 1]).tanh().exp();
         }
-        b.dot(a) + s3 + v1.sum() * 0.3
+        (k as f64 * 0.5) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2932,22 +3055,23 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+        let mut s1 = (a[a.len() - 1].cos() + a.dot(c));
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + b[k % a.len()]).sin();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, x)).tanh();
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * c.dot(a)).tanh();
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * w2[k % a.len()];
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
-        }
-        c.mapv(f64::tanh).sum() + s1
+        f64::ln((1.0 + (0.83 / (1.0 + 1.05 * 1.05)) * (0.83 / (1.0 + 1.05 * 1.05)))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2963,24 +3087,21 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.20 - x) - y);
+        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * c.mapv(f64::tanh).sum();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
         }
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) * x);
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let v3 = a.mapv(|t| t * t * 0.5 - t);
         for i in 0..a.len() {
-            w2[i] += (u1[i] + (k as f64 * 0.5).tanh().exp()).sin();
+            s1 = (s1 * 0.7 + v3[i] * f64::tanh(0.60).exp()).tanh();
         }
-        let mut s3 = ((x - u1[a.len() - 1].sin()) * y);
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (y + b[a.len() - 1]);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * y.cos();
         }
-        a.dot(&u1) + s3 + w2.sum() * 0.3
+        1.07 + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2996,32 +3117,23 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mean().unwrap();
+        let mut s1 = b.mean().unwrap();
+        s1 = (s1 * 0.5 + ((a[0] - s1) * b.mean().unwrap())).tanh();
+        let mut s2 = (k as f64 * 0.5);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(b, s1);
         }
-        let mut s1 = ((0.62 - (1.0 + y * y).sqrt()) * ((k as f64 * 0.5) / (1.0 + helper_array(a, b[k % a.len()]) * helper_array(a, b[k % a.len()]))));
-        if c[0] < 0.0 {
-            s1 = 1.35;
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (s1 + a[0]);
         }
-        if k == 3 {
-            return (s1 - s1).tanh().exp();
+        let mut s5 = c.dot(&u4);
+        let mut u6 = u3.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::cos(0.84);
         }
-        let mut s2 = a.mean().unwrap().cos();
-        s1 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
-        match k % 3 {
-            0 => s1 = helper_scalar(c.mean().unwrap(), s1.tanh().exp()),
-            1 => s1 = s1 * (c[k % a.len()] + helper_array(b, (k as f64 * 0.5))),
-            _ => s1 += (y / (1.0 + s1 * s1)),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        a.mean().unwrap() + s2
+        (c.mapv(f64::tanh).sum() / (1.0 + a.dot(a) * a.dot(a))) + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3037,25 +3149,25 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 - y);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (1.0 + y * y).ln()).sin();
         }
-        s1 += helper_scalar((s1 + y), (y + x));
+        let mut s2 = (x / (1.0 + (1.0 + (y - y) * (y - y)).ln() * (1.0 + (y - y) * (y - y)).ln()));
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * (s2 + y)).tanh();
+        }
         let mut u3 = b.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y.tanh().exp();
         }
-        s1 = helper_array(&u3, c.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return x;
         }
-        ((1.0 + x * x).sqrt() - a.mapv(f64::tanh).sum()) + s1 + u3.sum() * 0.3
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * helper_scalar(s2, b[0])).tanh();
+        }
+        (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0]))) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3072,15 +3184,17 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = 0.29,
-            1 => s1 = s1 * c.dot(a),
-            _ => s1 += x,
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::ln((1.0 + 0.73 * 0.73));
         }
-        (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln() + s1
+        u2.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3096,28 +3210,21 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
+        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(a[0], (k as f64 * 0.5));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (u1[i] + (k as f64 * 0.5)).sin();
+        match k % 3 {
+            0 => s1 = ((0.38 + x) * helper_scalar(1.04, x)),
+            1 => s1 = s1 * f64::tanh(0.44),
+            _ => s1 += c[0],
         }
-        let mut s3 = w2[a.len() - 1];
-        s3 += (s3 + u1.mean().unwrap());
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + u1[j4 - 1] * 0.67;
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * y).tanh();
-        }
-        ((0.38 + x) * helper_scalar(1.04, x)) + s3 + w2.sum() * 0.3
+        let mut s3 = y;
+        let mut s4 = s3;
+        ((y * 0.21) * b[0]) + s4
     }
 
     #[test]
@@ -3133,17 +3240,13 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[0];
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.dot(b)).tanh();
-        }
-        0.36 + s1
+        let mut s2 = (y + helper_array(c, y));
+        s2 = (s2 * 0.5 + (helper_scalar(x, y) + b.mean().unwrap())).tanh();
+        c.dot(a) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3161,36 +3264,34 @@ mod p102 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos().sin().sin();
         match k % 3 {
-            0 => s1 = ((0.50 / (1.0 + s1 * s1)) * x),
-            1 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), y),
-            _ => s1 += c.dot(c),
+            0 => s1 = s1,
+            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            _ => s1 += b.mean().unwrap(),
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), c[0])).tanh();
+            s1 = (s1 * 0.7 + b[i] * c.dot(c)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s2 = helper_scalar(s1, x.tanh().exp()).sin();
-        if c.dot(b) > 0.1 {
-            s1 = helper_scalar(s1, helper_scalar(x, s2));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+        s1 += helper_scalar(helper_array(c, x), y);
+        let mut s2 = helper_scalar(s1, (k as f64 * 0.5).tanh().exp().tanh().exp());
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * ((k as f64 * 0.5) * a[a.len() - 1]);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s2 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.dot(c);
+        s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * helper_array(c, 1.29)).tanh();
         }
-        match k % 3 {
-            0 => s2 = (a[0] / (1.0 + (0.69 * y) * (0.69 * y))),
-            1 => s2 = s2 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() / (1.0 + f64::sin(0.55) * f64::sin(0.55))),
-            _ => s2 += b.dot(a),
-        }
-        (x * f64::sqrt((1.0 + 1.30 * 1.30))) + s2
+        a[0] + s2
     }
 
     #[test]
@@ -3206,34 +3307,38 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh();
-        }
-        let mut s2 = y.tanh().exp();
-        match k % 3 {
-            0 => s2 = (1.29 - a[0].tanh().exp()),
-            1 => s2 = s2 * 1.25,
-            _ => s2 += f64::tanh(0.33).exp(),
+        let mut s1: f64 = 0.55;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
         }
         match k % 3 {
-            0 => s2 = u1.dot(a).tanh().exp(),
-            1 => s2 = s2 * (b[0] - 0.36).tanh().exp(),
-            _ => s2 += a[0].sin(),
+            0 => s1 = (1.29 - c[0].tanh().exp()),
+            1 => s1 = s1 * 1.25,
+            _ => s1 += f64::tanh(0.33).exp(),
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * f64::cos(0.39)).tanh();
+        match k % 3 {
+            0 => s1 = a.dot(c).tanh().exp(),
+            1 => s1 = s1 * (c[0] - 0.36).tanh().exp(),
+            _ => s1 += a[0].sin(),
         }
+        let v2 = (c * y);
         if k == 3 {
-            return x;
+            return c.dot(c);
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * helper_array(a, (k as f64 * 0.5))).tanh();
+        if c[0] < 0.0 {
+            s1 = x.tanh().exp();
+        } else {
+            s1 = s1 * (1.0 + v2[0] * v2[0]).ln().cos();
         }
-        if k == 3 {
-            return x;
+        if b[k % a.len()] > 0.1 {
+            s1 = (helper_scalar(v2[0], 1.03) / (1.0 + y * y));
+        } else {
+            s1 = s1 * (1.0 + (0.48 * y) * (0.48 * y)).sqrt();
         }
-        y + s2 + u1.sum() * 0.3
+        helper_array(a, (k as f64 * 0.5)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3249,12 +3354,18 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.22;
         }
-        let mut s2 = helper_scalar(y.tanh().exp().cos(), ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        (0.22 - (k as f64 * 0.5)) + s2 + u1.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(c, x);
+        }
+        c.dot(b) + s1
     }
 
     #[test]
@@ -3271,15 +3382,13 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * helper_scalar(x, y);
+        s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1]).tanh();
-        }
-        s1 += helper_scalar((s1 * (k as f64 * 0.5)), (a[k % a.len()] * s1));
-        f64::sin(0.27) + s1 + w2.sum() * 0.3
+        let mut s2 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln();
+        s2 += c.dot(c);
+        f64::sin(0.27) + s2
     }
 
     #[test]
@@ -3295,20 +3404,20 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (helper_scalar(x, a[k % a.len()]) * x);
-        }
-        if k == 3 {
-            return y.tanh().exp();
-        }
-        if k == 3 {
-            return x;
-        }
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
         for i in 0..a.len() {
-            w1[i] = a[i] * x;
+            s1 = (s1 * 0.7 + c[i] * x.tanh()).tanh();
         }
-        a.dot(b) + w1.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + c.mean().unwrap()).sin();
+        }
+        helper_array(b, c[k % a.len()]).cos() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3325,26 +3434,30 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        }
+        let v4 = u2.mapv(|t| t * t * 0.5 - t);
         match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * (x.tanh().exp() - (k as f64 * 0.5)),
-            _ => s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
+            0 => s1 = s1,
+            1 => s1 = s1 * (0.48 - x).tanh().exp(),
+            _ => s1 += (1.0 + b[0] * b[0]).ln(),
         }
-        if k == 3 {
-            return helper_array(b, helper_array(c, s1));
+        if (1.33 - x) > 0.1 {
+            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
+        } else {
+            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut s2 = (1.0 + ((1.0 + b[0] * b[0]).ln() + (y - 1.33)) * ((1.0 + b[0] * b[0]).ln() + (y - 1.33))).ln();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-        }
-        let mut s3 = x;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * a.mean().unwrap()).tanh();
-        }
-        if a.dot(a) > 0.1 {
-            s1 = ((s2 - y) * (y / (1.0 + s2 * s2)));
-        }
-        helper_array(b, helper_scalar(0.36, a[a.len() - 1])) + s3
+        let mut s5 = ((y * s1).tanh().exp() / (1.0 + (s1 / (1.0 + y * y)).tanh().exp() * (s1 / (1.0 + y * y)).tanh().exp()));
+        v4.dot(b) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3361,21 +3474,24 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y.tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + y * y)),
-            _ => s1 += b.dot(a),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + c.dot(a)).sin();
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (w3[k % a.len()].tanh().exp() - (y / (1.0 + x * x))) + s1 + w3.sum() * 0.3
+        if b.dot(a) > 0.1 {
+            s1 = (a.dot(b) - (a[k % a.len()] - 0.46));
+        }
+        (x + b.mean().unwrap()) + s1
     }
 
     #[test]
@@ -3393,19 +3509,19 @@ mod p109 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+            let t2 = a[i] * helper_array(a, 0.22);
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * f64::tanh(0.65)).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * s1;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + s1).sin();
+        match k % 3 {
+            0 => s1 = helper_scalar(s1, s1.tanh()),
+            1 => s1 = s1 * c[k % a.len()],
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
         }
-        helper_array(c, b.dot(c)) + s1 + w2.sum() * 0.3
+        c.dot(a) + s1
     }
 
     #[test]
@@ -3421,21 +3537,17 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = helper_array(c, y),
-            1 => s1 = s1 * (1.00 * b.dot(b)),
-            _ => s1 += s1,
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).sin()).tanh();
-        }
+        let mut s1 = helper_array(c, x);
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mapv(f64::tanh).sum();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * 1.00;
         }
-        ((0.92 / (1.0 + b[0] * b[0])) + y) + s1
+        let v3 = (c * b).mapv(f64::tanh);
+        s1 + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3451,27 +3563,28 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
+        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
+        s1 = (s1 * 0.5 + x).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
         }
-        let mut s2 = ((x - x) - ((k as f64 * 0.5) + y)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * u1.mean().unwrap()).tanh();
+        s1 = a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((x * a[k % a.len()]) + c.dot(c)),
+            _ => s1 += c.dot(b),
         }
-        let mut s3 = a.mapv(f64::tanh).sum();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, 0.67);
+        }
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + u1[i] * f64::ln((1.0 + 0.75 * 0.75))).tanh();
+            let t4 = c[i] * s1;
+            s1 += t4.sin() * helper_scalar(y, y);
         }
-        s2 = (0.24 * c[k % a.len()]);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * 0.69).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s4 = (helper_array(b, (x / (1.0 + s3 * s3))) / (1.0 + ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x) * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x)));
-        c.mean().unwrap() + s4 + u1.sum() * 0.3
+        b[k % a.len()].tanh().exp() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3488,14 +3601,30 @@ mod p112 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * b[0];
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s3 = helper_array(b, a.dot(a)).tanh().exp();
-        let v4 = c.mapv(f64::sin);
-        a.mean().unwrap() + s3 + v4.sum() * 0.3
+        for i in 0..a.len() {
+            let t4 = c[i] * (0.97 + (k as f64 * 0.5));
+            s1 += t4.sin() * helper_scalar(x, x);
+        }
+        match k % 3 {
+            0 => s1 = (helper_scalar((k as f64 * 0.5), x) / (1.0 + helper_array(c, s1) * helper_array(c, s1))),
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += b.dot(b),
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
+        }
+        (b.dot(c) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1
     }
 
     #[test]
@@ -3511,11 +3640,15 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + y * y).ln();
+        let mut s1 = (1.0 + y * y).ln();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let v1 = a.mapv(f64::sin);
-        y + v1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * y;
+            s1 += t2.sin() * x;
+        }
+        a.dot(c) + s1
     }
 
     #[test]
@@ -3532,23 +3665,15 @@ mod p114 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        match k % 3 {
-            0 => s1 = helper_scalar(b[0].tanh().exp(), (k as f64 * 0.5)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += b[0].tanh().exp(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (s1 * (k as f64 * 0.5));
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        match k % 3 {
-            0 => s1 = (1.0 + (0.73 + c[0]) * (0.73 + c[0])).sqrt(),
-            1 => s1 = s1 * ((b[a.len() - 1] / (1.0 + 0.25 * 0.25)) * y.tanh().exp()),
-            _ => s1 += c.mean().unwrap(),
-        }
-        (y / (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1))) + s1
+        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
+        let mut s3 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        let v4 = (a + a);
+        (1.0 + helper_scalar(s3, (k as f64 * 0.5)) * helper_scalar(s3, (k as f64 * 0.5))).ln() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3564,12 +3689,15 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.95;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (x / (1.0 + s1 * s1));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
         }
-        f64::cos(1.07).cos() + s1 + w2.sum() * 0.3
+        let mut s2 = y;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).sin()).tanh();
+        }
+        (0.50 + helper_scalar(u1[k % a.len()], x)) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3585,21 +3713,26 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (1.0 + x * x).sqrt();
-        match k % 3 {
-            0 => s2 = y,
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += a.mapv(f64::tanh).sum(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + a.mean().unwrap()).sin();
         }
-        let mut s3 = x;
-        let mut s4 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s2 = s4,
-            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
-            _ => s2 += (1.0 + y * y).sqrt(),
+        let mut s2 = helper_scalar(w1.mapv(f64::tanh).sum(), x);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + w1[i] * (1.23 + y)).tanh();
         }
-        (c.mapv(f64::tanh).sum() + (s2 / (1.0 + s3 * s3))) + s4 + v1.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + x).sin();
+        }
+        let mut s4 = (x + ((1.0 + x * x).sqrt() * c.mapv(f64::tanh).sum()));
+        if k == 3 {
+            return (1.0 + x * x).sqrt().tanh();
+        }
+        a.mean().unwrap() + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3615,19 +3748,17 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        let mut s1 = c[k % a.len()];
+        if b.dot(a) > 0.1 {
+            s1 = 0.87;
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        match k % 3 {
-            0 => s1 = (helper_scalar(x, c[a.len() - 1]) * c.mean().unwrap()),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (0.70 * s1),
+        if f64::tanh(0.50).exp() > 0.1 {
+            s1 = helper_array(b, c.mean().unwrap());
         }
-        if k % 2 == 0 {
-            s1 = a.dot(c);
-        }
-        b.mean().unwrap() + s1
+        s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
+        b.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -3643,34 +3774,34 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum().cos().tanh().exp();
-        if k % 2 == 0 {
-            s1 = c.dot(b);
-        } else {
-            s1 = s1 * c.dot(b);
+        let mut s1 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(b, x)).tanh();
         }
-        if k == 3 {
-            return ((k as f64 * 0.5) * x.tanh().exp());
-        }
+        s1 = helper_scalar(helper_array(b, a[k % a.len()]), (k as f64 * 0.5));
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + s1).sin();
+            w2[i] += (b[i] + x).sin();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + w2[a.len() - 1] * w2[a.len() - 1]).ln()).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+        }
+        if k % 2 == 0 {
+            s1 = helper_scalar(helper_scalar((k as f64 * 0.5), x), y);
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * w2.mean().unwrap();
+            s1 += t3.sin() * helper_scalar(1.02, (k as f64 * 0.5));
             if i == 3 {
                 break;
             }
         }
-        let v3 = a.mapv(f64::sin);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w2[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + f64::ln((1.0 + 0.45 * 0.45))).sin();
-        }
-        x + s1 + w4.sum() * 0.3
+        w2.mean().unwrap() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3686,14 +3817,15 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        match k % 3 {
-            0 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            1 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
-            _ => s1 += y,
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + helper_array(a, y)).sin();
         }
-        let v2 = (c * b).mapv(f64::tanh);
-        (y.cos() - a.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
+        }
+        x + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3709,30 +3841,22 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + c);
-        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * (1.0 + y * y).ln();
+        }
+        let mut s2 = (b.mapv(f64::tanh).sum() * c.mean().unwrap());
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * helper_array(&v1, y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5).tanh()).tanh();
-        }
-        if c[0] < 0.0 {
-            s2 = x.tanh().exp().tanh().exp();
-        }
-        v1[0] + s2 + v1.sum() * 0.3
+        let mut s3 = ((w1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (b[a.len() - 1] + (k as f64 * 0.5))).tanh().exp();
+        let v4 = (c * b).mapv(f64::tanh);
+        let mut s5 = w1.dot(c);
+        let mut s6 = ((k as f64 * 0.5).tanh().exp() * x);
+        ((0.24 / (1.0 + s6 * s6)) / (1.0 + w1[a.len() - 1] * w1[a.len() - 1])) + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3748,16 +3872,24 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        s1 = s1;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.dot(b)).tanh();
+        if k == 3 {
+            return (1.0 + (y - 0.73) * (y - 0.73)).ln();
         }
-        (x * b[0]).sin() + s1
+        let mut s1 = (a.mapv(f64::tanh).sum() / (1.0 + helper_array(b, x.sin()) * helper_array(b, x.sin())));
+        for i in 0..a.len() {
+            let t2 = a[i] * y;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * c.mapv(f64::tanh).sum();
+        }
+        (y / (1.0 + f64::tanh(0.23).exp() * f64::tanh(0.23).exp())) + s1
     }
 
     #[test]
@@ -3773,40 +3905,38 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
-            _ => s1 += f64::tanh(1.25).exp(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + b[a.len() - 1]).sin();
+        }
+        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
+        s2 += a.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * w1.mapv(f64::tanh).sum();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * w1[(i + 1) % a.len()];
+            }
+            s2 += u4;
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        }
+        for i in 0..a.len() {
+            let t6 = u5[i] * helper_scalar(y, y);
+            s2 += t6.sin() * ((k as f64 * 0.5) / (1.0 + x * x));
+            if i == 3 {
+                break;
+            }
         }
         match k % 3 {
-            0 => s1 = (0.81 + ((k as f64 * 0.5) / (1.0 + x * x))),
-            1 => s1 = s1 * (helper_array(c, x) - a.mapv(f64::tanh).sum()),
-            _ => s1 += y,
+            0 => s2 = (k as f64 * 0.5).tanh().exp(),
+            1 => s2 = s2 * a.mapv(f64::tanh).sum().sin(),
+            _ => s2 += a[0].tanh().exp(),
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
-        }
-        if k == 3 {
-            return 1.16;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(a, x);
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (x / (1.0 + y * y));
-        }
-        if k % 2 == 0 {
-            s1 = x;
-        } else {
-            s1 = s1 * ((y + 1.19) + helper_array(&u2, b[0]));
-        }
-        y + s1 + u2.sum() * 0.3
+        let mut s7 = b.dot(a);
+        s7 + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3826,25 +3956,31 @@ mod p123 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[k % a.len()];
+        match k % 3 {
+            0 => s1 = b[k % a.len()],
+            1 => s1 = s1 * (a.mapv(f64::tanh).sum() / (1.0 + (s1 * x) * (s1 * x))),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        if x > 0.1 {
+            s1 = helper_array(a, b[0]);
+        }
         for i in 0..a.len() {
-            w3[i] = u2[i] * c.mapv(f64::tanh).sum();
-        }
-        let v4 = (c * b).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + w3[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            if i == 3 {
-                break;
+            let t2 = c[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + u2[i] * b[0]).tanh();
+        let mut s4 = (x - (k as f64 * 0.5));
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (a[i] + y).sin();
         }
-        u2.mean().unwrap() + s1 + v4.sum() * 0.3
+        b.dot(b) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3860,31 +3996,21 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
+        if k % 2 == 0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * (helper_scalar(s1, y) + 0.79);
+        }
+        let v2 = (c + a);
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, 0.60)).tanh();
+        }
         if k == 3 {
-            return (f64::sqrt((1.0 + 0.53 * 0.53)) / (1.0 + 0.66 * 0.66));
+            return helper_scalar(f64::tanh(0.92).exp(), (1.0 + s1 * s1).sqrt());
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + (x / (1.0 + 0.38 * 0.38))).sin();
-        }
-        let mut s2 = (helper_scalar(helper_array(c, y), a[0].cos()) + w1.mean().unwrap());
-        match k % 3 {
-            0 => s2 = (((k as f64 * 0.5) * s2) * (k as f64 * 0.5)),
-            1 => s2 = s2 * helper_scalar(c.mean().unwrap(), f64::tanh(0.92).exp()),
-            _ => s2 += (1.0 + s2 * s2).sqrt(),
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.mean().unwrap();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * 0.85;
-        }
-        let mut s5 = (w1.dot(c) * (k as f64 * 0.5));
-        (f64::sqrt((1.0 + 1.04 * 1.04)) * (s2 * (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
+        a.mean().unwrap().cos() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3900,16 +4026,24 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[k % a.len()];
         }
-        let v2 = a.mapv(f64::sin);
-        if k == 3 {
-            return a.dot(&v2);
+        let mut s2 = (helper_array(&u1, x) + (a[k % a.len()] / (1.0 + 0.48 * 0.48)));
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + u1[i] * x).tanh();
         }
-        let mut s3 = y;
-        x + s3 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s2 = u1.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * u1.dot(a),
+            _ => s2 += helper_array(c, b[k % a.len()]),
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        }
+        helper_array(&u3, (0.23 * (k as f64 * 0.5))) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3926,14 +4060,20 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, helper_array(b, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (y * (y * 0.30));
+        for i in 0..a.len() {
+            let t2 = b[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        ((k as f64 * 0.5) + s1).sin() + s1 + v2.sum() * 0.3
+        let mut s4: f64 = 1.26;
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, s4);
+        }
+        (a[a.len() - 1] * s1).tanh() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3950,10 +4090,25 @@ mod p127 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        s1 = (helper_scalar(1.18, 0.96) + (1.0 + x * x).sqrt());
-        let v2 = (b * c).mapv(f64::tanh);
-        let mut s3 = y;
-        ((1.0 + y * y).ln() + (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) + s3 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5).tanh().exp().tanh().exp(),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += helper_array(c, x),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + x.tanh()).sin();
+        }
+        if (0.23 + x) > 0.1 {
+            s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln();
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + s1.cos()).sin();
+        }
+        (1.30 + s1) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3970,11 +4125,16 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        s1 = c.mean().unwrap();
-        if k == 3 {
-            return s1;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_array(b, s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        (y + x).tanh() + s1
+        let mut s4 = (k as f64 * 0.5);
+        (x / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s4
     }
 
     #[test]
@@ -3990,14 +4150,16 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if c[0] < 0.0 {
-            s1 = 0.73;
-        } else {
-            s1 = s1 * s1.tanh().exp();
+        let mut s1 = b[0];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.29 + y)).tanh();
         }
-        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
-        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1
+        if k % 2 == 0 {
+            s1 = ((x - s1) / (1.0 + ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)) * ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01))));
+        } else {
+            s1 = s1 * y;
+        }
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -4013,18 +4175,17 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
+            w1[i] = c[i] * y;
         }
-        let mut s2 = helper_array(c, a.dot(c).cos());
-        if k == 3 {
-            return (helper_scalar(s2, 1.10) - (k as f64 * 0.5));
+        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
+        s2 += x;
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(a);
         }
-        b.mean().unwrap() + s2
+        x + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4040,31 +4201,33 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * (k as f64 * 0.5));
+        if k == 3 {
+            return helper_array(b, y).tanh();
         }
-        let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + u1[j3 - 1] * c[a.len() - 1];
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        let v4 = (b * b).mapv(f64::tanh);
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(1.34);
+        let mut s1 = y.tanh().exp();
+        for i in 0..a.len() {
+            let t2 = b[i] * f64::tanh(1.34);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        s2 = s2;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s2 = s2.sin() * 0.9 + u5[j6 - 1] * a.mean().unwrap();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * s1;
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + v4[i] * x).tanh();
+        s1 += helper_scalar(x.cos(), helper_scalar(0.67, c[k % a.len()]));
+        s1 = (s1 * 0.5 + a.dot(b)).tanh();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_array(b, a[0]);
         }
-        (helper_scalar(v4[k % a.len()], (k as f64 * 0.5)) / (1.0 + v4.dot(b) * v4.dot(b))) + s2 + u5.sum() * 0.3
+        helper_array(a, x.tanh()) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4080,16 +4243,13 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.61 - b.dot(a));
-        if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.1 {
-            s1 = y;
-        } else {
-            s1 = s1 * x;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-        }
-        (k as f64 * 0.5) + s1
+        let mut s2: f64 = 0.61;
+        s2 = (s2 * 0.5 + (k as f64 * 0.5)).tanh();
+        (1.0 + y.cos() * y.cos()).ln() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4106,13 +4266,16 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        s1 = (x - (k as f64 * 0.5)).sin();
-        if c[0] < 0.0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (x - (k as f64 * 0.5));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        helper_scalar(x, 0.41) + s1
+        let mut s4 = helper_scalar(s1, helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
+        y + s4
     }
 
     #[test]
@@ -4129,17 +4292,20 @@ mod p134 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.dot(a) + b.dot(b));
-        let mut s2 = s1;
-        match k % 3 {
-            0 => s2 = (b.mean().unwrap() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
-            1 => s2 = s2 * a.mapv(f64::tanh).sum(),
-            _ => s2 += s1,
-        }
-        let mut s3 = helper_scalar(a.mapv(f64::tanh).sum(), helper_scalar((b[a.len() - 1] - 1.26), x.tanh()));
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
         }
-        c.dot(c) + s3
+        let v2 = (a * b).mapv(f64::tanh);
+        let v3 = (&v2 * a.mapv(f64::tanh).sum());
+        if k == 3 {
+            return helper_scalar(v3.dot(&v3), x);
+        }
+        match k % 3 {
+            0 => s1 = helper_array(b, v2.mean().unwrap()),
+            1 => s1 = s1 * b.dot(&v2).tanh(),
+            _ => s1 += v2.dot(c),
+        }
+        (0.93 * b.dot(&v2)) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4155,17 +4321,26 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
-        }
-        let v3 = (c * y);
         if k == 3 {
-            return helper_scalar(x.tanh().exp(), (x * 1.35));
+            return a.dot(b);
         }
-        c.dot(b) + s1 + v3.sum() * 0.3
+        let mut s1 = c.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * 1.35);
+        }
+        c.dot(b) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4183,11 +4358,10 @@ mod p136 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
         s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).sqrt()).tanh();
         }
-        y + s1 + u2.sum() * 0.3
+        ((k as f64 * 0.5) * a.dot(c)) + s1
     }
 
     #[test]
@@ -4203,35 +4377,28 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = y;
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
         if k == 3 {
-            return y;
+            return v2.dot(c);
         }
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[0] + x);
+        if k % 2 == 0 {
+            s1 = a[a.len() - 1];
         }
-        let mut s2 = x.tanh().exp();
-        match k % 3 {
-            0 => s2 = s2,
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += helper_scalar(y, 1.29),
-        }
-        let mut s3 = y;
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * c.dot(a);
+            w3[i] = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(b, x);
         }
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s2 = s2.sin() * 0.9 + u1[j5 - 1] * (1.0 + u1[a.len() - 1] * u1[a.len() - 1]).ln();
+            s1 = s1.sin() * 0.9 + w3[j5 - 1] * a.dot(c);
         }
-        if (k as f64 * 0.5).tanh().exp() > 0.1 {
-            s2 = helper_scalar(s3, c.mapv(f64::tanh).sum());
-        } else {
-            s2 = s2 * ((k as f64 * 0.5) / (1.0 + x * x));
-        }
-        0.83 + s3 + w4.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4253,15 +4420,11 @@ mod p138 {
             1 => s1 = s1 * a[a.len() - 1],
             _ => s1 += (k as f64 * 0.5),
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * helper_scalar(s1.tanh().exp(), helper_array(b, s1)),
-            _ => s1 += b.mean().unwrap(),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * b.dot(b)).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
-        }
-        (helper_array(a, y) - (y + x)) + s1
+        s1 += x.tanh();
+        (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt() + s1
     }
 
     #[test]
@@ -4278,15 +4441,20 @@ mod p139 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
-        s1 = (s1 * 0.5 + s1).tanh();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
-        let mut s2 = s1;
-        (s1 * c.mapv(f64::tanh).sum()) + s2
+        match k % 3 {
+            0 => s1 = helper_array(a, b.dot(a)),
+            1 => s1 = s1 * (((k as f64 * 0.5) * s1) * c.mapv(f64::tanh).sum()),
+            _ => s1 += helper_scalar(s1, 0.98),
+        }
+        s1 = (s1 * 0.5 + ((b[a.len() - 1] * 0.46) * x)).tanh();
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        y + s1
     }
 
     #[test]
@@ -4302,26 +4470,33 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + (1.07 / (1.0 + y * y))).sin();
+        }
+        let mut s2 = ((k as f64 * 0.5) + x);
+        if (b[k % a.len()] + x) > 0.1 {
+            s2 = 1.24;
+        } else {
+            s2 = s2 * (s2 * x.tanh());
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let t3 = c[i] * c[k % a.len()];
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * f64::cos(1.19);
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(0.42, 1.24);
-        }
-        let mut s3 = (s1 * y.tanh().exp().tanh());
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c[k % a.len()];
-        }
+        let mut s4: f64 = 1.13;
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (b[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
+            w5[i] += (w1[i] + a[k % a.len()]).sin();
         }
-        let v6 = (a * &u2).mapv(f64::tanh);
-        u2.mapv(f64::tanh).sum() + s3 + v6.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + w5[i] * (s2 - 1.17)).tanh();
+        }
+        (c[a.len() - 1] / (1.0 + y * y)).tanh().exp() + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4338,11 +4513,15 @@ mod p141 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => s1 = s1 * helper_scalar(x, (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += x.tanh().exp(),
         }
-        let v2 = (a * x.tanh().exp());
-        1.21 + s1 + v2.sum() * 0.3
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        (b[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) + s1
     }
 
     #[test]
@@ -4358,22 +4537,27 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.dot(c);
-        }
-        let mut s2 = (((y / (1.0 + y * y)) / (1.0 + x * x)) * u1.mean().unwrap());
-        s2 += (1.0 + y * y).sqrt().sin();
-        let mut s3 = (b.mapv(f64::tanh).sum() - ((u1[a.len() - 1] * x) * a.mapv(f64::tanh).sum()));
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = b.dot(b);
         match k % 3 {
-            0 => s3 = helper_array(&u1, c[0].cos()),
-            1 => s3 = s3 * b.mean().unwrap(),
-            _ => s3 += b.mean().unwrap(),
+            0 => s2 = ((y / (1.0 + x * x)) / (1.0 + s2 * s2)),
+            1 => s2 = s2 * v1.mean().unwrap(),
+            _ => s2 += (0.72 / (1.0 + 1.25 * 1.25)),
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + u1[i] * y.cos()).tanh();
+        let mut s3 = x;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + v1[j4 - 1] * helper_scalar(y, s2);
         }
-        f64::sin(0.76) + s3 + u1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + v1[i] * (x * x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s3 = a.dot(b);
+        (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4390,16 +4574,11 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
-        }
-        let v2 = (a * a.dot(b));
-        let mut s3 = ((s1 * x) - ((k as f64 * 0.5) * x).sin());
-        let mut s4: f64 = 0.35;
-        if k % 2 == 0 {
-            s1 = helper_scalar(c.mean().unwrap(), (1.0 + v2[a.len() - 1] * v2[a.len() - 1]).ln());
-        }
-        s3 + s4 + v2.sum() * 0.3
+        let mut s2 = b.mean().unwrap();
+        let mut s3 = (1.0 + (((k as f64 * 0.5) + x) + y) * (((k as f64 * 0.5) + x) + y)).sqrt();
+        let v4 = (b * b).mapv(f64::tanh);
+        let v5 = (&v4 * c).mapv(f64::tanh);
+        (b[a.len() - 1].tanh().exp() / (1.0 + (s1 / (1.0 + 0.35 * 0.35)) * (s1 / (1.0 + 0.35 * 0.35)))) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4416,14 +4595,19 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + y).sin();
+        s1 += x;
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * c.mean().unwrap();
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (y - (k as f64 * 0.5));
         }
         if k == 3 {
-            return w2.mean().unwrap();
+            return b.mean().unwrap().tanh().exp();
         }
-        w2.mean().unwrap() + s1 + w2.sum() * 0.3
+        (1.0 + f64::tanh(0.20) * f64::tanh(0.20)).sqrt() + s1
     }
 
     #[test]
@@ -4440,17 +4624,8 @@ mod p145 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * a.dot(b),
-            _ => s1 += s1,
-        }
-        match k % 3 {
-            0 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln(),
-            1 => s1 = s1 * (0.95 + helper_array(c, (k as f64 * 0.5))),
-            _ => s1 += (y - (k as f64 * 0.5)),
-        }
-        helper_array(a, 0.99).cos() + s1
+        let mut s2 = c.dot(c);
+        a.dot(b) + s2
     }
 
     #[test]
@@ -4470,23 +4645,18 @@ mod p146 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
         }
-        let mut s2 = (1.0 + y * y).ln();
-        if k % 2 == 0 {
-            s2 = (s2.cos() / (1.0 + s2.tanh() * s2.tanh()));
+        let mut s2 = (helper_scalar((u1[k % a.len()] - 1.28), helper_scalar(y, x)) + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()));
+        match k % 3 {
+            0 => s2 = helper_scalar(x, b.mean().unwrap()),
+            1 => s2 = s2 * c.dot(c),
+            _ => s2 += f64::cos(0.42),
+        }
+        if (y / (1.0 + u1[k % a.len()] * u1[k % a.len()])) > 0.1 {
+            s2 = y;
         } else {
-            s2 = s2 * (k as f64 * 0.5);
+            s2 = s2 * c.dot(&u1);
         }
-        match k % 3 {
-            0 => s2 = (c.dot(b) + 0.67),
-            1 => s2 = s2 * (1.0 + c.dot(c) * c.dot(c)).ln(),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * (s2 / (1.0 + s2 * s2)),
-            _ => s2 += y,
-        }
-        a.dot(c) + s2 + u1.sum() * 0.3
+        x + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4503,17 +4673,11 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.dot(b);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + a.dot(b)).sin();
         }
-        match k % 3 {
-            0 => s1 = (f64::sin(0.60) + (b[k % a.len()] / (1.0 + y * y))),
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) * x),
-        }
-        b.mean().unwrap() + s1
+        helper_scalar(x.cos(), (0.36 / (1.0 + s1 * s1))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4533,23 +4697,21 @@ mod p148 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
-        if k == 3 {
-            return (1.0 + y * y).ln().tanh().exp();
-        }
-        let mut s2 = helper_scalar(a[k % a.len()], ((0.71 * (k as f64 * 0.5)) * (b[k % a.len()] * a[0])));
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
-        }
+        let mut s2 = (1.0 + y * y).sqrt().tanh().exp();
+        let v3 = (b * (y + x));
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            s2 = (s2 * 0.7 + a[i] * (c[k % a.len()] * b[0])).tanh();
         }
-        let mut s3 = (k as f64 * 0.5);
-        (b.mapv(f64::tanh).sum() + f64::sqrt((1.0 + 1.16 * 1.16))) + s3
+        if a[0] > 0.1 {
+            s2 = helper_scalar(s2, x).cos();
+        } else {
+            s2 = s2 * ((k as f64 * 0.5) - ((k as f64 * 0.5) + y));
+        }
+        let v4 = (b + a);
+        b[0] + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4566,15 +4728,23 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(c, b[a.len() - 1]);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
         }
-        let v3 = (c + c);
-        let mut s4 = (x.tanh() / (1.0 + c.dot(a) * c.dot(a)));
-        let mut s5 = (c.mapv(f64::tanh).sum() - (k as f64 * 0.5));
-        (k as f64 * 0.5) + s5 + v3.sum() * 0.3
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        }
+        if c[0] < 0.0 {
+            s1 = y;
+        }
+        u2.dot(b).tanh().exp() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4590,23 +4760,27 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (s1 + s1);
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), c[k % a.len()]).tanh();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a[0];
+        let mut s1 = (k as f64 * 0.5).sin();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (y * b[a.len() - 1]);
+            s1 += t2.sin() * x;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y + (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (k as f64 * 0.5).tanh();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
-        let mut s5 = (1.0 + (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt() * (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt()).ln();
-        x + s5 + u3.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * a.mapv(f64::tanh).sum();
+        }
+        w5[a.len() - 1] + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4622,22 +4796,20 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((b.dot(c) + (c[k % a.len()] * a[a.len() - 1])) + (a.dot(b) - helper_array(b, 0.49)));
+        if c[0] < 0.0 {
+            s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln();
+        } else {
+            s1 = s1 * 0.57;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
         }
-        let mut s3 = (k as f64 * 0.5);
-        1.02 + s3 + u2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + y.sin()).sin();
+        }
+        a.dot(b) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4653,15 +4825,12 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        let mut s1 = c.dot(c);
+        if c.mean().unwrap() > 0.1 {
+            s1 = helper_array(b, b.dot(a));
         }
-        let mut s2 = b.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + u1[i] * b.dot(c)).tanh();
-        }
-        b.dot(&u1) + s2 + u1.sum() * 0.3
+        let mut s2 = c.dot(c);
+        s2.tanh().exp() + s2
     }
 
     #[test]
@@ -4677,30 +4846,30 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1)).ln();
         }
-        match k % 3 {
-            0 => s1 = (x * b.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * b.dot(c),
-            _ => s1 += s1,
+        s1 = (s1 * 0.5 + s1).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(s1, (k as f64 * 0.5));
         }
-        match k % 3 {
-            0 => s1 = a[k % a.len()].tanh().exp().tanh().exp(),
-            1 => s1 = s1 * b[a.len() - 1],
-            _ => s1 += (k as f64 * 0.5).tanh(),
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * 0.80;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (y + a[a.len() - 1]);
+        if k % 2 == 0 {
+            s1 = a[k % a.len()];
+        } else {
+            s1 = s1 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), y.cos());
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x.tanh().exp();
-        }
-        let mut s4: f64 = 0.20;
-        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u3.sum() * 0.3
+        s1 += (k as f64 * 0.5);
+        (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt() + s1
     }
 
     #[test]
@@ -4716,17 +4885,20 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 + s1)).tanh();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * (k as f64 * 0.5);
+            w3[i] += (a[i] + x).sin();
         }
-        let mut s2: f64 = 0.63;
-        match k % 3 {
-            0 => s2 = 0.42,
-            1 => s2 = s2 * (s2.sin() / (1.0 + b.dot(c) * b.dot(c))),
-            _ => s2 += (s2 + s2),
-        }
-        (b.mean().unwrap() * s2) + s2 + w1.sum() * 0.3
+        s1 + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4744,12 +4916,19 @@ mod p155 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (c[0] + 0.43)).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, c[0])).tanh();
+            if i == 3 {
+                break;
+            }
         }
         if k == 3 {
-            return b.mapv(f64::tanh).sum();
+            return helper_array(a, (x - (k as f64 * 0.5)));
         }
-        0.26 + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mean().unwrap()).sin();
+        }
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4765,25 +4944,16 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * x.tanh().exp();
+        if k == 3 {
+            return a.mean().unwrap();
         }
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
         let mut s2 = x;
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
+            s2 = (s2 * 0.7 + v1[i] * s2).tanh();
         }
-        let mut u3 = w1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * s2).tanh();
-        }
-        helper_array(&u3, c.dot(&w1)) + s2 + u3.sum() * 0.3
+        s2 = y;
+        v1.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4800,28 +4970,36 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        if c[0] < 0.0 {
-            s1 = helper_array(c, helper_array(a, s1));
-        }
-        if k == 3 {
-            return helper_array(a, (k as f64 * 0.5));
-        }
-        match k % 3 {
-            0 => s1 = (y - ((k as f64 * 0.5) / (1.0 + y * y))),
-            1 => s1 = s1 * helper_array(c, helper_scalar(s1, x)),
-            _ => s1 += 0.39,
-        }
-        let v2 = c.mapv(f64::sin);
-        match k % 3 {
-            0 => s1 = (1.0 + helper_scalar(x, x) * helper_scalar(x, x)).sqrt(),
-            1 => s1 = s1 * helper_scalar(s1.tanh().exp(), v2[a.len() - 1].tanh().exp()),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
         }
         let mut u3 = a.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1;
         }
-        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
+        let mut s4 = helper_array(c, ((k as f64 * 0.5) + a.mapv(f64::tanh).sum()));
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * f64::sqrt((1.0 + 0.63 * 0.63));
+        }
+        if x > 0.1 {
+            s1 = (1.0 + y * y).ln();
+        } else {
+            s1 = s1 * (u3.mean().unwrap() * (1.0 + s1 * s1).sqrt());
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * c.mean().unwrap();
+        }
+        let mut u7 = c.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + s1 * s1).ln();
+        }
+        helper_scalar(u7.mapv(f64::tanh).sum(), (s4 + y)) + s4 + u7.sum() * 0.3
     }
 
     #[test]
@@ -4837,25 +5015,32 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * helper_array(c, (k as f64 * 0.5));
-        }
-        let mut s2 = (x + 0.52);
-        s2 = (s2 * 0.5 + s2).tanh();
-        s2 = (s2 * 0.5 + helper_array(b, helper_scalar(y, x))).tanh();
         if k == 3 {
-            return ((b[a.len() - 1] + 0.71) - b.dot(b));
+            return (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + w1[i] * b.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        let mut s3 = (f64::tanh((0.96 - 0.37)) / (1.0 + a[0] * a[0]));
-        let mut s4 = (x * w1.dot(&w1));
-        (s2 - (s2 + b[k % a.len()])) + s4 + w1.sum() * 0.3
+        let mut s2 = ((1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).sqrt() - (k as f64 * 0.5));
+        s2 = (y / (1.0 + (b[a.len() - 1] + 0.71) * (b[a.len() - 1] + 0.71)));
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5) - a[0]).tanh().exp(),
+            1 => s2 = s2 * helper_scalar(x, x).cos(),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        if k == 3 {
+            return (c.dot(b) + y.sin());
+        }
+        if c[0] < 0.0 {
+            s2 = x;
+        } else {
+            s2 = s2 * y;
+        }
+        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4871,27 +5056,34 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_array(c, x);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * a.mapv(f64::tanh).sum();
+        let mut s1 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
+            _ => s1 += b.dot(b),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * y;
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (a[0].tanh().exp() * a[a.len() - 1]),
+            _ => s1 += a.dot(c),
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.dot(a);
+        }
+        let v3 = (a + b);
+        if k == 3 {
+            return x.cos().sin();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (v1[i] + x).sin();
+            w4[i] = c[i] * b[k % a.len()].cos();
         }
-        let mut s6 = c[a.len() - 1];
-        for i in 0..a.len() {
-            s6 = (s6 * 0.7 + v1[i] * w5[a.len() - 1]).tanh();
+        if k == 3 {
+            return helper_array(&w4, y.tanh().exp());
         }
-        y + s6 + w5.sum() * 0.3
+        s1 + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4908,26 +5100,28 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(s1, s1);
-        }
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = v3[i] * c.mapv(f64::tanh).sum();
+            let t2 = c[i] * s1;
+            s1 += t2.sin() * helper_array(c, y);
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.61 - x);
+        let mut s3 = (1.0 + ((1.09 * (k as f64 * 0.5)) / (1.0 + (c[k % a.len()] / (1.0 + y * y)) * (c[k % a.len()] / (1.0 + y * y)))) * ((1.09 * (k as f64 * 0.5)) / (1.0 + (c[k % a.len()] / (1.0 + y * y)) * (c[k % a.len()] / (1.0 + y * y))))).ln();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * a[k % a.len()];
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s1 += u5;
         }
-        if (c[k % a.len()] / (1.0 + y * y)) > 0.1 {
-            s1 = u5.dot(b);
-        } else {
-            s1 = s1 * v3[k % a.len()];
+        for i in (0..a.len()).rev() {
+            let t6 = c[i] * x.tanh();
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * b[(i + 1) % a.len()];
+            }
+            s1 += u7;
         }
-        (x - helper_scalar(c[0], (k as f64 * 0.5))) + s1 + u5.sum() * 0.3
+        c.dot(c) + s3
     }
 
     #[test]
@@ -4944,28 +5138,33 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[0];
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
+        if k % 2 == 0 {
+            s1 = ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp();
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        match k % 3 {
+            0 => s1 = (c.mean().unwrap() - c.dot(b)),
+            1 => s1 = s1 * s1,
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1];
-        }
-        ((0.80 - y) / (1.0 + helper_array(b, c[k % a.len()]) * helper_array(b, c[k % a.len()]))) + s1 + u4.sum() * 0.3
+        c.dot(b).tanh().exp() + s1
     }
 
     #[test]
@@ -4981,32 +5180,29 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c[0] + 0.61).tanh();
-        }
-        let mut s1 = helper_array(c, helper_array(c, helper_array(a, c[k % a.len()])));
-        match k % 3 {
-            0 => s1 = b.dot(a).tanh().exp(),
-            1 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
-            _ => s1 += b.mean().unwrap(),
-        }
-        let mut s2 = (a.dot(c) + y);
-        match k % 3 {
-            0 => s2 = (s2 * 0.97),
-            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
-            _ => s2 += (k as f64 * 0.5).tanh().exp(),
-        }
-        for i in (0..a.len()).rev() {
+        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - 0.41)).tanh();
+            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 / (1.0 + y * y));
         }
-        y + s2 + u3.sum() * 0.3
+        let mut s3 = helper_scalar((k as f64 * 0.5), y);
+        let v4 = (b + a);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + v4[i] * (0.71 * (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k == 3 {
+            return 0.42;
+        }
+        c[0] + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5022,28 +5218,27 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * y,
-            _ => s1 += helper_scalar(s1, b[k % a.len()]),
+        let mut s1 = c.mapv(f64::tanh).sum();
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * c.mapv(f64::tanh).sum();
         }
-        let mut s2 = (x * ((y - s1) + (0.43 * y)));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (b[0] / (1.0 + c[0] * c[0]));
+        s1 = helper_array(b, y);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + c[0] * c[0]).sqrt();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + u4[j5 - 1] * (0.56 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (k as f64 * 0.5);
         }
-        (1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin() + s2 + u4.sum() * 0.3
+        helper_array(&w2, 0.90) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5059,35 +5254,28 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + helper_array(b, c[0])).sin();
+        let mut s1 = helper_array(c, c[0]);
+        if k == 3 {
+            return (1.0 + c.dot(b) * c.dot(b)).ln();
         }
-        let mut s2 = (1.0 + (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln()).ln();
-        match k % 3 {
-            0 => s2 = b[0],
-            1 => s2 = s2 * (1.07 + x),
-            _ => s2 += a[0],
+        for i in 0..a.len() {
+            let t2 = c[i] * a.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (1.0 + b[0] * b[0]).sqrt();
         }
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5);
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * b.dot(b);
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * c[0]).tanh();
+        s1 += (s1 * s1).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.dot(b);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (w1[i] + helper_array(b, 1.24)).sin();
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + a[j5 - 1] * w1[k % a.len()];
-        }
-        let v6 = (c * c).mapv(f64::tanh);
-        ((s2 / (1.0 + 0.56 * 0.56)) - a.mapv(f64::tanh).sum()) + s2 + v6.sum() * 0.3
+        let v5 = (a * helper_array(c, x));
+        helper_scalar((x - s1), helper_array(c, x)) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5103,19 +5291,14 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).ln(), c.mean().unwrap());
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (c[0] + 1.30);
+            s1 += t2.sin() * a.dot(a);
         }
-        s1 = helper_scalar((s1 + c[0]), s1);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::sqrt((1.0 + 0.38 * 0.38));
-        }
-        c.mean().unwrap() + s1
+        let v3 = (b + b);
+        let v4 = (a + &v3);
+        helper_array(&v4, s1) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5131,13 +5314,23 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        if k % 2 == 0 {
-            s1 = y;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + x).sin();
         }
-        let mut s2 = (a.mapv(f64::tanh).sum() * y);
-        let v3 = (b + b);
-        x + s2 + v3.sum() * 0.3
+        let mut s2 = a[0];
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) - 0.50)).tanh();
+        }
+        s2 += (c.dot(&w1) * y.tanh().exp());
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.tanh();
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5159,23 +5352,29 @@ mod p167 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * b[k % a.len()].cos();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (b[k % a.len()] * b[k % a.len()]);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * b[k % a.len()]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.47;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * a.dot(&u4);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
         }
-        let mut s6 = helper_array(b, helper_array(c, x).sin());
-        (a.mapv(f64::tanh).sum() + a.mean().unwrap()) + s6 + u4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = 1.37,
+            1 => s1 = s1 * (1.0 + x * x).ln(),
+            _ => s1 += (0.66 * s1),
+        }
+        if c[0] < 0.0 {
+            s1 = c.dot(a);
+        } else {
+            s1 = s1 * 0.29;
+        }
+        helper_array(b, (y / (1.0 + 0.42 * 0.42))) + s1
     }
 
     #[test]
@@ -5194,30 +5393,21 @@ mod p168 {
         if k == 3 {
             return b.mapv(f64::tanh).sum();
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        let mut s2 = a.dot(b);
+        let mut s3 = s2;
+        if k % 2 == 0 {
+            s2 = (c.mean().unwrap() + (y + a[k % a.len()]));
+        } else {
+            s2 = s2 * b[k % a.len()];
         }
-        let mut s2 = x;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh();
+        let mut s4 = ((helper_array(c, (k as f64 * 0.5)) + ((k as f64 * 0.5) / (1.0 + y * y))) - helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])));
+        match k % 3 {
+            0 => s3 = (a[0] - helper_scalar(a[a.len() - 1], y)),
+            1 => s3 = s3 * (s4 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
+            _ => s3 += (s4 + (k as f64 * 0.5)),
         }
-        if k == 3 {
-            return y;
-        }
-        if k == 3 {
-            return (1.0 + a.dot(a) * a.dot(a)).sqrt();
-        }
-        let mut s4 = (s2 + (k as f64 * 0.5));
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + b[i] * ((k as f64 * 0.5) + a[a.len() - 1])).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        b.mapv(f64::tanh).sum() + s4 + u1.sum() * 0.3
+        b.dot(c).cos() + s4
     }
 
     #[test]
@@ -5234,17 +5424,16 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
         }
-        if y > 0.1 {
-            s1 = 0.32;
-        } else {
-            s1 = s1 * helper_array(c, a.mean().unwrap());
+        if k % 2 == 0 {
+            s1 = s1;
         }
-        (y * s1).sin() + s1
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
     }
 
     #[test]
@@ -5261,20 +5450,19 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        s1 = c.mean().unwrap();
-        let mut s2 = a.mapv(f64::tanh).sum().tanh();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (y - 1.20);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (s2 + s2)).tanh();
+            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
         }
-        c.mapv(f64::tanh).sum() + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
+        }
+        c.dot(a) + s1
     }
 
     #[test]
@@ -5290,18 +5478,17 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = (a.mean().unwrap() - 1.14);
-        } else {
-            s1 = s1 * helper_scalar((1.0 + s1 * s1).ln(), a.dot(c));
+        let mut s1 = (helper_array(b, y).tanh().exp() * y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * a.dot(c);
+        s1 += (a.dot(c) + c.mean().unwrap());
+        match k % 3 {
+            0 => s1 = 0.22,
+            1 => s1 = s1 * (helper_scalar(1.14, x) * (c[0] - b[0])),
+            _ => s1 += (x + s1),
         }
-        let mut s3 = (1.23 + c.dot(b));
-        y.tanh().exp() + s3 + w2.sum() * 0.3
+        (k as f64 * 0.5).cos() + s1
     }
 
     #[test]
@@ -5318,21 +5505,31 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        s1 = (s1 * 0.5 + s1).tanh();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1.sin()).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
         }
         if k == 3 {
-            return (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5)));
+            return helper_array(b, s1.tanh().exp());
         }
-        s1 = (s1 * 0.5 + x).tanh();
-        match k % 3 {
-            0 => s1 = (y + a.dot(b)),
-            1 => s1 = s1 * b.mean().unwrap().tanh().exp(),
-            _ => s1 += (0.64 + 1.02),
+        for i in 0..a.len() {
+            let t3 = a[i] * y.tanh().exp();
+            s1 += t3.sin() * x;
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        helper_scalar(((k as f64 * 0.5) - s2), a.mean().unwrap()) + s2
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.mapv(f64::tanh).sum();
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + x).sin();
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + w5[j6 - 1] * y;
+        }
+        helper_array(&w5, ((k as f64 * 0.5) - y)) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5349,22 +5546,16 @@ mod p173 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (0.28 + x)).tanh();
             if i == 3 {
                 break;
             }
         }
-        if c[0] < 0.0 {
-            s1 = x;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, a[0])).tanh();
         }
-        helper_scalar(y, helper_scalar(x, b[0])) + s1
+        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s1) + s1
     }
 
     #[test]
@@ -5384,12 +5575,11 @@ mod p174 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        match k % 3 {
-            0 => s1 = (helper_array(c, y) - helper_scalar((k as f64 * 0.5), 0.21)),
-            1 => s1 = s1 * c[k % a.len()].cos().cos(),
-            _ => s1 += b[a.len() - 1],
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (s1 - x);
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s1
+        helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(a, s1)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5406,25 +5596,31 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
-        for i in (0..a.len()).step_by(2) {
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + s1 * s1).sqrt();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * c.mean().unwrap();
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 - x)).tanh();
+            s1 = (s1 * 0.7 + b[i] * a[0]).tanh();
         }
         if k == 3 {
             return helper_scalar(f64::sqrt((1.0 + 0.85 * 0.85)), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + (x * y)).sin();
+        let mut s4 = (y.tanh().exp() - helper_array(&w3, (x + s1)));
+        match k % 3 {
+            0 => s4 = s4,
+            1 => s4 = s4 * (b.mean().unwrap() + b.mean().unwrap()),
+            _ => s4 += c[k % a.len()],
         }
-        if k == 3 {
-            return f64::tanh(0.91).exp().tanh().exp();
-        }
-        let v3 = c.mapv(f64::sin);
-        y + s1 + v3.sum() * 0.3
+        b.dot(c) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5440,17 +5636,18 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + y).sin();
+        }
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
-            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
+            0 => s3 = ((x + (k as f64 * 0.5)) + helper_array(&w1, y)),
+            1 => s3 = s3 * helper_scalar(helper_array(c, v2[k % a.len()]), w1.mean().unwrap()),
+            _ => s3 += helper_scalar(v2[k % a.len()], (k as f64 * 0.5)),
         }
-        s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::cos(1.38)).tanh();
-        }
-        helper_array(c, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
+        w1[a.len() - 1] + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5466,22 +5663,22 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return f64::sqrt((1.0 + 0.60 * 0.60));
-        }
-        let mut s1 = (a.dot(c) / (1.0 + y * y));
+        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (s1 - x);
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        b[0].tanh().exp() + s1
+        let v4 = (b * &u3).mapv(f64::tanh);
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+        }
+        x + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5497,18 +5694,26 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * y;
-        }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = ((1.0 + (1.32 + a[a.len() - 1]) * (1.32 + a[a.len() - 1])).ln() * ((1.0 + y * y).ln() * x.cos()));
-        if k % 2 == 0 {
-            s3 = 0.81;
+        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
+        if y > 0.1 {
+            s1 = helper_array(a, helper_scalar(y, 0.40));
         } else {
-            s3 = s3 * x.sin();
+            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
         }
-        helper_scalar(f64::tanh(0.32).exp(), ((k as f64 * 0.5) + s3)) + s3 + v2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (x - y) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5525,15 +5730,15 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * f64::tanh(0.89);
+            s1 += t3.sin() * (y + x);
         }
-        b.mapv(f64::tanh).sum() + s1
+        (b.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -5550,23 +5755,22 @@ mod p180 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = helper_array(c, s1),
-            1 => s1 = s1 * (0.83 + helper_scalar(s1, 0.40)),
-            _ => s1 += c.dot(c),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).tanh();
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + 0.99 * 0.99));
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        s1 = helper_array(c, s1);
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * c.dot(c);
+            w2[i] = a[i] * c.mapv(f64::tanh).sum();
         }
-        (b.mean().unwrap() * c.dot(&w3)) + s1 + w3.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln();
+        }
+        if helper_scalar(x, (k as f64 * 0.5)) > 0.1 {
+            s1 = (x / (1.0 + c.dot(a) * c.dot(a)));
+        } else {
+            s1 = s1 * y;
+        }
+        (c.mean().unwrap() * c.dot(b)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5582,23 +5786,23 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(a).sin() + x);
-        s1 += b[a.len() - 1];
-        if k == 3 {
-            return 0.37;
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s2 = (c.mapv(f64::tanh).sum() - x);
+        s2 += b[a.len() - 1];
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (x * y)).sin();
+        }
+        s2 = (s2 - helper_scalar(0.93, y));
+        match k % 3 {
+            0 => s2 = (((k as f64 * 0.5) * 0.97) * s2),
+            1 => s2 = s2 * y,
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) * y)).tanh();
+            s2 = (s2 * 0.7 + a[i] * b[k % a.len()]).tanh();
         }
-        let v2 = (b * y.tanh().exp());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        s1 = (s1 * 0.5 + s1).tanh();
-        helper_scalar((k as f64 * 0.5), x).tanh() + s1 + v2.sum() * 0.3
+        s2 + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5615,23 +5819,28 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + b.mapv(f64::tanh).sum()).sin();
+        }
+        let v4 = (c + &w3);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * f64::sin(0.64)).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
         match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += b.mapv(f64::tanh).sum(),
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp(),
+            1 => s1 = s1 * ((1.0 + y * y).ln() / (1.0 + x * x)),
+            _ => s1 += helper_array(a, y),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
-        }
-        if k == 3 {
-            return ((x * b[k % a.len()]) / (1.0 + c.dot(b) * c.dot(b)));
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
-        s1 = (b.mapv(f64::tanh).sum() - (k as f64 * 0.5).tanh().exp());
-        c.dot(b) + s1 + w2.sum() * 0.3
+        helper_scalar(s1, helper_scalar(b[0], x)) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5647,21 +5856,24 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            s2 = (s2 * 0.7 + b[i] * (y + b[a.len() - 1])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.tanh().exp();
         }
-        let mut s2 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-        if s2 > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = (s2.cos() - c[k % a.len()]),
+            1 => s2 = s2 * y.cos(),
+            _ => s2 += (k as f64 * 0.5).tanh().exp(),
         }
-        let mut s3 = y;
-        (c.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())) + s3
+        ((k as f64 * 0.5).cos() + (1.0 + x * x).sqrt()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5677,18 +5889,10 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - x);
-        }
-        (1.0 + u2.mapv(f64::tanh).sum() * u2.mapv(f64::tanh).sum()).sqrt() + s1 + u2.sum() * 0.3
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = f64::tanh(0.45).exp();
+        let v3 = c.mapv(f64::sin);
+        (x * y).tanh().exp() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5710,23 +5914,28 @@ mod p185 {
             1 => s1 = s1 * (s1 + 0.84).tanh().exp(),
             _ => s1 += x.tanh().exp(),
         }
-        let mut s2 = c[0].sin();
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(c);
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x - x);
+        }
         for i in 0..a.len() {
-            w3[i] = a[i] * (s2 - s2);
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        if k % 2 == 0 {
-            s2 = f64::tanh(1.11).exp().tanh().exp();
-        } else {
-            s2 = s2 * helper_array(c, 0.52);
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * y;
+            s1 += t4 * t4 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        ((0.84 / (1.0 + s2 * s2)) - (s2 / (1.0 + y * y))) + s2 + w3.sum() * 0.3
+        f64::ln((1.0 + (0.26 - 0.60) * (0.26 - 0.60))) + s1
     }
 
     #[test]
@@ -5743,28 +5952,29 @@ mod p186 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * b).mapv(f64::tanh);
-        let mut s2 = helper_array(&v1, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * b.mapv(f64::tanh).sum();
+        }
+        let mut s3 = (helper_scalar((1.15 - x), v1.mapv(f64::tanh).sum()) / (1.0 + helper_array(&w2, (k as f64 * 0.5)) * helper_array(&w2, (k as f64 * 0.5))));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + v1[j4 - 1] * f64::sqrt((1.0 + 1.35 * 1.35));
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + b[i] * a.dot(b)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * 0.79;
+            s3 += t5.sin() * (y + (k as f64 * 0.5));
+        }
         match k % 3 {
-            0 => s2 = v1.mean().unwrap(),
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += v1.mapv(f64::tanh).sum(),
+            0 => s3 = a.dot(&w2),
+            1 => s3 = s3 * w2.mean().unwrap(),
+            _ => s3 += y,
         }
-        if c[0] < 0.0 {
-            s2 = (k as f64 * 0.5);
-        } else {
-            s2 = s2 * s2;
-        }
-        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - 0.50);
-        }
-        match k % 3 {
-            0 => s2 = (a.mapv(f64::tanh).sum() + helper_array(&u3, (k as f64 * 0.5))),
-            1 => s2 = s2 * (u3.mean().unwrap() + v1.dot(a)),
-            _ => s2 += f64::tanh(1.35).exp(),
-        }
-        (y + (x * y)) + s2 + u3.sum() * 0.3
+        (y.tanh().exp() * v1[k % a.len()].tanh().exp()) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5780,20 +5990,22 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (s1 - s1)).tanh();
+            w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        for i in (0..a.len()).rev() {
+        let v2 = (&w1 + b);
+        if k == 3 {
+            return w1.mean().unwrap();
+        }
+        let mut s3 = c.dot(b);
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(x, 1.02)).tanh();
         }
-        (helper_scalar(0.29, 1.12) * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
+        (helper_scalar(0.29, 1.12) * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5811,20 +6023,21 @@ mod p188 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0].sin();
         s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        if k % 2 == 0 {
+        match k % 3 {
+            0 => s1 = 1.37,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += s1,
+        }
+        if 0.84 > 0.1 {
             s1 = y;
         } else {
-            s1 = s1 * s1;
+            s1 = s1 * a[k % a.len()].tanh().exp();
         }
-        let mut s2 = a.dot(a);
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - s2);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        if k == 3 {
-            return (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
-        }
-        s2 + s2 + u3.sum() * 0.3
+        let v2 = (a * a).mapv(f64::tanh);
+        (1.12 * a.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5840,19 +6053,26 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = y;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * y;
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1.cos();
+        }
+        if c[0] < 0.0 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
+        }
         if k == 3 {
-            return y;
+            return a.mapv(f64::tanh).sum();
         }
-        let mut s1 = (a[k % a.len()] + (a.mapv(f64::tanh).sum() + ((k as f64 * 0.5) / (1.0 + y * y))));
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - s1);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * f64::tanh(0.42).exp();
-        }
-        (1.0 + x.tanh().exp() * x.tanh().exp()).ln() + s1 + w3.sum() * 0.3
+        (b.dot(b) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())) + s1
     }
 
     #[test]
@@ -5868,30 +6088,26 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mapv(f64::tanh).sum();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.dot(c)).tanh();
+            w3[i] += (a[i] + y).sin();
         }
-        let mut s3 = helper_scalar(b[0], c.dot(a));
+        let mut s4 = helper_array(&u2, b[0]);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
+            w5[i] += (c[i] + s4.tanh().exp()).sin();
         }
-        if k % 2 == 0 {
-            s3 = x.tanh().exp().tanh();
-        } else {
-            s3 = s3 * 0.90;
-        }
-        s1 = ((1.0 + s3 * s3).sqrt() - (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        let v4 = (c + a);
-        (b.mean().unwrap() + helper_array(&v4, x)) + s3 + v4.sum() * 0.3
+        let mut s6 = helper_array(&u1, (((k as f64 * 0.5) - 0.39) + (k as f64 * 0.5).tanh()));
+        let mut s7 = f64::sin(0.90);
+        s4 + s7 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5907,37 +6123,25 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (y * b[k % a.len()]).tanh();
+        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.10 + (k as f64 * 0.5));
         }
-        let mut s1 = ((1.23 / (1.0 + y * y)) - y.sin()).tanh();
+        let mut s3 = b.mapv(f64::tanh).sum();
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, y)).tanh();
+            w4[i] = c[i] * helper_scalar(1.36, s3);
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * w4[a.len() - 1];
         }
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (1.0 + y * y).ln();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * w2[a.len() - 1];
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * y;
-        }
-        (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).sqrt() + s1 + w2.sum() * 0.3
+        let mut s6 = (k as f64 * 0.5);
+        let v7 = w4.mapv(f64::sin);
+        s3 = (s3 * 0.5 + ((1.0 + x * x).ln() * a.mapv(f64::tanh).sum())).tanh();
+        w4[a.len() - 1] + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5953,25 +6157,33 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.48;
-        if k == 3 {
-            return helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13)));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * helper_array(c, x);
         }
-        if y > 0.1 {
-            s1 = ((y * 0.50) / (1.0 + (s1 - y) * (s1 - y)));
+        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * (s2 - (k as f64 * 0.5));
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+        }
+        if a[k % a.len()].cos() > 0.1 {
+            s2 = s2;
         } else {
-            s1 = s1 * s1;
+            s2 = s2 * a.mean().unwrap();
         }
-        let mut s2 = (c.dot(c) + (k as f64 * 0.5).tanh().exp()).cos();
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + s1 * s1).ln(),
-            _ => s1 += (s2 - 0.78),
+        let mut s4 = helper_scalar((1.0 + y * y).ln(), (w1.mapv(f64::tanh).sum() - f64::sqrt((1.0 + 0.77 * 0.77))));
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * w1[a.len() - 1];
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * c[k % a.len()]).tanh();
-        }
-        helper_scalar(s1.tanh().exp(), s1) + s2
+        helper_scalar(s2.tanh().exp(), s2) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5987,19 +6199,29 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * b).mapv(f64::tanh);
-        let mut s2: f64 = 1.13;
-        if y > 0.1 {
-            s2 = 0.53;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if helper_scalar(y, 1.13) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * (x * c[a.len() - 1]);
         }
-        if k % 2 == 0 {
-            s2 = b[a.len() - 1];
+        let mut s2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * c[k % a.len()]).tanh();
         }
-        let mut s3 = (s2 / (1.0 + b[0] * b[0]));
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).cos()).tanh();
+        }
         if k == 3 {
-            return c[k % a.len()];
+            return (1.0 + y * y).sqrt();
         }
-        (x * x).tanh().exp() + s3 + v1.sum() * 0.3
+        if k == 3 {
+            return (s1.sin() - s2.tanh().exp());
+        }
+        helper_array(c, ((k as f64 * 0.5) + 1.22)) + s2
     }
 
     #[test]
@@ -6015,28 +6237,22 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(c, x);
+        let mut s1: f64 = 0.71;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + a[0] * a[0]))).tanh();
         }
-        let mut s2 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln().tanh().exp();
+        let mut s2 = b.dot(a).cos();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[k % a.len()].tanh().exp();
+        }
         match k % 3 {
-            0 => s2 = a.dot(b).cos(),
-            1 => s2 = s2 * helper_array(a, u1[k % a.len()].tanh().exp()),
-            _ => s2 += a[0],
+            0 => s2 = a.mean().unwrap(),
+            1 => s2 = s2 * (f64::tanh(0.43) + (s1 - x)),
+            _ => s2 += c.dot(b),
         }
-        match k % 3 {
-            0 => s2 = (x + (k as f64 * 0.5)),
-            1 => s2 = s2 * (a.dot(b) * (y * y)),
-            _ => s2 += 0.29,
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (u1.mean().unwrap() - helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s2 + u1.sum() * 0.3
+        s2.tanh().exp() + s2
     }
 
     #[test]
@@ -6053,22 +6269,17 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * b[a.len() - 1],
-            _ => s1 += (a[0] / (1.0 + x * x)),
+        s1 = (k as f64 * 0.5);
+        if k == 3 {
+            return helper_array(a, s1).cos();
         }
-        s1 += a.mapv(f64::tanh).sum();
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
+        if k == 3 {
+            return a.dot(b);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (y * c[0]);
+        if k == 3 {
+            return helper_scalar((s1 - (k as f64 * 0.5)), b.mean().unwrap());
         }
-        (helper_array(b, 0.93) + helper_array(b, (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
+        ((y * c[0]) + (c[k % a.len()] + 0.93)) + s1
     }
 
     #[test]
@@ -6084,13 +6295,13 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(1.21).exp();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.62;
         }
-        (((k as f64 * 0.5) + y) + s1) + s1
+        let mut s2 = helper_scalar((x + (k as f64 * 0.5)), x.tanh()).sin();
+        s2 = helper_scalar((x + (k as f64 * 0.5)), helper_array(a, a[k % a.len()]));
+        (1.0 + b[a.len() - 1].sin() * b[a.len() - 1].sin()).ln() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6106,17 +6317,25 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + x * x).ln();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + 0.49).sin();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[a.len() - 1], 0.89)).tanh();
+        let mut s2 = y;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * ((k as f64 * 0.5) + s2);
         }
-        s1 = ((k as f64 * 0.5) / (1.0 + s1 * s1)).tanh().exp();
-        s1 + s1
+        for i in (1..a.len()).step_by(2) {
+            let t4 = w1[i] * y;
+            s2 += t4 * t4 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * y;
+        }
+        if k % 2 == 0 {
+            s2 = y;
+        }
+        (((k as f64 * 0.5) / (1.0 + 0.70 * 0.70)) - ((k as f64 * 0.5) / (1.0 + s2 * s2))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6132,25 +6351,37 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        if x > 0.1 {
-            s1 = y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        let mut s2 = u1.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5) - x),
+            1 => s2 = s2 * (y - x).tanh().exp(),
+            _ => s2 += (1.0 + x * x).ln(),
+        }
+        s2 = (s2 * 0.5 + helper_array(a, ((k as f64 * 0.5) * b[a.len() - 1]))).tanh();
+        if k % 2 == 0 {
+            s2 = ((x / (1.0 + y * y)) - (k as f64 * 0.5));
         } else {
-            s1 = s1 * f64::tanh(0.32).exp();
+            s2 = s2 * (s2 * c[0]);
         }
-        let mut s2 = helper_array(a, c.dot(a));
-        if k == 3 {
-            return x.tanh();
+        for i in 0..a.len() {
+            let t3 = a[i] * helper_array(c, (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t3.sin() * helper_scalar(s2, y);
+            if i == 3 {
+                break;
+            }
         }
-        let v3 = (a * (0.68 - s2));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + v3[j4 - 1] * (s1 + (k as f64 * 0.5));
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
         }
-        let v5 = a.mapv(|t| t * t * 0.5 - t);
-        s1 + s2 + v5.sum() * 0.3
+        (y - y).tanh().exp() + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6167,35 +6398,25 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
+        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
         match k % 3 {
-            0 => s1 = (f64::sin(0.53) - helper_scalar(x, 0.43)),
-            1 => s1 = s1 * (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt(),
-            _ => s1 += c.mean().unwrap(),
+            0 => s1 = (c[a.len() - 1] + helper_array(b, x)),
+            1 => s1 = s1 * (a.dot(a) - s1.tanh().exp()),
+            _ => s1 += (x + (k as f64 * 0.5)),
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = u2[i] * c.dot(b);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (w3[i] + 0.39).sin();
+        let mut s2 = (1.0 + ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) * ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()))).sqrt();
+        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (k as f64 * 0.5);
         }
         match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) / (1.0 + w3.mapv(f64::tanh).sum() * w3.mapv(f64::tanh).sum())),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (((k as f64 * 0.5) + c[k % a.len()]) / (1.0 + b[0] * b[0])),
+            _ => s1 += y,
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + w4[i] * f64::ln((1.0 + 0.50 * 0.50))).tanh();
-        }
-        ((k as f64 * 0.5) + (a[a.len() - 1] / (1.0 + w4[k % a.len()] * w4[k % a.len()]))) + s1 + w4.sum() * 0.3
+        helper_array(a, s1).tanh().exp() + s2
     }
 
     #[test]

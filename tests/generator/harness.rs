@@ -30,9 +30,14 @@ pub fn inputs(n: usize, seed: u64) -> (Inputs, Array1<f64>) {
     ((0.3, -0.6, a, b), c)
 }
 
+/// The cotangent the pullbacks are called with: not 1, so a pullback that
+/// ignored its argument would show.
+pub const COTANGENT: f64 = -1.75;
+
 /// Checks one program at one input: values agree and are finite, the
-/// gradient matches finite differences, the pullback of 1 is the gradient,
-/// and forward mode along a random direction matches `<gradient, v>`.
+/// gradient matches finite differences, the pullback of [`COTANGENT`] is
+/// that times the gradient, and forward mode along a random direction
+/// matches `<gradient, v>`.
 #[allow(clippy::too_many_arguments)]
 pub fn check<G: Flat, P: Flat>(
     program: &str,
@@ -61,8 +66,8 @@ pub fn check<G: Flat, P: Flat>(
     }
     let p = pulled.to_flat();
     assert!(
-        g.iter().zip(&p).all(|(a, b)| close(*a, *b, 1e-12)),
-        "{program}: the pullback of 1 {p:?} differs from the gradient {g:?}"
+        g.iter().zip(&p).all(|(a, b)| close(COTANGENT * *a, *b, 1e-12)),
+        "{program}: the pullback of {COTANGENT} {p:?} differs from {COTANGENT} times the gradient {g:?}"
     );
     let v = x.random_like(&mut Rng::new(5));
     let (jvp_value, jv) = jvp(&v);
@@ -85,7 +90,7 @@ macro_rules! check_program {
             let (p0, p1, p2, p3) = &x;
             let vjp = {
                 let (value, pullback) = f_vjp(*p0, *p1, p2, p3, &c, k);
-                (value, pullback(1.0))
+                (value, pullback($crate::harness::COTANGENT))
             };
             $crate::harness::check(
                 module_path!(),

@@ -269,16 +269,32 @@ impl Program {
         self.line("}");
     }
 
+    /// `for i in <one of ranges> {`, opening the body.
+    fn for_header(&mut self, ranges: [&str; 3]) {
+        let range = ranges[self.pick(3)];
+        self.line(format!("for i in {range} {{"));
+        self.depth += 1;
+    }
+
+    /// Sometimes `if i == 3 { break; }`, then the end of the loop.
+    fn for_end(&mut self) {
+        if self.chance(0.2) {
+            self.line("if i == 3 {");
+            self.line("    break;");
+            self.line("}");
+        }
+        self.depth -= 1;
+        self.line("}");
+    }
+
     /// A loop over the arrays' length that carries a scalar.
     fn for_loop(&mut self) {
         let acc = self.mutable_scalar();
-        let range = [
+        self.for_header([
             "0..a.len()",
             "(0..a.len()).rev()",
             "(0..a.len()).step_by(2)",
-        ][self.pick(3)];
-        self.line(format!("for i in {range} {{"));
-        self.depth += 1;
+        ]);
         let (v, _) = self.array();
         let e = self.scalar(1);
         if self.chance(0.3) {
@@ -290,13 +306,66 @@ impl Program {
             "{acc} = ({acc} * 0.7 + {}[i] * {e}).tanh();",
             v.name
         ));
-        if self.chance(0.2) {
-            self.line("if i == 3 {");
-            self.line("    break;");
+        self.for_end();
+    }
+
+    /// A loop that only adds to a scalar (`s += ..`, in one or two steps),
+    /// whose reverse code runs inside its forward sweep: reads of an
+    /// element and its neighbour, a branch, an inner loop, `continue` and
+    /// `break` in the body.
+    fn sum_loop(&mut self) {
+        let acc = self.mutable_scalar();
+        self.for_header([
+            "0..a.len()",
+            "(0..a.len()).rev()",
+            "(1..a.len()).step_by(2)",
+        ]);
+        // Mostly the sum is read only where it is added to (a loop that
+        // reads it elsewhere is not fused).
+        let hidden = self.chance(0.7);
+        let all_scalars = self.scalars.clone();
+        if hidden {
+            self.scalars.retain(|s| s.name != acc);
+        }
+        let (v, _) = self.array();
+        let t = self.name("t");
+        let e = self.scalar(1);
+        self.line(format!("let {t} = {}[i] * {e};", v.name));
+        if self.chance(0.15) {
+            self.line("if i % 3 == 1 {");
+            self.line("    continue;");
             self.line("}");
         }
-        self.depth -= 1;
-        self.line("}");
+        let (w, _) = self.array();
+        match self.pick(4) {
+            0 => {
+                let e = self.scalar(1);
+                self.line(format!("{acc} += {t}.sin() * {e};"));
+            }
+            1 => {
+                let e = self.scalar(1);
+                self.line(format!("{acc} += {t} * {t} * 0.5;"));
+                self.line(format!("{acc} -= {}[(i + 1) % a.len()] * {e};", w.name));
+            }
+            2 => {
+                let u = self.name("u");
+                self.line(format!("let mut {u} = {t};"));
+                self.line(format!("if {t} > 0.1 {{"));
+                self.line(format!("    {u} = {u} * {}[(i + 1) % a.len()];", w.name));
+                self.line("}");
+                self.line(format!("{acc} += {u};"));
+            }
+            _ => {
+                let q = self.name("q");
+                self.line(format!("let mut {q} = 0.0;"));
+                self.line("for j in 0..a.len() {");
+                self.line(format!("    {q} += {}[j] * {t};", w.name));
+                self.line("}");
+                self.line(format!("{acc} = {acc} + {q}.tanh();"));
+            }
+        }
+        self.scalars = all_scalars;
+        self.for_end();
     }
 
     fn while_loop(&mut self) {
@@ -370,16 +439,17 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(12) {
+        match self.pick(13) {
             0 | 1 => self.let_scalar(),
             2 => self.let_array(),
             3 => self.reassign(),
             4 => self.branch(),
             5 | 6 => self.for_loop(),
-            7 => self.while_loop(),
-            8 => self.element_writes(),
-            9 => self.match_on_constant(),
-            10 => self.overwrite_a_copy(),
+            7 => self.sum_loop(),
+            8 => self.while_loop(),
+            9 => self.element_writes(),
+            10 => self.match_on_constant(),
+            11 => self.overwrite_a_copy(),
             _ => self.early_return(),
         }
     }

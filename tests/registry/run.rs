@@ -13,6 +13,8 @@ const FD_TOLERANCE: f64 = 1e-5;
 /// Tolerance against a hand-written derivative: both are exact up to
 /// rounding, so it is much tighter than the finite-difference one.
 const HAND_TOLERANCE: f64 = 1e-9;
+/// A second cotangent for scalar results.
+const SCALE: f64 = -1.75;
 
 /// One instance of a scenario and the references its modes are checked
 /// against, each computed once: the finite-difference gradient of
@@ -152,7 +154,19 @@ impl<'a> Checker<'a> {
     fn pullback(&self) -> Result<(), String> {
         let (value, jtw) = self.instance.vjp(&self.w);
         self.same_value("f_vjp", &value)?;
-        self.against_references(&jtw, "the pullback")
+        self.against_references(&jtw, "the pullback")?;
+        if self.primal.len() == 1 {
+            // A cotangent other than 1 scales the result (a pullback that
+            // dropped its argument would pass the check above).
+            let (_, scaled) = self.instance.vjp(&[SCALE * self.w[0]]);
+            if let Some(i) = (0..jtw.len()).find(|&i| !close(scaled[i], SCALE * jtw[i], 1e-12)) {
+                return Err(format!(
+                    "the pullback of {SCALE} has entry {i} = {}, not {SCALE} times {}",
+                    scaled[i], jtw[i]
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn forward(&self, with_pullback: bool) -> Result<(), String> {

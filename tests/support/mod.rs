@@ -5,7 +5,8 @@
 //! consts..)` then checks, at those inputs:
 //! - the value beside each derivative equals `m::f`'s;
 //! - `f_grad` matches central finite differences (at one of several steps);
-//! - `f_vjp`'s pullback of 1 equals `f_grad`'s gradient;
+//! - `f_vjp`'s pullback of 1 equals `f_grad`'s gradient, and its pullback
+//!   of -1.75 that times the gradient;
 //! - `f_jvp` along a random direction equals `<gradient, direction>`
 //!   (forward against reverse).
 //!
@@ -70,6 +71,12 @@ macro_rules! check_scalar {
         assert_eq!(vvalue, value, "{}: f_vjp's value differs", stringify!($m));
         let pulled = $crate::support::Flat::to_flat(&pullback(1.0));
         assert_eq!(pulled, g, "{}: the pullback of 1 differs from the gradient", stringify!($m));
+        let (_, pullback) = $m::f_vjp($(arg!($mode $name),)+ $($c),*);
+        let scaled = $crate::support::Flat::to_flat(&pullback(-1.75));
+        assert!(
+            scaled.iter().zip(&g).all(|(s, g)| $crate::support::check::close(*s, -1.75 * g, 1e-12)),
+            "{}: the pullback of -1.75 is not -1.75 times the gradient", stringify!($m)
+        );
         let mut rng = $crate::support::Rng::new(7);
         let v = $crate::support::Flat::random_like(&x, &mut rng);
         let ($($dot,)+) = ::core::clone::Clone::clone(&v);

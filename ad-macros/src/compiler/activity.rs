@@ -106,24 +106,27 @@ pub fn contributions(body: &Body, useful: &HashSet<VarId>) -> HashMap<VarId, usi
 }
 
 /// The variables known to hold a scalar: scalar parameters, element reads,
-/// casts, and arithmetic and scalar functions of scalars and literals.
-/// (A proc macro sees no types; this is what the syntax proves. Element
-/// reads are copies `let t = x[i];`, which compile only for `Copy`
-/// elements: the floats of arrays, slices and `Vec`s.)
+/// casts, full reductions (`sum()`, `mean().unwrap()`), arithmetic and
+/// scalar functions of scalars and literals, and loop variables that start
+/// or end an iteration as one (a carried variable has one type). (A proc
+/// macro sees no types; this is what the syntax proves. Element reads are
+/// copies `let t = x[i];`, which compile only for `Copy` elements: the
+/// floats of arrays, slices and `Vec`s.)
 pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
-    use super::ir::Op;
+    use super::ir::{Op, Reduce};
     fn scalar(o: &Operand, set: &HashSet<VarId>) -> bool {
         match o {
             Operand::Var(v) => set.contains(v),
             Operand::Const(c) => c.literal,
         }
     }
-    fn walk(stmts: &[Stmt], set: &mut HashSet<VarId>) {
+    fn walk(stmts: &[Stmt], set: &mut HashSet<VarId>, reduced: &HashSet<VarId>) {
         for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) => {
                     let yes = match &i.op {
-                        Op::Index(..) | Op::Cast(..) => true,
+                        Op::Index(..) | Op::Cast(..) | Op::Reduce(Reduce::Sum, _) => true,
+                        Op::Unwrap(Operand::Var(v), _) => reduced.contains(v),
                         Op::Arith(_, a, b) | Op::Binary(_, a, b) => {
                             scalar(a, set) && scalar(b, set)
                         }
@@ -136,8 +139,8 @@ pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
                     }
                 }
                 Stmt::If(i) => {
-                    walk(&i.then, set);
-                    walk(&i.els, set);
+                    walk(&i.then, set, reduced);
+                    walk(&i.els, set, reduced);
                     for p in &i.phis {
                         if scalar(&p.then, set) && scalar(&p.els, set) {
                             set.insert(p.dest);
@@ -145,20 +148,39 @@ pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
                     }
                 }
                 Stmt::Loop(l) => {
-                    // A carried variable has one type: that of its start.
+                    // A carried variable has one type: that of its start,
+                    // and of its value at the end of an iteration.
                     for c in &l.carried {
-                        if scalar(&c.init, set) {
+                        if scalar(&c.init, set) || scalar(&c.next, set) {
                             set.insert(c.input);
                             set.insert(c.output);
                         }
                     }
-                    walk(&l.body, set);
+                    walk(&l.body, set, reduced);
                 }
                 _ => {}
             }
         }
     }
     let mut set: HashSet<VarId> = f.scalar_params.iter().copied().collect();
-    walk(&f.body.stmts, &mut set);
-    set
+    let reduced = means(&f.body.stmts);
+    // Until nothing changes: a loop variable found scalar at the end of an
+    // iteration makes what its start feeds scalar on the next pass.
+    loop {
+        let before = set.len();
+        walk(&f.body.stmts, &mut set, &reduced);
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
+/// The results of `mean()` (an `Option` of a scalar).
+fn means(stmts: &[Stmt]) -> HashSet<VarId> {
+    use super::ir::{instructions, Op, Reduce};
+    instructions(stmts)
+        .into_iter()
+        .filter(|i| matches!(i.op, Op::Reduce(Reduce::Mean, _)))
+        .map(|i| i.dest)
+        .collect()
 }

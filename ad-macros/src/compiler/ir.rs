@@ -310,6 +310,26 @@ impl Op {
     }
 }
 
+/// Every instruction of a block, nested blocks included, in program order.
+pub fn instructions(stmts: &[Stmt]) -> Vec<&Inst> {
+    fn walk<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Inst>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => out.push(i),
+                Stmt::If(i) => {
+                    walk(&i.then, out);
+                    walk(&i.els, out);
+                }
+                Stmt::Loop(l) => walk(&l.body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(stmts, &mut out);
+    out
+}
+
 impl Function {
     pub fn ident(&self, v: VarId) -> &Ident {
         &self.vars[v.0].ident

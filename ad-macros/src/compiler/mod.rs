@@ -10,6 +10,7 @@ mod derive;
 mod emit;
 mod errors;
 mod forward;
+mod fused;
 mod ir;
 mod lower;
 mod moves;

@@ -85,6 +85,15 @@ pub(super) struct Builder<'g, 'f> {
     /// a tape allocated per run of the inner loop. (A list, not a map: the
     /// declarations come out in a stable order.)
     pub(super) stacks: Vec<(usize, Ident)>,
+    /// The loops of `stacks` inside fused loops: they empty their stacks in
+    /// the forward sweep, so the reverse sweep does not take them over.
+    pub(super) forward_stacks: HashSet<usize>,
+    /// Loops whose reverse code runs in their forward sweep (`fused.rs`),
+    /// by loop.
+    pub(super) fused: HashMap<usize, super::fused::Fused>,
+    /// A variable whose adjoint nothing reads: the per-iteration input of a
+    /// fused sum, whose cotangent is the sum's (`fused.rs`).
+    pub(super) dropped: Option<VarId>,
 }
 
 pub fn sweeps(g: &Gen<'_>) -> Sweeps {
@@ -112,6 +121,9 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         read_consts: HashSet::new(),
         loop_depth: 0,
         stacks: Vec::new(),
+        forward_stacks: HashSet::new(),
+        fused: HashMap::new(),
+        dropped: None,
     };
 
     if optional {
@@ -298,8 +310,8 @@ impl Builder<'_, '_> {
             .iter()
             .enumerate()
             .filter_map(|(i, o)| match o {
-                Operand::Var(v) => Some((i, *v)),
-                Operand::Const(_) => None,
+                Operand::Var(v) if Some(*v) != self.dropped => Some((i, *v)),
+                _ => None,
             })
             .collect();
         if let Op::Call(..) = &inst.op {
@@ -612,22 +624,11 @@ pub fn suffixed_path(func: &syn::ExprPath, suffix: &str) -> syn::ExprPath {
 
 /// The variables whose fields the body reads (`p` in `p.layers[i].w`).
 pub(super) fn place_roots(stmts: &[Stmt]) -> HashSet<VarId> {
-    let mut roots = HashSet::new();
-    for stmt in stmts {
-        match stmt {
-            Stmt::Inst(Inst {
-                op: Op::Place(Operand::Var(v), _),
-                ..
-            }) => {
-                roots.insert(*v);
-            }
-            Stmt::If(i) => {
-                roots.extend(place_roots(&i.then));
-                roots.extend(place_roots(&i.els));
-            }
-            Stmt::Loop(l) => roots.extend(place_roots(&l.body)),
-            _ => {}
-        }
-    }
-    roots
+    super::ir::instructions(stmts)
+        .into_iter()
+        .filter_map(|i| match &i.op {
+            Op::Place(Operand::Var(v), _) => Some(*v),
+            _ => None,
+        })
+        .collect()
 }

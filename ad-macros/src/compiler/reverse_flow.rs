@@ -35,7 +35,7 @@ use super::moves::Site;
 use super::reverse::{Builder, Sweeps};
 
 /// A key for an `if` or a loop: its address, stable while the IR lives.
-fn key<T>(x: &T) -> usize {
+pub(super) fn key<T>(x: &T) -> usize {
     x as *const T as usize
 }
 
@@ -72,11 +72,16 @@ impl Builder<'_, '_> {
         }
         reverse.extend(body);
 
-        let stacks: Vec<Ident> = self.stacks.iter().map(|(_, s)| s.clone()).collect();
-        reverse.splice(0..0, stacks.iter().map(|s| quote!(let mut #s = #s;)));
-        let mut forward: Vec<TokenStream> = stacks
+        let taken_over = self
+            .stacks
             .iter()
-            .map(|s| quote!(let mut #s = ::std::vec::Vec::new();))
+            .filter(|(k, _)| !self.forward_stacks.contains(k))
+            .map(|(_, s)| quote!(let mut #s = #s;));
+        reverse.splice(0..0, taken_over);
+        let mut forward: Vec<TokenStream> = self
+            .stacks
+            .iter()
+            .map(|(_, s)| quote!(let mut #s = ::std::vec::Vec::new();))
             .collect();
         forward.extend(self.forward_stmts(top));
         let r = &g.rules;
@@ -190,7 +195,7 @@ impl Builder<'_, '_> {
 
     /// `let mut v_bar = None;` for the useful ones of `vars` (not the
     /// plain adjoints, declared by their first contribution).
-    fn declare(&self, vars: &[VarId]) -> Vec<TokenStream> {
+    pub(super) fn declare(&self, vars: &[VarId]) -> Vec<TokenStream> {
         vars.iter()
             .filter(|v| self.useful.contains(v) && !self.static_vars.contains(v))
             .map(|v| {
@@ -205,7 +210,7 @@ impl Builder<'_, '_> {
             .collect()
     }
 
-    fn reverse_block(&mut self, stmts: &[Stmt]) {
+    pub(super) fn reverse_block(&mut self, stmts: &[Stmt]) {
         for stmt in stmts.iter().rev() {
             match stmt {
                 Stmt::Inst(i) if self.useful.contains(&i.dest) => self.reverse_inst(i),
@@ -427,6 +432,10 @@ impl Builder<'_, '_> {
         let Some(first) = carried.first() else {
             return;
         };
+        if let Some(c) = self.sum_accumulator(l) {
+            self.reverse_fused_loop(l, c);
+            return;
+        }
         let tape = format_ident!(
             "{}_tape",
             g.ident(first.input),
@@ -518,7 +527,7 @@ impl Builder<'_, '_> {
 
     /// `rules::transfer(&mut target_bar, source)`, for an `Option` adjoint or
     /// one a loop holds as a value.
-    fn transfer_into(&self, target: VarId, source: TokenStream) -> TokenStream {
+    pub(super) fn transfer_into(&self, target: VarId, source: TokenStream) -> TokenStream {
         let (r, bar) = (&self.g.rules, self.g.bar(target));
         if self.dense_vars.contains(&target) {
             quote!(#r::transfer_dense(&mut #bar, #source);)
@@ -653,7 +662,13 @@ impl Builder<'_, '_> {
 
     fn forward_loop(&mut self, l: &Loop) -> Vec<TokenStream> {
         let g = self.g;
-        let tape = self.record_idents.get(&key(l)).cloned();
+        let fused = self.fused.remove(&key(l));
+        let record = self.record_idents.get(&key(l)).cloned();
+        let tape = if fused.is_some() {
+            None
+        } else {
+            record.clone()
+        };
         let nexts: Vec<&Operand> = l.carried.iter().map(|c| &c.next).collect();
         let items = self.saves_of(&l.body, &nexts);
         let mut local = activity::defined_at(&l.body);
@@ -693,7 +708,8 @@ impl Builder<'_, '_> {
             restore.push(quote!(#slot = #input;));
             after.push(quote!(let #output = #slot;));
         }
-        let body = self.forward_stmts(&l.body);
+        let mut body = self.forward_stmts(&l.body);
+        body.extend(fused.as_ref().map(|f| f.code.clone()));
         // After the iteration is saved: `break` and `return` set this flag.
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         // A tape as long as the iterator says it will be: no regrowth.
@@ -702,7 +718,10 @@ impl Builder<'_, '_> {
             (None, Some(tape)) if !items.is_empty() => Some(Reserve::Tape(tape)),
             _ => None,
         };
-        let looped = emit_loop(&l.head, reserve, &enter, &body, &leave, &restore);
+        let mut looped = emit_loop(&l.head, reserve, &enter, &body, &leave, &restore);
+        if let (Some(fused), Some(record)) = (&fused, &record) {
+            looped = self.forward_fused_loop(fused, record, looped);
+        }
         let mut out = before;
         out.push(looped);
         out.extend(after);
@@ -712,7 +731,7 @@ impl Builder<'_, '_> {
 
 /// The variables `stmts` reads (and so sends adjoints to) that it does not
 /// define, at any depth.
-fn outer_uses(stmts: &[Stmt], useful: &HashSet<VarId>) -> Vec<VarId> {
+pub(super) fn outer_uses(stmts: &[Stmt], useful: &HashSet<VarId>) -> Vec<VarId> {
     fn walk(
         stmts: &[Stmt],
         useful: &HashSet<VarId>,

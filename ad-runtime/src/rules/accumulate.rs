@@ -123,8 +123,10 @@ pub struct IndexScatter<I, F> {
 }
 
 impl<F: Float, D: Dimension, I: NdIndex<D>> Contribution<Array<F, D>> for IndexScatter<I, F> {
+    #[inline(always)]
     fn add_to(self, acc: &mut Array<F, D>) {
         acc[self.index] += self.dy;
+        scatter_fence();
     }
     fn into_first(self, zero: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
         let mut acc = zero();
@@ -134,14 +136,28 @@ impl<F: Float, D: Dimension, I: NdIndex<D>> Contribution<Array<F, D>> for IndexS
 }
 
 impl<F: Float> Contribution<Vec<F>> for IndexScatter<usize, F> {
+    #[inline(always)]
     fn add_to(self, acc: &mut Vec<F>) {
         acc[self.index] += self.dy;
+        scatter_fence();
     }
     fn into_first(self, zero: impl FnOnce() -> Vec<F>) -> Vec<F> {
         let mut acc = zero();
         self.add_to(&mut acc);
         acc
     }
+}
+
+/// Keeps the scatters of one iteration apart. A loop reading `x[i]` and
+/// `x[i + 1]` adds into `x_bar[i + 1]` and `x_bar[i]`; LLVM's SLP
+/// vectorizer merges the two into one 16-byte load-add-store, which half
+/// overlaps the next iteration's, so the processor cannot forward the store
+/// to the load and stalls on every iteration (twice as slow as two scalar
+/// updates). A compiler fence emits no instruction; it only stops the
+/// merge.
+#[inline(always)]
+fn scatter_fence() {
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
 }
 
 /// The cotangent of a subview along one axis (`row`, `column`).
@@ -224,6 +240,34 @@ pub fn transfer_dense<T: TangentSpace>(acc: &mut T, c: Option<T>) {
     if let Some(c) = c {
         acc.add_assign(&c);
     }
+}
+
+/// Adds `unit` times `cotangent` to `acc`. A loop that only adds to a
+/// scalar (`s += ..`) passes the sum's cotangent unchanged to every
+/// iteration, so each iteration's reverse sweep runs right after its
+/// forward sweep with a cotangent of one, adding into `unit`; once the
+/// sum's cotangent is known, this scales and adds the total.
+#[inline(always)]
+pub fn add_scaled<T: TangentSpace, F: Float>(acc: &mut Option<T>, unit: T, cotangent: &Option<F>) {
+    if let Some(c) = cotangent {
+        accumulate_dense(acc, scaled(unit, *c));
+    }
+}
+
+/// `add_scaled` into an adjoint held as a value.
+#[inline(always)]
+pub fn add_scaled_dense<T: TangentSpace, F: Float>(acc: &mut T, unit: T, cotangent: &Option<F>) {
+    if let Some(c) = cotangent {
+        acc.add_assign(&scaled(unit, *c));
+    }
+}
+
+#[inline(always)]
+fn scaled<T: TangentSpace, F: Float>(mut unit: T, c: F) -> T {
+    if c != F::one() {
+        unit.scale(num_traits::ToPrimitive::to_f64(&c).unwrap_or(f64::NAN));
+    }
+    unit
 }
 
 /// Which branch of an `if` ran, with the values its reverse sweep reads.

@@ -1,0 +1,230 @@
+//! Loops that sum: reverse code run inside the forward sweep.
+//!
+//! When a loop's only active state is a scalar it adds to (`s += e`, with
+//! `s` read nowhere else in the body), every iteration receives the same
+//! cotangent, the sum's. The reverse sweep is linear in that cotangent, so
+//! each iteration's reverse code can run right after its forward code with
+//! a cotangent of one, adding into buffers of the outer adjoints; once the
+//! sum's cotangent arrives, the reverse sweep adds the buffers scaled by
+//! it. Nothing is saved per iteration (the values the reverse code reads
+//! are still at hand), and forward and reverse work share one pass over
+//! the data.
+//!
+//! ```text
+//! for i in 0..n { s += f(x, i); }        let s_unit = {
+//!                                            let mut x_bar = zero_tangent(&x);
+//!                                            for i in 0..n {
+//!                                                <forward of the iteration>
+//!                                                <its reverse, s_next_bar = 1>
+//!                                            }
+//!                                            (x_bar,)
+//!                                        };
+//!  reverse sweep:                        let (x_bar_unit,) = s_unit;
+//!                                        add_scaled(&mut x_bar, x_bar_unit, &s_out_bar);
+//! ```
+//!
+//! Only loops outside other loops are fused: inside one, the buffers would
+//! be made, and kept for the outer reverse sweep, once per outer iteration.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::activity;
+use super::forward::slot_ident;
+use super::ir::{Arith, Carried, Loop, Op, Operand, Stmt, VarId};
+use super::reverse::Builder;
+
+/// A fused loop's reverse code, spliced into its forward sweep.
+pub(super) struct Fused {
+    /// The reverse code of one iteration, for a cotangent of one.
+    pub code: TokenStream,
+    /// The outer variables whose adjoints the iterations add to, each with
+    /// a buffer made before the loop.
+    pub buffers: Vec<VarId>,
+}
+
+impl Builder<'_, '_> {
+    /// The carried variable a loop only adds to, if the loop can be fused.
+    pub(super) fn sum_accumulator<'l>(&self, l: &'l Loop) -> Option<&'l Carried> {
+        if self.loop_depth > 0 {
+            return None;
+        }
+        let mut active = l
+            .carried
+            .iter()
+            .filter(|c| self.useful.contains(&c.input) || self.useful.contains(&c.output));
+        let c = active.next()?;
+        if active.next().is_some() || !self.useful.contains(&c.output) {
+            return None;
+        }
+        let Operand::Var(next) = c.next else {
+            return None;
+        };
+        if !self.scalars.contains(&c.input) {
+            return None;
+        }
+        // From the iteration's input to its output through additions alone,
+        // each intermediate read once: `s_1 = s + a; s_2 = s_1 - b`. (They
+        // are scalars too: adding never removes an axis, and the output has
+        // the input's type.)
+        let uses = count_uses(&l.body);
+        let mut cur = c.input;
+        while cur != next {
+            if uses.get(&cur) != Some(&1) {
+                return None;
+            }
+            let inst = l.body.iter().find_map(|s| match s {
+                Stmt::Inst(i) if i.op.var_operands().contains(&cur) => Some(i),
+                _ => None,
+            })?;
+            let adds = match &inst.op {
+                Op::Arith(Arith::Add, ..) => true,
+                Op::Arith(Arith::Sub, Operand::Var(a), _) => *a == cur,
+                _ => false,
+            };
+            if !adds {
+                return None;
+            }
+            cur = inst.dest;
+        }
+        (!uses.contains_key(&next)).then_some(c)
+    }
+
+    /// The reverse sweep of a fused loop: the buffers, scaled by the sum's
+    /// cotangent, join the outer adjoints; the sum's initial value gets the
+    /// cotangent unchanged.
+    pub(super) fn reverse_fused_loop(&mut self, l: &Loop, c: &Carried) {
+        let g = self.g;
+        let r = &g.rules;
+        let record = format_ident!("{}_unit", g.ident(c.input), span = Span::mixed_site());
+        let buffers: Vec<VarId> = outer_variables(&l.body, &self.useful)
+            .into_iter()
+            .filter(|v| *v != c.input && *v != c.output)
+            .collect();
+
+        let dense_before = self.dense_vars.clone();
+        self.dense_vars.extend(buffers.iter().copied());
+        let Operand::Var(next) = c.next else {
+            unreachable!("sum_accumulator checked the next value")
+        };
+        let (x, x_bar) = (g.ident(next), g.bar(next));
+        let seed = quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x)););
+        let saved = std::mem::take(&mut self.reverse);
+        let stacks_before = self.stacks.len();
+        self.loop_depth += 1;
+        self.dropped = Some(c.input);
+        self.reverse_block(&l.body);
+        self.dropped = None;
+        self.loop_depth -= 1;
+        let inner: Vec<usize> = self.stacks[stacks_before..]
+            .iter()
+            .map(|(k, _)| *k)
+            .collect();
+        self.forward_stacks.extend(inner);
+        let body = std::mem::replace(&mut self.reverse, saved);
+        let mut vars = activity::defined_at(&l.body);
+        vars.retain(|v| *v != next);
+        let decl = self.declare(&vars);
+        self.dense_vars = dense_before;
+        self.fused.insert(
+            super::reverse_flow::key(l),
+            Fused {
+                code: quote!(#(#decl)* #seed #(#body)*),
+                buffers: buffers.clone(),
+            },
+        );
+
+        let slot = slot_ident(g, c.input, "_bar");
+        let out = g.bar(c.output);
+        let units: Vec<Ident> = buffers.iter().map(|v| unit_ident(g.bar(*v))).collect();
+        let mut code = vec![
+            quote!(let (#(#units,)*) = #record;),
+            quote!(let #slot = #out.take();),
+        ];
+        for (v, unit) in buffers.iter().zip(&units) {
+            let bar = g.bar(*v);
+            code.push(if self.dense_vars.contains(v) {
+                quote!(#r::add_scaled_dense(&mut #bar, #unit, &#slot);)
+            } else {
+                quote!(#r::add_scaled(&mut #bar, #unit, &#slot);)
+            });
+        }
+        if let Operand::Var(init) = &c.init {
+            code.push(self.transfer_into(*init, quote!(#slot)));
+        }
+        self.reverse.push(quote!({ #(#code)* }));
+        self.record_idents
+            .insert(super::reverse_flow::key(l), record);
+    }
+
+    /// `let s_unit = { buffers; loop; (buffers,) };` around a fused loop.
+    pub(super) fn forward_fused_loop(
+        &self,
+        fused: &Fused,
+        record: &Ident,
+        looped: TokenStream,
+    ) -> TokenStream {
+        let g = self.g;
+        let r = &g.rules;
+        let bars: Vec<Ident> = fused.buffers.iter().map(|v| g.bar(*v)).collect();
+        let primals = fused.buffers.iter().map(|v| g.ident(*v));
+        quote!(let #record = {
+            #(let mut #bars = #r::zero_tangent(&#primals);)*
+            #looped
+            (#(#bars,)*)
+        };)
+    }
+}
+
+fn unit_ident(bar: Ident) -> Ident {
+    format_ident!("{}_unit", bar, span = Span::mixed_site())
+}
+
+/// How many times each variable is read in `stmts`, at any depth.
+fn count_uses(stmts: &[Stmt]) -> HashMap<VarId, usize> {
+    fn walk(stmts: &[Stmt], uses: &mut HashMap<VarId, usize>) {
+        let add = |o: &Operand, uses: &mut HashMap<VarId, usize>| {
+            if let Operand::Var(v) = o {
+                *uses.entry(*v).or_default() += 1;
+            }
+        };
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    for o in i.op.operands() {
+                        add(o, uses);
+                    }
+                }
+                Stmt::If(i) => {
+                    for p in &i.phis {
+                        add(&p.then, uses);
+                        add(&p.els, uses);
+                    }
+                    walk(&i.then, uses);
+                    walk(&i.els, uses);
+                }
+                Stmt::Loop(l) => {
+                    for c in &l.carried {
+                        add(&c.init, uses);
+                        add(&c.next, uses);
+                    }
+                    walk(&l.body, uses);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut uses = HashMap::new();
+    walk(stmts, &mut uses);
+    uses
+}
+
+/// The useful variables from outside `stmts` that it reads.
+fn outer_variables(stmts: &[Stmt], useful: &std::collections::HashSet<VarId>) -> Vec<VarId> {
+    super::reverse_flow::outer_uses(stmts, useful)
+        .into_iter()
+        .filter(|v| useful.contains(v))
+        .collect()
+}

@@ -1,0 +1,224 @@
+//! Loops that only add to a scalar (`total += ..`): their reverse code runs
+//! inside the forward sweep with a cotangent of one, and the reverse sweep
+//! scales what they added (see `ad-macros/src/compiler/fused.rs`). Each
+//! case against finite differences, forward mode and a second cotangent,
+//! at several trip counts; and the near misses that must not be fused.
+
+#![allow(clippy::assign_op_pattern)]
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+use support::random;
+
+/// Two reads per iteration (`x[i]`, `x[i - 1]`), a sum that starts from an
+/// active value, and two additions per iteration.
+mod neighbours {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = s * s;
+        for i in 1..x.len() {
+            let d = x[i] - x[i - 1] * s;
+            total += d * d;
+            total -= x[i].sin() * 0.5;
+        }
+        total
+    }
+}
+
+mod with_break {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, stop: usize) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += x[i].exp() * x[i];
+            if i == stop {
+                break;
+            }
+        }
+        total
+    }
+}
+
+mod with_continue {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = 0.0;
+        for i in (0..x.len()).rev() {
+            if i % 3 == 1 {
+                continue;
+            }
+            total += (x[i] * s).tanh();
+        }
+        total
+    }
+}
+
+mod over_a_while_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = s;
+        let mut i = 0;
+        while i < x.len() {
+            total = total + x[i] * x[i] * s;
+            i += 2;
+        }
+        total
+    }
+}
+
+/// The body holds a loop of its own (with a tape) and a branch.
+mod with_an_inner_loop_and_a_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &Array2<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..w.nrows() {
+            let mut h = 0.0;
+            for j in 0..x.len() {
+                h = (h + w[[i, j]] * x[j]).tanh();
+            }
+            let mut t = h;
+            if h > 0.0 {
+                t = h * x[i % x.len()];
+            }
+            total += t;
+        }
+        total
+    }
+}
+
+/// A sum loop inside a branch: its buffers are part of the branch's record.
+mod in_a_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64, #[constant] sum: bool) -> f64 {
+        let mut total = s;
+        if sum {
+            for i in 0..x.len() {
+                total += x[i] * s;
+            }
+        } else {
+            total = total * x.sum();
+        }
+        total * total
+    }
+}
+
+/// The body reads an active local array and whole-array values.
+mod over_a_local_array {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let y = x.mapv(f64::sin) * s;
+        let mut total = 0.0;
+        for i in 0..y.len() {
+            total += y[i] * y[i] + y.dot(x) * 0.1;
+        }
+        total
+    }
+}
+
+/// Near miss: the sum is read in the body, so each iteration's cotangent
+/// differs and the loop keeps its tape.
+mod sum_read_in_the_body {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.5;
+        for i in 0..x.len() {
+            total += total * x[i] * 0.3;
+        }
+        total
+    }
+}
+
+/// Near miss: a partial sum read again later in the iteration.
+mod partial_sum_read_again {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += x[i];
+            let kept = total;
+            total += 1.0;
+            total += kept * 0.1;
+        }
+        total
+    }
+}
+
+/// Near miss: two sums carried at once.
+mod two_sums {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut a = 0.0;
+        let mut b = 0.0;
+        for i in 0..x.len() {
+            a += x[i];
+            b += x[i] * x[i];
+        }
+        a * b
+    }
+}
+
+/// In single precision.
+mod single_precision {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f32>) -> f32 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += x[i] * x[i] * 0.5;
+        }
+        total
+    }
+}
+
+#[test]
+fn sums_at_every_trip_count() {
+    for n in [0, 1, 2, 7] {
+        check_scalar!(neighbours; ref x dx = random(n, 1), val s ds = 0.8;);
+        check_scalar!(with_continue; ref x dx = random(n, 2), val s ds = 1.3;);
+        check_scalar!(over_a_while_loop; ref x dx = random(n, 3), val s ds = -0.4;);
+        check_scalar!(over_a_local_array; ref x dx = random(n, 4), val s ds = 0.7;);
+        check_scalar!(sum_read_in_the_body; ref x dx = random(n, 5););
+        check_scalar!(two_sums; ref x dx = random(n, 6););
+        check_scalar!(partial_sum_read_again; ref x dx = random(n, 11););
+    }
+}
+
+#[test]
+fn break_on_the_first_and_the_last_iteration_of_a_sum() {
+    for stop in [0, 2, 4, 9] {
+        check_scalar!(with_break; ref x dx = random(5, 7); stop);
+    }
+}
+
+#[test]
+fn sums_holding_loops_and_branches() {
+    for (rows, n) in [(0, 2), (1, 1), (3, 4)] {
+        check_scalar!(with_an_inner_loop_and_a_branch; ref x dx = random(n, 8), ref w dw = random((rows, n), 9););
+    }
+    for sum in [true, false] {
+        check_scalar!(in_a_branch; ref x dx = random(4, 10), val s ds = 0.6; sum);
+    }
+}
+
+#[test]
+fn a_sum_in_single_precision() {
+    let x = Array1::from(vec![0.5f32, -1.5, 2.0]);
+    let (value, (g,)) = single_precision::f_grad(&x);
+    assert_eq!(value, single_precision::f(&x));
+    assert_eq!(g, x);
+    let (_, pullback) = single_precision::f_vjp(&x);
+    assert_eq!(pullback(2.0).0, &x * 2.0);
+}
