@@ -84,6 +84,16 @@ mod network {
         dense(layer, x).sum() * m.scale
     }
 
+    /// A loop that only sums, over fields of the layers.
+    #[differentiable]
+    pub fn bias_sum(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..m.layers.len() {
+            total += (&m.layers[i].b * m.scale).mapv(f64::sin).sum();
+        }
+        total * x.len() as f64
+    }
+
     #[differentiable]
     pub fn dense(l: &Layer, #[constant] x: &Array1<f64>) -> Array1<f64> {
         (l.w.dot(x) + &l.b).mapv(f64::tanh)
@@ -133,11 +143,22 @@ fn gradients_with_respect_to_structs() {
         },
         |m, d| network::first_layer_jvp(m, &x, d, ad::NoTangent),
     );
-    let (_, (g, _)) = network::first_layer_grad(&model(), &x);
-    assert!(
-        g.layers[1].w.iter().all(|&v| v == 0.0),
-        "the second layer is not used"
+    check_struct_gradient(
+        |m| network::bias_sum(m, &x),
+        |m| {
+            let (v, (g, _)) = network::bias_sum_grad(m, &x);
+            (v, g)
+        },
+        |m, d| network::bias_sum_jvp(m, &x, d, ad::NoTangent),
     );
+    // Fields no contribution reaches are zeros of their own shape.
+    let (_, (g, _)) = network::first_layer_grad(&model(), &x);
+    assert_eq!(g.layers[1].w, Array2::zeros((1, 2)), "the second layer is not used");
+    let m = model();
+    let (_, pullback) = network::bias_sum_vjp(&m, &x);
+    let g = pullback(1.0).0;
+    assert_eq!(g.layers[0].w, Array2::zeros((2, 3)));
+    assert_eq!(g.layers[1].w, Array2::zeros((1, 2)));
 }
 
 #[derive(Clone, Debug, Differentiable)]

@@ -20,6 +20,19 @@ pub trait Differentiable {
     type Tangent: TangentSpace;
     /// The zero tangent at this value (same shape).
     fn zero_tangent(&self) -> Self::Tangent;
+    /// A zero tangent that allocates nothing it can avoid: arrays are left
+    /// empty, to be moved in by their first contribution. The adjoints of
+    /// struct parameters start so, as most of their fields receive exactly
+    /// one contribution; [`complete_tangent`](Self::complete_tangent) gives
+    /// the fields none reached their zeros.
+    fn unset_tangent(&self) -> Self::Tangent {
+        self.zero_tangent()
+    }
+    /// Makes every part of `tangent` still left by
+    /// [`unset_tangent`](Self::unset_tangent) a zero of this value's shape.
+    fn complete_tangent(&self, tangent: &mut Self::Tangent) {
+        let _ = tangent;
+    }
 }
 
 /// What optimisers and checks need of a tangent: zero, add, scale and dot.
@@ -91,6 +104,14 @@ impl<F: Float, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, 
     fn zero_tangent(&self) -> Array<F, D> {
         Array::zeros(self.raw_dim())
     }
+    fn unset_tangent(&self) -> Array<F, D> {
+        Array::zeros(D::zeros(self.ndim()))
+    }
+    fn complete_tangent(&self, tangent: &mut Array<F, D>) {
+        if tangent.shape() != self.shape() {
+            *tangent = self.zero_tangent();
+        }
+    }
 }
 
 impl<F: Float, D: Dimension> TangentSpace for Array<F, D> {
@@ -127,12 +148,26 @@ impl<T: Differentiable> Differentiable for [T] {
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         self.iter().map(Differentiable::zero_tangent).collect()
     }
+    fn unset_tangent(&self) -> Vec<T::Tangent> {
+        self.iter().map(Differentiable::unset_tangent).collect()
+    }
+    fn complete_tangent(&self, tangent: &mut Vec<T::Tangent>) {
+        for (x, t) in self.iter().zip(tangent) {
+            x.complete_tangent(t);
+        }
+    }
 }
 
 impl<T: Differentiable> Differentiable for Vec<T> {
     type Tangent = Vec<T::Tangent>;
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         self.as_slice().zero_tangent()
+    }
+    fn unset_tangent(&self) -> Vec<T::Tangent> {
+        self.as_slice().unset_tangent()
+    }
+    fn complete_tangent(&self, tangent: &mut Vec<T::Tangent>) {
+        self.as_slice().complete_tangent(tangent)
     }
 }
 
@@ -165,6 +200,12 @@ impl<T: Differentiable + ?Sized> Differentiable for &T {
     type Tangent = T::Tangent;
     fn zero_tangent(&self) -> T::Tangent {
         (**self).zero_tangent()
+    }
+    fn unset_tangent(&self) -> T::Tangent {
+        (**self).unset_tangent()
+    }
+    fn complete_tangent(&self, tangent: &mut T::Tangent) {
+        (**self).complete_tangent(tangent)
     }
 }
 

@@ -60,6 +60,7 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
     let mut decls = Vec::new();
     let mut zeros = Vec::new();
     let mut zero_likes = Vec::new();
+    let mut unsets = Vec::new();
     let mut active = Vec::new();
     for f in fields {
         let ident = f.ident.as_ref().expect("named fields have names");
@@ -69,12 +70,14 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
             decls.push(quote!(#fvis #ident: ::ad::NoTangent));
             zeros.push(quote!(#ident: ::ad::NoTangent));
             zero_likes.push(quote!(#ident: ::ad::NoTangent));
+            unsets.push(quote!(#ident: ::ad::NoTangent));
         } else {
             // Spanned at the field's type: a type with no tangent is reported there.
             let tangent = quote_spanned!(ty.span()=> <#ty as ::ad::Differentiable>::Tangent);
             decls.push(quote!(#fvis #ident: #tangent));
             zeros.push(quote!(#ident: ::ad::Differentiable::zero_tangent(&self.#ident)));
             zero_likes.push(quote!(#ident: ::ad::TangentSpace::zero_like(&self.#ident)));
+            unsets.push(quote!(#ident: ::ad::Differentiable::unset_tangent(&self.#ident)));
             active.push(ident.clone());
         }
     }
@@ -94,6 +97,12 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
             type Tangent = #tangent;
             fn zero_tangent(&self) -> #tangent {
                 #tangent { #(#zeros,)* }
+            }
+            fn unset_tangent(&self) -> #tangent {
+                #tangent { #(#unsets,)* }
+            }
+            fn complete_tangent(&self, tangent: &mut #tangent) {
+                #(::ad::Differentiable::complete_tangent(&self.#active, &mut tangent.#active);)*
             }
         }
 
@@ -123,7 +132,7 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
 
         impl #rules::Contribution<#tangent> for #tangent {
             fn add_to(self, acc: &mut #tangent) {
-                ::ad::TangentSpace::add_assign(acc, &self);
+                #(#rules::Contribution::add_to(self.#active, &mut acc.#active);)*
             }
             fn into_first(self, _: impl FnOnce() -> #tangent) -> #tangent {
                 self

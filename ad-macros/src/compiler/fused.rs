@@ -169,9 +169,16 @@ impl Builder<'_, '_> {
         let g = self.g;
         let r = &g.rules;
         let bars: Vec<Ident> = fused.buffers.iter().map(|v| g.bar(*v)).collect();
-        let primals = fused.buffers.iter().map(|v| g.ident(*v));
+        let starts = fused.buffers.iter().map(|v| {
+            if self.eager.contains(v) {
+                self.eager_start(*v)
+            } else {
+                let (bar, x) = (g.bar(*v), g.ident(*v));
+                quote!(let mut #bar = #r::zero_tangent(&#x);)
+            }
+        });
         quote!(let #record = {
-            #(let mut #bars = #r::zero_tangent(&#primals);)*
+            #(#starts)*
             #looped
             (#(#bars,)*)
         };)

@@ -130,9 +130,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         return b.structured_sweeps();
     }
     for v in b.eager.clone() {
-        let (r, bar, x) = (&g.rules, g.bar(v), g.ident(v));
-        b.reverse
-            .push(quote!(let mut #bar = #r::zero_tangent(&#x);));
+        b.reverse.push(b.eager_start(v));
         b.defined.insert(v);
     }
 
@@ -168,10 +166,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         .params
         .iter()
         .map(|p| match p {
-            Some(v) if b.defined.contains(v) => {
-                let bar = g.bar(*v);
-                quote!(#bar)
-            }
+            Some(v) if b.defined.contains(v) => b.eager_end(*v),
             Some(v) => {
                 let (r, x) = (&g.rules, g.ident(*v));
                 quote!(#r::zero_tangent(&#x))
@@ -194,6 +189,31 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
 }
 
 impl Builder<'_, '_> {
+    /// `let mut p_bar = ..;` for a variable whose fields the body reads: a
+    /// whole tangent struct from the start. A parameter's starts unset (its
+    /// arrays empty, each moved in by its first contribution) and is
+    /// completed with zeros where nothing arrived (`eager_end`); the others
+    /// flow on to pullbacks, so they start as zeros.
+    pub(super) fn eager_start(&self, v: VarId) -> TokenStream {
+        let (r, bar, x) = (&self.g.rules, self.g.bar(v), self.g.ident(v));
+        if self.g.f.params.contains(&Some(v)) {
+            quote!(let mut #bar = #r::unset_tangent(&#x);)
+        } else {
+            quote!(let mut #bar = #r::zero_tangent(&#x);)
+        }
+    }
+
+    /// The gradient of an eager parameter, or the adjoint of another
+    /// variable, as returned.
+    pub(super) fn eager_end(&self, v: VarId) -> TokenStream {
+        let (r, bar, x) = (&self.g.rules, self.g.bar(v), self.g.ident(v));
+        if self.eager.contains(&v) {
+            quote!(#r::completed(#bar, &#x))
+        } else {
+            quote!(#bar)
+        }
+    }
+
     pub(super) fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
         let g = self.g;
         if let Op::Call(func, args) = &inst.op {

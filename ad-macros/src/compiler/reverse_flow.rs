@@ -89,10 +89,7 @@ impl Builder<'_, '_> {
             .params
             .iter()
             .map(|p| match p {
-                Some(v) if self.eager.contains(v) => {
-                    let bar = g.bar(*v);
-                    quote!(#bar)
-                }
+                Some(v) if self.eager.contains(v) => self.eager_end(*v),
                 Some(v) if self.useful.contains(v) => {
                     let (bar, x) = (g.bar(*v), g.ident(*v));
                     quote!(#bar.unwrap_or_else(|| #r::zero_tangent(&#x)))
@@ -199,11 +196,10 @@ impl Builder<'_, '_> {
         vars.iter()
             .filter(|v| self.useful.contains(v) && !self.static_vars.contains(v))
             .map(|v| {
-                let bar = self.g.bar(*v);
                 if self.eager.contains(v) {
-                    let (r, x) = (&self.g.rules, self.g.ident(*v));
-                    quote!(let mut #bar = #r::zero_tangent(&#x);)
+                    self.eager_start(*v)
                 } else {
+                    let bar = self.g.bar(*v);
                     quote!(let mut #bar = ::core::option::Option::None;)
                 }
             })

@@ -33,8 +33,35 @@ macro_rules! dense {
 
 dense! {
     [F: Float] F;
-    [F: Float, D: Dimension] Array<F, D>;
-    [T: TangentSpace] Vec<T>;
+}
+
+/// An adjoint left empty by `unset_tangent` takes its first contribution
+/// as it is.
+impl<F: Float, D: Dimension> Contribution<Array<F, D>> for Array<F, D> {
+    #[inline(always)]
+    fn add_to(self, acc: &mut Array<F, D>) {
+        if acc.is_empty() && !self.is_empty() {
+            *acc = self;
+        } else {
+            *acc += &self;
+        }
+    }
+    #[inline(always)]
+    fn into_first(self, _: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
+        self
+    }
+}
+
+impl<T: TangentSpace + Contribution<T>> Contribution<Vec<T>> for Vec<T> {
+    fn add_to(self, acc: &mut Vec<T>) {
+        assert_eq!(acc.len(), self.len(), "tangents of different lengths");
+        for (c, a) in self.into_iter().zip(acc) {
+            c.add_to(a);
+        }
+    }
+    fn into_first(self, _: impl FnOnce() -> Vec<T>) -> Vec<T> {
+        self
+    }
 }
 
 /// A callee's gradient entry for a `#[constant]` parameter: nothing flows.
@@ -51,6 +78,21 @@ impl<T> Contribution<T> for NoTangent {
 #[inline(always)]
 pub fn zero_tangent<T: Differentiable + ?Sized>(x: &T) -> T::Tangent {
     x.zero_tangent()
+}
+
+/// The adjoint of a struct parameter before any contribution: its arrays
+/// are left empty until their first contribution moves in.
+#[inline(always)]
+pub fn unset_tangent<T: Differentiable + ?Sized>(x: &T) -> T::Tangent {
+    x.unset_tangent()
+}
+
+/// The adjoint `t` of `x` begun by `unset_tangent`, with zeros where no
+/// contribution arrived.
+#[inline(always)]
+pub fn completed<T: Differentiable + ?Sized>(mut t: T::Tangent, x: &T) -> T::Tangent {
+    x.complete_tangent(&mut t);
+    t
 }
 
 /// `a + b` for tangents (forward mode, where two terms meet).
@@ -236,9 +278,9 @@ pub fn transfer<T: TangentSpace>(acc: &mut Option<T>, c: Option<T>) {
 
 /// `transfer` into an adjoint a loop holds as a value.
 #[inline(always)]
-pub fn transfer_dense<T: TangentSpace>(acc: &mut T, c: Option<T>) {
+pub fn transfer_dense<T: Contribution<T>>(acc: &mut T, c: Option<T>) {
     if let Some(c) = c {
-        acc.add_assign(&c);
+        c.add_to(acc);
     }
 }
 
@@ -256,9 +298,13 @@ pub fn add_scaled<T: TangentSpace, F: Float>(acc: &mut Option<T>, unit: T, cotan
 
 /// `add_scaled` into an adjoint held as a value.
 #[inline(always)]
-pub fn add_scaled_dense<T: TangentSpace, F: Float>(acc: &mut T, unit: T, cotangent: &Option<F>) {
+pub fn add_scaled_dense<T: TangentSpace + Contribution<T>, F: Float>(
+    acc: &mut T,
+    unit: T,
+    cotangent: &Option<F>,
+) {
     if let Some(c) = cotangent {
-        acc.add_assign(&scaled(unit, *c));
+        scaled(unit, *c).add_to(acc);
     }
 }
 
