@@ -153,7 +153,11 @@ fn gradients_with_respect_to_structs() {
     );
     // Fields no contribution reaches are zeros of their own shape.
     let (_, (g, _)) = network::first_layer_grad(&model(), &x);
-    assert_eq!(g.layers[1].w, Array2::zeros((1, 2)), "the second layer is not used");
+    assert_eq!(
+        g.layers[1].w,
+        Array2::zeros((1, 2)),
+        "the second layer is not used"
+    );
     let m = model();
     let (_, pullback) = network::bias_sum_vjp(&m, &x);
     let g = pullback(1.0).0;

@@ -19,9 +19,11 @@ mod p0 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = c.mean().unwrap();
-        (a.dot(&v2) + 0.68) + s3 + v2.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
+        }
+        let mut s2 = c.dot(a);
+        0.68 + s2
     }
 
     #[test]
@@ -74,35 +76,39 @@ mod p2 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + (x - b[0])).sin();
-        }
-        if c[0] < 0.0 {
-            s1 = x;
+        if (b[0] + x) > 0.1 {
+            s1 = b.mapv(f64::tanh).sum();
         } else {
-            s1 = s1 * helper_scalar((x - 0.53), ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20)));
+            s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mean().unwrap());
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh().exp();
-        }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = ((k as f64 * 0.5) / (1.0 + 1.30 * 1.30));
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + u4[i] * w2.mapv(f64::tanh).sum()).tanh();
+            let t2 = a[i] * (1.0 + y * y).ln();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c[k % a.len()];
+        if k == 3 {
+            return s1;
         }
-        y + s1 + u5.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (y / (1.0 + x * x));
+        }
+        if c[0] < 0.0 {
+            s1 = s1;
+        }
+        helper_array(b, s1.tanh().exp()) + s1
     }
 
     #[test]
@@ -141,11 +147,10 @@ mod p3 {
         }
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        ((1.24 * x) + (k as f64 * 0.5)) + s1
+        ((x * y) * a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -224,24 +229,20 @@ mod p6 {
         let mut s1 = (b[0] - y);
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k == 3 {
-            return ((k as f64 * 0.5) / (1.0 + s1 * s1));
+        s1 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
         }
-        if k == 3 {
-            return s1;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + b.mean().unwrap()).sin();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (y / (1.0 + a[0] * a[0]));
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * a.mapv(f64::tanh).sum();
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y.tanh().exp();
-        }
-        helper_array(a, s1).sin() + s1
+        let v3 = w2.mapv(|t| t * t * 0.5 - t);
+        b.mapv(f64::tanh).sum() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -288,17 +289,15 @@ mod p8 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * (s1 - x)).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t2.sin() * (y * 0.91);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * 0.87;
         }
-        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
+        (x * x).sin() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -318,24 +317,28 @@ mod p9 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
         }
-        match k % 3 {
-            0 => s1 = (helper_scalar(c[0], x) * (1.0 + y * y).sqrt()),
-            1 => s1 = s1 * b.dot(a),
-            _ => s1 += b.mean().unwrap(),
+        s1 = b.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * x;
         }
-        s1 = (s1 * 0.5 + b[0]).tanh();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (0.84 + s1)).tanh();
+        let v2 = b.mapv(f64::sin);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1;
         }
-        let mut s2 = (k as f64 * 0.5);
         if k == 3 {
-            return s1;
+            return 0.43;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (a[k % a.len()] + 0.61);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + v2[i] * (0.84 + s1)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (s2 * c[a.len() - 1]) + s2 + u3.sum() * 0.3
+        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -363,17 +366,16 @@ mod p10 {
         }
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        helper_scalar(((k as f64 * 0.5) / (1.0 + s1 * s1)), (x * b[k % a.len()])) + s1 + w2.sum() * 0.3
+        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -475,20 +477,22 @@ mod p14 {
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + u1[i] * (x + x)).tanh();
         }
-        if k == 3 {
-            return (a.mapv(f64::tanh).sum() + u1.dot(b));
-        }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            s2 = (s2 * 0.7 + u1[i] * f64::tanh(0.55)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s2 = (s2 * 0.7 + b[i] * (x + s2)).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * x).tanh();
+        if k % 2 == 0 {
+            s2 = a.mapv(f64::tanh).sum();
+        } else {
+            s2 = s2 * u1.mapv(f64::tanh).sum();
         }
-        let mut s3 = (y - (k as f64 * 0.5)).sin().tanh().exp();
-        (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh() + s3 + u1.sum() * 0.3
+        let v3 = b.mapv(f64::sin);
+        let mut s4 = helper_array(b, c.mapv(f64::tanh).sum());
+        (x - (k as f64 * 0.5)).sin() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -533,10 +537,8 @@ mod p16 {
             }
             s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(a[k % a.len()], b[k % a.len()])).tanh();
-        }
-        b.mean().unwrap() + s1
+        let mut s2 = (helper_scalar((c[a.len() - 1] / (1.0 + x * x)), (0.88 * a[a.len() - 1])) / (1.0 + (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln()));
+        (f64::tanh(0.99) - (x + s2)) + s2
     }
 
     #[test]
@@ -558,17 +560,20 @@ mod p17 {
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + a[i] * s2).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * b[k % a.len()];
+        let mut s4 = helper_scalar(s3, (y * s1)).tanh().exp();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = c[i] * c.mean().unwrap();
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s3 = s3 + q6.tanh();
         }
-        let mut s5 = c.dot(c);
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]));
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5).tanh();
         }
-        ((s2 * w6[k % a.len()]) * a[0]) + s5 + w6.sum() * 0.3
+        u7.dot(&u7).cos() + s4 + u7.sum() * 0.3
     }
 
     #[test]
@@ -663,18 +668,21 @@ mod p20 {
                 continue;
             }
             s3 = (s3 * 0.7 + w1[i] * (x - x)).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let v4 = (c + c);
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * 0.94).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * 0.71;
         }
+        s3 = (s3 * 0.5 + helper_scalar(helper_array(c, x), s3.sin())).tanh();
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * s3.sin()).tanh();
+            s3 = (s3 * 0.7 + v2[i] * (0.56 - s3)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + v2[i] * 0.3;
         }
-        (helper_scalar(x, (k as f64 * 0.5)) * b.dot(c)) + s3 + v4.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -739,15 +747,14 @@ mod p22 {
         }
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + w3[i] * (s1 / (1.0 + s1 * s1))).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + w3[i] * 0.3;
         }
-        let mut u4 = w3.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + c[k % a.len()]).sin();
         }
-        c[k % a.len()] + s1 + u4.sum() * 0.3
+        ((1.0 + w3[k % a.len()] * w3[k % a.len()]).sqrt() + (y / (1.0 + y * y))) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -776,13 +783,23 @@ mod p23 {
             }
             s2 = (s2 * 0.7 + c[i] * (w1[a.len() - 1] - x)).tanh();
         }
-        let v4 = (&w1 + a);
-        s2 = (s2 * 0.5 + helper_array(b, y)).tanh();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (v4[i] + w1.mapv(f64::tanh).sum()).sin();
+        if k == 3 {
+            return x;
         }
-        helper_array(&w1, (1.0 + y * y).sqrt()) + s2 + w5.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v3[i] * 0.3;
+        }
+        if k % 2 == 0 {
+            s2 = helper_array(&w1, (1.0 + y * y).sqrt());
+        } else {
+            s2 = s2 * ((1.0 + v3[0] * v3[0]).sqrt() / (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()));
+        }
+        (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).sqrt() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -810,17 +827,21 @@ mod p24 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        let mut s4 = b.mapv(f64::tanh).sum();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) - x);
         }
-        let mut s5 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() - (k as f64 * 0.5));
-        let mut s6 = s5;
-        s1 + s6
+        match k % 3 {
+            0 => s1 = (s4.cos() - s1),
+            1 => s1 = s1 * (0.83 * a[k % a.len()].cos()),
+            _ => s1 += a.dot(c),
+        }
+        (y - (k as f64 * 0.5)).tanh().exp() + s4
     }
 
     #[test]
@@ -905,7 +926,7 @@ mod p27 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
         }
-        (x.sin() - s1) + s2
+        b.dot(a) + s2
     }
 
     #[test]
@@ -1017,12 +1038,10 @@ mod p31 {
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (x * s1);
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_array(a, s1);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (x * s1)).tanh();
         }
-        helper_scalar(x, a[0]) + s1
+        helper_array(a, (1.28 * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -1042,29 +1061,27 @@ mod p32 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        if k % 2 == 0 {
-            s1 = f64::sin(1.10).tanh().exp();
-        } else {
-            s1 = s1 * ((k as f64 * 0.5) - x).cos();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * f64::tanh(0.34).exp();
         }
         match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+            0 => s1 = x,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut s3 = (c.mapv(f64::tanh).sum() * helper_scalar(s2, 0.54).tanh().exp());
-        match k % 3 {
-            0 => s3 = (y + (0.27 * c[a.len() - 1])),
-            1 => s3 = s3 * helper_scalar(f64::tanh(0.59).exp(), c.mean().unwrap()),
-            _ => s3 += (k as f64 * 0.5),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_array(&u2, (k as f64 * 0.5));
         }
-        if c[0] < 0.0 {
-            s2 = (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt();
-        } else {
-            s2 = s2 * (s3 - a.mapv(f64::tanh).sum());
-        }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s3
+        let mut s5 = (k as f64 * 0.5);
+        let mut s6 = (b.mapv(f64::tanh).sum() * helper_scalar(s5, 0.54).tanh().exp());
+        (1.0 + (0.39 + (k as f64 * 0.5)) * (0.39 + (k as f64 * 0.5))).ln() + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1083,12 +1100,18 @@ mod p33 {
         let mut s1 = c.mean().unwrap();
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = a.mean().unwrap();
-        helper_array(a, c.mapv(f64::tanh).sum()) + s2
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        1.15 + s1
     }
 
     #[test]
@@ -1115,11 +1138,10 @@ mod p34 {
         }
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + b[i] * (y / (1.0 + s2 * s2))).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        0.29 + s2 + u1.sum() * 0.3
+        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1206,7 +1228,7 @@ mod p37 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + w3[i] * s1).tanh();
         }
-        (s1 * w2[a.len() - 1]) + s4 + w3.sum() * 0.3
+        c[0] + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1226,13 +1248,16 @@ mod p38 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        let mut s2 = (k as f64 * 0.5).tanh().exp();
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * helper_array(a, x);
+        s1 = (k as f64 * 0.5);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (k as f64 * 0.5);
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
         }
-        let mut s4 = a.mean().unwrap();
-        s4 + s4 + w3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1268,12 +1293,13 @@ mod p39 {
         let v2 = a.mapv(f64::sin);
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s3 = ((f64::tanh(0.21).exp() * (x - 1.02)) + (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt());
-        helper_array(&v2, b.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
+        if k == 3 {
+            return (f64::tanh(0.21).exp() * (x - 1.02));
+        }
+        (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1339,14 +1365,13 @@ mod p41 {
             }
             s2 = (s2 * 0.7 + b[i] * (0.32 * x)).tanh();
         }
-        if k == 3 {
-            return (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()])).sqrt();
-        }
         for i in (0..a.len()).rev() {
-            let t3 = c[i] * (x * (k as f64 * 0.5));
-            s2 += t3.sin() * b[k % a.len()];
+            let t3 = a[i] * 0.69;
+            s2 += t3 * t3 * 0.5;
+            s2 -= a[(i + 1) % a.len()] * s1;
         }
-        (helper_array(c, s2) + (1.0 + s1 * s1).ln()) + s2
+        let mut s4 = f64::tanh(0.94).exp();
+        ((c[a.len() - 1] - s4) - (1.0 + s1 * s1).ln()) + s4
     }
 
     #[test]
@@ -1368,20 +1393,21 @@ mod p42 {
                 continue;
             }
             s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.82)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46))).tanh();
+        let mut s2 = x.sin().tanh();
+        let mut s3 = s1;
+        let mut s4 = x;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + c[j5 - 1] * helper_array(a, s1);
         }
-        let mut s2 = y;
-        let mut s3 = x;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_array(a, s3);
-        }
-        s2 += helper_array(b, (y * x));
-        let mut s5 = b.mapv(f64::tanh).sum();
-        (0.82 * c.mapv(f64::tanh).sum()) + s5
+        s2 += helper_array(b, (s1 * s4));
+        let mut s6 = b.mapv(f64::tanh).sum();
+        (0.82 * c.mapv(f64::tanh).sum()) + s6
     }
 
     #[test]
@@ -1417,8 +1443,12 @@ mod p43 {
             }
             s2 = (s2 * 0.7 + w1[i] * x).tanh();
         }
-        s2 += w1.mapv(f64::tanh).sum();
-        ((1.0 + s2 * s2).ln() - s2.cos()) + s2 + w1.sum() * 0.3
+        match k % 3 {
+            0 => s2 = helper_array(c, (s2 - s2)),
+            1 => s2 = s2 * helper_scalar(a.mapv(f64::tanh).sum(), b.dot(c)),
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        y + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1465,7 +1495,7 @@ mod p45 {
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + a[i] * a.dot(b)).tanh();
         }
-        c.dot(&w1).tanh().exp() + s2 + w1.sum() * 0.3
+        a[a.len() - 1] + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1504,26 +1534,22 @@ mod p47 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
+        let mut s2 = helper_array(b, b.mean().unwrap().tanh().exp());
         match k % 3 {
-            0 => s1 = (x / (1.0 + (0.35 - s1) * (0.35 - s1))),
-            1 => s1 = s1 * ((x - s1) * 1.03),
-            _ => s1 += (c[0] + s1),
+            0 => s2 = ((y - x) * 1.03),
+            1 => s2 = s2 * (a.dot(c) + y),
+            _ => s2 += helper_array(b, y),
         }
-        s1 += helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (x + (k as f64 * 0.5));
-            s1 += t2.sin() * f64::sin(0.85);
+        let mut s3 = helper_scalar(helper_scalar((x * x), x.cos()), b[0].sin());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * b.mean().unwrap();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * helper_scalar((k as f64 * 0.5), y);
-            s1 += t3 * t3 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.82 / (1.0 + b[k % a.len()] * b[k % a.len()]));
-        }
-        helper_scalar(y, helper_scalar((k as f64 * 0.5), a[0])) + s1
+        (c.mean().unwrap() * f64::ln((1.0 + 0.88 * 0.88))) + s3
     }
 
     #[test]
@@ -1617,22 +1643,14 @@ mod p50 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        s1 += helper_scalar(s1, (k as f64 * 0.5)).cos();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        if (k as f64 * 0.5).tanh().exp() > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * a[a.len() - 1];
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
-        }
-        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
+        let v2 = (a + b);
+        a.mapv(f64::tanh).sum().sin() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1682,25 +1700,23 @@ mod p52 {
         let mut s1 = (k as f64 * 0.5);
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
-        }
-        for i in 0..a.len() {
-            let t2 = b[i] * c.mean().unwrap();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
+            if i == 3 {
+                break;
             }
-            s1 = s1 + q3.tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1;
+        let mut s2 = b.dot(c);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * x;
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t4.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        helper_array(a, x) + s1 + u5.sum() * 0.3
+        a.mean().unwrap() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1752,14 +1768,13 @@ mod p54 {
                 continue;
             }
             s3 = (s3 * 0.7 + c[i] * v1.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (c[0] - 0.49)).tanh();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
         }
-        a.mean().unwrap().cos() + s3 + v1.sum() * 0.3
+        (a.mean().unwrap() - y) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1781,26 +1796,20 @@ mod p55 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
-        }
-        match k % 3 {
-            0 => s1 = b[k % a.len()],
-            1 => s1 = s1 * x,
-            _ => s1 += 0.67,
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * y;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+            if i == 3 {
+                break;
             }
-            s1 += u3;
         }
-        if k % 2 == 0 {
-            s1 = ((s1 + x) * (k as f64 * 0.5));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (k as f64 * 0.5)).sin();
         }
-        s1.tanh().exp().tanh() + s1
+        for i in 0..a.len() {
+            let t3 = w2[i] * helper_array(a, (k as f64 * 0.5));
+            s1 += t3.sin() * b.mean().unwrap();
+        }
+        let mut s4 = (helper_array(&w2, (y + b[0])) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        helper_array(c, c.mapv(f64::tanh).sum()) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1847,13 +1856,12 @@ mod p57 {
         let mut s1 = helper_array(c, y.tanh().exp());
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x - y);
-        }
-        y + s1
+        let v2 = (b + b);
+        (b.mapv(f64::tanh).sum() + v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1914,10 +1922,8 @@ mod p59 {
             }
             s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
         }
-        if k % 2 == 0 {
-            s1 = helper_array(b, y);
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        if k == 3 {
+            return helper_scalar(y.sin(), y.tanh().exp());
         }
         match k % 3 {
             0 => s1 = s1.tanh().exp(),
@@ -1953,11 +1959,10 @@ mod p60 {
         let v3 = (c + b);
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * helper_array(b, s1)).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        s1 = y.tanh().exp();
+        s1 = y;
         let v4 = (&v3 + a);
         c.dot(&v4) + s1 + v4.sum() * 0.3
     }
@@ -1991,17 +1996,15 @@ mod p61 {
             }
             s2 = (s2 * 0.7 + a[i] * (x - y)).tanh();
         }
-        if k % 2 == 0 {
-            s2 = (w1.dot(b) + x);
-        } else {
-            s2 = s2 * (0.24 - w1.dot(&w1));
-        }
-        let v3 = (&w1 * a).mapv(f64::tanh);
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (w1[i] + (x + w1[a.len() - 1])).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * w1.dot(b)).tanh();
         }
-        (c.mapv(f64::tanh).sum() * (y + (k as f64 * 0.5))) + s2 + w4.sum() * 0.3
+        let mut s3 = (0.24 - w1.dot(&w1));
+        let v4 = (&w1 * a).mapv(f64::tanh);
+        helper_scalar((y + w1[a.len() - 1]), helper_scalar(x, s2)) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2052,26 +2055,20 @@ mod p63 {
         let mut s3 = (1.0 + x * x).ln();
         for i in (0..a.len()).rev() {
             s3 = (s3 * 0.7 + v1[i] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s3 = a.dot(a),
-            1 => s3 = s3 * (1.0 + helper_array(a, s3) * helper_array(a, s3)).ln(),
-            _ => s3 += helper_array(&w2, 0.76),
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * (0.85 - b[k % a.len()]);
         }
-        if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.1 {
-            s3 = f64::tanh(1.07).exp();
-        } else {
-            s3 = s3 * b.mapv(f64::tanh).sum();
-        }
+        let mut s5 = (helper_array(&w2, (y + v1[a.len() - 1])) / (1.0 + (v1.mapv(f64::tanh).sum() + x) * (v1.mapv(f64::tanh).sum() + x)));
+        let mut s6 = (0.86 - s3).tanh().cos();
         if c[0] < 0.0 {
-            s3 = 0.86;
+            s6 = (k as f64 * 0.5);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = w2[i] * x;
-            s3 += t4 * t4 * 0.5;
-            s3 -= c[(i + 1) % a.len()] * (0.30 * a[a.len() - 1]);
-        }
-        a.mean().unwrap() + s3 + w2.sum() * 0.3
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + x * x)) + s6 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2137,7 +2134,7 @@ mod p66 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.68)).tanh();
         }
-        ((y + b[k % a.len()]) + a.mapv(f64::tanh).sum()) + s1
+        a.dot(b) + s1
     }
 
     #[test]
@@ -2157,24 +2154,31 @@ mod p67 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * f64::tanh(0.72).exp()).tanh();
         }
-        let mut s2: f64 = 1.28;
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * s2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if 1.36 > 0.1 {
-            s2 = (x / (1.0 + w3[k % a.len()] * w3[k % a.len()])).tanh().exp();
+        let v2 = (c * x.tanh().exp());
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (b[k % a.len()] / (1.0 + y * y));
         }
-        let mut s4 = f64::cos(1.24);
-        match k % 3 {
-            0 => s1 = (s2.tanh().exp() * helper_scalar(0.86, s2)),
-            1 => s1 = s1 * y,
-            _ => s1 += (s1 / (1.0 + b[0] * b[0])),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(c, 1.37);
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::sqrt((1.0 + 0.44 * 0.44))).tanh();
+        let mut s5 = ((b.mean().unwrap() * x.cos()) - ((b[0] * a[0]) / (1.0 + u3.mapv(f64::tanh).sum() * u3.mapv(f64::tanh).sum())));
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * c.mapv(f64::tanh).sum();
         }
-        s1 + s4 + w3.sum() * 0.3
+        s5 + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2259,14 +2263,9 @@ mod p70 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).ln()).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * u2.dot(c);
-        }
-        if k == 3 {
-            return a.dot(b);
-        }
-        helper_array(&w4, w4.mapv(f64::tanh).sum()) + s1 + w4.sum() * 0.3
+        let mut s4 = u2.dot(c);
+        s4 += w3.dot(a);
+        w3[a.len() - 1] + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2335,17 +2334,21 @@ mod p72 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * (a[0] - b[0])).tanh();
-        }
-        let mut s4 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t5 = a[i] * ((k as f64 * 0.5) * x);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += a[j] * t5;
+            if i == 3 {
+                break;
             }
-            s4 = s4 + q6.tanh();
         }
-        s1 + s4
+        match k % 3 {
+            0 => s1 = (a[k % a.len()] - helper_scalar(x, 0.61)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += s1,
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        f64::tanh(0.74).exp() + s1
     }
 
     #[test]
@@ -2407,8 +2410,10 @@ mod p74 {
         for i in (0..a.len()).step_by(2) {
             s4 = (s4 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
-        let mut s6 = u5.mean().unwrap();
-        (c[0].sin() / (1.0 + ((k as f64 * 0.5) + s1) * ((k as f64 * 0.5) + s1))) + s6 + u5.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        }
+        (s1 + helper_scalar(v3[k % a.len()], s4)) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2430,23 +2435,26 @@ mod p75 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut u2 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        let mut u2 = a.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mapv(f64::tanh).sum();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        match k % 3 {
-            0 => s1 = (1.0 + x * x).ln(),
-            1 => s1 = s1 * y,
-            _ => s1 += b.mean().unwrap(),
+        let v3 = (b + c);
+        if k == 3 {
+            return helper_array(&u2, (x + s1));
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) * x)).tanh();
-        }
-        let v3 = c.mapv(f64::sin);
-        s1 += a.mapv(f64::tanh).sum();
-        let mut s4 = b.dot(&u2);
-        b.mean().unwrap() + s4 + v3.sum() * 0.3
+        let v4 = (a * c.mapv(f64::tanh).sum());
+        let v5 = (b + &v3);
+        helper_array(c, v3.mean().unwrap()) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2466,11 +2474,12 @@ mod p76 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::sin(0.43);
+        match k % 3 {
+            0 => s1 = s1.tanh().exp().tanh().exp(),
+            1 => s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x),
+            _ => s1 += helper_scalar(y, c[a.len() - 1]),
         }
-        (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln() + s1 + u2.sum() * 0.3
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -2504,30 +2513,20 @@ mod p77 {
         let mut s4 = (helper_scalar(y, ((k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + s1 * s1));
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let t5 = b[i] * (k as f64 * 0.5).tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * u3[(i + 1) % a.len()];
-            }
-            s4 += u6;
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
         if k % 2 == 0 {
-            s1 = ((k as f64 * 0.5) * b.mapv(f64::tanh).sum());
+            s4 = (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln().tanh().exp();
         } else {
-            s1 = s1 * u3.mean().unwrap();
+            s4 = s4 * s1;
         }
-        s1 + s4 + u3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * 0.88,
+            _ => s1 += (k as f64 * 0.5).tanh(),
+        }
+        helper_array(a, y) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2593,8 +2592,11 @@ mod p80 {
         let mut s1 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        a[k % a.len()] + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2614,24 +2616,20 @@ mod p81 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s2 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (s2 / (1.0 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))),
-            _ => s1 += a.dot(c),
+        if k == 3 {
+            return ((0.65 * y) * a.mapv(f64::tanh).sum());
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * y;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s1 += u4;
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        1.09 + s2
+        if c[0] < 0.0 {
+            s1 = (x * (y * s1));
+        } else {
+            s1 = s1 * x;
+        }
+        (0.60 - helper_array(b, c[k % a.len()])) + s1
     }
 
     #[test]
@@ -2650,8 +2648,10 @@ mod p82 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * (s1 * s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        helper_array(b, c.mapv(f64::tanh).sum()) + s1
+        y + s1
     }
 
     #[test]
@@ -2686,19 +2686,16 @@ mod p83 {
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s3 = s3.sin() * 0.9 + c[j5 - 1] * s3;
+            s3 = s3.sin() * 0.9 + b[j5 - 1] * helper_array(b, u2[a.len() - 1]);
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + u2[j6 - 1] * x;
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * u2[0]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s3 = s3.sin() * 0.9 + b[j7 - 1] * x;
-        }
-        y.cos() + s3 + u2.sum() * 0.3
+        let mut s6 = (k as f64 * 0.5);
+        x + s6 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2759,19 +2756,17 @@ mod p85 {
         }
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * (a[a.len() - 1] / (1.0 + 0.36 * 0.36));
+            w4[i] += (u3[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut u5 = w4.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s1 + x);
-        }
-        a.mean().unwrap() + s1 + u5.sum() * 0.3
+        let v5 = b.mapv(f64::sin);
+        let mut s6 = (f64::cos(0.93) / (1.0 + x * x));
+        (y + 0.43).tanh().exp() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2876,27 +2871,31 @@ mod p89 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + f64::ln((1.0 + 1.08 * 1.08))).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let mut s3 = w2.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
+        }
+        let mut s3 = c.mean().unwrap();
         if k == 3 {
             return s1;
         }
-        let mut u4 = c.to_owned();
+        let mut u4 = a.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + s3 * s3).ln();
         }
         match k % 3 {
-            0 => s1 = c.dot(b),
+            0 => s1 = b.dot(a),
             1 => s1 = s1 * x,
-            _ => s1 += u4.dot(&w2),
+            _ => s1 += a.dot(a),
         }
-        ((y / (1.0 + 0.47 * 0.47)) + w2.mean().unwrap()) + s3 + u4.sum() * 0.3
+        ((y / (1.0 + 0.47 * 0.47)) + a.mean().unwrap()) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2940,22 +2939,22 @@ mod p91 {
             }
             s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = b.dot(c);
+        let mut s2 = (k as f64 * 0.5);
+        if helper_scalar(s1, s2) > 0.1 {
+            s2 = b[a.len() - 1];
         } else {
-            s1 = s1 * ((k as f64 * 0.5).tanh() / (1.0 + f64::ln((1.0 + 0.27 * 0.27)) * f64::ln((1.0 + 0.27 * 0.27))));
+            s2 = s2 * c[0].tanh().exp();
         }
-        let v2 = c.mapv(f64::sin);
         let mut s3 = a.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s3 = 1.14,
-            1 => s3 = s3 * ((y - y) + helper_scalar(s3, s1)),
-            _ => s3 += (s1 * 0.25),
+            0 => s1 = 1.14,
+            1 => s1 = s1 * ((y - x) + helper_scalar(s3, s2)),
+            _ => s1 += (s3 * 0.25),
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
+            s2 = (s2 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
         }
-        helper_array(b, 0.62).cos() + s3 + v2.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -2975,12 +2974,14 @@ mod p92 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
         }
-        s1 += x;
-        let mut s2 = (c.mean().unwrap() / (1.0 + (1.0 + y * y).ln().sin() * (1.0 + y * y).ln().sin()));
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * b.dot(a)).tanh();
+        let mut s2 = x;
+        let mut s3 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (1.0 + f64::tanh(0.22).exp() * f64::tanh(0.22).exp()).sqrt(),
+            1 => s1 = s1 * ((x / (1.0 + s2 * s2)) / (1.0 + f64::tanh(0.46).exp() * f64::tanh(0.46).exp())),
+            _ => s1 += s1.tanh().exp(),
         }
-        (1.0 + s2 * s2).sqrt().tanh().exp() + s2
+        0.21 + s3
     }
 
     #[test]
@@ -3011,12 +3012,15 @@ mod p93 {
                 continue;
             }
             s1 = (s1 * 0.7 + a[i] * helper_array(&w2, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + w2[i] * 0.3;
         }
-        let mut s3 = w2.mean().unwrap();
-        b.dot(b).sin() + s3 + w2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = b.dot(b).sin(),
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += w2.mapv(f64::tanh).sum(),
+        }
+        (1.0 + (b[a.len() - 1] + a[k % a.len()]) * (b[a.len() - 1] + a[k % a.len()])).ln() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3066,12 +3070,15 @@ mod p95 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * w2[k % a.len()];
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * w2.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        f64::ln((1.0 + (0.83 / (1.0 + 1.05 * 1.05)) * (0.83 / (1.0 + 1.05 * 1.05)))) + s1 + w2.sum() * 0.3
+        (x.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3097,11 +3104,12 @@ mod p96 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + v3[i] * f64::tanh(0.60).exp()).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * y.cos();
+        if c[0] < 0.0 {
+            s1 = v3.dot(c);
+        } else {
+            s1 = s1 * (helper_scalar(y, 0.84) + f64::ln((1.0 + 0.66 * 0.66)));
         }
-        1.07 + s1 + w4.sum() * 0.3
+        v3.dot(b) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3157,17 +3165,14 @@ mod p98 {
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + c[i] * (s2 + y)).tanh();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y.tanh().exp();
-        }
+        let mut s3 = (k as f64 * 0.5).tanh().exp();
         if k == 3 {
-            return x;
+            return s3;
         }
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * helper_scalar(s2, b[0])).tanh();
+            s3 = (s3 * 0.7 + w1[i] * helper_scalar(s2, b[0])).tanh();
         }
-        (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0]))) + s2 + u3.sum() * 0.3
+        x + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3189,12 +3194,15 @@ mod p99 {
                 continue;
             }
             s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::ln((1.0 + 0.73 * 0.73));
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + 0.73).sin();
         }
-        u2.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3270,11 +3278,15 @@ mod p102 {
         }
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c.dot(c)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        s1 += helper_scalar(helper_array(c, x), y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
+        }
         let mut s2 = helper_scalar(s1, (k as f64 * 0.5).tanh().exp().tanh().exp());
         for i in (1..a.len()).step_by(2) {
             let t3 = b[i] * ((k as f64 * 0.5) * a[a.len() - 1]);
@@ -3290,8 +3302,11 @@ mod p102 {
         s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + b[i] * helper_array(c, 1.29)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        a[0] + s2
+        s2 + s2
     }
 
     #[test]
@@ -3315,30 +3330,37 @@ mod p103 {
             s1 = (s1 * 0.7 + c[i] * x).tanh();
         }
         match k % 3 {
-            0 => s1 = (1.29 - c[0].tanh().exp()),
-            1 => s1 = s1 * 1.25,
-            _ => s1 += f64::tanh(0.33).exp(),
+            0 => s1 = x,
+            1 => s1 = s1 * (helper_array(c, 0.37) + y),
+            _ => s1 += (x / (1.0 + b[0] * b[0])),
         }
         match k % 3 {
-            0 => s1 = a.dot(c).tanh().exp(),
-            1 => s1 = s1 * (c[0] - 0.36).tanh().exp(),
-            _ => s1 += a[0].sin(),
+            0 => s1 = c.dot(a),
+            1 => s1 = s1 * (f64::sqrt((1.0 + 0.59 * 0.59)) - a[0].sin()),
+            _ => s1 += ((k as f64 * 0.5) * 0.66),
         }
-        let v2 = (c * y);
-        if k == 3 {
-            return c.dot(c);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * 1.14)).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = x.tanh().exp();
-        } else {
-            s1 = s1 * (1.0 + v2[0] * v2[0]).ln().cos();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * helper_array(c, x);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if b[k % a.len()] > 0.1 {
-            s1 = (helper_scalar(v2[0], 1.03) / (1.0 + y * y));
-        } else {
-            s1 = s1 * (1.0 + (0.48 * y) * (0.48 * y)).sqrt();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        helper_array(a, (k as f64 * 0.5)) + s1 + v2.sum() * 0.3
+        s1 = y;
+        (1.0 + (0.48 * y) * (0.48 * y)).sqrt() + s1
     }
 
     #[test]
@@ -3386,9 +3408,9 @@ mod p105 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        let mut s2 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln();
-        s2 += c.dot(c);
-        f64::sin(0.27) + s2
+        s1 = (k as f64 * 0.5).tanh().exp();
+        s1 += c.dot(c);
+        f64::sin(0.27) + s1
     }
 
     #[test]
@@ -3407,17 +3429,18 @@ mod p106 {
         let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * x.tanh()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + c.mean().unwrap()).sin();
+            w2[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        helper_array(b, c[k % a.len()]).cos() + s1 + w3.sum() * 0.3
+        if k == 3 {
+            return a.mean().unwrap();
+        }
+        1.22 + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3436,28 +3459,29 @@ mod p107 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        let v2 = (c * b).mapv(f64::tanh);
+        let v3 = (b + &v2);
+        s1 += helper_array(b, helper_array(&v3, s1));
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * v2[0];
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (1.33 - x);
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
         }
-        let v4 = u2.mapv(|t| t * t * 0.5 - t);
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (0.48 - x).tanh().exp(),
-            _ => s1 += (1.0 + b[0] * b[0]).ln(),
+        if s1 > 0.1 {
+            s1 = (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        if (1.33 - x) > 0.1 {
-            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
-        } else {
-            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        let mut s5 = ((y * s1).tanh().exp() / (1.0 + (s1 / (1.0 + y * y)).tanh().exp() * (s1 / (1.0 + y * y)).tanh().exp()));
-        v4.dot(b) + s5 + v4.sum() * 0.3
+        (c[a.len() - 1].tanh().exp() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3484,14 +3508,14 @@ mod p108 {
         }
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        if b.dot(a) > 0.1 {
-            s1 = (a.dot(b) - (a[k % a.len()] - 0.46));
-        }
-        (x + b.mean().unwrap()) + s1
+        let mut s4 = (k as f64 * 0.5);
+        a.dot(b) + s4
     }
 
     #[test]
@@ -3623,8 +3647,13 @@ mod p112 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        (b.dot(c) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1
+        b.dot(c) + s1
     }
 
     #[test]
@@ -3644,11 +3673,8 @@ mod p113 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * y;
-            s1 += t2.sin() * x;
-        }
-        a.dot(c) + s1
+        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
+        ((x - a[0]) * s1.tanh().exp()) + s1
     }
 
     #[test]
@@ -3697,7 +3723,7 @@ mod p115 {
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        (0.50 + helper_scalar(u1[k % a.len()], x)) + s2 + u1.sum() * 0.3
+        u1.mapv(f64::tanh).sum() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3724,15 +3750,21 @@ mod p116 {
             }
             s2 = (s2 * 0.7 + w1[i] * (1.23 + y)).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x - s2);
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + x).sin();
+            w4[i] = c[i] * (s2 * x);
         }
-        let mut s4 = (x + ((1.0 + x * x).sqrt() * c.mapv(f64::tanh).sum()));
-        if k == 3 {
-            return (1.0 + x * x).sqrt().tanh();
+        if w1.mapv(f64::tanh).sum() > 0.1 {
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * c.dot(&w1);
         }
-        a.mean().unwrap() + s4 + w3.sum() * 0.3
+        helper_array(&w1, s2) + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3778,30 +3810,25 @@ mod p118 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * helper_array(b, x)).tanh();
         }
-        s1 = helper_scalar(helper_array(b, a[k % a.len()]), (k as f64 * 0.5));
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_scalar(helper_array(b, (y + (k as f64 * 0.5))), c.mean().unwrap().tanh().exp());
+        s2 += helper_array(b, s1.tanh().exp());
+        if k == 3 {
+            return x;
+        }
         for i in 0..a.len() {
-            w2[i] += (b[i] + x).sin();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
-        }
-        if k % 2 == 0 {
-            s1 = helper_scalar(helper_scalar((k as f64 * 0.5), x), y);
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * w2.mean().unwrap();
-            s1 += t3.sin() * helper_scalar(1.02, (k as f64 * 0.5));
+            s2 = (s2 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
             if i == 3 {
                 break;
             }
         }
-        w2.mean().unwrap() + s1 + w2.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * helper_scalar((k as f64 * 0.5), s1);
+        }
+        if w3.mean().unwrap() > 0.1 {
+            s2 = (y - w3.mean().unwrap());
+        }
+        s2 + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3825,7 +3852,7 @@ mod p119 {
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
         }
-        x + s2 + w1.sum() * 0.3
+        (helper_array(&w1, x) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3851,12 +3878,20 @@ mod p120 {
                 continue;
             }
             s2 = (s2 * 0.7 + w1[i] * s2).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s3 = ((w1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (b[a.len() - 1] + (k as f64 * 0.5))).tanh().exp();
-        let v4 = (c * b).mapv(f64::tanh);
-        let mut s5 = w1.dot(c);
-        let mut s6 = ((k as f64 * 0.5).tanh().exp() * x);
-        ((0.24 / (1.0 + s6 * s6)) / (1.0 + w1[a.len() - 1] * w1[a.len() - 1])) + s6 + v4.sum() * 0.3
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (w1[k % a.len()] + c[a.len() - 1]);
+        }
+        if k == 3 {
+            return c[a.len() - 1];
+        }
+        let v4 = (&w1 + b);
+        let mut s5 = helper_array(c, (a[0] * (k as f64 * 0.5))).tanh();
+        s2 + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3956,31 +3991,23 @@ mod p123 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
         }
-        match k % 3 {
-            0 => s1 = b[k % a.len()],
-            1 => s1 = s1 * (a.mapv(f64::tanh).sum() / (1.0 + (s1 * x) * (s1 * x))),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let v2 = c.mapv(f64::sin);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x * s1);
         }
-        if x > 0.1 {
-            s1 = helper_array(a, b[0]);
-        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            w4[i] = c[i] * f64::tanh(1.04).exp();
         }
-        let mut s4 = (x - (k as f64 * 0.5));
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (a[i] + y).sin();
+        s1 = helper_scalar(y.tanh().exp(), w4.mean().unwrap());
+        if k % 2 == 0 {
+            s1 = a.dot(c);
+        } else {
+            s1 = s1 * s1;
         }
-        b.dot(b) + s4 + w5.sum() * 0.3
+        y + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4007,10 +4034,12 @@ mod p124 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, 0.60)).tanh();
         }
-        if k == 3 {
-            return helper_scalar(f64::tanh(0.92).exp(), (1.0 + s1 * s1).sqrt());
+        match k % 3 {
+            0 => s1 = (s1 * s1).tanh().exp(),
+            1 => s1 = s1 * y,
+            _ => s1 += (1.23 + s1),
         }
-        a.mean().unwrap().cos() + s1 + v3.sum() * 0.3
+        x.tanh().exp() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4033,17 +4062,23 @@ mod p125 {
         let mut s2 = (helper_array(&u1, x) + (a[k % a.len()] / (1.0 + 0.48 * 0.48)));
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + u1[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s2 = u1.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * u1.dot(a),
-            _ => s2 += helper_array(c, b[k % a.len()]),
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * x;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * u1[(i + 1) % a.len()];
+            }
+            s2 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
-        }
-        helper_array(&u3, (0.23 * (k as f64 * 0.5))) + s2 + u3.sum() * 0.3
+        let v5 = (b + b);
+        x + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4154,12 +4189,8 @@ mod p129 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * (1.29 + y)).tanh();
         }
-        if k % 2 == 0 {
-            s1 = ((x - s1) / (1.0 + ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)) * ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01))));
-        } else {
-            s1 = s1 * y;
-        }
-        a.mean().unwrap() + s1
+        let mut s2 = a[a.len() - 1];
+        ((x * 1.35) + s2.tanh().exp()) + s2
     }
 
     #[test]
@@ -4295,17 +4326,24 @@ mod p134 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
         }
-        let v2 = (a * b).mapv(f64::tanh);
-        let v3 = (&v2 * a.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
+        }
         if k == 3 {
-            return helper_scalar(v3.dot(&v3), x);
+            return (1.0 + x * x).sqrt();
         }
-        match k % 3 {
-            0 => s1 = helper_array(b, v2.mean().unwrap()),
-            1 => s1 = s1 * b.dot(&v2).tanh(),
-            _ => s1 += v2.dot(c),
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - 1.26);
         }
-        (0.93 * b.dot(&v2)) + s1 + v3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (0.96 / (1.0 + y * y));
+            s1 += t3.sin() * (1.0 + x * x).sqrt();
+            if i == 3 {
+                break;
+            }
+        }
+        b.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4361,7 +4399,7 @@ mod p136 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).sqrt()).tanh();
         }
-        ((k as f64 * 0.5) * a.dot(c)) + s1
+        y + s1
     }
 
     #[test]
@@ -4422,9 +4460,14 @@ mod p138 {
         }
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * b.dot(b)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        s1 += x.tanh();
-        (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt() + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * b[0];
+        }
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4443,18 +4486,27 @@ mod p139 {
         let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, b.dot(a)),
-            1 => s1 = s1 * (((k as f64 * 0.5) * s1) * c.mapv(f64::tanh).sum()),
-            _ => s1 += helper_scalar(s1, 0.98),
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
         }
-        s1 = (s1 * 0.5 + ((b[a.len() - 1] * 0.46) * x)).tanh();
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        y + s1
+        match k % 3 {
+            0 => s1 = (s1 * c.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * helper_scalar(f64::sqrt((1.0 + 0.98 * 0.98)), (1.0 + y * y).sqrt()),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        if c[0] < 0.0 {
+            s1 = (helper_array(c, 0.65) + (y * y));
+        } else {
+            s1 = s1 * (helper_array(a, 0.28) / (1.0 + (s1 + x) * (s1 + x)));
+        }
+        helper_array(c, a.mean().unwrap()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4496,7 +4548,7 @@ mod p140 {
         for i in (0..a.len()).step_by(2) {
             s2 = (s2 * 0.7 + w5[i] * (s2 - 1.17)).tanh();
         }
-        (c[a.len() - 1] / (1.0 + y * y)).tanh().exp() + s4 + w5.sum() * 0.3
+        c.dot(&w1) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4552,12 +4604,15 @@ mod p142 {
         }
         for i in (0..a.len()).step_by(2) {
             s2 = (s2 * 0.7 + v1[i] * (x * x)).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        s3 = a.dot(b);
-        (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s3 + v1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t5 = v1[i] * ((k as f64 * 0.5) / (1.0 + 0.49 * 0.49));
+            s2 += t5 * t5 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * f64::ln((1.0 + 1.05 * 1.05));
+        }
+        y + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4697,21 +4752,14 @@ mod p148 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
-        let mut s2 = (1.0 + y * y).sqrt().tanh().exp();
-        let v3 = (b * (y + x));
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * (c[k % a.len()] * b[0])).tanh();
+        let mut s2 = s1;
+        s2 += (helper_scalar(c[0], y) + (y + 0.48));
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        let v4 = (b + c);
+        if k == 3 {
+            return (b.dot(&v3) - y);
         }
-        if a[0] > 0.1 {
-            s2 = helper_scalar(s2, x).cos();
-        } else {
-            s2 = s2 * ((k as f64 * 0.5) - ((k as f64 * 0.5) + y));
-        }
-        let v4 = (b + a);
-        b[0] + s2 + v4.sum() * 0.3
+        helper_scalar(helper_scalar(s2, x), v4.mapv(f64::tanh).sum()) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4731,20 +4779,14 @@ mod p149 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        s1 += b.dot(c);
+        if k % 2 == 0 {
+            s1 = helper_scalar(y, (s1 - (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = y;
-        }
-        u2.dot(b).tanh().exp() + s1 + u2.sum() * 0.3
+        let v2 = (c + a);
+        helper_array(b, b.dot(a)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4805,11 +4847,8 @@ mod p151 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + y.sin()).sin();
-        }
-        a.dot(b) + s1 + w2.sum() * 0.3
+        let v2 = (c + a);
+        x + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4894,11 +4933,12 @@ mod p154 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (s1 + s1)).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + x).sin();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(a, s1);
         }
-        s1 + s1 + w3.sum() * 0.3
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -4917,18 +4957,17 @@ mod p155 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * helper_array(a, c[0])).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
         if k == 3 {
-            return helper_array(a, (x - (k as f64 * 0.5)));
+            return b.mapv(f64::tanh).sum();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mean().unwrap()).sin();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
         }
-        x + s1 + w2.sum() * 0.3
+        u2.mean().unwrap() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4951,9 +4990,12 @@ mod p156 {
         let mut s2 = x;
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + v1[i] * s2).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 = y;
-        v1.mean().unwrap() + s2 + v1.sum() * 0.3
+        s2 = helper_scalar((1.26 * x), (y - a[k % a.len()]));
+        (k as f64 * 0.5) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5149,22 +5191,13 @@ mod p161 {
             }
             s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[0];
+        let mut s3 = helper_scalar((0.74 * x).tanh().exp(), (helper_scalar(c[a.len() - 1], y) + (x + 1.00)));
+        let v4 = (c + b);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * f64::tanh(0.22).exp();
         }
-        if k % 2 == 0 {
-            s1 = ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        match k % 3 {
-            0 => s1 = (c.mean().unwrap() - c.dot(b)),
-            1 => s1 = s1 * s1,
-            _ => s1 += b.mean().unwrap(),
-        }
-        c.dot(b).tanh().exp() + s1
+        (v4[0] - y.tanh().exp()) + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5187,22 +5220,30 @@ mod p162 {
             }
             s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
         let mut u2 = c.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 / (1.0 + y * y));
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s3 = helper_scalar((k as f64 * 0.5), y);
-        let v4 = (b + a);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + v4[i] * (0.71 * (k as f64 * 0.5))).tanh();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return 0.42;
+        let v3 = b.mapv(f64::sin);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (u2[i] + s1).sin();
         }
-        c[0] + s3 + v4.sum() * 0.3
+        (1.0 + x * x).sqrt().tanh().exp() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5228,17 +5269,16 @@ mod p163 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (helper_scalar(0.34, (k as f64 * 0.5)) / (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln())),
+            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * (k as f64 * 0.5);
+            w2[i] = a[i] * (0.36 * y);
         }
-        helper_array(&w2, 0.90) + s1 + w2.sum() * 0.3
+        ((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (s1 - 0.40)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5324,13 +5364,16 @@ mod p166 {
                 continue;
             }
             s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) - 0.50)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 += (c.dot(&w1) * y.tanh().exp());
-        let mut u3 = a.to_owned();
+        let mut u3 = b.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.tanh();
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 - 1.26);
         }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + u3.sum() * 0.3
+        s2 += s2;
+        x.tanh() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5354,27 +5397,24 @@ mod p167 {
         }
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * b[k % a.len()]).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
+        let mut s3 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            s1 = (s1 * 0.7 + c[i] * x.cos()).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = 1.37,
-            1 => s1 = s1 * (1.0 + x * x).ln(),
-            _ => s1 += (0.66 * s1),
+        for i in 0..a.len() {
+            let t5 = b[i] * (x / (1.0 + y * y));
+            s1 += t5 * t5 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (0.48 * (k as f64 * 0.5));
         }
-        if c[0] < 0.0 {
-            s1 = c.dot(a);
-        } else {
-            s1 = s1 * 0.29;
-        }
-        helper_array(b, (y / (1.0 + 0.42 * 0.42))) + s1
+        s3 + s3
     }
 
     #[test]
@@ -5429,11 +5469,18 @@ mod p169 {
                 continue;
             }
             s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k % 2 == 0 {
-            s1 = s1;
+        for i in 0..a.len() {
+            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t2.sin() * a.mean().unwrap();
+            if i == 3 {
+                break;
+            }
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -5453,16 +5500,18 @@ mod p170 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (x - 1.20)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
         }
-        c.dot(a) + s1
+        (y.tanh() - a.dot(b)) + s1
     }
 
     #[test]
@@ -5482,13 +5531,13 @@ mod p171 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        s1 += (a.dot(c) + c.mean().unwrap());
-        match k % 3 {
-            0 => s1 = 0.22,
-            1 => s1 = s1 * (helper_scalar(1.14, x) * (c[0] - b[0])),
-            _ => s1 += (x + s1),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        (k as f64 * 0.5).cos() + s1
+        if k % 2 == 0 {
+            s1 = 0.22;
+        }
+        b.dot(a) + s1
     }
 
     #[test]
@@ -5548,14 +5597,14 @@ mod p173 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * (0.28 + x)).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, a[0])).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, a[0]);
         }
-        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s1) + s1
+        c.dot(a) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5575,11 +5624,11 @@ mod p174 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (s1 - x);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
         }
-        helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(a, s1)) + s1 + w2.sum() * 0.3
+        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5610,17 +5659,23 @@ mod p175 {
                 continue;
             }
             s1 = (s1 * 0.7 + b[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + w3[i] * 0.3;
+        }
+        match k % 3 {
+            0 => s1 = 0.85,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (k as f64 * 0.5),
         }
         if k == 3 {
-            return helper_scalar(f64::sqrt((1.0 + 0.85 * 0.85)), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+            return helper_scalar((x * y), helper_array(&w3, x));
         }
-        let mut s4 = (y.tanh().exp() - helper_array(&w3, (x + s1)));
-        match k % 3 {
-            0 => s4 = s4,
-            1 => s4 = s4 * (b.mean().unwrap() + b.mean().unwrap()),
-            _ => s4 += c[k % a.len()],
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * helper_scalar(0.28, y);
         }
-        b.dot(c) + s4 + w3.sum() * 0.3
+        (b.mean().unwrap() + b.mean().unwrap()) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5709,11 +5764,13 @@ mod p178 {
                 continue;
             }
             s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        (x - y) + s1 + w2.sum() * 0.3
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5801,8 +5858,11 @@ mod p181 {
         }
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + a[i] * b[k % a.len()]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 + s2 + w3.sum() * 0.3
+        (1.0 + y * y).sqrt() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5832,15 +5892,12 @@ mod p182 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * f64::sin(0.64)).tanh();
         }
+        s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            w5[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp(),
-            1 => s1 = s1 * ((1.0 + y * y).ln() / (1.0 + x * x)),
-            _ => s1 += helper_array(a, y),
-        }
-        helper_scalar(s1, helper_scalar(b[0], x)) + s1 + v4.sum() * 0.3
+        (1.0 + ((k as f64 * 0.5) - y) * ((k as f64 * 0.5) - y)).sqrt() + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5860,20 +5917,17 @@ mod p183 {
         let mut s2 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + b[i] * (y + b[a.len() - 1])).tanh();
-            if i == 3 {
-                break;
-            }
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.tanh().exp();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * b.dot(b)).tanh();
         }
-        match k % 3 {
-            0 => s2 = (s2.cos() - c[k % a.len()]),
-            1 => s2 = s2 * y.cos(),
-            _ => s2 += (k as f64 * 0.5).tanh().exp(),
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + v1[k % a.len()]).sin();
         }
-        ((k as f64 * 0.5).cos() + (1.0 + x * x).sqrt()) + s2 + u3.sum() * 0.3
+        c.mapv(f64::tanh).sum().tanh() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5926,16 +5980,15 @@ mod p185 {
         }
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * y;
-            s1 += t4 * t4 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
             if i == 3 {
                 break;
             }
         }
-        f64::ln((1.0 + (0.26 - 0.60) * (0.26 - 0.60))) + s1
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.52 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        }
+        1.33 + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5964,17 +6017,16 @@ mod p186 {
         }
         for i in 0..a.len() {
             s3 = (s3 * 0.7 + b[i] * a.dot(b)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * 0.79;
-            s3 += t5.sin() * (y + (k as f64 * 0.5));
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (x * v1[0]);
         }
-        match k % 3 {
-            0 => s3 = a.dot(&w2),
-            1 => s3 = s3 * w2.mean().unwrap(),
-            _ => s3 += y,
-        }
-        (y.tanh().exp() * v1[k % a.len()].tanh().exp()) + s3 + w2.sum() * 0.3
+        let mut s6 = (w2.mean().unwrap() + a.dot(&v1));
+        f64::tanh(0.34).exp().tanh().exp() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -6005,7 +6057,7 @@ mod p187 {
             }
             s3 = (s3 * 0.7 + c[i] * helper_scalar(x, 1.02)).tanh();
         }
-        (helper_scalar(0.29, 1.12) * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s3 + v2.sum() * 0.3
+        (a.mean().unwrap() / (1.0 + helper_scalar(c[a.len() - 1], (k as f64 * 0.5)) * helper_scalar(c[a.len() - 1], (k as f64 * 0.5)))) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6036,8 +6088,11 @@ mod p188 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        let v2 = (a * a).mapv(f64::tanh);
-        (1.12 * a.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        }
+        1.12 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6173,17 +6228,20 @@ mod p192 {
             }
             s2 = (s2 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
         }
-        if a[k % a.len()].cos() > 0.1 {
-            s2 = s2;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (s2 + s2)).tanh();
+        }
+        match k % 3 {
+            0 => s2 = y,
+            1 => s2 = s2 * (1.0 + y * y).ln(),
+            _ => s2 += (y - 0.78),
+        }
+        if k % 2 == 0 {
+            s2 = b.mapv(f64::tanh).sum();
         } else {
-            s2 = s2 * a.mean().unwrap();
+            s2 = s2 * helper_array(c, helper_scalar(x, s2));
         }
-        let mut s4 = helper_scalar((1.0 + y * y).ln(), (w1.mapv(f64::tanh).sum() - f64::sqrt((1.0 + 0.77 * 0.77))));
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * w1[a.len() - 1];
-        }
-        helper_scalar(s2.tanh().exp(), s2) + s4 + u5.sum() * 0.3
+        s2 + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6209,19 +6267,14 @@ mod p193 {
         for i in 0..a.len() {
             s2 = (s2 * 0.7 + c[i] * c[k % a.len()]).tanh();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).cos()).tanh();
-        }
         if k == 3 {
-            return (1.0 + y * y).sqrt();
+            return x;
         }
+        let mut s3 = helper_scalar(x, (1.0 + y * y).sqrt());
         if k == 3 {
-            return (s1.sin() - s2.tanh().exp());
+            return (s2.sin() - x.tanh().exp());
         }
-        helper_array(c, ((k as f64 * 0.5) + 1.22)) + s2
+        helper_array(c, ((k as f64 * 0.5) + 1.22)) + s3
     }
 
     #[test]
@@ -6241,18 +6294,19 @@ mod p194 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (x / (1.0 + a[0] * a[0]))).tanh();
         }
-        let mut s2 = b.dot(a).cos();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[k % a.len()].tanh().exp();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
         }
         match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => s2 = s2 * (f64::tanh(0.43) + (s1 - x)),
-            _ => s2 += c.dot(b),
+            0 => s1 = s1,
+            1 => s1 = s1 * helper_array(&u2, u2.mapv(f64::tanh).sum()),
+            _ => s1 += b.mean().unwrap(),
         }
-        s2.tanh().exp() + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + s1 * s1))).tanh();
+        }
+        c.dot(&u2) + s1 + u2.sum() * 0.3
     }
 
     #[test]

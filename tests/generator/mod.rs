@@ -306,6 +306,12 @@ impl Program {
             "{acc} = ({acc} * 0.7 + {}[i] * {e}).tanh();",
             v.name
         ));
+        if self.chance(0.25) {
+            // The index bound again: the reverse sweep reads both.
+            let (w, _) = self.array();
+            self.line("let i = (i + 1) % c.len();");
+            self.line(format!("{acc} = {acc} + {}[i] * 0.3;", w.name));
+        }
         self.for_end();
     }
 

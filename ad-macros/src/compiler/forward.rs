@@ -199,7 +199,8 @@ fn loop_pair(g: &Gen<'_>, l: &Loop, useful: &HashSet<VarId>) -> Vec<TokenStream>
 /// stack shared by every run of an inner loop, grown to fit.
 pub enum Reserve<'a> {
     Tape(&'a proc_macro2::Ident),
-    Grow(&'a proc_macro2::Ident),
+    /// The stack, and how many runs of the loop the enclosing loop makes.
+    Grow(&'a proc_macro2::Ident, TokenStream),
 }
 
 pub fn emit_loop(
@@ -222,8 +223,11 @@ pub fn emit_loop(
                         Reserve::Tape(tape) if *exact => {
                             quote!(#tape = ::ad::__private::rules::Tape::with_hint(::core::iter::Iterator::size_hint(&#it));)
                         }
-                        Reserve::Tape(tape) | Reserve::Grow(tape) => {
+                        Reserve::Tape(tape) => {
                             quote!(#tape.reserve(::core::iter::Iterator::size_hint(&#it).0);)
+                        }
+                        Reserve::Grow(stack, runs) => {
+                            quote!(::ad::__private::rules::reserve_runs(&mut #stack, ::core::iter::Iterator::size_hint(&#it).0, #runs);)
                         }
                     };
                     quote!({

@@ -115,7 +115,10 @@ impl Builder<'_, '_> {
         let stacks_before = self.stacks.len();
         self.loop_depth += 1;
         self.dropped = Some(c.input);
+        // The reverse code runs inside the iteration: its index is at hand.
+        self.enter_loop(l, true);
         self.reverse_block(&l.body);
+        self.leave_loop(l);
         self.dropped = None;
         self.loop_depth -= 1;
         let inner: Vec<usize> = self.stacks[stacks_before..]

@@ -177,6 +177,7 @@ pub struct Loop {
     pub exit: Option<TokenStream>,
 }
 
+#[derive(Clone)]
 pub enum LoopHead {
     /// The pattern's names are inactive values the body may read.
     For {

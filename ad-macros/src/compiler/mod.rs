@@ -17,6 +17,7 @@ mod moves;
 mod ops;
 mod options;
 mod primal;
+mod replay;
 mod reverse;
 mod reverse_flow;
 mod scan;

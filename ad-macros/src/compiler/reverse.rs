@@ -94,6 +94,17 @@ pub(super) struct Builder<'g, 'f> {
     /// A variable whose adjoint nothing reads: the per-iteration input of a
     /// fused sum, whose cotangent is the sum's (`fused.rs`).
     pub(super) dropped: Option<VarId>,
+    /// The range each replayed loop keeps for its reverse sweep, by loop
+    /// (`replay.rs`).
+    pub(super) replays: HashMap<usize, Ident>,
+    /// The indices of the loops around the block being differentiated,
+    /// innermost last, and whether the reverse sweep has them too.
+    pub(super) loop_indices: Vec<(String, bool)>,
+    /// The names the body binds or may change (`replay::body_names`).
+    pub(super) body_names: HashSet<String>,
+    /// In the forward sweep of a replayed loop's body: its iteration count,
+    /// for inner loops' stacks to reserve.
+    pub(super) enclosing_runs: Option<TokenStream>,
 }
 
 pub fn sweeps(g: &Gen<'_>) -> Sweeps {
@@ -124,6 +135,10 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         forward_stacks: HashSet::new(),
         fused: HashMap::new(),
         dropped: None,
+        replays: HashMap::new(),
+        loop_indices: Vec::new(),
+        body_names: super::replay::body_names(f),
+        enclosing_runs: None,
     };
 
     if optional {

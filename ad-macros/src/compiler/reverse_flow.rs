@@ -233,12 +233,14 @@ impl Builder<'_, '_> {
         let mut vars = activity::defined_at(stmts);
         vars.extend(extra_vars);
         let (recompute, recomputed) = self.recompute_views(stmts, &vars);
-        let (items, saves) = self.record_items(stmts, &vars, extra_consts, &recomputed);
+        let consts = self.recomputable_consts(stmts);
+        let (items, saves) = self.record_items(stmts, &vars, extra_consts, &recomputed, &consts);
         self.records.insert(block_key(stmts), items.clone());
         self.saves.insert(block_key(stmts), saves);
         let decl = self.declare(&vars);
+        let consts = consts.iter().map(|(c, e)| quote!(let #c = #e;));
         (
-            quote!(#(#decl)* #(#pre)* #(#recompute)* #(#body)* #(#post)*),
+            quote!(#(#decl)* #(#pre)* #(#consts)* #(#recompute)* #(#body)* #(#post)*),
             items,
         )
     }
@@ -331,6 +333,7 @@ impl Builder<'_, '_> {
         vars: &[VarId],
         extra_consts: &[Ident],
         recomputed: &HashSet<VarId>,
+        recomputed_consts: &[(Ident, TokenStream)],
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let g = self.g;
         let r = &g.rules;
@@ -363,7 +366,10 @@ impl Builder<'_, '_> {
                 _ => {}
             }
         }
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<String> = recomputed_consts
+            .iter()
+            .map(|(c, _)| c.to_string())
+            .collect();
         for c in consts {
             if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
                 items.push(quote!(#c));
@@ -371,12 +377,15 @@ impl Builder<'_, '_> {
             }
         }
         for stmt in stmts {
-            let id = match stmt {
-                Stmt::If(i) => self.record_idents.get(&key(&**i)),
-                Stmt::Loop(l) => self.record_idents.get(&key(&**l)),
-                _ => None,
+            let ids = match stmt {
+                Stmt::If(i) => vec![self.record_idents.get(&key(&**i))],
+                Stmt::Loop(l) => vec![
+                    self.record_idents.get(&key(&**l)),
+                    self.replays.get(&key(&**l)),
+                ],
+                _ => Vec::new(),
             };
-            if let Some(id) = id {
+            for id in ids.into_iter().flatten() {
                 items.push(quote!(#id));
                 saves.push(quote!(#id));
             }
@@ -491,26 +500,40 @@ impl Builder<'_, '_> {
             });
         }
         let inputs: Vec<VarId> = l.carried.iter().map(|c| c.input).collect();
-        let names: Vec<Ident> = match &l.head {
-            LoopHead::For { names, .. } => names.clone(),
-            LoopHead::While { .. } => Vec::new(),
+        // A replayed loop saves no index: its reverse sweep runs the range
+        // backwards (`replay.rs`).
+        let replay = self.replay_range(l, g.ident(first.input));
+        let (pat, names): (TokenStream, Vec<Ident>) = match &l.head {
+            LoopHead::For { pat, names, .. } => (pat.clone(), names.clone()),
+            LoopHead::While { .. } => (quote!(_), Vec::new()),
         };
+        let saved_names: &[Ident] = if replay.is_some() { &[] } else { &names };
         let inner = self.loop_depth > 0;
         self.loop_depth += 1;
-        let (code, items) = self.nested(&l.body, &inputs, &names, pre, post);
+        self.enter_loop(l, replay.is_some());
+        let (code, items) = self.nested(&l.body, &inputs, saved_names, pre, post);
+        self.leave_loop(l);
         self.loop_depth -= 1;
         for v in &hoisted {
             self.dense_vars.remove(v);
         }
-        let looped = if items.is_empty() {
-            quote!(for _ in 0..#tape { #code })
-        } else if inner {
-            // The record is this run's count of entries on the loop's stack.
-            let stack = format_ident!("{}_stack", tape, span = proc_macro2::Span::mixed_site());
-            self.stacks.push((key(l), stack.clone()));
-            quote!(for (#(#items,)*) in #r::pop_n(&mut #stack, #tape) { #code })
-        } else {
-            quote!(for (#(#items,)*) in #tape.into_iter().rev() { #code })
+        let records = (!items.is_empty()).then(|| {
+            if inner {
+                // The record is this run's count of entries on the loop's stack.
+                let stack = format_ident!("{}_stack", tape, span = proc_macro2::Span::mixed_site());
+                self.stacks.push((key(l), stack.clone()));
+                quote!(#r::pop_n(&mut #stack, #tape))
+            } else {
+                quote!(#tape.into_iter().rev())
+            }
+        });
+        let looped = match (&replay, records) {
+            (Some(range), None) => quote!(for #pat in #r::replay(#range) { #code }),
+            (Some(range), Some(records)) => quote! {
+                for (#pat, (#(#items,)*)) in ::core::iter::Iterator::zip(#r::replay(#range), #records) { #code }
+            },
+            (None, None) => quote!(for _ in 0..#tape { #code }),
+            (None, Some(records)) => quote!(for (#(#items,)*) in #records { #code }),
         };
         let region = quote!(#(#before)* #(#hoist)* #looped #(#after)* #(#unhoist)*);
         self.reverse.push(if hoisted.is_empty() {
@@ -518,7 +541,12 @@ impl Builder<'_, '_> {
         } else {
             quote!({ #region })
         });
-        self.record_idents.insert(key(l), tape);
+        if replay.is_none() || !items.is_empty() {
+            self.record_idents.insert(key(l), tape);
+        }
+        if let Some(range) = replay {
+            self.replays.insert(key(l), range);
+        }
     }
 
     /// `rules::transfer(&mut target_bar, source)`, for an `Option` adjoint or
@@ -660,6 +688,7 @@ impl Builder<'_, '_> {
         let g = self.g;
         let fused = self.fused.remove(&key(l));
         let record = self.record_idents.get(&key(l)).cloned();
+        let range = self.replays.get(&key(l)).cloned();
         let tape = if fused.is_some() {
             None
         } else {
@@ -704,17 +733,44 @@ impl Builder<'_, '_> {
             restore.push(quote!(#slot = #input;));
             after.push(quote!(let #output = #slot;));
         }
+        // A replayed loop iterates a copy of its range and keeps the range.
+        let head = match (&l.head, &range) {
+            (
+                LoopHead::For {
+                    pat,
+                    names,
+                    iter,
+                    exact,
+                },
+                Some(range),
+            ) => {
+                before.insert(0, quote!(let #range = #iter;));
+                LoopHead::For {
+                    pat: pat.clone(),
+                    names: names.clone(),
+                    iter: quote!(::core::clone::Clone::clone(&#range)),
+                    exact: *exact,
+                }
+            }
+            (head, _) => head.clone(),
+        };
+        let runs = range
+            .as_ref()
+            .map(|range| quote!(::core::iter::Iterator::size_hint(&#range).0));
+        let outer_runs = std::mem::replace(&mut self.enclosing_runs, runs);
         let mut body = self.forward_stmts(&l.body);
+        self.enclosing_runs = outer_runs;
         body.extend(fused.as_ref().map(|f| f.code.clone()));
         // After the iteration is saved: `break` and `return` set this flag.
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         // A tape as long as the iterator says it will be: no regrowth.
+        let runs = self.enclosing_runs.clone().unwrap_or_else(|| quote!(1));
         let reserve = match (&stack, &tape) {
-            (Some(stack), _) => Some(Reserve::Grow(stack)),
+            (Some(stack), _) => Some(Reserve::Grow(stack, runs)),
             (None, Some(tape)) if !items.is_empty() => Some(Reserve::Tape(tape)),
             _ => None,
         };
-        let mut looped = emit_loop(&l.head, reserve, &enter, &body, &leave, &restore);
+        let mut looped = emit_loop(&head, reserve, &enter, &body, &leave, &restore);
         if let (Some(fused), Some(record)) = (&fused, &record) {
             looped = self.forward_fused_loop(fused, record, looped);
         }

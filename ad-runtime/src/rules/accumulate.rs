@@ -322,62 +322,6 @@ pub enum Branch<A, B> {
     Else(B),
 }
 
-/// A loop's tape when the macro sees the loop runs over a range, whose
-/// length is known before the first iteration: filled without a growth
-/// path, so the loop body makes no call that would spill its registers. A
-/// range that yields more items than it said panics; it never writes out of
-/// bounds.
-pub struct Tape<T> {
-    items: Vec<T>,
-}
-
-impl<T> Tape<T> {
-    /// A tape for an iterator with this size hint: room for the exact
-    /// length when the hint gives one, growing from the lower bound otherwise.
-    #[inline]
-    pub fn with_hint((lower, upper): (usize, Option<usize>)) -> Self {
-        Tape {
-            items: Vec::with_capacity(upper.unwrap_or(lower).max(lower)),
-        }
-    }
-
-    #[inline(always)]
-    pub fn push(&mut self, item: T) {
-        let len = self.items.len();
-        if len == self.items.capacity() {
-            tape_overflow();
-        }
-        // SAFETY: `len < capacity`, so the slot is allocated and unused; the
-        // length grows only after the write.
-        unsafe {
-            self.items.as_mut_ptr().add(len).write(item);
-            self.items.set_len(len + 1);
-        }
-    }
-}
-
-impl<T> IntoIterator for Tape<T> {
-    type Item = T;
-    type IntoIter = std::vec::IntoIter<T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.items.into_iter()
-    }
-}
-
-/// The last `n` records on a loop's stack, last first: the entries one run
-/// of an inner loop pushed, for its reverse sweep.
-#[inline(always)]
-pub fn pop_n<T>(stack: &mut Vec<T>, n: usize) -> std::iter::Rev<std::vec::Drain<'_, T>> {
-    let start = stack.len() - n;
-    stack.drain(start..).rev()
-}
-
-#[cold]
-#[inline(never)]
-fn tape_overflow() -> ! {
-    panic!("a loop ran more iterations than its iterator's size hint promised")
-}
-
 /// An `Option` adjoint as a value, zero of `like`'s shape if empty: loops
 /// accumulate into it without checking, and `Some` it again after.
 #[inline(always)]

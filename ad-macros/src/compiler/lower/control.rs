@@ -325,6 +325,8 @@ impl Lowerer<'_> {
             inputs.push(input);
         }
         for name in &pattern_names {
+            // A `let` in the body that binds the name again gets its own.
+            self.used_names.insert(name.to_string());
             self.env.insert(
                 name.to_string(),
                 Binding::Const {

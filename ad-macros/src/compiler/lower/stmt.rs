@@ -164,6 +164,9 @@ impl Lowerer<'_> {
             .as_ref()
             .is_some_and(|i| self.is_literal(&i.expr))
             && !matches!(&local.pat, Pat::Type(_));
+        if self.shadowing_local(local, literal) {
+            return;
+        }
         let stmt = syn::Stmt::Local(local.clone());
         let (renamed, _) = scan::rename_stmt(&stmt, &self.renames());
         let pat = match &local.pat {
@@ -189,6 +192,44 @@ impl Lowerer<'_> {
                 },
             );
         }
+    }
+
+    /// `let i = i + 1;` where `i` is bound already: the new binding gets a
+    /// name of its own (`i_1`), read by the code after it, so the reverse
+    /// sweep can still tell the two apart (it may read both).
+    fn shadowing_local(&mut self, local: &syn::Local, literal: bool) -> bool {
+        let (pat, ty) = match &local.pat {
+            Pat::Type(pt) => (&*pt.pat, Some(&pt.ty)),
+            p => (p, None),
+        };
+        let (Pat::Ident(p), Some(init)) = (pat, &local.init) else {
+            return false;
+        };
+        let name = p.ident.to_string();
+        if p.subpat.is_some()
+            || p.by_ref.is_some()
+            || init.diverge.is_some()
+            || !self.env.contains_key(&name)
+        {
+            return false;
+        }
+        let (expr, _) = scan::rename_expr(&init.expr, &self.renames());
+        let ident = self.fresh(&name);
+        let m = p.mutability;
+        let ty = ty.map(|t| quote!(: #t));
+        self.stmts.push(Stmt::InactiveLet {
+            tokens: quote!(let #m #ident #ty = #expr;),
+            names: vec![ident.clone()],
+        });
+        self.env.insert(
+            name,
+            Binding::Const {
+                renamed: Some(ident),
+                literal,
+                param: false,
+            },
+        );
+        true
     }
 
     pub(super) fn expr_stmt(&mut self, e: &Expr, _semi: bool) {

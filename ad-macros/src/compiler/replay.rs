@@ -1,0 +1,168 @@
+//! What a loop's reverse sweep can recompute instead of saving.
+//!
+//! A `for` loop over a range that runs to its end (no `break` or `return`
+//! stops it) visits values its reverse sweep can visit again backwards: the
+//! range is kept once (`i_range`) and the reverse sweep iterates
+//! `rules::replay(i_range)`, so no iteration saves its index. Constants
+//! computed from such indices and from values the body never binds
+//! (`let c = [i, j]`, `xs.row(t)`) are recomputed from the replayed indices
+//! rather than saved per iteration.
+//!
+//! ```text
+//! for i in 0..n { .. x[i + 1] .. }     let i_range = 0..n;
+//!                                      for i in Clone::clone(&i_range) { .. }   // saves no `i`
+//!  reverse sweep:                      for (i, (..)) in zip(rules::replay(i_range), tape) {
+//!                                          let c1 = i + 1;                      // recomputed
+//!                                          ..
+//! ```
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use quote::format_ident;
+
+use super::ir::{Function, Loop, LoopHead, Stmt, VarId};
+use super::reverse::Builder;
+
+impl Builder<'_, '_> {
+    /// The name of the range a loop's reverse sweep replays, when it can:
+    /// a range (`exact`) that no exit flag cuts short, whose index the
+    /// body does not bind again (the reverse sweep then reads the new
+    /// binding, saved).
+    pub(super) fn replay_range(&self, l: &Loop, named_after: &Ident) -> Option<Ident> {
+        match &l.head {
+            LoopHead::For {
+                exact: true, names, ..
+            } if l.exit.is_none() => {
+                let rebound = bound_in(&l.body);
+                names
+                    .iter()
+                    .all(|n| !rebound.contains(&n.to_string()))
+                    .then(|| format_ident!("{}_range", named_after, span = Span::mixed_site()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The constants of `stmts` the reverse sweep reads that it can
+    /// recompute: their expressions read only indices of replayed loops
+    /// around them and names the body never binds (parameters, paths), in
+    /// forward order.
+    pub(super) fn recomputable_consts(&self, stmts: &[Stmt]) -> Vec<(Ident, TokenStream)> {
+        stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Const { ident, expr, .. }
+                    if self.read_consts.contains(&ident.to_string())
+                        && names(expr).iter().all(|n| self.same_in_reverse(n)) =>
+                {
+                    Some((ident.clone(), expr.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `name` has the same value in the reverse sweep of the block
+    /// being differentiated as in its forward sweep: the index of the
+    /// innermost enclosing loop that binds it, if that loop is replayed and
+    /// its body does not bind the name again; otherwise a name the body
+    /// never binds.
+    fn same_in_reverse(&self, name: &str) -> bool {
+        match self.loop_indices.iter().rev().find(|(n, _)| n == name) {
+            Some((_, replayed)) => *replayed,
+            None => !self.body_names.contains(name),
+        }
+    }
+
+    /// Enters a loop's reverse sweep: its indices shadow outer ones, and
+    /// are recomputable where it is replayed (`leave_loop` undoes it).
+    pub(super) fn enter_loop(&mut self, l: &Loop, replayed: bool) {
+        let rebound = bound_in(&l.body);
+        if let LoopHead::For { names, .. } = &l.head {
+            for n in names {
+                let n = n.to_string();
+                let same = replayed && !rebound.contains(&n);
+                self.loop_indices.push((n, same));
+            }
+        }
+    }
+
+    pub(super) fn leave_loop(&mut self, l: &Loop) {
+        if let LoopHead::For { names, .. } = &l.head {
+            let keep = self.loop_indices.len() - names.len();
+            self.loop_indices.truncate(keep);
+        }
+    }
+}
+
+/// Every identifier in `tokens`, at any depth.
+fn names(tokens: &TokenStream) -> HashSet<String> {
+    let mut out = HashSet::new();
+    fn walk(tokens: TokenStream, out: &mut HashSet<String>) {
+        for t in tokens {
+            match t {
+                TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    walk(tokens.clone(), &mut out);
+    out
+}
+
+/// The names the body may bind or change: its variables, constants and
+/// loop indices, and every name in code kept as written (which may assign
+/// or mutate through a method). A constant reading none of them reads the
+/// same values in the reverse sweep as in the forward one.
+pub(super) fn body_names(f: &Function) -> HashSet<String> {
+    let mut out: HashSet<String> = f
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !f.params.contains(&Some(VarId(*i))))
+        .map(|(_, v)| v.ident.to_string())
+        .collect();
+    out.extend(bound_in(&f.body.stmts));
+    out
+}
+
+/// The names `stmts` binds or may change, nested blocks included.
+fn bound_in(stmts: &[Stmt]) -> HashSet<String> {
+    fn walk(stmts: &[Stmt], out: &mut HashSet<String>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Verbatim(t) | Stmt::InactiveLet { tokens: t, .. } => out.extend(names(t)),
+                Stmt::Const { ident, .. } => {
+                    out.insert(ident.to_string());
+                }
+                Stmt::If(i) => {
+                    // `if let Some(k) = ..` binds `k`.
+                    if matches!(i.cond.clone().into_iter().next(), Some(TokenTree::Ident(l)) if l == "let")
+                    {
+                        out.extend(names(&i.cond));
+                    }
+                    out.extend(i.value.iter().map(|c| c.ident.to_string()));
+                    walk(&i.then, out);
+                    walk(&i.els, out);
+                }
+                Stmt::Loop(l) => {
+                    match &l.head {
+                        LoopHead::For { names: n, .. } => {
+                            out.extend(n.iter().map(|n| n.to_string()))
+                        }
+                        LoopHead::While { cond } => out.extend(names(cond)),
+                    }
+                    walk(&l.body, out);
+                }
+                Stmt::Inst(_) => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(stmts, &mut out);
+    out
+}
