@@ -14,7 +14,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{allocated, group_times, random};
+use common::{allocated, group_times, interleaved_ratio, random, Ratio};
 use criterion::{criterion_group, Criterion};
 
 fn bytes(f: impl FnOnce()) -> usize {
@@ -50,14 +50,14 @@ fn bench(c: &mut Criterion) {
 
 fn summary() {
     let mut out = String::from(
-        "| workload | primal | generated | hand-written | generated / hand-written | hand-written / primal | bytes allocated generated / hand-written |\n|---|---|---|---|---|---|---|\n",
+        "| workload | primal | generated | hand-written | generated / hand-written | interleaved: median (quartiles) | hand-written / primal | bytes allocated generated / hand-written |\n|---|---|---|---|---|---|---|---|\n",
     );
-    let mut row = |group: &str, mem: (usize, usize)| {
+    let mut row = |group: &str, mem: (usize, usize), interleaved: Ratio| {
         let Some((p, g, h)) = group_times(group) else {
             return;
         };
         out += &format!(
-            "| {group} | {:.2} µs | {:.2} µs | {:.2} µs | {:.2} | {:.2} | {} / {} |\n",
+            "| {group} | {:.2} µs | {:.2} µs | {:.2} µs | {:.2} | {interleaved} | {:.2} | {} / {} |\n",
             p / 1e3,
             g / 1e3,
             h / 1e3,
@@ -67,29 +67,35 @@ fn summary() {
             mem.1
         );
     };
+    // Each workload as (generated, hand-written), measured for the bytes
+    // they allocate and for their interleaved ratio.
+    let mut measure = |name: &str, generated: &dyn Fn(), by_hand: &dyn Fn()| {
+        let mem = (bytes(generated), bytes(by_hand));
+        row(name, mem, interleaved_ratio(generated, by_hand, 61));
+    };
     for n in [10, 100, 1000] {
         let x = random(n, 1);
-        let mem = (
-            bytes(|| {
-                black_box(models::rosenbrock_grad(&x));
-            }),
-            bytes(|| {
-                black_box(models::rosenbrock_by_hand(&x));
-            }),
+        measure(
+            &format!("rosenbrock-{n}"),
+            &|| {
+                black_box(models::rosenbrock_grad(black_box(&x)));
+            },
+            &|| {
+                black_box(models::rosenbrock_by_hand(black_box(&x)));
+            },
         );
-        row(&format!("rosenbrock-{n}"), mem);
     }
     for steps in [10, 100] {
         let (w, xs) = (random((16, 16), 2) * 0.3, random((steps, 16), 3));
-        let mem = (
-            bytes(|| {
-                black_box(models::rnn_grad(&w, &xs));
-            }),
-            bytes(|| {
-                black_box(models::rnn_by_hand(&w, &xs));
-            }),
+        measure(
+            &format!("rnn-{steps}"),
+            &|| {
+                black_box(models::rnn_grad(black_box(&w), &xs));
+            },
+            &|| {
+                black_box(models::rnn_by_hand(black_box(&w), &xs));
+            },
         );
-        row(&format!("rnn-{steps}"), mem);
     }
     println!("\n{out}");
     let _ = std::fs::write("target/criterion/loops-summary.md", out);

@@ -15,7 +15,7 @@ mod common;
 use std::hint::black_box;
 
 use ad::ndarray::{Array1, Array2};
-use common::{allocated, group_times, mean_ns, random};
+use common::{allocated, group_times, interleaved_ratio, mean_ns, random, Ratio};
 use criterion::{criterion_group, Criterion};
 
 fn allocations(f: impl FnOnce()) -> usize {
@@ -122,14 +122,14 @@ fn bench_bags(c: &mut Criterion) {
 
 fn summary() {
     let mut out = String::from(
-        "| workload | primal | generated | hand-written | generated / hand-written | generated / primal | allocations generated / hand-written |\n|---|---|---|---|---|---|---|\n",
+        "| workload | primal | generated | hand-written | generated / hand-written | interleaved: median (quartiles) | generated / primal | allocations generated / hand-written |\n|---|---|---|---|---|---|---|---|\n",
     );
-    let mut row = |group: &str, allocs: (usize, usize)| {
+    let mut row = |group: &str, allocs: (usize, usize), interleaved: Ratio| {
         let Some((p, g, h)) = group_times(group) else {
             return;
         };
         out += &format!(
-            "| {group} | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} | {} / {} |\n",
+            "| {group} | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {interleaved} | {:.2} | {} / {} |\n",
             p / 1e3,
             g / 1e3,
             h / 1e3,
@@ -139,28 +139,64 @@ fn summary() {
             allocs.1
         );
     };
+    // Each workload as (generated, hand-written), measured for
+    // allocations and for their interleaved ratio.
+    let mut measure = |name: &str, generated: &dyn Fn(), by_hand: &dyn Fn()| {
+        let allocs = (allocations(generated), allocations(by_hand));
+        row(name, allocs, interleaved_ratio(generated, by_hand, 31));
+    };
     for batch in [8, 64, 512] {
         let m = mlp(batch);
-        let a = allocations(|| {
-            black_box(models::mlp_loss_grad(&m.w1, &m.b1, &m.w2, &m.x, &m.y));
-        });
-        let b = allocations(|| {
-            black_box(models::mlp_loss_by_hand(&m.w1, &m.b1, &m.w2, &m.x, &m.y));
-        });
-        row(&format!("mlp-{batch}"), (a, b));
+        measure(
+            &format!("mlp-{batch}"),
+            &|| {
+                black_box(models::mlp_loss_grad(
+                    black_box(&m.w1),
+                    &m.b1,
+                    &m.w2,
+                    &m.x,
+                    &m.y,
+                ));
+            },
+            &|| {
+                black_box(models::mlp_loss_by_hand(
+                    black_box(&m.w1),
+                    &m.b1,
+                    &m.w2,
+                    &m.x,
+                    &m.y,
+                ));
+            },
+        );
     }
     let p = bags();
-    let a = allocations(|| {
-        for (bag, y) in &p.bags {
-            black_box(models::bag_loss_grad(&p.w1, &p.b1, &p.w2, 0.1, bag, *y));
-        }
-    });
-    let b = allocations(|| {
-        for (bag, y) in &p.bags {
-            black_box(models::bag_loss_by_hand(&p.w1, &p.b1, &p.w2, 0.1, bag, *y));
-        }
-    });
-    row("bags-1-to-50", (a, b));
+    measure(
+        "bags-1-to-50",
+        &|| {
+            for (bag, y) in &p.bags {
+                black_box(models::bag_loss_grad(
+                    black_box(&p.w1),
+                    &p.b1,
+                    &p.w2,
+                    0.1,
+                    bag,
+                    *y,
+                ));
+            }
+        },
+        &|| {
+            for (bag, y) in &p.bags {
+                black_box(models::bag_loss_by_hand(
+                    black_box(&p.w1),
+                    &p.b1,
+                    &p.w2,
+                    0.1,
+                    bag,
+                    *y,
+                ));
+            }
+        },
+    );
     out += "\n| MLP batch | x constant | x active | active / constant |\n|---|---|---|---|\n";
     for batch in [8, 64, 512] {
         let group = format!("mlp-{batch}");

@@ -74,6 +74,57 @@ pub fn group_times(group: &str) -> Option<(f64, f64, f64)> {
     ))
 }
 
+/// The ratio of `a`'s time to `b`'s, measured in alternation: batches of
+/// `a` and of `b` (each about a millisecond) take turns for `rounds` rounds,
+/// and the ratio of each pair is one sample. Criterion times one function
+/// after the other, so a machine whose speed drifts during a run (a shared
+/// virtual machine) skews the ratio of two means; a pair measured within a
+/// few milliseconds of each other is not skewed. Returns the median and the
+/// quartiles of the per-round ratios.
+pub fn interleaved_ratio(mut a: impl FnMut(), mut b: impl FnMut(), rounds: usize) -> Ratio {
+    use std::time::Instant;
+    let batch = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        let mut n = 0u32;
+        while start.elapsed().as_micros() < 1000 {
+            f();
+            n += 1;
+        }
+        n.max(1)
+    };
+    let (na, nb) = (batch(&mut a), batch(&mut b));
+    let time = |f: &mut dyn FnMut(), n: u32| {
+        let start = Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        start.elapsed().as_secs_f64() / n as f64
+    };
+    let mut ratios: Vec<f64> = (0..rounds)
+        .map(|_| time(&mut a, na) / time(&mut b, nb))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    Ratio {
+        median: at(0.5),
+        low: at(0.25),
+        high: at(0.75),
+    }
+}
+
+/// A ratio's median and quartiles over rounds.
+pub struct Ratio {
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl std::fmt::Display for Ratio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.2} ({:.2}–{:.2})", self.median, self.low, self.high)
+    }
+}
+
 /// A criterion configuration that regenerates the tables in minutes.
 pub fn config() -> criterion::Criterion {
     criterion::Criterion::default()

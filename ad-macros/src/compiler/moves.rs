@@ -4,11 +4,12 @@
 //! enclosing block: the array an `if` leaves unchanged in one branch
 //! (`if h[i] > mx[j] { mx[j] = h[i]; }`), or the array a loop starts from.
 //! Cloning it is always correct but costs an allocation per branch taken;
-//! moving it is correct when nothing reads the variable afterwards. This
-//! pass numbers every read in program order and marks a leaving site a
-//! move when it is the variable's last read and runs once per definition
-//! (not inside a loop, or a closure, that the definition is outside of).
-//! The reverse sweep's own reads are checked by its caller.
+//! moving it is correct when nothing reads the variable afterwards. The
+//! same holds for an instruction's operand (`t2 + b` may add into `t2`'s
+//! buffer). This pass numbers every read in program order and marks a
+//! leaving site a move when it is the variable's last read and runs once
+//! per definition (not inside a loop, or a closure, that the definition is
+//! outside of). The reverse sweep's own reads are checked by its caller.
 
 use std::collections::{HashMap, HashSet};
 
@@ -24,6 +25,9 @@ pub enum Site {
     /// The initial value of the loop variable whose per-iteration input is
     /// `input`.
     Init { input: VarId },
+    /// Operand `pos` of the instruction defining `inst`: an operation that
+    /// may take its operand's buffer over (`in_place.rs` in the runtime).
+    Operand { inst: VarId, pos: usize },
 }
 
 /// The leaving sites that may move their variable.
@@ -138,7 +142,7 @@ impl Walk {
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Inst(inst) => {
-                self.op(&inst.op);
+                self.op(inst.dest, &inst.op);
                 self.define(inst.dest);
             }
             Stmt::Verbatim(t) => self.tokens(t),
@@ -191,9 +195,9 @@ impl Walk {
         }
     }
 
-    fn op(&mut self, op: &Op) {
-        for o in op.operands() {
-            self.operand(o);
+    fn op(&mut self, inst: VarId, op: &Op) {
+        for (pos, o) in op.operands().into_iter().enumerate() {
+            self.leave(Site::Operand { inst, pos }, o);
         }
         match op {
             Op::Powi(_, c)

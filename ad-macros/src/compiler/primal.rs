@@ -19,6 +19,10 @@ pub struct Gen<'f> {
     pub view: Ident,
     /// Leaving sites that move their variable (see `moves.rs`).
     pub moves: std::collections::HashSet<super::moves::Site>,
+    /// Instruction results that own their memory (arrays or scalars an
+    /// operation made, not views) and that no view borrows: a later
+    /// operation may take them over.
+    pub owned_temporaries: std::collections::HashSet<VarId>,
 }
 
 impl<'f> Gen<'f> {
@@ -28,6 +32,7 @@ impl<'f> Gen<'f> {
             rules: Ident::new("rules", Span::mixed_site()),
             view: Ident::new("view", Span::mixed_site()),
             moves: super::moves::moves(f),
+            owned_temporaries: owned_temporaries(f),
         }
     }
 
@@ -303,6 +308,33 @@ impl<'f> Gen<'f> {
             Stmt::Inst(_) | Stmt::If(_) | Stmt::Loop(_) => None,
         }
     }
+}
+
+fn owned_temporaries(f: &Function) -> std::collections::HashSet<VarId> {
+    let insts = super::ir::instructions(&f.body.stmts);
+    let borrowed: std::collections::HashSet<VarId> = insts
+        .iter()
+        .filter(|i| i.op.makes_view())
+        .flat_map(|i| i.op.var_operands())
+        .collect();
+    insts
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.op,
+                Op::Arith(..)
+                    | Op::Neg(_)
+                    | Op::Unary(..)
+                    | Op::Powi(..)
+                    | Op::Binary(..)
+                    | Op::MulAdd(..)
+                    | Op::Dot(..)
+                    | Op::ReduceAxis(super::ir::Reduce::Sum, ..)
+                    | Op::Mapv(..)
+            ) && !borrowed.contains(&i.dest)
+        })
+        .map(|i| i.dest)
+        .collect()
 }
 
 pub fn arith_name(op: Arith, span: Span) -> Ident {

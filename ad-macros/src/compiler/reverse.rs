@@ -116,7 +116,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         g,
         optional,
         static_vars: HashSet::new(),
-        scalars: HashSet::new(),
+        scalars: activity::scalars(f),
         dense_vars: HashSet::new(),
         eager: place_roots(&f.body.stmts),
         useful: useful.clone(),
@@ -231,6 +231,9 @@ impl Builder<'_, '_> {
 
     pub(super) fn forward_inst(&mut self, inst: &Inst, useful: bool) -> TokenStream {
         let g = self.g;
+        if let Some(code) = self.in_place(inst) {
+            return code;
+        }
         if let Op::Call(func, args) = &inst.op {
             if useful && !g.borrows_local(inst) {
                 let vjp = suffixed_path(func, "vjp");
@@ -246,6 +249,55 @@ impl Builder<'_, '_> {
             return g.bind(inst, g.element_write(inst, copy));
         }
         g.bind(inst, g.primal(inst))
+    }
+
+    /// An operation on a temporary nothing reads afterwards (the reverse
+    /// sweep included, but for its shape) takes over the temporary's buffer:
+    ///
+    /// ```text
+    /// let t4 = rules::add(view(&t2), view(&b));   let t2_shape = rules::shape_of(&t2);
+    ///                                             let t4 = rules::add_in_place(t2, view(&b));
+    ///                                             let t2 = t2_shape;
+    /// ```
+    fn in_place(&self, inst: &Inst) -> Option<TokenStream> {
+        let g = self.g;
+        let a = match &inst.op {
+            Op::Arith(_, Operand::Var(a), _)
+            | Op::Unary(_, Operand::Var(a))
+            | Op::Neg(Operand::Var(a))
+            | Op::Powi(Operand::Var(a), _)
+            | Op::Mapv(Operand::Var(a), _) => *a,
+            _ => return None,
+        };
+        let site = super::moves::Site::Operand {
+            inst: inst.dest,
+            pos: 0,
+        };
+        // (A scalar has no buffer to reuse.)
+        if !g.moves.contains(&site)
+            || self.read_vars.contains(&a)
+            || !g.owned_temporaries.contains(&a)
+            || self.scalars.contains(&a)
+        {
+            return None;
+        }
+        let (s, r, x) = (inst.span, g.rules_at(inst.span), g.ident(a));
+        let value = match &inst.op {
+            Op::Arith(op, _, b) => {
+                let f = format_ident!("{}_in_place", arith_name(*op, s), span = s);
+                let b = g.operand(b);
+                quote_spanned!(s=> #r::#f(#x, #b))
+            }
+            _ => g.apply(inst, quote_spanned!(s=> #r::in_place(#x))),
+        };
+        let bind = g.bind(inst, value);
+        Some(if self.read_shapes.contains(&a) {
+            // The reverse sweep reads its shape: the name now holds that.
+            let shape = format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
+            quote!(let #shape = #r::shape_of(&#x); #bind let #x = #shape;)
+        } else {
+            bind
+        })
     }
 
     /// Records a forward name read by the reverse sweep.

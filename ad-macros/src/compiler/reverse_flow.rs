@@ -50,7 +50,6 @@ impl Builder<'_, '_> {
         let f = g.f;
         let top = &f.body.stmts;
         self.classify_static();
-        self.scalars = activity::scalars(f);
         self.dense_vars.extend(self.eager.iter().copied());
         self.reverse_block(top);
         let body = std::mem::take(&mut self.reverse);
