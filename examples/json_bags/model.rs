@@ -72,11 +72,18 @@ pub fn pooled(e: &Embed, wm: &Array1<f64>, wx: &Array1<f64>, #[constant] bag: &A
         let h = (bag.dot(&e.w) + &e.b).mapv(|v| v.max(0.0));
         let mean = h.mean_axis(Axis(0)).unwrap();
         let mut mx = Array1::zeros(h.ncols());
-        for i in 0..n {
-            for j in 0..h.ncols() {
-                if h[[i, j]] > mx[j] {
-                    mx[j] = h[[i, j]];
+        for j in 0..h.ncols() {
+            // The first row holding the column's largest value. The
+            // comparisons are inactive, so the search is plain code the
+            // reverse sweep never revisits.
+            let mut best = 0;
+            for i in 1..n {
+                if h[[i, j]] > h[[best, j]] {
+                    best = i;
                 }
+            }
+            if h[[best, j]] > 0.0 {
+                mx[j] = h[[best, j]];
             }
         }
         total = mean.dot(wm) + mx.dot(wx);

@@ -169,6 +169,40 @@ scenario! {
     constants { val steps = 3 * n }
 }
 
+scenario! {
+    scalar max_pooling_by_elements in Loops, sizes [1, 4, 16];
+    // Max pooling written as updates element by element (the showcase
+    // finds each column's argmax with inactive comparisons instead): every
+    // element's branch is recorded and replayed.
+    #[differentiable]
+    pub fn f(h: &Array2<f64>, w: &Array1<f64>) -> f64 {
+        let mut mx = Array1::zeros(h.ncols());
+        for i in 0..h.nrows() {
+            for j in 0..h.ncols() {
+                if h[[i, j]] > mx[j] {
+                    mx[j] = h[[i, j]];
+                }
+            }
+        }
+        mx.dot(w)
+    }
+    inputs(n) { ref h dh = random((n, 12), 69), ref w dw = random(12, 70) }
+    hand {
+        let mut gh = Array2::zeros(h.raw_dim());
+        let mut mx = Array1::zeros(h.ncols());
+        for j in 0..h.ncols() {
+            for i in 0..h.nrows() {
+                if h[[i, j]] > mx[j] {
+                    mx[j] = h[[i, j]];
+                    gh.column_mut(j).fill(0.0);
+                    gh[[i, j]] = w[j];
+                }
+            }
+        }
+        (gh, mx)
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         rosenbrock::scenario(),
@@ -178,5 +212,6 @@ pub fn scenarios() -> Vec<Scenario> {
         stepped_and_reversed_ranges::scenario(),
         nested_loops_with_exits::scenario(),
         matrix_power_iteration::scenario(),
+        max_pooling_by_elements::scenario(),
     ]
 }
