@@ -81,6 +81,20 @@ fn main() {
             }
         }
         group.finish();
+        let has = |m| run(&*instance, m);
+        let reverse_over_hand =
+            (!report_only && has("ad-reverse") && has("hand-written")).then(|| {
+                common::interleaved_ratio(
+                    || {
+                        run(&*instance, "ad-reverse");
+                    },
+                    || {
+                        run(&*instance, "hand-written");
+                    },
+                    21,
+                )
+                .median
+            });
         measured.push(report::Measured {
             name: scenario.name,
             family: scenario.family.title(),
@@ -93,6 +107,7 @@ fn main() {
                 .map(|(t, a)| a.and(t))
                 .collect(),
             allocations,
+            reverse_over_hand,
         });
     }
     criterion.final_summary();
