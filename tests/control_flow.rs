@@ -725,6 +725,25 @@ mod constant_changed_after_a_loop_reads_it {
     }
 }
 
+/// An array made in the body and used last inside one arm of a `match`
+/// (`v.mapv(f64::tanh)` may take its buffer over), whose shape the reverse
+/// sweep reads after the `match`: the name the arm bound to the shape did
+/// not reach it (a compile error). Only an operation of the block that
+/// made the array takes it over now.
+mod temporary_taken_over_in_a_branch_arm {
+    use super::*;
+    #[differentiable]
+    pub fn f(y: f64, a: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let v = a * (y / (1.0 + y * y));
+        let mut s = y;
+        match k % 3 {
+            0 => s = s * 2.0,
+            _ => s += v.mapv(f64::tanh).sum(),
+        }
+        s
+    }
+}
+
 #[test]
 fn programs_the_generator_found() {
     for (n, k) in [(1, 0), (4, 3), (5, 2)] {
@@ -749,5 +768,7 @@ fn programs_the_generator_found() {
         check_scalar!(m10; val y dy = 0.4, ref a da = random(n, 49); k);
         use compound_assignment_reading_a_shape as m5;
         check_scalar!(m5; val x dx = 0.4, ref a da = random(n, 46); &c, k);
+        use temporary_taken_over_in_a_branch_arm as m11;
+        check_scalar!(m11; val y dy = 0.4, ref a da = random(n, 50); k);
     }
 }

@@ -21,8 +21,12 @@ pub struct Gen<'f> {
     pub moves: std::collections::HashSet<super::moves::Site>,
     /// Instruction results that own their memory (arrays or scalars an
     /// operation made, not views) and that no view borrows: a later
-    /// operation may take them over.
+    /// operation of the block defining them may take them over (in another
+    /// block, the name it leaves for the shape would not reach the code
+    /// after that block).
     pub owned_temporaries: std::collections::HashSet<VarId>,
+    /// The block (statement list) that defines each instruction's result.
+    pub blocks: std::collections::HashMap<VarId, usize>,
 }
 
 impl<'f> Gen<'f> {
@@ -33,6 +37,7 @@ impl<'f> Gen<'f> {
             view: Ident::new("view", Span::mixed_site()),
             moves: super::moves::moves(f),
             owned_temporaries: owned_temporaries(f),
+            blocks: blocks(&f.body.stmts),
         }
     }
 
@@ -308,6 +313,28 @@ impl<'f> Gen<'f> {
             Stmt::Inst(_) | Stmt::If(_) | Stmt::Loop(_) => None,
         }
     }
+}
+
+/// The block each instruction's result is defined in, by address.
+fn blocks(stmts: &[Stmt]) -> std::collections::HashMap<VarId, usize> {
+    let mut out = std::collections::HashMap::new();
+    fn walk(stmts: &[Stmt], out: &mut std::collections::HashMap<VarId, usize>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    out.insert(i.dest, stmts.as_ptr() as usize);
+                }
+                Stmt::If(i) => {
+                    walk(&i.then, out);
+                    walk(&i.els, out);
+                }
+                Stmt::Loop(l) => walk(&l.body, out),
+                _ => {}
+            }
+        }
+    }
+    walk(stmts, &mut out);
+    out
 }
 
 fn owned_temporaries(f: &Function) -> std::collections::HashSet<VarId> {

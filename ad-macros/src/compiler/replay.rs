@@ -96,6 +96,74 @@ impl Builder<'_, '_> {
     }
 }
 
+/// A loop body as the loops directly in it see it (`hoistable_range`).
+pub(super) struct Enclosing {
+    /// What the body binds, its active variables included; not the loop's
+    /// own indices, which the top of an iteration has.
+    bound: HashSet<String>,
+    /// The loops among the body's own statements, by key.
+    children: HashSet<usize>,
+}
+
+/// The body of `l`, for the loops in it.
+pub(super) fn enclosing(f: &Function, l: &Loop) -> Enclosing {
+    let mut bound = bound_in(&l.body);
+    bound.extend(
+        defined_names(&l.body)
+            .into_iter()
+            .map(|v| f.vars[v.0].ident.to_string()),
+    );
+    let children = l
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Loop(inner) => Some(super::reverse_flow::key(&**inner)),
+            _ => None,
+        })
+        .collect();
+    Enclosing { bound, children }
+}
+
+impl Builder<'_, '_> {
+    /// Whether an inner loop's range can be made at the top of the
+    /// enclosing loop's iteration: the loop is one of the body's own
+    /// statements and its range reads nothing the body binds.
+    pub(super) fn hoistable_range(&self, l: &Loop, iter: &TokenStream) -> bool {
+        self.prologue.is_some()
+            && self.enclosing_body.as_ref().is_some_and(|e| {
+                e.children.contains(&super::reverse_flow::key(l))
+                    && names(iter).iter().all(|n| !e.bound.contains(n))
+            })
+    }
+}
+
+/// The active variables `stmts` defines, at any depth.
+fn defined_names(stmts: &[Stmt]) -> Vec<VarId> {
+    fn walk(stmts: &[Stmt], f: &mut dyn FnMut(VarId)) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => f(i.dest),
+                Stmt::If(i) => {
+                    i.phis.iter().for_each(|p| f(p.dest));
+                    walk(&i.then, f);
+                    walk(&i.els, f);
+                }
+                Stmt::Loop(l) => {
+                    l.carried.iter().for_each(|c| {
+                        f(c.input);
+                        f(c.output)
+                    });
+                    walk(&l.body, f);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut ids = Vec::new();
+    walk(stmts, &mut |v| ids.push(v));
+    ids
+}
+
 /// Every identifier in `tokens`, at any depth.
 fn names(tokens: &TokenStream) -> HashSet<String> {
     let mut out = HashSet::new();

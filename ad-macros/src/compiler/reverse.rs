@@ -105,6 +105,12 @@ pub(super) struct Builder<'g, 'f> {
     /// In the forward sweep of a replayed loop's body: its iteration count,
     /// for inner loops' stacks to reserve.
     pub(super) enclosing_runs: Option<TokenStream>,
+    /// In the forward sweep of a loop's body: statements for the top of
+    /// each iteration (inner loops' ranges and stack room, `replay.rs`).
+    pub(super) prologue: Option<Vec<TokenStream>>,
+    /// In the forward sweep of a loop's body: what that body binds, and
+    /// the loops among its own statements.
+    pub(super) enclosing_body: Option<super::replay::Enclosing>,
 }
 
 pub fn sweeps(g: &Gen<'_>) -> Sweeps {
@@ -139,6 +145,8 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         loop_indices: Vec::new(),
         body_names: super::replay::body_names(f),
         enclosing_runs: None,
+        prologue: None,
+        enclosing_body: None,
     };
 
     if optional {
@@ -277,6 +285,7 @@ impl Builder<'_, '_> {
         if !g.moves.contains(&site)
             || self.read_vars.contains(&a)
             || !g.owned_temporaries.contains(&a)
+            || g.blocks.get(&a) != g.blocks.get(&inst.dest)
             || self.scalars.contains(&a)
         {
             return None;

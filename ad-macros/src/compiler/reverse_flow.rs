@@ -32,6 +32,7 @@ use super::activity;
 use super::forward::{emit_loop, slot_ident, Reserve};
 use super::ir::{If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::moves::Site;
+use super::replay::enclosing;
 use super::reverse::{Builder, Sweeps};
 
 /// A key for an `if` or a loop: its address, stable while the IR lives.
@@ -709,7 +710,13 @@ impl Builder<'_, '_> {
             // Only inner loops that save something have a stack.
             if let Some(stack) = &stack {
                 before.push(quote!(let mut #tape = 0usize;));
-                leave.push(quote!(#stack.push((#(#items,)*)); #tape += 1;));
+                leave.push(match &l.head {
+                    // `reserve_runs` made room for every iteration.
+                    LoopHead::For { exact: true, .. } => {
+                        quote!(::ad::__private::rules::push_reserved(&mut #stack, (#(#items,)*)); #tape += 1;)
+                    }
+                    _ => quote!(#stack.push((#(#items,)*)); #tape += 1;),
+                });
             } else if items.is_empty() {
                 before.push(quote!(let mut #tape = 0usize;));
                 leave.push(quote!(#tape += 1;));
@@ -732,6 +739,25 @@ impl Builder<'_, '_> {
             restore.push(quote!(#slot = #input;));
             after.push(quote!(let #output = #slot;));
         }
+        let runs = self.enclosing_runs.clone().unwrap_or_else(|| quote!(1));
+        // An inner loop's range, and the room on its stack, made at the top
+        // of the enclosing iteration when the range reads nothing the
+        // iteration binds: no call then sits between the iteration's values
+        // and the loop, which would make LLVM keep the loop's carried
+        // values in memory.
+        let hoisted = match (&l.head, &range, &stack) {
+            (LoopHead::For { iter, .. }, Some(range), Some(stack))
+                if self.hoistable_range(l, iter) =>
+            {
+                let r = &g.rules;
+                self.prologue.as_mut().expect("an enclosing loop").push(quote! {
+                    let #range = #iter;
+                    #r::reserve_runs(&mut #stack, ::core::iter::Iterator::size_hint(&#range).0, #runs);
+                });
+                true
+            }
+            _ => false,
+        };
         // A replayed loop iterates a copy of its range and keeps the range.
         let head = match (&l.head, &range) {
             (
@@ -743,7 +769,9 @@ impl Builder<'_, '_> {
                 },
                 Some(range),
             ) => {
-                before.insert(0, quote!(let #range = #iter;));
+                if !hoisted {
+                    before.insert(0, quote!(let #range = #iter;));
+                }
                 LoopHead::For {
                     pat: pat.clone(),
                     names: names.clone(),
@@ -753,18 +781,23 @@ impl Builder<'_, '_> {
             }
             (head, _) => head.clone(),
         };
-        let runs = range
+        let own_runs = range
             .as_ref()
             .map(|range| quote!(::core::iter::Iterator::size_hint(&#range).0));
-        let outer_runs = std::mem::replace(&mut self.enclosing_runs, runs);
+        let outer_runs = std::mem::replace(&mut self.enclosing_runs, own_runs);
+        let outer_prologue = self.prologue.replace(Vec::new());
+        let outer_body = self.enclosing_body.replace(enclosing(g.f, l));
         let mut body = self.forward_stmts(&l.body);
+        self.enclosing_body = outer_body;
+        let prologue = std::mem::replace(&mut self.prologue, outer_prologue);
+        body.splice(0..0, prologue.unwrap_or_default());
         self.enclosing_runs = outer_runs;
         body.extend(fused.as_ref().map(|f| f.code.clone()));
         // After the iteration is saved: `break` and `return` set this flag.
         leave.extend(l.exit.iter().map(|exit| quote!(if #exit { break; })));
         // A tape as long as the iterator says it will be: no regrowth.
-        let runs = self.enclosing_runs.clone().unwrap_or_else(|| quote!(1));
         let reserve = match (&stack, &tape) {
+            (Some(_), _) if hoisted => None,
             (Some(stack), _) => Some(Reserve::Grow(stack, runs)),
             (None, Some(tape)) if !items.is_empty() => Some(Reserve::Tape(tape)),
             _ => None,

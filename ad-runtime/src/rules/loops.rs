@@ -70,6 +70,25 @@ pub fn reserve_runs<T>(stack: &mut Vec<T>, hint: usize, runs: usize) {
     }
 }
 
+/// Pushes a record onto an inner loop's stack that `reserve_runs` made
+/// room for (the loop runs over a range, whose length is exact): no growth
+/// path, so the loop body makes no call that would make it spill the values
+/// it carries to memory. A range that yields more items than it said panics;
+/// it never writes out of bounds.
+#[inline(always)]
+pub fn push_reserved<T>(stack: &mut Vec<T>, item: T) {
+    let len = stack.len();
+    if len == stack.capacity() {
+        tape_overflow();
+    }
+    // SAFETY: `len < capacity`, so the slot is allocated and unused; the
+    // length grows only after the write.
+    unsafe {
+        stack.as_mut_ptr().add(len).write(item);
+        stack.set_len(len + 1);
+    }
+}
+
 /// The values a range loop ran over, last first: the reverse sweep of a
 /// loop over `a..b` (or `a..=b`, reversed, stepped) that ran to its end
 /// iterates this instead of saving each index.
