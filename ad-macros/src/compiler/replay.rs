@@ -194,8 +194,55 @@ pub(super) fn body_names(f: &Function) -> HashSet<String> {
         .filter(|(i, _)| !f.params.contains(&Some(VarId(*i))))
         .map(|(_, v)| v.ident.to_string())
         .collect();
-    out.extend(bound_in(&f.body.stmts));
+    // The `let`s of sizes before the body's first branch or loop
+    // (`let (n, d) = (x.nrows(), x.ncols());`) bind names that keep their
+    // value to the end (a later `let` of the same name gets a name of its
+    // own, and they are not `mut`): the reverse sweep reads the same.
+    let stmts = &f.body.stmts;
+    let first_block = stmts
+        .iter()
+        .position(|s| matches!(s, Stmt::If(_) | Stmt::Loop(_)))
+        .unwrap_or(stmts.len());
+    for (i, stmt) in stmts.iter().enumerate() {
+        let settled =
+            i < first_block && matches!(stmt, Stmt::InactiveLet { tokens, .. } if sizes(tokens));
+        if !settled {
+            out.extend(bound_in(std::slice::from_ref(stmt)));
+        }
+    }
     out
+}
+
+/// `let <pattern> = <expression>;` where the pattern is not `mut` and the
+/// expression calls nothing but `len`, `nrows`, `ncols` and `dim`: integers
+/// (copied, never moved) computed from shapes.
+fn sizes(tokens: &TokenStream) -> bool {
+    fn calls_only_sizes(tokens: TokenStream) -> bool {
+        let mut previous: Option<TokenTree> = None;
+        for t in tokens {
+            match &t {
+                TokenTree::Group(g) => {
+                    let call = match (&previous, g.delimiter()) {
+                        (Some(TokenTree::Ident(m)), proc_macro2::Delimiter::Parenthesis) => {
+                            !["len", "nrows", "ncols", "dim"].contains(&m.to_string().as_str())
+                        }
+                        (Some(TokenTree::Punct(p)), _) if p.as_char() == '!' => true,
+                        (_, proc_macro2::Delimiter::Brace) => true,
+                        _ => false,
+                    };
+                    if call || !calls_only_sizes(g.stream()) {
+                        return false;
+                    }
+                }
+                TokenTree::Ident(i) if i == "mut" => return false,
+                _ => {}
+            }
+            previous = Some(t);
+        }
+        true
+    }
+    let mut t = tokens.clone().into_iter();
+    matches!(t.next(), Some(TokenTree::Ident(l)) if l == "let") && calls_only_sizes(t.collect())
 }
 
 /// The names `stmts` binds or may change, nested blocks included.

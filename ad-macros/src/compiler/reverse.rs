@@ -94,6 +94,10 @@ pub(super) struct Builder<'g, 'f> {
     /// A variable whose adjoint nothing reads: the per-iteration input of a
     /// fused sum, whose cotangent is the sum's (`fused.rs`).
     pub(super) dropped: Option<VarId>,
+    /// The arrays an element read of the block being differentiated has
+    /// scattered into so far: a second scatter into one is fenced off from
+    /// the first (`rules::scatter_fence`).
+    pub(super) scattered: HashSet<VarId>,
     /// The range each replayed loop keeps for its reverse sweep, by loop
     /// (`replay.rs`).
     pub(super) replays: HashMap<usize, Ident>,
@@ -141,6 +145,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         forward_stacks: HashSet::new(),
         fused: HashMap::new(),
         dropped: None,
+        scattered: HashSet::new(),
         replays: HashMap::new(),
         loop_indices: Vec::new(),
         body_names: super::replay::body_names(f),
@@ -433,6 +438,10 @@ impl Builder<'_, '_> {
                 quote!(&#dest_bar)
             };
             let (contribution, kind) = self.pullback(inst, pos, dy);
+            if matches!(inst.op, Op::Index(..)) && !self.scattered.insert(v) {
+                let r = &g.rules;
+                self.reverse.push(quote!(#r::scatter_fence();));
+            }
             self.accumulate(v, contribution, kind);
         }
     }

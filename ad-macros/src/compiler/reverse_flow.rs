@@ -207,6 +207,12 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn reverse_block(&mut self, stmts: &[Stmt]) {
+        let outer = std::mem::take(&mut self.scattered);
+        self.reverse_block_stmts(stmts);
+        self.scattered = outer;
+    }
+
+    fn reverse_block_stmts(&mut self, stmts: &[Stmt]) {
         for stmt in stmts.iter().rev() {
             match stmt {
                 Stmt::Inst(i) if self.useful.contains(&i.dest) => self.reverse_inst(i),

@@ -66,23 +66,40 @@ pub fn objective(
     let (n, d, k) = (x.nrows(), x.ncols(), alpha.len());
     let q_diagonal = q.mapv(f64::exp);
     let sum_qs = q.sum_axis(Axis(1));
+    // The strictly lower triangle of each Q by rows (`l` holds it by
+    // columns), so the loop below reads it in order.
+    let mut rows_of_l = Array2::zeros(l.raw_dim());
+    let mut at = 0;
+    for a in 0..d {
+        for b in a + 1..d {
+            for c in 0..k {
+                rows_of_l[[c, b * (b - 1) / 2 + a]] = l[[c, at]];
+            }
+            at += 1;
+        }
+    }
     let mut slse = 0.0;
     for i in 0..n {
         let mut main = Array1::zeros(k);
         for c in 0..k {
-            let centred = &x.row(i) - &mu.row(c);
-            let mut qx = &q_diagonal.row(c) * &centred;
-            let mut at = 0;
-            for a in 0..d {
-                for b in a + 1..d {
-                    qx[b] += l[[c, at]] * centred[a];
-                    at += 1;
+            // |Q (x_i - mu_c)|² row by row: row b of Q holds exp(q[c, b]) on
+            // the diagonal and row b of the lower triangle left of it.
+            let mut norm = 0.0;
+            for b in 0..d {
+                let mut row = q_diagonal[[c, b]] * (x[[i, b]] - mu[[c, b]]);
+                for a in 0..b {
+                    row += rows_of_l[[c, b * (b - 1) / 2 + a]] * (x[[i, a]] - mu[[c, a]]);
                 }
+                norm += row * row;
             }
-            main[c] = alpha[c] + sum_qs[c] - 0.5 * qx.dot(&qx);
+            main[c] = alpha[c] + sum_qs[c] - 0.5 * norm;
         }
         let top = ad::stop_gradient(main.fold(f64::NEG_INFINITY, |s, &v| s.max(v)));
-        slse += top + (&main - top).mapv(f64::exp).sum().ln();
+        let mut exps = 0.0;
+        for c in 0..k {
+            exps += (main[c] - top).exp();
+        }
+        slse += top + exps.ln();
     }
     let alpha_top = ad::stop_gradient(alpha.fold(f64::NEG_INFINITY, |s, &v| s.max(v)));
     let lse_alpha = alpha_top + (alpha - alpha_top).mapv(f64::exp).sum().ln();
