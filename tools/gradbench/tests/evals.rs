@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::Array1;
-use ad_gradbench::evals::{gmm, hello, llsq, lse, lstm, ode};
+use ad_gradbench::evals::{det, gmm, hello, llsq, lse, lstm, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -106,6 +106,41 @@ fn lstm_gradient_against_finite_differences() {
             |p: &(Array2<f64>, Array2<f64>)| lstm::objective(&p.0, &p.1, &state, &sequence),
             &(main.clone(), extra.clone()),
             &flat,
+        );
+    }
+}
+
+/// The determinant by recursive expansion along the first row, as the
+/// reference computes it: an independent check of the permutation sum.
+fn det_by_minors(a: &[f64], n: usize, rows: &[usize], cols: &[usize]) -> f64 {
+    if rows.len() == 1 {
+        return a[rows[0] * n + cols[0]];
+    }
+    let mut total = 0.0;
+    for (j, &c) in cols.iter().enumerate() {
+        let rest: Vec<usize> = cols.iter().copied().filter(|&k| k != c).collect();
+        let sign = if j % 2 == 0 { 1.0 } else { -1.0 };
+        total += sign * a[rows[0] * n + c] * det_by_minors(a, n, &rows[1..], &rest);
+    }
+    total
+}
+
+#[test]
+fn det_by_minors_and_its_gradient() {
+    for ell in [1, 2, 3, 4, 6] {
+        let a = random(ell * ell, 40 + ell as u64);
+        let all: Vec<usize> = (0..ell).collect();
+        let expected = det_by_minors(a.as_slice().expect("contiguous"), ell, &all, &all);
+        let (value, (g, _)) = det::det_grad(&a, ell);
+        assert_eq!(value, det::det(&a, ell));
+        assert!(
+            (value - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+            "ell = {ell}: {value} against {expected}"
+        );
+        assert_gradient(
+            |a: &Array1<f64>| det::det(a, ell),
+            &a,
+            g.as_slice().expect("contiguous"),
         );
     }
 }
