@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::Array1;
-use ad_gradbench::evals::{det, gmm, hello, llsq, lse, lstm, ode};
+use ad_gradbench::evals::{ba, det, gmm, hello, llsq, lse, lstm, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -142,5 +142,80 @@ fn det_by_minors_and_its_gradient() {
             &a,
             g.as_slice().expect("contiguous"),
         );
+    }
+}
+
+fn ba_problem(rotation: [f64; 3]) -> ba::Problem {
+    let input = serde_json::json!({
+        "n": 2, "m": 3, "p": 5,
+        "cam": [rotation[0], rotation[1], rotation[2], 0.3, -0.2, 0.1, 400.0, 2.0, -3.0, 0.01, -0.002],
+        "x": [0.5, -0.4, 3.0],
+        "w": 0.8,
+        "feat": [10.0, -20.0],
+    });
+    ba::Problem::from_input(&input).expect("a valid input")
+}
+
+#[test]
+fn ba_jacobian_rows_against_finite_differences() {
+    // A rotation, and none (the reference's other branch).
+    for rotation in [[0.1, -0.3, 0.2], [0.0, 0.0, 0.0]] {
+        let problem = ba_problem(rotation);
+        let jac = problem.jacobian();
+        // Each observation's two rows of 15 entries, then one per weight.
+        assert_eq!(jac.rows.len(), 3 * 5 + 1);
+        assert_eq!(jac.vals.len(), 31 * 5);
+        for (i, &(c, q)) in problem.observations.iter().enumerate() {
+            for k in 0..2 {
+                let row = 2 * i + k;
+                let (from, to) = (jac.rows[row] as usize, jac.rows[row + 1] as usize);
+                let x = {
+                    let (cam, p) = (&problem.cameras[c], &problem.points[q]);
+                    Array1::from(vec![
+                        cam.r0,
+                        cam.r1,
+                        cam.r2,
+                        cam.c0,
+                        cam.c1,
+                        cam.c2,
+                        cam.f,
+                        cam.u0,
+                        cam.u1,
+                        cam.k0,
+                        cam.k1,
+                        p.x0,
+                        p.x1,
+                        p.x2,
+                        problem.weights[i],
+                    ])
+                };
+                let f = |x: &Array1<f64>| {
+                    let cam = ba::Camera {
+                        r0: x[0],
+                        r1: x[1],
+                        r2: x[2],
+                        c0: x[3],
+                        c1: x[4],
+                        c2: x[5],
+                        f: x[6],
+                        u0: x[7],
+                        u1: x[8],
+                        k0: x[9],
+                        k1: x[10],
+                    };
+                    let p = ba::Point {
+                        x0: x[11],
+                        x1: x[12],
+                        x2: x[13],
+                    };
+                    ba::reprojection(&cam, &p, x[14], problem.features[i][k], k)
+                };
+                // At no rotation, finite differences step into the other
+                // branch, which agrees with this one to first order.
+                assert_gradient(f, &x, &jac.vals[from..to]);
+            }
+        }
+        let last = jac.vals.last().copied().expect("entries");
+        assert_eq!(last, -2.0 * 0.8, "d(1 - w²)/dw");
     }
 }

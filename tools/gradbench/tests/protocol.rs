@@ -123,6 +123,82 @@ fn det_session() {
     }
 }
 
+/// Expected values recorded from GradBench's hand-written C++ tool
+/// (`tools/manual/bin/ba`) on the same input. (Its `rows` are not compared:
+/// for fewer than 31 rows the tool reads past the end of its row list.)
+#[test]
+fn ba_session_matches_the_reference_tool() {
+    let (m, r) = run_session("ba");
+    check_evaluations(&m, &r);
+    let errors = &r[2]["output"];
+    for (got, want) in errors["reproj_error"]["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .zip([-74.02071783763445, -46.73664769767052])
+    {
+        assert!(
+            (got.as_f64().expect("a number") - want).abs() < 1e-12,
+            "{got} vs {want}"
+        );
+    }
+    assert_eq!(errors["reproj_error"]["repeated"], 4);
+    assert!((errors["w_err"]["element"].as_f64().expect("a number") - 0.36).abs() < 1e-15);
+    let jac = &r[4]["output"];
+    let cols: Vec<u64> = jac["cols"]
+        .as_array()
+        .expect("cols")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let mut want_cols: Vec<u64> = (0..11).chain([22, 23, 24, 31]).collect();
+    want_cols.extend_from_within(..);
+    want_cols.push(34);
+    assert_eq!(cols, want_cols);
+    let reference = [
+        27.850358900105956,
+        335.7904299692701,
+        41.3513304026228,
+        -114.31351384193854,
+        22.301028688379915,
+        9.42169258829783,
+        -0.16905179459408606,
+        0.8,
+        0.0,
+        -5.410772198891769,
+        -0.4332921283760538,
+        114.31351384193854,
+        -22.301028688379915,
+        -9.42169258829783,
+        -92.52589729704303,
+        -333.74543523031184,
+        44.67632542913922,
+        -19.171405332985902,
+        -27.248242024345668,
+        -112.9281589183802,
+        -5.9089597857954885,
+        -0.1508416192441763,
+        0.0,
+        0.8,
+        -4.827926505021314,
+        -0.3866181155126638,
+        27.248242024345668,
+        112.9281589183802,
+        5.9089597857954885,
+        -58.42080962208814,
+        -1.6,
+    ];
+    let vals = jac["vals"].as_array().expect("vals");
+    assert_eq!(vals.len(), reference.len());
+    for (got, want) in vals.iter().zip(reference) {
+        let got = got.as_f64().expect("a number");
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+    }
+}
+
 #[test]
 fn unknown_modules_are_declined() {
     let (_, r) = run_session("unknown");

@@ -2,6 +2,7 @@
 //! JSON inputs. Inputs are converted to arrays before the timed runs (the
 //! timings cover the computation, as GradBench's reference tool does).
 
+pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
@@ -17,7 +18,7 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 7] = ["det", "gmm", "hello", "llsq", "lse", "lstm", "ode"];
+pub const MODULES: [&str; 8] = ["ba", "det", "gmm", "hello", "llsq", "lse", "lstm", "ode"];
 
 pub fn is_known(module: &str) -> bool {
     MODULES.contains(&module)
@@ -26,6 +27,7 @@ pub fn is_known(module: &str) -> bool {
 /// Runs `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated, String> {
     match module {
+        "ba" => ba::evaluate(function, input),
         "det" => det::evaluate(function, input),
         "gmm" => gmm::evaluate(function, input),
         "hello" => hello::evaluate(function, input),
