@@ -32,7 +32,7 @@ pub use ad_macros::{differentiable, Differentiable};
 /// The ndarray version the rules are written for.
 pub use ad_runtime::ndarray;
 pub use ad_runtime::{
-    check, parallel, stop_gradient, Adam, Differentiable, Float, NoTangent, Parameter, Sgd,
+    check, parallel, stop_gradient, Adam, Differentiable, Dual, Float, NoTangent, Parameter, Sgd,
     TangentSpace,
 };
 

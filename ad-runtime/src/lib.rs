@@ -8,6 +8,7 @@
 //! arguments.
 
 pub mod check;
+mod dual;
 mod float;
 mod operand;
 mod optim;
@@ -15,6 +16,7 @@ pub mod parallel;
 pub mod rules;
 mod tangent;
 
+pub use dual::Dual;
 pub use float::Float;
 pub use operand::{view, Lift, Operand};
 pub use optim::{Adam, Sgd};

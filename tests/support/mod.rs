@@ -14,7 +14,8 @@
 //! dot-product test `<J v, w> = <v, J^T w>` and finite differences of `f`
 //! along `v`.
 
-#![allow(dead_code, unused_macros)]
+// Each test file uses part of this (the macros use the re-exports).
+#![allow(dead_code, unused_macros, unused_imports)]
 
 pub use ad::check::{self, Flat, Rng};
 pub use ad::ndarray::Array;

@@ -102,3 +102,12 @@ pub fn supported_methods() -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// A scalar method the macro differentiates (or knows to be inactive),
+/// callable as a path (`F::exp(x)`).
+pub fn is_scalar_method(name: &str) -> bool {
+    unary(name).is_some()
+        || BINARY.contains(&name)
+        || INACTIVE.contains(&name)
+        || matches!(name, "powi" | "mul_add")
+}

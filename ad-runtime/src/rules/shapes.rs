@@ -66,7 +66,7 @@ macro_rules! scalar_shape {
         }
     )*};
 }
-scalar_shape!(f32, f64);
+scalar_shape!(f32, f64, crate::Dual);
 
 impl<F: Float, S: Data<Elem = F>, D: Dimension> ShapeOf for ArrayBase<S, D> {
     type Shape = ArrayShape<F, D>;

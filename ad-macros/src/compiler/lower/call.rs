@@ -150,7 +150,7 @@ impl Lowerer<'_> {
                     .map(|s| s.ident.to_string())
                     .collect();
                 let func = match segs.as_slice() {
-                    [ty, name] if ty == "f64" || ty == "f32" => ops::unary(name),
+                    [ty, name] if self.float_types.contains(ty) => ops::unary(name),
                     _ => None,
                 };
                 let Some(func) = func else {
@@ -256,7 +256,11 @@ impl Lowerer<'_> {
             return Some(self.inactive_result(e));
         }
         if let [ty, name] = segs.as_slice() {
-            if ty == "f64" || ty == "f32" {
+            // `f64::exp(x)`, `F::exp(x)`; but `F::one()` is a constant.
+            if ty == "f64"
+                || ty == "f32"
+                || self.float_types.contains(ty) && ops::is_scalar_method(name)
+            {
                 return self.scalar_path_call(name, &args, c, e);
             }
         }
