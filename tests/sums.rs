@@ -170,6 +170,82 @@ mod two_sums {
     }
 }
 
+/// A sum over a sum (`for i { for j { total += .. } }`): the inner loop's
+/// reverse code runs in its own iterations, reading a value of the outer
+/// iteration (`w`) whose adjoint it adds to.
+mod double_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &Array1<f64>, s: f64) -> f64 {
+        let mut total = s;
+        for i in 0..x.len() {
+            let w = x[i] * s;
+            for j in 0..y.len() {
+                total += w * y[j] - (x[i] - y[j]).sin();
+            }
+        }
+        total
+    }
+}
+
+/// Three deep, with additions between the inner loops and a loop inside
+/// that keeps a tape (`h`, carried by multiplication).
+mod triple_sum_with_adds_between {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += x[i] * x[i];
+            for j in 0..i {
+                let mut h = 1.0;
+                for k in 0..j {
+                    h = h * (x[k] * s).cos();
+                }
+                total -= h * x[j];
+                for k in j..x.len() {
+                    total += x[i] * x[j] * x[k] * s;
+                }
+            }
+            total += s.exp() * 0.25;
+        }
+        total
+    }
+}
+
+/// Near miss: the inner loop reads the sum, so neither loop is fused.
+mod inner_loop_reads_the_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.25;
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                total += total * x[i] * x[j] * 0.1;
+            }
+        }
+        total
+    }
+}
+
+/// An inner loop that sums into the sum, with a `break`.
+mod inner_sum_with_break {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, stop: usize) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                total += (x[i] * x[j]).tanh();
+                if j == stop {
+                    break;
+                }
+            }
+        }
+        total
+    }
+}
+
 /// In single precision.
 mod single_precision {
     use super::*;
@@ -210,6 +286,19 @@ fn sums_holding_loops_and_branches() {
     }
     for sum in [true, false] {
         check_scalar!(in_a_branch; ref x dx = random(4, 10), val s ds = 0.6; sum);
+    }
+}
+
+#[test]
+fn sums_of_sums() {
+    for n in [0, 1, 2, 5] {
+        check_scalar!(double_sum; ref x dx = random(n, 12), ref y dy = random(n + 1, 13), val s ds = 0.9;);
+        check_scalar!(double_sum; ref x dx = random(3, 14), ref y dy = random(n, 15), val s ds = -0.3;);
+        check_scalar!(triple_sum_with_adds_between; ref x dx = random(n, 16), val s ds = 0.4;);
+        check_scalar!(inner_loop_reads_the_sum; ref x dx = random(n, 17););
+    }
+    for stop in [0, 2, 4, 9] {
+        check_scalar!(inner_sum_with_break; ref x dx = random(4, 18); stop);
     }
 }
 

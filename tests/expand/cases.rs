@@ -259,3 +259,6 @@ snapshot!(call_with_reference_to_local, [reverse],
         layer(v, &h).sum()
     }
 );
+
+// Generic over the float type, a search under `stop_gradient`, a fused sum.
+snapshot_of!(kmeans_cost, [], "tools/gradbench/src/evals/kmeans.rs", "cost");

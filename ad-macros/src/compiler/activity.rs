@@ -117,7 +117,7 @@ pub fn scalars(f: &super::ir::Function) -> HashSet<VarId> {
     fn scalar(o: &Operand, set: &HashSet<VarId>) -> bool {
         match o {
             Operand::Var(v) => set.contains(v),
-            Operand::Const(c) => c.literal,
+            Operand::Const(c) => c.literal || c.scalar,
         }
     }
     fn walk(stmts: &[Stmt], set: &mut HashSet<VarId>, reduced: &HashSet<VarId>) {

@@ -25,6 +25,10 @@
 //!
 //! Only loops outside other loops are fused: inside one, the buffers would
 //! be made, and kept for the outer reverse sweep, once per outer iteration.
+//! A loop inside a fused loop that sums into the same scalar (`for i { for
+//! j { s += f(i, j) } }`) needs no buffers of its own: its cotangent is the
+//! enclosing one, one, so its reverse code runs in each of its iterations
+//! and adds straight into the enclosing loop's buffers (`reverse_inline_sum`).
 
 use std::collections::HashMap;
 
@@ -38,6 +42,8 @@ use super::reverse::Builder;
 
 /// A fused loop's reverse code, spliced into its forward sweep.
 pub(super) struct Fused {
+    /// The top of an iteration: the adjoints of what it defines.
+    pub prelude: TokenStream,
     /// The reverse code of one iteration, for a cotangent of one.
     pub code: TokenStream,
     /// The outer variables whose adjoints the iterations add to, each with
@@ -46,11 +52,18 @@ pub(super) struct Fused {
 }
 
 impl Builder<'_, '_> {
-    /// The carried variable a loop only adds to, if the loop can be fused.
-    pub(super) fn sum_accumulator<'l>(&self, l: &'l Loop) -> Option<&'l Carried> {
+    /// The carried variable a loop only adds to, if the loop can be fused,
+    /// with the loops inside it that are sums into the same variable (their
+    /// reverse code runs inside their own iterations, `reverse_inline_sum`).
+    pub(super) fn sum_accumulator<'l>(&self, l: &'l Loop) -> Option<(&'l Carried, Vec<usize>)> {
         if self.loop_depth > 0 {
             return None;
         }
+        self.sum_chain(l)
+    }
+
+    /// As `sum_accumulator`, at any depth.
+    fn sum_chain<'l>(&self, l: &'l Loop) -> Option<(&'l Carried, Vec<usize>)> {
         let mut active = l
             .carried
             .iter()
@@ -66,36 +79,124 @@ impl Builder<'_, '_> {
             return None;
         }
         // From the iteration's input to its output through additions alone,
-        // each intermediate read once: `s_1 = s + a; s_2 = s_1 - b`. (They
-        // are scalars too: adding never removes an axis, and the output has
-        // the input's type.)
+        // each intermediate read once: `s_1 = s + a; s_2 = s_1 - b`, or a
+        // loop that sums into it: `for j in .. { s += b[j] }`. (They are
+        // scalars too: adding never removes an axis, and the output has the
+        // input's type.)
         let uses = count_uses(&l.body);
+        let mut inner = Vec::new();
         let mut cur = c.input;
         while cur != next {
             if uses.get(&cur) != Some(&1) {
                 return None;
             }
-            let inst = l.body.iter().find_map(|s| match s {
-                Stmt::Inst(i) if i.op.var_operands().contains(&cur) => Some(i),
+            let step = l.body.iter().find_map(|s| match s {
+                Stmt::Inst(i) if i.op.var_operands().contains(&cur) => Some(Ok(i)),
+                Stmt::Loop(n)
+                    if n.carried
+                        .iter()
+                        .any(|c| matches!(c.init, Operand::Var(v) if v == cur)) =>
+                {
+                    Some(Err(n))
+                }
                 _ => None,
             })?;
-            let adds = match &inst.op {
-                Op::Arith(Arith::Add, ..) => true,
-                Op::Arith(Arith::Sub, Operand::Var(a), _) => *a == cur,
-                _ => false,
-            };
-            if !adds {
-                return None;
+            match step {
+                Ok(inst) => {
+                    let adds = match &inst.op {
+                        Op::Arith(Arith::Add, ..) => true,
+                        Op::Arith(Arith::Sub, Operand::Var(a), _) => *a == cur,
+                        _ => false,
+                    };
+                    if !adds {
+                        return None;
+                    }
+                    cur = inst.dest;
+                }
+                Err(nested) => {
+                    // Its reverse code runs in the forward sweep, before the
+                    // enclosing iteration's: a struct it reads fields of
+                    // would not have its adjoint made yet.
+                    let reads_struct = outer_variables(&nested.body, &self.useful)
+                        .iter()
+                        .any(|v| self.eager.contains(v));
+                    let (n, deeper) = self.sum_chain(nested)?;
+                    if reads_struct || !matches!(n.init, Operand::Var(v) if v == cur) {
+                        return None;
+                    }
+                    inner.push(super::reverse_flow::key::<Loop>(nested));
+                    inner.extend(deeper);
+                    cur = n.output;
+                }
             }
-            cur = inst.dest;
         }
-        (!uses.contains_key(&next)).then_some(c)
+        (!uses.contains_key(&next)).then_some((c, inner))
+    }
+
+    /// The reverse code of a sum loop inside a fused loop (`sum_chain`). The
+    /// sum's cotangent there is one, so each iteration's reverse code runs
+    /// right after its forward code with a cotangent of one and adds into
+    /// the adjoints outside the loop directly: no buffers, nothing saved.
+    /// In the enclosing reverse code, the sum's initial value receives the
+    /// cotangent of its final one.
+    pub(super) fn reverse_inline_sum(&mut self, l: &Loop) {
+        let (c, _) = self
+            .sum_chain(l)
+            .expect("the enclosing fused loop checked this loop");
+        let Operand::Var(next) = c.next else {
+            unreachable!("sum_chain checked the next value")
+        };
+        let saved = std::mem::take(&mut self.reverse);
+        let dropped = self.dropped.replace(c.input);
+        self.loop_depth += 1;
+        self.enter_loop(l, true);
+        self.reverse_block(&l.body);
+        self.leave_loop(l);
+        self.loop_depth -= 1;
+        self.dropped = dropped;
+        let body = std::mem::replace(&mut self.reverse, saved);
+        let fused = self.fused_iteration(l, next, body, Vec::new());
+        self.fused.insert(super::reverse_flow::key(l), fused);
+        if let Operand::Var(init) = c.init {
+            if Some(init) != self.dropped {
+                let out = self.g.bar(c.output);
+                let code = self.transfer_into(init, quote!(#out.take()));
+                self.reverse.push(code);
+            }
+        }
+    }
+
+    /// The reverse code of one iteration of a fused loop whose sum's value
+    /// at the iteration's end is `next`, around the reverse of its body.
+    fn fused_iteration(
+        &self,
+        l: &Loop,
+        next: VarId,
+        body: Vec<TokenStream>,
+        buffers: Vec<VarId>,
+    ) -> Fused {
+        let (x, x_bar) = (self.g.ident(next), self.g.bar(next));
+        let r = &self.g.rules;
+        let seed = quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x)););
+        let mut vars = activity::defined_at(&l.body);
+        vars.retain(|v| *v != next);
+        // Adjoints start at the top of the iteration, where inner sums'
+        // reverse code can reach them; a struct's adjoint is made from its
+        // value, after the forward code.
+        let (eager, plain): (Vec<VarId>, Vec<VarId>) =
+            vars.into_iter().partition(|v| self.eager.contains(v));
+        let (prelude, late) = (self.declare(&plain), self.declare(&eager));
+        Fused {
+            prelude: quote!(#(#prelude)*),
+            code: quote!(#(#late)* #seed #(#body)*),
+            buffers,
+        }
     }
 
     /// The reverse sweep of a fused loop: the buffers, scaled by the sum's
     /// cotangent, join the outer adjoints; the sum's initial value gets the
     /// cotangent unchanged.
-    pub(super) fn reverse_fused_loop(&mut self, l: &Loop, c: &Carried) {
+    pub(super) fn reverse_fused_loop(&mut self, l: &Loop, c: &Carried, inner: Vec<usize>) {
         let g = self.g;
         let r = &g.rules;
         let record = format_ident!("{}_unit", g.ident(c.input), span = Span::mixed_site());
@@ -109,10 +210,9 @@ impl Builder<'_, '_> {
         let Operand::Var(next) = c.next else {
             unreachable!("sum_accumulator checked the next value")
         };
-        let (x, x_bar) = (g.ident(next), g.bar(next));
-        let seed = quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x)););
         let saved = std::mem::take(&mut self.reverse);
         let stacks_before = self.stacks.len();
+        self.inline_sums.extend(inner);
         self.loop_depth += 1;
         self.dropped = Some(c.input);
         // The reverse code runs inside the iteration: its index is at hand.
@@ -127,17 +227,9 @@ impl Builder<'_, '_> {
             .collect();
         self.forward_stacks.extend(inner);
         let body = std::mem::replace(&mut self.reverse, saved);
-        let mut vars = activity::defined_at(&l.body);
-        vars.retain(|v| *v != next);
-        let decl = self.declare(&vars);
+        let fused = self.fused_iteration(l, next, body, buffers.clone());
         self.dense_vars = dense_before;
-        self.fused.insert(
-            super::reverse_flow::key(l),
-            Fused {
-                code: quote!(#(#decl)* #seed #(#body)*),
-                buffers: buffers.clone(),
-            },
-        );
+        self.fused.insert(super::reverse_flow::key(l), fused);
 
         let slot = slot_ident(g, c.input, "_bar");
         let out = g.bar(c.output);

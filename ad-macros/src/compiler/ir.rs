@@ -34,6 +34,20 @@ pub struct Const {
     /// An unsuffixed float literal (or a name bound to one): passed as it is,
     /// so its type is inferred from the active operand beside it.
     pub literal: bool,
+    /// Known to hold one float (a literal, `F::of(x)`, `i as f64`): its
+    /// shape needs no reading.
+    pub scalar: bool,
+}
+
+impl Const {
+    /// Tokens of no known kind.
+    pub fn opaque(tokens: proc_macro2::TokenStream) -> Const {
+        Const {
+            tokens,
+            literal: false,
+            scalar: false,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -103,6 +103,16 @@ pub fn supported_methods() -> String {
         .join(", ")
 }
 
+/// A scalar function whose result is a float of the argument's type.
+pub fn returns_float(name: &str) -> bool {
+    unary(name).is_some()
+        || BINARY.contains(&name)
+        || matches!(
+            name,
+            "powi" | "mul_add" | "signum" | "floor" | "ceil" | "round" | "trunc"
+        )
+}
+
 /// A scalar method the macro differentiates (or knows to be inactive),
 /// callable as a path (`F::exp(x)`).
 pub fn is_scalar_method(name: &str) -> bool {

@@ -88,11 +88,9 @@ impl<'f> Gen<'f> {
             Operand::Const(Const {
                 tokens,
                 literal: true,
+                ..
             }) => tokens.clone(),
-            Operand::Const(Const {
-                tokens,
-                literal: false,
-            }) => quote!(#view(&#tokens)),
+            Operand::Const(Const { tokens, .. }) => quote!(#view(&#tokens)),
         }
     }
 

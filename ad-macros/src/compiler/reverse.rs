@@ -91,6 +91,9 @@ pub(super) struct Builder<'g, 'f> {
     /// Loops whose reverse code runs in their forward sweep (`fused.rs`),
     /// by loop.
     pub(super) fused: HashMap<usize, super::fused::Fused>,
+    /// Sum loops inside fused loops, by loop: their reverse code runs in
+    /// their own iterations (`fused.rs`).
+    pub(super) inline_sums: HashSet<usize>,
     /// A variable whose adjoint nothing reads: the per-iteration input of a
     /// fused sum, whose cotangent is the sum's (`fused.rs`).
     pub(super) dropped: Option<VarId>,
@@ -144,6 +147,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         stacks: Vec::new(),
         forward_stacks: HashSet::new(),
         fused: HashMap::new(),
+        inline_sums: HashSet::new(),
         dropped: None,
         scattered: HashSet::new(),
         replays: HashMap::new(),
@@ -335,7 +339,7 @@ impl Builder<'_, '_> {
                 let x = self.g.ident(*v);
                 quote!(#r::shape_of(&#x))
             }
-            Operand::Const(c) if c.literal => quote!(#r::ScalarShape::new()),
+            Operand::Const(c) if c.literal || c.scalar => quote!(#r::ScalarShape::new()),
             Operand::Const(c) => {
                 self.read_const(c);
                 let t = &c.tokens;

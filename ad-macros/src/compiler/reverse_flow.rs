@@ -443,8 +443,12 @@ impl Builder<'_, '_> {
         let Some(first) = carried.first() else {
             return;
         };
-        if let Some(c) = self.sum_accumulator(l) {
-            self.reverse_fused_loop(l, c);
+        if self.inline_sums.contains(&key(l)) {
+            self.reverse_inline_sum(l);
+            return;
+        }
+        if let Some((c, inner)) = self.sum_accumulator(l) {
+            self.reverse_fused_loop(l, c, inner);
             return;
         }
         let tape = format_ident!(
@@ -797,6 +801,7 @@ impl Builder<'_, '_> {
         self.enclosing_body = outer_body;
         let prologue = std::mem::replace(&mut self.prologue, outer_prologue);
         body.splice(0..0, prologue.unwrap_or_default());
+        body.splice(0..0, fused.as_ref().map(|f| f.prelude.clone()));
         self.enclosing_runs = outer_runs;
         body.extend(fused.as_ref().map(|f| f.code.clone()));
         // After the iteration is saved: `break` and `return` set this flag.

@@ -2,8 +2,8 @@
 //! against hand-worked values where they are short.
 
 use ad::check::{assert_gradient, Rng};
-use ad::ndarray::Array1;
-use ad_gradbench::evals::{ba, det, gmm, hello, llsq, lse, lstm, ode};
+use ad::ndarray::{Array1, Array2};
+use ad_gradbench::evals::{ba, det, gmm, hello, kmeans, llsq, lse, lstm, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -217,5 +217,41 @@ fn ba_jacobian_rows_against_finite_differences() {
         }
         let last = jac.vals.last().copied().expect("entries");
         assert_eq!(last, -2.0 * 0.8, "d(1 - w²)/dw");
+    }
+}
+
+#[test]
+fn kmeans_gradient_against_finite_differences_and_dir_in_closed_form() {
+    for (n, k, d) in [(1, 1, 1), (7, 3, 2), (30, 4, 5)] {
+        let points =
+            Array2::from_shape_vec((n, d), random(n * d, 60 + n as u64).to_vec()).expect("n × d");
+        let centroids =
+            Array2::from_shape_vec((k, d), random(k * d, 70 + k as u64).to_vec()).expect("k × d");
+        // Generic over the float type, so no `cost_grad` (its result is `F`).
+        let (value, pullback) = kmeans::cost_vjp(&points, &centroids);
+        assert_eq!(value, kmeans::cost(&points, &centroids));
+        let (_, g) = pullback(1.0);
+        // Finite differences cross no boundary of the nearest-centroid
+        // regions for these inputs (the cost is smooth inside each).
+        assert_gradient(
+            |c: &Array2<f64>| kmeans::cost(&points, c),
+            &centroids,
+            g.as_slice().expect("contiguous"),
+        );
+        // J / H is each centroid less the mean of its points.
+        let closest = kmeans::nearest(&points, &centroids);
+        let dir = kmeans::dir(&points, &centroids);
+        for j in 0..k {
+            let mine: Vec<usize> = (0..n).filter(|&i| closest[i] == j).collect();
+            for l in 0..d {
+                let mean = mine.iter().map(|&i| points[[i, l]]).sum::<f64>() / mine.len() as f64;
+                let want = centroids[[j, l]] - mean;
+                assert!(
+                    (dir[[j, l]] - want).abs() < 1e-12 || mine.is_empty(),
+                    "centroid {j}, coordinate {l}: {} against {want}",
+                    dir[[j, l]]
+                );
+            }
+        }
     }
 }

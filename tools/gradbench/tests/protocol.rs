@@ -280,3 +280,16 @@ fn lstm_session_matches_the_reference_tool() {
         );
     }
 }
+
+#[test]
+fn kmeans_session() {
+    let (m, r) = run_session("kmeans");
+    check_evaluations(&m, &r);
+    // Worked by hand: each centroid's two points lie at squared distances
+    // 1 and 2; each centroid less the mean of its points.
+    assert_eq!(r[2]["output"], 6.0);
+    assert_eq!(
+        r[4]["output"],
+        serde_json::json!([[-0.5, 1.0], [-0.5, 0.0]])
+    );
+}

@@ -280,10 +280,7 @@ impl Lowerer<'_> {
             };
             let (source, _) = scan::rename_expr(arg, &self.renames());
             let operand = if self.active_mentions(inner).is_empty() {
-                Operand::Const(Const {
-                    tokens: source.to_token_stream(),
-                    literal: false,
-                })
+                Operand::Const(Const::opaque(source.to_token_stream()))
             } else {
                 match self.expr(inner) {
                     Some(o) => o,

@@ -50,6 +50,7 @@ impl Lowerer<'_> {
                 Binding::Const {
                     renamed: None,
                     literal: false,
+                    scalar: false,
                     param: false,
                 },
             );
@@ -120,10 +121,9 @@ impl Lowerer<'_> {
                     phis,
                     value: Some(value),
                 })));
-                return Some(Operand::Const(crate::compiler::ir::Const {
-                    tokens: ident.to_token_stream(),
-                    literal: false,
-                }));
+                return Some(Operand::Const(crate::compiler::ir::Const::opaque(
+                    ident.to_token_stream(),
+                )));
             }
             _ => None,
         };
@@ -332,6 +332,7 @@ impl Lowerer<'_> {
                 Binding::Const {
                     renamed: None,
                     literal: false,
+                    scalar: false,
                     param: false,
                 },
             );
@@ -449,7 +450,10 @@ impl Lowerer<'_> {
         match binding {
             Binding::Active(v) => Operand::Var(*v),
             Binding::Const {
-                renamed, literal, ..
+                renamed,
+                literal,
+                scalar,
+                ..
             } => {
                 let ident = renamed
                     .clone()
@@ -457,25 +461,22 @@ impl Lowerer<'_> {
                 Operand::Const(crate::compiler::ir::Const {
                     tokens: ident.to_token_stream(),
                     literal: *literal,
+                    scalar: *scalar,
                 })
             }
         }
     }
 
     pub(super) fn unit(&self) -> Operand {
-        Operand::Const(crate::compiler::ir::Const {
-            tokens: quote!(()),
-            literal: false,
-        })
+        Operand::Const(crate::compiler::ir::Const::opaque(quote!(())))
     }
 }
 
 fn then_value_or_unit(v: &Option<Operand>) -> Operand {
     v.clone()
-        .unwrap_or(Operand::Const(crate::compiler::ir::Const {
-            tokens: quote!(()),
-            literal: false,
-        }))
+        .unwrap_or(Operand::Const(crate::compiler::ir::Const::opaque(quote!(
+            ()
+        ))))
 }
 
 /// `a..b`, `a..=b`, and those `.rev()`ed or `.step_by(k)`ed: iterators

@@ -45,6 +45,7 @@ impl Lowerer<'_> {
     pub(super) fn constant(&mut self, e: &Expr) -> Operand {
         let e = strip_refs(e);
         let literal = self.is_literal(e);
+        let scalar = self.is_scalar(e);
         let (renamed, _) = scan::rename_expr(e, &self.renames());
         // A name the body assigns (in a loop, or anywhere: a later `s += 1.0`
         // must not change what an earlier product's pullback reads) is
@@ -56,6 +57,7 @@ impl Lowerer<'_> {
             return Operand::Const(Const {
                 tokens: renamed.to_token_stream(),
                 literal,
+                scalar,
             });
         }
         let expr = if changes && !literal {
@@ -74,6 +76,7 @@ impl Lowerer<'_> {
         Operand::Const(Const {
             tokens: ident.to_token_stream(),
             literal,
+            scalar,
         })
     }
 
@@ -93,6 +96,7 @@ impl Lowerer<'_> {
         Operand::Const(Const {
             tokens: ident.to_token_stream(),
             literal: false,
+            scalar: self.is_scalar(e),
         })
     }
 
@@ -124,6 +128,72 @@ impl Lowerer<'_> {
             }),
             _ => false,
         }
+    }
+
+    /// Whether `e` is known to be one float, from its syntax: a literal, a
+    /// name bound to one, a cast to a float type, a float type's function
+    /// or constant (`F::of(x)`, `F::zero()`, `f64::MAX`), or arithmetic and
+    /// scalar functions of such values.
+    pub(super) fn is_scalar(&self, e: &Expr) -> bool {
+        const CONSTRUCTORS: &[&str] = &[
+            "of",
+            "zero",
+            "one",
+            "infinity",
+            "neg_infinity",
+            "nan",
+            "epsilon",
+            "max_value",
+            "min_value",
+            "min_positive_value",
+        ];
+        let float_path = |p: &syn::Path| -> Option<String> {
+            let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            match segs.as_slice() {
+                [ty, name] if self.float_types.contains(ty) => Some(name.clone()),
+                _ => None,
+            }
+        };
+        match e {
+            _ if self.is_literal(e) => true,
+            Expr::Paren(p) => self.is_scalar(&p.expr),
+            Expr::Group(g) => self.is_scalar(&g.expr),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => self.is_scalar(&u.expr),
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_)
+                ) =>
+            {
+                self.is_scalar(&b.left) && self.is_scalar(&b.right)
+            }
+            Expr::Cast(c) => self.is_float_type(&c.ty),
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => float_path(&p.path).is_some_and(|name| {
+                    CONSTRUCTORS.contains(&name.as_str()) || ops::returns_float(&name)
+                }),
+                _ => false,
+            },
+            Expr::MethodCall(m) => {
+                ops::returns_float(&m.method.to_string()) && self.is_scalar(&m.receiver)
+            }
+            Expr::Path(p) => {
+                float_path(&p.path).is_some_and(|name| name.chars().all(|c| !c.is_lowercase()))
+                    || p.path.get_ident().is_some_and(|i| {
+                        matches!(
+                            self.env.get(&i.to_string()),
+                            Some(Binding::Const { scalar: true, .. })
+                        )
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// `f64`, `f32`, or a type parameter bounded by `Float`.
+    pub(super) fn is_float_type(&self, ty: &syn::Type) -> bool {
+        matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| self.float_types.contains(&i.to_string())))
     }
 
     /// Whether `e`'s value can carry a derivative: it reads an active value

@@ -32,6 +32,8 @@ enum Binding {
     Const {
         renamed: Option<Ident>,
         literal: bool,
+        /// Known to hold one float (`Const::scalar`).
+        scalar: bool,
         param: bool,
     },
 }
@@ -125,6 +127,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
                     Binding::Const {
                         renamed: None,
                         literal: false,
+                        scalar: false,
                         param: true,
                     },
                 );
@@ -147,6 +150,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
                 Binding::Const {
                     renamed: None,
                     literal: false,
+                    scalar: false,
                     param: true,
                 },
             );

@@ -44,10 +44,7 @@ impl Lowerer<'_> {
 
     /// A placeholder after an error; never emitted.
     pub(super) fn poison(&self) -> Operand {
-        Operand::Const(Const {
-            tokens: quote!(()),
-            literal: false,
-        })
+        Operand::Const(Const::opaque(quote!(())))
     }
 
     pub(super) fn stmt(&mut self, stmt: &syn::Stmt) {
@@ -151,6 +148,7 @@ impl Lowerer<'_> {
                     Binding::Const {
                         renamed: Some(ident),
                         literal: c.literal,
+                        scalar: c.scalar,
                         param: false,
                     },
                 );
@@ -164,7 +162,11 @@ impl Lowerer<'_> {
             .as_ref()
             .is_some_and(|i| self.is_literal(&i.expr))
             && !matches!(&local.pat, Pat::Type(_));
-        if self.shadowing_local(local, literal) {
+        let scalar = match &local.pat {
+            Pat::Type(pt) => self.is_float_type(&pt.ty),
+            _ => local.init.as_ref().is_some_and(|i| self.is_scalar(&i.expr)),
+        };
+        if self.shadowing_local(local, literal, scalar) {
             return;
         }
         let stmt = syn::Stmt::Local(local.clone());
@@ -188,6 +190,7 @@ impl Lowerer<'_> {
                 Binding::Const {
                     renamed: None,
                     literal,
+                    scalar,
                     param: false,
                 },
             );
@@ -197,7 +200,7 @@ impl Lowerer<'_> {
     /// `let i = i + 1;` where `i` is bound already: the new binding gets a
     /// name of its own (`i_1`), read by the code after it, so the reverse
     /// sweep can still tell the two apart (it may read both).
-    fn shadowing_local(&mut self, local: &syn::Local, literal: bool) -> bool {
+    fn shadowing_local(&mut self, local: &syn::Local, literal: bool, scalar: bool) -> bool {
         let (pat, ty) = match &local.pat {
             Pat::Type(pt) => (&*pt.pat, Some(&pt.ty)),
             p => (p, None),
@@ -226,6 +229,7 @@ impl Lowerer<'_> {
             Binding::Const {
                 renamed: Some(ident),
                 literal,
+                scalar,
                 param: false,
             },
         );
@@ -336,6 +340,7 @@ impl Lowerer<'_> {
                     Binding::Const {
                         renamed: Some(ident),
                         literal: false,
+                        scalar: true,
                         param: false,
                     },
                 );
@@ -367,10 +372,7 @@ impl Lowerer<'_> {
             Some(Binding::Active(v)) => Some(Operand::Var(v)),
             Some(Binding::Const { renamed, .. }) => {
                 let ident = renamed.unwrap_or_else(|| array.clone());
-                Some(Operand::Const(Const {
-                    tokens: ident.to_token_stream(),
-                    literal: false,
-                }))
+                Some(Operand::Const(Const::opaque(ident.to_token_stream())))
             }
             None => {
                 self.errors.at(array, format!("`{array}` is not a local array: element writes go into arrays the function declares"));
