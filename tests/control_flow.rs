@@ -160,6 +160,26 @@ mod compound_element_writes {
     }
 }
 
+/// One branch fills an array with constants, the other with active
+/// values: the first yields the array and a zero tangent made from it
+/// (once made after the array had moved into the branch's result).
+mod array_filled_by_either_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut m: Array1<f64> = Array1::zeros(3);
+        if s < 0.0 {
+            for i in 0..3 {
+                m[i] = 1.0;
+            }
+        } else {
+            m[0] = s * x[0];
+            m[2] = s.sin();
+        }
+        m.dot(x) + m[0] * s
+    }
+}
+
 mod write_after_read {
     use super::*;
     #[differentiable]
@@ -316,6 +336,9 @@ fn arrays_built_element_by_element() {
         check_scalar!(prefix_sums; ref x dx = random(n, 10););
     }
     check_scalar!(write_after_read; ref x dx = random(4, 11););
+    for s in [-0.5, 0.7] {
+        check_scalar!(array_filled_by_either_branch; ref x dx = random(3, 19), val s ds = s;);
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! the same operation to the tangent; the others call their rule's
 //! pushforward.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::activity;
@@ -91,7 +91,7 @@ fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
         stmts(g, body, useful, &mut code);
         let local = activity::defined_at(body);
         let mut values = Vec::new();
-        for phi in &i.phis {
+        for (n, phi) in i.phis.iter().enumerate() {
             let o = if then { &phi.then } else { &phi.els };
             let site = Some(Site::Phi {
                 dest: phi.dest,
@@ -102,9 +102,12 @@ fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
             if useful.contains(&phi.dest) {
                 values.push(match o {
                     Operand::Var(_) => leaving(g, o, &local, site, |v| g.dot(v)),
+                    // Made before the tuple, which may move the value.
                     Operand::Const(c) => {
                         let t = &c.tokens;
-                        quote!(#r::zero_tangent(&#t))
+                        let zero = format_ident!("zero_{}", n, span = Span::mixed_site());
+                        code.push(quote!(let #zero = #r::zero_tangent(&#t);));
+                        quote!(#zero)
                     }
                 });
             }

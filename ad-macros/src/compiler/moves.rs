@@ -6,9 +6,11 @@
 //! Cloning it is always correct but costs an allocation per branch taken;
 //! moving it is correct when nothing reads the variable afterwards. The
 //! same holds for an instruction's operand (`t2 + b` may add into `t2`'s
-//! buffer). This pass numbers every read in program order and marks a
-//! leaving site a move when it is the variable's last read and runs once
-//! per definition (not inside a loop, or a closure, that the definition is
+//! buffer). This pass walks the reads in program order and marks a leaving
+//! site a move when no read of its variable can follow it, on any path
+//! (the two branches of an `if` are alternatives: a read in the else branch
+//! does not follow one in the then branch), and when it runs once per
+//! definition (not inside a loop, or a closure, that the definition is
 //! outside of). The reverse sweep's own reads are checked by its caller.
 
 use std::collections::{HashMap, HashSet};
@@ -38,29 +40,29 @@ pub fn moves(f: &Function) -> HashSet<Site> {
     }
     let mut w = Walk {
         names,
-        seq: 0,
         scope: vec![0],
         next_scope: 1,
         defs: HashMap::new(),
-        last_read: HashMap::new(),
+        unread: HashMap::new(),
+        read_later: HashSet::new(),
         sites: Vec::new(),
     };
     w.body(&f.body);
     w.sites
         .iter()
-        .filter(|(_, v, seq, scope)| {
+        .enumerate()
+        .filter(|(n, (_, v, scope))| {
             !f.vars[v.0].is_view
-                && w.last_read.get(v) == Some(seq)
+                && !w.read_later.contains(n)
                 && w.defs.get(v).is_none_or(|d| d == scope)
         })
-        .map(|(site, ..)| *site)
+        .map(|(_, (site, ..))| *site)
         .collect()
 }
 
 struct Walk {
     /// The variables each name may refer to, for reads in inactive code.
     names: HashMap<String, Vec<VarId>>,
-    seq: usize,
     /// The loops and closures around the current point, innermost last
     /// (`0` is the function body).
     scope: Vec<usize>,
@@ -68,8 +70,13 @@ struct Walk {
     /// The innermost scope of each variable's definition (parameters have
     /// none: they are defined once, outside everything).
     defs: HashMap<VarId, usize>,
-    last_read: HashMap<VarId, usize>,
-    sites: Vec<(Site, VarId, usize, usize)>,
+    /// The sites (indices into `sites`) after which, on the path walked so
+    /// far, their variable has not been read again.
+    unread: HashMap<VarId, Vec<usize>>,
+    /// The sites some later read of their variable follows.
+    read_later: HashSet<usize>,
+    /// Each site, its variable and the scope it is in.
+    sites: Vec<(Site, VarId, usize)>,
 }
 
 impl Walk {
@@ -82,10 +89,10 @@ impl Walk {
         self.defs.insert(v, here);
     }
 
-    fn read(&mut self, v: VarId) -> usize {
-        self.seq += 1;
-        self.last_read.insert(v, self.seq);
-        self.seq
+    fn read(&mut self, v: VarId) {
+        if let Some(sites) = self.unread.remove(&v) {
+            self.read_later.extend(sites);
+        }
     }
 
     fn operand(&mut self, o: &Operand) {
@@ -115,9 +122,10 @@ impl Walk {
     fn leave(&mut self, site: Site, o: &Operand) {
         match o {
             Operand::Var(v) => {
-                let seq = self.read(*v);
+                self.read(*v);
                 let here = self.here();
-                self.sites.push((site, *v, seq, here));
+                self.unread.entry(*v).or_default().push(self.sites.len());
+                self.sites.push((site, *v, here));
             }
             Operand::Const(c) => self.tokens(&c.tokens),
         }
@@ -150,7 +158,14 @@ impl Walk {
             Stmt::InactiveLet { tokens, .. } => self.tokens(tokens),
             Stmt::If(i) => {
                 self.tokens(&i.cond);
+                // Each branch starts from what was unread before the `if`;
+                // after it, what either left unread is.
+                let before = self.unread.clone();
+                let mut after_then = HashMap::new();
                 for then in [true, false] {
+                    if !then {
+                        after_then = std::mem::replace(&mut self.unread, before.clone());
+                    }
                     self.stmts(if then { &i.then } else { &i.els });
                     if let Some(c) = &i.value {
                         self.tokens(if then { &c.then } else { &c.els });
@@ -158,6 +173,14 @@ impl Walk {
                     for p in &i.phis {
                         let o = if then { &p.then } else { &p.els };
                         self.leave(Site::Phi { dest: p.dest, then }, o);
+                    }
+                }
+                for (v, sites) in after_then {
+                    let all = self.unread.entry(v).or_default();
+                    for n in sites {
+                        if !all.contains(&n) {
+                            all.push(n);
+                        }
                     }
                 }
                 for p in &i.phis {

@@ -3,7 +3,7 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::{Array1, Array2};
-use ad_gradbench::evals::{ba, det, gmm, hello, kmeans, llsq, lse, lstm, ode};
+use ad_gradbench::evals::{ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -250,6 +250,52 @@ fn kmeans_gradient_against_finite_differences_and_dir_in_closed_form() {
                     (dir[[j, l]] - want).abs() < 1e-12 || mine.is_empty(),
                     "centroid {j}, coordinate {l}: {} against {want}",
                     dir[[j, l]]
+                );
+            }
+        }
+    }
+}
+
+/// The made-up hand of the recorded session (`sessions/ht.jsonl`), with
+/// triangles and without: each Jacobian column against central
+/// differences of the objective.
+#[test]
+fn ht_jacobian_against_finite_differences() {
+    let path = format!("{}/tests/sessions/ht.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let session = std::fs::read_to_string(path).expect("the session");
+    let inputs: Vec<serde_json::Value> = session
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .filter(|m| m["function"] == "jacobian")
+        .map(|m| m["input"].clone())
+        .collect();
+    assert_eq!(inputs.len(), 2);
+    for input in &inputs {
+        let (hand, theta, us) = ht::Hand::new(input).expect("a valid input");
+        let columns = ht::jacobian(&hand, &theta, &us);
+        let us_columns = columns.nrows() - theta.len();
+        assert_eq!(us_columns, if us.is_empty() { 0 } else { 2 });
+        let h = 1e-6;
+        for (j, column) in columns.rows().into_iter().enumerate() {
+            let (mut theta_plus, mut theta_minus) = (theta.clone(), theta.clone());
+            let (mut us_plus, mut us_minus) = (us.clone(), us.clone());
+            if j < us_columns {
+                // Each error reads only its own pair of `us`.
+                for i in 0..us.len() / 2 {
+                    us_plus[2 * i + j] += h;
+                    us_minus[2 * i + j] -= h;
+                }
+            } else {
+                theta_plus[j - us_columns] += h;
+                theta_minus[j - us_columns] -= h;
+            }
+            let difference = (ht::objective(&theta_plus, &us_plus, &hand)
+                - ht::objective(&theta_minus, &us_minus, &hand))
+                / (2.0 * h);
+            for (got, want) in column.iter().zip(&difference) {
+                assert!(
+                    (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                    "column {j}: {got} against {want}"
                 );
             }
         }

@@ -6,6 +6,7 @@ pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
@@ -19,8 +20,8 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 9] = [
-    "ba", "det", "gmm", "hello", "kmeans", "llsq", "lse", "lstm", "ode",
+pub const MODULES: [&str; 10] = [
+    "ba", "det", "gmm", "hello", "ht", "kmeans", "llsq", "lse", "lstm", "ode",
 ];
 
 pub fn is_known(module: &str) -> bool {
@@ -34,6 +35,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated
         "det" => det::evaluate(function, input),
         "gmm" => gmm::evaluate(function, input),
         "hello" => hello::evaluate(function, input),
+        "ht" => ht::evaluate(function, input),
         "kmeans" => kmeans::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
         "lstm" => lstm::evaluate(function, input),
