@@ -3,7 +3,10 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::{Array1, Array2};
-use ad_gradbench::evals::{ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode};
+use ad_gradbench::evals::descent::{Cost, Mode};
+use ad_gradbench::evals::{
+    ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode, particle, saddle,
+};
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -298,6 +301,48 @@ fn ht_jacobian_against_finite_differences() {
                     "column {j}: {got} against {want}"
                 );
             }
+        }
+    }
+}
+
+/// The outer derivative (the path on `ad::Dual`s, with the generated
+/// gradient of the potential inside) against central differences of the
+/// path, with either inner mode; and the eval's expected control.
+#[test]
+fn particle_derivative_of_the_path_against_finite_differences() {
+    for inner in [Mode::Forward, Mode::Reverse] {
+        for w in [0.0, 0.15, 0.3] {
+            let got = particle::miss(ad::Dual::new(w, 1.0), inner).tangent;
+            let h = 1e-7;
+            let want = (particle::miss(w + h, inner) - particle::miss(w - h, inner)) / (2.0 * h);
+            assert!(
+                (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                "w = {w}: {got} against {want}"
+            );
+        }
+        let w = particle::particle(0.0, inner);
+        assert!((w - 0.2071918746486116).abs() < 1e-9, "{w}");
+    }
+}
+
+/// The outer gradient (the inner search on `ad::Dual`s) against the
+/// envelope theorem's `∂f/∂x = 2x` at the inner maximum, which holds up
+/// to the inner search's tolerance; and the eval's expected saddle point.
+#[test]
+fn saddle_outer_gradient_and_saddle_point() {
+    for inner in [Mode::Forward, Mode::Reverse] {
+        let outer = saddle::Outer {
+            start: [1.0, 1.0],
+            inner,
+        };
+        for x in [[0.5, -0.25], [1.0, 2.0]] {
+            let g = outer.gradient(&x);
+            for k in 0..2 {
+                assert!((g[k] - 2.0 * x[k]).abs() < 1e-4, "{g:?} at {x:?}");
+            }
+        }
+        for v in saddle::saddle([1.0, 1.0], inner) {
+            assert!((v - 8.246324826140356e-06).abs() < 1e-12, "{v}");
         }
     }
 }

@@ -333,3 +333,31 @@ fn ht_session_matches_the_reference_tool() {
     }
     assert_eq!(compared, 4, "two objectives and two Jacobians");
 }
+
+/// The nested evals: forward over either mode answers; reverse over a
+/// search is declined with the reason (the last message of each session).
+#[test]
+fn nested_sessions_answer_forward_over_either_and_decline_reverse_over() {
+    for (name, expected) in [
+        ("saddle", serde_json::json!(vec![8.246324826140356e-06; 4])),
+        ("particle", serde_json::json!(0.2071918746486116)),
+    ] {
+        let (m, r) = run_session(name);
+        let last = m.len() - 1;
+        check_evaluations(&m[..last], &r[..last]);
+        for i in [2, 4] {
+            let (got, want) = (&r[i]["output"], &expected);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            numbers(got, &mut a);
+            numbers(want, &mut b);
+            assert_eq!(a.len(), b.len(), "{name}");
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() < 1e-9, "{name}: {x} against {y}");
+            }
+        }
+        assert_eq!(r[last]["success"], false, "{name}");
+        assert!(r[last]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("reverse mode over")));
+    }
+}

@@ -3,6 +3,7 @@
 //! timings cover the computation, as GradBench's reference tool does).
 
 pub mod ba;
+pub mod descent;
 pub mod det;
 pub mod gmm;
 pub mod hello;
@@ -12,6 +13,8 @@ pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod particle;
+pub mod saddle;
 
 use ad::ndarray::{Array1, Array2};
 use serde_json::Value;
@@ -20,8 +23,8 @@ use serde_json::Value;
 pub type Evaluated = (Value, Vec<u128>);
 
 /// The modules a `define` may name.
-pub const MODULES: [&str; 10] = [
-    "ba", "det", "gmm", "hello", "ht", "kmeans", "llsq", "lse", "lstm", "ode",
+pub const MODULES: [&str; 12] = [
+    "ba", "det", "gmm", "hello", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
 ];
 
 pub fn is_known(module: &str) -> bool {
@@ -41,6 +44,8 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Result<Evaluated
         "lstm" => lstm::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
         "ode" => ode::evaluate(function, input),
+        "particle" => particle::evaluate(function, input),
+        "saddle" => saddle::evaluate(function, input),
         _ => Err(format!("no module `{module}`")),
     }
 }

@@ -1,0 +1,115 @@
+//! The gradient descent `particle` and `saddle` optimise with, as
+//! GradBench specifies it for every tool (`cpp/gradbench/gd.hpp` there):
+//! steps of `eta` against the gradient, the step doubled after ten
+//! improvements in a row and halved after a step that does not improve;
+//! done when the gradient or the step is shorter than 1e-5.
+//!
+//! Generic over the float type, so a derivative of a search (the outer
+//! derivatives of the nested evals) is this same code run on `ad::Dual`s.
+
+use ad::Float;
+
+/// A function to descend, and its gradient.
+pub trait Cost<F: Float, const N: usize> {
+    fn objective(&self, x: &[F; N]) -> F;
+    fn gradient(&self, x: &[F; N]) -> [F; N];
+}
+
+fn magnitude<F: Float, const N: usize>(v: &[F; N]) -> F {
+    v.iter().fold(F::zero(), |acc, &x| acc + x * x).sqrt()
+}
+
+fn distance<F: Float, const N: usize>(u: &[F; N], v: &[F; N]) -> F {
+    u.iter()
+        .zip(v)
+        .fold(F::zero(), |acc, (&a, &b)| acc + (a - b) * (a - b))
+        .sqrt()
+}
+
+/// The point gradient descent reaches from `start`.
+pub fn argmin<F: Float, const N: usize>(f: &impl Cost<F, N>, start: [F; N]) -> [F; N] {
+    let tolerance = F::of(1e-5);
+    let mut x = start;
+    let mut fx = f.objective(&x);
+    let mut gx = f.gradient(&x);
+    let mut improved = 0;
+    let mut eta = F::of(1e-5);
+    loop {
+        if magnitude(&gx) <= tolerance {
+            return x;
+        } else if improved == 10 {
+            eta *= F::of(2.0);
+            improved = 0;
+        } else {
+            let next: [F; N] = std::array::from_fn(|j| x[j] - eta * gx[j]);
+            if distance(&x, &next) <= tolerance {
+                return x;
+            }
+            let f_next = f.objective(&next);
+            if f_next < fx {
+                x = next;
+                fx = f_next;
+                gx = f.gradient(&x);
+                improved += 1;
+            } else {
+                eta /= F::of(2.0);
+                improved = 0;
+            }
+        }
+    }
+}
+
+/// `-f`, so that descending it ascends `f`.
+struct Negated<'a, C>(&'a C);
+
+impl<F: Float, const N: usize, C: Cost<F, N>> Cost<F, N> for Negated<'_, C> {
+    fn objective(&self, x: &[F; N]) -> F {
+        -self.0.objective(x)
+    }
+    fn gradient(&self, x: &[F; N]) -> [F; N] {
+        self.0.gradient(x).map(|g| -g)
+    }
+}
+
+/// The point gradient ascent reaches from `start`.
+pub fn argmax<F: Float, const N: usize>(f: &impl Cost<F, N>, start: [F; N]) -> [F; N] {
+    argmin(&Negated(f), start)
+}
+
+/// `f` at the point gradient ascent reaches from `start`.
+pub fn max<F: Float, const N: usize>(f: &impl Cost<F, N>, start: [F; N]) -> F {
+    f.objective(&argmax(f, start))
+}
+
+/// How a derivative is taken: forward mode (`_jvp`, or `ad::Dual` for the
+/// derivative of a search) or reverse mode (`_vjp`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Forward,
+    Reverse,
+}
+
+/// The modes a nested eval's function names, outer then inner (`"fr"`:
+/// forward over reverse). Reverse mode over a search is not supported:
+/// the search calls generated derivative code, which `#[differentiable]`
+/// cannot differentiate in reverse.
+pub fn modes(function: &str) -> Result<(Mode, Mode), String> {
+    let mode = |c| match c {
+        'f' => Ok(Mode::Forward),
+        'r' => Ok(Mode::Reverse),
+        _ => Err(()),
+    };
+    let mut chars = function.chars();
+    let parsed = match (chars.next(), chars.next(), chars.next()) {
+        (Some(a), Some(b), None) => mode(a).and_then(|a| mode(b).map(|b| (a, b))),
+        _ => Err(()),
+    };
+    match parsed {
+        Ok((Mode::Reverse, _)) => Err(format!(
+            "`{function}` needs reverse mode over a gradient descent that calls generated \
+             derivative code, which ad does not support (forward over either, `ff` and `fr`, is)"
+        )),
+        Ok(modes) => Ok(modes),
+        Err(()) => Err(format!("no function `{function}` (ff, fr, rf or rr)")),
+    }
+}
