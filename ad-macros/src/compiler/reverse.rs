@@ -23,9 +23,12 @@ use super::primal::{arith_name, Gen};
 enum Kind {
     /// A full cotangent of the variable's shape.
     Dense,
-    /// A scatter (`x[i]`, a row, a slice) or a callee's gradient entry
-    /// (maybe `NoTangent`): the first one needs a zero of the right shape.
+    /// A scatter (`x[i]`) or a callee's gradient entry (maybe `NoTangent`):
+    /// the first one needs a zero of the right shape.
     Sparse,
+    /// As `Sparse`, into an array (a fill, a spread, a row, a slice): the
+    /// zero is made from the array's shape, so a loop saves only that.
+    Shaped,
 }
 
 pub struct Sweeps {
@@ -513,25 +516,26 @@ impl Builder<'_, '_> {
                 let a = self.read(a);
                 dense(quote_spanned!(s=> #r::cast_pullback(#dy, #a)))
             }
+            // Only the operand's shape: a loop saves no copy of it.
             Op::Reduce(red, a) => {
-                let a = self.read(a);
+                let a = self.read_shape(a);
                 match red {
                     // Fills and spreads add into the adjoint in place.
-                    Reduce::Sum => (quote_spanned!(s=> #r::sum_pullback(#dy, #a)), Kind::Sparse),
-                    Reduce::Mean => (quote_spanned!(s=> #r::mean_pullback(#dy, #a)), Kind::Sparse),
+                    Reduce::Sum => (quote_spanned!(s=> #r::sum_pullback(#dy, #a)), Kind::Shaped),
+                    Reduce::Mean => (quote_spanned!(s=> #r::mean_pullback(#dy, #a)), Kind::Shaped),
                 }
             }
             Op::ReduceAxis(red, a, k) => {
-                let a = self.read(a);
+                let a = self.read_shape(a);
                 let k = self.read_tokens(k);
                 match red {
                     Reduce::Sum => (
                         quote_spanned!(s=> #r::sum_axis_pullback(#dy, #a, #k)),
-                        Kind::Sparse,
+                        Kind::Shaped,
                     ),
                     Reduce::Mean => (
                         quote_spanned!(s=> #r::mean_axis_pullback(#dy, #a, #k)),
-                        Kind::Sparse,
+                        Kind::Shaped,
                     ),
                 }
             }
@@ -559,20 +563,20 @@ impl Builder<'_, '_> {
             }
             Op::Row(_, i) => {
                 let i = self.read_tokens(i);
-                (quote_spanned!(s=> #r::row_pullback(#dy, #i)), Kind::Sparse)
+                (quote_spanned!(s=> #r::row_pullback(#dy, #i)), Kind::Shaped)
             }
             Op::Column(_, j) => {
                 let j = self.read_tokens(j);
                 (
                     quote_spanned!(s=> #r::column_pullback(#dy, #j)),
-                    Kind::Sparse,
+                    Kind::Shaped,
                 )
             }
             Op::Slice(_, info) => {
                 let info = self.read_tokens(info);
                 (
                     quote_spanned!(s=> #r::slice_pullback(#dy, #info)),
-                    Kind::Sparse,
+                    Kind::Shaped,
                 )
             }
             Op::Index(_, idx) => {
@@ -651,6 +655,12 @@ impl Builder<'_, '_> {
                     self.reverse
                         .push(quote!(#r::accumulate_into(&mut #bar, #contribution, &#x);));
                 }
+                Kind::Shaped => {
+                    let shape = self.read_shape(&Operand::Var(v));
+                    self.reverse.push(
+                        quote!(#r::accumulate_into_shaped(&mut #bar, #contribution, #shape);),
+                    );
+                }
             }
             return;
         }
@@ -667,6 +677,11 @@ impl Builder<'_, '_> {
                     let x = g.ident(v);
                     self.reverse
                         .push(quote!(let #m #bar = #r::first(#contribution, &#x);));
+                }
+                Kind::Shaped => {
+                    let shape = self.read_shape(&Operand::Var(v));
+                    self.reverse
+                        .push(quote!(let #m #bar = #r::first_shaped(#contribution, #shape);));
                 }
             }
         } else {

@@ -4,6 +4,7 @@
 
 use ndarray::{Array, ArrayBase, Axis, Dimension, NdIndex, SliceArg};
 
+use super::shapes::ArrayShape;
 use crate::{Differentiable, Float, NoTangent, TangentSpace};
 
 /// One contribution to an adjoint of type `T`.
@@ -152,6 +153,15 @@ where
     c.into_first(|| like.zero_tangent())
 }
 
+/// The first contribution to the adjoint of an array of the given shape.
+#[inline(always)]
+pub fn first_shaped<F: Float, D: Dimension, C>(c: C, shape: ArrayShape<F, D>) -> Array<F, D>
+where
+    C: Contribution<Array<F, D>>,
+{
+    c.into_first(|| Array::zeros(shape.0))
+}
+
 /// Adds a later contribution to an adjoint in place.
 #[inline(always)]
 pub fn accumulate<T, C: Contribution<T>>(acc: &mut T, c: C) {
@@ -263,6 +273,21 @@ where
     match acc {
         Some(a) => c.add_to(a),
         None => *acc = Some(c.into_first(|| like.zero_tangent())),
+    }
+}
+
+/// As `accumulate_into`, into the adjoint of an array of the given shape.
+#[inline(always)]
+pub fn accumulate_into_shaped<F: Float, D: Dimension, C>(
+    acc: &mut Option<Array<F, D>>,
+    c: C,
+    shape: ArrayShape<F, D>,
+) where
+    C: Contribution<Array<F, D>>,
+{
+    match acc {
+        Some(a) => c.add_to(a),
+        None => *acc = Some(c.into_first(|| Array::zeros(shape.0))),
     }
 }
 

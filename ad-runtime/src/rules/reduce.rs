@@ -10,6 +10,7 @@
 use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
 
 use super::accumulate::Contribution;
+use super::shapes::ArrayShape;
 use crate::Float;
 
 /// The cotangent of `sum` or `mean`: one value in every element. Added to an
@@ -63,10 +64,10 @@ pub fn sum<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> F {
 }
 
 #[inline]
-pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Fill<F, D> {
+pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: ArrayShape<F, D>) -> Fill<F, D> {
     Fill {
         value: dy,
-        dim: x.raw_dim(),
+        dim: x.0,
     }
 }
 
@@ -77,10 +78,10 @@ pub fn mean<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> Option<F> {
 }
 
 #[inline]
-pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: ArrayView<'_, F, D>) -> Fill<F, D> {
+pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: ArrayShape<F, D>) -> Fill<F, D> {
     Fill {
-        value: dy / F::of(x.len() as f64),
-        dim: x.raw_dim(),
+        value: dy / F::of(x.0.size() as f64),
+        dim: x.0,
     }
 }
 
@@ -94,7 +95,7 @@ pub fn sum_axis<F: Float, D: RemoveAxis>(
 
 pub fn sum_axis_pullback<F: Float, D: RemoveAxis>(
     dy: Array<F, D::Smaller>,
-    x: ArrayView<'_, F, D>,
+    x: ArrayShape<F, D>,
     axis: Axis,
 ) -> Spread<F, D> {
     spread(dy, x, axis, F::one())
@@ -103,13 +104,13 @@ pub fn sum_axis_pullback<F: Float, D: RemoveAxis>(
 /// `dy * scale` repeated along `axis` to the shape of `x`.
 fn spread<F: Float, D: RemoveAxis>(
     dy: Array<F, D::Smaller>,
-    x: ArrayView<'_, F, D>,
+    x: ArrayShape<F, D>,
     axis: Axis,
     scale: F,
 ) -> Spread<F, D> {
     Spread {
         dy,
-        dim: x.raw_dim(),
+        dim: x.0,
         axis,
         scale,
     }
@@ -126,9 +127,9 @@ pub fn mean_axis<F: Float, D: RemoveAxis>(
 
 pub fn mean_axis_pullback<F: Float, D: RemoveAxis>(
     dy: Array<F, D::Smaller>,
-    x: ArrayView<'_, F, D>,
+    x: ArrayShape<F, D>,
     axis: Axis,
 ) -> Spread<F, D> {
-    let n = F::of(x.len_of(axis) as f64);
+    let n = F::of(x.0[axis.index()] as f64);
     spread(dy, x, axis, n.recip())
 }

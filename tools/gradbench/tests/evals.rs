@@ -66,7 +66,8 @@ fn gmm_gradient_against_finite_differences() {
     use ad::ndarray::Array2;
     let mut rng = Rng::new(99);
     let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
-    for (d, k, n) in [(1, 1, 2), (2, 3, 4), (3, 2, 5)] {
+    // Point by point below d = 8, component by component from it.
+    for (d, k, n) in [(1, 1, 2), (2, 3, 4), (3, 2, 5), (8, 3, 4), (9, 2, 3)] {
         let (alpha, mu, q, l, x) = (
             m(1, k).row(0).to_owned(),
             m(k, d),
@@ -91,6 +92,32 @@ fn gmm_gradient_against_finite_differences() {
             &params,
             &flat,
         );
+    }
+}
+
+/// The mixture term's two forms, scalar steps point by point and matrix
+/// products component by component: the same value and gradient.
+#[test]
+fn gmm_mixture_by_points_and_by_components_agree() {
+    use ad::ndarray::Array2;
+    let mut rng = Rng::new(5);
+    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
+    for (d, k, n) in [(1, 2, 3), (3, 4, 5), (9, 3, 6)] {
+        let (alpha, mu, qd, l, x) = (
+            m(1, k).row(0).to_owned(),
+            m(k, d),
+            m(k, d),
+            m(k, d * (d - 1) / 2),
+            m(n, d),
+        );
+        let sq = qd.sum_axis(ad::ndarray::Axis(1));
+        let (a, ga) = gmm::mixture_by_points_grad(&alpha, &mu, &qd, &sq, &l, &x);
+        let (b, gb) = gmm::mixture_by_components_grad(&alpha, &mu, &qd, &sq, &l, &x);
+        assert!((a - b).abs() < 1e-12 * a.abs().max(1.0), "{a} against {b}");
+        let close = |u: &Array2<f64>, v: &Array2<f64>| (u - v).iter().all(|e| e.abs() < 1e-12);
+        assert!((&ga.0 - &gb.0).iter().all(|e| e.abs() < 1e-12));
+        assert!(close(&ga.1, &gb.1) && close(&ga.2, &gb.2) && close(&ga.4, &gb.4));
+        assert!((&ga.3 - &gb.3).iter().all(|e| e.abs() < 1e-12));
     }
 }
 

@@ -53,19 +53,20 @@ fn wishart_constant(d: usize, m: usize, gamma: f64) -> f64 {
     (n * d) as f64 * (gamma.ln() - 0.5 * 2f64.ln()) - ln_multigamma(0.5 * n as f64, d)
 }
 
-#[differentiable]
-pub fn objective(
+/// Σᵢ log Σ_c exp(alpha_c + Σ q_c - |Q_c (x_i - mu_c)|² / 2), point by
+/// point: for each point, each component's norm in scalar steps along the
+/// rows of `Q_c`. The loop over points only adds, so its reverse code runs
+/// in the same pass (`fused.rs`).
+#[differentiable(reverse)]
+pub fn mixture_by_points(
     alpha: &Array1<f64>,
     mu: &Array2<f64>,
-    q: &Array2<f64>,
+    q_diagonal: &Array2<f64>,
+    sum_qs: &Array1<f64>,
     l: &Array2<f64>,
     #[constant] x: &Array2<f64>,
-    #[constant] gamma: f64,
-    #[constant] m: usize,
 ) -> f64 {
     let (n, d, k) = (x.nrows(), x.ncols(), alpha.len());
-    let q_diagonal = q.mapv(f64::exp);
-    let sum_qs = q.sum_axis(Axis(1));
     // The strictly lower triangle of each Q by rows (`l` holds it by
     // columns), so the loop below reads it in order.
     let mut rows_of_l = Array2::zeros(l.raw_dim());
@@ -101,6 +102,71 @@ pub fn objective(
         }
         slse += top + exps.ln();
     }
+    slse
+}
+
+/// As `mixture_by_points`, component by component with every point at
+/// once: |Q_c (x_i - mu_c)|² is row i of (X - mu_c) Q_cᵀ squared and
+/// summed, a matrix product rather than n·d²/2 scalar steps. That is twice
+/// the arithmetic (Q_c's upper triangle is zeros), done by the matrix
+/// product kernel, and worth it once d is large enough.
+#[differentiable(reverse)]
+pub fn mixture_by_components(
+    alpha: &Array1<f64>,
+    mu: &Array2<f64>,
+    q_diagonal: &Array2<f64>,
+    sum_qs: &Array1<f64>,
+    l: &Array2<f64>,
+    #[constant] x: &Array2<f64>,
+) -> f64 {
+    let (n, d, k) = (x.nrows(), x.ncols(), alpha.len());
+    let mut main: Array2<f64> = Array2::zeros((n, k));
+    for c in 0..k {
+        let mut qc: Array2<f64> = Array2::zeros((d, d));
+        let mut at = 0;
+        for a in 0..d {
+            qc[[a, a]] = q_diagonal[[c, a]];
+            for b in a + 1..d {
+                qc[[b, a]] = l[[c, at]];
+                at += 1;
+            }
+        }
+        let centred = x - &mu.row(c);
+        let qx = centred.dot(&qc.t());
+        let column = (&qx * &qx).sum_axis(Axis(1)) * -0.5 + (alpha[c] + sum_qs[c]);
+        for i in 0..n {
+            main[[i, c]] = column[i];
+        }
+    }
+    // Each point's log-sum-exp, shifted by its largest term (a constant:
+    // the shift cancels in the derivative).
+    let top =
+        ad::stop_gradient(main.map_axis(Axis(1), |r| r.fold(f64::NEG_INFINITY, |s, &v| s.max(v))));
+    let shifted = &main - &top.view().insert_axis(Axis(1));
+    (shifted.mapv(f64::exp).sum_axis(Axis(1)).mapv(f64::ln) + &top).sum()
+}
+
+/// Below this dimension the mixture term goes point by point.
+const BY_COMPONENTS_FROM: usize = 8;
+
+#[differentiable(reverse)]
+pub fn objective(
+    alpha: &Array1<f64>,
+    mu: &Array2<f64>,
+    q: &Array2<f64>,
+    l: &Array2<f64>,
+    #[constant] x: &Array2<f64>,
+    #[constant] gamma: f64,
+    #[constant] m: usize,
+) -> f64 {
+    let (n, d, k) = (x.nrows(), x.ncols(), alpha.len());
+    let q_diagonal = q.mapv(f64::exp);
+    let sum_qs = q.sum_axis(Axis(1));
+    let slse = if d < BY_COMPONENTS_FROM {
+        mixture_by_points(alpha, mu, &q_diagonal, &sum_qs, l, x)
+    } else {
+        mixture_by_components(alpha, mu, &q_diagonal, &sum_qs, l, x)
+    };
     let alpha_top = ad::stop_gradient(alpha.fold(f64::NEG_INFINITY, |s, &v| s.max(v)));
     let lse_alpha = alpha_top + (alpha - alpha_top).mapv(f64::exp).sum().ln();
     let frobenius = (&q_diagonal * &q_diagonal).sum_axis(Axis(1)) + (l * l).sum_axis(Axis(1));
