@@ -262,3 +262,17 @@ snapshot!(call_with_reference_to_local, [reverse],
 
 // Generic over the float type, a search under `stop_gradient`, a fused sum.
 snapshot_of!(kmeans_cost, [], "tools/gradbench/src/evals/kmeans.rs", "cost");
+
+// An array read and then written element by element in a loop: the write
+// takes the carried array over (the reverse sweep reads only its shape), so
+// no iteration copies it.
+snapshot!(element_update_in_a_loop, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut y = x.to_owned();
+        for i in 1..y.len() {
+            let prev = y[i - 1];
+            y[i] = y[i] * prev;
+        }
+        y.sum()
+    }
+);

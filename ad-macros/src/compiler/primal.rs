@@ -313,20 +313,32 @@ impl<'f> Gen<'f> {
     }
 }
 
-/// The block each instruction's result is defined in, by address.
+/// The block each value is defined in, by address: an instruction's result,
+/// a branch's or a loop's result (the enclosing block), a loop variable's
+/// value in an iteration (the body).
 fn blocks(stmts: &[Stmt]) -> std::collections::HashMap<VarId, usize> {
     let mut out = std::collections::HashMap::new();
     fn walk(stmts: &[Stmt], out: &mut std::collections::HashMap<VarId, usize>) {
+        let here = stmts.as_ptr() as usize;
         for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) => {
-                    out.insert(i.dest, stmts.as_ptr() as usize);
+                    out.insert(i.dest, here);
                 }
                 Stmt::If(i) => {
                     walk(&i.then, out);
                     walk(&i.els, out);
+                    for p in &i.phis {
+                        out.insert(p.dest, here);
+                    }
                 }
-                Stmt::Loop(l) => walk(&l.body, out),
+                Stmt::Loop(l) => {
+                    walk(&l.body, out);
+                    for c in &l.carried {
+                        out.insert(c.input, l.body.as_ptr() as usize);
+                        out.insert(c.output, here);
+                    }
+                }
                 _ => {}
             }
         }

@@ -26,8 +26,10 @@ enum Kind {
     /// A scatter (`x[i]`) or a callee's gradient entry (maybe `NoTangent`):
     /// the first one needs a zero of the right shape.
     Sparse,
-    /// As `Sparse`, into an array (a fill, a spread, a row, a slice): the
-    /// zero is made from the array's shape, so a loop saves only that.
+    /// As `Sparse`, into an array or a `Vec` of floats (an element, a fill,
+    /// a spread, a row, a slice): the zero is made from the shape, so a
+    /// loop saves only that, and a loop that writes the array after reading
+    /// it need not copy it to keep the value.
     Shaped,
 }
 
@@ -263,7 +265,21 @@ impl Builder<'_, '_> {
             }
         }
         if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
-            // The reverse sweep reads the old array (or its shape): keep it.
+            if let Operand::Var(v) = base {
+                if self.read_shapes.contains(v)
+                    && !self.read_vars.contains(v)
+                    && g.blocks.get(v) == g.blocks.get(&inst.dest)
+                {
+                    // Only the old array's shape is read again, and a write
+                    // keeps the shape: the name holds that, the array moves.
+                    let (r, x) = (&g.rules, g.ident(*v));
+                    let shape =
+                        format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
+                    let write = g.bind(inst, g.element_write(inst, false));
+                    return quote!(let #shape = #r::shape_of(&#x); #write let #x = #shape;);
+                }
+            }
+            // The reverse sweep reads the old array: keep it.
             let copy = matches!(base, Operand::Var(v)
                 if self.read_vars.contains(v) || self.read_shapes.contains(v));
             return g.bind(inst, g.element_write(inst, copy));
@@ -583,7 +599,7 @@ impl Builder<'_, '_> {
                 let idx = self.read_tokens(idx);
                 (
                     quote_spanned!(s=> #r::index_pullback(#dy, #idx)),
-                    Kind::Sparse,
+                    Kind::Shaped,
                 )
             }
             Op::Mapv(a, closure) => {

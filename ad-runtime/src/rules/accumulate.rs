@@ -4,7 +4,7 @@
 
 use ndarray::{Array, ArrayBase, Axis, Dimension, NdIndex, SliceArg};
 
-use super::shapes::ArrayShape;
+use super::shapes::ZeroOfShape;
 use crate::{Differentiable, Float, NoTangent, TangentSpace};
 
 /// One contribution to an adjoint of type `T`.
@@ -153,13 +153,14 @@ where
     c.into_first(|| like.zero_tangent())
 }
 
-/// The first contribution to the adjoint of an array of the given shape.
+/// The first contribution to the adjoint of a value of the given shape (an
+/// array's, or a `Vec`'s).
 #[inline(always)]
-pub fn first_shaped<F: Float, D: Dimension, C>(c: C, shape: ArrayShape<F, D>) -> Array<F, D>
+pub fn first_shaped<S: ZeroOfShape, C>(c: C, shape: S) -> S::Tangent
 where
-    C: Contribution<Array<F, D>>,
+    C: Contribution<S::Tangent>,
 {
-    c.into_first(|| Array::zeros(shape.0))
+    c.into_first(|| shape.zero())
 }
 
 /// Adds a later contribution to an adjoint in place.
@@ -276,18 +277,15 @@ where
     }
 }
 
-/// As `accumulate_into`, into the adjoint of an array of the given shape.
+/// As `accumulate_into`, into the adjoint of a value of the given shape.
 #[inline(always)]
-pub fn accumulate_into_shaped<F: Float, D: Dimension, C>(
-    acc: &mut Option<Array<F, D>>,
-    c: C,
-    shape: ArrayShape<F, D>,
-) where
-    C: Contribution<Array<F, D>>,
+pub fn accumulate_into_shaped<S: ZeroOfShape, C>(acc: &mut Option<S::Tangent>, c: C, shape: S)
+where
+    C: Contribution<S::Tangent>,
 {
     match acc {
         Some(a) => c.add_to(a),
-        None => *acc = Some(c.into_first(|| Array::zeros(shape.0))),
+        None => *acc = Some(c.into_first(|| shape.zero())),
     }
 }
 

@@ -76,6 +76,39 @@ impl<F: Float, S: Data<Elem = F>, D: Dimension> ShapeOf for ArrayBase<S, D> {
     }
 }
 
+/// The shape of a `Vec` or slice of floats: its length.
+pub struct VecShape<F>(pub usize, PhantomData<F>);
+
+impl<F> Clone for VecShape<F> {
+    fn clone(&self) -> Self {
+        VecShape(self.0, PhantomData)
+    }
+}
+
+impl<F: Float> ShapeOf for [F] {
+    type Shape = VecShape<F>;
+    #[inline(always)]
+    fn shape_of(&self) -> VecShape<F> {
+        VecShape(self.len(), PhantomData)
+    }
+}
+
+impl<F: Float> ShapeOf for Vec<F> {
+    type Shape = VecShape<F>;
+    #[inline(always)]
+    fn shape_of(&self) -> VecShape<F> {
+        self.as_slice().shape_of()
+    }
+}
+
+impl<F> ShapeOf for VecShape<F> {
+    type Shape = VecShape<F>;
+    #[inline(always)]
+    fn shape_of(&self) -> VecShape<F> {
+        self.clone()
+    }
+}
+
 impl<F> ShapeOf for ScalarShape<F> {
     type Shape = ScalarShape<F>;
     #[inline(always)]
@@ -368,6 +401,13 @@ impl<F: Float, D: Dimension> ZeroOfShape for ArrayShape<F, D> {
     type Tangent = Array<F, D>;
     fn zero(&self) -> Array<F, D> {
         Array::zeros(self.0.clone())
+    }
+}
+
+impl<F: Float> ZeroOfShape for VecShape<F> {
+    type Tangent = Vec<F>;
+    fn zero(&self) -> Vec<F> {
+        vec![F::zero(); self.0]
     }
 }
 
