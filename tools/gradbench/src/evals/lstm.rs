@@ -9,7 +9,7 @@
 //! `2l × b`, each layer's hidden then cell state.
 
 use ad::differentiable;
-use ad::ndarray::{s, Array2};
+use ad::ndarray::{Array1, Array2};
 use serde_json::Value;
 
 use super::{matrix, unknown, Evaluated};
@@ -32,31 +32,40 @@ pub fn objective(
             cell[[layer, i]] = state[[2 * layer + 1, i]];
         }
     }
+    // Element by element: the cell is diagonal, so each bit's gates read
+    // only that bit, and with a handful of bits (7 for ASCII text) scalar
+    // steps beat whole-array operations and their temporaries.
     let mut total = 0.0;
+    let mut input: Array1<f64> = Array1::zeros(b);
     for t in 0..c - 1 {
-        let mut input = &sequence.row(t) * &extra.row(0);
-        for layer in 0..layers {
-            let w = main.row(2 * layer);
-            let bias = main.row(2 * layer + 1);
-            let h = hidden.row(layer).to_owned();
-            let forget = (&input * &w.slice(s![..b]) + bias.slice(s![..b]))
-                .mapv(|v| 1.0 / (1.0 + (-v).exp()));
-            let ingate = (&h * &w.slice(s![b..2 * b]) + bias.slice(s![b..2 * b]))
-                .mapv(|v| 1.0 / (1.0 + (-v).exp()));
-            let outgate = (&input * &w.slice(s![2 * b..3 * b]) + bias.slice(s![2 * b..3 * b]))
-                .mapv(|v| 1.0 / (1.0 + (-v).exp()));
-            let change = (&h * &w.slice(s![3 * b..]) + bias.slice(s![3 * b..])).mapv(f64::tanh);
-            let new_cell = &cell.row(layer) * &forget + &ingate * &change;
-            let new_hidden = &outgate * &new_cell.mapv(f64::tanh);
-            for i in 0..b {
-                cell[[layer, i]] = new_cell[i];
-                hidden[[layer, i]] = new_hidden[i];
-            }
-            input = new_hidden;
+        for i in 0..b {
+            input[i] = sequence[[t, i]] * extra[[0, i]];
         }
-        let prediction = &input * &extra.row(1) + extra.row(2);
-        let lse = (prediction.mapv(f64::exp).sum() + 2.0).ln();
-        total += sequence.row(t + 1).dot(&(&prediction - lse));
+        for layer in 0..layers {
+            let (w, bias) = (2 * layer, 2 * layer + 1);
+            for i in 0..b {
+                let x = input[i];
+                let h = hidden[[layer, i]];
+                let forget = 1.0 / (1.0 + (-(x * main[[w, i]] + main[[bias, i]])).exp());
+                let ingate = 1.0 / (1.0 + (-(h * main[[w, b + i]] + main[[bias, b + i]])).exp());
+                let outgate =
+                    1.0 / (1.0 + (-(x * main[[w, 2 * b + i]] + main[[bias, 2 * b + i]])).exp());
+                let change = (h * main[[w, 3 * b + i]] + main[[bias, 3 * b + i]]).tanh();
+                let new_cell = cell[[layer, i]] * forget + ingate * change;
+                let new_hidden = outgate * new_cell.tanh();
+                cell[[layer, i]] = new_cell;
+                hidden[[layer, i]] = new_hidden;
+                input[i] = new_hidden;
+            }
+        }
+        let mut exps = 0.0;
+        for i in 0..b {
+            exps += (input[i] * extra[[1, i]] + extra[[2, i]]).exp();
+        }
+        let lse = (exps + 2.0).ln();
+        for i in 0..b {
+            total += sequence[[t + 1, i]] * (input[i] * extra[[1, i]] + extra[[2, i]] - lse);
+        }
     }
     -total / ((c - 1) * b) as f64
 }
