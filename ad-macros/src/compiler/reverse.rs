@@ -271,12 +271,9 @@ impl Builder<'_, '_> {
                     && g.blocks.get(v) == g.blocks.get(&inst.dest)
                 {
                     // Only the old array's shape is read again, and a write
-                    // keeps the shape: the name holds that, the array moves.
-                    let (r, x) = (&g.rules, g.ident(*v));
-                    let shape =
-                        format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
+                    // keeps the shape: the array moves.
                     let write = g.bind(inst, g.element_write(inst, false));
-                    return quote!(let #shape = #r::shape_of(&#x); #write let #x = #shape;);
+                    return self.keeping_shape(*v, write);
                 }
             }
             // The reverse sweep reads the old array: keep it.
@@ -329,12 +326,18 @@ impl Builder<'_, '_> {
         };
         let bind = g.bind(inst, value);
         Some(if self.read_shapes.contains(&a) {
-            // The reverse sweep reads its shape: the name now holds that.
-            let shape = format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
-            quote!(let #shape = #r::shape_of(&#x); #bind let #x = #shape;)
+            self.keeping_shape(a, bind)
         } else {
             bind
         })
+    }
+
+    /// `code`, which moves `v`'s value away, with `v`'s name holding its
+    /// shape afterwards (what the reverse sweep reads of it).
+    fn keeping_shape(&self, v: VarId, code: TokenStream) -> TokenStream {
+        let (r, x) = (&self.g.rules, self.g.ident(v));
+        let shape = format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
+        quote!(let #shape = #r::shape_of(&#x); #code let #x = #shape;)
     }
 
     /// Records a forward name read by the reverse sweep.

@@ -302,6 +302,17 @@ fn numbers(v: &Value, out: &mut Vec<f64>) {
     }
 }
 
+/// `got` and `want` hold the same numbers, each within `tolerance`.
+fn assert_numbers_close(got: &Value, want: &Value, tolerance: f64, what: &str) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    numbers(got, &mut a);
+    numbers(want, &mut b);
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < tolerance, "{what}: {x} against {y}");
+    }
+}
+
 /// A made-up hand of 22 bones and 8 vertices, with triangles and `us` and
 /// without: every output equal to what GradBench's hand-written C++ tool
 /// (`tools/manual/bin/ht`) gave on the same session, recorded in
@@ -322,13 +333,8 @@ fn ht_session_matches_the_reference_tool() {
             .iter()
             .find(|r| r["id"] == want["id"])
             .expect("a response with the recorded id");
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        numbers(&got["output"], &mut a);
-        numbers(&want["output"], &mut b);
-        assert_eq!(a.len(), b.len(), "id {}", want["id"]);
-        for (x, y) in a.iter().zip(&b) {
-            assert!((x - y).abs() < 1e-12, "id {}: {x} against {y}", want["id"]);
-        }
+        let what = format!("id {}", want["id"]);
+        assert_numbers_close(&got["output"], &want["output"], 1e-12, &what);
         compared += 1;
     }
     assert_eq!(compared, 4, "two objectives and two Jacobians");
@@ -346,14 +352,7 @@ fn nested_sessions_answer_forward_over_either_and_decline_reverse_over() {
         let last = m.len() - 1;
         check_evaluations(&m[..last], &r[..last]);
         for i in [2, 4] {
-            let (got, want) = (&r[i]["output"], &expected);
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            numbers(got, &mut a);
-            numbers(want, &mut b);
-            assert_eq!(a.len(), b.len(), "{name}");
-            for (x, y) in a.iter().zip(&b) {
-                assert!((x - y).abs() < 1e-9, "{name}: {x} against {y}");
-            }
+            assert_numbers_close(&r[i]["output"], &expected, 1e-9, name);
         }
         assert_eq!(r[last]["success"], false, "{name}");
         assert!(r[last]["error"]
