@@ -767,6 +767,73 @@ mod temporary_taken_over_in_a_branch_arm {
     }
 }
 
+// An adjoint's first contribution is an assignment (`a_bar = Some(..)`)
+// while the compiler knows it is still `None`; these are the cases where a
+// second contribution could be mistaken for a first.
+mod two_carried_values_share_their_next_value {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, n: usize) -> f64 {
+        let mut a = x.to_owned();
+        let mut b = x * 2.0;
+        for _ in 0..n {
+            let t = &(&a * &b) * 0.5 + x;
+            a = t.clone();
+            b = t;
+        }
+        a.sum() + 3.0 * b.sum()
+    }
+}
+
+mod both_arms_yield_the_same_value {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let t = x * s;
+        let mut p = t.clone();
+        let mut q = &t * 0.5;
+        if s > 0.0 {
+            let w = &t * 3.0 + &q;
+            p = w.clone();
+            q = w;
+        } else {
+            let u = x.mapv(f64::sin);
+            q = &u * &t;
+            p = u + &p;
+        }
+        (&p * 2.0).sum() + (&q * &q).sum()
+    }
+}
+
+mod contributions_before_and_after_an_inner_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, n: usize) -> f64 {
+        let y = x * 1.5;
+        let mut acc = 0.0;
+        for i in 0..n {
+            let head = (&y * x[i]).sum();
+            let mut z = y.to_owned();
+            for j in 0..x.len() {
+                z[j] = z[j] * head;
+            }
+            acc = acc + (&z * &y).sum() + y[i % x.len()];
+        }
+        acc + y.sum()
+    }
+}
+
+#[test]
+fn first_contributions_that_are_not_the_only_ones() {
+    for n in [0, 1, 3] {
+        check_scalar!(two_carried_values_share_their_next_value; ref x dx = random(4, 51); n);
+        check_scalar!(contributions_before_and_after_an_inner_loop; ref x dx = random(3, 52); n);
+    }
+    for s in [-0.5, 0.7] {
+        check_scalar!(both_arms_yield_the_same_value; ref x dx = random(3, 53), val s ds = s;);
+    }
+}
+
 #[test]
 fn programs_the_generator_found() {
     for (n, k) in [(1, 0), (4, 3), (5, 2)] {

@@ -106,6 +106,11 @@ pub(super) struct Builder<'g, 'f> {
     /// scattered into so far: a second scatter into one is fenced off from
     /// the first (`rules::scatter_fence`).
     pub(super) scattered: HashSet<VarId>,
+    /// `Option` adjoints declared `None` at the top of the block whose
+    /// straight-line reverse code is being emitted, with no contribution
+    /// yet: the first one is a plain assignment (`x_bar = Some(..)`), not a
+    /// `match` through `&mut`, which would keep the adjoint in memory.
+    pub(super) fresh: HashSet<VarId>,
     /// The range each replayed loop keeps for its reverse sweep, by loop
     /// (`replay.rs`).
     pub(super) replays: HashMap<usize, Ident>,
@@ -155,6 +160,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         inline_sums: HashSet::new(),
         dropped: None,
         scattered: HashSet::new(),
+        fresh: HashSet::new(),
         replays: HashMap::new(),
         loop_indices: Vec::new(),
         body_names: super::replay::body_names(f),
@@ -664,6 +670,23 @@ impl Builder<'_, '_> {
             return;
         }
         if self.optional && !self.static_vars.contains(&v) {
+            if self.fresh.remove(&v) {
+                let first = match kind {
+                    Kind::Dense => contribution,
+                    Kind::Sparse => {
+                        self.read_vars.insert(v);
+                        let x = g.ident(v);
+                        quote!(#r::first(#contribution, &#x))
+                    }
+                    Kind::Shaped => {
+                        let shape = self.read_shape(&Operand::Var(v));
+                        quote!(#r::first_shaped(#contribution, #shape))
+                    }
+                };
+                self.reverse
+                    .push(quote!(#bar = ::core::option::Option::Some(#first);));
+                return;
+            }
             match kind {
                 Kind::Dense => self
                     .reverse

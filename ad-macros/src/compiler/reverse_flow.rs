@@ -11,12 +11,17 @@
 //! Adjoints are `Option`s here: `None` until a contribution arrives, and an
 //! instruction whose result received none is skipped. Where values meet (a
 //! branch's value, a loop's carried variable) the adjoint is moved back with
-//! `rules::transfer`.
+//! `rules::transfer`. While an adjoint is known to be still `None` (declared
+//! at the top of the block, no contribution emitted yet, no nested block in
+//! between), its first contribution is a plain assignment: a `match` through
+//! `&mut` would make LLVM keep the adjoint (an array's pointer, length and
+//! strides) in memory, and an element-by-element loop pays for that on
+//! every iteration.
 //!
 //! ```text
 //! for t in 0..n { h = f(w, h); }          let mut h_carried_bar = h_2_bar.take();
 //!   forward: tape.push((h, ..));          for (h, ..) in h_tape.into_iter().rev() {
-//!                                             transfer(&mut h_1_bar, h_carried_bar.take());
+//!                                             let mut h_1_bar = h_carried_bar.take();
 //!                                             <reverse of h_1 = f(w, h)>
 //!                                             h_carried_bar = h_bar.take();
 //!                                         }
@@ -52,9 +57,6 @@ impl Builder<'_, '_> {
         let top = &f.body.stmts;
         self.classify_static();
         self.dense_vars.extend(self.eager.iter().copied());
-        self.reverse_block(top);
-        let body = std::mem::take(&mut self.reverse);
-
         let result_var = match &f.body.result {
             Operand::Var(v) => Some(*v),
             Operand::Const(_) => None,
@@ -65,6 +67,10 @@ impl Builder<'_, '_> {
             .into_iter()
             .filter(|v| Some(*v) != result_var)
             .collect();
+        self.fresh = self.declared_none(&declared);
+        self.reverse_block(top);
+        let body = std::mem::take(&mut self.reverse);
+
         let mut reverse = self.declare(&declared);
         let seed = result_var.map(|v| g.bar(v));
         if let Some(seed) = &seed {
@@ -206,6 +212,16 @@ impl Builder<'_, '_> {
             .collect()
     }
 
+    /// The adjoints of `vars` that `declare` makes `None`.
+    fn declared_none(&self, vars: &[VarId]) -> HashSet<VarId> {
+        vars.iter()
+            .copied()
+            .filter(|v| {
+                self.useful.contains(v) && !self.static_vars.contains(v) && !self.eager.contains(v)
+            })
+            .collect()
+    }
+
     pub(super) fn reverse_block(&mut self, stmts: &[Stmt]) {
         let outer = std::mem::take(&mut self.scattered);
         self.reverse_block_stmts(stmts);
@@ -216,8 +232,55 @@ impl Builder<'_, '_> {
         for stmt in stmts.iter().rev() {
             match stmt {
                 Stmt::Inst(i) if self.useful.contains(&i.dest) => self.reverse_inst(i),
-                Stmt::If(i) => self.reverse_if(i),
-                Stmt::Loop(l) => self.reverse_loop(l),
+                Stmt::If(i) => {
+                    self.no_longer_fresh(std::slice::from_ref(stmt));
+                    self.reverse_if(i)
+                }
+                Stmt::Loop(l) => {
+                    self.no_longer_fresh(std::slice::from_ref(stmt));
+                    self.reverse_loop(l)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A nested block may or may not contribute to the adjoints it names
+    /// (its reverse code runs conditionally, or many times): they are no
+    /// longer known to be `None` after it, nor inside it.
+    fn no_longer_fresh(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    self.fresh.remove(&i.dest);
+                    for v in i.op.var_operands() {
+                        self.fresh.remove(&v);
+                    }
+                }
+                Stmt::If(i) => {
+                    for p in &i.phis {
+                        self.fresh.remove(&p.dest);
+                        for o in [&p.then, &p.els] {
+                            if let Operand::Var(v) = o {
+                                self.fresh.remove(v);
+                            }
+                        }
+                    }
+                    self.no_longer_fresh(&i.then);
+                    self.no_longer_fresh(&i.els);
+                }
+                Stmt::Loop(l) => {
+                    for c in &l.carried {
+                        self.fresh.remove(&c.input);
+                        self.fresh.remove(&c.output);
+                        for o in [&c.init, &c.next] {
+                            if let Operand::Var(v) = o {
+                                self.fresh.remove(v);
+                            }
+                        }
+                    }
+                    self.no_longer_fresh(&l.body);
+                }
                 _ => {}
             }
         }
@@ -230,19 +293,38 @@ impl Builder<'_, '_> {
         stmts: &[Stmt],
         extra_vars: &[VarId],
         extra_consts: &[Ident],
-        pre: Vec<TokenStream>,
+        pre: Vec<(VarId, TokenStream)>,
         post: Vec<TokenStream>,
     ) -> (TokenStream, Vec<TokenStream>) {
+        let mut vars = activity::defined_at(stmts);
+        vars.extend(extra_vars);
+        let fresh = self.declared_none(&vars);
+        let outer_fresh = std::mem::replace(&mut self.fresh, fresh);
+        // An adjoint whose first contribution is the transfer into the block
+        // starts as that transfer's source.
+        let mut bound = Vec::new();
+        let pre: Vec<TokenStream> = pre
+            .into_iter()
+            .map(|(target, source)| {
+                if self.fresh.remove(&target) {
+                    bound.push(target);
+                    let bar = self.g.bar(target);
+                    quote!(let mut #bar = #source;)
+                } else {
+                    self.transfer_into(target, source)
+                }
+            })
+            .collect();
         let saved = std::mem::take(&mut self.reverse);
         self.reverse_block(stmts);
         let body = std::mem::replace(&mut self.reverse, saved);
-        let mut vars = activity::defined_at(stmts);
-        vars.extend(extra_vars);
+        self.fresh = outer_fresh;
         let (recompute, recomputed) = self.recompute_views(stmts, &vars);
         let consts = self.recomputable_consts(stmts);
         let (items, saves) = self.record_items(stmts, &vars, extra_consts, &recomputed, &consts);
         self.records.insert(block_key(stmts), items.clone());
         self.saves.insert(block_key(stmts), saves);
+        vars.retain(|v| !bound.contains(v));
         let decl = self.declare(&vars);
         let consts = consts.iter().map(|(c, e)| quote!(let #c = #e;));
         (
@@ -419,7 +501,7 @@ impl Builder<'_, '_> {
                 .filter_map(|p| match if then { &p.then } else { &p.els } {
                     Operand::Var(o) => {
                         let d_bar = g.bar(p.dest);
-                        Some(self.transfer_into(*o, quote!(#d_bar.take())))
+                        Some((*o, quote!(#d_bar.take())))
                     }
                     Operand::Const(_) => None,
                 })
@@ -500,7 +582,7 @@ impl Builder<'_, '_> {
         for c in &carried {
             let slot = slot_ident(g, c.input, "_bar");
             if let Operand::Var(n) = &c.next {
-                pre.push(self.transfer_into(*n, quote!(#slot.take())));
+                pre.push((*n, quote!(#slot.take())));
             }
             post.push(if self.useful.contains(&c.input) {
                 let input = g.bar(c.input);
@@ -561,10 +643,12 @@ impl Builder<'_, '_> {
 
     /// `rules::transfer(&mut target_bar, source)`, for an `Option` adjoint or
     /// one a loop holds as a value.
-    pub(super) fn transfer_into(&self, target: VarId, source: TokenStream) -> TokenStream {
+    pub(super) fn transfer_into(&mut self, target: VarId, source: TokenStream) -> TokenStream {
         let (r, bar) = (&self.g.rules, self.g.bar(target));
         if self.dense_vars.contains(&target) {
             quote!(#r::transfer_dense(&mut #bar, #source);)
+        } else if self.fresh.remove(&target) {
+            quote!(#bar = #source;)
         } else {
             quote!(#r::transfer(&mut #bar, #source);)
         }
