@@ -177,7 +177,12 @@ impl Builder<'_, '_> {
     ) -> Fused {
         let (x, x_bar) = (self.g.ident(next), self.g.bar(next));
         let r = &self.g.rules;
-        let seed = quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x)););
+        // No seed where nothing reads it: an iteration that only runs an
+        // inner sum, which seeds its own iterations.
+        let seed = body
+            .iter()
+            .any(|code| mentions(code, &x_bar))
+            .then(|| quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x));));
         let mut vars = activity::defined_at(&l.body);
         vars.retain(|v| *v != next);
         // Adjoints start at the top of the iteration, where inner sums'
@@ -329,4 +334,13 @@ fn outer_variables(stmts: &[Stmt], useful: &std::collections::HashSet<VarId>) ->
         .into_iter()
         .filter(|v| useful.contains(v))
         .collect()
+}
+
+/// Whether `code` names `ident` anywhere, groups included.
+fn mentions(code: &TokenStream, ident: &Ident) -> bool {
+    code.clone().into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), ident),
+        _ => false,
+    })
 }
