@@ -823,8 +823,48 @@ mod contributions_before_and_after_an_inner_loop {
     }
 }
 
+mod loop_starting_from_values_read_elsewhere {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, n: usize) -> f64 {
+        let w = x.mapv(f64::sin);
+        let s = x * 2.0;
+        let mut acc = s.clone();
+        for _ in 0..n {
+            let mut t = w.clone();
+            for j in 0..x.len() {
+                t[j] = t[j] * x[j] + acc[j];
+            }
+            acc = &acc * 0.5 + &t;
+        }
+        (&acc * &s).sum() + w.sum()
+    }
+}
+
+mod inner_loop_starting_from_an_outer_value {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, n: usize) -> f64 {
+        let c = x.sum().sin();
+        let d = c * 2.0;
+        let mut acc = d;
+        for i in 0..n {
+            let mut t = c;
+            for j in 0..x.len() {
+                t = t * x[j] + 0.1;
+            }
+            acc = acc + t * x[i % x.len()];
+        }
+        acc
+    }
+}
+
 #[test]
 fn first_contributions_that_are_not_the_only_ones() {
+    for n in [0, 1, 3] {
+        check_scalar!(loop_starting_from_values_read_elsewhere; ref x dx = random(3, 54); n);
+        check_scalar!(inner_loop_starting_from_an_outer_value; ref x dx = random(3, 55); n);
+    }
     for n in [0, 1, 3] {
         check_scalar!(two_carried_values_share_their_next_value; ref x dx = random(4, 51); n);
         check_scalar!(contributions_before_and_after_an_inner_loop; ref x dx = random(3, 52); n);

@@ -237,7 +237,17 @@ impl Builder<'_, '_> {
                     self.reverse_if(i)
                 }
                 Stmt::Loop(l) => {
-                    self.no_longer_fresh(std::slice::from_ref(stmt));
+                    // The loop's initial values receive their cotangent
+                    // once, after it; what the body names may receive it
+                    // any number of times.
+                    for c in &l.carried {
+                        self.fresh.remove(&c.input);
+                        self.fresh.remove(&c.output);
+                        if let Operand::Var(v) = &c.next {
+                            self.fresh.remove(v);
+                        }
+                    }
+                    self.no_longer_fresh(&l.body);
                     self.reverse_loop(l)
                 }
                 _ => {}
