@@ -240,14 +240,7 @@ impl Builder<'_, '_> {
                     // The loop's initial values receive their cotangent
                     // once, after it; what the body names may receive it
                     // any number of times.
-                    for c in &l.carried {
-                        self.fresh.remove(&c.input);
-                        self.fresh.remove(&c.output);
-                        if let Operand::Var(v) = &c.next {
-                            self.fresh.remove(v);
-                        }
-                    }
-                    self.no_longer_fresh(&l.body);
+                    self.loop_no_longer_fresh(l, false);
                     self.reverse_loop(l)
                 }
                 _ => {}
@@ -279,21 +272,27 @@ impl Builder<'_, '_> {
                     self.no_longer_fresh(&i.then);
                     self.no_longer_fresh(&i.els);
                 }
-                Stmt::Loop(l) => {
-                    for c in &l.carried {
-                        self.fresh.remove(&c.input);
-                        self.fresh.remove(&c.output);
-                        for o in [&c.init, &c.next] {
-                            if let Operand::Var(v) = o {
-                                self.fresh.remove(v);
-                            }
-                        }
-                    }
-                    self.no_longer_fresh(&l.body);
-                }
+                Stmt::Loop(l) => self.loop_no_longer_fresh(l, true),
                 _ => {}
             }
         }
+    }
+
+    /// `no_longer_fresh` for a loop: its body and carried values, and its
+    /// initial values if `with_init` (an inner loop's run once per
+    /// iteration of the enclosing one).
+    fn loop_no_longer_fresh(&mut self, l: &Loop, with_init: bool) {
+        for c in &l.carried {
+            self.fresh.remove(&c.input);
+            self.fresh.remove(&c.output);
+            let init = with_init.then_some(&c.init);
+            for o in init.into_iter().chain([&c.next]) {
+                if let Operand::Var(v) = o {
+                    self.fresh.remove(v);
+                }
+            }
+        }
+        self.no_longer_fresh(&l.body);
     }
 
     /// The reverse code of a nested block, wrapped as
