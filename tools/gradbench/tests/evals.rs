@@ -61,20 +61,35 @@ fn ode_gradient_of_the_last_entry_against_finite_differences() {
     }
 }
 
+/// `alpha`, `mu`, `q` (the diagonals' logs), `l` (the lower triangles) and
+/// the points `x` of a gmm input.
+type GmmInput = (
+    Array1<f64>,
+    Array2<f64>,
+    Array2<f64>,
+    Array2<f64>,
+    Array2<f64>,
+);
+
+/// A gmm input of `k` components in `d` dimensions and `n` points, uniform
+/// in [0, 1).
+fn random_gmm(rng: &mut Rng, d: usize, k: usize, n: usize) -> GmmInput {
+    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
+    (
+        m(1, k).row(0).to_owned(),
+        m(k, d),
+        m(k, d),
+        m(k, d * (d - 1) / 2),
+        m(n, d),
+    )
+}
+
 #[test]
 fn gmm_gradient_against_finite_differences() {
-    use ad::ndarray::Array2;
     let mut rng = Rng::new(99);
-    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
     // Point by point below d = 8, component by component from it.
     for (d, k, n) in [(1, 1, 2), (2, 3, 4), (3, 2, 5), (8, 3, 4), (9, 2, 3)] {
-        let (alpha, mu, q, l, x) = (
-            m(1, k).row(0).to_owned(),
-            m(k, d),
-            m(k, d),
-            m(k, d * (d - 1) / 2),
-            m(n, d),
-        );
+        let (alpha, mu, q, l, x) = random_gmm(&mut rng, d, k, n);
         let (value, (ga, gm, gq, gl, ..)) = gmm::objective_grad(&alpha, &mu, &q, &l, &x, 1.5, 2);
         assert_eq!(value, gmm::objective(&alpha, &mu, &q, &l, &x, 1.5, 2));
         let params = (alpha.clone(), mu.clone(), q.clone(), l.clone());
@@ -99,17 +114,9 @@ fn gmm_gradient_against_finite_differences() {
 /// products component by component: the same value and gradient.
 #[test]
 fn gmm_mixture_by_points_and_by_components_agree() {
-    use ad::ndarray::Array2;
     let mut rng = Rng::new(5);
-    let mut m = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || rng.uniform());
     for (d, k, n) in [(1, 2, 3), (3, 4, 5), (9, 3, 6)] {
-        let (alpha, mu, qd, l, x) = (
-            m(1, k).row(0).to_owned(),
-            m(k, d),
-            m(k, d),
-            m(k, d * (d - 1) / 2),
-            m(n, d),
-        );
+        let (alpha, mu, qd, l, x) = random_gmm(&mut rng, d, k, n);
         let sq = qd.sum_axis(ad::ndarray::Axis(1));
         let (a, ga) = gmm::mixture_by_points_grad(&alpha, &mu, &qd, &sq, &l, &x);
         let (b, gb) = gmm::mixture_by_components_grad(&alpha, &mu, &qd, &sq, &l, &x);
