@@ -300,6 +300,63 @@ mod return_from_nested_loops {
     }
 }
 
+/// Only the inner loop exits: the outer one has no `break` or `continue`
+/// of its own, and its inner loop ends the body.
+mod continue_in_an_inner_loop_only {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let mut t = 0.0;
+        for i in 0..x.nrows() {
+            for j in (0..x.ncols()).rev() {
+                if x[[i, j]] > 0.0 {
+                    continue;
+                }
+                t += x[[i, j]] * t + 1.0;
+            }
+        }
+        t
+    }
+}
+
+/// An inner loop that exits, inside a branch of an outer loop that does not.
+mod exits_of_a_loop_inside_a_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let mut t = 0.0;
+        for i in 0..x.nrows() {
+            if i > 0 {
+                for j in 0..x.ncols() {
+                    if x[[i, j]] > 0.5 {
+                        break;
+                    }
+                    if x[[i, j]] > 0.0 {
+                        continue;
+                    }
+                    t += x[[i, j]] * t + 1.0;
+                }
+            } else {
+                t = t * x[[0, 0]] + x[[0, 1]];
+            }
+            t += 0.5 * x[[i, 0]];
+        }
+        t
+    }
+}
+
+#[test]
+fn exits_of_inner_loops_only() {
+    for (rows, cols) in [(0, 2), (1, 3), (4, 5)] {
+        let x = random((rows, cols), 16) - 0.3;
+        check_scalar!(continue_in_an_inner_loop_only; ref x dx = x;);
+    }
+    for rows in [1, 2, 4] {
+        let x = random((rows, 5), 17) * 1.4 - 0.5;
+        check_scalar!(exits_of_a_loop_inside_a_branch; ref x dx = x;);
+    }
+}
+
 #[test]
 fn early_return_inside_a_loop_and_a_branch() {
     for target in [-1.0, 0.3, 100.0] {

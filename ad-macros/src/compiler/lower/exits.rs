@@ -14,6 +14,7 @@
 
 use proc_macro2::{Ident, Span};
 use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Block, Expr, Stmt};
 
 /// The flags the desugaring introduces are named `__ad_exit_k`,
@@ -25,6 +26,8 @@ struct Exits {
     brk: bool,
     cont: bool,
     ret: bool,
+    /// A `break` or `continue` of a nested loop.
+    nested: bool,
 }
 
 impl Exits {
@@ -55,6 +58,8 @@ impl<'ast> Visit<'ast> for Finder {
     fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
         if self.depth == 0 {
             self.exits.brk = true;
+        } else {
+            self.exits.nested = true;
         }
         if self.depth == 0 || b.label.is_some() {
             self.found.push((b.break_token.span, "break"));
@@ -63,6 +68,8 @@ impl<'ast> Visit<'ast> for Finder {
     fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
         if self.depth == 0 {
             self.exits.cont = true;
+        } else {
+            self.exits.nested = true;
         }
         if self.depth == 0 || c.label.is_some() {
             self.found.push((c.continue_token.span, "continue"));
@@ -95,7 +102,8 @@ fn stmt_exits(s: &Stmt) -> Exits {
     exits_in(|f| f.visit_stmt(s))
 }
 
-/// The exits of a loop's own body (its `break`s and `continue`s).
+/// The exits of a loop's own body (its `break`s and `continue`s, and
+/// those of the loops inside it).
 fn loop_body_exits(e: &Expr) -> Exits {
     let body = match e {
         Expr::ForLoop(l) => &l.body,
@@ -106,9 +114,11 @@ fn loop_body_exits(e: &Expr) -> Exits {
     exits_in(|f| body.stmts.iter().for_each(|s| f.visit_stmt(s)))
 }
 
-/// Whether a statement has exits to desugar: its own, or a loop's.
+/// Whether a statement has exits to desugar: its own, or those of a loop
+/// at any depth inside it.
 fn needs_desugar(s: &Stmt) -> bool {
-    stmt_exits(s).any() || stmt_expr(s).is_some_and(|e| loop_body_exits(e).any())
+    let exits = stmt_exits(s);
+    exits.any() || exits.nested
 }
 
 /// Where the desugared code is: the function's top level (a `return`
@@ -202,6 +212,13 @@ impl Desugar {
                         return out;
                     }
                 }
+                _ if needs_desugar(stmt) => {
+                    // Only loops nested in this statement's blocks exit
+                    // (`if c { for .. { continue; } }`): desugar those blocks.
+                    let mut stmt = stmt.clone();
+                    NestedBlocks { desugar: self, cx }.visit_stmt_mut(&mut stmt);
+                    out.push(stmt);
+                }
                 _ => out.push(stmt.clone()),
             }
         }
@@ -293,6 +310,21 @@ impl Desugar {
         out.push(Stmt::Expr(new_loop, None));
         (out, exits.ret.then_some(k))
     }
+}
+
+/// Desugars the statements of every block it reaches; the loops among
+/// them are desugared by [`Desugar::stmts`], with what is inside them.
+struct NestedBlocks<'a> {
+    desugar: &'a mut Desugar,
+    cx: Context,
+}
+
+impl VisitMut for NestedBlocks<'_> {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        b.stmts = self.desugar.stmts(&b.stmts, self.cx);
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// `break;`, `continue;`, `return e;` as a statement.
