@@ -324,3 +324,30 @@ fn shapes_destructured_from_tuples_and_arrays() {
         check_scalar!(shapes_destructured; ref x dx = random((n, 2), 1), ref w dw = random(n + 1, 2););
     }
 }
+
+/// Products whose natural cotangents are column-major: an outer product
+/// (`w.dot(x)` and `x.dot(w)`) and a transposed operand.
+mod column_major_cotangents {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, x: &Array1<f64>, b: &Array2<f64>, c: &Array2<f64>) -> f64 {
+        let h = w.dot(x).mapv(f64::tanh);
+        let k = x.dot(&w.t());
+        (h.dot(&k) + w.dot(&b.t()).sum() + c.t().dot(w).sum()) * 0.5
+    }
+}
+
+#[test]
+fn gradients_come_back_in_standard_layout() {
+    let (w, x) = (random((2, 3), 40), random(3, 41));
+    let (b, c) = (random((4, 3), 42), random((2, 5), 43));
+    let (_, (gw, gx, gb, gc)) = column_major_cotangents::f_grad(&w, &x, &b, &c);
+    let (_, pullback) = column_major_cotangents::f_vjp(&w, &x, &b, &c);
+    let (pw, _, pb, pc) = pullback(1.0);
+    for g in [&gw, &gb, &gc, &pw, &pb, &pc] {
+        assert!(g.is_standard_layout(), "strides {:?}", g.strides());
+        assert!(g.as_slice().is_some());
+    }
+    assert!(gx.is_standard_layout());
+    check_scalar!(column_major_cotangents; ref w dw = w, ref x dx = x, ref b db = b, ref c dc = c;);
+}

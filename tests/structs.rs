@@ -188,3 +188,81 @@ fn constant_fields_are_read_through_stop_gradient() {
     assert_eq!(g.w, Array1::from(vec![3.0, 3.0]));
     assert_eq!(g.factor, ad::NoTangent);
 }
+
+/// `#[constant]` fields of every kind, read in active code as they are:
+/// the macro cannot tell them from differentiable ones (it sees tokens);
+/// their tangent type, `NoTangent`, makes forward mode read a zero and
+/// reverse mode drop the cotangent.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Hyper {
+    pub w: Array2<f64>,
+    pub layers: Vec<Layer>,
+    #[constant]
+    pub data: Array2<f64>,
+    #[constant]
+    pub lambda: f64,
+    #[constant]
+    pub offsets: Vec<f64>,
+    #[constant]
+    pub fixed: Layer,
+    #[constant]
+    pub rounds: usize,
+}
+
+#[ad::differentiable]
+fn layer_energy(l: &Layer) -> f64 {
+    l.w.sum() * l.b.dot(&l.b)
+}
+
+#[ad::differentiable]
+fn hyper_loss(p: &Hyper, s: f64) -> f64 {
+    // A field of a constant struct field has no tangent field to read.
+    let fixed_b = ad::stop_gradient(p.fixed.b.clone());
+    let mut t = (p.data.dot(&p.w.t()).mapv(f64::tanh).sum() + fixed_b.sum()) * p.lambda;
+    for k in 0..p.rounds {
+        for j in 0..p.w.ncols() {
+            t += p.w[[k, j]] * p.data[[k, j]] * s + p.offsets[j] * p.w[[0, j]];
+        }
+    }
+    t + layer_energy(&p.layers[0]) * layer_energy(&p.fixed) + p.w.row(0).dot(&fixed_b) * s
+}
+
+#[test]
+fn constant_fields_read_directly_in_every_position() {
+    use ad::check::{assert_gradient, close, Flat, Rng};
+    let mut rng = Rng::new(21);
+    let mut random =
+        |shape: (usize, usize)| Array2::from_shape_simple_fn(shape, || rng.uniform() - 0.5);
+    let p = Hyper {
+        w: random((2, 3)),
+        layers: vec![Layer {
+            w: random((2, 2)),
+            b: random((1, 2)).row(0).to_owned(),
+        }],
+        data: random((4, 3)),
+        lambda: 0.7,
+        offsets: vec![0.3, -0.2, 0.5],
+        fixed: Layer {
+            w: random((3, 3)),
+            b: random((1, 3)).row(0).to_owned(),
+        },
+        rounds: 2,
+    };
+    let s = 0.8;
+    let (value, (g, gs)) = hyper_loss_grad(&p, s);
+    assert_eq!(value, hyper_loss(&p, s));
+    assert_eq!(g.fixed, ad::NoTangent);
+    // The struct's flat view skips its constant fields; `s` goes last.
+    let flat = |q: &(Hyper, f64)| hyper_loss(&q.0, q.1);
+    let mut expected = g.to_flat();
+    expected.push(gs);
+    assert_gradient(flat, &(p.clone(), s), &expected);
+    let mut d = p.zero_tangent();
+    for i in 0..d.flat_len() {
+        d.set(i, rng.uniform());
+    }
+    let (jvalue, jv) = hyper_loss_jvp(&p, s, &d, 0.4);
+    assert_eq!(jvalue, value);
+    let dot = g.dot(&d) + gs * 0.4;
+    assert!(close(jv, dot, 1e-9), "forward {jv} vs <gradient, d> {dot}");
+}

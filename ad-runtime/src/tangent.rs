@@ -107,9 +107,12 @@ impl<F: Float, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, 
     fn unset_tangent(&self) -> Array<F, D> {
         Array::zeros(D::zeros(self.ndim()))
     }
+    /// Also puts the gradient in standard layout (see `rules::standard_layout`).
     fn complete_tangent(&self, tangent: &mut Array<F, D>) {
         if tangent.shape() != self.shape() {
             *tangent = self.zero_tangent();
+        } else if !tangent.is_standard_layout() {
+            *tangent = tangent.as_standard_layout().into_owned();
         }
     }
 }

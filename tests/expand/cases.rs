@@ -53,6 +53,15 @@ snapshot!(mapv_closure, [],
     }
 );
 
+// The closure reads `mu`, a function of `x`: `mu`'s cotangent is the
+// closure's derivative with respect to it, summed over the elements.
+snapshot!(mapv_closure_capturing_an_active_value, [],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mu = x.mean().unwrap();
+        x.mapv(|v| (v - mu).powi(2)).sum()
+    }
+);
+
 snapshot!(calls_other_functions, [],
     fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
         let s = dense(w, x);

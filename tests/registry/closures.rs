@@ -48,6 +48,19 @@ scenario! {
 }
 
 scenario! {
+    scalar mapv_closure_capturing_active_values in Closures, sizes [2, 10, 100];
+    /// Standardisation: the closures read the mean and the deviation, both
+    /// functions of `x`, and a temperature.
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, t: f64) -> f64 {
+        let mu = x.mean().unwrap();
+        let sd = x.mapv(|v| (v - mu).powi(2)).mean().unwrap().sqrt();
+        x.mapv(|v| ((v - mu) / (sd * t)).tanh()).sum()
+    }
+    inputs(n) { ref x dx = random(n, 44), val t dt = 1.7 }
+}
+
+scenario! {
     array mapv_array_result in Closures, sizes [2, 6];
     #[differentiable]
     pub fn f(x: &Array2<f64>) -> Array2<f64> {
@@ -60,6 +73,7 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         mapv_path::scenario(),
         mapv_closure_with_constant::scenario(),
+        mapv_closure_capturing_active_values::scenario(),
         mapv_array_result::scenario(),
     ]
 }

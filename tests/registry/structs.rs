@@ -75,9 +75,44 @@ scenario! {
     }
 }
 
+/// A least-squares fit whose data and weight live in the model as
+/// `#[constant]` fields, read in active arithmetic as they are.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Regression {
+    pub w: Array1<f64>,
+    #[constant]
+    pub data: Array2<f64>,
+    #[constant]
+    pub targets: Array1<f64>,
+    #[constant]
+    pub lambda: f64,
+}
+
+scenario! {
+    scalar constant_fields_read_directly in Structs, sizes [1, 4];
+    #[differentiable]
+    pub fn f(p: &Regression) -> f64 {
+        let r = p.data.dot(&p.w) - &p.targets;
+        let mut penalty = 0.0;
+        for i in 0..p.w.len() {
+            penalty += p.w[i] * p.w[i] * p.targets[i];
+        }
+        r.dot(&r) + p.lambda * penalty
+    }
+    inputs(n) {
+        ref p dp = Regression {
+            w: random(n, 102),
+            data: random((n + 2, n), 103),
+            targets: random(n + 2, 104),
+            lambda: 0.3,
+        }
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         network_of_layers::scenario(),
         struct_with_constant_field::scenario(),
+        constant_fields_read_directly::scenario(),
     ]
 }

@@ -139,6 +139,14 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
             }
         }
 
+        /// A `#[constant]` field of this type drops its cotangent.
+        impl #rules::Contribution<::ad::NoTangent> for #tangent {
+            fn add_to(self, _: &mut ::ad::NoTangent) {}
+            fn into_first(self, _: impl FnOnce() -> ::ad::NoTangent) -> ::ad::NoTangent {
+                ::ad::NoTangent
+            }
+        }
+
         #flat
     }
 }

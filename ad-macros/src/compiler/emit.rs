@@ -86,6 +86,7 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
         ..
     } = s;
     let seed = seed.iter().map(|seed| quote!(let #seed: #ret = 1.0;));
+    let gradients = laid_out(g, grad_types, gradients);
     quote! {
         #[doc = #doc]
         #allows
@@ -97,6 +98,25 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
             (#result, (#(#gradients,)*))
         }
     }
+}
+
+/// The gradients as returned: an array's in standard layout (row-major),
+/// whatever layout the reverse sweep left it in (outer products and
+/// transposes leave column-major ones), so that `as_slice()` and
+/// `into_shape_with_order` work on it as on the parameter.
+fn laid_out(g: &Gen<'_>, types: &[TokenStream], gradients: &[TokenStream]) -> Vec<TokenStream> {
+    let r = &g.rules;
+    types
+        .iter()
+        .zip(gradients)
+        .map(|(ty, gradient)| {
+            if ty.to_string().starts_with(":: ad :: ndarray ::") {
+                quote!(#r::standard_layout(#gradient))
+            } else {
+                gradient.clone()
+            }
+        })
+        .collect()
 }
 
 fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStream {
@@ -135,6 +155,7 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
         Some(seed) => quote!(#seed),
         None => quote!(_),
     };
+    let gradients = laid_out(g, grad_types, gradients);
     quote! {
         #[doc = #doc]
         #allows

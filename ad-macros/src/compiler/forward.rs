@@ -12,7 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use super::activity;
 use std::collections::HashSet;
 
-use super::ir::{Body, Closure, If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
+use super::ir::{self, Body, Closure, If, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::moves::Site;
 use super::ops;
 use super::primal::{arith_name, Gen};
@@ -273,14 +273,35 @@ pub fn slot_ident(g: &Gen<'_>, input: VarId, suffix: &str) -> proc_macro2::Ident
     )
 }
 
-/// The derivative of a `mapv` closure, `|v| f'(v)`, by forward mode with
-/// `v_dot = 1`.
-pub fn derivative_closure(g: &Gen<'_>, c: &Closure) -> TokenStream {
+/// The derivative of a `mapv` closure by forward mode: `|v| ∂f/∂v` with
+/// `v_dot = 1` (`capture` `None`), or `|v| ∂f/∂s` for its `k`-th captured
+/// value `s` (`Some(k)`), whose tangent is then 1 and the element's 0.
+/// Captured values must be scalars here (`rules::capture_seed`): the
+/// reverse sweep sums `∂f/∂s` over the elements.
+pub fn derivative_closure(
+    g: &Gen<'_>,
+    c: &Closure,
+    capture: Option<usize>,
+    span: Span,
+) -> TokenStream {
     let (stmts, result_dot) = body(g, &c.body);
     let (v, v_dot, r) = (g.ident(c.param), g.dot(c.param), &g.rules);
     let result_dot = result_dot.unwrap_or_else(|| quote!(#r::zero_tangent(&#v)));
+    let v_seed = match capture {
+        None => quote!(#r::one_like(#v)),
+        Some(_) => quote!(#r::zero_tangent(&#v)),
+    };
+    let capture_seeds = c.captures.iter().enumerate().filter_map(|(k, o)| {
+        let Operand::Var(s) = o else { return None };
+        let (s_dot, mut s) = (g.dot(*s), g.ident(*s).clone());
+        // An error about the capture points at the `mapv`.
+        s.set_span(s.span().located_at(span));
+        let one = capture == Some(k);
+        Some(quote_spanned!(span=> let #s_dot = #r::capture_seed(&#s, #one);))
+    });
     quote!(|#v| {
-        let #v_dot = #r::one_like(#v);
+        let #v_dot = #v_seed;
+        #(#capture_seeds)*
         #(#stmts)*
         #result_dot
     })
@@ -294,8 +315,27 @@ fn inst_pair(g: &Gen<'_>, inst: &Inst, useful: bool) -> Vec<TokenStream> {
         return vec![call(g, inst, func, args)];
     }
     let primal = g.bind(inst, g.primal(inst));
-    let tangent = tangent(g, inst);
     let d = g.dot(inst.dest);
+    if let Op::Place(Operand::Var(root), path) = &inst.op {
+        if let Some((field, index)) = ir::split_place(path) {
+            // The tangent struct's field, or a zero if the field is
+            // `#[constant]` (its tangent is `NoTangent`): the types decide.
+            let (r, root, root_dot) = (&g.rules, g.ident(*root), g.dot(*root));
+            let read = match index {
+                Some(index) => quote!(at(#index)),
+                None => quote!(tangent()),
+            };
+            return vec![
+                primal,
+                quote!(let #d = {
+                    use ::ad::__private::rules::{ConstantField as _, TrackedField as _};
+                    (&#r::Field(&#root_dot #field, &#root #field)).#read
+                };),
+                quote!(let #d = &*#d;),
+            ];
+        }
+    }
+    let tangent = tangent(g, inst);
     vec![primal, quote!(let #d = #tangent;)]
 }
 
@@ -358,6 +398,18 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 _ => unreachable!("an active instruction has an active operand"),
             }
         }
+        Op::Mapv(a, c) if !c.captures.is_empty() => {
+            // The closure's tangent at each element, from the element's
+            // tangent and the captured values' own (read from outside).
+            let (stmts, result_dot) = body(g, &c.body);
+            let (v, v_dot) = (g.ident(c.param), g.dot(c.param));
+            let result_dot = result_dot.unwrap_or_else(|| quote!(#r::zero_tangent(&#v)));
+            let (da, x) = (maybe(g, a), g.operand(a));
+            quote_spanned!(s=> #r::mapv_captures_pushforward(#da, #x, |#v, #v_dot| {
+                #(#stmts)*
+                #result_dot
+            }))
+        }
         Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Mapv(a, _) => {
             let v = var(a).expect("an active unary instruction has an active operand");
             let da = g.tangent(v);
@@ -378,7 +430,7 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                     quote_spanned!(s=> #r::powi_pushforward(#da, #x, #n))
                 }
                 Op::Mapv(_, c) => {
-                    let df = derivative_closure(g, c);
+                    let df = derivative_closure(g, c, None, s);
                     quote_spanned!(s=> #r::mapv_pushforward(#da, #x, #df))
                 }
                 _ => unreachable!(),

@@ -111,10 +111,14 @@ pub enum Op {
 }
 
 pub struct Closure {
-    /// The closure as the user wrote it: it captures only inactive values.
+    /// The closure as the user wrote it.
     pub source: TokenStream,
     pub param: VarId,
     pub body: Body,
+    /// The active values of the enclosing body that it reads (`mu` in
+    /// `x.mapv(|v| (v - mu).powi(2))`): operands of the `mapv` after the
+    /// array.
+    pub captures: Vec<Operand>,
 }
 
 pub struct CallArg {
@@ -259,8 +263,8 @@ impl Op {
             | Op::Index(a, _)
             | Op::FromElem(_, a)
             | Op::Place(a, _)
-            | Op::Unwrap(a, _)
-            | Op::Mapv(a, _) => vec![a],
+            | Op::Unwrap(a, _) => vec![a],
+            Op::Mapv(a, c) => std::iter::once(a).chain(&c.captures).collect(),
             Op::Call(_, args) => args.iter().map(|a| &a.operand).collect(),
         }
     }
@@ -456,4 +460,70 @@ impl Function {
             Operand::Const(c) => format!("{{{}}}", c.tokens),
         }
     }
+}
+
+/// A place's path split after its last field, `.layers[i].w[j]` into
+/// `.layers[i].w` and the index `j`: the field may be `#[constant]` (its
+/// tangent `NoTangent`, which cannot be indexed), so generated code reaches
+/// the field first and indexes what the types give. `None` when more than
+/// one index follows the last field.
+pub fn split_place(path: &TokenStream) -> Option<(TokenStream, Option<TokenStream>)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = path.clone().into_iter().collect();
+    let field_end = tokens
+        .windows(2)
+        .rposition(|w| matches!(&w[0], TokenTree::Punct(p) if p.as_char() == '.'))
+        .map_or(0, |dot| dot + 2);
+    let (field, rest) = tokens.split_at(field_end.min(tokens.len()));
+    let field: TokenStream = field.iter().cloned().collect();
+    match rest {
+        [] => Some((field, None)),
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => {
+            Some((field, Some(g.stream())))
+        }
+        _ => None,
+    }
+}
+
+/// The variables defined before `first` that `body` reads: what a closure
+/// whose own variables are numbered from `first` captures.
+pub fn reads_before(body: &Body, first: VarId) -> Vec<VarId> {
+    fn note(o: &Operand, first: VarId, out: &mut Vec<VarId>) {
+        if let Operand::Var(v) = o {
+            if v.0 < first.0 && !out.contains(v) {
+                out.push(*v);
+            }
+        }
+    }
+    fn walk(stmts: &[Stmt], first: VarId, out: &mut Vec<VarId>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    i.op.operands()
+                        .into_iter()
+                        .for_each(|o| note(o, first, out))
+                }
+                Stmt::If(i) => {
+                    for phi in &i.phis {
+                        note(&phi.then, first, out);
+                        note(&phi.els, first, out);
+                    }
+                    walk(&i.then, first, out);
+                    walk(&i.els, first, out);
+                }
+                Stmt::Loop(l) => {
+                    for c in &l.carried {
+                        note(&c.init, first, out);
+                        note(&c.next, first, out);
+                    }
+                    walk(&l.body, first, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&body.stmts, first, &mut out);
+    note(&body.result, first, &mut out);
+    out
 }

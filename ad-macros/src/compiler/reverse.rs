@@ -15,7 +15,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::activity;
 use super::forward;
-use super::ir::{Arith, Const, Inst, Op, Operand, Reduce, Stmt, VarId};
+use super::ir::{self, Arith, Const, Inst, Op, Operand, Reduce, Stmt, VarId};
 use super::ops;
 use super::primal::{arith_name, Gen};
 
@@ -454,9 +454,19 @@ impl Builder<'_, '_> {
         if let Op::Place(Operand::Var(root), path) = &inst.op {
             // The root's adjoint is a whole tangent struct from the start:
             // the field's cotangent adds into the same field of it.
-            let (r, root_bar) = (&g.rules, g.bar(*root));
-            self.reverse
-                .push(quote!(#r::accumulate(&mut #root_bar #path, #dest_bar);));
+            // An element of a field (`p.w[i]`) adds into the field, which
+            // drops it if the field is `#[constant]`.
+            let (r, root_bar, root) = (&g.rules, g.bar(*root), g.ident(*root));
+            let add = match ir::split_place(path) {
+                Some((field, Some(index))) => quote!(#r::accumulate_element(
+                    &mut #root_bar #field,
+                    &#root #field,
+                    #index,
+                    #dest_bar,
+                );),
+                _ => quote!(#r::accumulate(&mut #root_bar #path, #dest_bar);),
+            };
+            self.reverse.push(add);
             return;
         }
         // Last operand first: broadcasting usually happens on the right
@@ -612,9 +622,18 @@ impl Builder<'_, '_> {
                 )
             }
             Op::Mapv(a, closure) => {
-                let a = self.read(a);
-                let df = forward::derivative_closure(g, closure);
-                dense(quote_spanned!(s=> #r::mapv_pullback(#dy, #a, #df)))
+                let x = self.read(a);
+                for capture in &closure.captures {
+                    self.read(capture);
+                }
+                if pos == 0 {
+                    let df = forward::derivative_closure(g, closure, None, s);
+                    dense(quote_spanned!(s=> #r::mapv_pullback(#dy, #x, #df)))
+                } else {
+                    // A captured scalar: the sum over the elements.
+                    let ds = forward::derivative_closure(g, closure, Some(pos - 1), s);
+                    dense(quote_spanned!(s=> #r::mapv_capture_pullback(#dy, #x, #ds)))
+                }
             }
             Op::Call(..) => unreachable!("calls are handled by reverse_call"),
         }

@@ -96,6 +96,18 @@ pub fn completed<T: Differentiable + ?Sized>(mut t: T::Tangent, x: &T) -> T::Tan
     t
 }
 
+/// An array gradient as returned: in standard layout, copied only if the
+/// reverse sweep left it in another (a transpose's cotangent is a
+/// transposed view of its own).
+#[inline(always)]
+pub fn standard_layout<F: Clone, D: Dimension>(a: Array<F, D>) -> Array<F, D> {
+    if a.is_standard_layout() {
+        a
+    } else {
+        a.as_standard_layout().into_owned()
+    }
+}
+
 /// `a + b` for tangents (forward mode, where two terms meet).
 #[inline(always)]
 pub fn sum_tangents<T: TangentSpace>(mut a: T, b: T) -> T {

@@ -6,7 +6,9 @@
 //! its input `x` or its output `y`, whichever is cheaper; the pullback then
 //! needs only that value: `x_bar = y_bar * f'`.
 
-use ndarray::{Array, ArrayView, Dimension};
+use ndarray::{Array, ArrayView, Dimension, Zip};
+
+use super::cotangent::IntoCot;
 
 use crate::{Float, Operand};
 
@@ -170,6 +172,62 @@ pub fn mapv_pullback<A: Elementwise>(
 #[inline(always)]
 pub fn mapv_pushforward<A: Elementwise>(dx: A, x: A, df: impl Fn(A::Elem) -> A::Elem) -> A::Owned {
     x.push(dx, df)
+}
+
+/// The tangent of `x.mapv(f)` where `f` reads active values of the
+/// enclosing function (`|v| (v - mu).powi(2)`): `df(v, v_dot)` is `f`'s
+/// tangent at one element, the captured values' tangents read inside it.
+/// `dx` is `None` when `x` itself is constant.
+pub fn mapv_captures_pushforward<F: Float, D: Dimension>(
+    dx: Option<ArrayView<'_, F, D>>,
+    x: ArrayView<'_, F, D>,
+    df: impl Fn(F, F) -> F,
+) -> Array<F, D> {
+    match dx {
+        Some(dx) => Zip::from(&x).and(&dx).map_collect(|&v, &d| df(v, d)),
+        None => x.mapv(|v| df(v, F::zero())),
+    }
+}
+
+/// The cotangent of a scalar `s` that the closure of `x.mapv(f)` captures:
+/// `Σᵢ dyᵢ ∂f/∂s(xᵢ)`.
+pub fn mapv_capture_pullback<'d, F: Float, D: Dimension + 'd>(
+    dy: impl IntoCot<'d, Array<F, D>>,
+    x: ArrayView<'_, F, D>,
+    ds: impl Fn(F) -> F,
+) -> F {
+    let dy = dy.into_cot();
+    Zip::from(dy.get())
+        .and(&x)
+        .fold(F::zero(), |acc, &g, &v| acc + g * ds(v))
+}
+
+/// A value a `mapv` closure captures, as seen by the closure's derivative
+/// in the reverse sweep: a scalar, whose tangent is `1` for the derivative
+/// with respect to it and `0` otherwise.
+#[diagnostic::on_unimplemented(
+    message = "a `mapv` closure captures the active value `{Self}`, which is not a scalar",
+    label = "reverse mode differentiates captured `f32` and `f64` values only",
+    note = "combine arrays outside the closure, as in `x.mapv(|v| v.exp()) * &w`"
+)]
+pub trait CapturedScalar: Sized {
+    fn seed(one: bool) -> Self;
+}
+
+impl<F: Float> CapturedScalar for F {
+    #[inline(always)]
+    fn seed(one: bool) -> F {
+        if one {
+            F::one()
+        } else {
+            F::zero()
+        }
+    }
+}
+
+#[inline(always)]
+pub fn capture_seed<T: CapturedScalar>(_: &T, one: bool) -> T {
+    T::seed(one)
 }
 
 /// `x as T` between float types.

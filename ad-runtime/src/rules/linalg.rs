@@ -26,10 +26,12 @@ pub trait Dot<Rhs: Operand<Elem = Self::Elem>>: Operand {
     fn pull_rhs(dy: &Self::Output, a: Self, b: Rhs) -> Rhs::Owned;
 }
 
+/// `u vᵀ`, row-major: ndarray returns the product of a column and a row
+/// column-major, so this forms `v uᵀ` and reverses its axes (free).
 fn outer<F: Float>(u: ArrayView1<'_, F>, v: ArrayView1<'_, F>) -> Array2<F> {
-    let u = u.insert_axis(Axis(1));
-    let v = v.insert_axis(Axis(0));
-    u.dot(&v)
+    let v = v.insert_axis(Axis(1));
+    let u = u.insert_axis(Axis(0));
+    v.dot(&u).reversed_axes()
 }
 
 impl<F: Float> Dot<ArrayView1<'_, F>> for ArrayView1<'_, F> {

@@ -11,6 +11,7 @@ mod binary_fns;
 mod broadcast;
 mod cotangent;
 mod elementwise;
+mod fields;
 mod in_place;
 mod linalg;
 mod loops;
@@ -24,6 +25,9 @@ pub use binary_fns::*;
 pub use broadcast::unbroadcast;
 pub use cotangent::{Cot, IntoCot};
 pub use elementwise::*;
+pub use fields::{
+    accumulate_element, ConstantField, ElementAdjoint, Field, FieldTangent, TrackedField,
+};
 pub use in_place::*;
 pub use linalg::*;
 pub use loops::*;

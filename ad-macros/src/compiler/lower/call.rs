@@ -164,13 +164,6 @@ impl Lowerer<'_> {
                 Some(self.op_or_constant(Op::Unary(func, a), span, e))
             }
             Expr::Closure(c) => {
-                if let Some(hit) = self.active_mentions(f).first() {
-                    self.errors.at(
-                        hit,
-                        format!("a `mapv` closure cannot capture the active value `{hit}`: combine it outside the closure, as in `x.mapv(|v| v.exp()) * {hit}`"),
-                    );
-                    return None;
-                }
                 let param = match c.inputs.iter().collect::<Vec<_>>().as_slice() {
                     [Pat::Ident(p)] => p.ident.clone(),
                     [Pat::Wild(w)] => Ident::new("__unused", w.span()),
@@ -193,15 +186,20 @@ impl Lowerer<'_> {
                 };
                 let a = self.expr(&m.receiver)?;
                 let (source, _) = scan::rename_expr(f, &self.renames());
-                let closure = self.closure_body(&param, &c.body)?;
+                let (param, body) = self.closure_body(&param, &c.body)?;
                 let source = source.to_token_stream();
+                let captures = crate::compiler::ir::reads_before(&body, param)
+                    .into_iter()
+                    .map(Operand::Var)
+                    .collect();
                 Some(self.op_or_constant(
                     Op::Mapv(
                         a,
                         Box::new(Closure {
                             source,
-                            param: closure.0,
-                            body: closure.1,
+                            param,
+                            body,
+                            captures,
                         }),
                     ),
                     span,
