@@ -196,11 +196,28 @@ fn reductions_and_views() {
     }
 }
 
+/// A closure reads a constant and an active value that the body changes
+/// after the `mapv`: its derivative, which runs in the reverse sweep, must
+/// see the values the closure saw.
+mod closure_reads_values_changed_later {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64, #[constant] c: f64) -> f64 {
+        let mut k = 2.0;
+        let mut m = s * 0.5;
+        let y = x.mapv(|t| (t * k).sin() * m + k);
+        k = c;
+        m *= s;
+        y.sum() * k + m
+    }
+}
+
 #[test]
 fn elementwise_and_mapv() {
     for n in SIZES {
         check_scalar!(elementwise_methods; ref x dx = random(n, 13).mapv(|v| v + 1.5););
         check_scalar!(mapv_closures; ref x dx = random(n, 14); 0.8);
+        check_scalar!(closure_reads_values_changed_later; ref x dx = random(n, 15), val s ds = 0.6; 5.0);
     }
 }
 

@@ -241,8 +241,8 @@ mod p6 {
         for i in 0..a.len() {
             w2[i] += (c[i] + b.mean().unwrap()).sin();
         }
-        let v3 = w2.mapv(|t| t * t * 0.5 - t);
-        b.mapv(f64::tanh).sum() + s1 + v3.sum() * 0.3
+        let v3 = (&w2 + &w2);
+        a.mean().unwrap() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -490,9 +490,11 @@ mod p14 {
         } else {
             s2 = s2 * u1.mapv(f64::tanh).sum();
         }
-        let v3 = b.mapv(f64::sin);
-        let mut s4 = helper_array(b, c.mapv(f64::tanh).sum());
-        (x - (k as f64 * 0.5)).sin() + s4 + v3.sum() * 0.3
+        let v3 = (b * b).mapv(f64::tanh);
+        if k == 3 {
+            return a.mean().unwrap();
+        }
+        y.sin().tanh().exp() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -660,7 +662,7 @@ mod p20 {
         for i in 0..a.len() {
             w1[i] = b[i] * helper_array(b, b[a.len() - 1]);
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        let v2 = b.mapv(f64::sin);
         let mut s3 = x;
         s3 = b.mean().unwrap();
         for i in 0..a.len() {
@@ -776,7 +778,7 @@ mod p23 {
         }
         let mut s2 = (helper_array(c, c[a.len() - 1]) - c.dot(b));
         s2 = b.mapv(f64::tanh).sum().sin();
-        let v3 = b.mapv(f64::sin);
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
@@ -899,7 +901,7 @@ mod p26 {
             let t3 = b[i] * a.mean().unwrap();
             s1 += t3.sin() * ((k as f64 * 0.5) + y);
         }
-        let v4 = b.mapv(f64::sin);
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
         x + s1 + v4.sum() * 0.3
     }
 
@@ -1010,7 +1012,7 @@ mod p30 {
             1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
             _ => s1 += (k as f64 * 0.5),
         }
-        let v2 = (c + b);
+        let v2 = (c * b).mapv(f64::tanh);
         s1 += x;
         (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
     }
@@ -1290,16 +1292,14 @@ mod p39 {
         if k == 3 {
             return a.mean().unwrap();
         }
-        let v2 = a.mapv(f64::sin);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let v2 = (a + a);
+        if k % 2 == 0 {
+            s1 = f64::tanh(1.28).exp();
+        } else {
+            s1 = s1 * (helper_array(c, x) + x);
         }
-        if k == 3 {
-            return (f64::tanh(0.21).exp() * (x - 1.02));
-        }
-        (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt() + s1 + v2.sum() * 0.3
+        s1 = (s1 * 0.5 + c.mean().unwrap()).tanh();
+        (k as f64 * 0.5).tanh() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1330,9 +1330,9 @@ mod p40 {
                 break;
             }
         }
-        let v4 = (b * a).mapv(f64::tanh);
-        let mut s5 = b[a.len() - 1];
-        (k as f64 * 0.5) + s5 + v4.sum() * 0.3
+        let v4 = b.mapv(f64::sin);
+        s1 += b[a.len() - 1];
+        b.mean().unwrap() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1589,16 +1589,15 @@ mod p48 {
             }
             s4 += u6;
         }
-        let v7 = (c + b);
-        if y > 0.1 {
-            s4 = 0.24;
+        let v7 = c.mapv(f64::sin);
+        if k == 3 {
+            return (y - u2.dot(a));
         }
-        match k % 3 {
-            0 => s4 = (((k as f64 * 0.5) - 0.60) * 0.55),
-            1 => s4 = s4 * helper_scalar((x - 0.40), (s4 / (1.0 + y * y))),
-            _ => s4 += helper_scalar(1.14, y),
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (u1[i] + (x - y)).sin();
         }
-        c.dot(a) + s4 + v7.sum() * 0.3
+        (helper_array(&u1, (k as f64 * 0.5)) + (x - 0.40)) + s4 + w8.sum() * 0.3
     }
 
     #[test]
@@ -1649,8 +1648,8 @@ mod p50 {
             let i = (i + 1) % c.len();
             s1 = s1 + a[i] * 0.3;
         }
-        let v2 = (a + b);
-        a.mapv(f64::tanh).sum().sin() + s1 + v2.sum() * 0.3
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        a.dot(b) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1676,7 +1675,7 @@ mod p51 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.67 - x);
         }
-        let v3 = (b * &u2).mapv(f64::tanh);
+        let v3 = (b + &u2);
         let mut u4 = c.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(b, x);
@@ -1760,21 +1759,32 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((a[k % a.len()] + a[a.len() - 1]) + x.cos()).sin();
-        let mut s3 = (a.mean().unwrap() - s2.tanh().exp());
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s2 = ((a[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
         for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s3 = y;
+        if v1.mean().unwrap() > 0.1 {
+            s3 = (k as f64 * 0.5);
+        } else {
+            s3 = s3 * helper_scalar((c[0] - 0.49), (x * y));
+        }
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + c[i] * v1.mean().unwrap()).tanh();
+            s2 = (s2 * 0.7 + c[i] * (0.38 + s2)).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+            s2 = s2 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
-        }
-        (a.mean().unwrap() - y) + s3 + v1.sum() * 0.3
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1860,8 +1870,8 @@ mod p57 {
                 break;
             }
         }
-        let v2 = (b + b);
-        (b.mapv(f64::tanh).sum() + v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        x + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1877,24 +1887,25 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_array(c, (0.81 * helper_scalar((k as f64 * 0.5), x)));
-        if c[0] < 0.0 {
-            s2 = a.mean().unwrap();
+        let v1 = (c + c);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_scalar(1.39, y)).sin();
         }
-        match k % 3 {
-            0 => s2 = v1.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += x.cos(),
+        let mut s3 = (y - x);
+        if a.mapv(f64::tanh).sum() > 0.1 {
+            s3 = ((k as f64 * 0.5).cos() * b.mean().unwrap());
+        } else {
+            s3 = s3 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * f64::sqrt((1.0 + 0.53 * 0.53));
+        let v4 = v1.mapv(f64::sin);
+        let v5 = (&v4 * y);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + a[j6 - 1] * w2.mapv(f64::tanh).sum();
         }
-        let v4 = v1.mapv(|t| t * t * 0.5 - t);
-        let v5 = (c + c);
-        (y + x).cos() + s2 + v5.sum() * 0.3
+        helper_array(&w2, (b[0] - x)) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1956,14 +1967,14 @@ mod p60 {
             let t2 = c[i] * (s1 + a[a.len() - 1]);
             s1 += t2.sin() * (s1 + y);
         }
-        let v3 = (c + b);
+        let v3 = (c * b).mapv(f64::tanh);
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * helper_array(b, s1)).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + a[i] * 0.3;
         }
         s1 = y;
-        let v4 = (&v3 + a);
+        let v4 = v3.mapv(|t| (t * x).sin() + x * 0.5);
         c.dot(&v4) + s1 + v4.sum() * 0.3
     }
 
@@ -2003,8 +2014,8 @@ mod p61 {
             s2 = (s2 * 0.7 + a[i] * w1.dot(b)).tanh();
         }
         let mut s3 = (0.24 - w1.dot(&w1));
-        let v4 = (&w1 * a).mapv(f64::tanh);
-        helper_scalar((y + w1[a.len() - 1]), helper_scalar(x, s2)) + s3 + v4.sum() * 0.3
+        let v4 = w1.mapv(f64::sin);
+        ((s2 + 1.15) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2047,28 +2058,26 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * (0.26 + y));
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s2 = (x - helper_array(&v1, a.mapv(f64::tanh).sum()));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * helper_array(&v1, x);
+        }
+        s2 += a.mean().unwrap();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + v1.mapv(f64::tanh).sum()).sin();
+            w5[i] = b[i] * (0.85 - a[k % a.len()]);
         }
-        let mut s3 = (1.0 + x * x).ln();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + v1[i] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * (0.85 - b[k % a.len()]);
-        }
-        let mut s5 = (helper_array(&w2, (y + v1[a.len() - 1])) / (1.0 + (v1.mapv(f64::tanh).sum() + x) * (v1.mapv(f64::tanh).sum() + x)));
-        let mut s6 = (0.86 - s3).tanh().cos();
-        if c[0] < 0.0 {
-            s6 = (k as f64 * 0.5);
-        }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + x * x)) + s6 + w4.sum() * 0.3
+        let mut s6 = (helper_array(&w5, (y + a[a.len() - 1])) / (1.0 + (v1.mapv(f64::tanh).sum() + x) * (v1.mapv(f64::tanh).sum() + x)));
+        let mut s7 = (0.86 - s2).tanh().cos();
+        v1[a.len() - 1] + s7 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2163,22 +2172,35 @@ mod p67 {
                 break;
             }
         }
-        let v2 = (c * x.tanh().exp());
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (b[k % a.len()] / (1.0 + y * y));
+        let v2 = (c + a);
+        for i in 0..a.len() {
+            let t3 = a[i] * (b[k % a.len()] / (1.0 + y * y));
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(c, 1.37);
+        match k % 3 {
+            0 => s1 = (s1.tanh().exp() * helper_scalar(0.86, y)),
+            1 => s1 = s1 * x,
+            _ => s1 += (s1 / (1.0 + b[0] * b[0])),
         }
-        let mut s5 = ((b.mean().unwrap() * x.cos()) - ((b[0] * a[0]) / (1.0 + u3.mapv(f64::tanh).sum() * u3.mapv(f64::tanh).sum())));
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * f64::sqrt((1.0 + 0.44 * 0.44))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s5 + s5 + u6.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * c.mapv(f64::tanh).sum();
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
+        }
+        (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2401,19 +2423,20 @@ mod p74 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
         }
-        let v3 = (b * (c[0] / (1.0 + 1.37 * 1.37)));
-        let mut s4: f64 = 0.88;
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (v3[i] + b[0]).sin();
+        }
+        let mut s5: f64 = 0.88;
+        let mut u6 = w4.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1;
         }
         for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            s5 = (s5 * 0.7 + b[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-        }
-        (s1 + helper_scalar(v3[k % a.len()], s4)) + s4 + u5.sum() * 0.3
+        c.mean().unwrap() + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2448,13 +2471,24 @@ mod p75 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        let v3 = (b + c);
-        if k == 3 {
-            return helper_array(&u2, (x + s1));
+        let v3 = (b * a.mean().unwrap());
+        let mut u4 = u2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x + s1);
         }
-        let v4 = (a * c.mapv(f64::tanh).sum());
-        let v5 = (b + &v3);
-        helper_array(c, v3.mean().unwrap()) + s1 + v5.sum() * 0.3
+        let v5 = c.mapv(|t| t * t * 0.5 - t);
+        for i in (0..a.len()).rev() {
+            let t6 = v5[i] * helper_scalar(y, y);
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * v3[(i + 1) % a.len()];
+            }
+            s1 += u7;
+            if i == 3 {
+                break;
+            }
+        }
+        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2569,8 +2603,8 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        let v2 = (b * (x - s1));
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s1 + v2.sum() * 0.3
+        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        (s1 - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3038,12 +3072,16 @@ mod p94 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
         s1 = helper_scalar(((k as f64 * 0.5) - s1), helper_scalar(y, 0.24));
-        let v2 = (a * (k as f64 * 0.5));
-        let mut s3 = b.mean().unwrap().sin();
-        if k == 3 {
-            return helper_array(b, b[a.len() - 1]).tanh().exp();
+        let v2 = (a * a).mapv(f64::tanh);
+        s1 = (s1 * 0.5 + b.mean().unwrap().sin()).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t3.sin() * b.mean().unwrap();
         }
-        (k as f64 * 0.5) + s3 + v2.sum() * 0.3
+        a[a.len() - 1] + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3100,16 +3138,14 @@ mod p96 {
             s1 += t2 * t2 * 0.5;
             s1 -= b[(i + 1) % a.len()] * y;
         }
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + v3[i] * f64::tanh(0.60).exp()).tanh();
+        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        match k % 3 {
+            0 => s1 = (0.60 - s1.tanh().exp()),
+            1 => s1 = s1 * y.cos(),
+            _ => s1 += 1.07,
         }
-        if c[0] < 0.0 {
-            s1 = v3.dot(c);
-        } else {
-            s1 = s1 * (helper_scalar(y, 0.84) + f64::ln((1.0 + 0.66 * 0.66)));
-        }
-        v3.dot(b) + s1 + v3.sum() * 0.3
+        let mut s4 = (((1.0 + b[k % a.len()] * b[k % a.len()]).ln() / (1.0 + v3.dot(b) * v3.dot(b))) + (c[0].tanh().exp() - b.dot(&v3)));
+        c[0] + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3463,25 +3499,26 @@ mod p107 {
                 break;
             }
         }
-        let v2 = (c * b).mapv(f64::tanh);
-        let v3 = (b + &v2);
-        s1 += helper_array(b, helper_array(&v3, s1));
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * v2[0];
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (1.33 - x);
-            if i == 3 {
-                break;
-            }
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
+        let v4 = v2.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * x;
         }
-        if s1 > 0.1 {
-            s1 = (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        if k == 3 {
+            return (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
         }
-        (c[a.len() - 1].tanh().exp() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s1 + w5.sum() * 0.3
+        if (1.33 - x) > 0.1 {
+            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
+        } else {
+            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        v2.dot(a) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3698,8 +3735,8 @@ mod p114 {
         }
         s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
         let mut s3 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        let v4 = (a + a);
-        (1.0 + helper_scalar(s3, (k as f64 * 0.5)) * helper_scalar(s3, (k as f64 * 0.5))).ln() + s3 + v4.sum() * 0.3
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        b[k % a.len()] + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3889,9 +3926,12 @@ mod p120 {
         if k == 3 {
             return c[a.len() - 1];
         }
-        let v4 = (&w1 + b);
-        let mut s5 = helper_array(c, (a[0] * (k as f64 * 0.5))).tanh();
-        s2 + s5 + v4.sum() * 0.3
+        let v4 = w1.mapv(f64::sin);
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5).tanh();
+        }
+        ((w1[0] * (k as f64 * 0.5)) * x) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3991,23 +4031,27 @@ mod p123 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
         }
-        let v2 = c.mapv(f64::sin);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x * s1);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let v2 = c.mapv(|t| (t * y).sin() + y * 0.5);
         for i in 0..a.len() {
-            w4[i] = c[i] * f64::tanh(1.04).exp();
+            let t3 = v2[i] * (s1 + y);
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (c[a.len() - 1] + x);
         }
-        s1 = helper_scalar(y.tanh().exp(), w4.mean().unwrap());
-        if k % 2 == 0 {
-            s1 = a.dot(c);
-        } else {
-            s1 = s1 * s1;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.29 - a[0])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + v2[i] * 0.3;
         }
-        y + s1 + w4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * ((1.0 + x * x).ln() * c.mean().unwrap()),
+            _ => s1 += y,
+        }
+        let mut s4 = b.dot(b);
+        ((v2[k % a.len()] / (1.0 + x * x)) * f64::tanh(0.33).exp()) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4029,17 +4073,17 @@ mod p124 {
         } else {
             s1 = s1 * (helper_scalar(s1, y) + 0.79);
         }
-        let v2 = (c + a);
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = v2.mean().unwrap();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, 0.60)).tanh();
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, 0.60)).tanh();
         }
         match k % 3 {
-            0 => s1 = (s1 * s1).tanh().exp(),
-            1 => s1 = s1 * y,
-            _ => s1 += (1.23 + s1),
+            0 => s1 = (y * s3).tanh().exp(),
+            1 => s1 = s1 * x,
+            _ => s1 += (1.23 + x),
         }
-        x.tanh().exp() + s1 + v3.sum() * 0.3
+        x.tanh().exp() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4077,7 +4121,7 @@ mod p125 {
                 break;
             }
         }
-        let v5 = (b + b);
+        let v5 = (b * b).mapv(f64::tanh);
         x + s2 + v5.sum() * 0.3
     }
 
@@ -4416,27 +4460,25 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        if k == 3 {
-            return v2.dot(c);
-        }
-        if k % 2 == 0 {
-            s1 = a[a.len() - 1];
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3 = ((helper_array(c, a[a.len() - 1]) * b.mean().unwrap()) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
         let mut u4 = c.to_owned();
         for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(b, x);
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, x);
         }
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s1 = s1.sin() * 0.9 + w3[j5 - 1] * a.dot(c);
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * a.dot(b);
         }
-        a.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
+        s3 = (s3 * 0.5 + helper_array(&v2, v2[a.len() - 1])).tanh();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        b.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4631,9 +4673,13 @@ mod p143 {
         let mut s1 = a[0];
         let mut s2 = b.mean().unwrap();
         let mut s3 = (1.0 + (((k as f64 * 0.5) + x) + y) * (((k as f64 * 0.5) + x) + y)).sqrt();
-        let v4 = (b * b).mapv(f64::tanh);
-        let v5 = (&v4 * c).mapv(f64::tanh);
-        (b[a.len() - 1].tanh().exp() / (1.0 + (s1 / (1.0 + 0.35 * 0.35)) * (s1 / (1.0 + 0.35 * 0.35)))) + s3 + v5.sum() * 0.3
+        let v4 = (b * s1);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + c[j5 - 1] * c[a.len() - 1].sin();
+        }
+        ((0.35 + (k as f64 * 0.5)) / (1.0 + s2.tanh().exp() * s2.tanh().exp())) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4785,8 +4831,8 @@ mod p149 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let v2 = (c + a);
-        helper_array(b, b.dot(a)) + s1 + v2.sum() * 0.3
+        let v2 = c.mapv(f64::sin);
+        v2.dot(b) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4847,8 +4893,8 @@ mod p151 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
         }
-        let v2 = (c + a);
-        x + s1 + v2.sum() * 0.3
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        b.dot(b) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4986,7 +5032,7 @@ mod p156 {
         if k == 3 {
             return a.mean().unwrap();
         }
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let v1 = a.mapv(f64::sin);
         let mut s2 = x;
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + v1[i] * s2).tanh();
@@ -5192,7 +5238,7 @@ mod p161 {
             s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
         let mut s3 = helper_scalar((0.74 * x).tanh().exp(), (helper_scalar(c[a.len() - 1], y) + (x + 1.00)));
-        let v4 = (c + b);
+        let v4 = c.mapv(|t| (t * s3).sin() + s3 * 0.5);
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w5[i] = a[i] * f64::tanh(0.22).exp();
@@ -5238,12 +5284,12 @@ mod p162 {
                 break;
             }
         }
-        let v3 = b.mapv(f64::sin);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (u2[i] + s1).sin();
+        let v3 = (b * 0.42);
+        let mut u4 = u2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y / (1.0 + c[0] * c[0]));
         }
-        (1.0 + x * x).sqrt().tanh().exp() + s1 + w4.sum() * 0.3
+        (k as f64 * 0.5).tanh().exp() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5314,8 +5360,8 @@ mod p164 {
             j4 += 1;
             s1 = s1.sin() * 0.9 + c[j4 - 1] * c.dot(b);
         }
-        let v5 = (a * helper_array(c, x));
-        helper_scalar((x - s1), helper_array(c, x)) + s1 + v5.sum() * 0.3
+        let v5 = (a + c);
+        (b.mean().unwrap() * x.cos()) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5336,9 +5382,9 @@ mod p165 {
             let t2 = a[i] * (c[0] + 1.30);
             s1 += t2.sin() * a.dot(a);
         }
-        let v3 = (b + b);
-        let v4 = (a + &v3);
-        helper_array(&v4, s1) + s1 + v4.sum() * 0.3
+        let v3 = (b * b).mapv(f64::tanh);
+        let v4 = (a * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt());
+        ((y * a[a.len() - 1]) * a.mean().unwrap()) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5695,14 +5741,12 @@ mod p176 {
         for i in 0..a.len() {
             w1[i] += (a[i] + y).sin();
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        match k % 3 {
-            0 => s3 = ((x + (k as f64 * 0.5)) + helper_array(&w1, y)),
-            1 => s3 = s3 * helper_scalar(helper_array(c, v2[k % a.len()]), w1.mean().unwrap()),
-            _ => s3 += helper_scalar(v2[k % a.len()], (k as f64 * 0.5)),
+        let v2 = (c + b);
+        let mut u3 = v2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
-        w1[a.len() - 1] + s3 + v2.sum() * 0.3
+        (x + x).tanh().exp() + u3.sum() * 0.3
     }
 
     #[test]
@@ -5728,7 +5772,7 @@ mod p177 {
         for i in 1..u3.len() {
             u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        let v4 = (b * &u3).mapv(f64::tanh);
+        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
         let mut u5 = a.to_owned();
         for i in 1..u5.len() {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
@@ -5843,26 +5887,26 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s2 = (c.mapv(f64::tanh).sum() - x);
-        s2 += b[a.len() - 1];
+        let v1 = b.mapv(f64::sin);
+        let v2 = (a + b);
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + (x * y)).sin();
+            w3[i] += (v1[i] + helper_array(b, x)).sin();
         }
-        s2 = (s2 - helper_scalar(0.93, y));
-        match k % 3 {
-            0 => s2 = (((k as f64 * 0.5) * 0.97) * s2),
-            1 => s2 = s2 * y,
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * f64::tanh(0.94);
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * b[k % a.len()]).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s5 = y;
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + w4[i] * (y - y)).tanh();
         }
-        (1.0 + y * y).sqrt() + s2 + w3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t6 = b[i] * ((k as f64 * 0.5) * x);
+            s5 += t6 * t6 * 0.5;
+            s5 -= v2[(i + 1) % a.len()] * b.dot(&w3);
+        }
+        (1.0 + helper_scalar(x, (k as f64 * 0.5)) * helper_scalar(x, (k as f64 * 0.5))).sqrt() + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5888,16 +5932,20 @@ mod p182 {
         for i in 0..a.len() {
             w3[i] += (c[i] + b.mapv(f64::tanh).sum()).sin();
         }
-        let v4 = (c + &w3);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * f64::sin(0.64)).tanh();
-        }
-        s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let v4 = (c * helper_array(c, w3[a.len() - 1]));
+        let mut s5 = v4.mean().unwrap();
         for i in 0..a.len() {
-            w5[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + a[i] * b.mean().unwrap()).tanh();
         }
-        (1.0 + ((k as f64 * 0.5) - y) * ((k as f64 * 0.5) - y)).sqrt() + s1 + w5.sum() * 0.3
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * y.tanh().exp();
+        }
+        ((a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - (s1 - (k as f64 * 0.5))) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5913,7 +5961,7 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let v1 = b.mapv(f64::sin);
         let mut s2 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
             s2 = (s2 * 0.7 + b[i] * (y + b[a.len() - 1])).tanh();
@@ -5943,10 +5991,10 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = f64::tanh(0.45).exp();
-        let v3 = c.mapv(f64::sin);
-        (x * y).tanh().exp() + s2 + v3.sum() * 0.3
+        let v1 = (b * (k as f64 * 0.5));
+        let mut s2: f64 = 0.45;
+        let v3 = c.mapv(|t| (t * s2).sin() + s2 * 0.5);
+        (1.0 + (1.24 + s2) * (1.24 + s2)).sqrt() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6004,29 +6052,31 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * b.mapv(f64::tanh).sum();
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = helper_array(&v1, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
+        if k % 2 == 0 {
+            s2 = v1.mean().unwrap();
+        } else {
+            s2 = s2 * v1.dot(&v1);
         }
-        let mut s3 = (helper_scalar((1.15 - x), v1.mapv(f64::tanh).sum()) / (1.0 + helper_array(&w2, (k as f64 * 0.5)) * helper_array(&w2, (k as f64 * 0.5))));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + v1[j4 - 1] * f64::sqrt((1.0 + 1.35 * 1.35));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
         }
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * a.dot(b)).tanh();
+            s2 = (s2 * 0.7 + c[i] * b.dot(c)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (x * v1[0]);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * v1[0]);
         }
-        let mut s6 = (w2.mean().unwrap() + a.dot(&v1));
-        f64::tanh(0.34).exp().tanh().exp() + s6 + u5.sum() * 0.3
+        let mut s4 = (u3.mean().unwrap() + v1.dot(a));
+        f64::tanh(0.34).exp().tanh().exp() + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6046,18 +6096,17 @@ mod p187 {
         for i in 0..a.len() {
             w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        let v2 = (&w1 + b);
+        let v2 = w1.mapv(f64::sin);
+        let mut s3 = (x.tanh().exp() + (1.0 + c[a.len() - 1].tanh().exp() * c[a.len() - 1].tanh().exp()).ln());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + v2[j4 - 1] * (y * x);
+        }
         if k == 3 {
-            return w1.mean().unwrap();
+            return a.dot(a);
         }
-        let mut s3 = c.dot(b);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(x, 1.02)).tanh();
-        }
-        (a.mean().unwrap() / (1.0 + helper_scalar(c[a.len() - 1], (k as f64 * 0.5)) * helper_scalar(c[a.len() - 1], (k as f64 * 0.5)))) + s3 + v2.sum() * 0.3
+        (helper_scalar(x, x) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6194,9 +6243,13 @@ mod p191 {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * w4[a.len() - 1];
         }
         let mut s6 = (k as f64 * 0.5);
-        let v7 = w4.mapv(f64::sin);
-        s3 = (s3 * 0.5 + ((1.0 + x * x).ln() * a.mapv(f64::tanh).sum())).tanh();
-        w4[a.len() - 1] + s6 + v7.sum() * 0.3
+        let v7 = (&w4 * &u5).mapv(f64::tanh);
+        if c[0] < 0.0 {
+            s6 = (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln();
+        } else {
+            s6 = s6 * v7[0];
+        }
+        c.mapv(f64::tanh).sum() + s6 + v7.sum() * 0.3
     }
 
     #[test]

@@ -188,7 +188,7 @@ impl Program {
     /// An array expression, owned.
     fn array_expr(&mut self) -> String {
         let (v, r) = self.array();
-        match self.pick(5) {
+        match self.pick(6) {
             0 => format!("{}.mapv(f64::sin)", v.name),
             1 => {
                 let (_, r2) = self.array();
@@ -199,7 +199,13 @@ impl Program {
                 let (_, r2) = self.array();
                 format!("({r} + {r2})")
             }
-            _ => format!("{}.mapv(|t| t * t * 0.5 - t)", v.name),
+            4 => format!("{}.mapv(|t| t * t * 0.5 - t)", v.name),
+            _ => {
+                // The closure reads a scalar of the body, active or not.
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                format!("{}.mapv(|t| (t * {c}).sin() + {c} * 0.5)", v.name)
+            }
         }
     }
 

@@ -233,9 +233,47 @@ impl Lowerer<'_> {
             e => self.expr(e).unwrap_or_else(|| self.poison()),
         };
         let stmts = std::mem::replace(&mut self.stmts, saved_stmts);
+        let stmts = self.hoist_outer_constants(stmts, v);
         self.block_serial += 1;
         self.env = saved_env;
         Some((v, Body { stmts, result }))
+    }
+
+    /// Moves the constants a closure reads from the enclosing body (`k` in
+    /// `|v| (v * k).sin()` when `k` changes later) out of it, to before the
+    /// `mapv`: the closure's derivative runs in the reverse sweep, after
+    /// the body has gone on, and must see the values the closure saw. A
+    /// constant stays inside if it reads the closure's own variables (its
+    /// parameter, its values, or anything after an inactive `let` of its own).
+    fn hoist_outer_constants(&mut self, stmts: Vec<Stmt>, first: VarId) -> Vec<Stmt> {
+        let own: HashSet<String> = (first.0..self.vars.len())
+            .map(|v| self.vars[v].ident.to_string())
+            .collect();
+        let mentions_own = |tokens: &proc_macro2::TokenStream| {
+            fn walk(t: proc_macro2::TokenStream, own: &HashSet<String>) -> bool {
+                t.into_iter().any(|tt| match tt {
+                    proc_macro2::TokenTree::Ident(i) => own.contains(&i.to_string()),
+                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), own),
+                    _ => false,
+                })
+            }
+            walk(tokens.clone(), &own)
+        };
+        let mut kept = Vec::new();
+        let mut inner_bindings = false;
+        for stmt in stmts {
+            match stmt {
+                Stmt::Const { ref expr, .. } if !inner_bindings && !mentions_own(expr) => {
+                    self.stmts.push(stmt);
+                }
+                Stmt::Inst(_) | Stmt::Const { .. } => kept.push(stmt),
+                other => {
+                    inner_bindings = true;
+                    kept.push(other);
+                }
+            }
+        }
+        kept
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> Option<Operand> {
