@@ -345,8 +345,44 @@ mod exits_of_a_loop_inside_a_branch {
     }
 }
 
+/// Exits in the arms of a `match`: an arm that is a bare `return e`, one
+/// that returns from a branch, and `continue`/`break` arms in a loop.
+mod exits_in_match_arms {
+    use super::*;
+    // Guards on arms with active values are rejected: the `if` is in the arm.
+    #[allow(clippy::collapsible_match)]
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let s = x.sum();
+        match k % 3 {
+            0 => return s * s,
+            1 => {
+                if s > 0.0 {
+                    return s.exp();
+                }
+            }
+            _ => {}
+        }
+        let mut acc = s;
+        for i in 0..x.len() {
+            match (i + k) % 3 {
+                0 => continue,
+                1 => {
+                    if i > 3 {
+                        break;
+                    }
+                    acc -= x[i] * 0.5
+                }
+                _ => acc = acc * x[i] + 1.0,
+            }
+            acc += x[i];
+        }
+        acc.sin()
+    }
+}
+
 #[test]
-fn exits_of_inner_loops_only() {
+fn exits_of_inner_loops_only_and_of_match_arms() {
     for (rows, cols) in [(0, 2), (1, 3), (4, 5)] {
         let x = random((rows, cols), 16) - 0.3;
         check_scalar!(continue_in_an_inner_loop_only; ref x dx = x;);
@@ -354,6 +390,11 @@ fn exits_of_inner_loops_only() {
     for rows in [1, 2, 4] {
         let x = random((rows, 5), 17) * 1.4 - 0.5;
         check_scalar!(exits_of_a_loop_inside_a_branch; ref x dx = x;);
+    }
+    for k in 0..6 {
+        for n in [1, 4, 7] {
+            check_scalar!(exits_in_match_arms; ref x dx = random(n, 18) - 0.2; k);
+        }
     }
 }
 

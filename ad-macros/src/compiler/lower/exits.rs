@@ -180,22 +180,37 @@ impl Desugar {
             match stmt_expr(stmt) {
                 Some(Expr::If(e)) if stmt_exits(stmt).any() => {
                     // Move what follows into both branches, then desugar them.
-                    let mut then = e.then_branch.stmts.clone();
-                    then.extend(rest.iter().cloned());
-                    let mut els = match &e.else_branch {
+                    let then = followed_by(e.then_branch.stmts.clone(), rest);
+                    let els = match &e.else_branch {
                         Some((_, els)) => match &**els {
                             Expr::Block(b) => b.block.stmts.clone(),
                             other => vec![Stmt::Expr(other.clone(), None)],
                         },
                         None => Vec::new(),
                     };
-                    els.extend(rest.iter().cloned());
+                    let els = followed_by(els, rest);
                     let then = self.stmts(&then, cx);
                     let els = self.stmts(&els, cx);
                     let cond = &e.cond;
                     let stmt: Stmt =
                         Stmt::Expr(parse_quote!(if #cond { #(#then)* } else { #(#els)* }), None);
                     out.push(stmt);
+                    return out;
+                }
+                Some(Expr::Match(m)) if stmt_exits(stmt).any() => {
+                    // As for `if`: what follows goes into every arm.
+                    let mut m = m.clone();
+                    for arm in &mut m.arms {
+                        let body = match &*arm.body {
+                            Expr::Block(b) if b.label.is_none() => b.block.stmts.clone(),
+                            other => vec![Stmt::Expr(other.clone(), None)],
+                        };
+                        let body = followed_by(body, rest);
+                        let body = self.stmts(&body, cx);
+                        *arm.body = parse_quote!({ #(#body)* });
+                        arm.comma = Some(Default::default());
+                    }
+                    out.push(Stmt::Expr(Expr::Match(m), None));
                     return out;
                 }
                 Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)))
@@ -212,7 +227,7 @@ impl Desugar {
                         return out;
                     }
                 }
-                _ if needs_desugar(stmt) => {
+                _ if needs_desugar(stmt) && !stmt_exits(stmt).any() => {
                     // Only loops nested in this statement's blocks exit
                     // (`if c { for .. { continue; } }`): desugar those blocks.
                     let mut stmt = stmt.clone();
@@ -325,6 +340,19 @@ impl VisitMut for NestedBlocks<'_> {
     }
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `stmts` then `rest`: a last expression of `stmts` gets its `;` when
+/// `rest` follows (its value was `()`, as the `if` or `match` it ended was a
+/// statement), so that the statements still parse.
+fn followed_by(mut stmts: Vec<Stmt>, rest: &[Stmt]) -> Vec<Stmt> {
+    if !rest.is_empty() {
+        if let Some(Stmt::Expr(_, semi @ None)) = stmts.last_mut() {
+            *semi = Some(Default::default());
+        }
+        stmts.extend(rest.iter().cloned());
+    }
+    stmts
 }
 
 /// `break;`, `continue;`, `return e;` as a statement.
