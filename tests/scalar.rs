@@ -97,6 +97,22 @@ mod reassignment {
     }
 }
 
+/// Tuples of expressions, bound and assigned: every element is evaluated
+/// before any name changes (the assignment in the loop swaps).
+mod tuples {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let (mut a, mut b) = (x * 2.0, y.sin());
+        for _ in 0..3 {
+            (a, b) = (b, a * b + x);
+        }
+        let (p, _, q): (f64, f64, usize) = (a + b, x, 3);
+        let (a, b) = (b, a);
+        p * a - b * q as f64
+    }
+}
+
 mod constants_and_integers {
     use super::*;
     #[differentiable]
@@ -161,6 +177,7 @@ fn arithmetic_and_binary_functions() {
 fn bindings() {
     check_scalar!(shadowing; val x dx = 0.4;);
     check_scalar!(reassignment; val x dx = 0.4, val y dy = -0.3;);
+    check_scalar!(tuples; val x dx = 0.7, val y dy = 0.4;);
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod control;
 mod exits;
 mod expr;
 mod stmt;
+mod tuples;
 
 use super::errors::Errors;
 use super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId, VarInfo};
@@ -157,7 +158,8 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             params.push(None);
         }
     }
-    let block = exits::Desugar::new().body(&sig.item.block);
+    let block = tuples::Tuples::default().body(&sig.item.block);
+    let block = exits::Desugar::new().body(&block);
     l.body_assigned = control::assignments(&block)
         .into_iter()
         .filter(|(_, _, is_let)| !is_let)

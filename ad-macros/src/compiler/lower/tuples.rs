@@ -1,0 +1,127 @@
+//! Desugaring tuple `let`s and assignments of tuple expressions into one
+//! statement per name before lowering, so every later pass sees plain
+//! `let`s and assignments:
+//!
+//! - `let (a, mut b) = (e1, e2);` becomes
+//!   `let __ad_tuple_1 = e1; let __ad_tuple_2 = e2; let a = __ad_tuple_1; let mut b = __ad_tuple_2;`
+//! - `(a, b) = (b, a);` becomes
+//!   `let __ad_tuple_1 = b; let __ad_tuple_2 = a; a = __ad_tuple_1; b = __ad_tuple_2;`
+//!
+//! Every element is evaluated before any name is bound, as in Rust (the
+//! second swaps). Only a tuple expression of the pattern's arity, whose
+//! elements are names, `mut` names or `_`, is split; anything else is left
+//! for lowering, which reports it if it involves active values.
+
+use proc_macro2::{Ident, Span};
+use syn::visit_mut::VisitMut;
+use syn::{parse_quote, Block, Expr, Pat, Stmt, Type};
+
+/// Numbers the temporaries it introduces (`__ad_tuple_k`; the `__ad_`
+/// prefix is reserved).
+#[derive(Default)]
+pub struct Tuples {
+    counter: usize,
+}
+
+impl Tuples {
+    pub fn body(&mut self, block: &Block) -> Block {
+        let mut block = block.clone();
+        self.visit_block_mut(&mut block);
+        block
+    }
+
+    fn temporary(&mut self) -> Ident {
+        self.counter += 1;
+        Ident::new(&format!("__ad_tuple_{}", self.counter), Span::call_site())
+    }
+
+    /// The statements replacing `stmt`, if it is a tuple `let` or
+    /// assignment this pass splits.
+    fn split(&mut self, stmt: &Stmt) -> Option<Vec<Stmt>> {
+        match stmt {
+            Stmt::Local(local) => {
+                let (pat, ty) = match &local.pat {
+                    Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+                    p => (p, None),
+                };
+                let (Pat::Tuple(pats), Some(init)) = (pat, &local.init) else {
+                    return None;
+                };
+                let Expr::Tuple(values) = &*init.expr else {
+                    return None;
+                };
+                let simple = pats.elems.iter().all(|p| {
+                    matches!(p, Pat::Wild(_))
+                        || matches!(p, Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none())
+                });
+                if !simple || pats.elems.len() != values.elems.len() || init.diverge.is_some() {
+                    return None;
+                }
+                let types: Vec<Option<&Type>> = match ty {
+                    Some(Type::Tuple(t)) if t.elems.len() == pats.elems.len() => {
+                        t.elems.iter().map(Some).collect()
+                    }
+                    Some(_) => return None,
+                    None => vec![None; pats.elems.len()],
+                };
+                let temps: Vec<Ident> = values.elems.iter().map(|_| self.temporary()).collect();
+                let mut out: Vec<Stmt> = Vec::new();
+                for ((t, v), ty) in temps.iter().zip(&values.elems).zip(&types) {
+                    out.push(match ty {
+                        Some(ty) => parse_quote!(let #t: #ty = #v;),
+                        None => parse_quote!(let #t = #v;),
+                    });
+                }
+                for (p, t) in pats.elems.iter().zip(&temps) {
+                    if let Pat::Ident(_) = p {
+                        out.push(parse_quote!(let #p = #t;));
+                    }
+                }
+                Some(out)
+            }
+            Stmt::Expr(Expr::Assign(a), Some(_)) => {
+                let (Expr::Tuple(targets), Expr::Tuple(values)) = (&*a.left, &*a.right) else {
+                    return None;
+                };
+                let simple = targets.elems.iter().all(|t| {
+                    matches!(t, Expr::Infer(_))
+                        || matches!(t, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+                });
+                if !simple || targets.elems.len() != values.elems.len() {
+                    return None;
+                }
+                let temps: Vec<Ident> = values.elems.iter().map(|_| self.temporary()).collect();
+                let mut out: Vec<Stmt> = temps
+                    .iter()
+                    .zip(&values.elems)
+                    .map(|(t, v)| parse_quote!(let #t = #v;))
+                    .collect();
+                for (target, t) in targets.elems.iter().zip(&temps) {
+                    if let Expr::Path(_) = target {
+                        out.push(parse_quote!(#target = #t;));
+                    }
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl VisitMut for Tuples {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            match self.split(&stmt) {
+                Some(split) => stmts.extend(split),
+                None => {
+                    self.visit_stmt_mut(&mut stmt);
+                    stmts.push(stmt);
+                }
+            }
+        }
+        block.stmts = stmts;
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
