@@ -65,6 +65,21 @@ mod constant_argument {
 }
 
 #[differentiable]
+pub fn scaled_power(x: f64, s: f64, #[constant] n: i32) -> f64 {
+    x.powi(n) * s
+}
+
+/// Arguments that are expressions of constants (`n - 1`) and of active
+/// values passed to an active parameter in the callee (`2.0 * k`).
+mod constant_expression_arguments {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, #[constant] n: i32, #[constant] k: f64) -> f64 {
+        scaled_power(x, 2.0 * k, n - 1) + scaled_power(x * x, k + 1.0, n + 1)
+    }
+}
+
+#[differentiable]
 pub fn layer(w: &Array2<f64>, h: &Array1<f64>) -> Array1<f64> {
     w.dot(h).mapv(f64::tanh)
 }
@@ -120,6 +135,9 @@ fn constant_arguments_to_active_parameters() {
         let (b, x) = (random(3, 6), random(n, 7));
         check_scalar!(constant_argument; ref w dw = random((3, n), 5); &b, &x);
     }
+    for n in [1, 3] {
+        check_scalar!(constant_expression_arguments; val x dx = 0.8; n, 0.6);
+    }
 }
 
 #[test]
@@ -150,4 +168,30 @@ fn gradients_from_many_threads_agree_with_serial_ones() {
             .collect()
     });
     assert_eq!(serial, parallel);
+}
+
+/// Forward mode may recurse: its `_jvp` returns plain values (reverse mode
+/// rejects recursion, see `tests/ui/body/recursion.rs`).
+#[differentiable(forward)]
+fn repeated_square(x: f64, #[constant] n: usize) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        repeated_square(square(x), n - 1)
+    }
+}
+
+#[test]
+fn forward_mode_recursion() {
+    for n in 0..4 {
+        let x = 1.1;
+        let (value, d) = repeated_square_jvp(x, n, 1.0, ad::NoTangent);
+        assert_eq!(value, repeated_square(x, n));
+        let h = 1e-6;
+        let fd = (repeated_square(x + h, n) - repeated_square(x - h, n)) / (2.0 * h);
+        assert!(
+            (d - fd).abs() < 1e-6 * fd.abs().max(1.0),
+            "n = {n}: {d} vs {fd}"
+        );
+    }
 }

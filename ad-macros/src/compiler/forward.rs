@@ -503,7 +503,13 @@ fn call(
             }
         }
         Operand::Const(_) => {
+            // `&(n - 1)`, not `&n - 1`.
             let source = &a.source;
+            let source = if source.clone().into_iter().count() == 1 {
+                quote!(#source)
+            } else {
+                quote!((#source))
+            };
             quote!(#r::const_tangent(&#r::zero_tangent(&#source)))
         }
     });

@@ -54,7 +54,7 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let function = lower::lower(&sig, &errors);
+    let function = lower::lower(&sig, &errors, modes.reverse);
     let mut out = sig.item.to_token_stream();
     if errors.is_empty() {
         out.extend(emit::derivatives(&sig, &function, modes));
@@ -73,7 +73,7 @@ pub fn dump_ir(item: TokenStream) -> String {
         return "not a function".into();
     };
     match signature::parse(item_fn, &errors) {
-        Ok(sig) => lower::lower(&sig, &errors).dump(),
+        Ok(sig) => lower::lower(&sig, &errors, true).dump(),
         Err(_) => "no return type".into(),
     }
 }

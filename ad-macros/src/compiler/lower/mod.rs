@@ -66,6 +66,10 @@ pub struct Lowerer<'a> {
     /// The float types scalar paths may name (`f64::exp`, `F::exp`): `f64`,
     /// `f32` and the function's type parameters bounded by `Float`.
     float_types: Vec<String>,
+    /// The function's own name when its reverse mode is emitted: a
+    /// recursive call with active arguments is rejected (its pullback's
+    /// type would contain itself).
+    recursion_forbidden: Option<String>,
 }
 
 /// `f64`, `f32`, and the type parameters of `generics` bounded by `Float`
@@ -97,7 +101,7 @@ fn float_types(generics: &syn::Generics) -> Vec<String> {
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
 /// only meaningful when there are none.
-pub fn lower(sig: &Signature, errors: &Errors) -> Function {
+pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
     let mut l = Lowerer {
         errors,
         vars: Vec::new(),
@@ -112,6 +116,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         loop_assigned: Vec::new(),
         body_assigned: HashSet::new(),
         float_types: float_types(&sig.item.sig.generics),
+        recursion_forbidden: reverse.then(|| sig.name().to_string()),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
