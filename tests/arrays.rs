@@ -212,12 +212,42 @@ mod closure_reads_values_changed_later {
     }
 }
 
+/// The same in the branch an early `return` leaves, where the constants
+/// are the branch's own.
+mod closure_in_a_branch_reads_values_changed_later {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64, #[constant] c: f64) -> f64 {
+        let mut k = c * 0.5;
+        if c > 10.0 {
+            return s;
+        }
+        let y = x.mapv(|t| (t * k).sin() + k * 0.5) * s;
+        k = (k * 0.5 + k).tanh();
+        y.sum() + k
+    }
+}
+
+/// A closure that reads an element and a reduction of arrays of the body
+/// (`y[0]`, `w.sum()`): computed once before the `mapv`, they are captured
+/// scalars.
+mod closure_reads_elements_and_sums {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &Array1<f64>) -> f64 {
+        let y = x.mapv(|v| v * w[0] + (w.sum() * v).sin());
+        y.mapv(|v| v * y[y.len() - 1] + (w[1] * w[1]).ln_1p()).sum()
+    }
+}
+
 #[test]
 fn elementwise_and_mapv() {
     for n in SIZES {
         check_scalar!(elementwise_methods; ref x dx = random(n, 13).mapv(|v| v + 1.5););
         check_scalar!(mapv_closures; ref x dx = random(n, 14); 0.8);
         check_scalar!(closure_reads_values_changed_later; ref x dx = random(n, 15), val s ds = 0.6; 5.0);
+        check_scalar!(closure_reads_elements_and_sums; ref x dx = random(n, 16), ref w dw = random(2, 17););
+        check_scalar!(closure_in_a_branch_reads_values_changed_later; ref x dx = random(n, 18), val s ds = 0.6; 3.0);
     }
 }
 

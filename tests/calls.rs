@@ -79,6 +79,28 @@ mod constant_expression_arguments {
     }
 }
 
+/// A call recomputed in a branch's reverse sweep (its argument is a
+/// reference to a local), whose other argument is an inactive value read
+/// through an active one (`c[k % a.len()]`): the reverse sweep passes the
+/// value the branch saved.
+mod inactive_argument_in_a_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        if k == 3 {
+            return x * 2.0;
+        }
+        let h = a * x;
+        let twice = c + c;
+        scaled_sum(&h, twice[k % a.len()]) + twice.sum() * x
+    }
+}
+
+#[differentiable]
+pub fn scaled_sum(v: &Array1<f64>, s: f64) -> f64 {
+    (v * s).mapv(f64::tanh).sum()
+}
+
 #[differentiable]
 pub fn layer(w: &Array2<f64>, h: &Array1<f64>) -> Array1<f64> {
     w.dot(h).mapv(f64::tanh)
@@ -137,6 +159,10 @@ fn constant_arguments_to_active_parameters() {
     }
     for n in [1, 3] {
         check_scalar!(constant_expression_arguments; val x dx = 0.8; n, 0.6);
+    }
+    let c = random(4, 8);
+    for k in [1, 3, 6] {
+        check_scalar!(inactive_argument_in_a_branch; val x dx = 0.8, ref a da = random(4, 9); &c, k);
     }
 }
 

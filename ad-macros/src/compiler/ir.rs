@@ -485,45 +485,51 @@ pub fn split_place(path: &TokenStream) -> Option<(TokenStream, Option<TokenStrea
     }
 }
 
-/// The variables defined before `first` that `body` reads: what a closure
-/// whose own variables are numbered from `first` captures.
-pub fn reads_before(body: &Body, first: VarId) -> Vec<VarId> {
-    fn note(o: &Operand, first: VarId, out: &mut Vec<VarId>) {
-        if let Operand::Var(v) = o {
-            if v.0 < first.0 && !out.contains(v) {
-                out.push(*v);
+/// The variables `body` reads that it does not define (nor is `param`):
+/// what a closure with that body and parameter captures.
+pub fn reads_outside(body: &Body, param: VarId) -> Vec<VarId> {
+    fn walk(stmts: &[Stmt], defined: &mut Vec<VarId>, read: &mut Vec<VarId>) {
+        let note = |o: &Operand, read: &mut Vec<VarId>| {
+            if let Operand::Var(v) = o {
+                if !read.contains(v) {
+                    read.push(*v);
+                }
             }
-        }
-    }
-    fn walk(stmts: &[Stmt], first: VarId, out: &mut Vec<VarId>) {
+        };
         for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) => {
-                    i.op.operands()
-                        .into_iter()
-                        .for_each(|o| note(o, first, out))
+                    i.op.operands().into_iter().for_each(|o| note(o, read));
+                    defined.push(i.dest);
                 }
                 Stmt::If(i) => {
+                    walk(&i.then, defined, read);
+                    walk(&i.els, defined, read);
                     for phi in &i.phis {
-                        note(&phi.then, first, out);
-                        note(&phi.els, first, out);
+                        note(&phi.then, read);
+                        note(&phi.els, read);
+                        defined.push(phi.dest);
                     }
-                    walk(&i.then, first, out);
-                    walk(&i.els, first, out);
                 }
                 Stmt::Loop(l) => {
                     for c in &l.carried {
-                        note(&c.init, first, out);
-                        note(&c.next, first, out);
+                        note(&c.init, read);
+                        note(&c.next, read);
+                        defined.extend([c.input, c.output]);
                     }
-                    walk(&l.body, first, out);
+                    walk(&l.body, defined, read);
                 }
                 _ => {}
             }
         }
     }
-    let mut out = Vec::new();
-    walk(&body.stmts, first, &mut out);
-    note(&body.result, first, &mut out);
-    out
+    let (mut defined, mut read) = (vec![param], Vec::new());
+    walk(&body.stmts, &mut defined, &mut read);
+    if let Operand::Var(v) = &body.result {
+        if !read.contains(v) {
+            read.push(*v);
+        }
+    }
+    read.retain(|v| !defined.contains(v));
+    read
 }

@@ -399,6 +399,34 @@ impl Builder<'_, '_> {
         names(c.tokens.clone(), &mut self.read_consts);
     }
 
+    /// The names a `mapv` closure's derivative reads from around it: the
+    /// constants moved out of it and the inactive values it names.
+    fn read_closure_constants(&mut self, stmts: &[Stmt]) {
+        let opaque = |tokens: &TokenStream| Const::opaque(tokens.clone());
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(inst) => {
+                    for o in inst.op.operands() {
+                        if let Operand::Const(c) = o {
+                            self.read_const(c);
+                        }
+                    }
+                    if let Op::Index(_, c) | Op::Powi(_, c) = &inst.op {
+                        self.read_const(c);
+                    }
+                }
+                Stmt::Const { expr: t, .. }
+                | Stmt::Verbatim(t)
+                | Stmt::InactiveLet { tokens: t, .. } => self.read_const(&opaque(t)),
+                Stmt::If(i) => {
+                    self.read_closure_constants(&i.then);
+                    self.read_closure_constants(&i.els);
+                }
+                Stmt::Loop(l) => self.read_closure_constants(&l.body),
+            }
+        }
+    }
+
     fn read_tokens(&mut self, c: &Const) -> TokenStream {
         self.read_const(c);
         c.tokens.clone()
@@ -626,6 +654,7 @@ impl Builder<'_, '_> {
                 for capture in &closure.captures {
                     self.read(capture);
                 }
+                self.read_closure_constants(&closure.body.stmts);
                 if pos == 0 {
                     let df = forward::derivative_closure(g, closure, None, s);
                     dense(quote_spanned!(s=> #r::mapv_pullback(#dy, #x, #df)))

@@ -188,7 +188,7 @@ impl Lowerer<'_> {
                 let (source, _) = scan::rename_expr(f, &self.renames());
                 let (param, body) = self.closure_body(&param, &c.body)?;
                 let source = source.to_token_stream();
-                let captures = crate::compiler::ir::reads_before(&body, param)
+                let captures = crate::compiler::ir::reads_outside(&body, param)
                     .into_iter()
                     .map(Operand::Var)
                     .collect();
@@ -233,45 +233,76 @@ impl Lowerer<'_> {
             e => self.expr(e).unwrap_or_else(|| self.poison()),
         };
         let stmts = std::mem::replace(&mut self.stmts, saved_stmts);
-        let stmts = self.hoist_outer_constants(stmts, v);
+        let stmts = self.hoist_invariants(stmts, v);
         self.block_serial += 1;
         self.env = saved_env;
         Some((v, Body { stmts, result }))
     }
 
-    /// Moves the constants a closure reads from the enclosing body (`k` in
-    /// `|v| (v * k).sin()` when `k` changes later) out of it, to before the
-    /// `mapv`: the closure's derivative runs in the reverse sweep, after
-    /// the body has gone on, and must see the values the closure saw. A
-    /// constant stays inside if it reads the closure's own variables (its
-    /// parameter, its values, or anything after an inactive `let` of its own).
-    fn hoist_outer_constants(&mut self, stmts: Vec<Stmt>, first: VarId) -> Vec<Stmt> {
-        let own: HashSet<String> = (first.0..self.vars.len())
-            .map(|v| self.vars[v].ident.to_string())
-            .collect();
-        let mentions_own = |tokens: &proc_macro2::TokenStream| {
-            fn walk(t: proc_macro2::TokenStream, own: &HashSet<String>) -> bool {
-                t.into_iter().any(|tt| match tt {
-                    proc_macro2::TokenTree::Ident(i) => own.contains(&i.to_string()),
-                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), own),
-                    _ => false,
-                })
-            }
-            walk(tokens.clone(), &own)
-        };
+    /// Moves what a closure computes from the enclosing body alone out of
+    /// it, to before the `mapv`: constants (`k` in `|v| (v * k).sin()`),
+    /// and operations on the body's values (`y[0]`, `s * s`). The closure's
+    /// derivative runs in the reverse sweep, after the body has gone on, and
+    /// must see the values the closure saw; an element read moved out makes
+    /// a captured array a captured scalar; and the work is done once rather
+    /// than per element. What reads the closure's own variables (its
+    /// parameter, its values, anything after an inactive `let` or a branch
+    /// of its own) stays.
+    fn hoist_invariants(&mut self, stmts: Vec<Stmt>, param: VarId) -> Vec<Stmt> {
+        fn mentions(tokens: &proc_macro2::TokenStream, own: &HashSet<String>) -> bool {
+            tokens.clone().into_iter().any(|tt| match tt {
+                proc_macro2::TokenTree::Ident(i) => own.contains(&i.to_string()),
+                proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), own),
+                _ => false,
+            })
+        }
+        let mut own_vars: HashSet<VarId> = HashSet::from([param]);
+        let mut own: HashSet<String> = HashSet::from([self.vars[param.0].ident.to_string()]);
         let mut kept = Vec::new();
         let mut inner_bindings = false;
         for stmt in stmts {
-            match stmt {
-                Stmt::Const { ref expr, .. } if !inner_bindings && !mentions_own(expr) => {
-                    self.stmts.push(stmt);
-                }
-                Stmt::Inst(_) | Stmt::Const { .. } => kept.push(stmt),
-                other => {
-                    inner_bindings = true;
-                    kept.push(other);
-                }
+            let invariant = !inner_bindings
+                && match &stmt {
+                    Stmt::Const { expr, .. } => !mentions(expr, &own),
+                    Stmt::Inst(inst) => {
+                        let outer = |o: &Operand| match o {
+                            Operand::Var(v) => !own_vars.contains(v),
+                            Operand::Const(c) => !mentions(&c.tokens, &own),
+                        };
+                        match &inst.op {
+                            Op::Index(a, idx) => outer(a) && !mentions(&idx.tokens, &own),
+                            Op::Powi(a, n) => outer(a) && !mentions(&n.tokens, &own),
+                            Op::Arith(..)
+                            | Op::Binary(..)
+                            | Op::Unary(..)
+                            | Op::Neg(..)
+                            | Op::MulAdd(..)
+                            | Op::Cast(..)
+                            | Op::Reduce(..)
+                            | Op::Dot(..)
+                            | Op::Transpose(..)
+                            | Op::View(..)
+                            | Op::ToOwned(..) => inst.op.operands().into_iter().all(outer),
+                            _ => false,
+                        }
+                    }
+                    _ => false,
+                };
+            if invariant {
+                self.stmts.push(stmt);
+                continue;
             }
+            match &stmt {
+                Stmt::Const { ident, .. } => {
+                    own.insert(ident.to_string());
+                }
+                Stmt::Inst(inst) => {
+                    own_vars.insert(inst.dest);
+                    own.insert(self.vars[inst.dest.0].ident.to_string());
+                }
+                _ => inner_bindings = true,
+            }
+            kept.push(stmt);
         }
         kept
     }
@@ -333,10 +364,24 @@ impl Lowerer<'_> {
                     }
                 }
             };
+            // An inactive value computed from active ones (`v[k % a.len()]`)
+            // is bound to a constant of its own, which the reverse sweep
+            // saves where it recomputes the call: pass that, not the source.
+            let source = match &operand {
+                Operand::Const(c) if !self.active_mentions(inner).is_empty() => {
+                    let tokens = &c.tokens;
+                    if by_ref {
+                        quote::quote!(&#tokens)
+                    } else {
+                        quote::quote!(#tokens)
+                    }
+                }
+                _ => source.to_token_stream(),
+            };
             lowered.push(CallArg {
                 operand,
                 by_ref,
-                source: source.to_token_stream(),
+                source,
                 local: self.mentions_locals(inner),
             });
         }
