@@ -224,7 +224,11 @@ fn hyper_loss(p: &Hyper, s: f64) -> f64 {
             t += p.w[[k, j]] * p.data[[k, j]] * s + p.offsets[j] * p.w[[0, j]];
         }
     }
-    t + layer_energy(&p.layers[0]) * layer_energy(&p.fixed) + p.w.row(0).dot(&fixed_b) * s
+    // A closure reading a constant field and an element of a tracked one.
+    let wavy = p.w.row(1).mapv(|v| (v * p.lambda).sin() * p.layers[0].b[0]);
+    t + layer_energy(&p.layers[0]) * layer_energy(&p.fixed)
+        + p.w.row(0).dot(&fixed_b) * s
+        + wavy.sum()
 }
 
 #[test]

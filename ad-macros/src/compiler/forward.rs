@@ -297,7 +297,9 @@ pub fn derivative_closure(
         // An error about the capture points at the `mapv`.
         s.set_span(s.span().located_at(span));
         let one = capture == Some(k);
-        Some(quote_spanned!(span=> let #s_dot = #r::capture_seed(&#s, #one);))
+        let mut view = g.view.clone();
+        view.set_span(view.span().located_at(span));
+        Some(quote_spanned!(span=> let #s_dot = #r::capture_seed(#view(&#s), #one);))
     });
     quote!(|#v| {
         let #v_dot = #v_seed;

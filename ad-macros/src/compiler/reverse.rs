@@ -411,8 +411,10 @@ impl Builder<'_, '_> {
                             self.read_const(c);
                         }
                     }
-                    if let Op::Index(_, c) | Op::Powi(_, c) = &inst.op {
-                        self.read_const(c);
+                    match &inst.op {
+                        Op::Index(_, c) | Op::Powi(_, c) => self.read_const(c),
+                        Op::Place(_, path) => self.read_const(&opaque(path)),
+                        _ => {}
                     }
                 }
                 Stmt::Const { expr: t, .. }

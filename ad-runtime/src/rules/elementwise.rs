@@ -225,8 +225,10 @@ impl<F: Float> CapturedScalar for F {
     }
 }
 
+/// The seed for the captured value `s`, passed as `view(&s)` (a scalar,
+/// whether `s` is one or a reference to one, such as a field read).
 #[inline(always)]
-pub fn capture_seed<T: CapturedScalar>(_: &T, one: bool) -> T {
+pub fn capture_seed<T: CapturedScalar>(_: T, one: bool) -> T {
     T::seed(one)
 }
 

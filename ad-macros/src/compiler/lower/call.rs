@@ -241,7 +241,7 @@ impl Lowerer<'_> {
 
     /// Moves what a closure computes from the enclosing body alone out of
     /// it, to before the `mapv`: constants (`k` in `|v| (v * k).sin()`),
-    /// and operations on the body's values (`y[0]`, `s * s`). The closure's
+    /// and operations on the body's values (`y[0]`, `s * s`, `p.scale`). The closure's
     /// derivative runs in the reverse sweep, after the body has gone on, and
     /// must see the values the closure saw; an element read moved out makes
     /// a captured array a captured scalar; and the work is done once rather
@@ -272,6 +272,7 @@ impl Lowerer<'_> {
                         match &inst.op {
                             Op::Index(a, idx) => outer(a) && !mentions(&idx.tokens, &own),
                             Op::Powi(a, n) => outer(a) && !mentions(&n.tokens, &own),
+                            Op::Place(a, path) => outer(a) && !mentions(path, &own),
                             Op::Arith(..)
                             | Op::Binary(..)
                             | Op::Unary(..)
