@@ -181,7 +181,7 @@ impl Builder<'_, '_> {
         // inner sum, which seeds its own iterations.
         let seed = body
             .iter()
-            .any(|code| mentions(code, &x_bar))
+            .any(|code| super::scan::token_names(code).contains(&x_bar.to_string()))
             .then(|| quote!(let mut #x_bar = ::core::option::Option::Some(#r::one_like(#x));));
         let mut vars = activity::defined_at(&l.body);
         vars.retain(|v| *v != next);
@@ -334,13 +334,4 @@ fn outer_variables(stmts: &[Stmt], useful: &std::collections::HashSet<VarId>) ->
         .into_iter()
         .filter(|v| useful.contains(v))
         .collect()
-}
-
-/// Whether `code` names `ident` anywhere, groups included.
-fn mentions(code: &TokenStream, ident: &Ident) -> bool {
-    code.clone().into_iter().any(|tt| match tt {
-        proc_macro2::TokenTree::Ident(i) => i == *ident,
-        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), ident),
-        _ => false,
-    })
 }

@@ -23,6 +23,7 @@ use quote::format_ident;
 
 use super::ir::{Function, Loop, LoopHead, Stmt, VarId};
 use super::reverse::Builder;
+use super::scan::token_names;
 
 impl Builder<'_, '_> {
     /// The name of the range a loop's reverse sweep replays, when it can:
@@ -54,7 +55,7 @@ impl Builder<'_, '_> {
             .filter_map(|s| match s {
                 Stmt::Const { ident, expr, .. }
                     if self.read_consts.contains(&ident.to_string())
-                        && names(expr).iter().all(|n| self.same_in_reverse(n)) =>
+                        && token_names(expr).iter().all(|n| self.same_in_reverse(n)) =>
                 {
                     Some((ident.clone(), expr.clone()))
                 }
@@ -132,7 +133,7 @@ impl Builder<'_, '_> {
         self.prologue.is_some()
             && self.enclosing_body.as_ref().is_some_and(|e| {
                 e.children.contains(&super::reverse_flow::key(l))
-                    && names(iter).iter().all(|n| !e.bound.contains(n))
+                    && token_names(iter).iter().all(|n| !e.bound.contains(n))
             })
     }
 }
@@ -162,24 +163,6 @@ fn defined_names(stmts: &[Stmt]) -> Vec<VarId> {
     let mut ids = Vec::new();
     walk(stmts, &mut |v| ids.push(v));
     ids
-}
-
-/// Every identifier in `tokens`, at any depth.
-fn names(tokens: &TokenStream) -> HashSet<String> {
-    let mut out = HashSet::new();
-    fn walk(tokens: TokenStream, out: &mut HashSet<String>) {
-        for t in tokens {
-            match t {
-                TokenTree::Ident(i) => {
-                    out.insert(i.to_string());
-                }
-                TokenTree::Group(g) => walk(g.stream(), out),
-                _ => {}
-            }
-        }
-    }
-    walk(tokens.clone(), &mut out);
-    out
 }
 
 /// The names the body may bind or change: its variables, constants and
@@ -250,7 +233,9 @@ fn bound_in(stmts: &[Stmt]) -> HashSet<String> {
     fn walk(stmts: &[Stmt], out: &mut HashSet<String>) {
         for stmt in stmts {
             match stmt {
-                Stmt::Verbatim(t) | Stmt::InactiveLet { tokens: t, .. } => out.extend(names(t)),
+                Stmt::Verbatim(t) | Stmt::InactiveLet { tokens: t, .. } => {
+                    out.extend(token_names(t))
+                }
                 Stmt::Const { ident, .. } => {
                     out.insert(ident.to_string());
                 }
@@ -258,7 +243,7 @@ fn bound_in(stmts: &[Stmt]) -> HashSet<String> {
                     // `if let Some(k) = ..` binds `k`.
                     if matches!(i.cond.clone().into_iter().next(), Some(TokenTree::Ident(l)) if l == "let")
                     {
-                        out.extend(names(&i.cond));
+                        out.extend(token_names(&i.cond));
                     }
                     out.extend(i.value.iter().map(|c| c.ident.to_string()));
                     walk(&i.then, out);
@@ -269,7 +254,7 @@ fn bound_in(stmts: &[Stmt]) -> HashSet<String> {
                         LoopHead::For { names: n, .. } => {
                             out.extend(n.iter().map(|n| n.to_string()))
                         }
-                        LoopHead::While { cond } => out.extend(names(cond)),
+                        LoopHead::While { cond } => out.extend(token_names(cond)),
                     }
                     walk(&l.body, out);
                 }

@@ -385,18 +385,7 @@ impl Builder<'_, '_> {
     /// (`s * 0.5` reads `s`), so the blocks that define them save them.
     fn read_const(&mut self, c: &Const) {
         self.read_consts.insert(c.tokens.to_string());
-        fn names(tokens: TokenStream, out: &mut HashSet<String>) {
-            for t in tokens {
-                match t {
-                    proc_macro2::TokenTree::Ident(i) => {
-                        out.insert(i.to_string());
-                    }
-                    proc_macro2::TokenTree::Group(g) => names(g.stream(), out),
-                    _ => {}
-                }
-            }
-        }
-        names(c.tokens.clone(), &mut self.read_consts);
+        self.read_consts.extend(super::scan::token_names(&c.tokens));
     }
 
     /// The names a `mapv` closure's derivative reads from around it: the

@@ -159,6 +159,24 @@ impl VisitMut for Renamer<'_> {
     }
 }
 
+/// Every identifier in `tokens`, groups included.
+pub fn token_names(tokens: &TokenStream) -> HashSet<String> {
+    fn walk(tokens: TokenStream, out: &mut HashSet<String>) {
+        for t in tokens {
+            match t {
+                TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(tokens.clone(), &mut out);
+    out
+}
+
 /// Whether `expr` mentions one of `names` (where no binding inside it
 /// shadows the name).
 pub fn mentions<'a>(expr: &Expr, names: impl IntoIterator<Item = &'a String>) -> bool {

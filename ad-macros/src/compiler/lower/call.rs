@@ -250,11 +250,7 @@ impl Lowerer<'_> {
     /// of its own) stays.
     fn hoist_invariants(&mut self, stmts: Vec<Stmt>, param: VarId) -> Vec<Stmt> {
         fn mentions(tokens: &proc_macro2::TokenStream, own: &HashSet<String>) -> bool {
-            tokens.clone().into_iter().any(|tt| match tt {
-                proc_macro2::TokenTree::Ident(i) => own.contains(&i.to_string()),
-                proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), own),
-                _ => false,
-            })
+            !scan::token_names(tokens).is_disjoint(own)
         }
         let mut own_vars: HashSet<VarId> = HashSet::from([param]);
         let mut own: HashSet<String> = HashSet::from([self.vars[param.0].ident.to_string()]);
