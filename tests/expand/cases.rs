@@ -241,6 +241,25 @@ derive_snapshot!(derive_layer,
     }
 );
 
+// Field reads whatever the field: the tangent struct's field or a zero in
+// forward mode (`rules::Field`), an element added into its field in
+// reverse mode (`rules::accumulate_element`); `lambda` may be `#[constant]`.
+snapshot!(field_and_element_reads, [],
+    fn f(p: &Regression) -> f64 {
+        let r = p.data.dot(&p.w);
+        r.dot(&r) * p.lambda + p.w[0]
+    }
+);
+
+// Tuples split into one `let` or assignment per name, all elements first.
+snapshot!(tuples, [reverse],
+    fn f(x: f64, y: f64) -> f64 {
+        let (mut a, mut b) = (x * 2.0, y);
+        (a, b) = (b, a * b);
+        a - b
+    }
+);
+
 snapshot!(struct_parameter, [reverse],
     fn loss(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
         let mut h = x.to_owned();
