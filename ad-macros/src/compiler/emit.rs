@@ -28,6 +28,7 @@ struct Parts {
     ret: Box<syn::Type>,
     ret_tangent: TokenStream,
     gradients: Vec<TokenStream>,
+    array_gradients: Vec<bool>,
     captures: TokenStream,
 }
 
@@ -39,6 +40,7 @@ fn parts(sig: &Signature) -> Parts {
         ret: sig.ret.clone(),
         ret_tangent: sig.ret_tangent(),
         gradients: sig.gradient_types(),
+        array_gradients: sig.array_gradients(),
         captures: sig.captures(),
     }
 }
@@ -86,7 +88,7 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
         ..
     } = s;
     let seed = seed.iter().map(|seed| quote!(let #seed: #ret = 1.0;));
-    let gradients = laid_out(g, grad_types, gradients);
+    let gradients = laid_out(g, &p.array_gradients, gradients);
     quote! {
         #[doc = #doc]
         #allows
@@ -104,13 +106,13 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
 /// whatever layout the reverse sweep left it in (outer products and
 /// transposes leave column-major ones), so that `as_slice()` and
 /// `into_shape_with_order` work on it as on the parameter.
-fn laid_out(g: &Gen<'_>, types: &[TokenStream], gradients: &[TokenStream]) -> Vec<TokenStream> {
+fn laid_out(g: &Gen<'_>, arrays: &[bool], gradients: &[TokenStream]) -> Vec<TokenStream> {
     let r = &g.rules;
-    types
+    arrays
         .iter()
         .zip(gradients)
-        .map(|(ty, gradient)| {
-            if ty.to_string().starts_with(":: ad :: ndarray ::") {
+        .map(|(&array, gradient)| {
+            if array {
                 quote!(#r::standard_layout(#gradient))
             } else {
                 gradient.clone()
@@ -129,6 +131,7 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
         ret_tangent,
         gradients: grad_types,
         captures,
+        ..
     } = p;
     let (_, _, where_clause) = generics.split_for_impl();
     let prelude = g.prelude();
@@ -155,7 +158,7 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
         Some(seed) => quote!(#seed),
         None => quote!(_),
     };
-    let gradients = laid_out(g, grad_types, gradients);
+    let gradients = laid_out(g, &p.array_gradients, gradients);
     quote! {
         #[doc = #doc]
         #allows
@@ -247,6 +250,7 @@ pub fn stubs(sig: &Signature, modes: Modes) -> TokenStream {
         ret_tangent,
         gradients,
         captures,
+        ..
     } = &p;
     let (_, _, where_clause) = generics.split_for_impl();
     let message = format!("`#[differentiable]` reported an error for `{}`", sig.name());

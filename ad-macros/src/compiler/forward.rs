@@ -284,29 +284,40 @@ pub fn derivative_closure(
     capture: Option<usize>,
     span: Span,
 ) -> TokenStream {
-    let (stmts, result_dot) = body(g, &c.body);
     let (v, v_dot, r) = (g.ident(c.param), g.dot(c.param), &g.rules);
-    let result_dot = result_dot.unwrap_or_else(|| quote!(#r::zero_tangent(&#v)));
     let v_seed = match capture {
         None => quote!(#r::one_like(#v)),
         Some(_) => quote!(#r::zero_tangent(&#v)),
     };
+    // An error about a capture (an array) points at the `mapv`.
+    let at_mapv = |i: &proc_macro2::Ident| {
+        let mut i = i.clone();
+        i.set_span(i.span().located_at(span));
+        i
+    };
+    let view = at_mapv(&g.view);
     let capture_seeds = c.captures.iter().enumerate().filter_map(|(k, o)| {
         let Operand::Var(s) = o else { return None };
-        let (s_dot, mut s) = (g.dot(*s), g.ident(*s).clone());
-        // An error about the capture points at the `mapv`.
-        s.set_span(s.span().located_at(span));
+        let (s_dot, s) = (g.dot(*s), at_mapv(g.ident(*s)));
         let one = capture == Some(k);
-        let mut view = g.view.clone();
-        view.set_span(view.span().located_at(span));
         Some(quote_spanned!(span=> let #s_dot = #r::capture_seed(#view(&#s), #one);))
     });
+    let tangent = closure_tangent(g, c);
     quote!(|#v| {
         let #v_dot = #v_seed;
         #(#capture_seeds)*
-        #(#stmts)*
-        #result_dot
+        #tangent
     })
+}
+
+/// The statements of a `mapv` closure's body in forward mode, ending in
+/// its result's tangent (given the parameter's `v_dot` and the captured
+/// values' tangents).
+fn closure_tangent(g: &Gen<'_>, c: &Closure) -> TokenStream {
+    let (stmts, result_dot) = body(g, &c.body);
+    let (v, r) = (g.ident(c.param), &g.rules);
+    let result_dot = result_dot.unwrap_or_else(|| quote!(#r::zero_tangent(&#v)));
+    quote!(#(#stmts)* #result_dot)
 }
 
 fn inst_pair(g: &Gen<'_>, inst: &Inst, useful: bool) -> Vec<TokenStream> {
@@ -403,14 +414,9 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
         Op::Mapv(a, c) if !c.captures.is_empty() => {
             // The closure's tangent at each element, from the element's
             // tangent and the captured values' own (read from outside).
-            let (stmts, result_dot) = body(g, &c.body);
             let (v, v_dot) = (g.ident(c.param), g.dot(c.param));
-            let result_dot = result_dot.unwrap_or_else(|| quote!(#r::zero_tangent(&#v)));
-            let (da, x) = (maybe(g, a), g.operand(a));
-            quote_spanned!(s=> #r::mapv_captures_pushforward(#da, #x, |#v, #v_dot| {
-                #(#stmts)*
-                #result_dot
-            }))
+            let (da, x, tangent) = (maybe(g, a), g.operand(a), closure_tangent(g, c));
+            quote_spanned!(s=> #r::mapv_captures_pushforward(#da, #x, |#v, #v_dot| { #tangent }))
         }
         Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Mapv(a, _) => {
             let v = var(a).expect("an active unary instruction has an active operand");

@@ -269,6 +269,27 @@ impl Op {
         }
     }
 
+    /// The inactive code the instruction carries besides its operands:
+    /// an index, an axis, an exponent, a shape, a field's path.
+    pub fn inline_tokens(&self) -> Vec<&TokenStream> {
+        match self {
+            Op::Powi(_, c)
+            | Op::ReduceAxis(_, _, c)
+            | Op::Row(_, c)
+            | Op::Column(_, c)
+            | Op::Slice(_, c)
+            | Op::InsertAxis(_, c)
+            | Op::IntoShape(_, c)
+            | Op::Index(_, c)
+            | Op::FromElem(c, _)
+            | Op::IndexWrite(_, c, _)
+            | Op::IndexAdd(_, c, _)
+            | Op::Unwrap(_, Some(c)) => vec![&c.tokens],
+            Op::Place(_, path) => vec![path],
+            _ => Vec::new(),
+        }
+    }
+
     pub fn var_operands(&self) -> Vec<VarId> {
         self.operands()
             .into_iter()

@@ -222,20 +222,10 @@ impl Walk {
         for (pos, o) in op.operands().into_iter().enumerate() {
             self.leave(Site::Operand { inst, pos }, o);
         }
+        for tokens in op.inline_tokens() {
+            self.tokens(tokens);
+        }
         match op {
-            Op::Powi(_, c)
-            | Op::ReduceAxis(_, _, c)
-            | Op::Row(_, c)
-            | Op::Column(_, c)
-            | Op::Slice(_, c)
-            | Op::InsertAxis(_, c)
-            | Op::IntoShape(_, c)
-            | Op::Index(_, c)
-            | Op::FromElem(c, _)
-            | Op::IndexWrite(_, c, _)
-            | Op::IndexAdd(_, c, _)
-            | Op::Unwrap(_, Some(c)) => self.tokens(&c.tokens),
-            Op::Place(_, path) => self.tokens(path),
             Op::Call(_, args) => {
                 for a in args {
                     self.tokens(&a.source);

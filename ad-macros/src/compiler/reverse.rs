@@ -400,10 +400,8 @@ impl Builder<'_, '_> {
                             self.read_const(c);
                         }
                     }
-                    match &inst.op {
-                        Op::Index(_, c) | Op::Powi(_, c) => self.read_const(c),
-                        Op::Place(_, path) => self.read_const(&opaque(path)),
-                        _ => {}
+                    for tokens in inst.op.inline_tokens() {
+                        self.read_const(&opaque(tokens));
                     }
                 }
                 Stmt::Const { expr: t, .. }

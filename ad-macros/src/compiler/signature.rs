@@ -256,6 +256,15 @@ impl Signature {
             .collect()
     }
 
+    /// Whether each parameter's gradient is an ndarray array (returned in
+    /// standard layout).
+    pub fn array_gradients(&self) -> Vec<bool> {
+        self.params
+            .iter()
+            .map(|p| p.active && array_tangent(strip_ref(&p.ty)).is_some())
+            .collect()
+    }
+
     /// The gradient type of each parameter.
     pub fn gradient_types(&self) -> Vec<TokenStream> {
         self.params
@@ -324,40 +333,44 @@ fn no_tangent() -> TokenStream {
 /// (`f64`, `Array2<f64>` for arrays and views) and as a projection otherwise.
 pub fn tangent_type(ty: &Type) -> TokenStream {
     if let Type::Path(p) = ty {
-        if p.qself.is_none() {
-            if p.path.is_ident("f64") || p.path.is_ident("f32") {
-                return quote!(#ty);
-            }
-            if let Some(last) = p.path.segments.last() {
-                let name = last.ident.to_string();
-                let owned = name.replacen("ArrayView", "Array", 1);
-                let known = matches!(
-                    owned.as_str(),
-                    "Array"
-                        | "Array0"
-                        | "Array1"
-                        | "Array2"
-                        | "Array3"
-                        | "Array4"
-                        | "Array5"
-                        | "Array6"
-                        | "ArrayD"
-                );
-                if known {
-                    let args = match &last.arguments {
-                        syn::PathArguments::AngleBracketed(a) => a
-                            .args
-                            .iter()
-                            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-                            .cloned()
-                            .collect::<Vec<_>>(),
-                        _ => Vec::new(),
-                    };
-                    let ident = Ident::new(&owned, last.ident.span());
-                    return quote_spanned!(ty.span()=> ::ad::ndarray::#ident<#(#args),*>);
-                }
-            }
+        if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")) {
+            return quote!(#ty);
         }
     }
-    quote_spanned!(ty.span()=> <#ty as ::ad::Differentiable>::Tangent)
+    array_tangent(ty)
+        .unwrap_or_else(|| quote_spanned!(ty.span()=> <#ty as ::ad::Differentiable>::Tangent))
+}
+
+/// The owned ndarray type of an array or view type known by name
+/// (`ArrayView2<'a, f64>` gives `::ad::ndarray::Array2<f64>`).
+fn array_tangent(ty: &Type) -> Option<TokenStream> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|_| p.qself.is_none())?;
+    let owned = last.ident.to_string().replacen("ArrayView", "Array", 1);
+    let known = matches!(
+        owned.as_str(),
+        "Array"
+            | "Array0"
+            | "Array1"
+            | "Array2"
+            | "Array3"
+            | "Array4"
+            | "Array5"
+            | "Array6"
+            | "ArrayD"
+    );
+    if !known {
+        return None;
+    }
+    let args = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+            .cloned()
+            .collect::<Vec<_>>(),
+        _ => Vec::new(),
+    };
+    let ident = Ident::new(&owned, last.ident.span());
+    Some(quote_spanned!(ty.span()=> ::ad::ndarray::#ident<#(#args),*>))
 }

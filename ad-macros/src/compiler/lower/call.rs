@@ -265,23 +265,32 @@ impl Lowerer<'_> {
                             Operand::Var(v) => !own_vars.contains(v),
                             Operand::Const(c) => !mentions(&c.tokens, &own),
                         };
-                        match &inst.op {
-                            Op::Index(a, idx) => outer(a) && !mentions(&idx.tokens, &own),
-                            Op::Powi(a, n) => outer(a) && !mentions(&n.tokens, &own),
-                            Op::Place(a, path) => outer(a) && !mentions(path, &own),
-                            Op::Arith(..)
-                            | Op::Binary(..)
-                            | Op::Unary(..)
-                            | Op::Neg(..)
-                            | Op::MulAdd(..)
-                            | Op::Cast(..)
-                            | Op::Reduce(..)
-                            | Op::Dot(..)
-                            | Op::Transpose(..)
-                            | Op::View(..)
-                            | Op::ToOwned(..) => inst.op.operands().into_iter().all(outer),
-                            _ => false,
-                        }
+                        // Plain operations; a call (which may cost more
+                        // than it saves) stays.
+                        let movable = matches!(
+                            inst.op,
+                            Op::Index(..)
+                                | Op::Powi(..)
+                                | Op::Place(..)
+                                | Op::Arith(..)
+                                | Op::Binary(..)
+                                | Op::Unary(..)
+                                | Op::Neg(..)
+                                | Op::MulAdd(..)
+                                | Op::Cast(..)
+                                | Op::Reduce(..)
+                                | Op::Dot(..)
+                                | Op::Transpose(..)
+                                | Op::View(..)
+                                | Op::ToOwned(..)
+                        );
+                        movable
+                            && inst.op.operands().into_iter().all(outer)
+                            && inst
+                                .op
+                                .inline_tokens()
+                                .into_iter()
+                                .all(|t| !mentions(t, &own))
                     }
                     _ => false,
                 };
