@@ -62,6 +62,34 @@ snapshot!(mapv_closure_capturing_an_active_value, [],
     }
 );
 
+// What a closure computes from the body alone (`w[0]`, `s * s`) is
+// computed once, before the `mapv`, and captured as a scalar.
+snapshot!(mapv_closure_reading_an_element, [reverse],
+    fn f(x: &Array1<f64>, w: &Array1<f64>, s: f64) -> f64 {
+        x.mapv(|v| (v * w[0]).sin() + s * s).sum()
+    }
+);
+
+// A `match` whose arms return or continue: what follows goes into each arm.
+snapshot!(exits_in_match_arms, [reverse],
+    fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let s = x.sum();
+        match k {
+            0 => return s * s,
+            _ => {}
+        }
+        let mut acc = s;
+        for i in 0..x.len() {
+            match i % 2 {
+                0 => continue,
+                _ => acc = acc * x[i],
+            }
+            acc += 1.0;
+        }
+        acc
+    }
+);
+
 snapshot!(calls_other_functions, [],
     fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
         let s = dense(w, x);
