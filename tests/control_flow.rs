@@ -349,7 +349,6 @@ mod exits_of_a_loop_inside_a_branch {
 /// that returns from a branch, and `continue`/`break` arms in a loop.
 mod exits_in_match_arms {
     use super::*;
-    // Guards on arms with active values are rejected: the `if` is in the arm.
     #[allow(clippy::collapsible_match)]
     #[differentiable]
     pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -549,6 +548,153 @@ fn match_on_inactive_values() {
         for opt in [Some(3), None] {
             check_scalar!(match_arms; val x dx = 0.4, val y dy = -0.6; mode, opt);
         }
+    }
+}
+
+/// Guards, on an integer and on a comparison of active values, with a
+/// guarded arm that binds its pattern and guarded arms in a loop that
+/// `continue`s.
+mod guarded_match_arms {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, v: &Array1<f64>, #[constant] n: usize) -> f64 {
+        let y = match n {
+            k if k > 2 && x > 0.0 => x * 2.0 + k as f64,
+            0 => x.sin(),
+            k if k % 2 == 1 => {
+                let t = x * v[k % v.len()];
+                t * t
+            }
+            _ => x,
+        };
+        let mut acc = y;
+        for i in 0..v.len() {
+            match i {
+                j if j == n => acc += v[j] * y,
+                j if v[j] > 0.0 => acc = acc * v[j],
+                _ => continue,
+            }
+            acc += 0.1 * x;
+        }
+        acc
+    }
+}
+
+#[test]
+fn match_guards() {
+    for n in 0..6 {
+        for x in [0.7, -0.4] {
+            check_scalar!(guarded_match_arms; val x dx = x, ref v dv = random(4, 31) - 0.3; n);
+        }
+    }
+}
+
+/// A `let` inside a branch, a loop body or a block shadows the outer name
+/// only there: the outer variable keeps its value after the scope, and a
+/// loop carries the value from before the shadowing `let`. (Lowering once
+/// took the inner binding for the outer variable in all three.)
+mod shadowing_in_scopes {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, v: &Array1<f64>, #[constant] c: bool) -> f64 {
+        let h = x;
+        let mut acc = 0.0;
+        if c {
+            let h = h * 2.0;
+            acc = h;
+        }
+        let z = match c {
+            true => {
+                let h = h.sin();
+                h * acc
+            }
+            false => 1.0,
+        };
+        let mut g = x;
+        for i in 0..v.len() {
+            let h = h * v[i];
+            acc += h;
+            g = g * 0.5 + h;
+            let g = g * 2.0;
+            acc += g;
+        }
+        let y = {
+            let x = x * 3.0;
+            let k = v.len() + 1;
+            x.sin() * k as f64
+        };
+        h + acc + g + z + y + x
+    }
+}
+
+/// Blocks as values (`let y = { .. };`, `acc += { .. };`) and as
+/// statements, with `continue` and `return` inside a block in a loop: what
+/// follows the block runs only if its end was reached.
+mod block_expressions {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, v: &Array1<f64>) -> f64 {
+        let mut h = {
+            let t = v.sum();
+            t * x
+        };
+        for i in 0..v.len() {
+            {
+                if v[i] < 0.0 {
+                    continue;
+                }
+                let h = h * v[i];
+                if h > 50.0 {
+                    return h;
+                }
+            }
+            let h2 = {
+                let h = h * 1.5;
+                h.sin() + h
+            };
+            h = h2 + v[i];
+            h += {
+                let u = x * v[i];
+                u.tanh()
+            };
+            if h > 20.0 {
+                break;
+            }
+        }
+        h
+    }
+}
+
+/// A `return` in a bare block outside any loop.
+mod block_return_outside_loops {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, v: &Array1<f64>) -> f64 {
+        let mut h = x * 2.0;
+        {
+            let s = v.sum() * h;
+            if s > 3.0 {
+                return s.sin();
+            }
+            h = h + s;
+        }
+        h * x
+    }
+}
+
+#[test]
+fn shadowing_and_blocks_keep_their_scope() {
+    for s in [0.1, 5.0] {
+        let v = Array1::from_vec(vec![0.5, -1.0, 2.0, 0.3]) * s;
+        check_scalar!(block_return_outside_loops; val x dx = 0.7, ref v dv = v.clone(););
+    }
+    for c in [true, false] {
+        check_scalar!(shadowing_in_scopes; val x dx = 0.7, ref v dv = random(4, 32) - 0.3; c);
+    }
+    // Scales where the loop runs through, breaks, and returns from the block.
+    for s in [1.0, 3.0, 10.0] {
+        let v = Array1::from_vec(vec![0.5, -1.0, 2.0, 0.3]) * s;
+        check_scalar!(block_expressions; val x dx = 0.7, ref v dv = v.clone(););
     }
 }
 

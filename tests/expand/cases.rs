@@ -90,6 +90,36 @@ snapshot!(exits_in_match_arms, [reverse],
     }
 );
 
+// A guarded arm tests `match s { P if g => true, _ => false }`, then binds
+// its pattern in its block.
+snapshot!(match_guards, [reverse],
+    fn f(x: f64, #[constant] n: usize) -> f64 {
+        match n {
+            k if k > 2 => x * k as f64,
+            _ if x > 0.0 => x.sin(),
+            _ => x,
+        }
+    }
+);
+
+// A bare block that may `continue`: what follows it runs if its end was
+// reached (`__ad_through_1`), and its `let h` shadows only inside it.
+snapshot!(block_that_continues, [reverse],
+    fn f(x: f64, v: &Array1<f64>) -> f64 {
+        let mut h = x;
+        for i in 0..v.len() {
+            {
+                let h = h * v[i];
+                if h > 1.0 {
+                    continue;
+                }
+            }
+            h = h * v[i];
+        }
+        h
+    }
+);
+
 snapshot!(calls_other_functions, [],
     fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
         let s = dense(w, x);

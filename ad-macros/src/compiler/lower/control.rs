@@ -55,7 +55,7 @@ impl Lowerer<'_> {
                 },
             );
         }
-        let then_value = self.branch_value(&i.then_branch.stmts);
+        let then_value = self.scoped_block(&i.then_branch.stmts);
         let then = std::mem::take(&mut self.stmts);
         self.block_serial += 1;
         let then_env = std::mem::replace(&mut self.env, before.clone());
@@ -63,7 +63,7 @@ impl Lowerer<'_> {
         let else_value = match &i.else_branch {
             None => None,
             Some((_, els)) => match &**els {
-                Expr::Block(b) => self.branch_value(&b.block.stmts),
+                Expr::Block(b) => self.scoped_block(&b.block.stmts),
                 Expr::If(nested) => self.lower_if(nested),
                 other => self.expr(other),
             },
@@ -139,24 +139,37 @@ impl Lowerer<'_> {
 
     /// `match s { P1 => a, P2 => b, _ => c }` as
     /// `if let P1 = s { a } else if let P2 = s { b } else { c }`; the
-    /// scrutinee must be inactive (it is evaluated once per arm tried).
+    /// scrutinee must be inactive (it is evaluated once per arm tried). A
+    /// guarded arm `P if g => a` tests `match s { P if g => true, _ => false }`.
     pub(super) fn lower_match(&mut self, m: &syn::ExprMatch) -> Option<Operand> {
         let scrutinee = &m.expr;
         let mut chain: Option<Expr> = None;
         for arm in m.arms.iter().rev() {
-            if let Some((if_token, _)) = &arm.guard {
-                self.errors.at(
-                    if_token,
-                    "match guards are not supported where the arms compute active values: test the condition with `if` inside the arm",
-                );
-                return None;
-            }
             let body = &arm.body;
             let block: syn::Block = match &**body {
                 Expr::Block(b) if b.label.is_none() => b.block.clone(),
                 other => syn::parse_quote!({ #other }),
             };
             let pat = &arm.pat;
+            if let Some((_, guard)) = &arm.guard {
+                // A guarded arm tests pattern and guard together, then binds
+                // the pattern's names in its block.
+                let stmts = &block.stmts;
+                let bound: syn::Block = syn::parse_quote!({
+                    #[allow(irrefutable_let_patterns)]
+                    let #pat = #scrutinee else { ::core::unreachable!() };
+                    #(#stmts)*
+                });
+                let test: Expr = syn::parse_quote!(match #scrutinee {
+                    #pat if #guard => true,
+                    _ => false,
+                });
+                chain = Some(match chain {
+                    None => syn::parse_quote!(if #test #bound else { ::core::unreachable!() }),
+                    Some(rest) => syn::parse_quote!(if #test #bound else #rest),
+                });
+                continue;
+            }
             chain = Some(match chain {
                 // The last arm of an exhaustive `match` needs no test.
                 None if scan::pattern_names(pat).is_empty() => Expr::Block(syn::ExprBlock {
@@ -178,25 +191,54 @@ impl Lowerer<'_> {
         match chain {
             Some(Expr::If(i)) => self.lower_if(&i),
             Some(Expr::Block(b)) => {
-                let value = self.branch_value(&b.block.stmts);
+                let value = self.scoped_block(&b.block.stmts);
                 Some(value.unwrap_or_else(|| self.unit()))
             }
             _ => Some(self.unit()),
         }
     }
 
-    /// The statements of a branch, and its value if it ends in one.
-    fn branch_value(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
-        let (last, init) = stmts.split_last()?;
-        for stmt in init {
-            self.stmt(stmt);
-        }
-        match last {
-            syn::Stmt::Expr(e, None) if !is_statement_like(e) => self.expr(e),
-            other => {
-                self.stmt(other);
-                None
+    /// `{ stmts; value }`, a block expression or statement or a branch,
+    /// lowered in place; its value if it ends in one. The names its `let`s
+    /// declare go back afterwards to what they were bound to just before
+    /// their first `let` in the block: assignments to outer variables
+    /// last, shadowing does not (`if c { let h = h * 2.0; .. }` leaves the
+    /// outer `h` as it was).
+    pub(super) fn scoped_block(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
+        let mut outer = Vec::new();
+        let mut value = None;
+        for (k, stmt) in stmts.iter().enumerate() {
+            self.note_shadowed(stmt, &mut outer);
+            match stmt {
+                syn::Stmt::Expr(e, None) if k + 1 == stmts.len() && !is_statement_like(e) => {
+                    value = self.expr(e);
+                }
+                other => self.stmt(other),
             }
+        }
+        self.end_scope(outer);
+        value
+    }
+
+    /// Before a `let`: the bindings of the names it declares that the
+    /// block has not declared yet, to restore at the block's end.
+    fn note_shadowed(&self, stmt: &syn::Stmt, outer: &mut Vec<(String, Option<Binding>)>) {
+        if let syn::Stmt::Local(local) = stmt {
+            for name in scan::pattern_names(&local.pat) {
+                if !outer.iter().any(|(n, _)| *n == name) {
+                    let binding = self.env.get(&name).cloned();
+                    outer.push((name, binding));
+                }
+            }
+        }
+    }
+
+    fn end_scope(&mut self, outer: Vec<(String, Option<Binding>)>) {
+        for (name, binding) in outer {
+            match binding {
+                Some(b) => self.env.insert(name, b),
+                None => self.env.remove(&name),
+            };
         }
     }
 
@@ -353,12 +395,17 @@ impl Lowerer<'_> {
             }
             (head, _) => head,
         };
+        // The body is a scope: a carried name shadowed in it carries the
+        // value it had before the shadowing `let`.
+        let mut shadowed = Vec::new();
         for stmt in &body.stmts {
+            self.note_shadowed(stmt, &mut shadowed);
             match stmt {
                 syn::Stmt::Expr(e, None) => self.expr_stmt(e, false),
                 other => self.stmt(other),
             }
         }
+        self.end_scope(shadowed);
         let body_stmts = std::mem::replace(&mut self.stmts, outer);
         self.loop_assigned.pop();
         self.block_serial += 1;

@@ -213,17 +213,44 @@ impl Desugar {
                     out.push(Stmt::Expr(Expr::Match(m), None));
                     return out;
                 }
+                Some(Expr::Block(b))
+                    if cx == Context::Loop && b.label.is_none() && stmt_exits(stmt).any() =>
+                {
+                    // A bare block keeps its scope: what follows it cannot
+                    // move inside, so it runs if the block's end was reached.
+                    self.counter += 1;
+                    let through = flag("through", self.counter);
+                    let end: Stmt = parse_quote!(#through = true;);
+                    let inner = followed_by(b.block.stmts.clone(), &[end]);
+                    let inner = self.stmts(&inner, cx);
+                    out.push(parse_quote!(let mut #through = false;));
+                    out.push(Stmt::Expr(parse_quote!({ #(#inner)* }), None));
+                    if !rest.is_empty() {
+                        let rest = self.stmts(rest, cx);
+                        out.push(Stmt::Expr(parse_quote!(if #through { #(#rest)* }), None));
+                    }
+                    return out;
+                }
+                Some(Expr::Block(b)) if b.label.is_none() && stmt_exits(stmt).any() => {
+                    // Outside loops only `return` exits a block: the block
+                    // becomes the body of a loop run once, whose `return`
+                    // is desugared as in any loop.
+                    let block = &b.block;
+                    let once: Expr = parse_quote!(for _ in 0..1 #block);
+                    let (desugared, returns) = self.loop_(&once);
+                    out.extend(desugared);
+                    if let Some(k) = returns {
+                        out.extend(self.after_return_flag(k, rest, cx));
+                        return out;
+                    }
+                }
                 Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)))
                     if needs_desugar(stmt) =>
                 {
                     let (desugared, returns) = self.loop_(loop_expr);
                     out.extend(desugared);
                     if let Some(k) = returns {
-                        // `if returned { return value; } rest`, desugared here.
-                        let (flag, value) = (flag("returned", k), flag("return_value", k));
-                        let mut tail: Vec<Stmt> = vec![parse_quote!(if #flag { return #value; })];
-                        tail.extend(rest.iter().cloned());
-                        out.extend(self.stmts(&tail, cx));
+                        out.extend(self.after_return_flag(k, rest, cx));
                         return out;
                     }
                 }
@@ -238,6 +265,15 @@ impl Desugar {
             }
         }
         out
+    }
+
+    /// What follows loop `k`, whose body may `return`:
+    /// `if returned { return value; } rest`, desugared here.
+    fn after_return_flag(&mut self, k: usize, rest: &[Stmt], cx: Context) -> Vec<Stmt> {
+        let (flag, value) = (flag("returned", k), flag("return_value", k));
+        let mut tail: Vec<Stmt> = vec![parse_quote!(if #flag { return #value; })];
+        tail.extend(rest.iter().cloned());
+        self.stmts(&tail, cx)
     }
 
     /// The replacement of `break;`, `continue;` or `return e;`.

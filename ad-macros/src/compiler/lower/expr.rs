@@ -241,6 +241,8 @@ impl Lowerer<'_> {
             Expr::Range(_) => false,
             Expr::Struct(s) => s.fields.iter().any(|f| self.carries_derivative(&f.expr)),
             Expr::Field(f) => self.carries_derivative(&f.base),
+            // Patterns and guards only test; the arms give the value.
+            Expr::Match(m) => m.arms.iter().any(|a| self.carries_derivative(&a.body)),
             // `s![..]` builds slice information, never a float.
             Expr::Macro(m) => !m.mac.path.is_ident("s"),
             _ => true,
@@ -370,11 +372,14 @@ impl Lowerer<'_> {
                 Some(self.unit())
             }
             Expr::Match(m) => self.lower_match(m),
+            Expr::Block(b) if b.label.is_none() => Some(
+                self.scoped_block(&b.block.stmts)
+                    .unwrap_or_else(|| self.unit()),
+            ),
             Expr::Block(_) => {
-                let (what, instead) = ("a block expression", "`let` statements");
                 self.errors.at_span(
                     first_token_span(e),
-                    format!("{what} that involves the active value `{first}` is not supported yet: write it with {instead}"),
+                    format!("a labelled block that involves the active value `{first}` is not supported: remove the label and the `break` out of it"),
                 );
                 None
             }
