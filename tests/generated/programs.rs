@@ -19,11 +19,16 @@ mod p0 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
+        let mut s3 = {
+            let t2 = (c.mean().unwrap() - ((k as f64 * 0.5) + s1));
+            t2 * t2 * 0.5 + (0.68 + y)
+        };
+        match k % 3 {
+            0 => s3 = (helper_scalar(a[k % a.len()], s1) + (y * c[k % a.len()])),
+            1 => s3 = s3 * c.dot(b),
+            _ => s3 += s1,
         }
-        let mut s2 = c.dot(a);
-        0.68 + s2
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -39,22 +44,29 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - b.mapv(f64::tanh).sum());
-        if y > 0.1 {
-            s1 = (1.0 + helper_scalar(a[k % a.len()], 0.76) * helper_scalar(a[k % a.len()], 0.76)).sqrt();
-        } else {
-            s1 = s1 * a.dot(b);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + y).sin();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh();
+        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * s2).tanh();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        for i in 0..a.len() {
+            let t3 = a[i] * a[0];
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += w1[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        let mut s4 = (k as f64 * 0.5).tanh().exp();
-        (f64::tanh(0.20) / (1.0 + (a[k % a.len()] * 0.68) * (a[k % a.len()] * 0.68))) + s4 + u3.sum() * 0.3
+        if k == 3 {
+            return helper_scalar((1.0 + c[0] * c[0]).ln(), y.tanh().exp());
+        }
+        (f64::tanh(0.20) / (1.0 + (c[k % a.len()] * 0.68) * (c[k % a.len()] * 0.68))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -70,45 +82,32 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + x).sin();
         }
-        if (b[0] + x) > 0.1 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mean().unwrap());
+        let mut s2 = (1.0 + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap()) * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap())).ln();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * ((k as f64 * 0.5) - b[k % a.len()]);
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * (a[0] + y);
         }
-        if k % 2 == 0 {
-            s1 = ((k as f64 * 0.5) / (1.0 + 1.30 * 1.30));
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (w1[i] + (c[a.len() - 1] / (1.0 + y * y))).sin();
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * (1.0 + y * y).ln();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w1[i] + f64::tanh(0.86).exp()).sin();
         }
-        if k == 3 {
-            return s1;
+        s2 = (s2 * 0.5 + 1.30).tanh();
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + b.mean().unwrap();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (y / (1.0 + x * x));
-        }
-        if c[0] < 0.0 {
-            s1 = s1;
-        }
-        helper_array(b, s1.tanh().exp()) + s1
+        s2 += s2 * 0.2;
+        s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        helper_array(c, (c[k % a.len()] + s2)) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -124,33 +123,18 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let v1 = c.mapv(f64::sin);
+        let mut s3 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + 0.42
+        };
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        match k % 4 {
+            j if j > 1 => s3 = v4.mean().unwrap() * j as f64,
+            _ if (1.24 * v1[k % a.len()]) > 0.2 => s3 = s3 * (helper_array(&v1, y) * (y / (1.0 + y * y))),
+            _ => s3 += helper_array(b, s3),
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((0.80 - x) - (c[0] / (1.0 + c[k % a.len()] * c[k % a.len()]))),
-            _ => s1 += helper_scalar(b[k % a.len()], y),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * (1.0 + a[0] * a[0]).ln();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t4.sin() * helper_scalar(x, b[0]);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        ((x * y) * a.mapv(f64::tanh).sum()) + s1
+        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -166,22 +150,19 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x / (1.0 + 0.31 * 0.31));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (y / (1.0 + y * y))).sin();
         }
-        match k % 3 {
-            0 => s1 = b.dot(c),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += helper_scalar(b[0], x),
+        let mut s2: f64 = 0.31;
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (x - 1.03)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + w1[i] * 0.3;
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
-        }
-        helper_scalar((1.0 + a[0] * a[0]).ln(), 0.67) + s1 + u3.sum() * 0.3
+        let mut s3 = (w1.mapv(f64::tanh).sum() / (1.0 + y * y));
+        let v4 = b.mapv(|t| (t * s3).sin() + s3 * 0.5);
+        (v4.mean().unwrap() + b.mapv(f64::tanh).sum()) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -198,19 +179,18 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        s1 += c[a.len() - 1];
+        let mut s3 = {
+            let t2 = helper_array(c, (1.0 + a[k % a.len()] * a[k % a.len()]).ln());
+            t2 * t2 * 0.5 + (x / (1.0 + x * x))
+        };
+        let mut s4 = y;
+        match k % 4 {
+            j if j > 1 => s3 = c[0] * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s3 = s3 * (s3 - x).tanh(),
+            _ => s3 += c.mean().unwrap(),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * c.dot(c);
-        }
-        s1 = (s1 * 0.5 + helper_array(a, (x + (k as f64 * 0.5)))).tanh();
-        let mut s4 = helper_array(b, c[0]);
-        (x - s1).tanh() + s4
+        ((1.0 + s1 * s1).ln() + (s3 * y)) + s4
     }
 
     #[test]
@@ -227,22 +207,27 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.08;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+            w3[i] = c[i] * (x + (k as f64 * 0.5));
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + w3[i] * s1).tanh();
         }
-        s1 = (k as f64 * 0.5);
+        let mut s4 = a.dot(&w3);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
+            w5[i] += (b[i] + helper_array(a, s4)).sin();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + b.mean().unwrap()).sin();
-        }
-        let v3 = (&w2 + &w2);
-        a.mean().unwrap() + s1 + v3.sum() * 0.3
+        a.mean().unwrap() + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -258,17 +243,18 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = helper_scalar(a.mean().unwrap(), (1.0 + b[0] * b[0]).sqrt()),
-            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() - s1),
-            _ => s1 += c.dot(a),
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s2 = helper_scalar(b.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
-        }
-        b.mean().unwrap() + s1 + u2.sum() * 0.3
+        a.dot(a) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -284,20 +270,18 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 += (0.82 - a[a.len() - 1]).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 - x)).tanh();
+        let mut s2 = {
+            let t1 = x;
+            t1 * t1 * 0.5 + x
+        };
+        s2 = (s2 * 0.5 + s2).tanh();
+        s2 += c.dot(a);
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + (s2 + (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t2.sin() * (y * 0.91);
-        }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * 0.87;
-        }
-        (x * x).sin() + s1 + u3.sum() * 0.3
+        s2 += s2 * 0.2;
+        (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt() + s2
     }
 
     #[test]
@@ -314,31 +298,31 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
-        }
-        s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * x;
-        }
-        let v2 = b.mapv(f64::sin);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1;
-        }
-        if k == 3 {
-            return 0.43;
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + v2[i] * (0.84 + s1)).tanh();
-            if i == 3 {
-                break;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * c.dot(b);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
             }
+            s1 += u3;
         }
-        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
+        let mut s5 = {
+            let t4 = x;
+            t4 * t4 * 0.5 + 1.31
+        };
+        if k % 2 == 1 {
+            let x = x * 0.5 + (s5 + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s6 = s5;
+        for i in 0..a.len() {
+            let x = x * 0.5 + s1;
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
+        }
+        s5 += x * 0.2;
+        s5 = (s5 * 0.5 + a.mean().unwrap()).tanh();
+        s1 + s6
     }
 
     #[test]
@@ -354,28 +338,22 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        }
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5) / (1.0 + 0.32 * 0.32)),
+            1 => s1 = s1 * y,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let v2 = (b * (k as f64 * 0.5));
         if c[0] < 0.0 {
-            s1 = b.dot(a);
+            s1 = helper_array(b, s1).tanh().exp();
         } else {
-            s1 = s1 * s1;
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * y.cos();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        x + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -391,12 +369,12 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) * y);
+        let mut s1 = (c.dot(b) * (x.sin() * helper_array(b, 0.37)));
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum().tanh().exp();
         }
-        let mut s2 = (u1.dot(&u1).sin() * (x / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt())));
-        c.mean().unwrap() + s2 + u1.sum() * 0.3
+        let mut s2 = helper_scalar(b.dot(c), a.dot(c).cos());
+        s2 + s2
     }
 
     #[test]
@@ -412,24 +390,26 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = x;
-        } else {
-            s1 = s1 * y;
+        let v1 = (a * b).mapv(f64::tanh);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (1.0 + y * y).sqrt()).sin();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        let mut s3 = ((x + (a[0] / (1.0 + y * y))) + ((k as f64 * 0.5).tanh() - helper_scalar(y, x)));
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + w2[i] * (x * 0.89)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
         }
-        let mut s3 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
-        match k % 3 {
-            0 => s3 = b.mean().unwrap().tanh(),
-            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
-            _ => s3 += b.mapv(f64::tanh).sum(),
+        if y > 0.1 {
+            s3 = (1.0 + b.dot(&w2) * b.dot(&w2)).sqrt();
         }
-        a.dot(a).tanh().exp() + s3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + w2[j4 - 1] * (1.0 + s3 * s3).ln();
+        }
+        (x.sin() + helper_array(&v1, x)) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -445,15 +425,23 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        match k % 3 {
-            0 => s1 = (c.mean().unwrap() / (1.0 + s1 * s1)),
-            1 => s1 = s1 * helper_scalar(a.dot(b), s1.tanh()),
-            _ => s1 += (s1 * y),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (x - y)).sin();
         }
-        let mut s2 = c[k % a.len()];
-        c.mapv(f64::tanh).sum() + s2
+        let mut s2 = w1.dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * x;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
+        }
+        if k == 3 {
+            return y;
+        }
+        (1.0 + b.dot(c) * b.dot(c)).sqrt() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -469,32 +457,33 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
+        match k % 4 {
+            j if j > 1 => s1 = (x.tanh().exp() + (0.78 / (1.0 + x * x))) * j as f64,
+            _ if 1.28 > 0.2 => s1 = s1 * (c[a.len() - 1] / (1.0 + y * y)).cos(),
+            _ => s1 += (x + s1),
         }
-        let mut s2 = ((helper_array(b, 0.52) - u1.mean().unwrap()) - a.dot(c));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + u1[i] * (x + x)).tanh();
+        s1 = (s1 * 0.5 + (a[a.len() - 1].tanh().exp() - y.tanh().exp())).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5).sin();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + u1[i] * f64::tanh(0.55)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5).cos().tanh().exp(),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += f64::sin(1.31),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 0 {
-            s2 = a.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * u1.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
         }
-        let v3 = (b * b).mapv(f64::tanh);
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        y.sin().tanh().exp() + s2 + v3.sum() * 0.3
+        (helper_scalar(s1, 1.11) / (1.0 + b[a.len() - 1].tanh().exp() * b[a.len() - 1].tanh().exp())) + s1
     }
 
     #[test]
@@ -510,13 +499,15 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (x + v1.mean().unwrap());
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * b.mapv(f64::tanh).sum();
-            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * (c[a.len() - 1] + x)).tanh();
         }
-        let mut s3: f64 = 1.26;
-        (helper_scalar(0.53, s3) + (y * s3)) + s3
+        (helper_scalar(0.53, s2) + (s2 * s2)) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -533,14 +524,17 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        let mut s2 = (helper_scalar((c[a.len() - 1] / (1.0 + x * x)), (0.88 * a[a.len() - 1])) / (1.0 + (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln()));
-        (f64::tanh(0.99) - (x + s2)) + s2
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
+        }
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -557,25 +551,39 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        let mut s2 = (s1 - (s1 * helper_array(a, b[0])));
-        let mut s3 = x;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * s2).tanh();
-        }
-        let mut s4 = helper_scalar(s3, (y * s1)).tanh().exp();
-        for i in (1..a.len()).step_by(2) {
-            let t5 = c[i] * c.mean().unwrap();
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+            if i == 3 {
+                break;
             }
-            s3 = s3 + q6.tanh();
         }
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, b[0]);
         }
-        u7.dot(&u7).cos() + s4 + u7.sum() * 0.3
+        let v3 = (a * a).mapv(f64::tanh);
+        if k == 3 {
+            return x;
+        }
+        for i in 0..a.len() {
+            let t4 = a[i] * (c[k % a.len()] - (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t4.sin() * (s1 * s1);
+        }
+        match k % 3 {
+            0 => s1 = v3[0],
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (v3[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + v3[i] * s1).tanh();
+        }
+        (s1 * b[k % a.len()]).tanh().exp() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -592,23 +600,32 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        s1 += (a.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * y,
-            _ => s1 += s1.cos(),
+        for i in 0..a.len() {
+            let t2 = a[i] * b.mapv(f64::tanh).sum();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.03 - x);
+        let v4 = (a * helper_scalar(y, y));
+        let mut s5 = v4.dot(b);
+        let mut s7 = {
+            let t6 = ((s5 * x) - c.mean().unwrap());
+            t6 * t6 * 0.5 + helper_scalar(x, b[a.len() - 1])
+        };
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s5 = s5.sin() * 0.9 + a[j8 - 1] * helper_array(&v4, x);
         }
-        s1 = c.mean().unwrap();
-        b[a.len() - 1].tanh().exp() + s1 + u3.sum() * 0.3
+        s1 + s7 + v4.sum() * 0.3
     }
 
     #[test]
@@ -624,25 +641,26 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + b.dot(a) * b.dot(a)).ln();
-        if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * y;
+        let mut s1 = c.dot(a);
+        for i in 0..a.len() {
+            let y = y * 0.5 + c[a.len() - 1];
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * helper_scalar(y, b[0]);
-            s1 += t2.sin() * a.mapv(f64::tanh).sum();
+        s1 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (s1 * y)).tanh();
         }
-        let mut s3 = helper_scalar(b[k % a.len()], c.dot(b));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
+        }
         if k == 3 {
-            return c.dot(c);
+            return helper_scalar(b[k % a.len()], c.dot(b));
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
-        }
-        helper_scalar((1.0 + x * x).ln(), (y * (k as f64 * 0.5))) + s3 + u4.sum() * 0.3
+        let mut s2 = c.dot(c);
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -658,33 +676,24 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_array(b, b[a.len() - 1]);
+        if k == 3 {
+            return y;
         }
-        let v2 = b.mapv(f64::sin);
-        let mut s3 = x;
-        s3 = b.mean().unwrap();
+        let mut s1 = helper_scalar(((1.0 + y * y).ln() + (k as f64 * 0.5)), ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())));
+        let mut s2 = (k as f64 * 0.5);
+        let mut s3 = (a[0] + s1);
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        }
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + w1[i] * (x - x)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+            s3 = (s3 * 0.7 + b[i] * c.mean().unwrap()).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * 0.71;
-        }
-        s3 = (s3 * 0.5 + helper_scalar(helper_array(c, x), s3.sin())).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + v2[i] * (0.56 - s3)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + v2[i] * 0.3;
-        }
-        a.mapv(f64::tanh).sum() + s3 + v2.sum() * 0.3
+        let v5 = c.mapv(f64::sin);
+        ((k as f64 * 0.5) - c.dot(b)) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -706,14 +715,14 @@ mod p21 {
             s1 += t2 * t2 * 0.5;
             s1 -= c[(i + 1) % a.len()] * (0.72 + x);
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        if k == 3 {
-            return helper_array(b, (s1 * (k as f64 * 0.5)));
-        }
-        (f64::tanh(0.68) * ((k as f64 * 0.5) + y)) + s1 + u3.sum() * 0.3
+        let mut s4 = {
+            let t3 = helper_array(b, ((k as f64 * 0.5) * (k as f64 * 0.5)));
+            t3 * t3 * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -729,34 +738,29 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) + x);
-        match k % 3 {
-            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
-            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
-            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
+        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        if k % 2 == 0 {
+            s1 = helper_array(b, (k as f64 * 0.5).cos());
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + 0.20 * 0.20))).tanh();
         }
         for i in (0..a.len()).rev() {
-            let t2 = a[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * b[a.len() - 1];
+            s1 = (s1 * 0.7 + c[i] * f64::tanh(0.46)).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + (1.0 + x * x).ln()).sin();
+            let x = x * 0.5 + (1.0 + x * x).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
+        s1 += x * 0.2;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + w3[i] * (s1 / (1.0 + s1 * s1))).tanh();
+            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + s1 * s1))).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + w3[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + c[k % a.len()]).sin();
-        }
-        ((1.0 + w3[k % a.len()] * w3[k % a.len()]).sqrt() + (y / (1.0 + y * y))) + s1 + w4.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -776,32 +780,31 @@ mod p23 {
         for i in 0..a.len() {
             w1[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        let mut s2 = (helper_array(c, c[a.len() - 1]) - c.dot(b));
-        s2 = b.mapv(f64::tanh).sum().sin();
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * (w1[a.len() - 1] - x)).tanh();
+        let mut u2 = w1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[a.len() - 1] - c[a.len() - 1]);
         }
-        if k == 3 {
-            return x;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = u2[i] * (y - (k as f64 * 0.5));
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v3[i] * 0.3;
+        let mut s4 = ((1.0 + helper_scalar(w3[k % a.len()], x) * helper_scalar(w3[k % a.len()], x)).ln() - helper_array(b, w1.mean().unwrap()));
+        for i in (0..a.len()).rev() {
+            let t5 = w3[i] * 1.03;
+            s4 += t5 * t5 * 0.5;
+            s4 -= w3[(i + 1) % a.len()] * y;
         }
-        if k % 2 == 0 {
-            s2 = helper_array(&w1, (1.0 + y * y).sqrt());
+        let mut s6 = y;
+        let mut u7 = w3.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_array(a, y);
+        }
+        if helper_array(&u7, 1.37) > 0.1 {
+            s6 = s6;
         } else {
-            s2 = s2 * ((1.0 + v3[0] * v3[0]).sqrt() / (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()));
+            s6 = s6 * b.mapv(f64::tanh).sum();
         }
-        (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).sqrt() + s2 + v3.sum() * 0.3
+        (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).sqrt() + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -818,32 +821,31 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x * y).tanh().tanh();
-        for i in 0..a.len() {
-            let t2 = a[i] * b.mapv(f64::tanh).sum();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        if k % 2 == 0 {
+            s1 = helper_scalar(helper_scalar(x, 0.82), helper_scalar(s1, c[k % a.len()]));
+        } else {
+            s1 = s1 * x.tanh().exp();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        let mut s4 = b.mapv(f64::tanh).sum();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) - x);
+        let mut s3 = {
+            let t2 = helper_array(c, 0.95).tanh().exp();
+            t2 * t2 * 0.5 + y
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * 0.54;
         }
         match k % 3 {
-            0 => s1 = (s4.cos() - s1),
-            1 => s1 = s1 * (0.83 * a[k % a.len()].cos()),
-            _ => s1 += a.dot(c),
+            0 => s1 = (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).sqrt(),
+            1 => s1 = s1 * s3,
+            _ => s1 += s1,
         }
-        (y - (k as f64 * 0.5)).tanh().exp() + s4
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5).tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln()).sqrt() + s3
     }
 
     #[test]
@@ -859,12 +861,16 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
+        if k == 3 {
+            return x;
         }
-        (x * y).cos() + s1 + u2.sum() * 0.3
+        let mut s1 = ((y * (k as f64 * 0.5).cos()) * a.dot(b));
+        match k % 4 {
+            j if j > 1 => s1 = (0.59 + b[k % a.len()]).tanh().exp() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (x.tanh().exp() + (s1 * 0.95)),
+            _ => s1 += (y * s1),
+        }
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -880,29 +886,33 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), y).tanh();
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_array(c, (x - (k as f64 * 0.5)));
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        s1 = ((k as f64 * 0.5) * a.mean().unwrap());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
+        match k % 3 {
+            0 => s1 = (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt(),
+            1 => s1 = s1 * ((s1 - s1) * a[k % a.len()]),
+            _ => s1 += helper_array(a, s1),
         }
-        if c[0] < 0.0 {
-            s1 = a[k % a.len()];
-        } else {
-            s1 = s1 * (helper_array(b, a[k % a.len()]) + ((k as f64 * 0.5) + a[0]));
+        if k == 3 {
+            return 0.45;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
         for i in 0..a.len() {
-            let t3 = b[i] * a.mean().unwrap();
-            s1 += t3.sin() * ((k as f64 * 0.5) + y);
+            let t2 = a[i] * x.tanh().exp();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * b.mapv(f64::tanh).sum();
         }
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        x + s1 + v4.sum() * 0.3
+        let mut s4 = {
+            let t3 = (1.0 + x * x).ln();
+            t3 * t3 * 0.5 + x
+        };
+        helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -918,17 +928,19 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        match k % 3 {
-            0 => s1 = 1.09,
-            1 => s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln(),
-            _ => s1 += c.dot(b),
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
+        let mut s1 = helper_array(c, (c[a.len() - 1] + 1.16).cos());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (b[k % a.len()] - (k as f64 * 0.5));
         }
-        b.dot(a) + s2
+        if k == 3 {
+            return b[a.len() - 1];
+        }
+        (1.0 + helper_array(b, y) * helper_array(b, y)).ln() + s1
     }
 
     #[test]
@@ -944,21 +956,25 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + a.dot(a) * a.dot(a)).ln();
-        if (y * y) > 0.1 {
-            s1 = (a.mean().unwrap() * f64::tanh(1.28).exp());
-        } else {
-            s1 = s1 * a.dot(c);
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
         for i in 0..a.len() {
-            w3[i] += (b[i] + (1.28 / (1.0 + 1.26 * 1.26))).sin();
+            let t2 = a[i] * b.dot(a);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        u2[0].tanh().exp() + s1 + w3.sum() * 0.3
+        for i in 0..a.len() {
+            let t4 = a[i] * (a[k % a.len()] - b[0]);
+            s1 += t4.sin() * a.dot(b);
+        }
+        match k % 3 {
+            0 => s1 = (a.mean().unwrap() / (1.0 + y * y)),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        s1 + s1
     }
 
     #[test]
@@ -975,22 +991,23 @@ mod p29 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
         let mut s2 = y;
-        for i in 0..a.len() {
-            let t3 = c[i] * (0.81 + c[a.len() - 1]);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_array(c, s2);
         }
-        s1 += ((y + s2) - (x - 0.32));
-        b.mean().unwrap() + s2
+        s2 = helper_scalar(y, (k as f64 * 0.5)).tanh();
+        y.tanh().exp() + s2
     }
 
     #[test]
@@ -1006,15 +1023,12 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        match k % 3 {
-            0 => s1 = ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1])),
-            1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
-            _ => s1 += (k as f64 * 0.5),
+        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        if k == 3 {
+            return 0.63;
         }
-        let v2 = (c * b).mapv(f64::tanh);
-        s1 += x;
-        (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
+        (1.0 + (0.62 - v1[a.len() - 1]) * (0.62 - v1[a.len() - 1])).sqrt() + v2.sum() * 0.3
     }
 
     #[test]
@@ -1030,20 +1044,22 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        if helper_scalar(x, y) > 0.1 {
-            s1 = c.mapv(f64::tanh).sum().tanh();
+        if k == 3 {
+            return helper_array(a, y).tanh();
         }
+        let mut s1 = (helper_scalar(b.mean().unwrap(), x) - helper_array(b, a.dot(b)));
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (x * s1)).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (s1 * x);
         }
-        helper_array(a, (1.28 * (k as f64 * 0.5))) + s1
+        s1 = (s1 * 0.5 + (1.0 + helper_array(&w2, s1) * helper_array(&w2, s1)).ln()).tanh();
+        helper_array(c, (1.0 + b[0] * b[0]).sqrt()) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1060,30 +1076,32 @@ mod p32 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((0.46 * y).cos() + y);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        s1 = (s1 * 0.5 + (x / (1.0 + (x * s1) * (x * s1)))).tanh();
         for i in 0..a.len() {
-            w3[i] = b[i] * f64::tanh(0.34).exp();
+            let x = x * 0.5 + (x * (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += a.mean().unwrap(),
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + y.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_array(&u2, (k as f64 * 0.5));
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + f64::sqrt((1.0 + 0.96 * 0.96));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s5 = (k as f64 * 0.5);
-        let mut s6 = (b.mapv(f64::tanh).sum() * helper_scalar(s5, 0.54).tanh().exp());
-        (1.0 + (0.39 + (k as f64 * 0.5)) * (0.39 + (k as f64 * 0.5))).ln() + s6 + w3.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s2 = (k as f64 * 0.5);
+        let mut s4 = {
+            let t3 = (c.mapv(f64::tanh).sum() * f64::tanh(0.22).exp());
+            t3 * t3 * 0.5 + y
+        };
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        }
+        c.mean().unwrap() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1100,20 +1118,12 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        match k % 3 {
+            0 => s1 = c.dot(a),
+            1 => s1 = s1 * s1,
+            _ => s1 += (x * 0.74),
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        1.15 + s1
+        helper_array(a, c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -1129,21 +1139,19 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if b.mean().unwrap() > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * s1;
         }
-        let mut s2 = helper_scalar((0.69 * y), y);
-        for i in (1..a.len()).step_by(2) {
-            let t3 = u1[i] * a.dot(a);
-            s2 += t3.sin() * c.dot(b);
+        if k % 2 == 1 {
+            let x = x * 0.5 + (y * 1.18);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (y / (1.0 + s2 * s2))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        let mut s2 = helper_scalar(s1, b.mean().unwrap());
+        ((1.0 + a[0] * a[0]).ln() - (s2 * (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -1159,19 +1167,19 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.85;
+        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * c[k % a.len()].tanh(),
+            _ => s1 += a.dot(b),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * b.dot(&u1);
+        s1 += ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        match k % 4 {
+            j if j > 1 => s1 = (y.sin() / (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5)))) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * (a[k % a.len()] * (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += (1.32 + 0.73),
         }
-        let mut u3 = u1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[k % a.len()];
-        }
-        u1.dot(&w2) + u3.sum() * 0.3
+        (helper_array(b, s1) / (1.0 + (b[a.len() - 1] + 0.96) * (b[a.len() - 1] + 0.96))) + s1
     }
 
     #[test]
@@ -1190,13 +1198,11 @@ mod p36 {
         if k == 3 {
             return helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 0.57));
         }
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s1 += s1,
-        }
-        x + s1
+        let mut s2 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + (k as f64 * 0.5)
+        };
+        helper_scalar(a[0], x).tanh().exp() + s2
     }
 
     #[test]
@@ -1213,24 +1219,24 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
+        }
+        s1 += helper_scalar(b.mapv(f64::tanh).sum(), helper_array(a, b[k % a.len()]));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * y;
+        }
+        let mut s4 = (helper_array(a, helper_array(c, c[a.len() - 1])) - c[0]);
         match k % 3 {
-            0 => s1 = 0.60,
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * helper_scalar(helper_scalar(y, s1), c[a.len() - 1]),
+            _ => s1 += y.tanh().exp(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + helper_array(a, b[k % a.len()])).sin();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + 0.71).sin();
-        }
-        let mut s4 = (helper_array(b, helper_array(c, w2[a.len() - 1])) - w3[0]);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + w3[i] * s1).tanh();
-        }
-        c[0] + s4 + w3.sum() * 0.3
+        s4 + s4
     }
 
     #[test]
@@ -1246,20 +1252,23 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        s1 = (k as f64 * 0.5);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (k as f64 * 0.5);
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
+        let mut s2 = u1.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s2 = s2 * j as f64,
+            _ if c.dot(c) > 0.2 => s2 = s2 * a.dot(a),
+            _ => s2 += c[k % a.len()].tanh().exp(),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if (0.42 + (k as f64 * 0.5)) > 0.2 => s2 = s2 * ((x + u1[a.len() - 1]) / (1.0 + x * x)),
+            _ => s2 += (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
         }
-        (k as f64 * 0.5) + s1
+        s2 = (s2 * 0.5 + s2).tanh();
+        a[0] + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1279,27 +1288,24 @@ mod p39 {
         if k % 2 == 0 {
             s1 = b.dot(c);
         }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * a[k % a.len()],
-            _ => s1 += (s1 * s1),
+        s1 = y;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (s1 * s1);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = x.tanh().exp().sin(),
-            1 => s1 = s1 * b[0],
-            _ => s1 += ((k as f64 * 0.5) * 0.34),
+        s1 += s1 * 0.2;
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y + b[0]);
         }
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        let v2 = (a + a);
-        if k % 2 == 0 {
-            s1 = f64::tanh(1.28).exp();
+        if c[0] < 0.0 {
+            s1 = (helper_scalar(0.74, b[0]) / (1.0 + f64::tanh(1.10).exp() * f64::tanh(1.10).exp()));
         } else {
-            s1 = s1 * (helper_array(c, x) + x);
+            s1 = s1 * x;
         }
-        s1 = (s1 * 0.5 + c.mean().unwrap()).tanh();
-        (k as f64 * 0.5).tanh() + s1 + v2.sum() * 0.3
+        let mut s4 = x;
+        helper_array(&u3, f64::tanh(0.21).exp()) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1315,24 +1321,19 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
-        for i in 0..a.len() {
-            let t2 = a[i] * (1.0 + y * y).sqrt();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return ((y / (1.0 + x * x)) / (1.0 + x * x));
         }
-        let v4 = b.mapv(f64::sin);
-        s1 += b[a.len() - 1];
-        b.mean().unwrap() + s1 + v4.sum() * 0.3
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        let mut s1 = ((1.0 + (x / (1.0 + y * y)) * (x / (1.0 + y * y))).sqrt() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[a.len() - 1];
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1348,30 +1349,34 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        if k == 3 {
-            return helper_array(a, (a[a.len() - 1] / (1.0 + c[0] * c[0])));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * (k as f64 * 0.5);
         }
+        let mut s2 = a.mean().unwrap().tanh().exp();
         match k % 3 {
-            0 => s1 = (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s2 = x.tanh().exp(),
+            1 => s2 = s2 * 1.35,
+            _ => s2 += b[k % a.len()].tanh().exp(),
         }
-        let mut s2 = helper_scalar(helper_scalar(s1, c[k % a.len()]), x.tanh()).sin();
+        s2 = (s2 * 0.5 + helper_scalar((1.0 + s2 * s2).sqrt(), (x / (1.0 + s2 * s2)))).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.65 - y);
+        }
+        let mut s4 = helper_scalar(helper_scalar(s2, b[k % a.len()]), x.tanh()).sin();
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * (0.32 * x)).tanh();
+            s4 = (s4 * 0.7 + u3[i] * (0.32 * x)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * 0.69;
-            s2 += t3 * t3 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * s1;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * 0.25;
         }
-        let mut s4 = f64::tanh(0.94).exp();
-        ((c[a.len() - 1] - s4) - (1.0 + s1 * s1).ln()) + s4
+        (c[k % a.len()].tanh().exp() * w1.dot(a)) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1388,26 +1393,40 @@ mod p42 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        }
+        for i in 0..a.len() {
+            let t3 = c[i] * (k as f64 * 0.5).tanh().exp();
+            s1 += t3.sin() * y;
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        if k == 3 {
+            return 0.52;
+        }
+        if k == 3 {
+            return ((0.46 * s1) / (1.0 + c.dot(a) * c.dot(a)));
+        }
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.82)).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s2 = x.sin().tanh();
-        let mut s3 = s1;
-        let mut s4 = x;
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + c[j5 - 1] * helper_array(a, s1);
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + x;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s2 += helper_array(b, (s1 * s4));
-        let mut s6 = b.mapv(f64::tanh).sum();
-        (0.82 * c.mapv(f64::tanh).sum()) + s6
+        s1 += s1 * 0.2;
+        x + s1
     }
 
     #[test]
@@ -1423,32 +1442,30 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
         for i in 0..a.len() {
-            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
-        }
-        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-        for i in 0..a.len() {
-            let t3 = c[i] * x;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += c[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-        }
-        s2 += helper_scalar(x, (0.51 - x));
-        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + w1[i] * x).tanh();
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        match k % 3 {
-            0 => s2 = helper_array(c, (s2 - s2)),
-            1 => s2 = s2 * helper_scalar(a.mapv(f64::tanh).sum(), b.dot(c)),
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut s2 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + y * y)), x));
+        let mut s4 = {
+            let t3 = c.mean().unwrap();
+            t3 * t3 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
+        };
+        if y > 0.1 {
+            s1 = helper_array(c, c.mapv(f64::tanh).sum());
+        } else {
+            s1 = s1 * ((1.0 + x * x).ln() - s2.cos());
         }
-        y + s2 + w1.sum() * 0.3
+        if k == 3 {
+            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
+        }
+        let v5 = (c * a).mapv(f64::tanh);
+        helper_array(b, s2) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1464,14 +1481,20 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
+            _ if y > 0.2 => s1 = s1 * a.dot(a),
+            _ => s1 += c.dot(c),
         }
-        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
-        let v3 = (b * (s2 + s2));
-        let mut s4 = (k as f64 * 0.5);
-        f64::tanh((0.91 * 0.36)) + s4 + v3.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if (0.53 / (1.0 + 0.99 * 0.99)) > 0.2 => s1 = s1 * x,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let mut s2 = y;
+        let mut s3 = x.tanh();
+        1.04 + s3
     }
 
     #[test]
@@ -1487,15 +1510,19 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * a[k % a.len()];
+        let mut s1 = c.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * a.dot(b)).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y + (k as f64 * 0.5))).tanh();
         }
-        a[a.len() - 1] + s2 + w1.sum() * 0.3
+        (c[a.len() - 1].tanh().exp() - (c[k % a.len()] - x)) + s1
     }
 
     #[test]
@@ -1511,11 +1538,16 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c[0];
+        let mut s1 = c[0];
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1.tanh().exp(),
         }
-        let mut s1 = (helper_scalar(helper_array(c, x), helper_array(c, x)) / (1.0 + 0.52 * 0.52));
-        x + s1
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) * 1.32)).tanh();
+        }
+        y + s1
     }
 
     #[test]
@@ -1532,24 +1564,27 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::cos(1.00);
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, b[0]);
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = (s1 * 0.7 + b[i] * u3[k % a.len()]).tanh();
         }
-        let mut s2 = helper_array(b, b.mean().unwrap().tanh().exp());
-        match k % 3 {
-            0 => s2 = ((y - x) * 1.03),
-            1 => s2 = s2 * (a.dot(c) + y),
-            _ => s2 += helper_array(b, y),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + u3[i] * u3.mean().unwrap()).tanh();
         }
-        let mut s3 = helper_scalar(helper_scalar((x * x), x.cos()), b[0].sin());
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * b.mean().unwrap();
+        if c[0] < 0.0 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) - helper_scalar(y, s1));
         }
-        (c.mean().unwrap() * f64::ln((1.0 + 0.88 * 0.88))) + s3
+        x + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1565,39 +1600,35 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
-        }
-        let mut u2 = u1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.09;
-        }
-        let mut u3 = u1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.dot(&u2);
-        }
-        let mut s4 = u2.mapv(f64::tanh).sum();
+        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
         for i in (1..a.len()).step_by(2) {
-            let t5 = u1[i] * helper_scalar(u3[k % a.len()], s4);
-            if i % 3 == 1 {
-                continue;
+            let t2 = b[i] * (x / (1.0 + y * y));
+            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
+            if i == 3 {
+                break;
             }
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * b[(i + 1) % a.len()];
-            }
-            s4 += u6;
         }
-        let v7 = c.mapv(f64::sin);
-        if k == 3 {
-            return (y - u2.dot(a));
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
+        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
+        let mut s4 = ((helper_scalar(0.60, s3) + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))) - 0.40);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] += (u1[i] + (x - y)).sin();
+            w5[i] = a[i] * (s4 * (k as f64 * 0.5));
         }
-        (helper_array(&u1, (k as f64 * 0.5)) + (x - 0.40)) + s4 + w8.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + f64::tanh(0.29);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + s1.tanh().exp()).sin();
+        }
+        match k % 3 {
+            0 => s3 = s1,
+            1 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += s3,
+        }
+        ((s1 + (k as f64 * 0.5)) / (1.0 + helper_array(b, s3) * helper_array(b, s3))) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1613,16 +1644,12 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh();
-        }
-        if k == 3 {
-            return (1.0 + (x + 1.06) * (x + 1.06)).ln();
-        }
-        helper_array(b, s1) + s1
+        let mut s2 = {
+            let t1 = (c.mean().unwrap() * (y / (1.0 + y * y)));
+            t1 * t1 * 0.5 + helper_array(a, x)
+        };
+        let v3 = (c * b).mapv(f64::tanh);
+        a.dot(c).tanh().exp() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1639,17 +1666,28 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
-        }
-        s1 += helper_scalar(s1, (k as f64 * 0.5)).cos();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = s1 + c[i] * 0.3;
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        a.dot(b) + s1 + v2.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut s3 = {
+            let t2 = (1.0 + (y - x) * (y - x)).ln();
+            t2 * t2 * 0.5 + s1
+        };
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if b.dot(a) > 0.2 => s1 = s1 * y,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let v4 = b.mapv(f64::sin);
+        helper_scalar((x + 0.41), 0.30) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1665,22 +1703,33 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
+        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1.tanh();
         }
-        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
-        s1 = (s1 * 0.5 + (1.0 + a.dot(c) * a.dot(c)).ln()).tanh();
-        s1 = b.dot(c);
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.67 - x);
+        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        if (1.0 + s1 * s1).sqrt() > 0.1 {
+            s1 = x;
         }
-        let v3 = (b + &u2);
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(b, x);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + (1.0 + v3[a.len() - 1] * v3[a.len() - 1]).ln()).sin();
         }
-        ((k as f64 * 0.5) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) + s1 + u4.sum() * 0.3
+        for i in 0..a.len() {
+            let t5 = w4[i] * 0.31;
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s7: f64 = 1.30;
+        (((k as f64 * 0.5) + (k as f64 * 0.5)) * (k as f64 * 0.5)) + s7 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1696,26 +1745,35 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
+        }
+        let mut s3 = {
+            let t2 = helper_array(c, s1);
+            t2 * t2 * 0.5 + (0.24 - x)
+        };
+        match k % 3 {
+            0 => s3 = a.mean().unwrap(),
+            1 => s3 = s3 * a.mean().unwrap(),
+            _ => s3 += helper_scalar(c[k % a.len()], (k as f64 * 0.5)),
+        }
+        if k % 2 == 0 {
+            s3 = (1.0 + helper_array(a, 0.41) * helper_array(a, 0.41)).ln();
+        } else {
+            s3 = s3 * (b.dot(c) / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
-            if i == 3 {
-                break;
+            let t4 = a[i] * x;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
             }
+            s3 += u5;
         }
-        let mut s2 = b.dot(c);
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t4.sin() * (k as f64 * 0.5).tanh().exp();
-        }
-        a.mean().unwrap() + s2 + u3.sum() * 0.3
+        helper_array(a, x.tanh().exp()) + s3
     }
 
     #[test]
@@ -1731,19 +1789,20 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        s1 = 0.74;
-        let mut s2 = ((f64::tanh(0.24) / (1.0 + (s1 + b[a.len() - 1]) * (s1 + b[a.len() - 1]))) - s1);
-        let mut s3 = (helper_scalar((k as f64 * 0.5), y) + c[0].tanh().exp()).tanh().exp();
-        for i in 0..a.len() {
-            let t4 = a[i] * x;
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s3 += u5;
+        let v1 = (c + a);
+        let mut s2: f64 = 0.74;
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + (x - 1.32);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        helper_array(b, x).sin() + s3
+        s2 += s2 * 0.2;
+        let mut s3 = x;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * helper_scalar(c[k % a.len()], v1[0]);
+        }
+        (helper_scalar((k as f64 * 0.5), y) + c[0].tanh().exp()) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1759,32 +1818,29 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s2 = ((a[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        let mut s1 = ((c[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_array(a, s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let v2 = (a * b.mapv(f64::tanh).sum());
+        let mut s4 = {
+            let t3 = v2.mean().unwrap();
+            t3 * t3 * 0.5 + 1.30
+        };
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s3 = y;
-        if v1.mean().unwrap() > 0.1 {
-            s3 = (k as f64 * 0.5);
-        } else {
-            s3 = s3 * helper_scalar((c[0] - 0.49), (x * y));
-        }
-        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * (0.38 + s2)).tanh();
+            s4 = (s4 * 0.7 + v2[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
             let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s4 = s4 + b[i] * 0.3;
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s3 + v1.sum() * 0.3
+        a.mean().unwrap().cos() + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1801,25 +1857,29 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (x * y);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+            s1 += u3;
             if i == 3 {
                 break;
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (k as f64 * 0.5)).sin();
+        let mut s4 = c[k % a.len()];
+        if helper_array(c, x) > 0.1 {
+            s1 = (b.mean().unwrap() + f64::tanh(0.95).exp());
         }
-        for i in 0..a.len() {
-            let t3 = w2[i] * helper_array(a, (k as f64 * 0.5));
-            s1 += t3.sin() * b.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = a[i] * b[0];
+            if i % 3 == 1 {
+                continue;
+            }
+            s4 += t5.sin() * f64::tanh(0.76).exp();
         }
-        let mut s4 = (helper_array(&w2, (y + b[0])) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        helper_array(c, c.mapv(f64::tanh).sum()) + s4 + w2.sum() * 0.3
+        s1.tanh().exp().tanh() + s4
     }
 
     #[test]
@@ -1836,18 +1896,17 @@ mod p56 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        s1 = (s1 * 0.5 + y).tanh();
-        if c[0] < 0.0 {
-            s1 = a.dot(a);
-        } else {
-            s1 = s1 * (x + (x + a[k % a.len()]));
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (b[0] + a[k % a.len()]) > 0.2 => s1 = s1 * helper_array(c, s1),
+            _ => s1 += 0.33,
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * f64::tanh(0.75).exp(),
-            _ => s1 += s1,
+        let mut s2: f64 = 1.31;
+        for i in 0..a.len() {
+            let t3 = c[i] * f64::tanh(0.49).exp();
+            s1 += t3.sin() * b[a.len() - 1].sin();
         }
-        s1 + s1
+        helper_array(b, c.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -1863,15 +1922,18 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, y.tanh().exp());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = helper_array(c, x);
+        if c[0] < 0.0 {
+            s1 = s1.tanh();
+        } else {
+            s1 = s1 * helper_scalar((k as f64 * 0.5), y).tanh().exp();
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        x + s1 + v2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        }
+        x + s1
     }
 
     #[test]
@@ -1887,25 +1949,38 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + c);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + helper_scalar(1.39, y)).sin();
-        }
-        let mut s3 = (y - x);
-        if a.mapv(f64::tanh).sum() > 0.1 {
-            s3 = ((k as f64 * 0.5).cos() * b.mean().unwrap());
+        let mut s1 = c.dot(a);
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
         } else {
-            s3 = s3 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
+            s1 = s1 * 1.12;
         }
-        let v4 = v1.mapv(f64::sin);
-        let v5 = (&v4 * y);
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + a[j6 - 1] * w2.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = (1.04 - y).tanh().exp(),
+            1 => s1 = s1 * ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + helper_scalar(x, x)),
+            _ => s1 += (1.0 + a[0] * a[0]).sqrt(),
         }
-        helper_array(&w2, (b[0] - x)) + s3 + v5.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (s1 * (k as f64 * 0.5)).tanh().exp(),
+            1 => s1 = s1 * helper_array(a, b.mapv(f64::tanh).sum()),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s1 = b.dot(a);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, x);
+        }
+        f64::tanh(0.86).tanh().exp() + s1
     }
 
     #[test]
@@ -1922,26 +1997,27 @@ mod p59 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        match k % 3 {
-            0 => s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x))),
-            1 => s1 = s1 * helper_scalar(helper_array(b, 1.01), y),
+        match k % 4 {
+            j if j > 1 => s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_scalar(helper_array(b, 1.01), y),
             _ => s1 += a.mean().unwrap(),
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
+        if k % 2 == 0 {
+            s1 = (0.76 * a.mean().unwrap());
+        } else {
+            s1 = s1 * helper_scalar(x, y).sin();
         }
-        if k == 3 {
-            return helper_scalar(y.sin(), y.tanh().exp());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        match k % 3 {
-            0 => s1 = s1.tanh().exp(),
-            1 => s1 = s1 * f64::cos(0.81).sin(),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mean().unwrap();
         }
-        (k as f64 * 0.5) + s1
+        helper_array(b, (y - y)) + s1
     }
 
     #[test]
@@ -1958,24 +2034,27 @@ mod p60 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
+        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
         match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp(),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum().tanh().exp(),
-            _ => s1 += b.mean().unwrap(),
+            0 => s1 = c.dot(a),
+            1 => s1 = s1 * 1.00,
+            _ => s1 += (a[0] - s1),
         }
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * (s1 + a[a.len() - 1]);
-            s1 += t2.sin() * (s1 + y);
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s1 + y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v3 = (c * b).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        s1 += y * 0.2;
+        let mut s2 = b.mean().unwrap();
+        if s1 > 0.1 {
+            s2 = helper_scalar((1.0 + x * x).ln(), s1);
         }
-        s1 = y;
-        let v4 = v3.mapv(|t| (t * x).sin() + x * 0.5);
-        c.dot(&v4) + s1 + v4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (a[0] / (1.0 + x * x)).tanh(),
+            1 => s1 = s1 * x,
+            _ => s1 += (x * 1.05),
+        }
+        helper_array(a, s1) + s2
     }
 
     #[test]
@@ -1991,31 +2070,26 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * 0.58;
-        }
-        let mut s2 = y;
+        let mut s1 = a.dot(a);
         match k % 3 {
-            0 => s2 = (helper_array(c, c[a.len() - 1]) * y),
-            1 => s2 = s2 * x,
-            _ => s2 += helper_array(c, x),
+            0 => s1 = y,
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += helper_array(c, b[a.len() - 1]),
         }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (s1 + y)).tanh();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * (x - y)).tanh();
+            w2[i] += (a[i] + (x - y)).sin();
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * w1.dot(b)).tanh();
+            w3[i] += (w2[i] + helper_scalar(x, s1)).sin();
         }
-        let mut s3 = (0.24 - w1.dot(&w1));
-        let v4 = w1.mapv(f64::sin);
-        ((s2 + 1.15) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 + v4.sum() * 0.3
+        let mut s4 = x;
+        let mut s5 = (0.24 - b.dot(&w3));
+        (s5 / (1.0 + (x + 1.15) * (x + 1.15))) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2032,17 +2106,26 @@ mod p62 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 = (k as f64 * 0.5);
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()];
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
+            _ => s1 += a.dot(c),
         }
-        let mut u3 = u2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x / (1.0 + x * x));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + f64::tanh(0.88).exp() * f64::tanh(0.88).exp()).ln() * j as f64,
+            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s1 = s1 * ((1.15 - y) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            _ => s1 += y,
         }
-        let mut s4: f64 = 1.22;
-        a.mean().unwrap() + s4 + u3.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).ln()).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -2058,26 +2141,34 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (x - helper_array(&v1, a.mapv(f64::tanh).sum()));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        let mut s1 = a.mapv(f64::tanh).sum();
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * helper_array(b, b.mapv(f64::tanh).sum());
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * helper_array(&v1, x);
+        let mut s3 = {
+            let t2 = (0.68 / (1.0 + c[0] * c[0])).cos();
+            t2 * t2 * 0.5 + 0.72
+        };
+        let mut s5 = {
+            let t4 = c.mean().unwrap();
+            t4 * t4 * 0.5 + y
+        };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + a[j6 - 1] * (1.0 + s5 * s5).sqrt();
         }
-        s2 += a.mean().unwrap();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
+        }
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = b[i] * (0.85 - a[k % a.len()]);
+            w7[i] = a[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s6 = (helper_array(&w5, (y + a[a.len() - 1])) / (1.0 + (v1.mapv(f64::tanh).sum() + x) * (v1.mapv(f64::tanh).sum() + x)));
-        let mut s7 = (0.86 - s2).tanh().cos();
-        v1[a.len() - 1] + s7 + w5.sum() * 0.3
+        let mut s8 = x;
+        b.mapv(f64::tanh).sum() + s8 + w7.sum() * 0.3
     }
 
     #[test]
@@ -2093,12 +2184,15 @@ mod p64 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
         }
-        let mut s2 = helper_array(a, x);
-        helper_scalar(((k as f64 * 0.5) + y), x) + s2 + w1.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + x).sin();
+        }
+        (y.cos() + helper_scalar((k as f64 * 0.5), b[a.len() - 1])) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2114,15 +2208,9 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + 0.56).sin();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * y;
-        }
-        (helper_array(&w2, y) * w2.dot(&w1)) + w2.sum() * 0.3
+        let mut s1 = a.mean().unwrap();
+        let mut s2 = (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74))).sqrt()).ln();
+        s2 + s2
     }
 
     #[test]
@@ -2140,10 +2228,8 @@ mod p66 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.68)).tanh();
-        }
-        a.dot(b) + s1
+        s1 = 1.25;
+        0.68 + s1
     }
 
     #[test]
@@ -2159,48 +2245,38 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.72).exp()).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * x.cos();
         }
-        for i in (0..a.len()).step_by(2) {
+        let mut s2 = c.dot(c);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * (a[a.len() - 1] / (1.0 + y * y))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + w1[i] * 0.3;
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * ((k as f64 * 0.5) + w1[k % a.len()])).tanh();
+        }
+        let mut s3 = w1.dot(&w1);
+        match k % 4 {
+            j if j > 1 => s2 = (s3.tanh().exp() * helper_scalar(0.86, x)) * j as f64,
+            _ if (1.28 / (1.0 + y * y)) > 0.2 => s2 = s2 * y,
+            _ => s2 += (s2 / (1.0 + b[0] * b[0])),
+        }
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, x)).tanh();
+            s2 = (s2 * 0.7 + w1[i] * a.dot(&w1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let v2 = (c + a);
-        for i in 0..a.len() {
-            let t3 = a[i] * (b[k % a.len()] / (1.0 + y * y));
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+        if k == 3 {
+            return ((0.85 * (k as f64 * 0.5)) * helper_array(b, s3));
         }
-        match k % 3 {
-            0 => s1 = (s1.tanh().exp() * helper_scalar(0.86, y)),
-            1 => s1 = s1 * x,
-            _ => s1 += (s1 / (1.0 + b[0] * b[0])),
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::sqrt((1.0 + 0.44 * 0.44))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * c.mapv(f64::tanh).sum();
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
-            }
-            s1 = s1 + q6.tanh();
-        }
-        (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + s1 + v2.sum() * 0.3
+        s3 + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2216,14 +2292,13 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.dot(b);
+        let mut s1 = b.dot(b);
+        if c[0] < 0.0 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * 0.89;
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * helper_array(c, y);
-        }
-        0.89 + w1.sum() * 0.3
+        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
     }
 
     #[test]
@@ -2245,14 +2320,17 @@ mod p69 {
             1 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
             _ => s1 += s1.tanh(),
         }
-        if k == 3 {
-            return x;
+        match k % 4 {
+            j if j > 1 => s1 = 0.29 * j as f64,
+            _ if (1.0 + x * x).sqrt() > 0.2 => s1 = s1 * (helper_array(b, s1) * s1),
+            _ => s1 += helper_array(b, c[a.len() - 1]),
         }
-        if k == 3 {
-            return (helper_array(b, s1) * s1);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        let mut s2 = (b[0] - x);
-        a[k % a.len()] + s2
+        let mut s3 = helper_scalar((k as f64 * 0.5), y);
+        a.mean().unwrap() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2269,25 +2347,40 @@ mod p70 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * 1.08);
+        match k % 3 {
+            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
+            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.13 + s1)).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (c.dot(a) + (s1 / (1.0 + y * y))) * j as f64,
+            _ if (0.26 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
+            _ => s1 += c.dot(b),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + a[0]).sin();
+            w2[i] += (b[i] + 1.17).sin();
         }
-        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
-            s1 = c[k % a.len()];
-        } else {
-            s1 = s1 * s1.tanh().exp();
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - 1.09);
         }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = w2[i] * (0.39 - a[k % a.len()]);
+            s1 += t4 * t4 * 0.5;
+            s1 -= u3[(i + 1) % a.len()] * (x * y);
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).ln()).tanh();
+            w5[i] += (u3[i] + s1).sin();
         }
-        let mut s4 = u2.dot(c);
-        s4 += w3.dot(a);
-        w3[a.len() - 1] + s4 + w3.sum() * 0.3
+        helper_scalar((k as f64 * 0.5), (u3[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2304,20 +2397,41 @@ mod p71 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a).sin();
-        s1 = a.mapv(f64::tanh).sum().tanh().exp();
-        let mut s2 = s1;
-        if (x - 0.47) > 0.1 {
-            s1 = (helper_scalar(s2, s1) + y);
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(x, s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = x;
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let t2 = b[i] * ((k as f64 * 0.5) - 0.47);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * helper_scalar(y, x);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s3 = s1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * c.dot(b);
+        }
+        match k % 3 {
+            0 => s3 = ((1.0 + s3 * s3).ln() - b.mapv(f64::tanh).sum()),
+            1 => s3 = s3 * c[0],
+            _ => s3 += c[a.len() - 1],
+        }
         if k == 3 {
-            return (1.0 + y * y).ln();
+            return helper_scalar(helper_array(a, a[a.len() - 1]), s1.cos());
         }
-        if k == 3 {
-            return (1.0 + helper_array(c, 1.22) * helper_array(c, 1.22)).ln();
+        if k % 2 == 0 {
+            s1 = a[a.len() - 1].tanh();
+        } else {
+            s1 = s1 * (1.0 + a.dot(a) * a.dot(a)).ln();
         }
-        s3 = (s3 * 0.5 + (c[a.len() - 1] / (1.0 + helper_scalar((k as f64 * 0.5), 0.93) * helper_scalar((k as f64 * 0.5), 0.93)))).tanh();
-        s2 + s3
+        ((s1 + (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), y)) + s3
     }
 
     #[test]
@@ -2333,44 +2447,40 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * a.mapv(f64::tanh).sum();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
-        if k == 3 {
-            return helper_scalar(y, (k as f64 * 0.5)).sin();
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + helper_array(b, (k as f64 * 0.5))).tanh();
-        match k % 3 {
-            0 => s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln(),
-            1 => s1 = s1 * (x.tanh().exp() / (1.0 + (s1 + (k as f64 * 0.5)) * (s1 + (k as f64 * 0.5)))),
-            _ => s1 += (s1 / (1.0 + y * y)),
-        }
+        s2 += x * 0.2;
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (a[0] - b[0])).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + a[i] * y.sin()).tanh();
+        }
+        if k % 2 == 0 {
+            s2 = ((b[k % a.len()] - y) * c.mapv(f64::tanh).sum());
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + ((k as f64 * 0.5) * x);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (y + c[a.len() - 1])).sin();
         }
         match k % 3 {
-            0 => s1 = (a[k % a.len()] - helper_scalar(x, 0.61)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += s1,
+            0 => s2 = (k as f64 * 0.5),
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += b.mapv(f64::tanh).sum(),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        f64::tanh(0.74).exp() + s1
+        (w3.mapv(f64::tanh).sum() / (1.0 + b[a.len() - 1] * b[a.len() - 1])) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2386,21 +2496,23 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            let t2 = b[i] * c.mean().unwrap();
-            s1 += t2.sin() * b[0].tanh();
+        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * c.mean().unwrap().cos();
         }
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), 0.40).tanh().exp();
+        let mut s3 = {
+            let t2 = (b[0].tanh() + y.tanh());
+            t2 * t2 * 0.5 + helper_scalar(0.40, (k as f64 * 0.5))
+        };
+        let mut s4 = b.mean().unwrap();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * (k as f64 * 0.5);
         }
-        let mut s3 = (helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(b, x)) / (1.0 + (helper_scalar(s1, (k as f64 * 0.5)) * (x - y)) * (helper_scalar(s1, (k as f64 * 0.5)) * (x - y))));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
-        }
-        (k as f64 * 0.5).sin().tanh() + s3
+        helper_array(b, y.tanh().exp()) + s4
     }
 
     #[test]
@@ -2417,26 +2529,32 @@ mod p74 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = (s1 * 0.5 + y).tanh();
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
         }
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (v3[i] + b[0]).sin();
+        let mut s3 = a[a.len() - 1].tanh().exp();
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s5: f64 = 0.88;
-        let mut u6 = w4.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1;
+        s1 += s3 * 0.2;
+        s3 += a.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), c.mean().unwrap()),
+            _ => s1 += (1.03 * b[0]),
         }
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + b[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        if (k as f64 * 0.5).tanh().exp() > 0.1 {
+            s1 = s1;
         }
-        c.mean().unwrap() + s5 + u6.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = ((1.0 + s3 * s3).ln() - (0.76 - a[a.len() - 1])) * j as f64,
+            _ if (s1 + s3) > 0.2 => s3 = s3 * 1.20,
+            _ => s3 += (k as f64 * 0.5).tanh(),
+        }
+        (1.0 + (x - s3) * (x - s3)).sqrt() + s3
     }
 
     #[test]
@@ -2452,43 +2570,33 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * b.mean().unwrap();
         }
+        if k == 3 {
+            return (k as f64 * 0.5).cos();
+        }
+        let mut s2 = x;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * 0.25;
+        }
+        s2 = (s2 * 0.5 + x).tanh();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            s2 = (s2 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        if k % 2 == 0 {
+            s2 = c.mapv(f64::tanh).sum();
+        } else {
+            s2 = s2 * helper_scalar(w1.mapv(f64::tanh).sum(), b.mapv(f64::tanh).sum());
         }
-        let v3 = (b * a.mean().unwrap());
-        let mut u4 = u2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x + s1);
-        }
-        let v5 = c.mapv(|t| t * t * 0.5 - t);
-        for i in (0..a.len()).rev() {
-            let t6 = v5[i] * helper_scalar(y, y);
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * v3[(i + 1) % a.len()];
-            }
-            s1 += u7;
-            if i == 3 {
-                break;
-            }
-        }
-        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s1 + v5.sum() * 0.3
+        let mut s5 = {
+            let t4 = helper_array(a, a.mean().unwrap());
+            t4 * t4 * 0.5 + (k as f64 * 0.5)
+        };
+        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2504,16 +2612,12 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        match k % 3 {
-            0 => s1 = s1.tanh().exp().tanh().exp(),
-            1 => s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - x),
-            _ => s1 += helper_scalar(y, c[a.len() - 1]),
-        }
-        b.mean().unwrap() + s1
+        let mut s2 = helper_array(b, (1.0 + y * y).ln().sin());
+        s2.tanh().exp().sin() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2530,37 +2634,27 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + a[0]);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh()),
-            _ => s1 += helper_scalar(0.66, (k as f64 * 0.5)),
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y.tanh().exp();
-        }
-        let mut s4 = (helper_scalar(y, ((k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + s1 * s1));
+        let mut s2: f64 = 0.98;
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = s1 + c[i] * 0.3;
         }
-        if k % 2 == 0 {
-            s4 = (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln().tanh().exp();
-        } else {
-            s4 = s4 * s1;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * b.mean().unwrap();
         }
+        let mut s4 = a.mapv(f64::tanh).sum().tanh().exp();
         match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * 0.88,
-            _ => s1 += (k as f64 * 0.5).tanh(),
+            0 => s1 = helper_scalar(s4, ((k as f64 * 0.5) * (k as f64 * 0.5))),
+            1 => s1 = s1 * s2,
+            _ => s1 += c.dot(b),
         }
-        helper_array(a, y) + s4 + u3.sum() * 0.3
+        let v5 = b.mapv(|t| t * t * 0.5 - t);
+        s4 + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2576,17 +2670,14 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, x).tanh().exp();
+        let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
+        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        let mut s2 = (1.0 + (x + x) * (x + x)).sqrt().cos();
-        (helper_scalar(y, a[k % a.len()]) - b[k % a.len()]) + s2
+        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2603,8 +2694,13 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        (s1 - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut s2 = s1;
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s2
     }
 
     #[test]
@@ -2620,17 +2716,17 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.44;
+        let mut s1: f64 = 0.44;
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * x.cos(),
+            _ => s1 += ((k as f64 * 0.5) + a[k % a.len()]),
         }
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, c[0]);
         }
-        c.mean().unwrap() + s1
+        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2646,24 +2742,23 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        if k == 3 {
-            return ((0.65 * y) * a.mapv(f64::tanh).sum());
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
-        }
+        let mut s1 = helper_array(b, c[a.len() - 1]).tanh().exp();
         if c[0] < 0.0 {
-            s1 = (x * (y * s1));
+            s1 = (k as f64 * 0.5);
         } else {
-            s1 = s1 * x;
+            s1 = s1 * b.mean().unwrap();
         }
-        (0.60 - helper_array(b, c[k % a.len()])) + s1
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * (x * (x / (1.0 + c[0] * c[0]))),
+            _ => s1 += y,
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (y * x);
+        }
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        ((k as f64 * 0.5) * 1.09) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2680,12 +2775,20 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (s1 * s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        for i in 0..a.len() {
+            let t2 = b[i] * (x * x);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        y + s1
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((b[a.len() - 1] - (k as f64 * 0.5)) + y.tanh().exp()),
+            _ => s1 += helper_scalar((k as f64 * 0.5), b[a.len() - 1]),
+        }
+        (1.0 + s1.sin() * s1.sin()).ln() + s1
     }
 
     #[test]
@@ -2701,35 +2804,40 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut u2 = v1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+        if k == 3 {
+            return a.dot(c);
         }
-        let mut s3 = v1[0];
-        for i in 0..a.len() {
-            let t4 = c[i] * (a[a.len() - 1] + x);
-            s3 += t4.sin() * 0.98;
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return b[a.len() - 1];
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        let mut s1 = b[0].tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
+        }
+        let mut s3 = y;
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.77;
         }
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * helper_array(b, u2[a.len() - 1]);
+            s3 = s3.sin() * 0.9 + u4[j5 - 1] * x;
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * u2[0]).tanh();
+        for i in (0..a.len()).rev() {
+            let t6 = c[i] * x.sin();
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += c[j] * t6;
+            }
+            s3 = s3 + q7.tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s6 = (k as f64 * 0.5);
-        x + s6 + u2.sum() * 0.3
+        u4.mean().unwrap() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2746,23 +2854,23 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        match k % 3 {
-            0 => s1 = (y * 1.04).tanh().exp(),
-            1 => s1 = s1 * b.dot(c),
-            _ => s1 += ((k as f64 * 0.5) - 1.23),
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (x + s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + (0.26 / (1.0 + s1 * s1))).sin();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * y;
+        let mut s5 = (s1 * y);
+        if k == 3 {
+            return w4.mean().unwrap();
         }
-        let mut s4 = c.mean().unwrap();
-        y + s4
+        y + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2779,28 +2887,22 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.94, x);
+        s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
+        let v2 = c.mapv(f64::sin);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * v2.dot(c);
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, x);
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.91 * v2[a.len() - 1]);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (u3[i] + a.mapv(f64::tanh).sum()).sin();
-        }
-        let v5 = b.mapv(f64::sin);
-        let mut s6 = (f64::cos(0.93) / (1.0 + x * x));
-        (y + 0.43).tanh().exp() + s6 + v5.sum() * 0.3
+        0.93 + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2817,20 +2919,18 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        for i in 0..a.len() {
-            let t2 = a[i] * (k as f64 * 0.5).tanh();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut s2 = a.dot(a);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[k % a.len()];
         }
-        if k == 3 {
-            return helper_scalar(c[k % a.len()], s1).sin();
+        match k % 3 {
+            0 => s1 = (helper_scalar(c[k % a.len()], y) / (1.0 + helper_array(a, s1) * helper_array(a, s1))),
+            1 => s1 = s1 * (f64::cos(0.24) + (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += (b[0] + c[0]),
         }
-        let mut s4 = ((y + (k as f64 * 0.5)) * a.mean().unwrap()).tanh().exp();
-        let mut s5 = a.dot(c);
-        a.dot(a).tanh().exp() + s5
+        (s2 - a.dot(b)) + s2
     }
 
     #[test]
@@ -2846,26 +2946,22 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::ln((1.0 + 0.92 * 0.92));
-        }
-        let mut s2 = helper_array(a, x);
-        if helper_scalar(c[k % a.len()], x) > 0.1 {
-            s2 = u1.mean().unwrap().tanh().exp();
+        let mut s1 = c.dot(a);
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * helper_scalar(a[k % a.len()], y);
+            s1 += t2.sin() * x;
         }
         for i in 0..a.len() {
-            let t3 = b[i] * (x * y);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
-            }
-            s2 += u4;
-            if i == 3 {
-                break;
-            }
+            let y = y * 0.5 + (c[0] / (1.0 + 0.62 * 0.62));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (x + b[k % a.len()]) + s2 + u1.sum() * 0.3
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        helper_scalar(s1, s1) + s1
     }
 
     #[test]
@@ -2882,10 +2978,21 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        ((x - y) - x.sin()) + s1
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * 0.23).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (((k as f64 * 0.5) - b[a.len() - 1]) * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
     }
 
     #[test]
@@ -2901,35 +3008,33 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        let mut s2 = u1[0];
+        s2 += (0.32 + u1[a.len() - 1]);
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * (y - x);
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * (b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = c.mean().unwrap();
-        if k == 3 {
-            return s1;
+        s2 += y * 0.2;
+        let v4 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s2.cos();
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + s3 * s3).ln();
+        if s2 > 0.1 {
+            s2 = u1.dot(a);
+        } else {
+            s2 = s2 * u1.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s1 = b.dot(a),
-            1 => s1 = s1 * x,
-            _ => s1 += a.dot(a),
-        }
-        ((y / (1.0 + 0.47 * 0.47)) + a.mean().unwrap()) + s3 + u4.sum() * 0.3
+        (c.mean().unwrap() + (s2 + y)) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2945,12 +3050,19 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
         for i in 0..a.len() {
-            w1[i] += (c[i] + 0.24).sin();
+            let t2 = c[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = (1.0 + y * y).sqrt();
-        ((y * s2) * s2) + s2 + w1.sum() * 0.3
+        (a[a.len() - 1] + b[0]).tanh().exp() + s1
     }
 
     #[test]
@@ -2967,28 +3079,27 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
-        }
-        let mut s2 = (k as f64 * 0.5);
-        if helper_scalar(s1, s2) > 0.1 {
-            s2 = b[a.len() - 1];
-        } else {
-            s2 = s2 * c[0].tanh().exp();
-        }
-        let mut s3 = a.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s1 = 1.14,
-            1 => s1 = s1 * ((y - x) + helper_scalar(s3, s2)),
-            _ => s1 += (s3 * 0.25),
+            0 => s1 = (s1.tanh().exp() / (1.0 + s1 * s1)),
+            1 => s1 = s1 * (y - helper_scalar(s1, x)),
+            _ => s1 += (k as f64 * 0.5).tanh(),
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
+        let mut s2 = (1.16 / (1.0 + x * x));
+        match k % 4 {
+            j if j > 1 => s2 = f64::sin(1.14) * j as f64,
+            _ if y.cos() > 0.2 => s2 = s2 * ((y - y) + helper_scalar(s2, s1)),
+            _ => s2 += (s1 * 0.25),
         }
-        c.mapv(f64::tanh).sum() + s3
+        match k % 3 {
+            0 => s2 = helper_array(b, s2).tanh(),
+            1 => s2 = s2 * 1.07,
+            _ => s2 += (x - 0.49),
+        }
+        let v3 = b.mapv(f64::sin);
+        if k == 3 {
+            return (c[0] - f64::sqrt((1.0 + 0.41 * 0.41)));
+        }
+        y + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3004,18 +3115,19 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + (1.26 / (1.0 + y * y))).sin();
         }
-        let mut s2 = x;
-        let mut s3 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = (1.0 + f64::tanh(0.22).exp() * f64::tanh(0.22).exp()).sqrt(),
-            1 => s1 = s1 * ((x / (1.0 + s2 * s2)) / (1.0 + f64::tanh(0.46).exp() * f64::tanh(0.46).exp())),
-            _ => s1 += s1.tanh().exp(),
+        let mut s2 = a[0];
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * ((k as f64 * 0.5) / (1.0 + 0.22 * 0.22));
         }
-        0.21 + s3
+        let mut s4 = w1.mapv(f64::tanh).sum();
+        let mut s5 = a.mean().unwrap();
+        helper_scalar((s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (s2 * (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3032,29 +3144,22 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (x + y);
+        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        let mut s3 = {
+            let t2 = y.sin();
+            t2 * t2 * 0.5 + (1.0 + s1 * s1).ln()
+        };
+        if k == 3 {
+            return s1;
         }
-        if (s1 - s1) > 0.1 {
-            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + helper_scalar(b[0], 0.22)).sin();
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(&w2, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w2[i] * 0.3;
+            s3 = (s3 * 0.7 + c[i] * s3.tanh().exp()).tanh();
         }
-        match k % 3 {
-            0 => s1 = b.dot(b).sin(),
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += w2.mapv(f64::tanh).sum(),
-        }
-        (1.0 + (b[a.len() - 1] + a[k % a.len()]) * (b[a.len() - 1] + a[k % a.len()])).ln() + s1 + w2.sum() * 0.3
+        (helper_array(&w4, (k as f64 * 0.5)) + w4[0]) + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3070,18 +3175,21 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = helper_scalar(((k as f64 * 0.5) - s1), helper_scalar(y, 0.24));
-        let v2 = (a * a).mapv(f64::tanh);
-        s1 = (s1 * 0.5 + b.mean().unwrap().sin()).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t3.sin() * b.mean().unwrap();
+        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
+        let mut s2 = x;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        a[a.len() - 1] + s1 + v2.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * (1.39 + 1.29);
+        }
+        if k == 3 {
+            return w3.mean().unwrap();
+        }
+        (k as f64 * 0.5) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3097,26 +3205,23 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a[a.len() - 1].cos() + a.dot(c));
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = {
+            let t1 = a.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + (k as f64 * 0.5).cos()
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + b[k % a.len()]).sin();
+            w3[i] += (a[i] + helper_array(c, s2)).sin();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * c.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * w2.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        if k == 3 {
+            return ((k as f64 * 0.5) + 0.97).tanh();
         }
-        (x.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s1 + w2.sum() * 0.3
+        (y - s2).tanh().exp() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3132,20 +3237,22 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * c.mapv(f64::tanh).sum();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
         }
-        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        match k % 3 {
-            0 => s1 = (0.60 - s1.tanh().exp()),
-            1 => s1 = s1 * y.cos(),
-            _ => s1 += 1.07,
+        let mut s2 = ((1.0 + ((k as f64 * 0.5) - a[k % a.len()]) * ((k as f64 * 0.5) - a[k % a.len()])).sqrt() - (c.mapv(f64::tanh).sum() + y.tanh()));
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + y * y).sqrt();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s4 = (((1.0 + b[k % a.len()] * b[k % a.len()]).ln() / (1.0 + v3.dot(b) * v3.dot(b))) + (c[0].tanh().exp() - b.dot(&v3)));
-        c[0] + s4 + v3.sum() * 0.3
+        s2 += y * 0.2;
+        s2 += x;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * (k as f64 * 0.5);
+        }
+        (y - a.dot(&u1)) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3162,22 +3269,27 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        s1 = (s1 * 0.5 + ((a[0] - s1) * b.mean().unwrap())).tanh();
-        let mut s2 = (k as f64 * 0.5);
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(b, s1);
+        s1 = (s1 * 0.5 + helper_array(c, (a[0] - s1))).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (s1 + a[0]);
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
         }
-        let mut s5 = c.dot(&u4);
-        let mut u6 = u3.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::cos(0.84);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        (c.mapv(f64::tanh).sum() / (1.0 + a.dot(a) * a.dot(a))) + s5 + u6.sum() * 0.3
+        let mut s3 = u2.dot(&u2);
+        let mut s4 = (u2.mean().unwrap().sin() * c.mapv(f64::tanh).sum());
+        let mut s6 = {
+            let t5 = (y + helper_scalar((k as f64 * 0.5), 0.48));
+            t5 * t5 * 0.5 + helper_scalar(s1, s3)
+        };
+        a.mean().unwrap().tanh().exp() + s6 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3193,22 +3305,23 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (1.0 + y * y).ln()).sin();
+        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
+        s1 = helper_array(b, (1.0 + y * y).ln());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - (k as f64 * 0.5));
         }
-        let mut s2 = (x / (1.0 + (1.0 + (y - y) * (y - y)).ln() * (1.0 + (y - y) * (y - y)).ln()));
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (s2 + y)).tanh();
+        let mut s3 = b.dot(a);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * s3).tanh();
         }
-        let mut s3 = (k as f64 * 0.5).tanh().exp();
-        if k == 3 {
-            return s3;
+        match k % 4 {
+            j if j > 1 => s3 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if x.cos() > 0.2 => s3 = s3 * a[a.len() - 1],
+            _ => s3 += (1.11 - s1),
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + w1[i] * helper_scalar(s2, b[0])).tanh();
-        }
-        x + s3 + w1.sum() * 0.3
+        s3 + s3
     }
 
     #[test]
@@ -3234,11 +3347,10 @@ mod p99 {
                 break;
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + 0.73).sin();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        (helper_scalar((k as f64 * 0.5), y) + (0.88 + x)) + s1
     }
 
     #[test]
@@ -3254,21 +3366,32 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(a[0], (k as f64 * 0.5));
-        }
+        let mut s2 = {
+            let t1 = ((x * a[a.len() - 1]) / (1.0 + 0.45 * 0.45));
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))
+        };
         match k % 3 {
-            0 => s1 = ((0.38 + x) * helper_scalar(1.04, x)),
-            1 => s1 = s1 * f64::tanh(0.44),
-            _ => s1 += c[0],
+            0 => s2 = x,
+            1 => s2 = s2 * helper_scalar((s2 * 0.67), ((k as f64 * 0.5) * a[0])),
+            _ => s2 += (s2 - y),
         }
-        let mut s3 = y;
-        let mut s4 = s3;
-        ((y * 0.21) * b[0]) + s4
+        if k % 2 == 0 {
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * (y.tanh().exp() - (0.44 + c[k % a.len()]));
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if c[0] < 0.0 {
+            s2 = 0.21;
+        } else {
+            s2 = s2 * (k as f64 * 0.5);
+        }
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -3284,13 +3407,15 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[0];
+        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
         }
-        let mut s2 = (y + helper_array(c, y));
-        s2 = (s2 * 0.5 + (helper_scalar(x, y) + b.mean().unwrap())).tanh();
-        c.dot(a) + s2 + u1.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * x.tanh().exp();
+        }
+        s1 + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3307,42 +3432,29 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos().sin().sin();
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            _ => s1 += b.mean().unwrap(),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.dot(c)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
-        }
-        let mut s2 = helper_scalar(s1, (k as f64 * 0.5).tanh().exp().tanh().exp());
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * ((k as f64 * 0.5) * a[a.len() - 1]);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s2 += u4;
-            if i == 3 {
-                break;
-            }
-        }
-        s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * helper_array(c, 1.29)).tanh();
-            if i == 3 {
-                break;
-            }
+            w2[i] = b[i] * (x * 0.50);
         }
-        s2 + s2
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.06, s1)).tanh();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + w2[j3 - 1] * ((k as f64 * 0.5) + x);
+        }
+        match k % 3 {
+            0 => s1 = (1.0 + f64::tanh(0.95).exp() * f64::tanh(0.95).exp()).ln(),
+            1 => s1 = s1 * helper_scalar(y, w2[0]).tanh().exp(),
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        }
+        let mut s5 = {
+            let t4 = b.dot(b);
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) * a[a.len() - 1])
+        };
+        let v6 = c.mapv(f64::sin);
+        s5 + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3365,38 +3477,24 @@ mod p103 {
             }
             s1 = (s1 * 0.7 + c[i] * x).tanh();
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (helper_array(c, 0.37) + y),
-            _ => s1 += (x / (1.0 + b[0] * b[0])),
+        let mut s2 = (1.29 - a.dot(a).tanh().exp());
+        s1 = (1.24 - s1).tanh().exp();
+        let mut s3 = c.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
         }
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => s1 = s1 * (f64::sqrt((1.0 + 0.59 * 0.59)) - a[0].sin()),
-            _ => s1 += ((k as f64 * 0.5) * 0.66),
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * 1.14)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * helper_array(c, x);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        match k % 3 {
+            0 => s3 = (1.0 + (x / (1.0 + s2 * s2)) * (x / (1.0 + s2 * s2))).sqrt(),
+            1 => s3 = s3 * (1.0 + c[0] * c[0]).ln().cos(),
+            _ => s3 += s1,
         }
-        s1 = y;
-        (1.0 + (0.48 * y) * (0.48 * y)).sqrt() + s1
+        s2 + s3
     }
 
     #[test]
@@ -3412,18 +3510,14 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.22;
+        let v1 = (c * b).mapv(f64::tanh);
+        let mut s2 = a.dot(a);
+        if k % 2 == 0 {
+            s2 = v1.mapv(f64::tanh).sum();
+        } else {
+            s2 = s2 * (1.0 + a[0] * a[0]).sqrt();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(c, x);
-        }
-        c.dot(b) + s1
+        ((1.0 + s2 * s2).ln() + b.mean().unwrap()) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3439,14 +3533,18 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * (c[0] - y);
         }
-        s1 = (k as f64 * 0.5).tanh().exp();
-        s1 += c.dot(c);
-        f64::sin(0.27) + s1
+        let mut s2 = a.mapv(f64::tanh).sum();
+        if k == 3 {
+            return ((k as f64 * 0.5) - x).tanh();
+        }
+        if (1.0 + x * x).sqrt() > 0.1 {
+            s2 = a.mean().unwrap().tanh().exp();
+        }
+        c.mean().unwrap() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3463,20 +3561,20 @@ mod p106 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x.tanh()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if b.dot(a) > 0.2 => s1 = s1 * (a[k % a.len()] / (1.0 + 0.21 * 0.21)).tanh(),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
         if k == 3 {
-            return a.mean().unwrap();
+            return 1.22;
         }
-        1.22 + s1 + w2.sum() * 0.3
+        let mut s2 = helper_array(c, s1);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * c.dot(b);
+        }
+        w3[0] + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3493,32 +3591,23 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (a.dot(c) + helper_scalar(c[a.len() - 1], a[k % a.len()])),
+            _ => s1 += helper_array(b, s1),
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        if k % 2 == 0 {
+            s1 = (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
         }
-        let v4 = v2.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * x;
+        let mut s2 = ((x + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) - (c.dot(c) / (1.0 + (s1 - x) * (s1 - x))));
+        s1 = (s1 * 0.5 + a.dot(a).cos()).tanh();
+        let mut s3 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s3 = (y / (1.0 + s2 * s2)).tanh().exp() * j as f64,
+            _ if (s2 * 0.82) > 0.2 => s3 = s3 * c.dot(b),
+            _ => s3 += helper_scalar(0.36, a[a.len() - 1]),
         }
-        if k == 3 {
-            return (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
-        }
-        if (1.33 - x) > 0.1 {
-            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
-        } else {
-            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        v2.dot(a) + s1 + v4.sum() * 0.3
+        0.95 + s3
     }
 
     #[test]
@@ -3543,16 +3632,12 @@ mod p108 {
             }
             s1 = s1 + q3.tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (x - s4);
         }
-        let mut s4 = (k as f64 * 0.5);
-        a.dot(b) + s4
+        (u5[k % a.len()].tanh().exp() - (x / (1.0 + x * x))) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3568,21 +3653,12 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * helper_array(a, 0.22);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * s1;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + x).sin();
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(s1, s1.tanh()),
-            1 => s1 = s1 * c[k % a.len()],
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
-        }
-        c.dot(a) + s1
+        let mut s2 = f64::tanh(0.22);
+        y + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3598,17 +3674,14 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s1 = helper_array(c, x);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * 1.00;
-        }
-        let v3 = (c * b).mapv(f64::tanh);
-        s1 + s1 + v3.sum() * 0.3
+        let mut s2 = b.dot(b);
+        x + s2
     }
 
     #[test]
@@ -3625,27 +3698,30 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        s1 = (s1 * 0.5 + x).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 = a.mapv(f64::tanh).sum();
+        let mut s2 = x;
+        let mut s3 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s5 = {
+            let t4 = c[a.len() - 1];
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) * 0.69)
+        };
+        let v6 = b.mapv(f64::sin);
         match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((x * a[k % a.len()]) + c.dot(c)),
-            _ => s1 += c.dot(b),
+            0 => s5 = helper_array(b, (s1 / (1.0 + s5 * s5))),
+            1 => s5 = s5 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - s3),
+            _ => s5 += c.mean().unwrap(),
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, 0.67);
-        }
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * s1;
-            s1 += t4.sin() * helper_scalar(y, y);
-        }
-        b[k % a.len()].tanh().exp() + s1 + u3.sum() * 0.3
+        b[k % a.len()] + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3661,36 +3737,22 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * b[0];
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        if k == 3 {
+            return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
+        let mut s1 = y.tanh().exp();
+        s1 = (s1 * 0.5 + helper_array(b, 0.91).tanh().exp()).tanh();
         for i in 0..a.len() {
-            let t4 = c[i] * (0.97 + (k as f64 * 0.5));
-            s1 += t4.sin() * helper_scalar(x, x);
+            let mut s1 = s1 * 0.5 + 0.97;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = (helper_scalar((k as f64 * 0.5), x) / (1.0 + helper_array(c, s1) * helper_array(c, s1))),
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += b.dot(b),
+        s1 += s1 * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(y, y);
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        b.dot(c) + s1
+        helper_scalar((0.66 + (k as f64 * 0.5)), a.dot(a)) + s1
     }
 
     #[test]
@@ -3707,11 +3769,11 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + y * y).ln();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        s1 += helper_scalar(x, (1.0 + x * x).sqrt());
+        if k == 3 {
+            return y;
         }
-        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
-        ((x - a[0]) * s1.tanh().exp()) + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -3727,16 +3789,23 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (s1 * (k as f64 * 0.5));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
-        let mut s3 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        b[k % a.len()] + s3 + v4.sum() * 0.3
+        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        s2 += helper_scalar(((k as f64 * 0.5) / (1.0 + a[0] * a[0])), (x - 1.36));
+        match k % 3 {
+            0 => s2 = x,
+            1 => s2 = s2 * helper_scalar(b.mean().unwrap(), (s2 / (1.0 + s2 * s2))),
+            _ => s2 += (c[k % a.len()] - s2),
+        }
+        ((1.0 + b[0] * b[0]).ln() / (1.0 + b.dot(b) * b.dot(b))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3752,15 +3821,14 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
-        }
-        let mut s2 = y;
+        let mut s1: f64 = 0.95;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).sin()).tanh();
+            s1 = (s1 * 0.7 + a[i] * (y * a[a.len() - 1])).tanh();
         }
-        u1.mapv(f64::tanh).sum() + s2 + u1.sum() * 0.3
+        if (y - 0.50) > 0.1 {
+            s1 = (1.0 + helper_array(a, x) * helper_array(a, x)).sqrt();
+        }
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -3776,32 +3844,26 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = helper_array(b, helper_scalar(x, y)),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        if k == 3 {
+            return x;
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (b[i] + a.mean().unwrap()).sin();
+            w2[i] += (a[i] + a.mean().unwrap()).sin();
         }
-        let mut s2 = helper_scalar(w1.mapv(f64::tanh).sum(), x);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + w1[i] * (1.23 + y)).tanh();
+        let mut s3 = ((1.0 + x * x).sqrt().tanh().exp() - (c.mapv(f64::tanh).sum() + (x / (1.0 + s1 * s1))));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * x;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x - s2);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * (s2 * x);
-        }
-        if w1.mapv(f64::tanh).sum() > 0.1 {
-            s2 = c.mean().unwrap();
-        } else {
-            s2 = s2 * c.dot(&w1);
-        }
-        helper_array(&w1, s2) + s2 + w4.sum() * 0.3
+        helper_array(a, b[k % a.len()]).sin() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3817,17 +3879,12 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[k % a.len()];
-        if b.dot(a) > 0.1 {
-            s1 = 0.87;
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = a[k % a.len()].tanh().exp();
+        if k == 3 {
+            return 0.87;
         }
-        if f64::tanh(0.50).exp() > 0.1 {
-            s1 = helper_array(b, c.mean().unwrap());
-        }
-        s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
-        b.dot(a).tanh().exp() + s1
+        1.04 + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3844,28 +3901,22 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
+        }
+        s1 = y;
+        let v3 = (b + c);
+        let mut s4 = s1;
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(b, x)).tanh();
+            w5[i] += (b[i] + s1).sin();
         }
-        let mut s2 = helper_scalar(helper_array(b, (y + (k as f64 * 0.5))), c.mean().unwrap().tanh().exp());
-        s2 += helper_array(b, s1.tanh().exp());
-        if k == 3 {
-            return x;
-        }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * helper_scalar((k as f64 * 0.5), s1);
-        }
-        if w3.mean().unwrap() > 0.1 {
-            s2 = (y - w3.mean().unwrap());
-        }
-        s2 + s2 + w3.sum() * 0.3
+        helper_array(&w5, (1.0 + s1 * s1).sqrt()) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3886,10 +3937,8 @@ mod p119 {
             w1[i] += (a[i] + helper_array(a, y)).sin();
         }
         let mut s2 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
-        }
-        (helper_array(&w1, x) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s2 + w1.sum() * 0.3
+        s2 = (helper_scalar((k as f64 * 0.5), y) + (x / (1.0 + 0.73 * 0.73)));
+        (b.dot(b) - y) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3905,33 +3954,36 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * (1.0 + y * y).ln();
-        }
-        let mut s2 = (b.mapv(f64::tanh).sum() * c.mean().unwrap());
+        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
-            if i == 3 {
-                break;
+            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * helper_scalar((k as f64 * 0.5), s1);
+        }
+        let mut s3 = (1.0 + helper_array(&w2, s1.tanh()) * helper_array(&w2, s1.tanh())).ln();
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * y.tanh().exp();
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_array(c, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let t5 = u4[i] * w2[k % a.len()].tanh().exp();
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * c[(i + 1) % a.len()];
             }
+            s1 += u6;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (w1[k % a.len()] + c[a.len() - 1]);
-        }
-        if k == 3 {
-            return c[a.len() - 1];
-        }
-        let v4 = w1.mapv(f64::sin);
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5).tanh();
-        }
-        ((w1[0] * (k as f64 * 0.5)) * x) + s2 + u5.sum() * 0.3
+        b.mapv(f64::tanh).sum().tanh() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3947,24 +3999,23 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (y - 0.73) * (y - 0.73)).ln();
-        }
-        let mut s1 = (a.mapv(f64::tanh).sum() / (1.0 + helper_array(b, x.sin()) * helper_array(b, x.sin())));
-        for i in 0..a.len() {
-            let t2 = a[i] * y;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * helper_array(a, 0.39);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
             }
-            s1 += u3;
+            s1 = s1 + q3.tanh();
         }
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * c.mapv(f64::tanh).sum();
+        let mut s5 = {
+            let t4 = c[k % a.len()];
+            t4 * t4 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
-        (y / (1.0 + f64::tanh(0.23).exp() * f64::tanh(0.23).exp())) + s1
+        0.23 + s5
     }
 
     #[test]
@@ -3980,38 +4031,31 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
         for i in 0..a.len() {
-            w1[i] += (c[i] + b[a.len() - 1]).sin();
+            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
         }
-        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
-        s2 += a.mean().unwrap();
         for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * w1.mapv(f64::tanh).sum();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * w1[(i + 1) % a.len()];
-            }
-            s2 += u4;
+            let t2 = a[i] * f64::tanh(0.37).exp();
+            s1 += t2.sin() * (1.06 - (k as f64 * 0.5));
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
-        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t6 = u5[i] * helper_scalar(y, y);
-            s2 += t6.sin() * ((k as f64 * 0.5) / (1.0 + x * x));
-            if i == 3 {
-                break;
-            }
+            w3[i] += (b[i] + c[k % a.len()].tanh().exp()).sin();
         }
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5).tanh().exp(),
-            1 => s2 = s2 * a.mapv(f64::tanh).sum().sin(),
-            _ => s2 += a[0].tanh().exp(),
+        let mut s4 = s1;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) - a[0]);
         }
-        let mut s7 = b.dot(a);
-        s7 + s7 + u5.sum() * 0.3
+        let mut s6 = (c.dot(b).tanh().exp() * b.dot(&w3));
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a) * j as f64,
+            _ if (s6 + s4) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += f64::tanh(0.64).exp(),
+        }
+        w3.dot(&w3) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4027,31 +4071,39 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
-        }
-        let v2 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t3 = v2[i] * (s1 + y);
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (c[a.len() - 1] + x);
+            w1[i] = b[i] * 1.19;
         }
-        for i in 0..a.len() {
+        let mut s3 = {
+            let t2 = ((x - x) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+            t2 * t2 * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * (a[0] - y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s3 += u5;
+        }
+        let mut s7 = {
+            let t6 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
+            t6 * t6 * 0.5 + helper_scalar((k as f64 * 0.5), x)
+        };
+        let v8 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (1.29 - a[0])).tanh();
+            s7 = (s7 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + v2[i] * 0.3;
+            s7 = s7 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * ((1.0 + x * x).ln() * c.mean().unwrap()),
-            _ => s1 += y,
-        }
-        let mut s4 = b.dot(b);
-        ((v2[k % a.len()] / (1.0 + x * x)) * f64::tanh(0.33).exp()) + s4 + v2.sum() * 0.3
+        s7 + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -4068,22 +4120,31 @@ mod p124 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * (helper_scalar(s1, y) + 0.79);
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if y > 0.2 => s1 = s1 * 0.50,
+            _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = v2.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, 0.60)).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, 0.84);
         }
-        match k % 3 {
-            0 => s1 = (y * s3).tanh().exp(),
-            1 => s1 = s1 * x,
-            _ => s1 += (1.23 + x),
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) * y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        x.tanh().exp() + s3 + v2.sum() * 0.3
+        s1 += y * 0.2;
+        let mut s3 = (k as f64 * 0.5);
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + s3 * s3).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + u4[i] * 0.3;
+        }
+        (a.dot(b) * x) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4099,30 +4160,24 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[k % a.len()];
+        let mut s1 = c.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * s1,
+            _ => s1 += (s1 / (1.0 + x * x)),
         }
-        let mut s2 = (helper_array(&u1, x) + (a[k % a.len()] / (1.0 + 0.48 * 0.48)));
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + u1[i] * x).tanh();
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * x;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * u1[(i + 1) % a.len()];
-            }
-            s2 += u4;
-            if i == 3 {
-                break;
-            }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).cos();
         }
-        let v5 = (b * b).mapv(f64::tanh);
-        x + s2 + v5.sum() * 0.3
+        s1 += (u2.dot(a) / (1.0 + helper_array(c, b[k % a.len()]) * helper_array(c, b[k % a.len()])));
+        (0.51 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4138,21 +4193,18 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        }
+        let mut s2 = u1.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let t2 = b[i] * x;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            s2 = (s2 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        let mut s4: f64 = 1.26;
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, s4);
-        }
-        (a[a.len() - 1] * s1).tanh() + s4 + u5.sum() * 0.3
+        let mut s3 = (u1.mean().unwrap() * (k as f64 * 0.5));
+        (1.0 + helper_array(c, s3) * helper_array(c, s3)).sqrt() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4168,26 +4220,21 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).tanh().exp().tanh().exp(),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += helper_array(c, x),
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + x.tanh()).sin();
-        }
-        if (0.23 + x) > 0.1 {
-            s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln();
+        let mut s1 = (((k as f64 * 0.5) / (1.0 + x * x)) * (helper_scalar(y, 0.84) - y));
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5).tanh().exp().tanh().exp();
         } else {
-            s1 = s1 * ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+            s1 = s1 * (helper_array(c, x) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + s1.cos()).sin();
+        let v2 = (a * b).mapv(f64::tanh);
+        let mut s4 = {
+            let t3 = ((1.0 + x * x).ln() + (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
+            t3 * t3 * 0.5 + x
+        };
+        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.1 {
+            s4 = v2.dot(b).cos();
         }
-        (1.30 + s1) + s1 + w3.sum() * 0.3
+        (((k as f64 * 0.5) - x) - v2.dot(a)) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4204,16 +4251,13 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_array(b, s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
+            _ => s1 += (s1 * (k as f64 * 0.5)),
         }
-        let mut s4 = (k as f64 * 0.5);
-        (x / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s4
+        let v2 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        ((s1 * (k as f64 * 0.5)) + x.tanh().exp()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4230,11 +4274,17 @@ mod p129 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.29 + y)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
         }
-        let mut s2 = a[a.len() - 1];
-        ((x * 1.35) + s2.tanh().exp()) + s2
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += (x - 0.32),
+        }
+        (s1 / (1.0 + s1 * s1)).sin() + s1
     }
 
     #[test]
@@ -4250,17 +4300,18 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
         for i in 0..a.len() {
-            w1[i] = c[i] * y;
+            let x = x * 0.5 + (0.85 - (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
-        s2 += x;
-        let mut u3 = b.to_owned();
+        s1 += x * 0.2;
+        let mut s2 = helper_array(c, a.dot(c).cos());
+        let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(a);
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.cos();
         }
-        x + s2 + u3.sum() * 0.3
+        ((k as f64 * 0.5) + a.mean().unwrap()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4276,33 +4327,35 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, y).tanh();
+        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * y.tanh().exp(),
+            _ => s1 += 1.39,
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s1 = y.tanh().exp();
+        let mut s2 = s1;
         for i in 0..a.len() {
-            let t2 = b[i] * f64::tanh(1.34);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = s1 + q3.tanh();
+            s2 = (s2 * 0.7 + a[i] * b[a.len() - 1]).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * s1;
+        let mut s4 = {
+            let t3 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b)));
+            t3 * t3 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        if k == 3 {
+            return helper_array(a, (0.77 + b[0]));
         }
-        s1 += helper_scalar(x.cos(), helper_scalar(0.67, c[k % a.len()]));
-        s1 = (s1 * 0.5 + a.dot(b)).tanh();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_array(b, a[0]);
+        if k == 3 {
+            return (s4.sin() - y);
         }
-        helper_array(a, x.tanh()) + s1 + w4.sum() * 0.3
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -4318,13 +4371,13 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
         }
-        let mut s2: f64 = 0.61;
-        s2 = (s2 * 0.5 + (k as f64 * 0.5)).tanh();
-        (1.0 + y.cos() * y.cos()).ln() + s2 + w1.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4341,16 +4394,17 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (x - (k as f64 * 0.5));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
+            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
+            _ => s1 += s1,
         }
-        let mut s4 = helper_scalar(s1, helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
-        y + s4
+        if k % 2 == 1 {
+            let y = y * 0.5 + x;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
     }
 
     #[test]
@@ -4366,28 +4420,27 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(a) + b.dot(b));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+        if k == 3 {
+            return (c.dot(a) + b.dot(b));
+        }
+        let mut s1 = y;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * f64::tanh(1.23).exp()).tanh();
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
-        }
-        if k == 3 {
-            return (1.0 + x * x).sqrt();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - 1.26);
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (0.96 / (1.0 + y * y));
-            s1 += t3.sin() * (1.0 + x * x).sqrt();
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        b.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, y)).tanh();
+        }
+        let mut s2 = (1.0 + (y / (1.0 + a[k % a.len()] * a[k % a.len()])) * (y / (1.0 + a[k % a.len()] * a[k % a.len()]))).sqrt().tanh().exp();
+        (1.0 + c.dot(c) * c.dot(c)).ln() + s2
     }
 
     #[test]
@@ -4403,26 +4456,20 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x + a[k % a.len()]);
+        }
         if k == 3 {
-            return a.dot(b);
+            return x;
         }
-        let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s2 = helper_array(b, helper_array(c, x));
+        match k % 3 {
+            0 => s2 = c.mean().unwrap(),
+            1 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += (x / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * 1.35);
-        }
-        c.dot(b) + s1 + u4.sum() * 0.3
+        ((1.0 + s2 * s2).sqrt() - f64::ln((1.0 + 0.84 * 0.84))) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4438,12 +4485,17 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).sqrt()).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, (k as f64 * 0.5));
         }
-        y + s1
+        let mut s2 = c[k % a.len()];
+        match k % 4 {
+            j if j > 1 => s2 = u1.mean().unwrap() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * helper_array(a, (1.0 + s2 * s2).ln()),
+            _ => s2 += helper_array(c, (k as f64 * 0.5)),
+        }
+        s2 + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4460,25 +4512,39 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s3 = ((helper_array(c, a[a.len() - 1]) * b.mean().unwrap()) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, x);
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, a.dot(a)) * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += c[a.len() - 1],
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * a.dot(b);
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * c.mean().unwrap().tanh().exp(),
+            _ => s1 += (y - y),
         }
-        s3 = (s3 * 0.5 + helper_array(&v2, v2[a.len() - 1])).tanh();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        b.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar(y, a.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * x,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        match k % 3 {
+            0 => s1 = (helper_array(a, w2[0]) / (1.0 + w2.mean().unwrap() * w2.mean().unwrap())),
+            1 => s1 = s1 * helper_array(a, (0.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s1 += c.mean().unwrap(),
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * b[k % a.len()].tanh();
+        }
+        b.dot(&w2) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4495,21 +4561,16 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        match k % 3 {
-            0 => s1 = ((s1 - 1.20) * a.mean().unwrap()),
-            1 => s1 = s1 * a[a.len() - 1],
-            _ => s1 += (k as f64 * 0.5),
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1.tanh().exp();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b.dot(b)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + u2[j3 - 1] * c.mean().unwrap();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * b[0];
-        }
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s1 + w2.sum() * 0.3
+        b[a.len() - 1] + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4525,30 +4586,16 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
         }
-        let mut u2 = c.to_owned();
+        let mut s1 = helper_scalar((y + y.tanh().exp()), y.cos().tanh().exp());
+        let mut u2 = a.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(a);
         }
-        match k % 3 {
-            0 => s1 = (s1 * c.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * helper_scalar(f64::sqrt((1.0 + 0.98 * 0.98)), (1.0 + y * y).sqrt()),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        if c[0] < 0.0 {
-            s1 = (helper_array(c, 0.65) + (y * y));
-        } else {
-            s1 = s1 * (helper_array(a, 0.28) / (1.0 + (s1 + x) * (s1 + x)));
-        }
-        helper_array(c, a.mean().unwrap()) + s1 + u2.sum() * 0.3
+        let mut s3 = c[a.len() - 1];
+        (c.mapv(f64::tanh).sum() * helper_scalar(y, 0.98)) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4564,33 +4611,30 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + (1.07 / (1.0 + y * y))).sin();
-        }
-        let mut s2 = ((k as f64 * 0.5) + x);
-        if (b[k % a.len()] + x) > 0.1 {
-            s2 = 1.24;
-        } else {
-            s2 = s2 * (s2 * x.tanh());
-        }
+        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
         for i in (0..a.len()).rev() {
-            let t3 = c[i] * c[k % a.len()];
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * f64::cos(1.19);
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s4: f64 = 1.13;
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = 0.42;
         for i in 0..a.len() {
-            w5[i] += (w1[i] + a[k % a.len()]).sin();
+            let y = y * 0.5 + ((k as f64 * 0.5) * s1);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + w5[i] * (s2 - 1.17)).tanh();
+        s2 += y * 0.2;
+        let mut s3 = a.mapv(f64::tanh).sum();
+        if y.cos() > 0.1 {
+            s3 = c.dot(a);
+        } else {
+            s3 = s3 * helper_scalar((c[a.len() - 1] * 1.13), a.mapv(f64::tanh).sum());
         }
-        c.dot(&w1) + s4 + w5.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * c.dot(b),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        (a.dot(c) + s3.tanh()) + s3
     }
 
     #[test]
@@ -4608,14 +4652,11 @@ mod p141 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => s1 = s1 * helper_scalar(x, (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += x.tanh().exp(),
+            0 => s1 = helper_scalar(y.tanh().exp(), (k as f64 * 0.5).tanh().exp()),
+            1 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + 1.21 * 1.21)).tanh().exp(),
+            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        (b[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) + s1
+        c.dot(a) + s1
     }
 
     #[test]
@@ -4631,30 +4672,32 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = b.dot(b);
-        match k % 3 {
-            0 => s2 = ((y / (1.0 + x * x)) / (1.0 + s2 * s2)),
-            1 => s2 = s2 * v1.mean().unwrap(),
-            _ => s2 += (0.72 / (1.0 + 1.25 * 1.25)),
+        let mut s1 = y.tanh().exp().tanh().exp();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + x * x))).tanh();
         }
-        let mut s3 = x;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + v1[j4 - 1] * helper_scalar(y, s2);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + v1[i] * (x * x)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * x.tanh().exp();
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
         for i in (0..a.len()).rev() {
-            let t5 = v1[i] * ((k as f64 * 0.5) / (1.0 + 0.49 * 0.49));
-            s2 += t5 * t5 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * f64::ln((1.0 + 1.05 * 1.05));
+            s2 = (s2 * 0.7 + a[i] * 0.99).tanh();
         }
-        y + s3 + v1.sum() * 0.3
+        let v5 = (a * y);
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
+        (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4670,16 +4713,15 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0];
-        let mut s2 = b.mean().unwrap();
-        let mut s3 = (1.0 + (((k as f64 * 0.5) + x) + y) * (((k as f64 * 0.5) + x) + y)).sqrt();
-        let v4 = (b * s1);
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + c[j5 - 1] * c[a.len() - 1].sin();
+        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s2 = (1.0 + x * x).sqrt().tanh().exp().sin();
+        let mut s3 = a.dot(c);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) - x);
         }
-        ((0.35 + (k as f64 * 0.5)) / (1.0 + s2.tanh().exp() * s2.tanh().exp())) + s3 + v4.sum() * 0.3
+        let v5 = (c * &u4).mapv(f64::tanh);
+        (c[a.len() - 1].tanh().exp() / (1.0 + (x / (1.0 + 0.35 * 0.35)) * (x / (1.0 + 0.35 * 0.35)))) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4696,17 +4738,13 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 += x;
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * c.mean().unwrap();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (y - (k as f64 * 0.5));
+        if k % 2 == 0 {
+            s1 = helper_scalar(b[0], (k as f64 * 0.5));
         }
-        if k == 3 {
-            return b.mean().unwrap().tanh().exp();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mapv(f64::tanh).sum();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * x.tanh().exp();
         }
         (1.0 + f64::tanh(0.20) * f64::tanh(0.20)).sqrt() + s1
     }
@@ -4724,9 +4762,15 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        let mut s2 = c.dot(c);
-        a.dot(b) + s2
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (x + 0.76);
+        }
+        let mut s2 = y;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
+        }
+        helper_scalar(s2, c[k % a.len()].sin()) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4742,22 +4786,15 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
-        }
-        let mut s2 = (helper_scalar((u1[k % a.len()] - 1.28), helper_scalar(y, x)) + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()));
-        match k % 3 {
-            0 => s2 = helper_scalar(x, b.mean().unwrap()),
-            1 => s2 = s2 * c.dot(c),
-            _ => s2 += f64::cos(0.42),
-        }
-        if (y / (1.0 + u1[k % a.len()] * u1[k % a.len()])) > 0.1 {
-            s2 = y;
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().sin() - (1.0 + v1.dot(c) * v1.dot(c)).sqrt());
+        let v3 = v1.mapv(|t| (t * y).sin() + y * 0.5);
+        if c[0] < 0.0 {
+            s2 = ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         } else {
-            s2 = s2 * c.dot(&u1);
+            s2 = s2 * v1.dot(c);
         }
-        x + s2 + u1.sum() * 0.3
+        0.67 + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4773,12 +4810,12 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.dot(b)).sin();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) + b[k % a.len()]);
         }
-        helper_scalar(x.cos(), (0.36 / (1.0 + s1 * s1))) + s1 + w2.sum() * 0.3
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        y + v2.sum() * 0.3
     }
 
     #[test]
@@ -4798,14 +4835,29 @@ mod p148 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
-        let mut s2 = s1;
-        s2 += (helper_scalar(c[0], y) + (y + 0.48));
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        let v4 = (b + c);
-        if k == 3 {
-            return (b.dot(&v3) - y);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
         }
-        helper_scalar(helper_scalar(s2, x), v4.mapv(f64::tanh).sum()) + s2 + v4.sum() * 0.3
+        if b[0] > 0.1 {
+            s1 = ((0.71 * (k as f64 * 0.5)) * (c[k % a.len()] * b[0]));
+        } else {
+            s1 = s1 * (u2.dot(a) - y);
+        }
+        if helper_scalar(s1, y) > 0.1 {
+            s1 = ((k as f64 * 0.5) - ((k as f64 * 0.5) + y));
+        } else {
+            s1 = s1 * (b[0].tanh().exp() / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1))));
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - a[0]);
+        }
+        let mut s5 = {
+            let t4 = (k as f64 * 0.5);
+            t4 * t4 * 0.5 + helper_scalar(b[k % a.len()], s1)
+        };
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s5 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4822,17 +4874,27 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = 0.69 * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln(),
+            _ => s1 += (0.73 - (k as f64 * 0.5)),
         }
-        s1 += b.dot(c);
-        if k % 2 == 0 {
-            s1 = helper_scalar(y, (s1 - (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(y, (s1 - (k as f64 * 0.5))) * j as f64,
+            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * y,
+            _ => s1 += a.dot(a),
         }
-        let v2 = c.mapv(f64::sin);
-        v2.dot(b) + s1 + v2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5);
+        }
+        x + s1
     }
 
     #[test]
@@ -4848,27 +4910,29 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), c[k % a.len()]).tanh();
-        }
-        let mut s1 = (k as f64 * 0.5).sin();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (y * b[a.len() - 1]);
-            s1 += t2.sin() * x;
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * (k as f64 * 0.5).tanh();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
         for i in 0..a.len() {
-            w5[i] = a[i] * a.mapv(f64::tanh).sum();
+            let t2 = a[i] * (y * (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        w5[a.len() - 1] + s1 + w5.sum() * 0.3
+        let mut s4 = a.dot(c);
+        if helper_scalar(x, b[k % a.len()]) > 0.1 {
+            s4 = ((s4 + x) / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        } else {
+            s4 = s4 * (f64::ln((1.0 + 0.62 * 0.62)) * a.mapv(f64::tanh).sum());
+        }
+        let mut s6 = {
+            let t5 = c[0];
+            t5 * t5 * 0.5 + (c[k % a.len()] * a[0])
+        };
+        (k as f64 * 0.5).cos() + s6
     }
 
     #[test]
@@ -4884,17 +4948,24 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.dot(c) + (c[k % a.len()] * a[a.len() - 1])) + (a.dot(b) - helper_array(b, 0.49)));
-        if c[0] < 0.0 {
-            s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln();
-        } else {
-            s1 = s1 * 0.57;
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        match k % 3 {
+            0 => s1 = b.dot(c),
+            1 => s1 = s1 * (c.dot(c) * (k as f64 * 0.5)),
+            _ => s1 += (0.91 - y),
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 0.80).tanh();
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        b.dot(b) + s1 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += helper_scalar((k as f64 * 0.5), x),
+        }
+        a.dot(b) + s1
     }
 
     #[test]
@@ -4910,12 +4981,17 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(c);
-        if c.mean().unwrap() > 0.1 {
-            s1 = helper_array(b, b.dot(a));
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * (1.0 + x * x).sqrt(),
+            _ => s1 += x.tanh().exp(),
         }
-        let mut s2 = c.dot(c);
-        s2.tanh().exp() + s2
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, x);
+        }
+        (x / (1.0 + 0.81 * 0.81)) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4931,30 +5007,25 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1)).ln();
+        let mut s2 = {
+            let t1 = helper_array(b, 0.34).cos();
+            t1 * t1 * 0.5 + (a[a.len() - 1] * y)
+        };
+        let v3 = (c * b).mapv(f64::tanh);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (0.56 * 0.72)).sin();
         }
-        s1 = (s1 * 0.5 + s1).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(s1, (k as f64 * 0.5));
+        let v5 = (b * helper_array(b, s2));
+        let mut s6 = c.mean().unwrap().tanh().exp().sin();
+        for i in (0..a.len()).rev() {
+            let t7 = v3[i] * w4.dot(c);
+            if i % 3 == 1 {
+                continue;
+            }
+            s6 += t7.sin() * s2.tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * 0.80;
-        }
-        if k % 2 == 0 {
-            s1 = a[k % a.len()];
-        } else {
-            s1 = s1 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), y.cos());
-        }
-        s1 += (k as f64 * 0.5);
-        (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt() + s1
+        (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4976,15 +5047,15 @@ mod p154 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 + s1)).tanh();
+        if k == 3 {
+            return (1.0 + (s1 / (1.0 + x * x)) * (s1 / (1.0 + x * x))).ln();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(a, s1);
+        for i in 0..a.len() {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        c[k % a.len()] + s1
+        s1 += y * 0.2;
+        1.25 + s1
     }
 
     #[test]
@@ -5000,20 +5071,17 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, c[0])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if k == 3 {
+            return y.tanh().exp().tanh().exp();
         }
         if k == 3 {
-            return b.mapv(f64::tanh).sum();
+            return (1.0 + (a[k % a.len()] - x) * (a[k % a.len()] - x)).ln();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
         }
-        u2.mean().unwrap() + s1 + u2.sum() * 0.3
+        0.26 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5029,19 +5097,18 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = a.mean().unwrap();
         if k == 3 {
-            return a.mean().unwrap();
+            return ((k as f64 * 0.5).cos() + x);
         }
-        let v1 = a.mapv(f64::sin);
-        let mut s2 = x;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * s2).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return b.dot(a);
         }
-        s2 = helper_scalar((1.26 * x), (y - a[k % a.len()]));
-        (k as f64 * 0.5) + s2 + v1.sum() * 0.3
+        let mut s3 = {
+            let t2 = 1.28;
+            t2 * t2 * 0.5 + (1.0 + x * x).ln()
+        };
+        y + s3
     }
 
     #[test]
@@ -5057,37 +5124,26 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
+        if k == 3 {
+            return ((1.0 + x * x).sqrt() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1;
+        let mut s1 = c.mean().unwrap();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, b[k % a.len()]);
         }
-        let mut s4 = helper_array(c, ((k as f64 * 0.5) + a.mapv(f64::tanh).sum()));
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * f64::sqrt((1.0 + 0.63 * 0.63));
-        }
-        if x > 0.1 {
-            s1 = (1.0 + y * y).ln();
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        s1 += helper_array(b, f64::sqrt((1.0 + 0.63 * 0.63)));
+        let mut s3 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + s1
+        };
+        let v4 = a.mapv(|t| (t * s3).sin() + s3 * 0.5);
+        if c[0] < 0.0 {
+            s1 = v4.mean().unwrap();
         } else {
-            s1 = s1 * (u3.mean().unwrap() * (1.0 + s1 * s1).sqrt());
+            s1 = s1 * ((0.38 * x) - helper_scalar((k as f64 * 0.5), s3));
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * c.mean().unwrap();
-        }
-        let mut u7 = c.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + s1 * s1).ln();
-        }
-        helper_scalar(u7.mapv(f64::tanh).sum(), (s4 + y)) + s4 + u7.sum() * 0.3
+        s1 + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5103,32 +5159,26 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
-        }
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
-        }
-        let mut s2 = ((1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).sqrt() - (k as f64 * 0.5));
-        s2 = (y / (1.0 + (b[a.len() - 1] + 0.71) * (b[a.len() - 1] + 0.71)));
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        match k % 3 {
-            0 => s2 = ((k as f64 * 0.5) - a[0]).tanh().exp(),
-            1 => s2 = s2 * helper_scalar(x, x).cos(),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        if k == 3 {
-            return (c.dot(b) + y.sin());
-        }
-        if c[0] < 0.0 {
-            s2 = x;
+        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
+        if (0.36 / (1.0 + y * y)) > 0.1 {
+            s1 = c[a.len() - 1];
         } else {
-            s2 = s2 * y;
+            s1 = s1 * c.dot(b);
         }
-        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt() + s2 + u1.sum() * 0.3
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_array(a, 0.64);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + b[a.len() - 1].cos();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let v3 = v2.mapv(|t| t * t * 0.5 - t);
+        let mut s4 = v3.dot(c);
+        v2.mapv(f64::tanh).sum().sin() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5144,34 +5194,29 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
-            _ => s1 += b.dot(b),
+        let v1 = (b + a);
+        let mut s2 = y;
+        let mut s4 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + helper_array(&v1, y)
+        };
+        match k % 4 {
+            j if j > 1 => s2 = s4 * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
+            _ => s2 += (x / (1.0 + y * y)),
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (a[0].tanh().exp() * a[a.len() - 1]),
-            _ => s1 += a.dot(c),
+        let v5 = (&v1 + a);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + v5[j6 - 1] * (y / (1.0 + y * y));
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.dot(a);
+        match k % 4 {
+            j if j > 1 => s2 = a.dot(a) * j as f64,
+            _ if x > 0.2 => s2 = s2 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)),
+            _ => s2 += f64::sin(0.32),
         }
-        let v3 = (a + b);
-        if k == 3 {
-            return x.cos().sin();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * b[k % a.len()].cos();
-        }
-        if k == 3 {
-            return helper_array(&w4, y.tanh().exp());
-        }
-        s1 + s1 + w4.sum() * 0.3
+        helper_array(c, (k as f64 * 0.5).tanh()) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5188,28 +5233,32 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in 0..a.len() {
-            let t2 = c[i] * s1;
-            s1 += t2.sin() * helper_array(c, y);
-        }
-        let mut s3 = (1.0 + ((1.09 * (k as f64 * 0.5)) / (1.0 + (c[k % a.len()] / (1.0 + y * y)) * (c[k % a.len()] / (1.0 + y * y)))) * ((1.09 * (k as f64 * 0.5)) / (1.0 + (c[k % a.len()] / (1.0 + y * y)) * (c[k % a.len()] / (1.0 + y * y))))).ln();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * a[k % a.len()];
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s1 += u5;
-        }
         for i in (0..a.len()).rev() {
-            let t6 = c[i] * x.tanh();
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * b[(i + 1) % a.len()];
+            let t2 = b[i] * (s1 * s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
             }
-            s1 += u7;
+            s1 = s1 + q3.tanh();
         }
-        c.dot(c) + s3
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        }
+        if c[0] < 0.0 {
+            s1 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + (a[k % a.len()] / (1.0 + y * y)) * (a[k % a.len()] / (1.0 + y * y))));
+        } else {
+            s1 = s1 * u4.dot(&u4);
+        }
+        if k == 3 {
+            return b[k % a.len()];
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * (k as f64 * 0.5).tanh().exp();
+        }
+        (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5226,24 +5275,24 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        if c.mapv(f64::tanh).sum() > 0.1 {
+            s1 = helper_scalar(helper_scalar(a[0], x), a.mapv(f64::tanh).sum());
         }
-        let mut s3 = helper_scalar((0.74 * x).tanh().exp(), (helper_scalar(c[a.len() - 1], y) + (x + 1.00)));
-        let v4 = c.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * f64::tanh(0.22).exp();
+        if c[a.len() - 1] > 0.1 {
+            s1 = ((0.80 - y) / (1.0 + helper_array(b, c[k % a.len()]) * helper_array(b, c[k % a.len()])));
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
-        (v4[0] - y.tanh().exp()) + s3 + w5.sum() * 0.3
+        let v2 = (b * x.sin());
+        if k % 2 == 0 {
+            s1 = b[0].tanh().exp();
+        }
+        helper_array(c, (v2[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5260,36 +5309,31 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_scalar(y, s1) > 0.2 => s1 = s1 * (1.0 + (c[k % a.len()] + x) * (c[k % a.len()] + x)).sqrt(),
+            _ => s1 += b.dot(a),
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            let t2 = a[i] * (s1 + 0.24);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
-        }
+        let mut s4 = (y * 0.97);
+        let mut s6 = {
+            let t5 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt();
+            t5 * t5 * 0.5 + (k as f64 * 0.5)
+        };
+        let mut s7 = (c.mean().unwrap() - s6);
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
+            let x = x * 0.5 + y.sin();
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
         }
-        let v3 = (b * 0.42);
-        let mut u4 = u2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y / (1.0 + c[0] * c[0]));
-        }
-        (k as f64 * 0.5).tanh().exp() + s1 + u4.sum() * 0.3
+        s4 += x * 0.2;
+        ((k as f64 * 0.5) * c.mean().unwrap()) + s7
     }
 
     #[test]
@@ -5305,26 +5349,30 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * c.mapv(f64::tanh).sum();
-        }
-        s1 = helper_array(b, y);
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
+            w1[i] = c[i] * c.mapv(f64::tanh).sum();
         }
+        let mut s2 = x;
         match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (helper_scalar(0.34, (k as f64 * 0.5)) / (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln())),
-            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
+            0 => s2 = helper_array(c, w1.dot(b)),
+            1 => s2 = s2 * y,
+            _ => s2 += (x + (k as f64 * 0.5)),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * (0.36 * y);
+            w4[i] += (b[i] + (y / (1.0 + y * y))).sin();
         }
-        ((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (s1 - 0.40)) + s1 + w2.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w1[i] + b[0]).sin();
+        }
+        (0.90 / (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln())) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5340,28 +5388,40 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
         if k == 3 {
-            return (1.0 + c.dot(b) * c.dot(b)).ln();
+            return helper_array(c, c[0]);
         }
+        let mut s1 = (1.0 + c.dot(b) * c.dot(b)).ln();
+        match k % 4 {
+            j if j > 1 => s1 = ((a[0] * x) / (1.0 + 1.07 * 1.07)) * j as f64,
+            _ if y.tanh() > 0.2 => s1 = s1 * x,
+            _ => s1 += a[0],
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * a.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (1.0 + b[0] * b[0]).sqrt();
+            w2[i] = a[i] * c[0].tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * b.dot(b);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * b[k % a.len()].tanh();
         }
-        s1 += (s1 * s1).tanh();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.dot(b);
+        match k % 4 {
+            j if j > 1 => s1 = (w2[k % a.len()] + b.mean().unwrap()) * j as f64,
+            _ if c[0] > 0.2 => s1 = s1 * (s1 / (1.0 + 0.56 * 0.56)).cos(),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let v5 = (a + c);
-        (b.mean().unwrap() * x.cos()) + s1 + v5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = ((0.34 / (1.0 + 0.40 * 0.40)) + b.mapv(f64::tanh).sum()) * j as f64,
+            _ if (y + x) > 0.2 => s1 = s1 * f64::sqrt((1.0 + 1.10 * 1.10)).tanh().exp(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        w2.dot(a) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5377,14 +5437,14 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (c[0] + 1.30);
-            s1 += t2.sin() * a.dot(a);
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        let v3 = (b * b).mapv(f64::tanh);
-        let v4 = (a * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt());
-        ((y * a[a.len() - 1]) * a.mean().unwrap()) + s1 + v4.sum() * 0.3
+        let mut s1 = (a[0].sin() * y.tanh().exp());
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        helper_scalar(s1, c[k % a.len()]).cos() + s1
     }
 
     #[test]
@@ -5400,26 +5460,24 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + x).sin();
+        let mut s1 = x;
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * (1.0 + y * y).ln().tanh();
         }
-        let mut s2 = a[0];
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) - 0.50)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 - 1.26);
+        let v3 = (b * (x / (1.0 + y * y)));
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * x;
+            s1 += t4 * t4 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_scalar((k as f64 * 0.5), 1.05);
         }
-        s2 += s2;
-        x.tanh() + s2 + u3.sum() * 0.3
+        helper_array(c, a.mapv(f64::tanh).sum()) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5435,32 +5493,38 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[k % a.len()].cos();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
         }
+        let mut s2 = (b.dot(&u1).tanh().exp() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b[k % a.len()]).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + u1[i] * y).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s2 = s2 + u1[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s3 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x.cos()).tanh();
+        s2 = (b[k % a.len()] + helper_scalar(x, (k as f64 * 0.5)));
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5).cos();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mean().unwrap();
+        s2 += y * 0.2;
+        let mut s4 = {
+            let t3 = x.tanh().cos();
+            t3 * t3 * 0.5 + (1.37 - 0.81)
+        };
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + a[j5 - 1] * (k as f64 * 0.5);
         }
-        for i in 0..a.len() {
-            let t5 = b[i] * (x / (1.0 + y * y));
-            s1 += t5 * t5 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (0.48 * (k as f64 * 0.5));
-        }
-        s3 + s3
+        ((s4 + y) / (1.0 + c.dot(b) * c.dot(b))) + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5476,24 +5540,21 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        s1 = (s1 * 0.5 + s1.tanh()).tanh();
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3 = a.dot(a);
+        let mut s4 = (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+        let mut s6 = {
+            let t5 = (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln();
+            t5 * t5 * 0.5 + helper_scalar(v2[a.len() - 1], y)
+        };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (v2[i] + helper_array(b, (k as f64 * 0.5))).sin();
         }
-        let mut s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        let mut s2 = a.dot(b);
-        let mut s3 = s2;
-        if k % 2 == 0 {
-            s2 = (c.mean().unwrap() + (y + a[k % a.len()]));
-        } else {
-            s2 = s2 * b[k % a.len()];
-        }
-        let mut s4 = ((helper_array(c, (k as f64 * 0.5)) + ((k as f64 * 0.5) / (1.0 + y * y))) - helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])));
-        match k % 3 {
-            0 => s3 = (a[0] - helper_scalar(a[a.len() - 1], y)),
-            1 => s3 = s3 * (s4 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
-            _ => s3 += (s4 + (k as f64 * 0.5)),
-        }
-        b.dot(c).cos() + s4
+        helper_scalar(x, b[0]).cos() + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -5510,23 +5571,12 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        s1 += helper_array(b, y.cos());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t2.sin() * a.mean().unwrap();
-            if i == 3 {
-                break;
-            }
+            w2[i] = a[i] * s1;
         }
-        (k as f64 * 0.5) + s1
+        (1.0 + w2.mean().unwrap() * w2.mean().unwrap()).sqrt() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5543,21 +5593,22 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (x - 1.20)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
+        s1 += helper_scalar(u2[k % a.len()].tanh(), (y / (1.0 + x * x)));
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 - 1.33);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
-        }
-        (y.tanh() - a.dot(b)) + s1
+        s1 += s1 * 0.2;
+        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5573,17 +5624,15 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        if k == 3 {
+            return (f64::tanh(0.76).exp() * a.dot(a));
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-        }
-        if k % 2 == 0 {
-            s1 = 0.22;
-        }
-        b.dot(a) + s1
+        let mut s2 = {
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + helper_scalar(y, x)
+        };
+        let mut s3 = a.dot(c);
+        y + s3
     }
 
     #[test]
@@ -5604,27 +5653,24 @@ mod p172 {
             let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
             s1 += t2.sin() * (b[0] * a[a.len() - 1]);
         }
-        if k == 3 {
-            return helper_array(b, s1.tanh().exp());
-        }
         for i in 0..a.len() {
-            let t3 = a[i] * y.tanh().exp();
-            s1 += t3.sin() * x;
+            let mut s1 = s1 * 0.5 + 1.36;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.mapv(f64::tanh).sum();
+        s1 += s1 * 0.2;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * a.mean().unwrap();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s4 = helper_array(b, (k as f64 * 0.5)).tanh().tanh().exp();
         for i in 0..a.len() {
-            w5[i] += (b[i] + x).sin();
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + w5[j6 - 1] * y;
-        }
-        helper_array(&w5, ((k as f64 * 0.5) - y)) + s1 + w5.sum() * 0.3
+        s1 += y * 0.2;
+        let mut s5 = x;
+        a.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -5641,16 +5687,18 @@ mod p173 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (0.28 + x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, a[0]);
-        }
-        c.dot(a) + s1 + u2.sum() * 0.3
+        let mut s3 = {
+            let t2 = (k as f64 * 0.5).sin();
+            t2 * t2 * 0.5 + y
+        };
+        s1 = (s1 * 0.5 + s1).tanh();
+        helper_scalar(y, helper_scalar(x, b[0])) + s3
     }
 
     #[test]
@@ -5667,14 +5715,10 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
-        }
-        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
+        (helper_array(c, y) - helper_scalar((k as f64 * 0.5), 0.21)) + s1
     }
 
     #[test]
@@ -5690,38 +5734,35 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.12;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + s1 * s1).sqrt();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * c.mean().unwrap();
+        let mut s2 = (c.dot(a) * c.mean().unwrap());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w3[i] * 0.3;
+            s2 = (s2 * 0.7 + u1[i] * helper_scalar(s2, 0.85)).tanh();
+            if i == 3 {
+                break;
+            }
         }
         match k % 3 {
-            0 => s1 = 0.85,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s2 = helper_scalar((x * y), helper_array(&u1, x)),
+            1 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += helper_scalar(0.28, y),
         }
         if k == 3 {
-            return helper_scalar((x * y), helper_array(&w3, x));
+            return helper_array(b, b.dot(b));
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * helper_scalar(0.28, y);
-        }
-        (b.mean().unwrap() + b.mean().unwrap()) + s1 + w3.sum() * 0.3
+        c[k % a.len()] + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5737,16 +5778,21 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + y).sin();
+        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        if k % 2 == 1 {
+            let x = x * 0.5 + (x + x);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v2 = (c + b);
-        let mut u3 = v2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        s1 += x * 0.2;
+        if c[0] < 0.0 {
+            s1 = helper_scalar(helper_scalar(c[k % a.len()], c[k % a.len()]), c.mean().unwrap());
+        } else {
+            s1 = s1 * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln();
         }
-        (x + x).tanh().exp() + u3.sum() * 0.3
+        if k == 3 {
+            return (c.dot(b) / (1.0 + c.dot(c) * c.dot(c)));
+        }
+        s1 + s1
     }
 
     #[test]
@@ -5762,22 +5808,22 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        let mut s2 = (c.dot(&u1) / (1.0 + y * y));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(y, u1[0]);
         }
-        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut u5 = a.to_owned();
+        let mut s4 = x;
+        let mut u5 = u1.to_owned();
         for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.dot(a);
         }
-        x + s1 + u5.sum() * 0.3
+        helper_array(&u5, a.mean().unwrap()) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5793,28 +5839,21 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
-        if y > 0.1 {
-            s1 = helper_array(a, helper_scalar(y, 0.40));
-        } else {
-            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        let mut s1 = (helper_array(a, y) - 1.21);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mean().unwrap();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
+            w4[i] = a[i] * 1.17;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        x + s1 + w2.sum() * 0.3
+        helper_array(&w4, helper_scalar(y, 0.40)) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5830,16 +5869,15 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mean().unwrap();
-            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * f64::tanh(0.89);
-            s1 += t3.sin() * (y + x);
+        let mut s2 = a[0];
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * (y + s2)).tanh();
         }
-        (b.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
+        f64::cos(0.89) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5856,22 +5894,31 @@ mod p180 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        s1 = helper_array(c, s1);
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.7 + c[i] * (s1 * a[0])).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln();
+        let mut s3 = {
+            let t2 = a.dot(c);
+            t2 * t2 * 0.5 + c.dot(c)
+        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).tanh();
         }
-        if helper_scalar(x, (k as f64 * 0.5)) > 0.1 {
-            s1 = (x / (1.0 + c.dot(a) * c.dot(a)));
-        } else {
-            s1 = s1 * y;
+        for i in 0..a.len() {
+            let t4 = b[i] * x.tanh();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s1 += u5;
+            if i == 3 {
+                break;
+            }
         }
-        (c.mean().unwrap() * c.dot(b)) + s1 + w2.sum() * 0.3
+        (a.mean().unwrap() * a.dot(a)) + s3
     }
 
     #[test]
@@ -5887,26 +5934,23 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let v2 = (a + b);
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (v1[i] + helper_array(b, x)).sin();
+        let mut s1 = (b.dot(a).sin() + x);
+        s1 += b[a.len() - 1];
+        s1 = (s1 * 0.5 + (0.69 * c[a.len() - 1])).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.93, y)).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * f64::tanh(0.94);
+        let mut s2 = (k as f64 * 0.5);
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * a.dot(b),
+            _ => s1 += c.dot(b),
         }
-        let mut s5 = y;
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + w4[i] * (y - y)).tanh();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t6 = b[i] * ((k as f64 * 0.5) * x);
-            s5 += t6 * t6 * 0.5;
-            s5 -= v2[(i + 1) % a.len()] * b.dot(&w3);
-        }
-        (1.0 + helper_scalar(x, (k as f64 * 0.5)) * helper_scalar(x, (k as f64 * 0.5))).sqrt() + s5 + w4.sum() * 0.3
+        let mut s4 = {
+            let t3 = (c[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - s2) * (c[k % a.len()] - s2)));
+            t3 * t3 * 0.5 + a[a.len() - 1].cos()
+        };
+        helper_scalar(y, (1.0 + x * x).sqrt()) + s4
     }
 
     #[test]
@@ -5923,29 +5967,31 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        s1 += s1 * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut s3 = {
+            let t2 = helper_array(a, b.mapv(f64::tanh).sum());
+            t2 * t2 * 0.5 + a.mean().unwrap()
+        };
         for i in 0..a.len() {
-            w3[i] += (c[i] + b.mapv(f64::tanh).sum()).sin();
+            let t4 = c[i] * c.mean().unwrap();
+            s1 += t4.sin() * x;
         }
-        let v4 = (c * helper_array(c, w3[a.len() - 1]));
-        let mut s5 = v4.mean().unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s5 = (s5 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = helper_scalar((1.29 * b[a.len() - 1]), (s1 - (k as f64 * 0.5))),
+            1 => s1 = s1 * (1.0 + helper_scalar(b[0], x) * helper_scalar(b[0], x)).sqrt(),
+            _ => s1 += helper_array(a, 0.90),
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * y.tanh().exp();
-        }
-        ((a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - (s1 - (k as f64 * 0.5))) + s5 + v4.sum() * 0.3
+        let v5 = a.mapv(f64::sin);
+        s3 + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5963,19 +6009,17 @@ mod p183 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(f64::sin);
         let mut s2 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * (y + b[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * b.dot(b)).tanh();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s3 = (k as f64 * 0.5);
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + v1[k % a.len()]).sin();
+            w4[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
         }
-        c.mapv(f64::tanh).sum().tanh() + s2 + w3.sum() * 0.3
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        helper_array(c, y).tanh().exp() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5991,10 +6035,17 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * (k as f64 * 0.5));
-        let mut s2: f64 = 0.45;
-        let v3 = c.mapv(|t| (t * s2).sin() + s2 * 0.5);
-        (1.0 + (1.24 + s2) * (1.24 + s2)).sqrt() + s2 + v3.sum() * 0.3
+        let mut s1 = b.dot(b);
+        let mut s3 = {
+            let t2 = 0.45;
+            t2 * t2 * 0.5 + c[0].tanh().exp()
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + s3;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        ((0.43 - s3) - f64::tanh(0.50).exp()) + s3
     }
 
     #[test]
@@ -6010,33 +6061,25 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        match k % 3 {
-            0 => s1 = c[k % a.len()],
-            1 => s1 = s1 * (s1 + 0.84).tanh().exp(),
-            _ => s1 += x.tanh().exp(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * helper_scalar(x, c[a.len() - 1]);
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(c);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x - x);
+        let mut s2 = (1.0 + x * x).sqrt();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * x.tanh().exp()).tanh();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+            s2 = (s2 * 0.7 + c[i] * (y + s2)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.52 / (1.0 + b[k % a.len()] * b[k % a.len()]));
-        }
-        1.33 + s1 + u4.sum() * 0.3
+        let mut s3 = helper_scalar(x, (x.sin() / (1.0 + (x + x) * (x + x))));
+        helper_array(c, 0.52) + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6052,31 +6095,30 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_array(&v1, helper_scalar(1.20, (k as f64 * 0.5)).tanh().exp());
-        if k % 2 == 0 {
-            s2 = v1.mean().unwrap();
-        } else {
-            s2 = s2 * v1.dot(&v1);
-        }
+        let mut s1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
-        }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * b.dot(c)).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * v1[0]);
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (k as f64 * 0.5);
+            s1 += t2.sin() * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut s4 = (u3.mean().unwrap() + v1.dot(a));
-        f64::tanh(0.34).exp().tanh().exp() + s4 + u3.sum() * 0.3
+        let v3 = (b + c);
+        match k % 3 {
+            0 => s1 = b.dot(c),
+            1 => s1 = s1 * ((k as f64 * 0.5) * (y + 0.79)),
+            _ => s1 += ((k as f64 * 0.5) + x),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        }
+        v3.dot(&v3).tanh().exp() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6092,21 +6134,17 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a[k % a.len()];
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        }
+        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (c[i] + c.mean().unwrap()).sin();
+            w3[i] += (c[i] + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sin();
         }
-        let v2 = w1.mapv(f64::sin);
-        let mut s3 = (x.tanh().exp() + (1.0 + c[a.len() - 1].tanh().exp() * c[a.len() - 1].tanh().exp()).ln());
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + v2[j4 - 1] * (y * x);
-        }
-        if k == 3 {
-            return a.dot(a);
-        }
-        (helper_scalar(x, x) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))) + s3 + v2.sum() * 0.3
+        (f64::tanh(0.51) * a.dot(a)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6124,24 +6162,24 @@ mod p188 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0].sin();
         s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        match k % 3 {
-            0 => s1 = 1.37,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += s1,
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        if 0.84 > 0.1 {
-            s1 = y;
-        } else {
-            s1 = s1 * a[k % a.len()].tanh().exp();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (s1 - 0.84);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        let v4 = (a * b).mapv(f64::tanh);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + v4[i] * (v4[a.len() - 1] / (1.0 + s1 * s1))).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
-        }
-        1.12 + s1 + u2.sum() * 0.3
+        ((x / (1.0 + s1 * s1)) / (1.0 + 1.12 * 1.12)) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6157,26 +6195,24 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * y;
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1.cos();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (u1[i] + helper_array(b, y)).sin();
         }
-        if c[0] < 0.0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let v3 = (c + c);
+        let mut s4 = helper_scalar(y.cos(), u1.dot(&u1));
+        for i in 0..a.len() {
+            let t5 = w2[i] * (1.0 + x * x).sqrt();
+            s4 += t5.sin() * helper_scalar(1.25, (k as f64 * 0.5));
+            if i == 3 {
+                break;
+            }
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        (b.dot(b) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())) + s1
+        s4 + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6200,18 +6236,28 @@ mod p190 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + y).sin();
+        let mut s3 = c.dot(a);
+        match k % 3 {
+            0 => s3 = (helper_scalar(0.62, x) + u1.dot(&u1)),
+            1 => s3 = s3 * ((1.0 + s3 * s3).ln() * (y + (k as f64 * 0.5))),
+            _ => s3 += u2.mean().unwrap(),
         }
-        let mut s4 = helper_array(&u2, b[0]);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + s4.tanh().exp()).sin();
+        let mut s4 = f64::sin(0.90).sin();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = c[i] * x;
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += a[j] * t5;
+            }
+            s3 = s3 + q6.tanh();
         }
-        let mut s6 = helper_array(&u1, (((k as f64 * 0.5) - 0.39) + (k as f64 * 0.5).tanh()));
-        let mut s7 = f64::sin(0.90);
-        s4 + s7 + w5.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(&u1, 0.53);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        let v7 = (a + c);
+        c.mapv(f64::tanh).sum() + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -6228,28 +6274,40 @@ mod p191 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.10 + (k as f64 * 0.5));
+        match k % 4 {
+            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += helper_array(c, y),
         }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        s1 = (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).sqrt();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        if k == 3 {
+            return s1;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
         for i in 0..a.len() {
-            w4[i] = c[i] * helper_scalar(1.36, s3);
+            s1 = (s1 * 0.7 + c[i] * (1.06 / (1.0 + y * y))).tanh();
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * w4[a.len() - 1];
-        }
-        let mut s6 = (k as f64 * 0.5);
-        let v7 = (&w4 * &u5).mapv(f64::tanh);
-        if c[0] < 0.0 {
-            s6 = (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln();
-        } else {
-            s6 = s6 * v7[0];
-        }
-        c.mapv(f64::tanh).sum() + s6 + v7.sum() * 0.3
+        let mut s3 = {
+            let t2 = ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) * a[0]) * ((k as f64 * 0.5) * a[0])));
+            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        y + s3
     }
 
     #[test]
@@ -6265,36 +6323,27 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * helper_array(c, x);
+        let mut s1: f64 = 0.48;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[a.len() - 1].tanh();
         }
-        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * (s2 - (k as f64 * 0.5));
+        s1 += b.mean().unwrap();
+        let mut s3 = y;
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x - (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = ((1.0 + x * x).sqrt() - x) * j as f64,
+            _ if x.sin() > 0.2 => s1 = s1 * s1.tanh().tanh().exp(),
+            _ => s1 += a.dot(&u4),
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (s2 + s2)).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        match k % 3 {
-            0 => s2 = y,
-            1 => s2 = s2 * (1.0 + y * y).ln(),
-            _ => s2 += (y - 0.78),
-        }
-        if k % 2 == 0 {
-            s2 = b.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * helper_array(c, helper_scalar(x, s2));
-        }
-        s2 + s2 + w1.sum() * 0.3
+        u4.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6310,24 +6359,29 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if helper_scalar(y, 1.13) > 0.1 {
-            s1 = y;
-        } else {
-            s1 = s1 * (x * c[a.len() - 1]);
+        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * 0.53).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * c[k % a.len()]).tanh();
+        s1 = helper_scalar((a[k % a.len()] - s1), a[0]);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1.tanh().exp()).tanh();
         }
-        if k == 3 {
-            return x;
-        }
-        let mut s3 = helper_scalar(x, (1.0 + y * y).sqrt());
-        if k == 3 {
-            return (s2.sin() - x.tanh().exp());
-        }
-        helper_array(c, ((k as f64 * 0.5) + 1.22)) + s3
+        let mut s2 = helper_scalar(y, (1.0 + s1 * s1).sqrt());
+        let mut s4 = {
+            let t3 = (s1.sin() - s2.tanh().exp());
+            t3 * t3 * 0.5 + helper_array(c, 0.41)
+        };
+        let mut s6 = {
+            let t5 = c.dot(a);
+            t5 * t5 * 0.5 + a.mean().unwrap()
+        };
+        c.mean().unwrap() + s6
     }
 
     #[test]
@@ -6344,22 +6398,27 @@ mod p194 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.71;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + a[0] * a[0]))).tanh();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
-        }
         match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * helper_array(&u2, u2.mapv(f64::tanh).sum()),
-            _ => s1 += b.mean().unwrap(),
+            0 => s1 = ((x / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)),
+            1 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mapv(f64::tanh).sum();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + s1 * s1))).tanh();
+            let t3 = a[i] * (x + y);
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * x.tanh().exp();
         }
-        c.dot(&u2) + s1 + u2.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5).tanh().exp();
+        }
+        0.29 + s1
     }
 
     #[test]
@@ -6376,17 +6435,21 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        s1 = (k as f64 * 0.5);
-        if k == 3 {
-            return helper_array(a, s1).cos();
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        if k == 3 {
-            return a.dot(b);
+        s1 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = ((x / (1.0 + x * x)) * helper_scalar((k as f64 * 0.5), s1)) * j as f64,
+            _ if f64::sqrt((1.0 + 0.93 * 0.93)) > 0.2 => s1 = s1 * helper_scalar(b.mean().unwrap(), (c[a.len() - 1] + (k as f64 * 0.5))),
+            _ => s1 += (y * s1),
         }
+        s1 += 1.36;
         if k == 3 {
-            return helper_scalar((s1 - (k as f64 * 0.5)), b.mean().unwrap());
+            return helper_scalar(y, 1.13);
         }
-        ((y * c[0]) + (c[k % a.len()] + 0.93)) + s1
+        a.dot(a) + s1
     }
 
     #[test]
@@ -6402,13 +6465,14 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        if k == 3 {
+            return 0.66;
+        }
         let mut u1 = c.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.62;
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::sin(1.21);
         }
-        let mut s2 = helper_scalar((x + (k as f64 * 0.5)), x.tanh()).sin();
-        s2 = helper_scalar((x + (k as f64 * 0.5)), helper_array(a, a[k % a.len()]));
-        (1.0 + b[a.len() - 1].sin() * b[a.len() - 1].sin()).ln() + s2 + u1.sum() * 0.3
+        (((k as f64 * 0.5) + x) + x) + u1.sum() * 0.3
     }
 
     #[test]
@@ -6424,25 +6488,22 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + 0.49).sin();
-        }
-        let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * ((k as f64 * 0.5) + s2);
-        }
+        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
         for i in (1..a.len()).step_by(2) {
-            let t4 = w1[i] * y;
-            s2 += t4 * t4 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * y;
+            let t2 = c[i] * b.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
+            if i == 3 {
+                break;
+            }
         }
-        if k % 2 == 0 {
-            s2 = y;
+        if (y - 0.31) > 0.1 {
+            s1 = ((k as f64 * 0.5) + c.dot(c));
         }
-        (((k as f64 * 0.5) / (1.0 + 0.70 * 0.70)) - ((k as f64 * 0.5) / (1.0 + s2 * s2))) + s2 + w1.sum() * 0.3
+        if x > 0.1 {
+            s1 = a.mean().unwrap();
+        }
+        1.06 + s1
     }
 
     #[test]
@@ -6463,32 +6524,36 @@ mod p198 {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
         let mut s2 = u1.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s2 = ((k as f64 * 0.5) - x),
-            1 => s2 = s2 * (y - x).tanh().exp(),
-            _ => s2 += (1.0 + x * x).ln(),
+        match k % 4 {
+            j if j > 1 => s2 = (a[0].cos() - y.tanh().exp()) * j as f64,
+            _ if helper_array(a, c[a.len() - 1]) > 0.2 => s2 = s2 * helper_scalar(x, x),
+            _ => s2 += y,
         }
-        s2 = (s2 * 0.5 + helper_array(a, ((k as f64 * 0.5) * b[a.len() - 1]))).tanh();
-        if k % 2 == 0 {
-            s2 = ((x / (1.0 + y * y)) - (k as f64 * 0.5));
-        } else {
-            s2 = s2 * (s2 * c[0]);
-        }
-        for i in 0..a.len() {
-            let t3 = a[i] * helper_array(c, (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t3.sin() * helper_scalar(s2, y);
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * u1.dot(b);
+            s2 += t3.sin() * y;
             if i == 3 {
                 break;
             }
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
         }
-        (y - y).tanh().exp() + s2 + u4.sum() * 0.3
+        let v5 = a.mapv(f64::sin);
+        match k % 4 {
+            j if j > 1 => s2 = ((y / (1.0 + s2 * s2)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) * j as f64,
+            _ if c[0].tanh().exp() > 0.2 => s2 = s2 * helper_scalar(x, b.dot(&v5)),
+            _ => s2 += b.mapv(f64::tanh).sum(),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * u1[a.len() - 1]).tanh();
+        }
+        helper_scalar(x, b.mapv(f64::tanh).sum()) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6505,25 +6570,35 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * f64::sin(0.53)).tanh();
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        s1 = helper_scalar(y.tanh().exp(), a.dot(a));
         match k % 3 {
-            0 => s1 = (c[a.len() - 1] + helper_array(b, x)),
-            1 => s1 = s1 * (a.dot(a) - s1.tanh().exp()),
-            _ => s1 += (x + (k as f64 * 0.5)),
+            0 => s1 = a.dot(c),
+            1 => s1 = s1 * helper_scalar(c.mean().unwrap(), (1.11 / (1.0 + y * y))),
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
         }
-        let mut s2 = (1.0 + ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) * ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()))).sqrt();
-        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 0.50 * 0.50))).tanh();
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (((k as f64 * 0.5) + c[k % a.len()]) / (1.0 + b[0] * b[0])),
-            _ => s1 += y,
+        if a[a.len() - 1].sin() > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * (s1 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        helper_array(a, s1).tanh().exp() + s2
+        0.44 + s1
     }
 
     #[test]

@@ -450,8 +450,65 @@ impl Program {
         self.arrays.push((Var { name, active: true }, borrow));
     }
 
+    /// A branch or a loop body that binds an outer scalar's name again
+    /// (and may assign the new binding): after the scope the outer value
+    /// is read, unchanged.
+    fn shadow_in_scope(&mut self) {
+        let target = self.mutable_scalar();
+        let i = self.pick(self.scalars.len());
+        let shadowed = self.scalars[i].name.clone();
+        let e = self.scalar(1);
+        if self.chance(0.5) {
+            self.line("if k % 2 == 1 {");
+        } else {
+            self.line("for i in 0..a.len() {");
+        }
+        let m = if shadowed == target { "mut " } else { "" };
+        self.line(format!("    let {m}{shadowed} = {shadowed} * 0.5 + {e};"));
+        self.line(format!(
+            "    {target} = ({target} * 0.8 + {shadowed} * 0.3).tanh();"
+        ));
+        self.line("}");
+        self.line(format!("{target} += {shadowed} * 0.2;"));
+    }
+
+    /// `let s = { let t = ..; .. };`: a block as a value.
+    fn block_value(&mut self) {
+        let (e1, e2) = (self.scalar(2), self.scalar(1));
+        let t = self.name("t");
+        let name = self.name("s");
+        self.line(format!("let mut {name} = {{"));
+        self.line(format!("    let {t} = {e1};"));
+        self.line(format!("    {t} * {t} * 0.5 + {e2}"));
+        self.line("};");
+        self.scalars.push(Var {
+            name: name.clone(),
+            active: true,
+        });
+        self.mutable.push(name);
+    }
+
+    /// A `match` with guards on the constant and on an active comparison.
+    fn guarded_match(&mut self) {
+        let target = self.mutable_scalar();
+        let (e0, e1, e2, g) = (
+            self.scalar(2),
+            self.scalar(2),
+            self.scalar(1),
+            self.scalar(1),
+        );
+        self.line("match k % 4 {");
+        self.line(format!("    j if j > 1 => {target} = {e0} * j as f64,"));
+        self.line(format!("    _ if {g} > 0.2 => {target} = {target} * {e1},"));
+        self.line(format!("    _ => {target} += {e2},"));
+        self.line("}");
+    }
+
     fn statement(&mut self) {
-        match self.pick(13) {
+        match self.pick(16) {
+            13 => self.shadow_in_scope(),
+            14 => self.block_value(),
+            15 => self.guarded_match(),
             0 | 1 => self.let_scalar(),
             2 => self.let_array(),
             3 => self.reassign(),
