@@ -32,8 +32,8 @@ pub use ad_macros::{differentiable, Differentiable};
 /// The ndarray version the rules are written for.
 pub use ad_runtime::ndarray;
 pub use ad_runtime::{
-    check, parallel, stop_gradient, Adam, Differentiable, Dual, Float, NoTangent, Parameter, Sgd,
-    TangentSpace,
+    check, parallel, stop_gradient, Adam, Differentiable, Dual, Float, IntoTangent, NoTangent,
+    Parameter, Sgd, TangentSpace,
 };
 
 /// What generated code names; not part of the API.

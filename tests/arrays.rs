@@ -301,6 +301,9 @@ fn element_reads_from_arrays_vecs_and_slices() {
         es[0] += 1.0;
         assert_eq!((gx, gm, gv.clone(), gs.clone()), (ex, em, ev, es));
         let (_, jv) = indexing::f_jvp(&x, &m, &v, &s, &x, &m, &v, &s);
+        // Slice tangents as `&[f64]` or as `&Vec<f64>`.
+        let (_, from_slices) = indexing::f_jvp(&x, &m, &v, &s, &x, &m, &v[..], &s[..]);
+        assert_eq!(from_slices, jv);
         let expected = support::Flat::flat_dot(
             &(x.clone(), m.clone(), v.clone(), s.clone()),
             &(
@@ -330,6 +333,10 @@ fn owned_and_view_parameters() {
         let (_, jv) = by_value_and_views::f_jvp(x.clone(), y.view(), y.clone(), x.clone());
         let expected = support::Flat::flat_dot(&(gx, gy), &(y.clone(), x.clone()));
         assert!(support::check::close(jv, expected, 1e-12));
+        // A view's tangent may also be given as a view or a reference.
+        let (_, as_view) = by_value_and_views::f_jvp(x.clone(), y.view(), y.clone(), x.view());
+        let (_, as_ref) = by_value_and_views::f_jvp(x.clone(), y.view(), y.clone(), &x);
+        assert_eq!((as_view, as_ref), (jv, jv));
     }
 }
 

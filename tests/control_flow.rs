@@ -580,6 +580,27 @@ mod guarded_match_arms {
     }
 }
 
+/// `if let` binds a constant that an active product reads: the branch's
+/// record keeps it for the reverse sweep.
+mod if_let_binding {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, #[constant] opt: Option<f64>) -> f64 {
+        let mut y = x * 2.0;
+        if let Some(v) = opt {
+            y = y * v + x * x * v;
+        }
+        y.sin()
+    }
+}
+
+#[test]
+fn if_let_bindings_in_active_code() {
+    for opt in [Some(1.5), None] {
+        check_scalar!(if_let_binding; val x dx = 0.7; opt);
+    }
+}
+
 #[test]
 fn match_guards() {
     for n in 0..6 {

@@ -239,4 +239,9 @@ fn generic_over_the_float_type() {
     ad::check::assert_gradient(f, &(0.3, 0.8), &[gx, gy]);
     let (v32, d32) = generic_precision::f_jvp(0.3f32, 0.8f32, 1.0, 0.0);
     assert!((v32 as f64 - v64).abs() < 1e-6 && (d32 as f64 - gx).abs() < 1e-5);
+    // A result of type `F: Float` has `f_grad` too, at every precision.
+    let (g64, (gx64, gy64)) = generic_precision::f_grad(0.3f64, 0.8f64);
+    assert_eq!((g64, gx64, gy64), (v64, gx, gy));
+    let (g32, (gx32, _)) = generic_precision::f_grad(0.3f32, 0.8f32);
+    assert!((g32 as f64 - v64).abs() < 1e-6 && (gx32 as f64 - gx).abs() < 1e-5);
 }

@@ -20,7 +20,7 @@ pub use dual::Dual;
 pub use float::Float;
 pub use operand::{view, Lift, Operand};
 pub use optim::{Adam, Sgd};
-pub use tangent::{Differentiable, NoTangent, Parameter, TangentSpace};
+pub use tangent::{Differentiable, IntoTangent, NoTangent, Parameter, TangentSpace};
 
 pub use ndarray;
 

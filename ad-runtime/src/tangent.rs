@@ -1,4 +1,4 @@
-use ndarray::{Array, ArrayBase, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayView, Data, Dimension};
 
 use crate::Float;
 
@@ -274,5 +274,29 @@ impl<T: Parameter> Parameter for Vec<T> {
         for (p, t) in self.iter_mut().zip(tangent) {
             p.apply(t, step);
         }
+    }
+}
+
+/// A tangent `f_jvp` takes for an `ArrayView` parameter: the owned array
+/// (the view's tangent type), a view of one, or a reference to one.
+pub trait IntoTangent<T> {
+    fn into_tangent(self) -> T;
+}
+
+impl<A: Clone, D: Dimension> IntoTangent<Array<A, D>> for Array<A, D> {
+    fn into_tangent(self) -> Array<A, D> {
+        self
+    }
+}
+
+impl<A: Clone, D: Dimension> IntoTangent<Array<A, D>> for ArrayView<'_, A, D> {
+    fn into_tangent(self) -> Array<A, D> {
+        self.to_owned()
+    }
+}
+
+impl<A: Clone, D: Dimension> IntoTangent<Array<A, D>> for &Array<A, D> {
+    fn into_tangent(self) -> Array<A, D> {
+        self.clone()
     }
 }

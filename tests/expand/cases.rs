@@ -120,6 +120,14 @@ snapshot!(block_that_continues, [reverse],
     }
 );
 
+// A view's tangent is taken as `impl ad::IntoTangent<Array1<f64>>` and made
+// the owned array first; a slice's as `&[f64]`.
+snapshot!(view_and_slice_tangents, [forward],
+    fn f(x: ArrayView1<f64>, w: &[f64]) -> f64 {
+        x[0] * w[0] + x.sum()
+    }
+);
+
 snapshot!(calls_other_functions, [],
     fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
         let s = dense(w, x);

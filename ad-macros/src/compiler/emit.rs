@@ -87,7 +87,12 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
         gradients,
         ..
     } = s;
-    let seed = seed.iter().map(|seed| quote!(let #seed: #ret = 1.0;));
+    let one = if sig.has_concrete_scalar_result() {
+        quote!(1.0)
+    } else {
+        quote!(<#ret as ::ad::Float>::of(1.0))
+    };
+    let seed = seed.iter().map(|seed| quote!(let #seed: #ret = #one;));
     let gradients = laid_out(g, &p.array_gradients, gradients);
     quote! {
         #[doc = #doc]
@@ -205,6 +210,16 @@ fn jvp(sig: &Signature, g: &Gen<'_>, p: &Parts) -> TokenStream {
                 }
                 None => quote!(_: #ty),
             });
+    // A view's tangent, given as an array or a view, as the owned array.
+    let conversions =
+        g.f.params
+            .iter()
+            .zip(sig.converted_tangents())
+            .filter_map(|(v, owned)| {
+                let (d, owned) = (g.dot((*v)?), owned?);
+                Some(quote!(let #d: #owned = ::ad::IntoTangent::into_tangent(#d);))
+            });
+    let conversions: Vec<TokenStream> = conversions.collect();
     let (stmts, result_dot) = forward::body(g, &g.f.body);
     let r = &g.rules;
     let tail = match (&g.f.body.result, result_dot) {
@@ -232,6 +247,7 @@ fn jvp(sig: &Signature, g: &Gen<'_>, p: &Parts) -> TokenStream {
         #allows
         #vis fn #name #generics (#(#params,)* #(#tangent_params),*) -> (#ret, #ret_tangent) #where_clause {
             #prelude
+            #(#conversions)*
             #(#stmts)*
             #tail
         }

@@ -288,10 +288,25 @@ impl Signature {
                     return no_tangent();
                 }
                 match &*p.ty {
+                    // `&[F]` for `&[F]` and `&Vec<F>`: either a slice or a
+                    // `&Vec` (by deref) may be given.
                     Type::Reference(r) => {
                         let lt = &r.lifetime;
-                        let t = tangent_type(&r.elem);
-                        quote!(&#lt #t)
+                        match slice_element(&r.elem) {
+                            Some(elem) => {
+                                let t = tangent_type(elem);
+                                quote!(&#lt [#t])
+                            }
+                            None => {
+                                let t = tangent_type(&r.elem);
+                                quote!(&#lt #t)
+                            }
+                        }
+                    }
+                    // A view's tangent may be the owned array or a view.
+                    ty if is_view(ty) => {
+                        let owned = tangent_type(ty);
+                        quote!(impl ::ad::IntoTangent<#owned>)
                     }
                     ty => tangent_type(ty),
                 }
@@ -299,12 +314,29 @@ impl Signature {
             .collect()
     }
 
+    /// For each parameter, whether `f_jvp` takes its tangent as
+    /// `impl IntoTangent<..>` (an active view) and converts it first.
+    pub fn converted_tangents(&self) -> Vec<Option<TokenStream>> {
+        self.params
+            .iter()
+            .map(|p| (p.active && is_view(&p.ty)).then(|| tangent_type(&p.ty)))
+            .collect()
+    }
+
     pub fn ret_tangent(&self) -> TokenStream {
         tangent_type(&self.ret)
     }
 
-    /// `f_grad` exists when the result is a scalar float.
+    /// `f_grad` exists when the result is a scalar float: `f64`, `f32`, or
+    /// a type parameter bounded by `Float` (`F: ad::Float`).
     pub fn has_scalar_result(&self) -> bool {
+        matches!(&*self.ret, Type::Path(p) if p.path.get_ident().is_some_and(|ret| {
+            float_types(&self.item.sig.generics).contains(&ret.to_string())
+        }))
+    }
+
+    /// The result is `f64` or `f32` (a literal `1.0` seeds its gradient).
+    pub fn has_concrete_scalar_result(&self) -> bool {
         matches!(&*self.ret, Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
     }
 }
@@ -323,6 +355,61 @@ fn strip_ref(ty: &Type) -> &Type {
         Type::Reference(r) => &r.elem,
         ty => ty,
     }
+}
+
+/// `f64`, `f32`, and the type parameters of `generics` bounded by `Float`
+/// (`F: ad::Float`).
+pub fn float_types(generics: &syn::Generics) -> Vec<String> {
+    let bounded = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
+        })
+    };
+    let mut out = vec!["f64".to_string(), "f32".to_string()];
+    for p in generics.type_params() {
+        let in_where = generics
+            .where_clause
+            .iter()
+            .flat_map(|w| &w.predicates)
+            .any(|pred| {
+                matches!(pred, syn::WherePredicate::Type(t)
+                if matches!(&t.bounded_ty, Type::Path(tp) if tp.path.is_ident(&p.ident))
+                    && bounded(&t.bounds))
+            });
+        if bounded(&p.bounds) || in_where {
+            out.push(p.ident.to_string());
+        }
+    }
+    out
+}
+
+/// `T` of `[T]` or `Vec<T>`.
+fn slice_element(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Slice(s) => Some(&s.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" && a.args.len() == 1 =>
+                {
+                    match a.args.first()? {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `ArrayView<..>`, `ArrayView1<..>`, ...
+fn is_view(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with("ArrayView")))
 }
 
 fn no_tangent() -> TokenStream {

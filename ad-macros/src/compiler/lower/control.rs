@@ -44,7 +44,17 @@ impl Lowerer<'_> {
         let outer = std::mem::take(&mut self.stmts);
         self.block_serial += 1;
 
+        let mut bound: Vec<String> = bound.into_iter().collect();
+        bound.sort();
         for name in bound {
+            // Bound again as a local of the branch, which the branch's
+            // record saves when the reverse sweep reads it (`y * v` in
+            // `if let Some(v) = opt`).
+            let ident = Ident::new(&name, i.if_token.span);
+            self.stmts.push(Stmt::InactiveLet {
+                tokens: quote!(let mut #ident = #ident;),
+                names: vec![ident.clone()],
+            });
             self.env.insert(
                 name,
                 Binding::Const {

@@ -72,33 +72,6 @@ pub struct Lowerer<'a> {
     recursion_forbidden: Option<String>,
 }
 
-/// `f64`, `f32`, and the type parameters of `generics` bounded by `Float`
-/// (`F: ad::Float`).
-fn float_types(generics: &syn::Generics) -> Vec<String> {
-    let bounded = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
-        bounds.iter().any(|b| {
-            matches!(b, syn::TypeParamBound::Trait(t)
-                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
-        })
-    };
-    let mut out = vec!["f64".to_string(), "f32".to_string()];
-    for p in generics.type_params() {
-        let in_where = generics
-            .where_clause
-            .iter()
-            .flat_map(|w| &w.predicates)
-            .any(|pred| {
-                matches!(pred, syn::WherePredicate::Type(t)
-                if matches!(&t.bounded_ty, Type::Path(tp) if tp.path.is_ident(&p.ident))
-                    && bounded(&t.bounds))
-            });
-        if bounded(&p.bounds) || in_where {
-            out.push(p.ident.to_string());
-        }
-    }
-    out
-}
-
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
 /// only meaningful when there are none.
 pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
@@ -115,7 +88,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         block_serial: 0,
         loop_assigned: Vec::new(),
         body_assigned: HashSet::new(),
-        float_types: float_types(&sig.item.sig.generics),
+        float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
         recursion_forbidden: reverse.then(|| sig.name().to_string()),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
