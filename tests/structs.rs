@@ -94,6 +94,23 @@ mod network {
         total * x.len() as f64
     }
 
+    /// Scalar fields bound, assigned and yielded by value (the binding
+    /// owns a copy, as in Rust): a loop carries one, a branch yields one,
+    /// and an element of a field array starts another.
+    #[differentiable]
+    pub fn field_values(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut acc = m.scale;
+        let first = m.layers[0].b[0];
+        for i in 0..x.len() {
+            acc = acc * m.scale * 0.5 + first * x[i];
+            if i == 1 {
+                acc = m.scale;
+            }
+        }
+        let y = if x[0] > 0.0 { m.scale } else { acc };
+        y * acc + first
+    }
+
     #[differentiable]
     pub fn dense(l: &Layer, #[constant] x: &Array1<f64>) -> Array1<f64> {
         (l.w.dot(x) + &l.b).mapv(f64::tanh)
@@ -151,6 +168,16 @@ fn gradients_with_respect_to_structs() {
         },
         |m, d| network::bias_sum_jvp(m, &x, d, ad::NoTangent),
     );
+    for x in [x.clone(), -&x] {
+        check_struct_gradient(
+            |m| network::field_values(m, &x),
+            |m| {
+                let (v, (g, _)) = network::field_values_grad(m, &x);
+                (v, g)
+            },
+            |m, d| network::field_values_jvp(m, &x, d, ad::NoTangent),
+        );
+    }
     // Fields no contribution reaches are zeros of their own shape.
     let (_, (g, _)) = network::first_layer_grad(&model(), &x);
     assert_eq!(

@@ -370,3 +370,15 @@ snapshot!(element_update_in_a_loop, [reverse],
         y.sum()
     }
 );
+
+// A scalar field bound by value: the binding owns a copy of the place
+// (`rules::to_owned`), which the loop then carries.
+snapshot!(scalar_field_carried_by_a_loop, [],
+    fn f(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut acc = m.bias;
+        for i in 0..x.len() {
+            acc = acc * m.bias + x[i];
+        }
+        acc
+    }
+);

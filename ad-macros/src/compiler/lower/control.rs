@@ -221,7 +221,7 @@ impl Lowerer<'_> {
             self.note_shadowed(stmt, &mut outer);
             match stmt {
                 syn::Stmt::Expr(e, None) if k + 1 == stmts.len() && !is_statement_like(e) => {
-                    value = self.expr(e);
+                    value = self.value_expr(e);
                 }
                 other => self.stmt(other),
             }

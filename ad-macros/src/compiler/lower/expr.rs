@@ -249,6 +249,23 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Lowers `e` where its value is bound, assigned or yielded: a field
+    /// read (`let mut acc = p.bias;`) is a reference to the place, and the
+    /// binding gets its own copy, as in Rust.
+    pub(super) fn value_expr(&mut self, e: &Expr) -> Option<Operand> {
+        let mut inner = e;
+        while let Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        let value = self.expr(e)?;
+        match value {
+            Operand::Var(v) if matches!(inner, Expr::Field(_)) => {
+                Some(self.inst(Op::ToOwned(Operand::Var(v)), e.span()))
+            }
+            other => Some(other),
+        }
+    }
+
     /// Lowers `e` to an operand; `None` after reporting an error.
     pub(super) fn expr(&mut self, e: &Expr) -> Option<Operand> {
         let hits = self.active_mentions(e);

@@ -22,7 +22,7 @@ impl Lowerer<'_> {
             self.stmt(stmt);
         }
         match last {
-            syn::Stmt::Expr(e, None) => self.expr(e).unwrap_or_else(|| self.poison()),
+            syn::Stmt::Expr(e, None) => self.value_expr(e).unwrap_or_else(|| self.poison()),
             syn::Stmt::Expr(Expr::Return(r), Some(_)) => match &r.expr {
                 Some(e) => self.expr(e).unwrap_or_else(|| self.poison()),
                 None => self.missing_result(r.span()),
@@ -98,7 +98,7 @@ impl Lowerer<'_> {
             );
         }
         let first_new = self.vars.len();
-        let Some(value) = self.expr(&init.expr) else {
+        let Some(value) = self.value_expr(&init.expr) else {
             return;
         };
         self.bind(&name, value, first_new, ty, mutable);
@@ -306,7 +306,7 @@ impl Lowerer<'_> {
         }
         let first_new = self.vars.len();
         let value = match op {
-            None => self.expr(right),
+            None => self.value_expr(right),
             Some(op) => {
                 let l = self.expr(left);
                 let r = self.expr(right);
