@@ -82,7 +82,9 @@ mod elementwise_methods {
     pub fn f(x: &Array1<f64>) -> f64 {
         let y = x.mapv(f64::exp) + x.mapv(f64::sin) * x.mapv(f64::cos);
         let z = x.exp().sqrt() + x.powi(3) - x.powf(2.0) + x.mapv(|v| v.abs()).mapv(f64::ln_1p);
-        (y * z).sum()
+        // ndarray's `pow2` and `clamp`, and angle conversions.
+        let w = x.pow2() + x.clamp(1.2, 1.8) + x.to_degrees() * 0.01 + x.to_radians();
+        (y * z).sum() + w.sum() + x[0].clamp(1.1, 1.7)
     }
 }
 

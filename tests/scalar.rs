@@ -41,7 +41,7 @@ unary_cases! {
     sin at 0.7; cos at 0.7; tan at 0.4; asin at 0.3; acos at 0.3; atan at 1.3;
     sinh at 0.7; cosh at 0.7; tanh at 0.6; asinh at 0.7; acosh at 1.7; atanh at 0.4;
     exp at 0.7; exp2 at 0.7; exp_m1 at 0.7; ln at 1.7; ln_1p at 0.7; log2 at 1.7; log10 at 1.7;
-    sqrt at 1.7; cbrt at 1.7; abs at -0.7; recip at 1.7;
+    sqrt at 1.7; cbrt at 1.7; abs at -0.7; recip at 1.7; to_degrees at 0.7; to_radians at 0.7;
 }
 
 mod arithmetic {

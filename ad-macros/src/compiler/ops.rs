@@ -26,6 +26,8 @@ pub const UNARY: &[(&str, bool)] = &[
     ("cbrt", true),
     ("abs", false),
     ("recip", true),
+    ("to_degrees", false),
+    ("to_radians", false),
 ];
 
 /// Two-argument scalar functions.
@@ -76,6 +78,8 @@ pub fn supported_methods() -> String {
     names.extend(BINARY);
     names.extend([
         "powi",
+        "pow2",
+        "clamp",
         "mul_add",
         "dot",
         "t",

@@ -116,6 +116,8 @@ unary_fns! {
     cbrt cbrt_pullback cbrt_pushforward uses output: |y| (c::<A::Elem>(3.0) * y * y).recip();
     abs abs_pullback abs_pushforward uses input: |x| sign(x);
     recip recip_pullback recip_pushforward uses output: |y| -y * y;
+    to_degrees to_degrees_pullback to_degrees_pushforward uses input: |_x| c::<A::Elem>(180.0 / std::f64::consts::PI);
+    to_radians to_radians_pullback to_radians_pushforward uses input: |_x| c::<A::Elem>(std::f64::consts::PI / 180.0);
 }
 
 /// `-x`.

@@ -51,6 +51,31 @@ impl Lowerer<'_> {
                 let n = self.inactive_arg(args[0], "the exponent of `powi`");
                 Some(self.op_or_constant(Op::Powi(a?, n?), span, e))
             }
+            // ndarray's `pow2` is `powi(2)`; `clamp(lo, hi)` is
+            // `max(lo).min(hi)`, with `max`'s and `min`'s derivatives.
+            "pow2" => {
+                if !arity(self, 0) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver)?;
+                let two = Const::opaque(quote::quote!(2));
+                Some(self.op_or_constant(Op::Powi(a, two), span, e))
+            }
+            "clamp" => {
+                if !arity(self, 2) {
+                    return None;
+                }
+                let a = self.expr(&m.receiver);
+                let (lo, hi) = (self.expr(args[0]), self.expr(args[1]));
+                let low = match (a?, lo?) {
+                    (Operand::Const(a), Operand::Const(lo)) => {
+                        let (a, lo) = (&a.tokens, &lo.tokens);
+                        Operand::Const(Const::opaque(quote::quote!((#a).max(#lo))))
+                    }
+                    (a, lo) => self.inst(Op::Binary("max", a, lo), span),
+                };
+                Some(self.op_or_constant(Op::Binary("min", low, hi?), span, e))
+            }
             "mul_add" => {
                 if !arity(self, 2) {
                     return None;
