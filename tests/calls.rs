@@ -56,6 +56,18 @@ mod called_twice {
     }
 }
 
+/// A user function as `mapv`'s argument, by path (`mapv(softplus)`) and
+/// called in a closure: each element goes through its `_vjp`/`_jvp`.
+mod functions_mapped_over_arrays {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let a = x.mapv(softplus) + x.mapv(super::square);
+        let b = x.mapv(|v| square(v) * softplus(v - 0.5));
+        a.sum() + b.sum()
+    }
+}
+
 mod constant_argument {
     use super::*;
     #[differentiable]
@@ -149,6 +161,9 @@ fn nested_differentiable_functions_and_custom_rules() {
         check_scalar!(network; ref w dw = random((4, n), 1), ref b db = random(4, 2), ref v dv = random(4, 4); &x);
     }
     check_scalar!(called_twice; val x dx = 0.3, val y dy = -0.8;);
+    for n in SIZES {
+        check_scalar!(functions_mapped_over_arrays; ref x dx = random(n, 6););
+    }
 }
 
 #[test]

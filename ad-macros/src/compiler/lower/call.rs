@@ -179,11 +179,10 @@ impl Lowerer<'_> {
                     _ => None,
                 };
                 let Some(func) = func else {
-                    self.errors.at(
-                        f,
-                        "`mapv` is differentiated with a scalar method path such as `f64::tanh` or a closure `|v| ...`: for your own function write `mapv(|v| g(v))`",
-                    );
-                    return None;
+                    // `mapv(g)` with a function of the user's: `mapv(|v| g(v))`,
+                    // a call in a closure.
+                    let closure: Expr = syn::parse_quote_spanned!(f.span()=> |v| #f(v));
+                    return self.mapv(m, &closure, span, e);
                 };
                 let a = self.expr(&m.receiver)?;
                 Some(self.op_or_constant(Op::Unary(func, a), span, e))
