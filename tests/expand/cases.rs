@@ -382,3 +382,15 @@ snapshot!(scalar_field_carried_by_a_loop, [],
         acc
     }
 );
+
+// An element of a `Vec` of arrays is a place: `&xs[i]` forward, its
+// cotangent added into `xs_bar[i]` (sized from `xs[i]` on first use).
+snapshot!(vec_of_arrays_element, [],
+    fn vec_of_arrays(xs: &Vec<Array1<f64>>, w: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..xs.len() {
+            total += xs[i].dot(w).tanh();
+        }
+        total
+    }
+);

@@ -10,8 +10,9 @@
 
 // Reassignment (`acc = acc + ..`) is what several scenarios test.
 #![allow(dead_code, clippy::assign_op_pattern)]
-// Scenarios take `&Vec<f64>` and cast `x as f64` because users do.
-#![allow(clippy::ptr_arg, clippy::unnecessary_cast)]
+// Scenarios take `&Vec<f64>`, cast `x as f64` and index in range loops
+// because users do.
+#![allow(clippy::ptr_arg, clippy::unnecessary_cast, clippy::needless_range_loop)]
 
 #[macro_use]
 pub mod case;

@@ -109,10 +109,51 @@ scenario! {
     }
 }
 
+// A bag as a `#[constant]` slice of instance arrays, of any count, whose
+// elements enter active code as they are (`bag[i].dot(w)`).
+scenario! {
+    scalar slice_of_instances in Structs, sizes [1, 5];
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, #[constant] bag: &[Array1<f64>]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..bag.len() {
+            let p = bag[i].dot(w).tanh();
+            total += p * p;
+        }
+        total / bag.len() as f64
+    }
+    inputs(n) { ref w dw = random(3, 105) }
+    constants { ref bag = (0..n).map(|k| random(3, 110 + k as u64)).collect::<Vec<_>>() }
+}
+
+// Active slices and `Vec`s of arrays and of structs: each element is a
+// place whose adjoint is that element of the gradient's `Vec`.
+scenario! {
+    scalar slices_of_arrays_and_layers in Structs, sizes [1, 3];
+    #[differentiable]
+    pub fn f(ms: &[Array2<f64>], layers: &Vec<Layer>, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for i in 0..ms.len() {
+            h = ms[i].dot(&h).mapv(f64::tanh);
+        }
+        for l in 0..layers.len() {
+            h = (layers[l].w.dot(&h) + &layers[l].b).mapv(f64::sin);
+        }
+        h.sum() + ms[0][[0, 1]] * layers[0].b[1]
+    }
+    inputs(n) {
+        ref ms dms = (0..n).map(|k| random((3, 3), 120 + k as u64) * 0.6).collect::<Vec<_>>(),
+        ref layers dlayers = network(n, 3).layers
+    }
+    constants { ref x = random(3, 99) }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         network_of_layers::scenario(),
         struct_with_constant_field::scenario(),
         constant_fields_read_directly::scenario(),
+        slice_of_instances::scenario(),
+        slices_of_arrays_and_layers::scenario(),
     ]
 }

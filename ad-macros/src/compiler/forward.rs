@@ -330,23 +330,28 @@ fn inst_pair(g: &Gen<'_>, inst: &Inst, useful: bool) -> Vec<TokenStream> {
     let primal = g.bind(inst, g.primal(inst));
     let d = g.dot(inst.dest);
     if let Op::Place(Operand::Var(root), path) = &inst.op {
-        if let Some((field, index)) = ir::split_place(path) {
-            // The tangent struct's field, or a zero if the field is
-            // `#[constant]` (its tangent is `NoTangent`): the types decide.
-            let (r, root, root_dot) = (&g.rules, g.ident(*root), g.dot(*root));
-            let read = match index {
-                Some(index) => quote!(at(#index)),
-                None => quote!(tangent()),
-            };
-            return vec![
-                primal,
-                quote!(let #d = {
-                    use ::ad::__private::rules::{ConstantField as _, TrackedField as _};
-                    (&#r::Field(&#root_dot #field, &#root #field)).#read
-                };),
-                quote!(let #d = &*#d;),
-            ];
+        let (field, index) = ir::split_place(path);
+        let root_dot = g.dot(*root);
+        if let (true, Some(index)) = (field.is_empty(), &index) {
+            // An element of a parameter holding arrays or structs
+            // (`xs[i]`): the same element of its tangent.
+            return vec![primal, quote!(let #d = &#root_dot[#index];)];
         }
+        // The tangent struct's field, or a zero if the field is
+        // `#[constant]` (its tangent is `NoTangent`): the types decide.
+        let (r, root) = (&g.rules, g.ident(*root));
+        let read = match index {
+            Some(index) => quote!(at(#index)),
+            None => quote!(tangent()),
+        };
+        return vec![
+            primal,
+            quote!(let #d = {
+                use ::ad::__private::rules::{ConstantField as _, TrackedField as _};
+                (&#r::Field(&#root_dot #field, &#root #field)).#read
+            };),
+            quote!(let #d = &*#d;),
+        ];
     }
     let tangent = tangent(g, inst);
     vec![primal, quote!(let #d = #tangent;)]

@@ -483,27 +483,23 @@ impl Function {
     }
 }
 
-/// A place's path split after its last field, `.layers[i].w[j]` into
-/// `.layers[i].w` and the index `j`: the field may be `#[constant]` (its
-/// tangent `NoTangent`, which cannot be indexed), so generated code reaches
-/// the field first and indexes what the types give. `None` when more than
-/// one index follows the last field.
-pub fn split_place(path: &TokenStream) -> Option<(TokenStream, Option<TokenStream>)> {
+/// A place's path split before its last index, `.layers[i].w[j]` into
+/// `.layers[i].w` and the index `j` (`[k][0]` into `[k]` and `0`), or
+/// `None` for the index when it ends in a field: the field may be
+/// `#[constant]` (its tangent `NoTangent`, which cannot be indexed), and
+/// an element's adjoint may not be sized yet, so generated code reaches the
+/// field or element first and indexes what the types give.
+pub fn split_place(path: &TokenStream) -> (TokenStream, Option<TokenStream>) {
     use proc_macro2::{Delimiter, TokenTree};
-    let tokens: Vec<TokenTree> = path.clone().into_iter().collect();
-    let field_end = tokens
-        .windows(2)
-        .rposition(|w| matches!(&w[0], TokenTree::Punct(p) if p.as_char() == '.'))
-        .map_or(0, |dot| dot + 2);
-    let (field, rest) = tokens.split_at(field_end.min(tokens.len()));
-    let field: TokenStream = field.iter().cloned().collect();
-    match rest {
-        [] => Some((field, None)),
-        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => {
-            Some((field, Some(g.stream())))
-        }
+    let mut tokens: Vec<TokenTree> = path.clone().into_iter().collect();
+    let index = match tokens.last() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket => Some(g.stream()),
         _ => None,
+    };
+    if index.is_some() {
+        tokens.pop();
     }
+    (tokens.into_iter().collect(), index)
 }
 
 /// The variables `body` reads that it does not define (nor is `param`):

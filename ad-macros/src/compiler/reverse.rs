@@ -475,13 +475,17 @@ impl Builder<'_, '_> {
             // drops it if the field is `#[constant]`.
             let (r, root_bar, root) = (&g.rules, g.bar(*root), g.ident(*root));
             let add = match ir::split_place(path) {
-                Some((field, Some(index))) => quote!(#r::accumulate_element(
-                    &mut #root_bar #field,
-                    &#root #field,
-                    #index,
-                    #dest_bar,
-                );),
-                _ => quote!(#r::accumulate(&mut #root_bar #path, #dest_bar);),
+                (field, Some(index)) => {
+                    // An element of a slice or `Vec` parameter (`xs[i]`)
+                    // indexes what the parameter points to.
+                    let primal = if field.is_empty() {
+                        quote!(&*#root)
+                    } else {
+                        quote!(&#root #field)
+                    };
+                    quote!(#r::accumulate_element(&mut #root_bar #field, #primal, #index, #dest_bar);)
+                }
+                (_, None) => quote!(#r::accumulate(&mut #root_bar #path, #dest_bar);),
             };
             self.reverse.push(add);
             return;

@@ -384,6 +384,17 @@ pub fn float_types(generics: &syn::Generics) -> Vec<String> {
     out
 }
 
+/// `&[T]`, `&Vec<T>` or `Vec<T>` with `T` not one of `floats`
+/// (`&[Array1<f64>]`, `&Vec<Layer>`).
+pub fn holds_non_scalars(ty: &Type, floats: &[String]) -> bool {
+    let elem = match ty {
+        Type::Reference(r) => slice_element(&r.elem),
+        ty => slice_element(ty),
+    };
+    let scalar = |t: &Type| matches!(t, Type::Path(p) if p.path.get_ident().is_some_and(|i| floats.contains(&i.to_string())));
+    elem.is_some_and(|t| !scalar(t))
+}
+
 /// `T` of `[T]` or `Vec<T>`.
 fn slice_element(ty: &Type) -> Option<&Type> {
     match ty {

@@ -154,6 +154,18 @@ where
     }
 }
 
+/// A slice parameter's (`xs: &[Array1<f64>]`): the adjoint is a `Vec`.
+impl<P, C> ElementAdjoint<[P], usize, C> for Vec<P::Tangent>
+where
+    P: Differentiable,
+    C: Contribution<P::Tangent>,
+{
+    #[inline(always)]
+    fn add_element(&mut self, _: &[P], index: usize, dy: C) {
+        dy.add_to(&mut self[index]);
+    }
+}
+
 /// A `#[constant]` field's: the cotangent is dropped.
 impl<P: ?Sized, I, C> ElementAdjoint<P, I, C> for NoTangent {
     #[inline(always)]

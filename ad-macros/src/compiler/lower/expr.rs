@@ -53,7 +53,10 @@ impl Lowerer<'_> {
         let changes = self.changes_in_loop(e) || self.reads_assigned(e);
         let single_name = matches!(&renamed, Expr::Path(p)
             if p.qself.is_none() && p.path.segments.len() == 1);
-        if (literal || single_name) && !changes {
+        // A place (`bag[i]`, `data.rows[k]`) is used where it is, as the
+        // user's code does: bound to a local it would move out of its
+        // container (an array in a slice).
+        if (literal || single_name || is_place(&renamed)) && !changes {
             return Operand::Const(Const {
                 tokens: renamed.to_token_stream(),
                 literal,
@@ -334,8 +337,9 @@ impl Lowerer<'_> {
             }
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
-            // An element of a struct's field, `p.layers[i]`: a place.
-            Expr::Index(i) if through_field(&i.expr) => {
+            // An element of a struct's field, `p.layers[i]`, or of a
+            // parameter holding arrays or structs, `xs[i]`: a place.
+            Expr::Index(i) if through_field(&i.expr) || self.in_container(&i.expr) => {
                 let (root, path) = self.place_chain(e)?;
                 Some(self.op_or_constant(Op::Place(root, path), span, e))
             }
@@ -475,6 +479,23 @@ impl Lowerer<'_> {
     }
 }
 
+impl Lowerer<'_> {
+    /// Whether `e` is (an element of) a parameter that holds non-scalars,
+    /// still bound to the parameter.
+    fn in_container(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.in_container(&p.expr),
+            Expr::Index(i) => self.in_container(&i.expr),
+            Expr::Path(p) => p.path.get_ident().is_some_and(|name| {
+                self.containers.iter().any(|(n, v)| {
+                    name == n && matches!(self.env.get(n), Some(Binding::Active(b)) if b == v)
+                })
+            }),
+            _ => false,
+        }
+    }
+}
+
 /// Whether `e` reads a field somewhere (`p.layers`, `p.layers[i].w`).
 fn through_field(e: &Expr) -> bool {
     match e {
@@ -499,4 +520,15 @@ fn yields_bool(op: &BinOp) -> bool {
             | BinOp::And(_)
             | BinOp::Or(_)
     )
+}
+
+/// An element or field of a named value: `bag[i]`, `p.data[[i, j]]`.
+fn is_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.path.segments.len() == 1,
+        Expr::Index(i) => is_place(&i.expr),
+        Expr::Field(f) => is_place(&f.base),
+        Expr::Paren(p) => is_place(&p.expr),
+        _ => false,
+    }
 }

@@ -70,6 +70,10 @@ pub struct Lowerer<'a> {
     /// recursive call with active arguments is rejected (its pullback's
     /// type would contain itself).
     recursion_forbidden: Option<String>,
+    /// Active parameters that are slices or `Vec`s of non-scalars
+    /// (`xs: &[Array1<f64>]`): an element `xs[i]` is a place, read by
+    /// reference like a struct's field, not a scalar element.
+    containers: Vec<(String, VarId)>,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -90,6 +94,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         body_assigned: HashSet::new(),
         float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
         recursion_forbidden: reverse.then(|| sig.name().to_string()),
+        containers: Vec::new(),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
@@ -123,6 +128,9 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
             });
             l.env.insert(ident.to_string(), Binding::Active(v));
             params.push(Some(v));
+            if crate::compiler::signature::holds_non_scalars(&p.ty, &l.float_types) {
+                l.containers.push((ident.to_string(), v));
+            }
         } else {
             l.env.insert(
                 ident.to_string(),
