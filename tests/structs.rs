@@ -297,3 +297,65 @@ fn constant_fields_read_directly_in_every_position() {
     let dot = g.dot(&d) + gs * 0.4;
     assert!(close(jv, dot, 1e-9), "forward {jv} vs <gradient, d> {dot}");
 }
+
+/// A generic struct: its tangent has the same parameters, and a model of
+/// such layers is differentiated at either precision.
+#[derive(Clone, Debug, Differentiable)]
+pub struct GenericLayer<F: ad::Float> {
+    pub w: Array2<F>,
+    pub b: Array1<F>,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct GenericNet<F>
+where
+    F: ad::Float,
+{
+    pub layers: Vec<GenericLayer<F>>,
+    pub gain: F,
+    #[constant]
+    pub steps: usize,
+}
+
+#[ad::differentiable]
+fn generic_net<F: ad::Float>(p: &GenericNet<F>, #[constant] x: &Array1<F>) -> F {
+    let mut h = x.to_owned();
+    for l in 0..p.layers.len() {
+        h = (p.layers[l].w.dot(&h) + &p.layers[l].b).mapv(|v| v.tanh());
+    }
+    h.sum() * p.gain
+}
+
+#[test]
+fn generic_structs_at_both_precisions() {
+    use ad::check::{assert_gradient, Flat};
+    let layer = |k: f64| GenericLayer {
+        w: Array2::from_shape_fn((2, 2), |(i, j)| ((i * 2 + j) as f64 + k).sin() * 0.7),
+        b: Array1::from_shape_fn(2, |i| (i as f64 - k) * 0.2),
+    };
+    let p = GenericNet {
+        layers: vec![layer(0.0), layer(1.0)],
+        gain: 1.3,
+        steps: 2,
+    };
+    let x = Array1::from(vec![0.4, -0.9]);
+    let (value, (g, _)) = generic_net_grad(&p, &x);
+    assert_eq!(value, generic_net(&p, &x));
+    assert_gradient(|q: &GenericNet<f64>| generic_net(q, &x), &p, &g.to_flat());
+    let single = GenericNet {
+        layers: p
+            .layers
+            .iter()
+            .map(|l| GenericLayer {
+                w: l.w.mapv(|v| v as f32),
+                b: l.b.mapv(|v| v as f32),
+            })
+            .collect(),
+        gain: 1.3f32,
+        steps: 2,
+    };
+    let (value32, (g32, _)) = generic_net_grad(&single, &x.mapv(|v| v as f32));
+    assert!((value32 as f64 - value).abs() < 1e-5);
+    assert!((g32.gain as f64 - g.gain).abs() < 1e-5);
+    assert!((g32.layers[0].w[[1, 0]] as f64 - g.layers[0].w[[1, 0]]).abs() < 1e-5);
+}

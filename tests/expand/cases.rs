@@ -307,6 +307,15 @@ derive_snapshot!(derive_layer,
     }
 );
 
+// A generic struct: the tangent takes the same parameters, and the impls
+// that need more of the fields than `Differentiable` say so per field.
+derive_snapshot!(derive_generic_layer,
+    pub struct Layer<F: Float> {
+        pub w: Array2<F>,
+        pub gain: F,
+    }
+);
+
 // Field reads whatever the field: the tangent struct's field or a zero in
 // forward mode (`rules::Field`), an element added into its field in
 // reverse mode (`rules::accumulate_element`); `lambda` may be `#[constant]`.
