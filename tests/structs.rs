@@ -359,3 +359,58 @@ fn generic_structs_at_both_precisions() {
     assert!((g32.gain as f64 - g.gain).abs() < 1e-5);
     assert!((g32.layers[0].w[[1, 0]] as f64 - g.layers[0].w[[1, 0]]).abs() < 1e-5);
 }
+
+/// Methods: `f_grad` and friends are methods too, `self`'s gradient
+/// first, and a method may call another by `self.forward(x)`.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Perceptron {
+    pub w: Array2<f64>,
+    pub b: Array1<f64>,
+    pub scale: f64,
+}
+
+impl Perceptron {
+    #[ad::differentiable]
+    pub fn forward(&self, #[constant] x: &Array1<f64>) -> Array1<f64> {
+        (self.w.dot(x) + &self.b).mapv(f64::tanh)
+    }
+
+    #[ad::differentiable]
+    pub fn loss(&self, #[constant] x: &Array1<f64>, target: f64) -> f64 {
+        let h = self.forward(x);
+        let again = Self::forward(self, &(x * 0.5));
+        (h.sum() - target).powi(2) * self.scale + again.sum()
+    }
+
+    #[ad::differentiable]
+    pub fn into_score(self, y: f64) -> f64 {
+        self.b.sum() * y + self.scale * self.scale
+    }
+}
+
+#[test]
+fn methods_with_self() {
+    use ad::check::{assert_gradient, close, Flat};
+    let p = Perceptron {
+        w: Array2::from_shape_fn((2, 3), |(i, j)| ((i * 3 + j) as f64 * 0.57).sin()),
+        b: Array1::from(vec![0.1, -0.3]),
+        scale: 0.8,
+    };
+    let x = Array1::from(vec![0.3, -0.5, 0.9]);
+    let (value, (g, _, gt)) = p.loss_grad(&x, 0.4);
+    assert_eq!(value, p.loss(&x, 0.4));
+    let flat = |q: &(Perceptron, f64)| q.0.loss(&x, q.1);
+    let mut expected = g.to_flat();
+    expected.push(gt);
+    assert_gradient(flat, &(p.clone(), 0.4), &expected);
+    let (jvalue, jv) = p.loss_jvp(&x, 0.4, &g, ad::NoTangent, 1.0);
+    assert_eq!(jvalue, value);
+    assert!(close(jv, g.dot(&g) + gt, 1e-9));
+    let (_, (gs, gy)) = p.clone().into_score_grad(0.5);
+    assert_gradient(
+        |q: &Perceptron| q.clone().into_score(0.5),
+        &p,
+        &gs.to_flat(),
+    );
+    assert!(close(gy, p.b.sum(), 1e-12));
+}

@@ -403,3 +403,20 @@ snapshot!(vec_of_arrays_element, [],
         total
     }
 );
+
+// A reference to a computed constant as an argument is to a local of its
+// own (`c1`), which a pullback keeps: `f_vjp` calls `forward_vjp` again.
+snapshot!(reference_to_a_computed_constant, [reverse],
+    fn f(w: &Array2<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        let again = forward(w, &(x * 0.5));
+        again.sum()
+    }
+);
+
+// A method: compiled as a function of `__ad_self`, its derivatives made
+// methods again; `self.scale(x)` calls `Self::scale`.
+snapshot!(method_with_self, [reverse],
+    fn loss(&self, #[constant] x: &Array1<f64>) -> f64 {
+        self.scale(x).sum() * self.gain
+    }
+);

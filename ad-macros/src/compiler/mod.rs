@@ -13,6 +13,7 @@ mod forward;
 mod fused;
 mod ir;
 mod lower;
+mod methods;
 mod moves;
 mod ops;
 mod options;
@@ -46,22 +47,37 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let errors = Errors::default();
     let modes = options::parse(attr, &errors);
-    let sig = match signature::parse(item_fn, &errors) {
+    // A method is compiled as a function of `__ad_self`, then its
+    // derivatives are made methods again.
+    let Ok(method) = methods::as_function(&item_fn, &errors) else {
+        let mut out = methods::as_written(&item_fn);
+        out.extend(errors.into_compile_errors());
+        return out;
+    };
+    let is_method = method.is_some();
+    let as_written = is_method.then(|| methods::as_written(&item_fn));
+    let name = item_fn.sig.ident.clone();
+    let sig = match signature::parse(method.unwrap_or(item_fn), &errors) {
         Ok(sig) => sig,
         Err(item) => {
-            let mut out = item.to_token_stream();
+            let mut out = as_written.unwrap_or_else(|| item.to_token_stream());
             out.extend(errors.into_compile_errors());
             return out;
         }
     };
     let function = lower::lower(&sig, &errors, modes.reverse);
-    let mut out = sig.item.to_token_stream();
-    if errors.is_empty() {
-        out.extend(emit::derivatives(&sig, &function, modes));
+    let mut out = as_written.unwrap_or_else(|| sig.item.to_token_stream());
+    let derived = if errors.is_empty() {
+        emit::derivatives(&sig, &function, modes)
     } else {
-        out.extend(emit::stubs(&sig, modes));
-        out.extend(errors.into_compile_errors());
-    }
+        emit::stubs(&sig, modes)
+    };
+    out.extend(if is_method {
+        methods::as_methods(derived, &name)
+    } else {
+        derived
+    });
+    out.extend(errors.into_compile_errors());
     out
 }
 

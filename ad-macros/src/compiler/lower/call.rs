@@ -140,6 +140,15 @@ impl Lowerer<'_> {
                 }
                 self.mapv(m, args[0], span, e)
             }
+            // Another method of the type being differentiated
+            // (`self.forward(x)`): a call `Self::forward(self, x)`.
+            _ if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(crate::compiler::methods::SELF_NAME)) =>
+            {
+                let (receiver, method, args) = (&m.receiver, &m.method, &m.args);
+                let call: Expr =
+                    syn::parse_quote_spanned!(method.span()=> Self::#method(#receiver, #args));
+                self.expr(&call)
+            }
             _ => {
                 let receiver_active = !self.active_mentions(&m.receiver).is_empty();
                 let subject = if receiver_active {
@@ -383,7 +392,13 @@ impl Lowerer<'_> {
                 other => (*other, false),
             };
             let (source, _) = scan::rename_expr(arg, &self.renames());
-            let operand = if self.active_mentions(inner).is_empty() {
+            let inactive = self.active_mentions(inner).is_empty();
+            // A reference to a computed constant (`&(x * 0.5)`) is to a
+            // local: a pullback may hold the borrow past the statement.
+            let bound = inactive && by_ref && !super::expr::is_place(strip_parens(inner));
+            let operand = if bound {
+                self.constant(inner)
+            } else if inactive {
                 Operand::Const(Const::opaque(source.to_token_stream()))
             } else {
                 match self.expr(inner) {
@@ -398,7 +413,7 @@ impl Lowerer<'_> {
             // is bound to a constant of its own, which the reverse sweep
             // saves where it recomputes the call: pass that, not the source.
             let source = match &operand {
-                Operand::Const(c) if !self.active_mentions(inner).is_empty() => {
+                Operand::Const(c) if bound || !inactive => {
                     let tokens = &c.tokens;
                     if by_ref {
                         quote::quote!(&#tokens)
@@ -412,7 +427,7 @@ impl Lowerer<'_> {
                 operand,
                 by_ref,
                 source,
-                local: self.mentions_locals(inner),
+                local: bound || self.mentions_locals(inner),
             });
         }
         if !ok {
@@ -440,5 +455,12 @@ impl Lowerer<'_> {
             return Some(self.inactive_result(e));
         }
         self.method(&call, e)
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        e => e,
     }
 }

@@ -523,7 +523,7 @@ fn yields_bool(op: &BinOp) -> bool {
 }
 
 /// An element or field of a named value: `bag[i]`, `p.data[[i, j]]`.
-fn is_place(e: &Expr) -> bool {
+pub(super) fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(p) => p.qself.is_none() && p.path.segments.len() == 1,
         Expr::Index(i) => is_place(&i.expr),
