@@ -580,6 +580,62 @@ mod guarded_match_arms {
     }
 }
 
+/// Labelled exits: `continue 'rows` and `break 'rows` from an inner loop,
+/// a labelled `while` left by its own label, and exits three loops deep.
+mod labelled_exits {
+    use super::*;
+    #[allow(clippy::never_loop, unused_labels)]
+    #[differentiable]
+    pub fn f(m: &Array2<f64>, #[constant] limit: f64) -> f64 {
+        let mut acc = 0.0;
+        'rows: for i in 0..m.nrows() {
+            let mut row = 0.0;
+            for j in 0..m.ncols() {
+                if m[[i, j]] < -0.5 {
+                    continue 'rows;
+                }
+                row += m[[i, j]] * m[[i, j]];
+                if row > limit {
+                    break 'rows;
+                }
+            }
+            acc += row.sqrt();
+            'halve: while acc > 1.5 {
+                acc = acc * 0.5;
+                if acc < 1.7 {
+                    break 'halve;
+                }
+                continue 'halve;
+            }
+        }
+        'outer: for i in 0..m.nrows() {
+            for j in 0..m.ncols() {
+                for k in 0..2 {
+                    acc = acc * 0.9 + m[[i, j]] * (k as f64 + 1.0);
+                    if acc > 3.0 {
+                        continue 'outer;
+                    }
+                    if acc < -3.0 {
+                        break 'outer;
+                    }
+                }
+            }
+            acc += m[[i, 0]];
+        }
+        acc
+    }
+}
+
+#[test]
+fn labelled_break_and_continue() {
+    for limit in [0.5, 2.0, 100.0] {
+        for scale in [0.5, 1.0, 3.0] {
+            let m = random((4, 3), 33) * scale;
+            check_scalar!(labelled_exits; ref m dm = m.clone(); limit);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

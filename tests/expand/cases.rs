@@ -420,3 +420,20 @@ snapshot!(method_with_self, [reverse],
         self.scale(x).sum() * self.gain
     }
 );
+
+// `break 'rows` from an inner loop: a flag, a plain `break`, and after the
+// inner loop `if __ad_break_rows { break; }`, desugared like any exit.
+snapshot!(labelled_break, [reverse],
+    fn f(m: &Array2<f64>) -> f64 {
+        let mut acc = 0.0;
+        'rows: for i in 0..m.nrows() {
+            for j in 0..m.ncols() {
+                if m[[i, j]] > 1.0 {
+                    break 'rows;
+                }
+                acc += m[[i, j]];
+            }
+        }
+        acc
+    }
+);

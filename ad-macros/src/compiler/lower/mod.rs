@@ -17,6 +17,7 @@ mod call;
 mod control;
 mod exits;
 mod expr;
+mod labels;
 mod stmt;
 mod tuples;
 
@@ -145,6 +146,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         }
     }
     let block = tuples::Tuples::default().body(&sig.item.block);
+    let block = labels::rewrite(&block);
     let block = exits::Desugar::new().body(&block);
     l.body_assigned = control::assignments(&block)
         .into_iter()

@@ -1,0 +1,223 @@
+//! Labelled `break 'l` and `continue 'l` rewritten into unlabelled exits
+//! and flags, before the exits themselves are desugared (`exits.rs`):
+//!
+//! ```text
+//! 'rows: for i in .. {            let mut __ad_break_rows = false;
+//!     for j in .. {               'rows: for i in .. {   (label dropped)
+//!         if c { break 'rows; }       for j in .. {
+//!     }                                   if c { __ad_break_rows = true; break; }
+//!     rest                            }
+//! }                                   if __ad_break_rows { break; }
+//!                                     rest
+//!                                 }
+//! ```
+//!
+//! A `continue 'l` is the same with a flag the labelled loop clears at the
+//! start of each iteration and tests with `continue`. Each loop between the
+//! exit and its target is left by a plain `break` after its own end.
+
+use proc_macro2::{Ident, Span};
+use syn::visit_mut::VisitMut;
+use syn::{parse_quote, Block, Expr, Lifetime, Stmt};
+
+/// `block` with every labelled loop's labelled exits rewritten.
+pub fn rewrite(block: &Block) -> Block {
+    let mut block = block.clone();
+    Loops.visit_block_mut(&mut block);
+    block
+}
+
+/// Rewrites each labelled loop it meets, innermost first.
+struct Loops;
+
+impl VisitMut for Loops {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        syn::visit_mut::visit_block_mut(self, b);
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for stmt in b.stmts.drain(..) {
+            out.extend(labelled_loop(stmt));
+        }
+        b.stmts = out;
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn flag(kind: &str, label: &Lifetime) -> Ident {
+    Ident::new(&format!("__ad_{kind}_{}", label.ident), Span::call_site())
+}
+
+/// A labelled loop statement with its label's exits rewritten (and the
+/// flags they need declared before it); any other statement as it is.
+fn labelled_loop(stmt: Stmt) -> Vec<Stmt> {
+    let (label, body) = match &stmt {
+        Stmt::Expr(Expr::ForLoop(f), _) => (f.label.clone(), &f.body),
+        Stmt::Expr(Expr::While(w), _) => (w.label.clone(), &w.body),
+        Stmt::Expr(Expr::Loop(l), _) => (l.label.clone(), &l.body),
+        _ => return vec![stmt],
+    };
+    let Some(label) = label.map(|l| l.name) else {
+        return vec![stmt];
+    };
+    let mut body = body.clone();
+    let used = rewrite_exits(&mut body.stmts, &label, 0);
+    let (brk, cont) = (flag("break", &label), flag("continue", &label));
+    let mut out: Vec<Stmt> = Vec::new();
+    if used.brk {
+        out.push(parse_quote!(let mut #brk = false;));
+    }
+    if used.cont {
+        out.push(parse_quote!(let mut #cont = false;));
+        body.stmts.insert(0, parse_quote!(#cont = false;));
+    }
+    let mut stmt = stmt;
+    if let Stmt::Expr(e, _) = &mut stmt {
+        match e {
+            Expr::ForLoop(f) => {
+                f.label = None;
+                f.body = body;
+            }
+            Expr::While(w) => {
+                w.label = None;
+                w.body = body;
+            }
+            Expr::Loop(l) => {
+                l.label = None;
+                l.body = body;
+            }
+            _ => {}
+        }
+    }
+    out.push(stmt);
+    out
+}
+
+#[derive(Default, Clone, Copy)]
+struct Used {
+    brk: bool,
+    cont: bool,
+}
+
+/// Rewrites the exits to `label` in `stmts`, which are `depth` loops
+/// inside the labelled one; what they use.
+fn rewrite_exits(stmts: &mut Vec<Stmt>, label: &Lifetime, depth: usize) -> Used {
+    let mut exits = Exits {
+        label,
+        depth,
+        used: Used::default(),
+    };
+    exits.statements(stmts);
+    exits.used
+}
+
+/// Rewrites exits to `label`, `depth` loops deep: a nested loop's body is
+/// rewritten one level deeper, and the statements after that loop leave
+/// this one when the nested loop set a flag.
+struct Exits<'a> {
+    label: &'a Lifetime,
+    depth: usize,
+    used: Used,
+}
+
+impl Exits<'_> {
+    fn statements(&mut self, stmts: &mut Vec<Stmt>) {
+        let mut out = Vec::with_capacity(stmts.len());
+        for mut stmt in stmts.drain(..) {
+            let body = match &mut stmt {
+                Stmt::Expr(Expr::ForLoop(f), _) => Some(&mut f.body),
+                Stmt::Expr(Expr::While(w), _) => Some(&mut w.body),
+                Stmt::Expr(Expr::Loop(l), _) => Some(&mut l.body),
+                _ => None,
+            };
+            match body {
+                Some(body) => {
+                    let after = self.nested_body(body);
+                    out.push(stmt);
+                    out.extend(after);
+                }
+                None => {
+                    self.visit_stmt_mut(&mut stmt);
+                    // `{ flag = true; break; }` as a statement: its two
+                    // statements in place, so no block hides the `break`.
+                    match stmt {
+                        Stmt::Expr(Expr::Block(b), _)
+                            if b.label.is_none() && is_flagged_exit(&b.block) =>
+                        {
+                            out.extend(b.block.stmts)
+                        }
+                        stmt => out.push(stmt),
+                    }
+                }
+            }
+        }
+        *stmts = out;
+    }
+
+    fn exit(&mut self, kind: &str) -> Expr {
+        if self.depth == 0 {
+            return match kind {
+                "break" => parse_quote!(break),
+                _ => parse_quote!(continue),
+            };
+        }
+        let f = flag(kind, self.label);
+        if kind == "break" {
+            self.used.brk = true;
+        } else {
+            self.used.cont = true;
+        }
+        parse_quote!({
+            #f = true;
+            break;
+        })
+    }
+
+    /// A nested loop's body, one level deeper; returns what leaves this
+    /// loop after the nested one when it set a flag.
+    fn nested_body(&mut self, body: &mut Block) -> Vec<Stmt> {
+        let used = rewrite_exits(&mut body.stmts, self.label, self.depth + 1);
+        let (brk, cont) = (flag("break", self.label), flag("continue", self.label));
+        // At the labelled loop's own level, its `continue`; further in, a
+        // `break` out of each loop on the way.
+        let leave: Expr = if self.depth == 0 {
+            parse_quote!(continue)
+        } else {
+            parse_quote!(break)
+        };
+        let mut after: Vec<Stmt> = Vec::new();
+        if used.brk {
+            after.push(parse_quote!(if #brk { break; }));
+            self.used.brk = true;
+        }
+        if used.cont {
+            after.push(parse_quote!(if #cont { #leave; }));
+            self.used.cont = true;
+        }
+        after
+    }
+}
+
+impl VisitMut for Exits<'_> {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        self.statements(&mut b.stmts);
+    }
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Break(b) if b.expr.is_none() && b.label.as_ref() == Some(self.label) => {
+                *e = self.exit("break");
+            }
+            Expr::Continue(c) if c.label.as_ref() == Some(self.label) => {
+                *e = self.exit("continue");
+            }
+            Expr::Closure(_) => {}
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The block a labelled exit became: `{ __ad_break_l = true; break; }`.
+fn is_flagged_exit(b: &Block) -> bool {
+    matches!(b.stmts.as_slice(), [Stmt::Expr(Expr::Assign(a), Some(_)), Stmt::Expr(Expr::Break(_), _)]
+        if matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some_and(|i| i.to_string().starts_with("__ad_"))))
+}
