@@ -15,20 +15,21 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
-        }
-        let mut s3 = {
-            let t2 = (c.mean().unwrap() - ((k as f64 * 0.5) + s1));
-            t2 * t2 * 0.5 + (0.68 + y)
+        let mut s2 = {
+            let t1 = x;
+            t1 * t1 * 0.5 + f64::tanh(1.16)
         };
         match k % 3 {
-            0 => s3 = (helper_scalar(a[k % a.len()], s1) + (y * c[k % a.len()])),
-            1 => s3 = s3 * c.dot(b),
-            _ => s3 += s1,
+            0 => s2 = c.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * (b.dot(b) + (x * (k as f64 * 0.5))),
+            _ => s2 += a.dot(a),
         }
-        c.mean().unwrap() + s3
+        match k % 3 {
+            0 => s2 = (a.mapv(f64::tanh).sum() - b.dot(c)),
+            1 => s2 = s2 * y,
+            _ => s2 += c.dot(b),
+        }
+        c[k % a.len()] + s2
     }
 
     #[test]
@@ -44,29 +45,14 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + y).sin();
+        let v1 = (b + c);
+        let mut s2 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - a.mapv(f64::tanh).sum());
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * v1[k % a.len()].cos();
         }
-        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * s2).tanh();
-        }
-        for i in 0..a.len() {
-            let t3 = a[i] * a[0];
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += w1[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-        }
-        if k == 3 {
-            return helper_scalar((1.0 + c[0] * c[0]).ln(), y.tanh().exp());
-        }
-        (f64::tanh(0.20) / (1.0 + (c[k % a.len()] * 0.68) * (c[k % a.len()] * 0.68))) + s2 + w1.sum() * 0.3
+        s2 += helper_array(&v1, (s2 / (1.0 + 0.82 * 0.82)));
+        helper_scalar((1.0 + c[0] * c[0]).ln(), y.tanh().exp()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -82,32 +68,35 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (a[i] + x).sin();
+            w2[i] = c[i] * ((k as f64 * 0.5) + 1.12);
         }
-        let mut s2 = (1.0 + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap()) * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap())).ln();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * ((k as f64 * 0.5) - b[k % a.len()]);
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * (a[0] + y);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s3 = w2[k % a.len()];
         for i in 0..a.len() {
-            w4[i] += (w1[i] + (c[a.len() - 1] / (1.0 + y * y))).sin();
+            s1 = (s1 * 0.7 + b[i] * (s3 / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w1[i] + f64::tanh(0.86).exp()).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        s2 = (s2 * 0.5 + 1.30).tanh();
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + b.mean().unwrap();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = 0.62;
+        } else {
+            s1 = s1 * b[k % a.len()].tanh().exp();
         }
-        s2 += s2 * 0.2;
-        s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        helper_array(c, (c[k % a.len()] + s2)) + s2 + w5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * s3.tanh()).tanh();
+        }
+        (a[k % a.len()] + s3) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -123,18 +112,26 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s3 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + 0.42
-        };
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        match k % 4 {
-            j if j > 1 => s3 = v4.mean().unwrap() * j as f64,
-            _ if (1.24 * v1[k % a.len()]) > 0.2 => s3 = s3 * (helper_array(&v1, y) * (y / (1.0 + y * y))),
-            _ => s3 += helper_array(b, s3),
+        if k == 3 {
+            return x;
         }
-        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
+        let mut s1 = ((f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) - (helper_array(c, x) * (y / (1.0 + y * y))));
+        if c[0] < 0.0 {
+            s1 = a.dot(c);
+        }
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * ((k as f64 * 0.5) - 0.96);
+            s1 += t2.sin() * (1.0 + a[0] * a[0]).ln();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * c.mapv(f64::tanh).sum();
+        }
+        (c[a.len() - 1] - (x - a[a.len() - 1])) + s1
     }
 
     #[test]
@@ -150,19 +147,24 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + y * y));
+        }
+        let mut s2 = f64::tanh(0.38).exp();
+        s2 = (s2 * 0.5 + b.dot(a)).tanh();
         for i in 0..a.len() {
-            w1[i] += (a[i] + (y / (1.0 + y * y))).sin();
+            let x = x * 0.5 + a[0];
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2: f64 = 0.31;
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (x - 1.03)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + w1[i] * 0.3;
+        s2 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + u1[i] * y).tanh();
         }
-        let mut s3 = (w1.mapv(f64::tanh).sum() / (1.0 + y * y));
-        let v4 = b.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        (v4.mean().unwrap() + b.mapv(f64::tanh).sum()) + s3 + v4.sum() * 0.3
+        u1.mean().unwrap().sin() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -179,18 +181,19 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        s1 += c[a.len() - 1];
-        let mut s3 = {
-            let t2 = helper_array(c, (1.0 + a[k % a.len()] * a[k % a.len()]).ln());
-            t2 * t2 * 0.5 + (x / (1.0 + x * x))
-        };
-        let mut s4 = y;
-        match k % 4 {
-            j if j > 1 => s3 = c[0] * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s3 = s3 * (s3 - x).tanh(),
-            _ => s3 += c.mean().unwrap(),
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + helper_array(b, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        ((1.0 + s1 * s1).ln() + (s3 * y)) + s4
+        s1 += s1 * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a[k % a.len()]).tanh();
+        }
+        if k == 3 {
+            return x;
+        }
+        let mut s2 = x;
+        helper_scalar(c[0], y.tanh()) + s2
     }
 
     #[test]
@@ -207,27 +210,36 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 1.08).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += s1,
+        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.08;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * (x + (k as f64 * 0.5));
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5).tanh();
         }
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+            s1 = (s1 * 0.7 + b[i] * 1.06).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + w3[i] * s1).tanh();
         }
-        let mut s4 = a.dot(&w3);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + helper_array(a, s4)).sin();
-        }
-        a.mean().unwrap() + s4 + w5.sum() * 0.3
+        let mut s4 = {
+            let t3 = helper_array(b, ((k as f64 * 0.5) + x));
+            t3 * t3 * 0.5 + (0.71 * y)
+        };
+        (s4 / (1.0 + s1 * s1)).tanh().exp() + s4
     }
 
     #[test]
@@ -243,18 +255,11 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s2 = helper_scalar(b.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return y;
         }
-        a.dot(a) + s2 + v1.sum() * 0.3
+        let mut s1 = helper_scalar(a.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s1
     }
 
     #[test]
@@ -270,18 +275,22 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = x;
-            t1 * t1 * 0.5 + x
-        };
-        s2 = (s2 * 0.5 + s2).tanh();
-        s2 += c.dot(a);
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + (s2 + (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut s1 = x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (0.82 - a[a.len() - 1])).tanh();
         }
-        s2 += s2 * 0.2;
-        (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt() + s2
+        match k % 3 {
+            0 => s1 = (c.dot(a) - b.dot(b)),
+            1 => s1 = s1 * (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt(),
+            _ => s1 += s1,
+        }
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let v2 = (c + b);
+        a.mean().unwrap() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -298,31 +307,43 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * c.dot(b);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * c.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (x * c[0]);
+            if i == 3 {
+                break;
             }
-            s1 += u3;
         }
-        let mut s5 = {
-            let t4 = x;
-            t4 * t4 * 0.5 + 1.31
-        };
-        if k % 2 == 1 {
-            let x = x * 0.5 + (s5 + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5).tanh().exp();
         }
-        s1 += x * 0.2;
-        let mut s6 = s5;
+        let mut s4 = u3.dot(c);
+        if k == 3 {
+            return (s4 - y);
+        }
         for i in 0..a.len() {
-            let x = x * 0.5 + s1;
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+            let t5 = u3[i] * (0.84 + s1);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += b[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s5 += x * 0.2;
-        s5 = (s5 * 0.5 + a.mean().unwrap()).tanh();
-        s1 + s6
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + (u3[k % a.len()] + 0.61) * (u3[k % a.len()] + 0.61)).ln(),
+            _ => s1 += (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        for i in (0..a.len()).rev() {
+            let t7 = c[i] * x.tanh().exp();
+            s1 += t7.sin() * helper_scalar(a[a.len() - 1], (k as f64 * 0.5));
+        }
+        helper_array(&u3, x) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -339,21 +360,22 @@ mod p10 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            s1 = (s1 * 0.7 + u2[i] * y).tanh();
         }
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) / (1.0 + 0.32 * 0.32)),
-            1 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5),
-        }
-        let v2 = (b * (k as f64 * 0.5));
-        if c[0] < 0.0 {
-            s1 = helper_array(b, s1).tanh().exp();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
-        }
-        x + s1 + v2.sum() * 0.3
+        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -369,12 +391,22 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(b) * (x.sin() * helper_array(b, 0.37)));
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (0.52 * 0.59);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s2 = helper_scalar(b.dot(c), a.dot(c).cos());
-        s2 + s2
+        if k == 3 {
+            return s1;
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s1
     }
 
     #[test]
@@ -390,26 +422,32 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
         for i in 0..a.len() {
-            w2[i] += (c[i] + (1.0 + y * y).sqrt()).sin();
-        }
-        let mut s3 = ((x + (a[0] / (1.0 + y * y))) + ((k as f64 * 0.5).tanh() - helper_scalar(y, x)));
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + w2[i] * (x * 0.89)).tanh();
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
         }
-        if y > 0.1 {
-            s3 = (1.0 + b.dot(&w2) * b.dot(&w2)).sqrt();
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
         }
+        if (k as f64 * 0.5).tanh() > 0.1 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * (s1.tanh().exp() - b.mean().unwrap());
+        }
+        let mut s3 = {
+            let t2 = c[k % a.len()];
+            t2 * t2 * 0.5 + c.dot(b)
+        };
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
-            s3 = s3.sin() * 0.9 + w2[j4 - 1] * (1.0 + s3 * s3).ln();
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * a.dot(c);
         }
-        (x.sin() + helper_array(&v1, x)) + s3 + w2.sum() * 0.3
+        s1.tanh() + s3
     }
 
     #[test]
@@ -425,23 +463,21 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (x - y)).sin();
-        }
-        let mut s2 = w1.dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * x;
-            let mut q4 = 0.0;
+        let mut s1 = y;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q4 += a[j] * t3;
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 = s2 + q4.tanh();
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return y;
+        let mut s2 = (c.mean().unwrap() / (1.0 + s1 * s1));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        (1.0 + b.dot(c) * b.dot(c)).sqrt() + s2 + w1.sum() * 0.3
+        (c[a.len() - 1] * c.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -458,32 +494,43 @@ mod p14 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
-        match k % 4 {
-            j if j > 1 => s1 = (x.tanh().exp() + (0.78 / (1.0 + x * x))) * j as f64,
-            _ if 1.28 > 0.2 => s1 = s1 * (c[a.len() - 1] / (1.0 + y * y)).cos(),
-            _ => s1 += (x + s1),
+        for i in 0..a.len() {
+            let x = x * 0.5 + (s1 + 1.31);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + (a[a.len() - 1].tanh().exp() - y.tanh().exp())).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5).sin();
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).cos().tanh().exp(),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += f64::sin(1.31),
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        s1 += s1 * 0.2;
+        let v2 = a.mapv(f64::sin);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 1.28).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * c.mean().unwrap();
+            s1 += t3.sin() * (y / (1.0 + x * x));
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-        }
-        (helper_scalar(s1, 1.11) / (1.0 + b[a.len() - 1].tanh().exp() * b[a.len() - 1].tanh().exp())) + s1
+        (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -499,15 +546,20 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (x + v1.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * (c[a.len() - 1] + x)).tanh();
+        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + c.mean().unwrap()).sin();
         }
-        (helper_scalar(0.53, s2) + (s2 * s2)) + s2 + v1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * (k as f64 * 0.5).tanh().exp();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
+            }
+            s1 += u4;
+        }
+        a.mean().unwrap() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -524,17 +576,17 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (0.35 + (k as f64 * 0.5));
         }
-        a.mapv(f64::tanh).sum() + s1
+        if k % 2 == 1 {
+            let x = x * 0.5 + (b[k % a.len()] / (1.0 + 1.18 * 1.18));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        ((x * s1) * a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -557,33 +609,35 @@ mod p17 {
                 break;
             }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, b[0]);
+        if k % 2 == 1 {
+            let x = x * 0.5 + b[0].tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v3 = (a * a).mapv(f64::tanh);
-        if k == 3 {
-            return x;
-        }
-        for i in 0..a.len() {
-            let t4 = a[i] * (c[k % a.len()] - (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t4.sin() * (s1 * s1);
-        }
-        match k % 3 {
-            0 => s1 = v3[0],
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (v3[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        for i in 0..a.len() {
+        s1 += x * 0.2;
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + v3[i] * s1).tanh();
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        (s1 * b[k % a.len()]).tanh().exp() + s1 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * b[k % a.len()].tanh().exp()).tanh();
+        }
+        s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])).tanh().exp();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b[k % a.len()];
+        }
+        (s1.tanh().exp() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
     }
 
     #[test]
@@ -600,32 +654,29 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c[k % a.len()] * j as f64,
+            _ if (0.24 + 0.53) > 0.2 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += c.mean().unwrap(),
         }
         for i in 0..a.len() {
-            let t2 = a[i] * b.mapv(f64::tanh).sum();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v4 = (a * helper_scalar(y, y));
-        let mut s5 = v4.dot(b);
-        let mut s7 = {
-            let t6 = ((s5 * x) - c.mean().unwrap());
-            t6 * t6 * 0.5 + helper_scalar(x, b[a.len() - 1])
-        };
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s5 = s5.sin() * 0.9 + a[j8 - 1] * helper_array(&v4, x);
+        s1 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (x - (k as f64 * 0.5));
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * 1.33;
         }
-        s1 + s7 + v4.sum() * 0.3
+        if k == 3 {
+            return (b.dot(a) / (1.0 + y * y));
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        }
+        s1 = (s1 * 0.5 + s1).tanh();
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -642,25 +693,32 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        for i in 0..a.len() {
-            let y = y * 0.5 + c[a.len() - 1];
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (s1 * y)).tanh();
-        }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        if k == 3 {
-            return helper_scalar(b[k % a.len()], c.dot(b));
+        let mut s2 = c[a.len() - 1];
+        let mut s4 = {
+            let t3 = (helper_array(b, s2) + b.dot(b));
+            t3 * t3 * 0.5 + s2.tanh().exp()
+        };
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(s2, s4)).tanh();
         }
-        let mut s2 = c.dot(c);
-        c.mean().unwrap() + s2
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        x + s4
     }
 
     #[test]
@@ -676,24 +734,39 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s1 = y;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + f64::sin(0.58);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s1 = helper_scalar(((1.0 + y * y).ln() + (k as f64 * 0.5)), ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())));
-        let mut s2 = (k as f64 * 0.5);
-        let mut s3 = (a[0] + s1);
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
-        }
+        s1 += s1 * 0.2;
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + b[i] * (1.08 / (1.0 + c[0] * c[0]))).tanh();
         }
-        let v5 = c.mapv(f64::sin);
-        ((k as f64 * 0.5) - c.dot(b)) + s3 + v5.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = ((k as f64 * 0.5) - a[0]) * j as f64,
+            _ if x > 0.2 => s1 = s1 * (0.71 + 0.94),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5).tanh().exp() * (y * x)),
+            1 => s1 = s1 * (y - x).tanh().exp(),
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * b.mean().unwrap();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = 0.25 * j as f64,
+            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (k as f64 * 0.5).sin(),
+        }
+        let mut s3 = w2.mean().unwrap();
+        (b.dot(a) + helper_array(c, 1.20)) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -710,19 +783,20 @@ mod p21 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        for i in 0..a.len() {
-            let t2 = a[i] * c.dot(c);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
+        s1 = (s1 * 0.5 + (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        let mut s4 = {
-            let t3 = helper_array(b, ((k as f64 * 0.5) * (k as f64 * 0.5)));
-            t3 * t3 * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        c.mapv(f64::tanh).sum() + s4
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -738,29 +812,38 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
-        if k % 2 == 0 {
-            s1 = helper_array(b, (k as f64 * 0.5).cos());
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+        let mut s1 = (a.dot(b) + x);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + 0.20 * 0.20))).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * f64::tanh(0.46)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh();
         }
         for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + x * x).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t3 = a[i] * 1.20;
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + s1 * s1))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        match k % 3 {
+            0 => s1 = b[a.len() - 1],
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        (k as f64 * 0.5) + s1
+        if k == 3 {
+            return (helper_array(c, 0.69) * (y - 0.59));
+        }
+        helper_array(b, b[k % a.len()]) + s1
     }
 
     #[test]
@@ -776,35 +859,48 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
-        }
-        let mut u2 = w1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[a.len() - 1] - c[a.len() - 1]);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = u2[i] * (y - (k as f64 * 0.5));
-        }
-        let mut s4 = ((1.0 + helper_scalar(w3[k % a.len()], x) * helper_scalar(w3[k % a.len()], x)).ln() - helper_array(b, w1.mean().unwrap()));
+        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
         for i in (0..a.len()).rev() {
-            let t5 = w3[i] * 1.03;
-            s4 += t5 * t5 * 0.5;
-            s4 -= w3[(i + 1) % a.len()] * y;
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s6 = y;
-        let mut u7 = w3.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_array(a, y);
+        match k % 3 {
+            0 => s1 = (c[a.len() - 1] - x).tanh().exp(),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += helper_array(c, x),
         }
-        if helper_array(&u7, 1.37) > 0.1 {
-            s6 = s6;
-        } else {
-            s6 = s6 * b.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).sqrt() + s6 + u7.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            let t2 = c[i] * (k as f64 * 0.5);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut s4 = s1;
+        helper_array(c, x) + s4
     }
 
     #[test]
@@ -820,32 +916,37 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * y).tanh().tanh();
-        if k % 2 == 0 {
-            s1 = helper_scalar(helper_scalar(x, 0.82), helper_scalar(s1, c[k % a.len()]));
-        } else {
-            s1 = s1 * x.tanh().exp();
+        if k == 3 {
+            return c[a.len() - 1].tanh().tanh();
         }
-        let mut s3 = {
-            let t2 = helper_array(c, 0.95).tanh().exp();
-            t2 * t2 * 0.5 + y
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * 0.54;
-        }
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).sqrt(),
-            1 => s1 = s1 * s3,
-            _ => s1 += s1,
-        }
+        let mut s1 = a[0];
         for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5).tanh().exp();
+            let x = x * 0.5 + b.mapv(f64::tanh).sum();
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln()).sqrt() + s3
+        match k % 4 {
+            j if j > 1 => s1 = (c[k % a.len()].tanh().exp() * (k as f64 * 0.5).tanh().exp()) * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (k as f64 * 0.5).tanh().exp().tanh().exp(),
+            _ => s1 += s1.tanh().exp(),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x * y)).tanh();
+        }
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) * 0.83).tanh().exp();
+        }
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * s1;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+            if i == 3 {
+                break;
+            }
+        }
+        (1.0 + b[0] * b[0]).sqrt() + s1
     }
 
     #[test]
@@ -861,16 +962,14 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
-        }
-        let mut s1 = ((y * (k as f64 * 0.5).cos()) * a.dot(b));
+        let mut s1 = x;
         match k % 4 {
-            j if j > 1 => s1 = (0.59 + b[k % a.len()]).tanh().exp() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (x.tanh().exp() + (s1 * 0.95)),
-            _ => s1 += (y * s1),
+            j if j > 1 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos()) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += x.tanh().exp(),
         }
-        a.mean().unwrap() + s1
+        let mut s2 = (a.mean().unwrap() * ((s1 * 0.95) / (1.0 + (y * s1) * (y * s1))));
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -890,29 +989,32 @@ mod p26 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        match k % 3 {
-            0 => s1 = (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt(),
-            1 => s1 = s1 * ((s1 - s1) * a[k % a.len()]),
-            _ => s1 += helper_array(a, s1),
-        }
-        if k == 3 {
-            return 0.45;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1.tanh().exp()).tanh();
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * (s1 * s1)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * x.tanh().exp();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * b.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = helper_array(a, x),
+            1 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
+            _ => s1 += b[0],
         }
-        let mut s4 = {
-            let t3 = (1.0 + x * x).ln();
-            t3 * t3 * 0.5 + x
-        };
-        helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s4
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.sin();
+        }
+        if k == 3 {
+            return (b.mapv(f64::tanh).sum() - x);
+        }
+        (y + x).tanh().exp() + s1
     }
 
     #[test]
@@ -928,19 +1030,18 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, x).tanh().exp();
-        }
-        let mut s1 = helper_array(c, (c[a.len() - 1] + 1.16).cos());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (b[k % a.len()] - (k as f64 * 0.5));
+        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(a[k % a.len()], y)).tanh();
         }
         if k == 3 {
-            return b[a.len() - 1];
+            return (c.mapv(f64::tanh).sum() - (s1 + (k as f64 * 0.5)));
         }
-        (1.0 + helper_array(b, y) * helper_array(b, y)).ln() + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * c.mapv(f64::tanh).sum();
+        }
+        (a.dot(b) - ((k as f64 * 0.5) + x)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -956,25 +1057,22 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        for i in 0..a.len() {
-            let t2 = a[i] * b.dot(a);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * y);
         }
-        for i in 0..a.len() {
-            let t4 = a[i] * (a[k % a.len()] - b[0]);
-            s1 += t4.sin() * a.dot(b);
+        let mut s2 = (u1.mean().unwrap().tanh().exp() + (u1.mean().unwrap() * f64::tanh(1.28).exp()));
+        match k % 4 {
+            j if j > 1 => s2 = b.dot(c) * j as f64,
+            _ if helper_array(&u1, (k as f64 * 0.5)) > 0.2 => s2 = s2 * (c.mean().unwrap() - (1.0 + u1[0] * u1[0]).sqrt()),
+            _ => s2 += b.dot(&u1),
         }
         match k % 3 {
-            0 => s1 = (a.mean().unwrap() / (1.0 + y * y)),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s2 = (k as f64 * 0.5),
+            1 => s2 = s2 * b.dot(b),
+            _ => s2 += helper_scalar((k as f64 * 0.5), x),
         }
-        s1 + s1
+        a.mean().unwrap() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -991,23 +1089,14 @@ mod p29 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s2 = a.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + s2 * s2)),
+            _ => s1 += (1.0 + s2 * s2).ln(),
         }
-        let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_array(c, s2);
-        }
-        s2 = helper_scalar(y, (k as f64 * 0.5)).tanh();
-        y.tanh().exp() + s2
+        let mut s3 = y;
+        (1.0 + s3.tanh().exp() * s3.tanh().exp()).ln() + s3
     }
 
     #[test]
@@ -1023,12 +1112,24 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        if k == 3 {
-            return 0.63;
+        let mut s1 = a[a.len() - 1];
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * 0.63;
+            s1 += t2.sin() * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        (1.0 + (0.62 - v1[a.len() - 1]) * (0.62 - v1[a.len() - 1])).sqrt() + v2.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (a[a.len() - 1] * (k as f64 * 0.5))).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        helper_scalar(x, b[0]).tanh().exp() + s1
     }
 
     #[test]
@@ -1044,22 +1145,31 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, y).tanh();
+        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * b.mean().unwrap();
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * helper_array(b, x);
         }
-        let mut s1 = (helper_scalar(b.mean().unwrap(), x) - helper_array(b, a.dot(b)));
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (s1 * x);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * c.dot(b);
         }
-        s1 = (s1 * 0.5 + (1.0 + helper_array(&w2, s1) * helper_array(&w2, s1)).ln()).tanh();
-        helper_array(c, (1.0 + b[0] * b[0]).sqrt()) + s1 + w2.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = c.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * ((1.28 * (k as f64 * 0.5)) / (1.0 + x * x));
+        }
+        a[0] + s1
     }
 
     #[test]
@@ -1075,33 +1185,44 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((0.46 * y).cos() + y);
-        s1 = (s1 * 0.5 + (x / (1.0 + (x * s1) * (x * s1)))).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (x * (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w1[i] = b[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
-        s1 += x * 0.2;
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + y.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            w2[i] += (w1[i] + (1.0 + x * x).ln()).sin();
         }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + f64::sqrt((1.0 + 0.96 * 0.96));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s3 = ((w2[a.len() - 1] - (k as f64 * 0.5)).tanh().exp() - b.mean().unwrap());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + w1[i] * ((k as f64 * 0.5) - x)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += s1 * 0.2;
-        let mut s2 = (k as f64 * 0.5);
-        let mut s4 = {
-            let t3 = (c.mapv(f64::tanh).sum() * f64::tanh(0.22).exp());
-            t3 * t3 * 0.5 + y
-        };
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let x = x * 0.5 + 0.96;
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        c.mean().unwrap() + s4 + u5.sum() * 0.3
+        s3 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_scalar(s3, y)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        helper_scalar(y, 0.54).tanh().exp() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1118,12 +1239,13 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => s1 = s1 * s1,
-            _ => s1 += (x * 0.74),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * a[k % a.len()].tanh().exp();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.mean().unwrap();
         }
-        helper_array(a, c.mapv(f64::tanh).sum()) + s1
+        let v3 = (a + b);
+        helper_scalar(c.mean().unwrap(), helper_array(b, 0.80)) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1139,19 +1261,24 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if b.mean().unwrap() > 0.1 {
+        let mut s1: f64 = 1.09;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        if k % 2 == 0 {
             s1 = x;
         } else {
-            s1 = s1 * s1;
+            s1 = s1 * (c.mean().unwrap() * (k as f64 * 0.5).cos());
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (y * 1.18);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        s1 += x * 0.2;
-        let mut s2 = helper_scalar(s1, b.mean().unwrap());
-        ((1.0 + a[0] * a[0]).ln() - (s2 * (k as f64 * 0.5))) + s2
+        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -1168,18 +1295,24 @@ mod p35 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * c[k % a.len()].tanh(),
-            _ => s1 += a.dot(b),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (x - (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = (y.sin() / (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5)))) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * (a[k % a.len()] * (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += (1.32 + 0.73),
+        s1 += y * 0.2;
+        let mut s2 = (c[0] * helper_array(c, (y / (1.0 + 0.84 * 0.84))));
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * ((k as f64 * 0.5) + 1.35);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += c[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (helper_array(b, s1) / (1.0 + (b[a.len() - 1] + 0.96) * (b[a.len() - 1] + 0.96))) + s1
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -1195,14 +1328,21 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 0.57));
+        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            let t2 = b[i] * (x / (1.0 + 0.64 * 0.64));
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + (k as f64 * 0.5)
-        };
-        helper_scalar(a[0], x).tanh().exp() + s2
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * y,
+            _ => s1 += a.dot(a),
+        }
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1219,24 +1359,32 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        s1 += helper_scalar(b.mapv(f64::tanh).sum(), helper_array(a, b[k % a.len()]));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * y;
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if 1.30 > 0.2 => s1 = s1 * helper_array(a, (y - s1)),
+            _ => s1 += 0.71,
         }
-        let mut s4 = (helper_array(a, helper_array(c, c[a.len() - 1])) - c[0]);
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * helper_scalar(helper_scalar(y, s1), c[a.len() - 1]),
-            _ => s1 += y.tanh().exp(),
+        s1 = s1;
+        let mut s3 = {
+            let t2 = (c[0].tanh().exp() * x.tanh());
+            t2 * t2 * 0.5 + ((k as f64 * 0.5) * y)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        s4 + s4
+        a.mean().unwrap() + s3
     }
 
     #[test]
@@ -1252,23 +1400,22 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
+        let mut s2 = s1;
+        let mut s4 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + a[k % a.len()].tanh().exp()
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * helper_array(a, x)).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += a[i] * 0.2;
         }
-        let mut s2 = u1.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s2 = s2 * j as f64,
-            _ if c.dot(c) > 0.2 => s2 = s2 * a.dot(a),
-            _ => s2 += c[k % a.len()].tanh().exp(),
-        }
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if (0.42 + (k as f64 * 0.5)) > 0.2 => s2 = s2 * ((x + u1[a.len() - 1]) / (1.0 + x * x)),
-            _ => s2 += (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
-        }
-        s2 = (s2 * 0.5 + s2).tanh();
-        a[0] + s2 + u1.sum() * 0.3
+        ((s2 + c[a.len() - 1]) / (1.0 + y * y)) + s4
     }
 
     #[test]
@@ -1284,28 +1431,28 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = b.dot(c);
-        }
-        s1 = y;
+        let mut s2 = {
+            let t1 = c.mean().unwrap();
+            t1 * t1 * 0.5 + a.mean().unwrap()
+        };
+        s2 = helper_array(c, (1.0 + y * y).ln());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (s1 * s1);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w3[i] = c[i] * (s2 * s2);
         }
-        s1 += s1 * 0.2;
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y + b[0]);
+        let v4 = w3.mapv(|t| t * t * 0.5 - t);
+        match k % 4 {
+            j if j > 1 => s2 = (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + y)) * j as f64,
+            _ if helper_array(a, x) > 0.2 => s2 = s2 * (helper_scalar(0.74, b[0]) / (1.0 + f64::tanh(1.10).exp() * f64::tanh(1.10).exp())),
+            _ => s2 += x.tanh().exp(),
         }
-        if c[0] < 0.0 {
-            s1 = (helper_scalar(0.74, b[0]) / (1.0 + f64::tanh(1.10).exp() * f64::tanh(1.10).exp()));
-        } else {
-            s1 = s1 * x;
+        let mut s5 = (0.21 + ((1.02 + s2) - b[a.len() - 1]));
+        match k % 4 {
+            j if j > 1 => s2 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if v4.dot(a) > 0.2 => s2 = s2 * (v4.mean().unwrap() - (k as f64 * 0.5).tanh().exp()),
+            _ => s2 += (1.0 + v4[k % a.len()] * v4[k % a.len()]).sqrt(),
         }
-        let mut s4 = x;
-        helper_array(&u3, f64::tanh(0.21).exp()) + s4 + u3.sum() * 0.3
+        w3[k % a.len()] + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1321,19 +1468,17 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((y / (1.0 + x * x)) / (1.0 + x * x));
+        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        match k % 3 {
+            0 => s1 = helper_array(a, (1.0 + x * x).sqrt()),
+            1 => s1 = s1 * s1,
+            _ => s1 += y,
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        s1 += ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        if c[0] < 0.0 {
+            s1 = helper_array(c, s1.tanh().exp());
         }
-        let mut s1 = ((1.0 + (x / (1.0 + y * y)) * (x / (1.0 + y * y))).sqrt() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[a.len() - 1];
-        }
-        (k as f64 * 0.5) + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -1349,34 +1494,29 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
+        let v2 = (a * a).mapv(f64::tanh);
+        let mut s4 = {
+            let t3 = f64::tanh(0.79).exp();
+            t3 * t3 * 0.5 + helper_array(a, (k as f64 * 0.5))
+        };
+        s4 = x;
+        let mut s5 = a.mean().unwrap();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + v2[j6 - 1] * 0.60;
+        }
         for i in 0..a.len() {
-            w1[i] = a[i] * (k as f64 * 0.5);
-        }
-        let mut s2 = a.mean().unwrap().tanh().exp();
-        match k % 3 {
-            0 => s2 = x.tanh().exp(),
-            1 => s2 = s2 * 1.35,
-            _ => s2 += b[k % a.len()].tanh().exp(),
-        }
-        s2 = (s2 * 0.5 + helper_scalar((1.0 + s2 * s2).sqrt(), (x / (1.0 + s2 * s2)))).tanh();
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.65 - y);
-        }
-        let mut s4 = helper_scalar(helper_scalar(s2, b[k % a.len()]), x.tanh()).sin();
-        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s4 = (s4 * 0.7 + u3[i] * (0.32 * x)).tanh();
+            s1 = (s1 * 0.7 + c[i] * s5).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * 0.25;
-        }
-        (c[k % a.len()].tanh().exp() * w1.dot(a)) + s4 + u3.sum() * 0.3
+        helper_scalar((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), (s5 * 1.25)) + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1393,40 +1533,44 @@ mod p42 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        s1 += c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a.dot(a)).tanh();
         }
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (y - y);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (x + x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s4 = ((b[a.len() - 1] * b.mapv(f64::tanh).sum()) * (0.82 * c.mapv(f64::tanh).sum()));
         for i in 0..a.len() {
-            let t3 = c[i] * (k as f64 * 0.5).tanh().exp();
-            s1 += t3.sin() * y;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        if k == 3 {
-            return 0.52;
-        }
-        if k == 3 {
-            return ((0.46 * s1) / (1.0 + c.dot(a) * c.dot(a)));
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
+            let t5 = b[i] * x.tanh().exp();
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        x + s1
+        s1 = (s1 * 0.5 + helper_scalar((0.48 + c[a.len() - 1]), helper_array(b, s1))).tanh();
+        helper_scalar(x, c.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -1443,29 +1587,30 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        match k % 4 {
+            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b[k % a.len()],
+            _ => s1 += b[a.len() - 1],
+        }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, b[k % a.len()])).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + y * y)), x));
-        let mut s4 = {
-            let t3 = c.mean().unwrap();
-            t3 * t3 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
-        };
-        if y > 0.1 {
-            s1 = helper_array(c, c.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * ((1.0 + x * x).ln() - s2.cos());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * b[0]).tanh();
         }
-        if k == 3 {
-            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v5 = (c * a).mapv(f64::tanh);
-        helper_array(b, s2) + s4 + v5.sum() * 0.3
+        s1 += y * 0.2;
+        let v2 = (b * b).mapv(f64::tanh);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        }
+        (s1.cos() * s1) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1482,19 +1627,28 @@ mod p44 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
-            _ if y > 0.2 => s1 = s1 * a.dot(a),
-            _ => s1 += c.dot(c),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if (0.53 / (1.0 + 0.99 * 0.99)) > 0.2 => s1 = s1 * x,
-            _ => s1 += (k as f64 * 0.5),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (b[a.len() - 1] * (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = y;
-        let mut s3 = x.tanh();
-        1.04 + s3
+        s1 += y * 0.2;
+        let mut s2 = c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        ((x / (1.0 + s1 * s1)) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + s2
     }
 
     #[test]
@@ -1510,19 +1664,17 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * a[k % a.len()];
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (y + (k as f64 * 0.5))).tanh();
+        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
+        for i in 0..a.len() {
+            let t3 = c[i] * y.tanh();
+            s2 += t3 * t3 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
         }
-        (c[a.len() - 1].tanh().exp() - (c[k % a.len()] - x)) + s1
+        (1.0 + helper_array(&w1, x) * helper_array(&w1, x)).sqrt() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1539,15 +1691,15 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
+        match k % 3 {
+            0 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))),
+            1 => s1 = s1 * c.dot(a),
             _ => s1 += s1.tanh().exp(),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) * 1.32)).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        y + s1
+        (0.78 * (k as f64 * 0.5)).sin() + s1
     }
 
     #[test]
@@ -1569,22 +1721,20 @@ mod p47 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::cos(1.00);
         }
-        let mut u3 = b.to_owned();
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, x) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (y - (s1 / (1.0 + x * x))),
+            _ => s1 += s1.tanh().exp(),
+        }
+        let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, b[0]);
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 + x);
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * u3[k % a.len()]).tanh();
+        if k == 3 {
+            return helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (k as f64 * 0.5).tanh().exp());
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + u3[i] * u3.mean().unwrap()).tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * ((k as f64 * 0.5) - helper_scalar(y, s1));
-        }
-        x + s1 + u3.sum() * 0.3
+        s1 = (s1 * 0.5 + x).tanh();
+        (k as f64 * 0.5).sin().cos() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1601,34 +1751,39 @@ mod p48 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x / (1.0 + y * y));
-            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
-            if i == 3 {
-                break;
+        if k == 3 {
+            return y;
+        }
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let t3 = b[i] * helper_array(c, b[k % a.len()]);
+            if i % 3 == 1 {
+                continue;
             }
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
-        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
-        let mut s4 = ((helper_scalar(0.60, s3) + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))) - 0.40);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * (s4 * (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + f64::tanh(0.29);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + s1.tanh().exp()).sin();
-        }
-        match k % 3 {
-            0 => s3 = s1,
-            1 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += s3,
-        }
-        ((s1 + (k as f64 * 0.5)) / (1.0 + helper_array(b, s3) * helper_array(b, s3))) + s4 + w6.sum() * 0.3
+        let mut s6 = {
+            let t5 = f64::sqrt((1.0 + 0.24 * 0.24));
+            t5 * t5 * 0.5 + b.mean().unwrap()
+        };
+        let mut s8 = {
+            let t7 = (0.60 - 0.55);
+            t7 * t7 * 0.5 + helper_scalar(b[0], 0.39)
+        };
+        0.57 + s8
     }
 
     #[test]
@@ -1644,12 +1799,17 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = (c.mean().unwrap() * (y / (1.0 + y * y)));
-            t1 * t1 * 0.5 + helper_array(a, x)
-        };
-        let v3 = (c * b).mapv(f64::tanh);
-        a.dot(c).tanh().exp() + s2 + v3.sum() * 0.3
+        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        for i in 0..a.len() {
+            let x = x * 0.5 + b[a.len() - 1].tanh();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (x + 1.06)).sin();
+        }
+        helper_array(a, s1) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1666,28 +1826,25 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 1.10;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        if s1 > 0.1 {
+            s1 = (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
+        } else {
+            s1 = s1 * (k as f64 * 0.5).cos();
         }
-        let mut s3 = {
-            let t2 = (1.0 + (y - x) * (y - x)).ln();
-            t2 * t2 * 0.5 + s1
+        let mut s4 = {
+            let t3 = a.mean().unwrap();
+            t3 * t3 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()
         };
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if b.dot(a) > 0.2 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let v4 = b.mapv(f64::sin);
-        helper_scalar((x + 0.41), 0.30) + s3 + v4.sum() * 0.3
+        s1 += (helper_scalar(x, x) + (k as f64 * 0.5));
+        ((s1 - b[a.len() - 1]) * ((k as f64 * 0.5) * (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -1704,32 +1861,26 @@ mod p51 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1.tanh();
-        }
-        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        if (1.0 + s1 * s1).sqrt() > 0.1 {
-            s1 = x;
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (a[i] + (1.0 + v3[a.len() - 1] * v3[a.len() - 1]).ln()).sin();
+            let t2 = c[i] * a.dot(a);
+            s1 += t2.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
         }
         for i in 0..a.len() {
-            let t5 = w4[i] * 0.31;
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
-            }
-            s1 = s1 + q6.tanh();
-            if i == 3 {
-                break;
-            }
+            let x = x * 0.5 + (1.0 + y * y).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s7: f64 = 1.30;
-        (((k as f64 * 0.5) + (k as f64 * 0.5)) * (k as f64 * 0.5)) + s7 + w4.sum() * 0.3
+        s1 += x * 0.2;
+        s1 = (s1 * 0.5 + (f64::sin(0.30) - 0.31)).tanh();
+        match k % 3 {
+            0 => s1 = 0.24,
+            1 => s1 = s1 * (((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * b[a.len() - 1])),
+            _ => s1 += (0.34 + y),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * a.dot(c);
+        }
+        w3.mean().unwrap() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1745,35 +1896,33 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
-        let mut s3 = {
-            let t2 = helper_array(c, s1);
-            t2 * t2 * 0.5 + (0.24 - x)
-        };
-        match k % 3 {
-            0 => s3 = a.mean().unwrap(),
-            1 => s3 = s3 * a.mean().unwrap(),
-            _ => s3 += helper_scalar(c[k % a.len()], (k as f64 * 0.5)),
-        }
-        if k % 2 == 0 {
-            s3 = (1.0 + helper_array(a, 0.41) * helper_array(a, 0.41)).ln();
-        } else {
-            s3 = s3 * (b.dot(c) / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
-        }
-        for i in 0..a.len() {
-            let t4 = a[i] * x;
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
+        let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (0.85 + s1)).tanh();
+            if i == 3 {
+                break;
             }
-            s3 += u5;
         }
-        helper_array(a, x.tanh().exp()) + s3
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += (s1 * c[a.len() - 1]),
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * 0.24;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, x) * j as f64,
+            _ if c[0] > 0.2 => s1 = s1 * (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) + (u2[k % a.len()] + 0.45)),
+            _ => s1 += u2.mean().unwrap(),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(&u2) * j as f64,
+            _ if x > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (1.20 / (1.0 + x * x)),
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1789,20 +1938,21 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + a);
-        let mut s2: f64 = 0.74;
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + (x - 1.32);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut s2 = {
+            let t1 = a.mean().unwrap();
+            t1 * t1 * 0.5 + f64::ln((1.0 + 0.74 * 0.74))
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (1.32 / (1.0 + x * x));
         }
-        s2 += s2 * 0.2;
-        let mut s3 = x;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * helper_scalar(c[k % a.len()], v1[0]);
-        }
-        (helper_scalar((k as f64 * 0.5), y) + c[0].tanh().exp()) + s3 + v1.sum() * 0.3
+        let mut s5 = {
+            let t4 = ((b[a.len() - 1] * c[k % a.len()]) + helper_array(a, (k as f64 * 0.5)));
+            t4 * t4 * 0.5 + y
+        };
+        s2 = a.mean().unwrap();
+        (1.0 + s2 * s2).sqrt().tanh().exp() + s5
     }
 
     #[test]
@@ -1818,29 +1968,31 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        let mut s1 = ((c[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_array(a, s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let v2 = (a * b.mapv(f64::tanh).sum());
-        let mut s4 = {
-            let t3 = v2.mean().unwrap();
-            t3 * t3 * 0.5 + 1.30
-        };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = a.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s4 = (s4 * 0.7 + v2[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + b[i] * 0.3;
+            s1 += b[i] * 0.2;
         }
-        a.mean().unwrap().cos() + s4 + v2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * helper_array(c, y);
+        }
+        let mut s3 = y;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + w2[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s4 = w2.mean().unwrap().cos();
+        1.30 + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1857,29 +2009,25 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (x * y);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = a[0],
+            1 => s1 = s1 * c.dot(a),
+            _ => s1 += s1,
         }
-        let mut s4 = c[k % a.len()];
-        if helper_array(c, x) > 0.1 {
-            s1 = (b.mean().unwrap() + f64::tanh(0.95).exp());
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if x > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
+            _ => s1 += helper_array(c, (k as f64 * 0.5)),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t5 = a[i] * b[0];
-            if i % 3 == 1 {
-                continue;
-            }
-            s4 += t5.sin() * f64::tanh(0.76).exp();
+        if k == 3 {
+            return (f64::tanh(0.95).exp() - helper_array(a, x));
         }
-        s1.tanh().exp().tanh() + s4
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.33;
+        }
+        c.dot(a) + s1
     }
 
     #[test]
@@ -1896,17 +2044,25 @@ mod p56 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (b[0] + a[k % a.len()]) > 0.2 => s1 = s1 * helper_array(c, s1),
-            _ => s1 += 0.33,
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s2: f64 = 1.31;
-        for i in 0..a.len() {
-            let t3 = c[i] * f64::tanh(0.49).exp();
-            s1 += t3.sin() * b[a.len() - 1].sin();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (a[k % a.len()] - x);
+            s1 += t2.sin() * f64::ln((1.0 + 1.31 * 1.31));
         }
-        helper_array(b, c.mapv(f64::tanh).sum()) + s2
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + f64::tanh(0.49).exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        s1 + s1
     }
 
     #[test]
@@ -1922,18 +2078,9 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, x);
-        if c[0] < 0.0 {
-            s1 = s1.tanh();
-        } else {
-            s1 = s1 * helper_scalar((k as f64 * 0.5), y).tanh().exp();
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
-        }
-        x + s1
+        let mut s1 = helper_array(c, y.tanh().exp());
+        s1 = (s1 * 0.5 + (helper_array(b, x) + helper_scalar((k as f64 * 0.5), y))).tanh();
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1949,38 +2096,35 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * 1.12;
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = (1.04 - y).tanh().exp(),
-            1 => s1 = s1 * ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + helper_scalar(x, x)),
-            _ => s1 += (1.0 + a[0] * a[0]).sqrt(),
-        }
-        match k % 3 {
-            0 => s1 = (s1 * (k as f64 * 0.5)).tanh().exp(),
-            1 => s1 = s1 * helper_array(a, b.mapv(f64::tanh).sum()),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
-        }
+        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).cos();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * s1;
+        }
+        for i in 0..a.len() {
+            let t4 = c[i] * s1.tanh().exp();
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+            s1 += u5;
             if i == 3 {
                 break;
             }
         }
-        s1 = b.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, x);
-        }
-        f64::tanh(0.86).tanh().exp() + s1
+        let v6 = u2.mapv(f64::sin);
+        c.mapv(f64::tanh).sum() + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1996,28 +2140,31 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        match k % 4 {
-            j if j > 1 => s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_scalar(helper_array(b, 1.01), y),
-            _ => s1 += a.mean().unwrap(),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
         }
-        if k % 2 == 0 {
-            s1 = (0.76 * a.mean().unwrap());
-        } else {
-            s1 = s1 * helper_scalar(x, y).sin();
+        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        match k % 3 {
+            0 => s2 = helper_scalar(helper_array(a, y), u1.mean().unwrap()),
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += c.mean().unwrap(),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mean().unwrap();
+        match k % 3 {
+            0 => s2 = 0.76,
+            1 => s2 = s2 * a.mean().unwrap(),
+            _ => s2 += helper_array(a, 1.18),
         }
-        helper_array(b, (y - y)) + s1
+        (a.mapv(f64::tanh).sum() * y) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2034,27 +2181,29 @@ mod p60 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
-        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => s1 = s1 * 1.00,
-            _ => s1 += (a[0] - s1),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s1 + y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        if k == 3 {
+            return a.dot(b);
         }
-        s1 += y * 0.2;
-        let mut s2 = b.mean().unwrap();
-        if s1 > 0.1 {
-            s2 = helper_scalar((1.0 + x * x).ln(), s1);
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s1 = (a[0] / (1.0 + x * x)).tanh(),
-            1 => s1 = s1 * x,
-            _ => s1 += (x * 1.05),
+        let mut s2 = (s1 + helper_scalar((s1 + y), y));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        helper_array(a, s1) + s2
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * ((k as f64 * 0.5) - s1)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        helper_scalar(s2.tanh(), s2) + s2
     }
 
     #[test]
@@ -2070,26 +2219,28 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += helper_array(c, b[a.len() - 1]),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (s1 + y)).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + (x - y)).sin();
+            w1[i] = b[i] * 0.58;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s3 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + (x + c[k % a.len()])
+        };
+        match k % 4 {
+            j if j > 1 => s3 = y * j as f64,
+            _ if helper_scalar(0.87, y) > 0.2 => s3 = s3 * x,
+            _ => s3 += helper_array(c, x),
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (w2[i] + helper_scalar(x, s1)).sin();
+            w4[i] += (b[i] + w1.mapv(f64::tanh).sum()).sin();
         }
-        let mut s4 = x;
-        let mut s5 = (0.24 - b.dot(&w3));
-        (s5 / (1.0 + (x + 1.15) * (x + 1.15))) + s5 + w3.sum() * 0.3
+        let mut s5 = helper_scalar((b.dot(&w4) + x), f64::cos(0.24));
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + w4[i] * (x / (1.0 + 0.59 * 0.59))).tanh();
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2106,26 +2257,28 @@ mod p62 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
-            _ => s1 += a.dot(c),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::tanh(0.88).exp() * f64::tanh(0.88).exp()).ln() * j as f64,
-            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s1 = s1 * ((1.15 - y) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            _ => s1 += y,
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).ln()).tanh();
+            s1 += a[i] * 0.2;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(0.97).exp();
         }
-        (k as f64 * 0.5) + s1
+        if k == 3 {
+            return ((1.22 / (1.0 + a[0] * a[0])) / (1.0 + (x * 1.29) * (x * 1.29)));
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * x);
+        }
+        helper_array(c, x) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2141,34 +2294,38 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * helper_array(b, b.mapv(f64::tanh).sum());
+        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
+        match k % 3 {
+            0 => s1 = (1.0 + y * y).ln(),
+            1 => s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52)),
+            _ => s1 += x,
         }
-        let mut s3 = {
-            let t2 = (0.68 / (1.0 + c[0] * c[0])).cos();
-            t2 * t2 * 0.5 + 0.72
-        };
-        let mut s5 = {
-            let t4 = c.mean().unwrap();
-            t4 * t4 * 0.5 + y
-        };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + a[j6 - 1] * (1.0 + s5 * s5).sqrt();
+        match k % 3 {
+            0 => s1 = s1.tanh().exp(),
+            1 => s1 = s1 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (y + a[a.len() - 1])),
+            _ => s1 += (y + 0.44),
         }
-        if k == 3 {
-            return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * x;
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (x * 0.84);
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let v3 = (b + c);
+        let mut s4 = (1.0 + (s1 + x) * (s1 + x)).ln().tanh();
         for i in 0..a.len() {
-            w7[i] = a[i] * a.mapv(f64::tanh).sum();
+            let mut s1 = s1 * 0.5 + c[k % a.len()];
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s8 = x;
-        b.mapv(f64::tanh).sum() + s8 + w7.sum() * 0.3
+        s1 += s1 * 0.2;
+        a.mean().unwrap().cos() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2185,14 +2342,21 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) + y);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + x).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x.tanh()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (y.cos() + helper_scalar((k as f64 * 0.5), b[a.len() - 1])) + s1 + w2.sum() * 0.3
+        (k as f64 * 0.5).sin().cos() + s1
     }
 
     #[test]
@@ -2209,8 +2373,19 @@ mod p65 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut s2 = (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74))).sqrt()).ln();
-        s2 + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (x * x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        ((y + (k as f64 * 0.5)) * helper_scalar(s1, s1)) + s1
     }
 
     #[test]
@@ -2228,8 +2403,12 @@ mod p66 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        s1 = 1.25;
-        0.68 + s1
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(c, x);
+        }
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2245,38 +2424,36 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * x.cos();
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = helper_scalar(1.28, (y / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))));
+        if (y * x) > 0.1 {
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * (f64::ln((1.0 + 1.15 * 1.15)) + a.mapv(f64::tanh).sum());
         }
-        let mut s2 = c.dot(c);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * (a[a.len() - 1] / (1.0 + y * y))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + w1[i] * 0.3;
+        s2 += helper_array(&v1, c.mean().unwrap());
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + helper_scalar(0.86, y);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
+        s2 += s2 * 0.2;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * ((k as f64 * 0.5) + w1[k % a.len()])).tanh();
+            let y = y * 0.5 + s2;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = w1.dot(&w1);
-        match k % 4 {
-            j if j > 1 => s2 = (s3.tanh().exp() * helper_scalar(0.86, x)) * j as f64,
-            _ if (1.28 / (1.0 + y * y)) > 0.2 => s2 = s2 * y,
-            _ => s2 += (s2 / (1.0 + b[0] * b[0])),
-        }
-        for i in 0..a.len() {
+        s2 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + w1[i] * a.dot(&w1)).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + v1[i] * (1.0 + s2 * s2).ln()).tanh();
         }
-        if k == 3 {
-            return ((0.85 * (k as f64 * 0.5)) * helper_array(b, s3));
+        if c[0] < 0.0 {
+            s2 = c.mapv(f64::tanh).sum();
+        } else {
+            s2 = s2 * c.mapv(f64::tanh).sum();
         }
-        s3 + s3 + w1.sum() * 0.3
+        (((k as f64 * 0.5) / (1.0 + v1[k % a.len()] * v1[k % a.len()])) * a.mapv(f64::tanh).sum()) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2293,12 +2470,14 @@ mod p68 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * 0.89;
+        s1 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(1.30, x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
+        b.dot(c) + s1
     }
 
     #[test]
@@ -2314,23 +2493,29 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 3 {
-            0 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()),
-            1 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
-            _ => s1 += s1.tanh(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + x).sin();
         }
+        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), (1.0 + y.tanh().exp() * y.tanh().exp()).sqrt());
         match k % 4 {
-            j if j > 1 => s1 = 0.29 * j as f64,
-            _ if (1.0 + x * x).sqrt() > 0.2 => s1 = s1 * (helper_array(b, s1) * s1),
-            _ => s1 += helper_array(b, c[a.len() - 1]),
+            j if j > 1 => s2 = (x - x) * j as f64,
+            _ if y > 0.2 => s2 = s2 * a[k % a.len()],
+            _ => s2 += helper_array(&w1, y),
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w1[j] * (c[k % a.len()] * b[k % a.len()])).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += w1[i] * 0.2;
         }
-        let mut s3 = helper_scalar((k as f64 * 0.5), y);
-        a.mean().unwrap() + s3 + u2.sum() * 0.3
+        if k == 3 {
+            return x.sin();
+        }
+        c[k % a.len()] + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2346,41 +2531,39 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
-            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
+        let mut s1 = ((a[0] * 1.08) - (1.0 + y * y).sqrt()).tanh().exp();
+        if c[0] < 0.0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * helper_scalar(x, helper_scalar(b[0], s1));
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (1.13 + s1)).tanh();
+        let mut s3 = {
+            let t2 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
+            t2 * t2 * 0.5 + s1.tanh().exp()
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * x.tanh();
         }
         match k % 4 {
-            j if j > 1 => s1 = (c.dot(a) + (s1 / (1.0 + y * y))) * j as f64,
-            _ if (0.26 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
-            _ => s1 += c.dot(b),
+            j if j > 1 => s3 = a.dot(b) * j as f64,
+            _ if (0.26 / (1.0 + s3 * s3)) > 0.2 => s3 = s3 * helper_array(c, c.mapv(f64::tanh).sum()),
+            _ => s3 += c.dot(b),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + 1.17).sin();
+        match k % 3 {
+            0 => s3 = 1.17,
+            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
+            _ => s3 += (y - 1.09),
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - 1.09);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * y;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = w2[i] * (0.39 - a[k % a.len()]);
-            s1 += t4 * t4 * 0.5;
-            s1 -= u3[(i + 1) % a.len()] * (x * y);
+        if k == 3 {
+            return 0.39;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (u3[i] + s1).sin();
-        }
-        helper_scalar((k as f64 * 0.5), (u3[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + w5.sum() * 0.3
+        0.41 + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2397,41 +2580,45 @@ mod p71 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a).sin();
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(x, s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(x, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s1 += x * 0.2;
         for i in 0..a.len() {
-            let t2 = b[i] * ((k as f64 * 0.5) - 0.47);
-            if i % 3 == 1 {
+            if i % 3 == 2 {
                 continue;
             }
-            s1 += t2.sin() * helper_scalar(y, x);
-            if i == 3 {
-                break;
+            s1 = (s1 * 0.7 + b[i] * (y - 0.47)).tanh();
+        }
+        s1 = (s1 * 0.5 + helper_array(a, b.mapv(f64::tanh).sum())).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.dot(c);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * 1.12).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-        }
-        let mut s3 = s1;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * c.dot(b);
-        }
-        match k % 3 {
-            0 => s3 = ((1.0 + s3 * s3).ln() - b.mapv(f64::tanh).sum()),
-            1 => s3 = s3 * c[0],
-            _ => s3 += c[a.len() - 1],
+            s1 += c[i] * 0.2;
         }
         if k == 3 {
-            return helper_scalar(helper_array(a, a[a.len() - 1]), s1.cos());
+            return helper_array(c, b.mapv(f64::tanh).sum());
         }
-        if k % 2 == 0 {
-            s1 = a[a.len() - 1].tanh();
-        } else {
-            s1 = s1 * (1.0 + a.dot(a) * a.dot(a)).ln();
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + helper_scalar(c[a.len() - 1], y);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        ((s1 + (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), y)) + s3
+        s1 += s1 * 0.2;
+        helper_array(a, y) + s1
     }
 
     #[test]
@@ -2447,40 +2634,25 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * y.sin()).tanh();
-        }
+        let mut s1 = helper_array(b, (b.mean().unwrap() * a.dot(b)));
         if k % 2 == 0 {
-            s2 = ((b[k % a.len()] - y) * c.mapv(f64::tanh).sum());
+            s1 = (c.mean().unwrap() / (1.0 + y * y));
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + ((k as f64 * 0.5) * x);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_scalar(b[k % a.len()].tanh().exp(), (c[k % a.len()] - y)).tanh();
         for i in 0..a.len() {
-            w3[i] += (b[i] + (y + c[a.len() - 1])).sin();
+            let s1 = s1 * 0.5 + c.mean().unwrap();
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
         }
+        s2 += s1 * 0.2;
+        let mut s3 = ((x - y) - (s2 * y)).cos();
         match k % 3 {
             0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += b.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * a.mapv(f64::tanh).sum(),
+            _ => s2 += (s3 / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        (w3.mapv(f64::tanh).sum() / (1.0 + b[a.len() - 1] * b[a.len() - 1])) + s2 + w3.sum() * 0.3
+        let mut s4 = (0.61 * b.mean().unwrap());
+        let mut s5 = x;
+        ((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + a[k % a.len()].tanh().exp() * a[k % a.len()].tanh().exp())) + s5
     }
 
     #[test]
@@ -2496,23 +2668,22 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap().cos();
+        let v1 = (a * (x + x));
+        let mut s2 = x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * v1.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        let mut s3 = {
-            let t2 = (b[0].tanh() + y.tanh());
-            t2 * t2 * 0.5 + helper_scalar(0.40, (k as f64 * 0.5))
-        };
-        let mut s4 = b.mean().unwrap();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * 1.38).tanh();
         }
-        helper_array(b, y.tanh().exp()) + s4
+        let mut s3 = (helper_array(a, b[0]) / (1.0 + (k as f64 * 0.5).cos().tanh() * (k as f64 * 0.5).cos().tanh()));
+        (1.02 / (1.0 + s3 * s3)).cos() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2528,33 +2699,29 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s3 = a[a.len() - 1].tanh().exp();
-        if k % 2 == 1 {
-            let s3 = s3 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
+        let mut s3 = {
+            let t2 = (k as f64 * 0.5);
+            t2 * t2 * 0.5 + (y * u1[a.len() - 1])
+        };
+        if k == 3 {
+            return a[a.len() - 1];
         }
-        s1 += s3 * 0.2;
-        s3 += a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), c.mean().unwrap()),
-            _ => s1 += (1.03 * b[0]),
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + b[i] * u1.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if (k as f64 * 0.5).tanh().exp() > 0.1 {
-            s1 = s1;
+        let mut s4 = helper_array(a, s3);
+        let mut s5 = helper_array(b, (1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).ln());
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s3 = ((1.0 + s3 * s3).ln() - (0.76 - a[a.len() - 1])) * j as f64,
-            _ if (s1 + s3) > 0.2 => s3 = s3 * 1.20,
-            _ => s3 += (k as f64 * 0.5).tanh(),
-        }
-        (1.0 + (x - s3) * (x - s3)).sqrt() + s3
+        (a[0].sin() / (1.0 + ((k as f64 * 0.5) + s3) * ((k as f64 * 0.5) + s3))) + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2570,33 +2737,48 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b.mean().unwrap();
+        let mut s1 = a.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k == 3 {
-            return (k as f64 * 0.5).cos();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = x;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * 0.25;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s2 = (s2 * 0.5 + x).tanh();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
-        }
-        if k % 2 == 0 {
-            s2 = c.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * helper_scalar(w1.mapv(f64::tanh).sum(), b.mapv(f64::tanh).sum());
-        }
-        let mut s5 = {
-            let t4 = helper_array(a, a.mean().unwrap());
-            t4 * t4 * 0.5 + (k as f64 * 0.5)
+        let mut s3 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + c.mean().unwrap()
         };
-        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s5 + w1.sum() * 0.3
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (b.mean().unwrap() + (k as f64 * 0.5)) * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mapv(f64::tanh).sum()),
+            _ => s1 += c.dot(c),
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[0].tanh().exp();
+        }
+        (helper_scalar(0.88, x) / (1.0 + helper_scalar(b[k % a.len()], 0.43) * helper_scalar(b[k % a.len()], 0.43))) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2612,12 +2794,13 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + (k as f64 * 0.5)).sin();
         }
-        let mut s2 = helper_array(b, (1.0 + y * y).ln().sin());
-        s2.tanh().exp().sin() + s2 + u1.sum() * 0.3
+        let mut s2 = (1.0 + (1.0 + y * y).ln().sin() * (1.0 + y * y).ln().sin()).ln();
+        s2 = c.mean().unwrap();
+        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2634,27 +2817,40 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * helper_array(a, b.dot(a)),
+            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
         }
-        let mut s2: f64 = 0.98;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        if k % 2 == 1 {
+            let x = x * 0.5 + a.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * y.tanh().exp();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * b.mapv(f64::tanh).sum();
+            s1 += t3.sin() * x;
+        }
+        let mut s4 = c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.dot(&w2)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + c[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s4 = s4 + w2[i] * 0.3;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * b.mean().unwrap();
-        }
-        let mut s4 = a.mapv(f64::tanh).sum().tanh().exp();
-        match k % 3 {
-            0 => s1 = helper_scalar(s4, ((k as f64 * 0.5) * (k as f64 * 0.5))),
-            1 => s1 = s1 * s2,
-            _ => s1 += c.dot(b),
-        }
-        let v5 = b.mapv(|t| t * t * 0.5 - t);
-        s4 + s4 + v5.sum() * 0.3
+        (k as f64 * 0.5) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2671,13 +2867,26 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_array(a, 1.39)).tanh();
         }
-        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        (helper_scalar(s1, a[k % a.len()]) - b[k % a.len()]) + s1
     }
 
     #[test]
@@ -2694,13 +2903,20 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s1 += y * 0.2;
-        let mut s2 = s1;
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s2
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + c.dot(c)).sin();
+        }
+        (helper_scalar(s1, y) * s1) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2717,16 +2933,13 @@ mod p80 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.44;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * x.cos(),
-            _ => s1 += ((k as f64 * 0.5) + a[k % a.len()]),
+        s1 = (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (0.53 + (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, c[0]);
-        }
-        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1 + u2.sum() * 0.3
+        s1 += s1 * 0.2;
+        b.dot(a) + s1
     }
 
     #[test]
@@ -2748,17 +2961,15 @@ mod p81 {
         } else {
             s1 = s1 * b.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * (x * (x / (1.0 + c[0] * c[0]))),
-            _ => s1 += y,
-        }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * (y * x);
+            w2[i] = b[i] * c.mean().unwrap();
         }
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        ((k as f64 * 0.5) * 1.09) + s1 + v3.sum() * 0.3
+        let mut s3 = x;
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * f64::sqrt((1.0 + 0.29 * 0.29))).tanh();
+        }
+        (helper_scalar(s1, (k as f64 * 0.5)) * s1) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2774,21 +2985,16 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        for i in 0..a.len() {
-            let t2 = b[i] * (x * x);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut s2 = {
+            let t1 = (f64::tanh(0.37).exp() - (1.0 + x * x).sqrt());
+            t1 * t1 * 0.5 + b.dot(a)
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * y;
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((b[a.len() - 1] - (k as f64 * 0.5)) + y.tanh().exp()),
-            _ => s1 += helper_scalar((k as f64 * 0.5), b[a.len() - 1]),
-        }
-        (1.0 + s1.sin() * s1.sin()).ln() + s1
+        c[a.len() - 1] + s2
     }
 
     #[test]
@@ -2804,40 +3010,38 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.dot(c);
-        }
-        if k == 3 {
-            return b[a.len() - 1];
-        }
-        let mut s1 = b[0].tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
-        }
-        let mut s3 = y;
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.77;
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + u4[j5 - 1] * x;
-        }
-        for i in (0..a.len()).rev() {
-            let t6 = c[i] * x.sin();
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += c[j] * t6;
+        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s2 = a.mapv(f64::tanh).sum();
+        s2 = (v1[0] * (k as f64 * 0.5).tanh().exp());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s3 = s3 + q7.tanh();
+            s2 = (s2 * 0.7 + a[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        u4.mean().unwrap() + s3 + u4.sum() * 0.3
+        match k % 3 {
+            0 => s2 = y,
+            1 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += helper_scalar(y, x),
+        }
+        s2 = helper_array(c, v1.mean().unwrap());
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        match k % 4 {
+            j if j > 1 => s2 = 1.29 * j as f64,
+            _ if (s2 / (1.0 + 0.21 * 0.21)) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
+            _ => s2 += helper_scalar(c[0], b[k % a.len()]),
+        }
+        v1.mapv(f64::tanh).sum().cos() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2854,23 +3058,22 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (x + s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        s1 = (y * 1.04).tanh().exp();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) - 1.23);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        s1 += s1 * 0.2;
         for i in 0..a.len() {
-            w4[i] += (b[i] + (0.26 / (1.0 + s1 * s1))).sin();
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s5 = (s1 * y);
-        if k == 3 {
-            return w4.mean().unwrap();
+        s1 += s1 * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (k as f64 * 0.5);
         }
-        y + s5 + w4.sum() * 0.3
+        c.dot(b) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2887,22 +3090,28 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
-        let v2 = c.mapv(f64::sin);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * v2.dot(c);
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_scalar(0.94, x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
+        s1 += y * 0.2;
+        if k == 3 {
+            return helper_scalar(c[0], (a[0] * y));
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.91 * v2[a.len() - 1]);
+        if k == 3 {
+            return helper_array(a, (x * 0.83));
         }
-        0.93 + s1 + u5.sum() * 0.3
+        let mut s3 = {
+            let t2 = ((b[a.len() - 1] / (1.0 + 0.36 * 0.36)) * (x / (1.0 + x * x)));
+            t2 * t2 * 0.5 + (y + 0.43)
+        };
+        let mut s4 = c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s4 = ((0.78 / (1.0 + 1.11 * 1.11)) * helper_scalar((k as f64 * 0.5), x)) * j as f64,
+            _ if f64::cos(1.38) > 0.2 => s4 = s4 * (b.dot(a) + y.tanh().exp()),
+            _ => s4 += helper_array(a, s4),
+        }
+        (s1.sin() / (1.0 + s3 * s3)) + s4
     }
 
     #[test]
@@ -2919,18 +3128,29 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        let mut s2 = a.dot(a);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + y)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[k % a.len()].sin();
+        }
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[k % a.len()];
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_scalar(c[0], y);
         }
-        match k % 3 {
-            0 => s1 = (helper_scalar(c[k % a.len()], y) / (1.0 + helper_array(a, s1) * helper_array(a, s1))),
-            1 => s1 = s1 * (f64::cos(0.24) + (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += (b[0] + c[0]),
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * helper_scalar(0.24, x);
         }
-        (s2 - a.dot(b)) + s2
+        (x + w4.dot(a)) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2946,22 +3166,13 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * helper_scalar(a[k % a.len()], y);
-            s1 += t2.sin() * x;
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (c[0] / (1.0 + 0.62 * 0.62));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            w1[i] += (a[i] + f64::ln((1.0 + 0.92 * 0.92))).sin();
         }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        helper_scalar(s1, s1) + s1
+        let mut s2 = helper_scalar((k as f64 * 0.5).tanh().exp().tanh().exp(), helper_array(a, x));
+        let v3 = b.mapv(f64::sin);
+        a.mean().unwrap() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2978,21 +3189,10 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * 0.23).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (((k as f64 * 0.5) - b[a.len() - 1]) * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
+        ((x - y) - x.sin()) + s1
     }
 
     #[test]
@@ -3008,33 +3208,33 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        let mut s2 = u1[0];
-        s2 += (0.32 + u1[a.len() - 1]);
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * (y - x);
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * (b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s2 = (y / (1.0 + y * y));
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_array(&w1, (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + y;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        s2 += x * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * (y - s2)).tanh();
         }
-        s2 += y * 0.2;
-        let v4 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s2.cos();
+        match k % 4 {
+            j if j > 1 => s2 = w1.mean().unwrap() * j as f64,
+            _ if a.dot(b) > 0.2 => s2 = s2 * (helper_array(a, y) - (x + w1[k % a.len()])),
+            _ => s2 += ((k as f64 * 0.5) - s2),
         }
-        if s2 > 0.1 {
-            s2 = u1.dot(a);
-        } else {
-            s2 = s2 * u1.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        (c.mean().unwrap() + (s2 + y)) + s2 + u5.sum() * 0.3
+        let mut s3 = (a.mean().unwrap() + (b[a.len() - 1] + b.dot(&w1)));
+        let mut s4 = s3.tanh().exp();
+        (w1.mapv(f64::tanh).sum() + (1.36 + s4)) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3050,19 +3250,16 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let t2 = c[i] * y;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        if k == 3 {
+            return y;
         }
-        (a[a.len() - 1] + b[0]).tanh().exp() + s1
+        let mut s1 = y;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * s1,
+            _ => s1 += (y * s1),
+        }
+        (c.mapv(f64::tanh).sum() / (1.0 + 1.15 * 1.15)) + s1
     }
 
     #[test]
@@ -3079,27 +3276,28 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = (s1.tanh().exp() / (1.0 + s1 * s1)),
-            1 => s1 = s1 * (y - helper_scalar(s1, x)),
-            _ => s1 += (k as f64 * 0.5).tanh(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (y * c[0])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2 = (1.16 / (1.0 + x * x));
-        match k % 4 {
-            j if j > 1 => s2 = f64::sin(1.14) * j as f64,
-            _ if y.cos() > 0.2 => s2 = s2 * ((y - y) + helper_scalar(s2, s1)),
-            _ => s2 += (s1 * 0.25),
+        let mut s2 = (k as f64 * 0.5);
+        if helper_scalar(s1, s2) > 0.1 {
+            s2 = b[a.len() - 1];
+        } else {
+            s2 = s2 * c[0].tanh().exp();
         }
-        match k % 3 {
-            0 => s2 = helper_array(b, s2).tanh(),
-            1 => s2 = s2 * 1.07,
-            _ => s2 += (x - 0.49),
-        }
-        let v3 = b.mapv(f64::sin);
-        if k == 3 {
-            return (c[0] - f64::sqrt((1.0 + 0.41 * 0.41)));
-        }
-        y + s2 + v3.sum() * 0.3
+        let mut s4 = {
+            let t3 = a.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + (s2 / (1.0 + y * y))
+        };
+        let v5 = (b * c).mapv(f64::tanh);
+        s4 += ((0.79 * x) * (s1 * b[a.len() - 1]));
+        (helper_array(c, (k as f64 * 0.5)) - helper_scalar(a[a.len() - 1], v5[0])) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3115,19 +3313,27 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + (1.26 / (1.0 + y * y))).sin();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.26 / (1.0 + y * y));
         }
-        let mut s2 = a[0];
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * ((k as f64 * 0.5) / (1.0 + 0.22 * 0.22));
+        let mut s3 = {
+            let t2 = (b.dot(a) * f64::tanh(0.51).exp());
+            t2 * t2 * 0.5 + helper_scalar(x, y)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * c.dot(b)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        let mut s4 = w1.mapv(f64::tanh).sum();
-        let mut s5 = a.mean().unwrap();
-        helper_scalar((s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (s2 * (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * x).tanh();
+        }
+        helper_scalar(helper_array(b, (k as f64 * 0.5)), (a[a.len() - 1] / (1.0 + 1.07 * 1.07))) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3144,22 +3350,25 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        let mut s3 = {
-            let t2 = y.sin();
-            t2 * t2 * 0.5 + (1.0 + s1 * s1).ln()
-        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s2 = y;
         if k == 3 {
-            return s1;
+            return (helper_array(c, x) + a.mean().unwrap());
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + helper_scalar(b[0], 0.22)).sin();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * 0.22).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * s3.tanh().exp()).tanh();
+        if k % 2 == 0 {
+            s1 = 1.30;
         }
-        (helper_array(&w4, (k as f64 * 0.5)) + w4[0]) + s3 + w4.sum() * 0.3
+        (s2 - b[0].cos()) + s2
     }
 
     #[test]
@@ -3177,19 +3386,18 @@ mod p94 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
         let mut s2 = x;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+        s2 = (s2 * 0.5 + (c[0] / (1.0 + ((k as f64 * 0.5) + b[a.len() - 1]) * ((k as f64 * 0.5) + b[a.len() - 1])))).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * s2.sin()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (1.39 + 1.29);
-        }
-        if k == 3 {
-            return w3.mean().unwrap();
-        }
-        (k as f64 * 0.5) + s2 + w3.sum() * 0.3
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3205,23 +3413,22 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = a.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + (k as f64 * 0.5).cos()
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + helper_array(c, s2)).sin();
+            w1[i] = a[i] * (x + (k as f64 * 0.5));
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * c.mapv(f64::tanh).sum();
+        let mut s2 = w1.mapv(f64::tanh).sum();
+        let mut s4 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * x.tanh()).tanh();
         }
-        if k == 3 {
-            return ((k as f64 * 0.5) + 0.97).tanh();
-        }
-        (y - s2).tanh().exp() + s2 + w3.sum() * 0.3
+        (y - x).tanh().exp() + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3237,22 +3444,40 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1.tanh();
         }
-        let mut s2 = ((1.0 + ((k as f64 * 0.5) - a[k % a.len()]) * ((k as f64 * 0.5) - a[k % a.len()])).sqrt() - (c.mapv(f64::tanh).sum() + y.tanh()));
-        for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + y * y).sqrt();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s2 += y * 0.2;
-        s2 += x;
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * (k as f64 * 0.5);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * y);
         }
-        (y - a.dot(&u1)) + s2 + w3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * (1.0 + x * x).sqrt();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * u3[(i + 1) % a.len()];
+            }
+            s1 += u5;
+            if i == 3 {
+                break;
+            }
+        }
+        (helper_scalar(y, 0.84) + f64::ln((1.0 + 0.66 * 0.66))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3268,28 +3493,32 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        s1 = (s1 * 0.5 + helper_array(c, (a[0] - s1))).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            w1[i] = b[i] * b.mapv(f64::tanh).sum();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        let mut s2 = (b[0] / (1.0 + (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() * (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln()));
+        for i in (0..a.len()).rev() {
+            let t3 = w1[i] * helper_array(c, y);
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) + a[0]);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        match k % 3 {
+            0 => s2 = a.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * (f64::sin(1.02) * (s2 + s2)),
+            _ => s2 += s2.tanh().exp(),
         }
-        let mut s3 = u2.dot(&u2);
-        let mut s4 = (u2.mean().unwrap().sin() * c.mapv(f64::tanh).sum());
-        let mut s6 = {
-            let t5 = (y + helper_scalar((k as f64 * 0.5), 0.48));
-            t5 * t5 * 0.5 + helper_scalar(s1, s3)
-        };
-        a.mean().unwrap().tanh().exp() + s6 + u2.sum() * 0.3
+        let mut s4 = (k as f64 * 0.5).sin();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * b.dot(c);
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + c[k % a.len()];
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
+        }
+        s4 += x * 0.2;
+        s2 + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3306,22 +3535,23 @@ mod p98 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        s1 = helper_array(b, (1.0 + y * y).ln());
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - (k as f64 * 0.5));
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 - y);
         }
-        let mut s3 = b.dot(a);
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * s3).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (s1 + y)).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s3 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if x.cos() > 0.2 => s3 = s3 * a[a.len() - 1],
-            _ => s3 += (1.11 - s1),
+        let mut s4 = {
+            let t3 = (k as f64 * 0.5).tanh().exp();
+            t3 * t3 * 0.5 + (x * 0.51)
+        };
+        let mut s5: f64 = 0.97;
+        if k == 3 {
+            return (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
         }
-        s3 + s3
+        (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - a[0]) * ((k as f64 * 0.5) - a[0]))) + s5
     }
 
     #[test]
@@ -3337,20 +3567,16 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = x;
+        if f64::ln((1.0 + 0.34 * 0.34)) > 0.1 {
+            s1 = f64::ln((1.0 + 0.73 * 0.73)).tanh();
+        } else {
+            s1 = s1 * ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)));
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        if k == 3 {
+            return a.dot(c);
         }
-        (helper_scalar((k as f64 * 0.5), y) + (0.88 + x)) + s1
+        s1 + s1
     }
 
     #[test]
@@ -3366,32 +3592,24 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = ((x * a[a.len() - 1]) / (1.0 + 0.45 * 0.45));
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))
-        };
-        match k % 3 {
-            0 => s2 = x,
-            1 => s2 = s2 * helper_scalar((s2 * 0.67), ((k as f64 * 0.5) * a[0])),
-            _ => s2 += (s2 - y),
+        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
         }
-        if k % 2 == 0 {
-            s2 = c.mean().unwrap();
-        } else {
-            s2 = s2 * (y.tanh().exp() - (0.44 + c[k % a.len()]));
+        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut s4 = helper_scalar(s1, (x - 1.23)).tanh().exp();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * (s4 / (1.0 + s1 * s1));
         }
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * b[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + v3[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        if c[0] < 0.0 {
-            s2 = 0.21;
-        } else {
-            s2 = s2 * (k as f64 * 0.5);
-        }
-        (k as f64 * 0.5) + s2
+        a.mapv(f64::tanh).sum() + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3408,14 +3626,19 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (b[a.len() - 1] + y)).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * x.tanh().exp();
+        let v2 = a.mapv(f64::sin);
+        for i in (0..a.len()).rev() {
+            let t3 = v2[i] * 0.36;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += v2[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
         }
-        s1 + s1 + w2.sum() * 0.3
+        ((s1 - y) * s1) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3431,30 +3654,33 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos().sin().sin();
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = b[i] * (x * 0.50);
+            w2[i] = a[i] * a.mean().unwrap();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.06, s1)).tanh();
+        let mut u3 = w2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * 0.32;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + w2[j3 - 1] * ((k as f64 * 0.5) + x);
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.50 / (1.0 + y * y));
         }
-        match k % 3 {
-            0 => s1 = (1.0 + f64::tanh(0.95).exp() * f64::tanh(0.95).exp()).ln(),
-            1 => s1 = s1 * helper_scalar(y, w2[0]).tanh().exp(),
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        let mut s5 = c.mean().unwrap();
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + u3[i] * (y * s5)).tanh();
         }
-        let mut s5 = {
-            let t4 = b.dot(b);
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) * a[a.len() - 1])
+        let mut s7 = {
+            let t6 = a.mapv(f64::tanh).sum();
+            t6 * t6 * 0.5 + helper_scalar(a[0], x)
         };
-        let v6 = c.mapv(f64::sin);
-        s5 + s5 + v6.sum() * 0.3
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + u4[j8 - 1] * ((k as f64 * 0.5) / (1.0 + y * y));
+        }
+        0.59 + s7 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3470,31 +3696,25 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        let v1 = (a + b);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = v1[i] * b.mean().unwrap();
         }
-        let mut s2 = (1.29 - a.dot(a).tanh().exp());
-        s1 = (1.24 - s1).tanh().exp();
-        let mut s3 = c.dot(a);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        let mut s3 = (b.mapv(f64::tanh).sum() / (1.0 + 1.29 * 1.29));
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * v1.dot(&v1);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s5 = ((1.24 / (1.0 + c[0].tanh().exp() * c[0].tanh().exp())) - ((s3 - v1[0]) * y));
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + v1[i] * ((k as f64 * 0.5) * 0.66)).tanh();
         }
-        match k % 3 {
-            0 => s3 = (1.0 + (x / (1.0 + s2 * s2)) * (x / (1.0 + s2 * s2))).sqrt(),
-            1 => s3 = s3 * (1.0 + c[0] * c[0]).ln().cos(),
-            _ => s3 += s1,
+        let mut u6 = w2.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&u4, s5);
         }
-        s2 + s3
+        b.mapv(f64::tanh).sum() + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3510,14 +3730,12 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * b).mapv(f64::tanh);
-        let mut s2 = a.dot(a);
-        if k % 2 == 0 {
-            s2 = v1.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * (1.0 + a[0] * a[0]).sqrt();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * (k as f64 * 0.5);
         }
-        ((1.0 + s2 * s2).ln() + b.mean().unwrap()) + s2 + v1.sum() * 0.3
+        let mut s2 = a.dot(a);
+        y.tanh().exp() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3533,18 +3751,26 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s2 = {
+            let t1 = ((1.0 + a[0] * a[0]).ln() - x.cos());
+            t1 * t1 * 0.5 + b.dot(c)
+        };
+        if f64::tanh(1.17).exp() > 0.1 {
+            s2 = (1.0 + x.tanh().exp() * x.tanh().exp()).ln();
+        }
         for i in 0..a.len() {
-            w1[i] = a[i] * (c[0] - y);
+            let t3 = c[i] * helper_scalar(c[0], y);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += c[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        if k == 3 {
-            return ((k as f64 * 0.5) - x).tanh();
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(y, 0.25);
         }
-        if (1.0 + x * x).sqrt() > 0.1 {
-            s2 = a.mean().unwrap().tanh().exp();
-        }
-        c.mean().unwrap() + s2 + w1.sum() * 0.3
+        ((y + y) / (1.0 + x * x)) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3561,20 +3787,34 @@ mod p106 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if b.dot(a) > 0.2 => s1 = s1 * (a[k % a.len()] / (1.0 + 0.21 * 0.21)).tanh(),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.dot(b)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return 1.22;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * a.dot(b);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * c.mean().unwrap();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = helper_array(c, s1);
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * c.dot(b);
+        if (c[k % a.len()] - s1) > 0.1 {
+            s1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + a[0] * a[0]));
         }
-        w3[0] + s2 + w3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5).sin().sin(),
+            1 => s1 = s1 * 0.72,
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        }
+        (1.15 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
     }
 
     #[test]
@@ -3591,23 +3831,36 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
         match k % 3 {
             0 => s1 = s1,
-            1 => s1 = s1 * (a.dot(c) + helper_scalar(c[a.len() - 1], a[k % a.len()])),
-            _ => s1 += helper_array(b, s1),
+            1 => s1 = s1 * (0.48 - x).tanh().exp(),
+            _ => s1 += (1.0 + b[0] * b[0]).ln(),
         }
-        if k % 2 == 0 {
-            s1 = (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
+        let mut s2 = y;
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        let mut s2 = ((x + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) - (c.dot(c) / (1.0 + (s1 - x) * (s1 - x))));
-        s1 = (s1 * 0.5 + a.dot(a).cos()).tanh();
-        let mut s3 = b.mapv(f64::tanh).sum();
         match k % 4 {
-            j if j > 1 => s3 = (y / (1.0 + s2 * s2)).tanh().exp() * j as f64,
-            _ if (s2 * 0.82) > 0.2 => s3 = s3 * c.dot(b),
-            _ => s3 += helper_scalar(0.36, a[a.len() - 1]),
+            j if j > 1 => s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * j as f64,
+            _ if (s2 - s1) > 0.2 => s2 = s2 * (x - (x - y)),
+            _ => s2 += x.tanh().exp(),
         }
-        0.95 + s3
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        c.dot(c) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3624,20 +3877,33 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * y;
-            let mut q3 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (x - s4);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 1.07).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        (u5[k % a.len()].tanh().exp() - (x / (1.0 + x * x))) + s4 + u5.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[a.len() - 1];
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        a.dot(b) + s1
     }
 
     #[test]
@@ -3653,12 +3919,12 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + x).sin();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
         }
-        let mut s2 = f64::tanh(0.22);
-        y + s2 + w1.sum() * 0.3
+        let v2 = (a + a);
+        0.65 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3674,14 +3940,17 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s1 = helper_array(c, x);
+        if a.mapv(f64::tanh).sum() > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * b.dot(b);
         }
-        let mut s2 = b.dot(b);
-        x + s2
+        if k == 3 {
+            return c.dot(a);
+        }
+        s1 += (k as f64 * 0.5).tanh().exp().sin();
+        (b.mapv(f64::tanh).sum() / (1.0 + (x + 0.92) * (x + 0.92))) + s1
     }
 
     #[test]
@@ -3697,31 +3966,37 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s2 = x;
-        let mut s3 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut s5 = {
-            let t4 = c[a.len() - 1];
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) * 0.69)
-        };
-        let v6 = b.mapv(f64::sin);
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (y - x).tanh().tanh().exp();
         match k % 3 {
-            0 => s5 = helper_array(b, (s1 / (1.0 + s5 * s5))),
-            1 => s5 = s5 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - s3),
-            _ => s5 += c.mean().unwrap(),
+            0 => s2 = 0.71,
+            1 => s2 = s2 * s2,
+            _ => s2 += (s2 * 1.14),
         }
-        b[k % a.len()] + s5 + v6.sum() * 0.3
+        let v3 = (c * a).mapv(f64::tanh);
+        if c[0] < 0.0 {
+            s2 = ((v3[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()])) - (v1[a.len() - 1] + 0.24));
+        } else {
+            s2 = s2 * (v3[a.len() - 1] * ((k as f64 * 0.5) * 0.69));
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * (b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_array(b, s2)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (0.26 - s2)).tanh();
+        }
+        v3.mapv(f64::tanh).sum().cos() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3741,18 +4016,20 @@ mod p112 {
             return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
         let mut s1 = y.tanh().exp();
-        s1 = (s1 * 0.5 + helper_array(b, 0.91).tanh().exp()).tanh();
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + 0.97;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = helper_array(b, 0.91).tanh().exp(),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (0.97 + (k as f64 * 0.5)),
         }
-        s1 += s1 * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(y, y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) - y)).tanh();
         }
-        helper_scalar((0.66 + (k as f64 * 0.5)), a.dot(a)) + s1
+        match k % 3 {
+            0 => s1 = helper_scalar(a.dot(a), (1.0 + s1 * s1).sqrt()),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += b.dot(b),
+        }
+        c.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -3769,11 +4046,17 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + y * y).ln();
-        s1 += helper_scalar(x, (1.0 + x * x).sqrt());
-        if k == 3 {
-            return y;
+        for i in 0..a.len() {
+            let x = x * 0.5 + (x - s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        c.mean().unwrap() + s1
+        s1 += x * 0.2;
+        match k % 3 {
+            0 => s1 = (y + c.mean().unwrap()),
+            1 => s1 = s1 * s1,
+            _ => s1 += (x - a[0]),
+        }
+        c[a.len() - 1].tanh().exp() + s1
     }
 
     #[test]
@@ -3789,23 +4072,28 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
-        }
-        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        s2 += helper_scalar(((k as f64 * 0.5) / (1.0 + a[0] * a[0])), (x - 1.36));
+        let mut s1 = a[a.len() - 1];
         match k % 3 {
-            0 => s2 = x,
-            1 => s2 = s2 * helper_scalar(b.mean().unwrap(), (s2 / (1.0 + s2 * s2))),
-            _ => s2 += (c[k % a.len()] - s2),
+            0 => s1 = helper_scalar(b[0].tanh().exp(), (k as f64 * 0.5)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += b[0].tanh().exp(),
         }
-        ((1.0 + b[0] * b[0]).ln() / (1.0 + b.dot(b) * b.dot(b))) + s2 + w1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if (0.73 + c[0]) > 0.2 => s1 = s1 * 1.01,
+            _ => s1 += c[k % a.len()],
+        }
+        let v2 = (b * (b[a.len() - 1] / (1.0 + 0.25 * 0.25)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f64::ln((1.0 + 1.26 * 1.26))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        y + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3825,10 +4113,12 @@ mod p115 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * (y * a[a.len() - 1])).tanh();
         }
-        if (y - 0.50) > 0.1 {
-            s1 = (1.0 + helper_array(a, x) * helper_array(a, x)).sqrt();
+        match k % 3 {
+            0 => s1 = (a.mapv(f64::tanh).sum() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()),
+            1 => s1 = s1 * helper_array(a, (y / (1.0 + y * y))),
+            _ => s1 += (x - b[a.len() - 1]),
         }
-        c.mapv(f64::tanh).sum() + s1
+        helper_array(b, helper_scalar(y, x)) + s1
     }
 
     #[test]
@@ -3844,26 +4134,27 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = helper_array(b, helper_scalar(x, y)),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = (1.0 + x * x).sqrt();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * x;
         }
-        if k == 3 {
-            return x;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.mean().unwrap()).sin();
-        }
-        let mut s3 = ((1.0 + x * x).sqrt().tanh().exp() - (c.mapv(f64::tanh).sum() + (x / (1.0 + s1 * s1))));
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * x;
+            s2 = s2.sin() * 0.9 + v1[j4 - 1] * (1.23 + y);
         }
-        helper_array(a, b[k % a.len()]).sin() + s3 + w2.sum() * 0.3
+        match k % 3 {
+            0 => s2 = x.tanh().exp(),
+            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
+            _ => s2 += (1.0 + x * x).sqrt(),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + v1[i] * f64::tanh(0.90).exp()).tanh();
+        }
+        (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).sqrt() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3879,12 +4170,26 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = a[k % a.len()].tanh().exp();
-        if k == 3 {
-            return 0.87;
+        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        1.04 + s2 + v1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -3901,22 +4206,35 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum().cos() * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * (b.dot(b) / (1.0 + c.dot(b) * c.dot(b))),
+            _ => s1 += (y + (k as f64 * 0.5)),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        s1 = y;
-        let v3 = (b + c);
-        let mut s4 = s1;
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        }
+        if c[0] < 0.0 {
+            s1 = s1.tanh().exp().tanh();
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
+        }
+        let mut s4 = helper_scalar(helper_scalar(x, y), u2.mean().unwrap());
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (b[i] + s1).sin();
+            w5[i] += (u3[i] + x).sin();
         }
-        helper_array(&w5, (1.0 + s1 * s1).sqrt()) + s4 + w5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + u3[i] * s4).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + u3[i] * 0.3;
+        }
+        y + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3932,13 +4250,18 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(a, y)).sin();
+        let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        s2 = (helper_scalar((k as f64 * 0.5), y) + (x / (1.0 + 0.73 * 0.73)));
-        (b.dot(b) - y) + s2 + w1.sum() * 0.3
+        let mut s3 = {
+            let t2 = (x - ((k as f64 * 0.5) - (k as f64 * 0.5)));
+            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        1.23 + s3
     }
 
     #[test]
@@ -3955,35 +4278,23 @@ mod p120 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = c[0],
+            1 => s1 = s1 * 1.29,
+            _ => s1 += (s1 - (k as f64 * 0.5)),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * helper_scalar((k as f64 * 0.5), s1);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (a[k % a.len()] + c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s3 = (1.0 + helper_array(&w2, s1.tanh()) * helper_array(&w2, s1.tanh())).ln();
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * y.tanh().exp();
+        let v2 = b.mapv(f64::sin);
+        if k == 3 {
+            return ((k as f64 * 0.5).tanh() - ((k as f64 * 0.5) * s1));
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(c, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let t5 = u4[i] * w2[k % a.len()].tanh().exp();
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * c[(i + 1) % a.len()];
-            }
-            s1 += u6;
-        }
-        b.mapv(f64::tanh).sum().tanh() + s3 + u4.sum() * 0.3
+        let mut s3 = (k as f64 * 0.5);
+        let mut s4 = ((0.24 / (1.0 + s3 * s3)) / (1.0 + c[a.len() - 1] * c[a.len() - 1])).tanh().exp();
+        (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4001,21 +4312,27 @@ mod p121 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * helper_array(a, 0.39);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = s1 + q3.tanh();
+            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.26)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = {
-            let t4 = c[k % a.len()];
-            t4 * t4 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+        let mut s2 = s1;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        0.23 + s5
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -4031,31 +4348,37 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
+        let mut s1 = b[a.len() - 1];
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * (helper_array(a, y) * b.dot(a));
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), s1);
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let v3 = a.mapv(f64::sin);
+        let mut s4 = (k as f64 * 0.5);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+            w5[i] = a[i] * (1.06 - (k as f64 * 0.5));
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * f64::tanh(0.37).exp();
-            s1 += t2.sin() * (1.06 - (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + a[i] * c.dot(c)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + v3[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + c[k % a.len()].tanh().exp()).sin();
-        }
-        let mut s4 = s1;
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) - a[0]);
-        }
-        let mut s6 = (c.dot(b).tanh().exp() * b.dot(&w3));
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a) * j as f64,
-            _ if (s6 + s4) > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += f64::tanh(0.64).exp(),
-        }
-        w3.dot(&w3) + s6 + w3.sum() * 0.3
+        helper_scalar(x.tanh().exp(), b[k % a.len()].sin()) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4071,39 +4394,36 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        match k % 3 {
+            0 => s1 = 1.37,
+            1 => s1 = s1 * helper_scalar((s1 / (1.0 + s1 * s1)), (y / (1.0 + x * x))),
+            _ => s1 += c.dot(b),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * 1.19;
+            w3[i] = a[i] * helper_scalar(s1, (k as f64 * 0.5));
         }
-        let mut s3 = {
-            let t2 = ((x - x) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-            t2 * t2 * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * (a[0] - y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(b, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 += u5;
+            s1 += c[i] * 0.2;
         }
-        let mut s7 = {
-            let t6 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
-            t6 * t6 * 0.5 + helper_scalar((k as f64 * 0.5), x)
-        };
-        let v8 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s7 = (s7 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s7 = s7 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s4 = (1.0 + w3.mean().unwrap() * w3.mean().unwrap()).sqrt();
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
         }
-        s7 + s7 + v8.sum() * 0.3
+        ((y * s1) - (k as f64 * 0.5)) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4125,26 +4445,28 @@ mod p124 {
             _ if y > 0.2 => s1 = s1 * 0.50,
             _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, 0.84);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + ((k as f64 * 0.5) * y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s3 = (k as f64 * 0.5);
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
-        }
+        let mut s2 = (((a[a.len() - 1] + 0.70) * b.mean().unwrap()) * (s1 * s1).tanh().exp());
+        s2 = (s2 * 0.5 + (k as f64 * 0.5)).tanh();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s3 * s3).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + u4[i] * 0.3;
+            let s2 = s2 * 0.5 + a.dot(a);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
         }
-        (a.dot(b) * x) + s3 + u4.sum() * 0.3
+        s1 += s2 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = 0.64 * j as f64,
+            _ if c[k % a.len()] > 0.2 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
+            _ => s1 += (y * 1.04),
+        }
+        helper_scalar(s1.tanh(), s2) + s2
     }
 
     #[test]
@@ -4160,24 +4482,27 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * s1,
-            _ => s1 += (s1 / (1.0 + x * x)),
+        let mut s1 = helper_array(b, x).sin();
+        if c[k % a.len()] > 0.1 {
+            s1 = (y + 0.48).tanh().exp();
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).cos();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_array(b, a[k % a.len()])).sin();
         }
-        s1 += (u2.dot(a) / (1.0 + helper_array(c, b[k % a.len()]) * helper_array(c, b[k % a.len()])));
-        (0.51 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + u2.sum() * 0.3
+        let mut s4 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + helper_array(&w2, c[0])
+        };
+        (k as f64 * 0.5) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4193,18 +4518,21 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        let mut s1 = (1.0 + helper_array(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * helper_array(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())).ln();
+        if y > 0.1 {
+            s1 = x;
         }
-        let mut s2 = u1.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = (u1.mean().unwrap() * (k as f64 * 0.5));
-        (1.0 + helper_array(c, s3) * helper_array(c, s3)).sqrt() + s3 + u1.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1;
+        }
+        (a[a.len() - 1] * s1).tanh() + s1
     }
 
     #[test]
@@ -4220,21 +4548,26 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((k as f64 * 0.5) / (1.0 + x * x)) * (helper_scalar(y, 0.84) - y));
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5).tanh().exp().tanh().exp();
-        } else {
-            s1 = s1 * (helper_array(c, x) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
+        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (y + 1.18)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let v2 = (a * b).mapv(f64::tanh);
-        let mut s4 = {
-            let t3 = ((1.0 + x * x).ln() + (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
-            t3 * t3 * 0.5 + x
-        };
-        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.1 {
-            s4 = v2.dot(b).cos();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
         }
-        (((k as f64 * 0.5) - x) - v2.dot(a)) + s4 + v2.sum() * 0.3
+        if k % 2 == 1 {
+            let y = y * 0.5 + (0.23 + x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut s2 = (1.0 + s1 * s1).ln();
+        ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s2
     }
 
     #[test]
@@ -4251,13 +4584,13 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
-            _ => s1 += (s1 * (k as f64 * 0.5)),
+        s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = c.dot(b),
+            1 => s1 = s1 * (y * ((k as f64 * 0.5) / (1.0 + s1 * s1))),
+            _ => s1 += (c[k % a.len()] - s1),
         }
-        let v2 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        ((s1 * (k as f64 * 0.5)) + x.tanh().exp()) + s1 + v2.sum() * 0.3
+        ((k as f64 * 0.5) * x.tanh().exp()) + s1
     }
 
     #[test]
@@ -4274,17 +4607,12 @@ mod p129 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.29 + y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += (x - 0.32),
-        }
-        (s1 / (1.0 + s1 * s1)).sin() + s1
+        s1 += x * 0.2;
+        a.dot(b) + s1
     }
 
     #[test]
@@ -4300,18 +4628,28 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (0.85 - (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w1[i] = c[i] * y;
         }
-        s1 += x * 0.2;
-        let mut s2 = helper_array(c, a.dot(c).cos());
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2.cos();
+        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
+        for i in 0..a.len() {
+            let t3 = a[i] * 0.30;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
-        ((k as f64 * 0.5) + a.mean().unwrap()) + s2 + u3.sum() * 0.3
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) + b[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        ((s2 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (b[0] - (k as f64 * 0.5))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4334,28 +4672,33 @@ mod p131 {
             _ => s1 += 1.39,
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            let t2 = a[i] * (y / (1.0 + y * y));
+            s1 += t2.sin() * (k as f64 * 0.5);
         }
-        let mut s2 = s1;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * x.cos();
+        }
+        match k % 3 {
+            0 => s1 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b))),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += s1,
+        }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * b[a.len() - 1]).tanh();
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s4 = {
-            let t3 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b)));
-            t3 * t3 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        if k == 3 {
-            return helper_array(a, (0.77 + b[0]));
+        s1 += x * 0.2;
+        if (1.20 - 0.41) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * helper_array(b, s1).tanh();
         }
-        if k == 3 {
-            return (s4.sin() - y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        (k as f64 * 0.5) + s4
+        (1.0 + (1.0 + s1 * s1).sqrt() * (1.0 + s1 * s1).sqrt()).sqrt() + s1
     }
 
     #[test]
@@ -4371,13 +4714,14 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
+        let mut s1 = (0.61 - b.dot(a));
+        if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * x;
         }
-        (k as f64 * 0.5) + s1
+        let mut s2 = b.dot(b).cos();
+        helper_scalar((k as f64 * 0.5), a[a.len() - 1]) + s2
     }
 
     #[test]
@@ -4393,18 +4737,17 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        match k % 4 {
-            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
-            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
-            _ => s1 += s1,
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + x;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s2 = a.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s2 = f64::tanh(1.18).exp().tanh();
+        } else {
+            s2 = s2 * (1.0 + helper_scalar(c[0], s2) * helper_scalar(c[0], s2)).ln();
         }
-        s1 += y * 0.2;
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
+        helper_scalar(x, 0.41) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4420,27 +4763,23 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c.dot(a) + b.dot(b));
+        let mut s1 = (c.dot(a) + b.dot(b));
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a[a.len() - 1];
         }
-        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * u2[a.len() - 1],
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * f64::tanh(1.23).exp()).tanh();
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(u2[0], 0.63)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        if b.mean().unwrap() > 0.1 {
+            s1 = f64::sqrt((1.0 + 0.87 * 0.87)).tanh().exp();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, y)).tanh();
-        }
-        let mut s2 = (1.0 + (y / (1.0 + a[k % a.len()] * a[k % a.len()])) * (y / (1.0 + a[k % a.len()] * a[k % a.len()]))).sqrt().tanh().exp();
-        (1.0 + c.dot(c) * c.dot(c)).ln() + s2
+        (c[k % a.len()].sin() + s1) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4456,20 +4795,19 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x + a[k % a.len()]);
+        let mut s1 = a.dot(b);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
         }
-        if k == 3 {
-            return x;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, (k as f64 * 0.5));
         }
-        let mut s2 = helper_array(b, helper_array(c, x));
-        match k % 3 {
-            0 => s2 = c.mean().unwrap(),
-            1 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += (x / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
-        }
-        ((1.0 + s2 * s2).sqrt() - f64::ln((1.0 + 0.84 * 0.84))) + s2 + u1.sum() * 0.3
+        let mut s3 = x;
+        (b.mean().unwrap() * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4485,17 +4823,18 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, (k as f64 * 0.5));
-        }
-        let mut s2 = c[k % a.len()];
+        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
         match k % 4 {
-            j if j > 1 => s2 = u1.mean().unwrap() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * helper_array(a, (1.0 + s2 * s2).ln()),
-            _ => s2 += helper_array(c, (k as f64 * 0.5)),
+            j if j > 1 => s1 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt() * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += a.mean().unwrap(),
         }
-        s2 + s2 + u1.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * s1;
+        }
+        1.36 + s1
     }
 
     #[test]
@@ -4512,39 +4851,40 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, a.dot(a)) * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += c[a.len() - 1],
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (c[0] + s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * c.mean().unwrap().tanh().exp(),
-            _ => s1 += (y - y),
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
+        s1 = (s1 * 0.5 + y).tanh();
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+            w2[i] = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * helper_array(a, x);
         }
         match k % 3 {
-            0 => s1 = helper_scalar(y, a.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * x,
-            _ => s1 += (k as f64 * 0.5),
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * w2.mapv(f64::tanh).sum(),
+            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
         }
-        match k % 3 {
-            0 => s1 = (helper_array(a, w2[0]) / (1.0 + w2.mean().unwrap() * w2.mean().unwrap())),
-            1 => s1 = s1 * helper_array(a, (0.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s1 += c.mean().unwrap(),
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * b[k % a.len()].tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
         }
-        b.dot(&w2) + s1 + w2.sum() * 0.3
+        x + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4561,16 +4901,16 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1.tanh().exp();
+        s1 += ((s1 - 1.20) * a.mean().unwrap());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + u2[j3 - 1] * c.mean().unwrap();
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        b[a.len() - 1] + s1 + u2.sum() * 0.3
+        b.dot(b) + s1
     }
 
     #[test]
@@ -4586,16 +4926,18 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
+        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
+        for i in 0..a.len() {
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s1 = helper_scalar((y + y.tanh().exp()), y.cos().tanh().exp());
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.dot(a);
+        s1 += x * 0.2;
+        if k % 2 == 0 {
+            s1 = c.mapv(f64::tanh).sum();
         }
-        let mut s3 = c[a.len() - 1];
-        (c.mapv(f64::tanh).sum() * helper_scalar(y, 0.98)) + s3 + u2.sum() * 0.3
+        let mut s2 = b.dot(a);
+        let v3 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        s1 + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4612,29 +4954,28 @@ mod p140 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let mut s2: f64 = 0.42;
         for i in 0..a.len() {
-            let y = y * 0.5 + ((k as f64 * 0.5) * s1);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            let y = y * 0.5 + x;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s2 += y * 0.2;
-        let mut s3 = a.mapv(f64::tanh).sum();
-        if y.cos() > 0.1 {
-            s3 = c.dot(a);
-        } else {
-            s3 = s3 * helper_scalar((c[a.len() - 1] * 1.13), a.mapv(f64::tanh).sum());
+        s1 += y * 0.2;
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * 0.42,
+            _ => s1 += (x / (1.0 + y * y)),
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * c.dot(b),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        (a.dot(c) + s3.tanh()) + s3
+        if k == 3 {
+            return ((s1 * a[a.len() - 1]) + helper_scalar(1.19, c[a.len() - 1]));
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        }
+        s1 = y;
+        y + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4651,12 +4992,17 @@ mod p141 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 3 {
-            0 => s1 = helper_scalar(y.tanh().exp(), (k as f64 * 0.5).tanh().exp()),
-            1 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + 1.21 * 1.21)).tanh().exp(),
-            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(x, y);
         }
-        c.dot(a) + s1
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * x.tanh().exp();
+        }
+        1.21 + s1
     }
 
     #[test]
@@ -4674,30 +5020,27 @@ mod p142 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + x * x))).tanh();
+            let t2 = c[i] * (s1 + 0.30);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * x.tanh().exp();
-            let mut q4 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q4 += a[j] * t3;
+                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 = s2 + q4.tanh();
+            s1 += a[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * 0.99).tanh();
-        }
-        let v5 = (a * y);
+        let mut s3 = (b.mapv(f64::tanh).sum() - ((c[a.len() - 1] * x) * a.mapv(f64::tanh).sum()));
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            w4[i] += (a[i] + helper_array(c, x)).sin();
         }
-        s1 += s2 * 0.2;
-        (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s2 + v5.sum() * 0.3
+        let mut s5 = (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        let v6 = (b + &w4);
+        w4.mean().unwrap().cos() + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4713,15 +5056,32 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s2 = (1.0 + x * x).sqrt().tanh().exp().sin();
-        let mut s3 = a.dot(c);
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) - x);
+        let mut s1 = a[0];
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if helper_array(b, x) > 0.2 => s1 = s1 * (a.dot(c) - helper_scalar(s1, y)),
+            _ => s1 += (y * y),
         }
-        let v5 = (c * &u4).mapv(f64::tanh);
-        (c[a.len() - 1].tanh().exp() / (1.0 + (x / (1.0 + 0.35 * 0.35)) * (x / (1.0 + 0.35 * 0.35)))) + s3 + v5.sum() * 0.3
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * ((0.35 + (k as f64 * 0.5)) / (1.0 + y.tanh().exp() * y.tanh().exp())),
+            _ => s1 += a.mean().unwrap(),
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (k as f64 * 0.5).tanh().exp();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * y;
+            if i == 3 {
+                break;
+            }
+        }
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+        }
+        x + s1
     }
 
     #[test]
@@ -4738,15 +5098,22 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = helper_scalar(b[0], (k as f64 * 0.5));
+        s1 += x;
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mapv(f64::tanh).sum();
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * x.tanh().exp();
+        s1 += y * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (1.0 + f64::tanh(0.20) * f64::tanh(0.20)).sqrt() + s1
+        x + s1
     }
 
     #[test]
@@ -4762,15 +5129,13 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * (x + 0.76);
+        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s2 = y;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
-        }
-        helper_scalar(s2, c[k % a.len()].sin()) + s2 + w1.sum() * 0.3
+        b[0].tanh().exp().sin() + s1
     }
 
     #[test]
@@ -4787,14 +5152,17 @@ mod p146 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().sin() - (1.0 + v1.dot(c) * v1.dot(c)).sqrt());
-        let v3 = v1.mapv(|t| (t * y).sin() + y * 0.5);
-        if c[0] < 0.0 {
-            s2 = ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
-        } else {
-            s2 = s2 * v1.dot(c);
+        if k == 3 {
+            return (y.sin() - y);
         }
-        0.67 + s2 + v3.sum() * 0.3
+        let mut s3 = {
+            let t2 = v1.dot(c);
+            t2 * t2 * 0.5 + helper_scalar(y, x)
+        };
+        if k == 3 {
+            return helper_array(&v1, (k as f64 * 0.5));
+        }
+        (a[a.len() - 1] + 0.45).tanh().exp() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4810,12 +5178,12 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) + b[k % a.len()]);
+        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
+        s1 = (k as f64 * 0.5);
+        if ((k as f64 * 0.5) - y) > 0.1 {
+            s1 = ((0.36 / (1.0 + s1 * s1)) / (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))));
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        y + v2.sum() * 0.3
+        a[a.len() - 1].cos() + s1
     }
 
     #[test]
@@ -4832,32 +5200,42 @@ mod p148 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
+        if k % 2 == 1 {
+            let x = x * 0.5 + y;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
+            w2[i] = b[i] * b.mean().unwrap();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + y * y).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if b[0] > 0.1 {
-            s1 = ((0.71 * (k as f64 * 0.5)) * (c[k % a.len()] * b[0]));
-        } else {
-            s1 = s1 * (u2.dot(a) - y);
+        s1 += x * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (1.0 + x * x).sqrt();
+            s1 += t3.sin() * (c[k % a.len()] * b[0]);
+            if i == 3 {
+                break;
+            }
         }
-        if helper_scalar(s1, y) > 0.1 {
-            s1 = ((k as f64 * 0.5) - ((k as f64 * 0.5) + y));
-        } else {
-            s1 = s1 * (b[0].tanh().exp() / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1))));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + w2[j] * a[0]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += w2[i] * 0.2;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - a[0]);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_scalar(s1, y);
         }
-        let mut s5 = {
-            let t4 = (k as f64 * 0.5);
-            t4 * t4 * 0.5 + helper_scalar(b[k % a.len()], s1)
-        };
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s5 + u3.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4873,28 +5251,24 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        match k % 4 {
-            j if j > 1 => s1 = 0.69 * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln(),
-            _ => s1 += (0.73 - (k as f64 * 0.5)),
+        if k == 3 {
+            return 0.55;
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(y, (s1 - (k as f64 * 0.5))) * j as f64,
-            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * y,
+        let mut s1: f64 = 0.69;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * ((k as f64 * 0.5) * a[a.len() - 1]);
+            s1 += t2.sin() * x;
+        }
+        match k % 3 {
+            0 => s1 = (y - y).sin(),
+            1 => s1 = s1 * y,
             _ => s1 += a.dot(a),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5);
-        }
-        x + s1
+        let mut s4 = {
+            let t3 = 1.39;
+            t3 * t3 * 0.5 + (y - 0.95)
+        };
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4911,28 +5285,21 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        for i in 0..a.len() {
-            let t2 = a[i] * (y * (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        match k % 4 {
+            j if j > 1 => s1 = ((s1 + s1) + b.mapv(f64::tanh).sum()) * j as f64,
+            _ if f64::tanh(0.52).exp() > 0.2 => s1 = s1 * (s1 + a.dot(b)),
+            _ => s1 += helper_scalar(y, b[k % a.len()]),
         }
-        let mut s4 = a.dot(c);
-        if helper_scalar(x, b[k % a.len()]) > 0.1 {
-            s4 = ((s4 + x) / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        } else {
-            s4 = s4 * (f64::ln((1.0 + 0.62 * 0.62)) * a.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - y)).tanh();
         }
-        let mut s6 = {
-            let t5 = c[0];
-            t5 * t5 * 0.5 + (c[k % a.len()] * a[0])
+        let mut s2 = b.mapv(f64::tanh).sum();
+        let mut s4 = {
+            let t3 = (k as f64 * 0.5);
+            t3 * t3 * 0.5 + c[0]
         };
-        (k as f64 * 0.5).cos() + s6
+        s4 += (1.0 + helper_array(a, s4) * helper_array(a, s4)).sqrt();
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -4948,24 +5315,11 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        match k % 3 {
-            0 => s1 = b.dot(c),
-            1 => s1 = s1 * (c.dot(c) * (k as f64 * 0.5)),
-            _ => s1 += (0.91 - y),
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 0.80).tanh();
-        }
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += helper_scalar((k as f64 * 0.5), x),
-        }
-        a.dot(b) + s1
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
+        s2 = (s2 * 0.5 + (((k as f64 * 0.5) + s2) / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).tanh();
+        let mut s3: f64 = 1.07;
+        v1.mapv(f64::tanh).sum() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4981,17 +5335,12 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * (1.0 + x * x).sqrt(),
-            _ => s1 += x.tanh().exp(),
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, x);
-        }
-        (x / (1.0 + 0.81 * 0.81)) + s1 + u2.sum() * 0.3
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s3 = {
+            let t2 = a.dot(b);
+            t2 * t2 * 0.5 + (1.0 + v1[0] * v1[0]).sqrt()
+        };
+        f64::tanh(1.31).exp().tanh().exp() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5007,25 +5356,36 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = helper_array(b, 0.34).cos();
-            t1 * t1 * 0.5 + (a[a.len() - 1] * y)
-        };
-        let v3 = (c * b).mapv(f64::tanh);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
+        s1 += s1.tanh().exp();
+        if k % 2 == 0 {
+            s1 = (x * b.mapv(f64::tanh).sum());
+        } else {
+            s1 = s1 * helper_scalar(c[k % a.len()], (k as f64 * 0.5).tanh().exp());
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (c[i] + (0.56 * 0.72)).sin();
+            w2[i] += (a[i] + a[k % a.len()]).sin();
         }
-        let v5 = (b * helper_array(b, s2));
-        let mut s6 = c.mean().unwrap().tanh().exp().sin();
-        for i in (0..a.len()).rev() {
-            let t7 = v3[i] * w4.dot(c);
-            if i % 3 == 1 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s6 += t7.sin() * s2.tanh();
+            s1 += a[i] * 0.2;
         }
-        (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt() + s6 + v5.sum() * 0.3
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        }
+        match k % 3 {
+            0 => s1 = helper_array(a, x).cos(),
+            1 => s1 = s1 * x,
+            _ => s1 += s1,
+        }
+        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5042,20 +5402,13 @@ mod p154 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
         if k == 3 {
-            return (1.0 + (s1 / (1.0 + x * x)) * (s1 / (1.0 + x * x))).ln();
+            return ((s1 * 1.00) + b.mean().unwrap());
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        1.25 + s1
+        s1 + s1
     }
 
     #[test]
@@ -5071,17 +5424,20 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y.tanh().exp().tanh().exp();
+        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
+            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
         }
         if k == 3 {
-            return (1.0 + (a[k % a.len()] - x) * (a[k % a.len()] - x)).ln();
+            return (k as f64 * 0.5);
         }
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
-        }
-        0.26 + u1.sum() * 0.3
+        0.89 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5097,18 +5453,21 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        if k == 3 {
-            return ((k as f64 * 0.5).cos() + x);
-        }
-        if k == 3 {
-            return b.dot(a);
-        }
-        let mut s3 = {
-            let t2 = 1.28;
-            t2 * t2 * 0.5 + (1.0 + x * x).ln()
+        let mut s2 = {
+            let t1 = a.mean().unwrap();
+            t1 * t1 * 0.5 + (x + (k as f64 * 0.5))
         };
-        y + s3
+        let mut s4 = {
+            let t3 = b.mean().unwrap();
+            t3 * t3 * 0.5 + y.sin()
+        };
+        s2 += 1.28;
+        if c[0] < 0.0 {
+            s4 = ((1.0 + s2 * s2).sqrt() * s2.tanh());
+        } else {
+            s4 = s4 * helper_array(a, helper_scalar(c[k % a.len()], x));
+        }
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -5124,26 +5483,36 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * (helper_array(a, s1) * helper_array(a, a[k % a.len()])),
+            _ => s1 += b.mean().unwrap(),
+        }
         if k == 3 {
-            return ((1.0 + x * x).sqrt() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
+            return helper_array(b, f64::sqrt((1.0 + 0.63 * 0.63)));
         }
-        let mut s1 = c.mean().unwrap();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, b[k % a.len()]);
+        if k == 3 {
+            return helper_array(c, helper_scalar(s1, x));
         }
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        s1 += helper_array(b, f64::sqrt((1.0 + 0.63 * 0.63)));
-        let mut s3 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + s1
-        };
-        let v4 = a.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        if c[0] < 0.0 {
-            s1 = v4.mean().unwrap();
-        } else {
-            s1 = s1 * ((0.38 * x) - helper_scalar((k as f64 * 0.5), s3));
+        if k % 2 == 0 {
+            s1 = (b.mean().unwrap() * (1.0 + y * y).sqrt());
         }
-        s1 + s3 + v4.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, c[0])).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k == 3 {
+            return (y + y).tanh().exp();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(a)) * j as f64,
+            _ if (s1 - y) > 0.2 => s1 = s1 * helper_scalar(a[k % a.len()], s1).cos(),
+            _ => s1 += b[0],
+        }
+        (helper_scalar(0.43, y) - 0.67) + s1
     }
 
     #[test]
@@ -5160,25 +5529,32 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        if (0.36 / (1.0 + y * y)) > 0.1 {
-            s1 = c[a.len() - 1];
-        } else {
-            s1 = s1 * c.dot(b);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (0.36 / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(a, 0.64);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
         }
-        s1 += s1 * 0.2;
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[a.len() - 1].cos();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        s1 += x * 0.2;
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let v3 = v2.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = v3.dot(c);
-        v2.mapv(f64::tanh).sum().sin() + s4 + v3.sum() * 0.3
+        if k == 3 {
+            return x;
+        }
+        s1 = (s1 * 0.5 + helper_array(b, c.mean().unwrap())).tanh();
+        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * y.sin();
+            s1 += t3 * t3 * 0.5;
+            s1 -= v2[(i + 1) % a.len()] * x;
+        }
+        y + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5194,29 +5570,37 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let mut s2 = y;
-        let mut s4 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + helper_array(&v1, y)
+        let mut s1 = a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(x, s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + u2[j3 - 1] * s1;
+        }
+        for i in 0..a.len() {
+            let t4 = b[i] * u2.mean().unwrap();
+            s1 += t4.sin() * a.mean().unwrap();
+        }
+        let mut s5 = f64::cos(0.92);
+        let mut s7 = {
+            let t6 = s5;
+            t6 * t6 * 0.5 + x
         };
-        match k % 4 {
-            j if j > 1 => s2 = s4 * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
-            _ => s2 += (x / (1.0 + y * y)),
-        }
-        let v5 = (&v1 + a);
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + v5[j6 - 1] * (y / (1.0 + y * y));
-        }
-        match k % 4 {
-            j if j > 1 => s2 = a.dot(a) * j as f64,
-            _ if x > 0.2 => s2 = s2 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)),
-            _ => s2 += f64::sin(0.32),
-        }
-        helper_array(c, (k as f64 * 0.5).tanh()) + s4 + v5.sum() * 0.3
+        u2.mapv(f64::tanh).sum() + s7 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5232,33 +5616,36 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (s1 * s1);
-            let mut q3 = 0.0;
+        let v1 = (c + b);
+        let mut s2 = x;
+        for i in (1..a.len()).step_by(2) {
+            let t3 = v1[i] * a.dot(a);
+            let mut q4 = 0.0;
             for j in 0..a.len() {
-                q3 += c[j] * t2;
+                q4 += b[j] * t3;
             }
-            s1 = s1 + q3.tanh();
+            s2 = s2 + q4.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + x * x).ln();
         }
-        if c[0] < 0.0 {
-            s1 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + (a[k % a.len()] / (1.0 + y * y)) * (a[k % a.len()] / (1.0 + y * y))));
-        } else {
-            s1 = s1 * u4.dot(&u4);
+        let mut u6 = u5.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::sin(1.30);
         }
-        if k == 3 {
-            return b[k % a.len()];
+        for i in 0..a.len() {
+            let t7 = b[i] * u6.dot(b);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += b[j] * t7;
+            }
+            s2 = s2 + q8.tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * (k as f64 * 0.5).tanh().exp();
-        }
-        (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() + s1 + u4.sum() * 0.3
+        (helper_scalar(x, (k as f64 * 0.5)) + (1.0 + x * x).sqrt()) + s2 + u6.sum() * 0.3
     }
 
     #[test]
@@ -5275,24 +5662,26 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
         }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s1 = helper_scalar(helper_scalar(a[0], x), a.mapv(f64::tanh).sum());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * (y + s1);
         }
-        if c[a.len() - 1] > 0.1 {
-            s1 = ((0.80 - y) / (1.0 + helper_array(b, c[k % a.len()]) * helper_array(b, c[k % a.len()])));
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        let mut s4 = helper_scalar(helper_scalar(f64::tanh(0.48).exp(), y), (helper_scalar((k as f64 * 0.5), c[a.len() - 1]) * x));
+        for i in 0..a.len() {
+            let t5 = c[i] * c.dot(b);
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * c[(i + 1) % a.len()];
+            }
+            s4 += u6;
         }
-        let v2 = (b * x.sin());
-        if k % 2 == 0 {
-            s1 = b[0].tanh().exp();
-        }
-        helper_array(c, (v2[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -5309,31 +5698,36 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_scalar(y, s1) > 0.2 => s1 = s1 * (1.0 + (c[k % a.len()] + x) * (c[k % a.len()] + x)).sqrt(),
-            _ => s1 += b.dot(a),
-        }
-        for i in 0..a.len() {
-            let t2 = a[i] * (s1 + 0.24);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
-        }
-        let mut s4 = (y * 0.97);
-        let mut s6 = {
-            let t5 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt();
-            t5 * t5 * 0.5 + (k as f64 * 0.5)
+        s1 = c.mapv(f64::tanh).sum();
+        let mut s3 = {
+            let t2 = (helper_array(c, x) + c.dot(b));
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
         };
-        let mut s7 = (c.mean().unwrap() - s6);
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + y.sin();
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
+            w4[i] += (a[i] + s3.tanh().exp()).sin();
         }
-        s4 += x * 0.2;
-        ((k as f64 * 0.5) * c.mean().unwrap()) + s7
+        if (x + y) > 0.1 {
+            s1 = s1;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * s3).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + w4[i] * (x * x)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        w4.mean().unwrap() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5349,30 +5743,30 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = b.dot(c);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        let mut s2 = x;
-        match k % 3 {
-            0 => s2 = helper_array(c, w1.dot(b)),
-            1 => s2 = s2 * y,
-            _ => s2 += (x + (k as f64 * 0.5)),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (x - x);
+            s1 += t2.sin() * (y + b[k % a.len()]);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + (y / (1.0 + y * y))).sin();
+        let mut s4 = {
+            let t3 = (0.90 / (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()));
+            t3 * t3 * 0.5 + helper_array(c, 0.36)
+        };
+        if k == 3 {
+            return ((s4 + 1.30) * (k as f64 * 0.5));
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w1[i] + b[0]).sin();
-        }
-        (0.90 / (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln())) + s2 + w5.sum() * 0.3
+        (a.mean().unwrap() - helper_array(a, s1)) + s4
     }
 
     #[test]
@@ -5388,40 +5782,33 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(c, c[0]);
+        let mut s1 = helper_array(c, c[0]);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
         }
-        let mut s1 = (1.0 + c.dot(b) * c.dot(b)).ln();
-        match k % 4 {
-            j if j > 1 => s1 = ((a[0] * x) / (1.0 + 1.07 * 1.07)) * j as f64,
-            _ if y.tanh() > 0.2 => s1 = s1 * x,
+        match k % 3 {
+            0 => s1 = a[0],
+            1 => s1 = s1 * (1.07 + x),
             _ => s1 += a[0],
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return b.dot(b);
+        }
         for i in 0..a.len() {
-            w2[i] = a[i] * c[0].tanh();
+            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * b[k % a.len()].tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (w2[k % a.len()] + b.mean().unwrap()) * j as f64,
-            _ if c[0] > 0.2 => s1 = s1 * (s1 / (1.0 + 0.56 * 0.56)).cos(),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        let mut s3 = a.dot(b);
+        let mut u4 = u2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.38 * (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((0.34 / (1.0 + 0.40 * 0.40)) + b.mapv(f64::tanh).sum()) * j as f64,
-            _ if (y + x) > 0.2 => s1 = s1 * f64::sqrt((1.0 + 1.10 * 1.10)).tanh().exp(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        w2.dot(a) + s1 + u3.sum() * 0.3
+        ((s1 / (1.0 + 0.56 * 0.56)) - b.mapv(f64::tanh).sum()) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5437,14 +5824,22 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s2 = {
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + (1.0 + y * y).sqrt()
+        };
+        match k % 3 {
+            0 => s2 = ((x * s2) + f64::tanh(1.21).exp()),
+            1 => s2 = s2 * helper_scalar(s2, c[k % a.len()]).cos(),
+            _ => s2 += helper_array(c, s2),
         }
-        let mut s1 = (a[0].sin() * y.tanh().exp());
-        if k == 3 {
-            return c.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * 0.38).tanh();
         }
-        helper_scalar(s1, c[k % a.len()]).cos() + s1
+        (x + a.mean().unwrap()) + s2
     }
 
     #[test]
@@ -5460,24 +5855,24 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * (1.0 + y * y).ln().tanh();
+        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
+        for i in 0..a.len() {
+            let x = x * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
-        }
-        let v3 = (b * (x / (1.0 + y * y)));
+        s1 += x * 0.2;
+        let v2 = (c * a.mapv(f64::tanh).sum());
         for i in (0..a.len()).rev() {
-            let t4 = a[i] * x;
-            s1 += t4 * t4 * 0.5;
+            let t3 = a[i] * x.tanh();
+            s1 += t3 * t3 * 0.5;
             s1 -= b[(i + 1) % a.len()] * helper_scalar((k as f64 * 0.5), 1.05);
         }
-        helper_array(c, a.mapv(f64::tanh).sum()) + s1 + v3.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (1.0 + v2.mean().unwrap() * v2.mean().unwrap()).sqrt();
+        }
+        c.mapv(f64::tanh).sum() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5493,38 +5888,28 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * b[k % a.len()],
+            _ => s1 += s1,
         }
-        let mut s2 = (b.dot(&u1).tanh().exp() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + u1[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + u1[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (b[k % a.len()] * 0.98);
         }
-        s2 = (b[k % a.len()] + helper_scalar(x, (k as f64 * 0.5)));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5).cos();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) / (1.0 + y * y));
         }
-        s2 += y * 0.2;
-        let mut s4 = {
-            let t3 = x.tanh().cos();
-            t3 * t3 * 0.5 + (1.37 - 0.81)
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + a[j5 - 1] * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * b.dot(c)).tanh();
         }
-        ((s4 + y) / (1.0 + c.dot(b) * c.dot(b))) + s4 + u1.sum() * 0.3
+        let mut s4 = helper_array(a, helper_array(b, x).sin());
+        let mut s5 = b.dot(c);
+        c.mean().unwrap() + s5
     }
 
     #[test]
@@ -5542,19 +5927,27 @@ mod p168 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
         s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        s1 = (s1 * 0.5 + s1.tanh()).tanh();
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s3 = a.dot(a);
-        let mut s4 = (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
-        let mut s6 = {
-            let t5 = (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln();
-            t5 * t5 * 0.5 + helper_scalar(v2[a.len() - 1], y)
-        };
-        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] += (v2[i] + helper_array(b, (k as f64 * 0.5))).sin();
+            let t2 = c[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * (a[k % a.len()] + x);
         }
-        helper_scalar(x, b[0]).cos() + s6 + w7.sum() * 0.3
+        let mut s4 = {
+            let t3 = (s1 + (k as f64 * 0.5));
+            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
+        };
+        let v5 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s7 = {
+            let t6 = helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), helper_array(b, b[a.len() - 1]));
+            t6 * t6 * 0.5 + s1.cos()
+        };
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        }
+        let mut s8 = ((y / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) - (a[k % a.len()] + (k as f64 * 0.5)));
+        a.dot(c) + s8 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5572,11 +5965,12 @@ mod p169 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
         s1 += helper_array(b, y.cos());
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * s1;
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * helper_array(c, a.mean().unwrap()),
+            _ => s1 += f64::sin(0.25),
         }
-        (1.0 + w2.mean().unwrap() * w2.mean().unwrap()).sqrt() + s1 + w2.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -5592,23 +5986,17 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        if k == 3 {
+            return (a.mean().unwrap() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y)));
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
+        if k == 3 {
+            return (helper_array(c, 0.59) - (b[k % a.len()] + b[0]));
         }
-        s1 += helper_scalar(u2[k % a.len()].tanh(), (y / (1.0 + x * x)));
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 - 1.33);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k == 3 {
+            return (y - 1.20).tanh().exp();
         }
-        s1 += s1 * 0.2;
-        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
+        let mut s1 = b[k % a.len()];
+        s1 + s1
     }
 
     #[test]
@@ -5624,15 +6012,18 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (f64::tanh(0.76).exp() * a.dot(a));
+        let mut s1 = (helper_array(b, y).tanh().exp() * y);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((1.0 + s1 * s1).ln(), a.dot(c)) * j as f64,
+            _ if (a[0] + 1.23) > 0.2 => s1 = s1 * s1,
+            _ => s1 += c.mean().unwrap(),
         }
-        let mut s2 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + helper_scalar(y, x)
-        };
-        let mut s3 = a.dot(c);
-        y + s3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        }
+        y + s1
     }
 
     #[test]
@@ -5649,28 +6040,21 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
+        s1 = (s1 * 0.5 + s1).tanh();
+        match k % 3 {
+            0 => s1 = (s1.sin() * c.mean().unwrap()),
+            1 => s1 = s1 * (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))),
+            _ => s1 += a.mean().unwrap(),
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + 1.36;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        s1 = b.mean().unwrap();
+        let mut s2 = y;
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        s1 += s1 * 0.2;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s4 = helper_array(b, (k as f64 * 0.5)).tanh().tanh().exp();
-        for i in 0..a.len() {
-            let y = y * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s5 = x;
-        a.mapv(f64::tanh).sum() + s5
+        (b.mapv(f64::tanh).sum() - helper_scalar(b[a.len() - 1], s2)) + s2
     }
 
     #[test]
@@ -5687,18 +6071,10 @@ mod p173 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s3 = {
-            let t2 = (k as f64 * 0.5).sin();
-            t2 * t2 * 0.5 + y
-        };
-        s1 = (s1 * 0.5 + s1).tanh();
-        helper_scalar(y, helper_scalar(x, b[0])) + s3
+        s1 += (k as f64 * 0.5);
+        let v2 = (a + c);
+        let mut s3 = (k as f64 * 0.5).sin();
+        x + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5715,10 +6091,14 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        (helper_array(c, y) - helper_scalar((k as f64 * 0.5), 0.21)) + s1
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
+        }
+        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5734,35 +6114,30 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
-        }
-        let mut s2 = (c.dot(a) * c.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1: f64 = 1.12;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(b)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            s1 += c[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + u1[i] * helper_scalar(s2, 0.85)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s3 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + (b[a.len() - 1] * s1)
+        };
+        let mut s5 = {
+            let t4 = 0.47;
+            t4 * t4 * 0.5 + s1
+        };
+        let v6 = (c + c);
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
         }
-        match k % 3 {
-            0 => s2 = helper_scalar((x * y), helper_array(&u1, x)),
-            1 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += helper_scalar(0.28, y),
-        }
-        if k == 3 {
-            return helper_array(b, b.dot(b));
-        }
-        c[k % a.len()] + s2 + u1.sum() * 0.3
+        a.dot(c) + s5 + u7.sum() * 0.3
     }
 
     #[test]
@@ -5778,21 +6153,25 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        if k % 2 == 1 {
-            let x = x * 0.5 + (x + x);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if c[0] < 0.0 {
-            s1 = helper_scalar(helper_scalar(c[k % a.len()], c[k % a.len()]), c.mean().unwrap());
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = x;
         } else {
-            s1 = s1 * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln();
+            s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        if k == 3 {
-            return (c.dot(b) / (1.0 + c.dot(c) * c.dot(c)));
+        if a.mapv(f64::tanh).sum() > 0.1 {
+            s1 = helper_scalar(helper_array(c, y), helper_scalar(c[k % a.len()], c[k % a.len()]));
+        } else {
+            s1 = s1 * b[a.len() - 1];
         }
-        s1 + s1
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * f64::cos(1.38);
+            s1 += t2.sin() * c.dot(c);
+            if i == 3 {
+                break;
+            }
+        }
+        x + s1
     }
 
     #[test]
@@ -5808,22 +6187,15 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
+        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        if k == 3 {
+            return a.dot(c);
         }
-        let mut s2 = (c.dot(&u1) / (1.0 + y * y));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(y, u1[0]);
+        let mut s2 = c.dot(&v1);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + v1[i] * y).tanh();
         }
-        let mut s4 = x;
-        let mut u5 = u1.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.dot(a);
-        }
-        helper_array(&u5, a.mean().unwrap()) + s4 + u5.sum() * 0.3
+        (x / (1.0 + y * y)).tanh().exp() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5840,20 +6212,18 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, y) - 1.21);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mean().unwrap();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * 1.17;
-        }
-        helper_array(&w4, helper_scalar(y, 0.40)) + s1 + w4.sum() * 0.3
+        s1 = ((k as f64 * 0.5) - 1.17);
+        let mut s2 = b.mean().unwrap();
+        ((s2 / (1.0 + x * x)) + c[0].sin()) + s2
     }
 
     #[test]
@@ -5869,15 +6239,13 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        let mut s1 = b.mean().unwrap();
+        s1 = c.mean().unwrap();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (x * y);
         }
-        let mut s2 = a[0];
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (y + s2)).tanh();
-        }
-        f64::cos(0.89) + s2 + u1.sum() * 0.3
+        helper_scalar(c.mapv(f64::tanh).sum(), f64::tanh(0.89)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5893,32 +6261,32 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * a[0])).tanh();
+            w1[i] += (b[i] + c[0]).sin();
         }
-        let mut s3 = {
-            let t2 = a.dot(c);
-            t2 * t2 * 0.5 + c.dot(c)
-        };
+        let mut s2 = x;
+        for i in 0..a.len() {
+            let t3 = w1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * w1[(i + 1) % a.len()];
+            }
+            s2 += u4;
+        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).tanh();
+            s2 = (s2 * 0.7 + b[i] * c[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
         for i in 0..a.len() {
-            let t4 = b[i] * x.tanh();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s1 += u5;
+            let t5 = w1[i] * (y / (1.0 + 0.99 * 0.99));
+            s2 += t5.sin() * s2;
             if i == 3 {
                 break;
             }
         }
-        (a.mean().unwrap() * a.dot(a)) + s3
+        (c.mean().unwrap() * c.dot(b)) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5935,22 +6303,25 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        s1 += b[a.len() - 1];
-        s1 = (s1 * 0.5 + (0.69 * c[a.len() - 1])).tanh();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.93, y)).tanh();
+        if k == 3 {
+            return b[a.len() - 1];
         }
-        let mut s2 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * a.dot(b),
-            _ => s1 += c.dot(b),
-        }
-        let mut s4 = {
-            let t3 = (c[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - s2) * (c[k % a.len()] - s2)));
-            t3 * t3 * 0.5 + a[a.len() - 1].cos()
+        let mut s3 = {
+            let t2 = a.mean().unwrap();
+            t2 * t2 * 0.5 + x
         };
-        helper_scalar(y, (1.0 + x * x).sqrt()) + s4
+        let mut s4 = c[a.len() - 1];
+        for i in 0..a.len() {
+            let t5 = c[i] * helper_scalar(0.93, x);
+            s3 += t5 * t5 * 0.5;
+            s3 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) * s1);
+        }
+        match k % 3 {
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += (1.14 + (k as f64 * 0.5)),
+        }
+        c[k % a.len()] + s4
     }
 
     #[test]
@@ -5967,31 +6338,32 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        if k % 2 == 1 {
-            let y = y * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s3 = {
-            let t2 = helper_array(a, b.mapv(f64::tanh).sum());
-            t2 * t2 * 0.5 + a.mean().unwrap()
-        };
-        for i in 0..a.len() {
-            let t4 = c[i] * c.mean().unwrap();
-            s1 += t4.sin() * x;
-        }
         match k % 3 {
-            0 => s1 = helper_scalar((1.29 * b[a.len() - 1]), (s1 - (k as f64 * 0.5))),
-            1 => s1 = s1 * (1.0 + helper_scalar(b[0], x) * helper_scalar(b[0], x)).sqrt(),
-            _ => s1 += helper_array(a, 0.90),
+            0 => s1 = b[a.len() - 1],
+            1 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let v5 = a.mapv(f64::sin);
-        s3 + s3 + v5.sum() * 0.3
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, b[a.len() - 1]);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut s3 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp(),
+            _ => s1 += (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        s3 = (s3 * 0.5 + helper_scalar(helper_scalar(s3, s1), helper_array(b, 0.90))).tanh();
+        s3.tanh().exp() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6007,19 +6379,17 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (k as f64 * 0.5);
-        let mut s3 = (k as f64 * 0.5);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
+        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            1 => s1 = s1 * helper_array(b, y).tanh().exp(),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + s1 * s1)),
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        helper_array(c, y).tanh().exp() + s3 + w4.sum() * 0.3
+        let mut s2 = b[k % a.len()];
+        let mut s3 = c.mapv(f64::tanh).sum().tanh();
+        let v4 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let v5 = (a * a).mapv(f64::tanh);
+        (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))).sqrt() + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6036,16 +6406,17 @@ mod p184 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        let mut s3 = {
-            let t2 = 0.45;
-            t2 * t2 * 0.5 + c[0].tanh().exp()
-        };
-        for i in 0..a.len() {
-            let x = x * 0.5 + s3;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
         }
-        s1 += x * 0.2;
-        ((0.43 - s3) - f64::tanh(0.50).exp()) + s3
+        let v3 = (c * (1.0 + x * x).ln());
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (v3[i] + helper_scalar(y, x)).sin();
+        }
+        (f64::tanh(0.50).exp() / (1.0 + v3.mapv(f64::tanh).sum() * v3.mapv(f64::tanh).sum())) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6061,25 +6432,33 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
         for i in 0..a.len() {
-            w1[i] = b[i] * helper_scalar(x, c[a.len() - 1]);
-        }
-        let mut s2 = (1.0 + x * x).sqrt();
-        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * x.tanh().exp()).tanh();
-        }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (y + s2)).tanh();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s3 = helper_scalar(x, (x.sin() / (1.0 + (x + x) * (x + x))));
-        helper_array(c, 0.52) + s3 + w1.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + a.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        match k % 3 {
+            0 => s1 = c[0].sin(),
+            1 => s1 = s1 * 0.62,
+            _ => s1 += x,
+        }
+        if k % 2 == 0 {
+            s1 = ((x / (1.0 + x * x)) / (1.0 + f64::tanh(0.78).exp() * f64::tanh(0.78).exp()));
+        } else {
+            s1 = s1 * 0.52;
+        }
+        let v2 = (b * 1.33);
+        (x - 0.84).cos() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6097,28 +6476,28 @@ mod p186 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, 1.15)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (k as f64 * 0.5);
-            s1 += t2.sin() * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, y);
         }
-        let v3 = (b + c);
-        match k % 3 {
-            0 => s1 = b.dot(c),
-            1 => s1 = s1 * ((k as f64 * 0.5) * (y + 0.79)),
-            _ => s1 += ((k as f64 * 0.5) + x),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            w3[i] += (a[i] + f64::sqrt((1.0 + 1.35 * 1.35))).sin();
         }
-        v3.dot(&v3).tanh().exp() + s1 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = helper_scalar(0.50, 0.28).tanh(),
+            1 => s1 = s1 * (a.mapv(f64::tanh).sum() + helper_array(&w3, (k as f64 * 0.5))),
+            _ => s1 += (x + (k as f64 * 0.5)),
+        }
+        if c[0] < 0.0 {
+            s1 = a.dot(&w3);
+        }
+        (y + (x * y)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6134,17 +6513,19 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        if k == 3 {
+            return a[k % a.len()];
         }
-        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + a.mean().unwrap()).sin();
+        }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sin();
+            w3[i] += (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
         }
-        (f64::tanh(0.51) * a.dot(a)) + s1 + w3.sum() * 0.3
+        helper_scalar(x, (y * x)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6160,26 +6541,31 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (s1 - 0.84);
-        }
-        let v4 = (a * b).mapv(f64::tanh);
+        let mut s2 = {
+            let t1 = a[0].sin();
+            t1 * t1 * 0.5 + c.mean().unwrap()
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + v4[i] * (v4[a.len() - 1] / (1.0 + s1 * s1))).tanh();
+            w3[i] = b[i] * b.mean().unwrap();
         }
-        ((x / (1.0 + s1 * s1)) / (1.0 + 1.12 * 1.12)) + s1 + v4.sum() * 0.3
+        if k == 3 {
+            return 0.32;
+        }
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * b.dot(&w3);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += w3[j] * t4;
+            }
+            s2 = s2 + q5.tanh();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s2 - w3[k % a.len()]);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        ((s2 / (1.0 + 0.83 * 0.83)) - (x / (1.0 + s2 * s2))) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6195,24 +6581,23 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
         for i in 0..a.len() {
-            w2[i] += (u1[i] + helper_array(b, y)).sin();
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let v3 = (c + c);
-        let mut s4 = helper_scalar(y.cos(), u1.dot(&u1));
-        for i in 0..a.len() {
-            let t5 = w2[i] * (1.0 + x * x).sqrt();
-            s4 += t5.sin() * helper_scalar(1.25, (k as f64 * 0.5));
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if 0.42 > 0.2 => s1 = s1 * (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y)).sqrt(),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        s4 + s4 + v3.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * x.tanh().exp();
+        }
+        b.dot(b) + s1
     }
 
     #[test]
@@ -6228,36 +6613,39 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
-        }
-        let mut s3 = c.dot(a);
-        match k % 3 {
-            0 => s3 = (helper_scalar(0.62, x) + u1.dot(&u1)),
-            1 => s3 = s3 * ((1.0 + s3 * s3).ln() * (y + (k as f64 * 0.5))),
-            _ => s3 += u2.mean().unwrap(),
-        }
-        let mut s4 = f64::sin(0.90).sin();
-        for i in (1..a.len()).step_by(2) {
-            let t5 = c[i] * x;
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += a[j] * t5;
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s3 = s3 + q6.tanh();
+            s1 = (s1 * 0.7 + c[i] * (x * 0.47)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(&u1, 0.53);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (b[0] / (1.0 + 0.72 * 0.72))).tanh();
         }
-        s3 += x * 0.2;
-        let v7 = (a + c);
-        c.mapv(f64::tanh).sum() + s4 + v7.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if (k as f64 * 0.5).tanh() > 0.2 => s1 = s1 * x,
+            _ => s1 += ((k as f64 * 0.5) - 0.39),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = f64::tanh(0.90).exp() * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * s1,
+            _ => s1 += c.dot(a),
+        }
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        if c[0] < 0.0 {
+            s1 = v2.mean().unwrap();
+        } else {
+            s1 = s1 * b.mean().unwrap();
+        }
+        let mut s4 = {
+            let t3 = a.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + (0.98 * x)
+        };
+        helper_scalar((k as f64 * 0.5), f64::ln((1.0 + 0.47 * 0.47))) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6274,40 +6662,35 @@ mod p191 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += helper_array(c, y),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.10 + (k as f64 * 0.5));
         }
-        s1 = (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).sqrt();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        if k == 3 {
-            return s1;
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.06 / (1.0 + y * y))).tanh();
+            w3[i] = c[i] * y.sin();
         }
-        let mut s3 = {
-            let t2 = ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) * a[0]) * ((k as f64 * 0.5) * a[0])));
-            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        y + s3
+        if c[0] < 0.0 {
+            s1 = a.dot(b);
+        } else {
+            s1 = s1 * helper_array(b, a[k % a.len()]);
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.dot(a);
+        }
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * b[0].tanh().exp(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        s1 = (s1 * 0.5 + ((1.0 + y * y).sqrt() - 0.35)).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * 1.06).tanh();
+        }
+        helper_array(c, (y / (1.0 + 0.34 * 0.34))) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6324,26 +6707,27 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[a.len() - 1].tanh();
-        }
-        s1 += b.mean().unwrap();
-        let mut s3 = y;
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x - (k as f64 * 0.5));
-        }
         match k % 4 {
-            j if j > 1 => s1 = ((1.0 + x * x).sqrt() - x) * j as f64,
-            _ if x.sin() > 0.2 => s1 = s1 * s1.tanh().tanh().exp(),
-            _ => s1 += a.dot(&u4),
+            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
+            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += y,
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        let mut s3 = {
+            let t2 = helper_scalar((s1 - y), a[k % a.len()]);
+            t2 * t2 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * s3);
         }
-        u4.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
+        let v5 = (a + a);
+        for i in (0..a.len()).rev() {
+            let t6 = u4[i] * s1;
+            s1 += t6 * t6 * 0.5;
+            s1 -= v5[(i + 1) % a.len()] * v5.mapv(f64::tanh).sum();
+        }
+        let mut s7 = (a.mapv(f64::tanh).sum() * c[a.len() - 1]);
+        helper_scalar(x.tanh().exp(), y) + s7 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6359,29 +6743,20 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 0.53).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let v1 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s2 = x;
+        if c[0] < 0.0 {
+            s2 = y;
+        } else {
+            s2 = s2 * 0.53;
         }
-        s1 = helper_scalar((a[k % a.len()] - s1), a[0]);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1.tanh().exp()).tanh();
+        let mut s3 = x;
+        let mut s4 = (1.0 + (f64::sqrt((1.0 + 0.30 * 0.30)) + s3) * (f64::sqrt((1.0 + 0.30 * 0.30)) + s3)).ln();
+        if k == 3 {
+            return (1.0 + (v1[0] * s4) * (v1[0] * s4)).sqrt();
         }
-        let mut s2 = helper_scalar(y, (1.0 + s1 * s1).sqrt());
-        let mut s4 = {
-            let t3 = (s1.sin() - s2.tanh().exp());
-            t3 * t3 * 0.5 + helper_array(c, 0.41)
-        };
-        let mut s6 = {
-            let t5 = c.dot(a);
-            t5 * t5 * 0.5 + a.mean().unwrap()
-        };
-        c.mean().unwrap() + s6
+        s2 = c.mapv(f64::tanh).sum();
+        s4.sin() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6397,28 +6772,23 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.71;
-        match k % 3 {
-            0 => s1 = ((x / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)),
-            1 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mapv(f64::tanh).sum();
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t3 = a[i] * (x + y);
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * x.tanh().exp();
+            w1[i] += (a[i] + helper_array(c, x)).sin();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5).tanh().exp();
+        let mut s2 = b.mean().unwrap();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(&w1, 0.94);
         }
-        0.29 + s1
+        let mut s4 = a.dot(b);
+        if c[0] < 0.0 {
+            s2 = a.mapv(f64::tanh).sum().tanh().exp();
+        } else {
+            s2 = s2 * (w1.mean().unwrap() + ((k as f64 * 0.5) + s4));
+        }
+        (k as f64 * 0.5) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6435,21 +6805,24 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1]).tanh();
         }
-        s1 += y * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (x / (1.0 + x * x));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
+        }
         match k % 4 {
-            j if j > 1 => s1 = ((x / (1.0 + x * x)) * helper_scalar((k as f64 * 0.5), s1)) * j as f64,
-            _ if f64::sqrt((1.0 + 0.93 * 0.93)) > 0.2 => s1 = s1 * helper_scalar(b.mean().unwrap(), (c[a.len() - 1] + (k as f64 * 0.5))),
-            _ => s1 += (y * s1),
+            j if j > 1 => s1 = helper_array(c, x.tanh()) * j as f64,
+            _ if helper_scalar(x, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (helper_array(b, 0.93) + helper_array(b, (k as f64 * 0.5))),
+            _ => s1 += b.dot(a),
         }
-        s1 += 1.36;
-        if k == 3 {
-            return helper_scalar(y, 1.13);
-        }
-        a.dot(a) + s1
+        1.13 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6465,14 +6838,20 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.66;
+        let mut s1: f64 = 0.66;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.21).exp()).tanh();
         }
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::sin(1.21);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (((k as f64 * 0.5) + x) + x) + u1.sum() * 0.3
+        helper_scalar((x + (k as f64 * 0.5)), helper_array(b, c[k % a.len()])) + s1
     }
 
     #[test]
@@ -6488,22 +6867,25 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * b.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
-            if i == 3 {
-                break;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.49;
+        }
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3 = ((x + b.dot(c)) / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * (y * u1[a.len() - 1])).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + v2[j] * x.tanh().exp()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s3 += v2[i] * 0.2;
         }
-        if (y - 0.31) > 0.1 {
-            s1 = ((k as f64 * 0.5) + c.dot(c));
-        }
-        if x > 0.1 {
-            s1 = a.mean().unwrap();
-        }
-        1.06 + s1
+        v2.dot(&u1) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6519,41 +6901,35 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
-        let mut s2 = u1.mapv(f64::tanh).sum();
+        let mut s1 = c.dot(b);
+        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
         match k % 4 {
-            j if j > 1 => s2 = (a[0].cos() - y.tanh().exp()) * j as f64,
-            _ if helper_array(a, c[a.len() - 1]) > 0.2 => s2 = s2 * helper_scalar(x, x),
-            _ => s2 += y,
+            j if j > 1 => s1 = x * j as f64,
+            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (y - x).tanh().exp(),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * u1.dot(b);
-            s2 += t3.sin() * y;
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + x;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
+        s1 += s1 * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * a.dot(b);
+            s1 += t2.sin() * s1;
         }
-        let v5 = a.mapv(f64::sin);
-        match k % 4 {
-            j if j > 1 => s2 = ((y / (1.0 + s2 * s2)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) * j as f64,
-            _ if c[0].tanh().exp() > 0.2 => s2 = s2 * helper_scalar(x, b.dot(&v5)),
-            _ => s2 += b.mapv(f64::tanh).sum(),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * u1[a.len() - 1]).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_scalar((k as f64 * 0.5), y);
         }
-        helper_scalar(x, b.mapv(f64::tanh).sum()) + s2 + v5.sum() * 0.3
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
+        }
+        a.dot(b) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6569,36 +6945,36 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::sin(0.53)).tanh();
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        s1 = helper_scalar(y.tanh().exp(), a.dot(a));
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => s1 = s1 * helper_scalar(c.mean().unwrap(), (1.11 / (1.0 + y * y))),
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 0.50 * 0.50))).tanh();
-        }
-        if a[a.len() - 1].sin() > 0.1 {
-            s1 = x;
+        let v1 = (c * a).mapv(f64::tanh);
+        let mut s2 = ((f64::sin(0.53) - helper_scalar(x, 0.43)) + (1.0 + helper_array(a, y) * helper_array(a, y)).sqrt());
+        if helper_array(b, 1.37) > 0.1 {
+            s2 = helper_array(c, y.tanh().exp());
         } else {
-            s1 = s1 * (s1 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
+            s2 = s2 * 0.67;
         }
-        0.44 + s1
+        let mut s4 = {
+            let t3 = (a.dot(c) - helper_scalar(0.77, v1[0]));
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
+        };
+        match k % 3 {
+            0 => s4 = helper_scalar(s2, s4.tanh().exp()),
+            1 => s4 = s4 * (1.0 + (1.0 + s2 * s2).sqrt() * (1.0 + s2 * s2).sqrt()).sqrt(),
+            _ => s4 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
+        }
+        for i in 0..a.len() {
+            let t5 = v1[i] * x;
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += b[j] * t5;
+            }
+            s4 = s4 + q6.tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s4 = helper_array(&v1, s2).tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s4 = s4 * x.tanh().exp(),
+            _ => s4 += (0.54 * y),
+        }
+        (s2.tanh().exp() / (1.0 + helper_scalar(x, v1[0]) * helper_scalar(x, v1[0]))) + s4 + v1.sum() * 0.3
     }
 
     #[test]

@@ -504,8 +504,34 @@ impl Program {
         self.line("}");
     }
 
+    /// Nested loops left by a labelled `continue` or `break` from the
+    /// inner one.
+    fn labelled_exit(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        let exit = if self.chance(0.5) {
+            "continue"
+        } else {
+            "break"
+        };
+        self.line("'outer: for i in 0..a.len() {");
+        self.line("    for j in 0..a.len() {");
+        self.line(format!(
+            "        {acc} = ({acc} * 0.8 + {}[j] * {e}).tanh();",
+            v.name
+        ));
+        self.line(format!("        if {acc} > 0.3 && j > i {{"));
+        self.line(format!("            {exit} 'outer;"));
+        self.line("        }");
+        self.line("    }");
+        self.line(format!("    {acc} += {}[i] * 0.2;", v.name));
+        self.line("}");
+    }
+
     fn statement(&mut self) {
-        match self.pick(16) {
+        match self.pick(17) {
+            16 => self.labelled_exit(),
             13 => self.shadow_in_scope(),
             14 => self.block_value(),
             15 => self.guarded_match(),
