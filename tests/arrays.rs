@@ -112,6 +112,27 @@ mod indexing {
     }
 }
 
+/// `for` over a slice's elements: `.iter()`, by pattern `&x`, and
+/// `.iter().enumerate()` over a `Vec` of arrays.
+mod iterated_slices {
+    use super::*;
+    #[allow(clippy::ptr_arg)]
+    #[differentiable]
+    pub fn f(xs: &[f64], vs: &Vec<Array1<f64>>) -> f64 {
+        let mut acc = 0.0;
+        for x in xs.iter() {
+            acc += *x * x * 2.0;
+        }
+        for (i, v) in vs.iter().enumerate() {
+            acc += v.sum() * xs[i % xs.len()];
+        }
+        for &x in xs {
+            acc = acc * 0.9 + x;
+        }
+        acc
+    }
+}
+
 mod by_value_and_views {
     use super::*;
     #[differentiable]
@@ -316,6 +337,25 @@ fn element_reads_from_arrays_vecs_and_slices() {
             ),
         );
         assert!(support::check::close(jv, expected, 1e-12));
+    }
+}
+
+#[test]
+fn loops_over_slice_elements() {
+    for n in SIZES {
+        let xs = random(n, 35).to_vec();
+        let vs: Vec<Array1<f64>> = (0..3).map(|k| random(n, 36 + k)).collect();
+        let (value, (gx, gv)) = iterated_slices::f_grad(&xs, &vs);
+        assert_eq!(value, iterated_slices::f(&xs, &vs));
+        let f = |p: &(Vec<f64>, Vec<Array1<f64>>)| iterated_slices::f(&p.0, &p.1);
+        let g = support::Flat::to_flat(&(gx.clone(), gv.clone()));
+        support::check::assert_gradient(f, &(xs.clone(), vs.clone()), &g);
+        let (_, jv) = iterated_slices::f_jvp(&xs, &vs, &xs, &vs);
+        let expected = support::Flat::flat_dot(&(gx, gv), &(xs.clone(), vs.clone()));
+        assert!(
+            support::check::close(jv, expected, 1e-9),
+            "forward {jv} vs {expected}"
+        );
     }
 }
 

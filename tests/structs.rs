@@ -111,6 +111,30 @@ mod network {
         y * acc + first
     }
 
+    /// Loops over the layers themselves (`for layer in &m.layers`, `.iter()`,
+    /// `.iter().enumerate()`), and a local bound to a layer whose fields
+    /// are read.
+    #[differentiable]
+    pub fn iterated_layers(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for layer in &m.layers {
+            let w = &layer.w;
+            h = (w.dot(&h) + &layer.b).mapv(f64::tanh);
+        }
+        let first = &m.layers[0];
+        let mut s = first.b.sum();
+        for l in m.layers.iter() {
+            s = s * l.b[0] + l.w.sum();
+        }
+        for (i, l) in m.layers.iter().enumerate() {
+            if i == 0 {
+                continue;
+            }
+            s += l.b.dot(&l.b) * first.w[[0, 1]];
+        }
+        h.sum() * m.scale + s
+    }
+
     #[differentiable]
     pub fn dense(l: &Layer, #[constant] x: &Array1<f64>) -> Array1<f64> {
         (l.w.dot(x) + &l.b).mapv(f64::tanh)
@@ -167,6 +191,14 @@ fn gradients_with_respect_to_structs() {
             (v, g)
         },
         |m, d| network::bias_sum_jvp(m, &x, d, ad::NoTangent),
+    );
+    check_struct_gradient(
+        |m| network::iterated_layers(m, &x),
+        |m| {
+            let (v, (g, _)) = network::iterated_layers_grad(m, &x);
+            (v, g)
+        },
+        |m, d| network::iterated_layers_jvp(m, &x, d, ad::NoTangent),
     );
     for x in [x.clone(), -&x] {
         check_struct_gradient(

@@ -437,3 +437,15 @@ snapshot!(labelled_break, [reverse],
         acc
     }
 );
+
+// A loop over an active `Vec` field's elements is a loop over its indices
+// binding `let layer = &m.layers[k];`; `layer.w` is read as `m.layers[k].w`.
+snapshot!(loop_over_layers, [reverse],
+    fn f(m: &Model, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for layer in &m.layers {
+            h = layer.w.dot(&h).mapv(f64::tanh);
+        }
+        h.sum()
+    }
+);

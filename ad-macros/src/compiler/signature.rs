@@ -395,6 +395,14 @@ pub fn holds_non_scalars(ty: &Type, floats: &[String]) -> bool {
     elem.is_some_and(|t| !scalar(t))
 }
 
+/// `&[T]`, `&Vec<T>` or `Vec<T>`.
+pub fn is_sequence(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => slice_element(&r.elem).is_some(),
+        ty => slice_element(ty).is_some(),
+    }
+}
+
 /// `T` of `[T]` or `Vec<T>`.
 fn slice_element(ty: &Type) -> Option<&Type> {
     match ty {

@@ -256,6 +256,9 @@ impl Lowerer<'_> {
     pub(super) fn lower_loop(&mut self, e: &Expr) {
         let (head, body, pattern_names) = match e {
             Expr::ForLoop(f) => {
+                if let Some(indexed) = self.by_index(f) {
+                    return self.lower_loop(&indexed);
+                }
                 if self.carries_derivative(&f.expr) {
                     self.errors.at(
                         &f.expr,
@@ -439,6 +442,70 @@ impl Lowerer<'_> {
             carried,
             exit,
         })));
+    }
+
+    /// `for l in &p.layers`, `for l in p.layers.iter()` and
+    /// `for (i, l) in p.layers.iter().enumerate()` over an active place: a
+    /// loop over its indices that binds `let l = &p.layers[k];`, whose
+    /// fields are then read as the place's.
+    fn by_index(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
+        let (place, enumerated) = match &*f.expr {
+            e @ Expr::Path(_) => (e, false),
+            Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, false),
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => (&*m.receiver, false),
+            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                match &*m.receiver {
+                    Expr::MethodCall(inner) if inner.method == "iter" && inner.args.is_empty() => {
+                        (&*inner.receiver, true)
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        // A parameter must be a slice or `Vec` (an array's `iter()` visits
+        // every element, not rows); a field is taken to be a `Vec`.
+        let sequence = match place {
+            Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                self.sequences.iter().any(|(n, v)| {
+                    *n == name && matches!(self.env.get(n), Some(Binding::Active(b)) if b == v)
+                })
+            }),
+            other => super::expr::is_place(other),
+        };
+        if !sequence || !self.carries_derivative(place) {
+            return None;
+        }
+        let index = self.fresh_numbered("item", |s| &mut s.consts);
+        // `for &x in xs`: the element itself.
+        let (pat, deref) = match &*f.pat {
+            Pat::Reference(r) => (&r.pat, true),
+            _ => (&f.pat, false),
+        };
+        let borrow = (!deref).then(|| quote!(&));
+        let body = &f.body.stmts;
+        let bind: Vec<syn::Stmt> = match (&**pat, enumerated) {
+            (Pat::Tuple(t), true) if t.elems.len() == 2 => {
+                let (i, item) = (&t.elems[0], &t.elems[1]);
+                let (item, borrow) = match item {
+                    Pat::Reference(r) => (&*r.pat, None),
+                    item => (item, Some(quote!(&))),
+                };
+                vec![
+                    syn::parse_quote!(let #i = #index;),
+                    syn::parse_quote!(let #item = #borrow #place[#index];),
+                ]
+            }
+            (_, true) => return None,
+            (pat, false) => vec![syn::parse_quote!(let #pat = #borrow #place[#index];)],
+        };
+        Some(
+            syn::parse_quote_spanned!(f.for_token.span=> for #index in 0..#place.len() {
+                #(#bind)*
+                #(#body)*
+            }),
+        )
     }
 
     /// The variables declared before the loop that its body makes active:

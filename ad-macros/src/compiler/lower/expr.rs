@@ -24,6 +24,13 @@ impl Lowerer<'_> {
 
     pub(super) fn inst(&mut self, op: Op, span: Span) -> Operand {
         let dest = VarId(self.vars.len());
+        if let Op::Place(root, path) = &op {
+            // Its indices must mean the same wherever a field of it is read.
+            let names = scan::token_names(path);
+            if names.is_disjoint(&self.body_assigned) {
+                self.places.insert(dest, (root.clone(), path.clone()));
+            }
+        }
         let ident = self.fresh_numbered("t", |s| &mut s.temps);
         let is_view = op.makes_view()
             || matches!(&op, Op::Unwrap(Operand::Var(v), _) if self.vars[v.0].is_view);
@@ -465,7 +472,12 @@ impl Lowerer<'_> {
                 Some((root, path))
             }
             Expr::Path(_) => match self.expr(e)? {
-                root @ Operand::Var(_) => Some((root, proc_macro2::TokenStream::new())),
+                Operand::Var(v) => Some(
+                    self.places
+                        .get(&v)
+                        .cloned()
+                        .unwrap_or((Operand::Var(v), proc_macro2::TokenStream::new())),
+                ),
                 Operand::Const(_) => None,
             },
             other => {

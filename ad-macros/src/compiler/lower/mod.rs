@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Type};
@@ -75,6 +75,13 @@ pub struct Lowerer<'a> {
     /// (`xs: &[Array1<f64>]`): an element `xs[i]` is a place, read by
     /// reference like a struct's field, not a scalar element.
     containers: Vec<(String, VarId)>,
+    /// The place each struct or element read names (`layer` in
+    /// `let layer = &net.layers[k];`): a field of it, `layer.w`, is read
+    /// from the root as `net.layers[k].w`, whose adjoint the root's has.
+    places: HashMap<VarId, (Operand, TokenStream)>,
+    /// Active parameters that are slices or `Vec`s of anything, which a
+    /// `for` loop may iterate over.
+    sequences: Vec<(String, VarId)>,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -96,6 +103,8 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
         recursion_forbidden: reverse.then(|| sig.name().to_string()),
         containers: Vec::new(),
+        places: HashMap::new(),
+        sequences: Vec::new(),
     };
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
@@ -131,6 +140,9 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
             params.push(Some(v));
             if crate::compiler::signature::holds_non_scalars(&p.ty, &l.float_types) {
                 l.containers.push((ident.to_string(), v));
+            }
+            if crate::compiler::signature::is_sequence(&p.ty) {
+                l.sequences.push((ident.to_string(), v));
             }
         } else {
             l.env.insert(
