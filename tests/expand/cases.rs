@@ -449,3 +449,23 @@ snapshot!(loop_over_layers, [reverse],
         h.sum()
     }
 );
+
+// `if let` binds its names again inside the branch (`let mut v = v;`), so
+// the branch's record keeps `v` for the reverse sweep.
+snapshot!(if_let_binding, [reverse],
+    fn f(x: f64, #[constant] opt: Option<f64>) -> f64 {
+        let mut y = x;
+        if let Some(v) = opt {
+            y = y * v;
+        }
+        y
+    }
+);
+
+// `mapv(g)` with a function of the user's is `mapv(|v| g(v))`; `clamp` is
+// `max(lo).min(hi)`.
+snapshot!(mapv_of_a_function_and_clamp, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        x.mapv(softplus).sum() + x.clamp(0.0, 1.0).sum()
+    }
+);
