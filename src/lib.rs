@@ -40,4 +40,10 @@ pub use ad_runtime::{
 #[doc(hidden)]
 pub mod __private {
     pub use ad_runtime::rules;
+
+    /// Names a lifetime a method's pullback captures (`impl FnOnce(..) +
+    /// Captures<'a>`), where `use<..>` would have to name the `impl`
+    /// block's type parameters.
+    pub trait Captures<'a> {}
+    impl<T: ?Sized> Captures<'_> for T {}
 }

@@ -446,3 +446,38 @@ fn methods_with_self() {
     );
     assert!(close(gy, p.b.sum(), 1e-12));
 }
+
+/// A method of a generic `impl` (its pullback captures by
+/// `ad::__private::Captures`, as `use<..>` cannot name the impl's `F`), looping
+/// over `self.layers`; its result of type `F` has `_vjp` and `_jvp`.
+impl<F: ad::Float> GenericNet<F> {
+    #[ad::differentiable]
+    pub fn output(&self, #[constant] x: &Array1<F>) -> F {
+        let mut h = x.to_owned();
+        for layer in &self.layers {
+            h = (layer.w.dot(&h) + &layer.b).mapv(|v| v.tanh());
+        }
+        h.sum() * self.gain
+    }
+}
+
+#[test]
+fn methods_of_a_generic_impl() {
+    use ad::check::{assert_gradient, close, Flat};
+    let layer = |k: f64| GenericLayer {
+        w: Array2::from_shape_fn((2, 2), |(i, j)| ((i * 2 + j) as f64 + k).cos() * 0.6),
+        b: Array1::from_shape_fn(2, |i| (i as f64 + k) * 0.1),
+    };
+    let p = GenericNet {
+        layers: vec![layer(0.0), layer(2.0)],
+        gain: 0.9,
+        steps: 1,
+    };
+    let x = Array1::from(vec![0.2, -0.6]);
+    let (value, pullback) = p.output_vjp(&x);
+    assert_eq!(value, p.output(&x));
+    let (g, _) = pullback(1.0);
+    assert_gradient(|q: &GenericNet<f64>| q.output(&x), &p, &g.to_flat());
+    let (_, jv) = p.output_jvp(&x, &g, ad::NoTangent);
+    assert!(close(jv, g.dot(&g), 1e-9));
+}

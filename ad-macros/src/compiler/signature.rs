@@ -230,6 +230,21 @@ impl Signature {
     /// `use<'a, T, N>`: everything the pullback closure may capture.
     pub fn captures(&self) -> TokenStream {
         let g = self.generics();
+        let is_method = self.params.iter().any(|p| {
+            p.ident
+                .as_ref()
+                .is_some_and(|i| i == crate::compiler::methods::SELF_NAME)
+        });
+        if is_method {
+            // `use<..>` must name the `impl` block's type parameters too,
+            // which a method's attribute cannot see: capture the lifetimes
+            // by bound instead (type parameters are captured anyway).
+            let lifetimes: Vec<_> = g.lifetimes().map(|l| &l.lifetime).collect();
+            if lifetimes.is_empty() {
+                return quote!(::core::marker::Sized);
+            }
+            return quote!(#(::ad::__private::Captures<#lifetimes>)+*);
+        }
         let names = g.params.iter().map(|p| match p {
             GenericParam::Lifetime(l) => l.lifetime.to_token_stream_ext(),
             GenericParam::Type(t) => t.ident.to_token_stream_ext(),
