@@ -469,3 +469,18 @@ snapshot!(mapv_of_a_function_and_clamp, [reverse],
         x.mapv(softplus).sum() + x.clamp(0.0, 1.0).sum()
     }
 );
+
+// A bare block that may `return`, outside any loop: the body of a loop run
+// once, whose `return` sets flags like any loop's.
+snapshot!(block_that_returns, [reverse],
+    fn f(x: f64) -> f64 {
+        let mut h = x;
+        {
+            if h > 1.0 {
+                return h.sin();
+            }
+            h = h * x;
+        }
+        h
+    }
+);

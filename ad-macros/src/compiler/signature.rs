@@ -399,22 +399,11 @@ pub fn float_types(generics: &syn::Generics) -> Vec<String> {
     out
 }
 
-/// `&[T]`, `&Vec<T>` or `Vec<T>` with `T` not one of `floats`
-/// (`&[Array1<f64>]`, `&Vec<Layer>`).
-pub fn holds_non_scalars(ty: &Type, floats: &[String]) -> bool {
-    let elem = match ty {
+/// `T` of a parameter typed `&[T]`, `&Vec<T>` or `Vec<T>`.
+pub fn sequence_element(ty: &Type) -> Option<&Type> {
+    match ty {
         Type::Reference(r) => slice_element(&r.elem),
         ty => slice_element(ty),
-    };
-    let scalar = |t: &Type| matches!(t, Type::Path(p) if p.path.get_ident().is_some_and(|i| floats.contains(&i.to_string())));
-    elem.is_some_and(|t| !scalar(t))
-}
-
-/// `&[T]`, `&Vec<T>` or `Vec<T>`.
-pub fn is_sequence(ty: &Type) -> bool {
-    match ty {
-        Type::Reference(r) => slice_element(&r.elem).is_some(),
-        ty => slice_element(ty).is_some(),
     }
 }
 

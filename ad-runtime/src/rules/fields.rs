@@ -149,8 +149,8 @@ where
     C: Contribution<P::Tangent>,
 {
     #[inline(always)]
-    fn add_element(&mut self, _: &Vec<P>, index: usize, dy: C) {
-        dy.add_to(&mut self[index]);
+    fn add_element(&mut self, primal: &Vec<P>, index: usize, dy: C) {
+        self.add_element(primal.as_slice(), index, dy);
     }
 }
 

@@ -395,7 +395,7 @@ impl Lowerer<'_> {
             let inactive = self.active_mentions(inner).is_empty();
             // A reference to a computed constant (`&(x * 0.5)`) is to a
             // local: a pullback may hold the borrow past the statement.
-            let bound = inactive && by_ref && !super::expr::is_place(strip_parens(inner));
+            let bound = inactive && by_ref && !super::expr::is_place(inner);
             let operand = if bound {
                 self.constant(inner)
             } else if inactive {
@@ -455,12 +455,5 @@ impl Lowerer<'_> {
             return Some(self.inactive_result(e));
         }
         self.method(&call, e)
-    }
-}
-
-fn strip_parens(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip_parens(&p.expr),
-        e => e,
     }
 }

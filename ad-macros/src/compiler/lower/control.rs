@@ -466,40 +466,32 @@ impl Lowerer<'_> {
         // A parameter must be a slice or `Vec` (an array's `iter()` visits
         // every element, not rows); a field is taken to be a `Vec`.
         let sequence = match place {
-            Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
-                let name = i.to_string();
-                self.sequences.iter().any(|(n, v)| {
-                    *n == name && matches!(self.env.get(n), Some(Binding::Active(b)) if b == v)
-                })
-            }),
+            Expr::Path(_) => self.sequence_named(place).is_some(),
             other => super::expr::is_place(other),
         };
         if !sequence || !self.carries_derivative(place) {
             return None;
         }
         let index = self.fresh_numbered("item", |s| &mut s.consts);
-        // `for &x in xs`: the element itself.
-        let (pat, deref) = match &*f.pat {
-            Pat::Reference(r) => (&r.pat, true),
-            _ => (&f.pat, false),
+        // `let l = &xs[k];`, or `let x = xs[k];` for the pattern `&x`.
+        let element = |pat: &Pat| -> syn::Stmt {
+            match pat {
+                Pat::Reference(r) => {
+                    let pat = &r.pat;
+                    syn::parse_quote!(let #pat = #place[#index];)
+                }
+                pat => syn::parse_quote!(let #pat = &#place[#index];),
+            }
         };
-        let borrow = (!deref).then(|| quote!(&));
-        let body = &f.body.stmts;
-        let bind: Vec<syn::Stmt> = match (&**pat, enumerated) {
+        let bind: Vec<syn::Stmt> = match (&*f.pat, enumerated) {
             (Pat::Tuple(t), true) if t.elems.len() == 2 => {
-                let (i, item) = (&t.elems[0], &t.elems[1]);
-                let (item, borrow) = match item {
-                    Pat::Reference(r) => (&*r.pat, None),
-                    item => (item, Some(quote!(&))),
-                };
-                vec![
-                    syn::parse_quote!(let #i = #index;),
-                    syn::parse_quote!(let #item = #borrow #place[#index];),
-                ]
+                let i = &t.elems[0];
+                vec![syn::parse_quote!(let #i = #index;), element(&t.elems[1])]
             }
             (_, true) => return None,
-            (pat, false) => vec![syn::parse_quote!(let #pat = #borrow #place[#index];)],
+            (pat, false) => vec![element(pat)],
         };
+        let body = &f.body.stmts;
         Some(
             syn::parse_quote_spanned!(f.for_token.span=> for #index in 0..#place.len() {
                 #(#bind)*

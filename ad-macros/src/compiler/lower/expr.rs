@@ -498,11 +498,7 @@ impl Lowerer<'_> {
         match e {
             Expr::Paren(p) => self.in_container(&p.expr),
             Expr::Index(i) => self.in_container(&i.expr),
-            Expr::Path(p) => p.path.get_ident().is_some_and(|name| {
-                self.containers.iter().any(|(n, v)| {
-                    name == n && matches!(self.env.get(n), Some(Binding::Active(b)) if b == v)
-                })
-            }),
+            e @ Expr::Path(_) => self.sequence_named(e).is_some_and(|s| s.of_places),
             _ => false,
         }
     }

@@ -136,16 +136,18 @@ impl Exits<'_> {
                     out.extend(after);
                 }
                 None => {
-                    self.visit_stmt_mut(&mut stmt);
-                    // `{ flag = true; break; }` as a statement: its two
-                    // statements in place, so no block hides the `break`.
-                    match stmt {
-                        Stmt::Expr(Expr::Block(b), _)
-                            if b.label.is_none() && is_flagged_exit(&b.block) =>
-                        {
-                            out.extend(b.block.stmts)
+                    // As a statement, the exit's statements in place, so no
+                    // block hides the `break`.
+                    let kind = match &stmt {
+                        Stmt::Expr(e, _) => self.kind_of(e),
+                        _ => None,
+                    };
+                    match kind {
+                        Some(kind) => out.extend(self.exit(kind)),
+                        None => {
+                            self.visit_stmt_mut(&mut stmt);
+                            out.push(stmt);
                         }
-                        stmt => out.push(stmt),
                     }
                 }
             }
@@ -153,12 +155,25 @@ impl Exits<'_> {
         *stmts = out;
     }
 
-    fn exit(&mut self, kind: &str) -> Expr {
+    /// `"break"` or `"continue"` for an exit to this label.
+    fn kind_of(&self, e: &Expr) -> Option<&'static str> {
+        match e {
+            Expr::Break(b) if b.expr.is_none() && b.label.as_ref() == Some(self.label) => {
+                Some("break")
+            }
+            Expr::Continue(c) if c.label.as_ref() == Some(self.label) => Some("continue"),
+            _ => None,
+        }
+    }
+
+    /// What an exit to the label becomes: itself unlabelled at the labelled
+    /// loop's level, further in its flag set and a plain `break`.
+    fn exit(&mut self, kind: &str) -> Vec<Stmt> {
         if self.depth == 0 {
-            return match kind {
-                "break" => parse_quote!(break),
-                _ => parse_quote!(continue),
-            };
+            return vec![match kind {
+                "break" => parse_quote!(break;),
+                _ => parse_quote!(continue;),
+            }];
         }
         let f = flag(kind, self.label);
         if kind == "break" {
@@ -166,10 +181,7 @@ impl Exits<'_> {
         } else {
             self.used.cont = true;
         }
-        parse_quote!({
-            #f = true;
-            break;
-        })
+        vec![parse_quote!(#f = true;), parse_quote!(break;)]
     }
 
     /// A nested loop's body, one level deeper; returns what leaves this
@@ -203,21 +215,16 @@ impl VisitMut for Exits<'_> {
     }
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
-            Expr::Break(b) if b.expr.is_none() && b.label.as_ref() == Some(self.label) => {
-                *e = self.exit("break");
-            }
-            Expr::Continue(c) if c.label.as_ref() == Some(self.label) => {
-                *e = self.exit("continue");
-            }
             Expr::Closure(_) => {}
-            _ => syn::visit_mut::visit_expr_mut(self, e),
+            _ => match self.kind_of(e) {
+                // In an expression (`_ => break 'rows,`): a block.
+                Some(kind) => {
+                    let stmts = self.exit(kind);
+                    *e = parse_quote!({ #(#stmts)* });
+                }
+                None => syn::visit_mut::visit_expr_mut(self, e),
+            },
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-}
-
-/// The block a labelled exit became: `{ __ad_break_l = true; break; }`.
-fn is_flagged_exit(b: &Block) -> bool {
-    matches!(b.stmts.as_slice(), [Stmt::Expr(Expr::Assign(a), Some(_)), Stmt::Expr(Expr::Break(_), _)]
-        if matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some_and(|i| i.to_string().starts_with("__ad_"))))
 }

@@ -71,17 +71,22 @@ pub struct Lowerer<'a> {
     /// recursive call with active arguments is rejected (its pullback's
     /// type would contain itself).
     recursion_forbidden: Option<String>,
-    /// Active parameters that are slices or `Vec`s of non-scalars
-    /// (`xs: &[Array1<f64>]`): an element `xs[i]` is a place, read by
-    /// reference like a struct's field, not a scalar element.
-    containers: Vec<(String, VarId)>,
     /// The place each struct or element read names (`layer` in
     /// `let layer = &net.layers[k];`): a field of it, `layer.w`, is read
     /// from the root as `net.layers[k].w`, whose adjoint the root's has.
     places: HashMap<VarId, (Operand, TokenStream)>,
-    /// Active parameters that are slices or `Vec`s of anything, which a
-    /// `for` loop may iterate over.
-    sequences: Vec<(String, VarId)>,
+    /// Active parameters that are slices or `Vec`s, which a `for` loop may
+    /// iterate over.
+    sequences: Vec<Sequence>,
+}
+
+/// An active slice or `Vec` parameter.
+struct Sequence {
+    name: String,
+    var: VarId,
+    /// Of arrays or structs (`xs: &[Array1<f64>]`): an element `xs[i]` is a
+    /// place, read by reference like a struct's field, not a scalar.
+    of_places: bool,
 }
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
@@ -102,7 +107,6 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         body_assigned: HashSet::new(),
         float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
         recursion_forbidden: reverse.then(|| sig.name().to_string()),
-        containers: Vec::new(),
         places: HashMap::new(),
         sequences: Vec::new(),
     };
@@ -138,11 +142,14 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
             });
             l.env.insert(ident.to_string(), Binding::Active(v));
             params.push(Some(v));
-            if crate::compiler::signature::holds_non_scalars(&p.ty, &l.float_types) {
-                l.containers.push((ident.to_string(), v));
-            }
-            if crate::compiler::signature::is_sequence(&p.ty) {
-                l.sequences.push((ident.to_string(), v));
+            if let Some(elem) = crate::compiler::signature::sequence_element(&p.ty) {
+                let scalar = matches!(elem, Type::Path(t)
+                    if t.path.get_ident().is_some_and(|i| l.float_types.contains(&i.to_string())));
+                l.sequences.push(Sequence {
+                    name: ident.to_string(),
+                    var: v,
+                    of_places: !scalar,
+                });
             }
         } else {
             l.env.insert(
@@ -319,6 +326,15 @@ impl Lowerer<'_> {
     }
 
     /// Whether `expr` reads a name the body assigns somewhere.
+    /// The sequence parameter `e` names, while the name is still bound to it.
+    fn sequence_named(&self, e: &Expr) -> Option<&Sequence> {
+        let Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        self.sequences.iter().find(|s| {
+            s.name == name && matches!(self.env.get(&name), Some(Binding::Active(b)) if *b == s.var)
+        })
+    }
+
     pub(super) fn reads_assigned(&self, expr: &Expr) -> bool {
         scan::mentions(expr, &self.body_assigned)
     }
