@@ -160,6 +160,32 @@ impl One for Dual {
     }
 }
 
+/// Sums and products of iterators, which generic code over `ad::Float`
+/// may take (`xs.iter().copied().sum()`).
+impl std::iter::Sum for Dual {
+    fn sum<I: Iterator<Item = Dual>>(iter: I) -> Self {
+        iter.fold(Dual::constant(0.0), |a, b| a + b)
+    }
+}
+
+impl<'a> std::iter::Sum<&'a Dual> for Dual {
+    fn sum<I: Iterator<Item = &'a Dual>>(iter: I) -> Self {
+        iter.copied().sum()
+    }
+}
+
+impl std::iter::Product for Dual {
+    fn product<I: Iterator<Item = Dual>>(iter: I) -> Self {
+        iter.fold(Dual::constant(1.0), |a, b| a * b)
+    }
+}
+
+impl<'a> std::iter::Product<&'a Dual> for Dual {
+    fn product<I: Iterator<Item = &'a Dual>>(iter: I) -> Self {
+        iter.copied().product()
+    }
+}
+
 impl Num for Dual {
     type FromStrRadixErr = <f64 as Num>::FromStrRadixErr;
     fn from_str_radix(s: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {

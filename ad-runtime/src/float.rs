@@ -14,6 +14,10 @@ pub trait Float:
     + Send
     + Sync
     + 'static
+    + std::iter::Sum
+    + for<'a> std::iter::Sum<&'a Self>
+    + std::iter::Product
+    + for<'a> std::iter::Product<&'a Self>
     + crate::Differentiable<Tangent = Self>
     + crate::TangentSpace
     + for<'a> crate::Lift<View<'a> = Self>

@@ -484,3 +484,15 @@ snapshot!(block_that_returns, [reverse],
         h
     }
 );
+
+// Iterator chains over active values are the loops they stand for: a `zip`
+// of a slice and an array is read by index (`&a[k]`, `&b[k]`) into an
+// accumulator, whose loop only adds to a scalar and so runs its reverse
+// code right after its forward code (an array known to be 1-D is read the
+// same way; one that may have more axes is summed as `mapv(..).sum()`).
+snapshot!(iterator_chains, [reverse],
+    fn f(a: &[f64], b: &Array1<f64>) -> f64 {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        dot + b.iter().map(|v| v.tanh()).sum::<f64>()
+    }
+);

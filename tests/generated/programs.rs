@@ -15,21 +15,17 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = x;
-            t1 * t1 * 0.5 + f64::tanh(1.16)
-        };
-        match k % 3 {
-            0 => s2 = c.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * (b.dot(b) + (x * (k as f64 * 0.5))),
-            _ => s2 += a.dot(a),
+        let mut s1 = x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        match k % 3 {
-            0 => s2 = (a.mapv(f64::tanh).sum() - b.dot(c)),
-            1 => s2 = s2 * y,
-            _ => s2 += c.dot(b),
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
         }
-        c[k % a.len()] + s2
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (0.68 + y)).tanh();
+        }
+        b.dot(c) + s1
     }
 
     #[test]
@@ -45,14 +41,23 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + c);
-        let mut s2 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - a.mapv(f64::tanh).sum());
+        let mut s1 = c.mean().unwrap();
+        s1 += ((1.0 + s1 * s1).sqrt() - x);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = helper_array(c, (a[k % a.len()] / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())));
         let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * v1[k % a.len()].cos();
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.79 + s1);
         }
-        s2 += helper_array(&v1, (s2 / (1.0 + 0.82 * 0.82)));
-        helper_scalar((1.0 + c[0] * c[0]).ln(), y.tanh().exp()) + s2 + u3.sum() * 0.3
+        u3[k % a.len()] + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -69,34 +74,31 @@ mod p2 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * ((k as f64 * 0.5) + 1.12);
+        s1 += (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - b[0]);
         }
-        let mut s3 = w2[k % a.len()];
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s3 / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        if k % 2 == 0 {
-            s1 = 0.62;
-        } else {
-            s1 = s1 * b[k % a.len()].tanh().exp();
-        }
+        let mut s3 = helper_array(b, x);
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * s3.tanh()).tanh();
+            s1 = (s1 * 0.7 + u2[i] * (1.10 - 0.82)).tanh();
         }
-        (a[k % a.len()] + s3) + s3 + w2.sum() * 0.3
+        s1 = (s1 * 0.5 + 1.30).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + u2[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        for i in 0..a.len() {
+            let t4 = u2[i] * (s1 + s1);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += a[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
+        }
+        ((0.31 + y) * y) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -115,23 +117,12 @@ mod p3 {
         if k == 3 {
             return x;
         }
-        let mut s1 = ((f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) - (helper_array(c, x) * (y / (1.0 + y * y))));
-        if c[0] < 0.0 {
-            s1 = a.dot(c);
-        }
+        let mut s1 = (f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())).cos();
+        let mut s2 = s1;
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * ((k as f64 * 0.5) - 0.96);
-            s1 += t2.sin() * (1.0 + a[0] * a[0]).ln();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + b[i] * y).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * c.mapv(f64::tanh).sum();
-        }
-        (c[a.len() - 1] - (x - a[a.len() - 1])) + s1
+        a.dot(c) + s2
     }
 
     #[test]
@@ -147,24 +138,22 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + y * y));
-        }
-        let mut s2 = f64::tanh(0.38).exp();
-        s2 = (s2 * 0.5 + b.dot(a)).tanh();
+        let mut s1 = y;
         for i in 0..a.len() {
-            let x = x * 0.5 + a[0];
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+            let t2 = c[i] * (y * 0.38);
+            if i % 3 == 1 {
                 continue;
             }
-            s2 = (s2 * 0.7 + u1[i] * y).tanh();
+            s1 += t2.sin() * a.dot(a);
         }
-        u1.mean().unwrap().sin() + s2 + u1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (y / (1.0 + y * y)).sin() * j as f64,
+            _ if ((k as f64 * 0.5) - y) > 0.2 => s1 = s1 * (s1 - x.sin()),
+            _ => s1 += y,
+        }
+        s1 = (s1 * 0.5 + x).tanh();
+        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * c[k % a.len()]).sum::<f64>();
+        c[k % a.len()] + s5
     }
 
     #[test]
@@ -182,18 +171,16 @@ mod p5 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_array(b, (k as f64 * 0.5));
+            let mut s1 = s1 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a[k % a.len()]).tanh();
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a[k % a.len()]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s4 + (k as f64 * 0.5));
         }
-        if k == 3 {
-            return x;
-        }
-        let mut s2 = x;
-        helper_scalar(c[0], y.tanh()) + s2
+        y + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -210,36 +197,28 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 1.08).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += s1,
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * 1.06).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s4 = {
-            let t3 = helper_array(b, ((k as f64 * 0.5) + x));
-            t3 * t3 * 0.5 + (0.71 * y)
-        };
-        (s4 / (1.0 + s1 * s1)).tanh().exp() + s4
+        let mut s2 = helper_scalar((1.0 + helper_array(a, 1.36) * helper_array(a, 1.36)).ln(), (y.sin() * 1.06));
+        if c[0] < 0.0 {
+            s1 = (a.mapv(f64::tanh).sum() / (1.0 + f64::cos(0.97) * f64::cos(0.97)));
+        } else {
+            s1 = s1 * (s2 / (1.0 + 0.51 * 0.51)).tanh();
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * (1.0 + s2 * s2).sqrt();
+        }
+        (1.0 + x * x).sqrt() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -255,11 +234,18 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mean().unwrap();
         }
-        let mut s1 = helper_scalar(a.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s1
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, (b[a.len() - 1] + b[k % a.len()])) * j as f64,
+            _ if x.cos() > 0.2 => s1 = s1 * helper_scalar((s1 * x), c.mapv(f64::tanh).sum()),
+            _ => s1 += (a[k % a.len()] + 0.79),
+        }
+        y + s1
     }
 
     #[test]
@@ -276,21 +262,25 @@ mod p8 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (0.82 - a[a.len() - 1])).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
         }
-        match k % 3 {
-            0 => s1 = (c.dot(a) - b.dot(b)),
-            1 => s1 = s1 * (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt(),
-            _ => s1 += s1,
-        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w3[i] += (b[i] + 0.54).sin();
         }
-        s1 += s1 * 0.2;
-        let v2 = (c + b);
-        a.mean().unwrap() + s1 + v2.sum() * 0.3
+        let mut s4 = a.dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t5 = a[i] * a.dot(c);
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * b[(i + 1) % a.len()];
+            }
+            s4 += u6;
+        }
+        helper_array(a, s1) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -307,43 +297,30 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * c.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (x * c[0]);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5).tanh().exp();
-        }
-        let mut s4 = u3.dot(c);
-        if k == 3 {
-            return (s4 - y);
-        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t5 = u3[i] * (0.84 + s1);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += b[j] * t5;
+            w2[i] += (b[i] + (k as f64 * 0.5)).sin();
+        }
+        s1 = helper_scalar(y.tanh(), x);
+        s1 = x.tanh().exp();
+        if k % 2 == 1 {
+            let x = x * 0.5 + ((k as f64 * 0.5) - s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let t3 = b[i] * a.mapv(f64::tanh).sum();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
             }
-            s1 = s1 + q6.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += u4;
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + (u3[k % a.len()] + 0.61) * (u3[k % a.len()] + 0.61)).ln(),
-            _ => s1 += (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        for i in (0..a.len()).rev() {
-            let t7 = c[i] * x.tanh().exp();
-            s1 += t7.sin() * helper_scalar(a[a.len() - 1], (k as f64 * 0.5));
-        }
-        helper_array(&u3, x) + s4 + u3.sum() * 0.3
+        let mut s6 = {
+            let t5 = (c[k % a.len()] - y);
+            t5 * t5 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        };
+        (0.61 / (1.0 + (0.71 * 0.25) * (0.71 * 0.25))) + s6 + w2.sum() * 0.3
     }
 
     #[test]
@@ -359,23 +336,19 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        if k == 3 {
+            return (((k as f64 * 0.5) / (1.0 + 1.22 * 1.22)) + x.tanh().exp());
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
+        let mut s1: f64 = 0.99;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + u2[i] * y).tanh();
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.06)).tanh();
         }
-        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        helper_scalar(y, (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -391,22 +364,20 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (0.52 * 0.59);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
         if k == 3 {
-            return s1;
+            return c.mapv(f64::tanh).sum();
         }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s1
+        let mut s1 = helper_array(b, (x.sin() * helper_array(b, 0.37)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        helper_scalar(b.dot(c), c[0].cos()) + s1
     }
 
     #[test]
@@ -422,32 +393,19 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
-        }
-        if (k as f64 * 0.5).tanh() > 0.1 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * (s1.tanh().exp() - b.mean().unwrap());
-        }
-        let mut s3 = {
-            let t2 = c[k % a.len()];
-            t2 * t2 * 0.5 + c.dot(b)
+        let mut s2 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * a.dot(c);
+        s2 = (s2 * 0.5 + y).tanh();
+        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * helper_scalar(a[k % a.len()], x)).sum::<f64>();
+        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (k as f64 * 0.5).tanh()).tanh());
+        match k % 3 {
+            0 => s8 = b.mapv(f64::tanh).sum().tanh().exp(),
+            1 => s8 = s8 * a.dot(a).tanh().exp(),
+            _ => s8 += x.tanh().exp(),
         }
-        s1.tanh() + s3
+        b.dot(c) + s8
     }
 
     #[test]
@@ -464,20 +422,13 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.60;
         }
-        let mut s2 = (c.mean().unwrap() / (1.0 + s1 * s1));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
-        }
-        (c[a.len() - 1] * c.mapv(f64::tanh).sum()) + s2
+        let mut s3 = (c.mean().unwrap() / (1.0 + s1 * s1));
+        helper_scalar(a.dot(b), y.tanh()) + s3
     }
 
     #[test]
@@ -493,44 +444,19 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
+        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * y.sin()).sum::<f64>();
+        let mut s4 = helper_array(a, helper_array(b, x).cos());
+        let mut s5 = (k as f64 * 0.5);
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (s1 + 1.31);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w6[i] += (a[i] + (y + 1.31)).sin();
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = c[i] * x.tanh().exp();
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let v2 = a.mapv(f64::sin);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 1.28).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * c.mean().unwrap();
-            s1 += t3.sin() * (y / (1.0 + x * x));
-            if i == 3 {
-                break;
-            }
-        }
-        (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh() + s1 + v2.sum() * 0.3
+        let v8 = c.mapv(|t| (t * s4).sin() + s4 * 0.5);
+        y + s5 + v8.sum() * 0.3
     }
 
     #[test]
@@ -546,20 +472,15 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + c.mean().unwrap()).sin();
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (x + v1.mean().unwrap());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x - c[a.len() - 1]);
         }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * (k as f64 * 0.5).tanh().exp();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        a.mean().unwrap() + s1 + w2.sum() * 0.3
+        let mut s4 = x;
+        a.mean().unwrap() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -576,17 +497,15 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (0.35 + (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (b[k % a.len()] / (1.0 + 1.18 * 1.18));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum());
         }
-        s1 += x * 0.2;
-        ((x * s1) * a.mapv(f64::tanh).sum()) + s1
+        (s1.tanh() - (k as f64 * 0.5).tanh().exp()) + s1
     }
 
     #[test]
@@ -602,42 +521,26 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.dot(b), x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + x * x));
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[0].tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s3 = {
+            let t2 = c.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + y.sin()
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + u1[j4 - 1] * s3;
         }
-        s1 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        let mut s5 = (helper_scalar(y, u1.mapv(f64::tanh).sum()) - a[0]);
+        let mut s6 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln().tanh().exp();
+        if k == 3 {
+            return (c.dot(a) * helper_scalar(c[k % a.len()], (k as f64 * 0.5)));
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * b[k % a.len()].tanh().exp()).tanh();
-        }
-        s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])).tanh().exp();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b[k % a.len()];
-        }
-        (s1.tanh().exp() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
+        s6 = (s6 * 0.5 + ((u1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (k as f64 * 0.5))).tanh();
+        (u1.dot(&u1) - helper_array(c, s5)) + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -654,29 +557,27 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        match k % 4 {
-            j if j > 1 => s1 = c[k % a.len()] * j as f64,
-            _ if (0.24 + 0.53) > 0.2 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += c.mean().unwrap(),
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * (x - (k as f64 * 0.5));
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * 1.33;
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        if k == 3 {
-            return (b.dot(a) / (1.0 + y * y));
+        match k % 4 {
+            j if j > 1 => s1 = ((y / (1.0 + s1 * s1)) + (x * y)) * j as f64,
+            _ if helper_array(a, x) > 0.2 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 / (1.0 + x * x));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + s1).tanh();
-        c.mean().unwrap() + s1
+        s1 += s1 * 0.2;
+        let v2 = b.mapv(f64::sin);
+        let v3 = (b + a);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(c, y);
+        }
+        s1 + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -694,31 +595,37 @@ mod p19 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+            let t2 = c[i] * helper_scalar(y, 0.22);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+            if i == 3 {
+                break;
+            }
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (s1 + x)).tanh();
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s6 = b.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * c.dot(b)).sum::<f64>();
+        for i in (1..a.len()).step_by(2) {
+            let t7 = a[i] * s6;
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let mut s2 = c[a.len() - 1];
-        let mut s4 = {
-            let t3 = (helper_array(b, s2) + b.dot(b));
-            t3 * t3 * 0.5 + s2.tanh().exp()
-        };
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(s2, s4)).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * c[(i + 1) % a.len()];
             }
-            s1 += a[i] * 0.2;
+            s1 += u8;
         }
-        x + s4
+        ((1.0 + s1 * s1).sqrt() - helper_scalar(1.26, s1)) + s6
     }
 
     #[test]
@@ -735,38 +642,39 @@ mod p20 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + f64::sin(0.58);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.58);
         }
-        s1 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (1.08 / (1.0 + c[0] * c[0]))).tanh();
+            s1 = (s1 * 0.7 + b[i] * (x - x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) - a[0]) * j as f64,
-            _ if x > 0.2 => s1 = s1 * (0.71 + 0.94),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
+        let mut s3: f64 = (0.71 + 0.94);
         match k % 3 {
-            0 => s1 = ((k as f64 * 0.5).tanh().exp() * (y * x)),
-            1 => s1 = s1 * (y - x).tanh().exp(),
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+            0 => s3 = (f64::tanh(1.28).exp() * (s1 * (k as f64 * 0.5))),
+            1 => s3 = s3 * (helper_scalar(y, (k as f64 * 0.5)) * b.dot(c)),
+            _ => s3 += a.mapv(f64::tanh).sum(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * b.mean().unwrap();
+            let x = x * 0.5 + s3.cos();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = 0.25 * j as f64,
-            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (k as f64 * 0.5).sin(),
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (0.25 + (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = w2.mean().unwrap();
-        (b.dot(a) + helper_array(c, 1.20)) + s3 + w2.sum() * 0.3
+        s1 += s1 * 0.2;
+        1.19 + s3
     }
 
     #[test]
@@ -782,21 +690,14 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        s1 = (s1 * 0.5 + (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln()).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * ((k as f64 * 0.5) - 0.35);
         }
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        a.mean().unwrap() + s1
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s3: f64 = 1.39;
+        s3 += c.dot(&w1);
+        ((0.72 + x) - (x - 0.90)) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -813,37 +714,27 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh();
-        }
-        for i in 0..a.len() {
-            let t3 = a[i] * 1.20;
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
-            if i == 3 {
-                break;
-            }
-        }
         match k % 3 {
-            0 => s1 = b[a.len() - 1],
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += (1.0 + x * x).ln(),
+            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
+            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
+            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
         }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (0.21 - x);
+        }
+        let mut s4 = {
+            let t3 = b[a.len() - 1];
+            t3 * t3 * 0.5 + (0.79 - 0.69)
+        };
         if k == 3 {
-            return (helper_array(c, 0.69) * (y - 0.59));
+            return helper_array(b, (s4 * w2[0]));
         }
-        helper_array(b, b[k % a.len()]) + s1
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.59 - w2[a.len() - 1]);
+        }
+        c[k % a.len()] + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -859,48 +750,29 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
         }
+        let mut s2 = helper_array(b, helper_array(c, c[a.len() - 1]));
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - (k as f64 * 0.5));
+        }
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        let mut u4 = u1.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(b[k % a.len()], y);
+        }
+        let mut s5 = helper_array(b, u1.mean().unwrap());
         match k % 3 {
-            0 => s1 = (c[a.len() - 1] - x).tanh().exp(),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += helper_array(c, x),
+            0 => s2 = f64::ln((1.0 + 1.03 * 1.03)),
+            1 => s2 = s2 * s5,
+            _ => s2 += (0.41 - a[a.len() - 1]),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        for i in 0..a.len() {
-            let t2 = c[i] * (k as f64 * 0.5);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        let mut s4 = s1;
-        helper_array(c, x) + s4
+        u1[k % a.len()] + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -916,37 +788,30 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c[a.len() - 1].tanh().tanh();
-        }
-        let mut s1 = a[0];
+        let mut s1 = (x * y).tanh().tanh();
         for i in 0..a.len() {
-            let x = x * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, x)).tanh();
         }
-        s1 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = (c[k % a.len()].tanh().exp() * (k as f64 * 0.5).tanh().exp()) * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (k as f64 * 0.5).tanh().exp().tanh().exp(),
-            _ => s1 += s1.tanh().exp(),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x * y)).tanh();
-        }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = y;
+        if k % 2 == 0 {
+            s1 = c.dot(a);
         } else {
-            s1 = s1 * ((k as f64 * 0.5) * 0.83).tanh().exp();
+            s1 = s1 * (k as f64 * 0.5).tanh().exp().tanh().exp();
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * s1;
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        (1.0 + b[0] * b[0]).sqrt() + s1
+        s1 += s1 * 0.2;
+        let mut s2 = a.dot(b).tanh();
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5).cos();
+        }
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + s1;
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
+        (k as f64 * 0.5).cos().sin() + s2
     }
 
     #[test]
@@ -963,13 +828,16 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos()) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += x.tanh().exp(),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = (a.mean().unwrap() * ((s1 * 0.95) / (1.0 + (y * s1) * (y * s1))));
-        c.mapv(f64::tanh).sum() + s2
+        let mut s3 = {
+            let t2 = b.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + x.tanh().exp()
+        };
+        s3 + s3
     }
 
     #[test]
@@ -985,36 +853,32 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        if k == 3 {
+            return ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + y * y));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1.tanh().exp()).tanh();
+        let mut s3 = (y.tanh().exp() - ((k as f64 * 0.5) * a.mean().unwrap()));
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * 0.69).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * s1)).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * y.tanh().exp();
+        }
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (a[k % a.len()] - s3);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * 0.45).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, x),
-            1 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
-            _ => s1 += b[0],
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.sin();
-        }
-        if k == 3 {
-            return (b.mapv(f64::tanh).sum() - x);
-        }
-        (y + x).tanh().exp() + s1
+        let mut s6 = x;
+        a[0] + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1031,17 +895,18 @@ mod p27 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(a[k % a.len()], y)).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k == 3 {
-            return (c.mapv(f64::tanh).sum() - (s1 + (k as f64 * 0.5)));
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * c.mapv(f64::tanh).sum();
-        }
-        (a.dot(b) - ((k as f64 * 0.5) + x)) + s1 + w2.sum() * 0.3
+        let mut s2 = c.mean().unwrap();
+        let mut s5 = (0..a.len()).map(|q4| b[q4] * b[q4] + c.mapv(f64::tanh).sum()).sum::<f64>();
+        s5 + s5
     }
 
     #[test]
@@ -1057,22 +922,19 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * y);
+        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
+        s1 = a.dot(c);
+        for i in 0..a.len() {
+            let t2 = a[i] * helper_array(a, 1.28);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * c[a.len() - 1].tanh().exp();
         }
-        let mut s2 = (u1.mean().unwrap().tanh().exp() + (u1.mean().unwrap() * f64::tanh(1.28).exp()));
         match k % 4 {
-            j if j > 1 => s2 = b.dot(c) * j as f64,
-            _ if helper_array(&u1, (k as f64 * 0.5)) > 0.2 => s2 = s2 * (c.mean().unwrap() - (1.0 + u1[0] * u1[0]).sqrt()),
-            _ => s2 += b.dot(&u1),
+            j if j > 1 => s1 = c[0] * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * helper_array(b, (0.53 + 1.24)),
+            _ => s1 += y,
         }
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * b.dot(b),
-            _ => s2 += helper_scalar((k as f64 * 0.5), x),
-        }
-        a.mean().unwrap() + s2 + u1.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1089,14 +951,25 @@ mod p29 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut s2 = a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + s2 * s2)),
-            _ => s1 += (1.0 + s2 * s2).ln(),
+        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s3 = y;
-        (1.0 + s3.tanh().exp() * s3.tanh().exp()).ln() + s3
+        for i in 0..a.len() {
+            let y = y * 0.5 + (c[0] / (1.0 + 0.81 * 0.81));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for (p2, &q3) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * helper_scalar(y, (k as f64 * 0.5))).tanh();
+        }
+        ((1.0 + y * y).sqrt() + ((k as f64 * 0.5) - 0.32)) + s1
     }
 
     #[test]
@@ -1112,24 +985,16 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * 0.63;
-            s1 += t2.sin() * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        if k == 3 {
+            return a[a.len() - 1];
         }
+        let mut s1 = ((helper_array(a, a[a.len() - 1]) / (1.0 + c[k % a.len()] * c[k % a.len()])) - (y + x).tanh().exp());
+        s1 = (y - helper_array(b, (k as f64 * 0.5)));
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (a[a.len() - 1] * (k as f64 * 0.5))).tanh();
+            w2[i] += (a[i] + s1.tanh().exp()).sin();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        helper_scalar(x, b[0]).tanh().exp() + s1
+        helper_scalar(x, b[0]).tanh().exp() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1145,31 +1010,20 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * b.mean().unwrap();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * helper_array(b, x);
+        if k == 3 {
+            return helper_array(a, y).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * c.dot(b);
-        }
-        if k % 2 == 0 {
-            s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = b.dot(b);
+        if c[0] < 0.0 {
+            s1 = (((k as f64 * 0.5) + b[a.len() - 1]) - y);
         } else {
-            s1 = s1 * ((1.28 * (k as f64 * 0.5)) / (1.0 + x * x));
+            s1 = s1 * y;
         }
-        a[0] + s1
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * c.dot(b)).tanh();
+        }
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -1185,44 +1039,44 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let mut s1 = ((0.46 * y).cos() + y);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = f64::sin(1.10).tanh().exp() * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))),
+            _ => s1 += (k as f64 * 0.5),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (w1[i] + (1.0 + x * x).ln()).sin();
-        }
-        let mut s3 = ((w2[a.len() - 1] - (k as f64 * 0.5)).tanh().exp() - b.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + w1[i] * ((k as f64 * 0.5) - x)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 0.96;
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
+        let mut s3 = {
+            let t2 = (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5))).ln();
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_scalar(s3, y)).tanh();
-                if s3 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s4 = helper_scalar(y, ((k as f64 * 0.5) + c.mean().unwrap()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s3 += c[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        helper_scalar(y, 0.54).tanh().exp() + s3 + w2.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + f64::tanh(0.59).exp();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        b.dot(b) + s4
     }
 
     #[test]
@@ -1239,13 +1093,11 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * a[k % a.len()].tanh().exp();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.mean().unwrap();
+        s1 = (s1 * 0.5 + c.dot(c)).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let v3 = (a + b);
-        helper_scalar(c.mean().unwrap(), helper_array(b, 0.80)) + s1 + v3.sum() * 0.3
+        x + s1
     }
 
     #[test]
@@ -1262,23 +1114,18 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (0.69 * s1),
+            _ => s1 += x,
         }
-        if k % 2 == 0 {
-            s1 = x;
-        } else {
-            s1 = s1 * (c.mean().unwrap() * (k as f64 * 0.5).cos());
+        let v2 = (c * c.mean().unwrap());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * s1.sin();
         }
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * c.mean().unwrap();
-        }
-        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
+        ((0.99 - v2[0]) - c.dot(a)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1294,25 +1141,17 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        for i in 0..a.len() {
-            let y = y * 0.5 + (x - (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s2 = {
+            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
+            t1 * t1 * 0.5 + helper_scalar(y, x)
+        };
+        match k % 3 {
+            0 => s2 = c[k % a.len()],
+            1 => s2 = s2 * a.dot(b),
+            _ => s2 += c[0],
         }
-        s1 += y * 0.2;
-        let mut s2 = (c[0] * helper_array(c, (y / (1.0 + 0.84 * 0.84))));
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * ((k as f64 * 0.5) + 1.35);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += c[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        a.mean().unwrap() + s2
+        let mut s3: f64 = 0.84;
+        f64::sqrt((1.0 + 1.15 * 1.15)).cos() + s3
     }
 
     #[test]
@@ -1329,20 +1168,20 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s1 = b[k % a.len()],
+            1 => s1 = s1 * s1,
+            _ => s1 += ((k as f64 * 0.5) + 0.88),
+        }
         for i in 0..a.len() {
-            let t2 = b[i] * (x / (1.0 + 0.64 * 0.64));
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
-            if i == 3 {
-                break;
+            let t2 = c[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.dot(a);
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * y,
-            _ => s1 += a.dot(a),
-        }
-        a.mapv(f64::tanh).sum() + s1
+        b.mean().unwrap().tanh().exp() + s1
     }
 
     #[test]
@@ -1358,33 +1197,21 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        let mut s2 = {
+            let t1 = a.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let mut s3 = b.mean().unwrap();
+        let mut s4 = helper_scalar(b.mapv(f64::tanh).sum(), helper_array(a, (y - x)));
+        if k == 3 {
+            return s2;
         }
         match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if 1.30 > 0.2 => s1 = s1 * helper_array(a, (y - s1)),
-            _ => s1 += 0.71,
+            j if j > 1 => s3 = 0.31 * j as f64,
+            _ if ((k as f64 * 0.5) * x) > 0.2 => s3 = s3 * (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).ln(),
+            _ => s3 += (s3 / (1.0 + c[0] * c[0])),
         }
-        s1 = s1;
-        let mut s3 = {
-            let t2 = (c[0].tanh().exp() * x.tanh());
-            t2 * t2 * 0.5 + ((k as f64 * 0.5) * y)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        a.mean().unwrap() + s3
+        b[0] + s4
     }
 
     #[test]
@@ -1400,22 +1227,22 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        let mut s2 = s1;
-        let mut s4 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + a[k % a.len()].tanh().exp()
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * helper_array(a, x)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += a[i] * 0.2;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        ((s2 + c[a.len() - 1]) / (1.0 + y * y)) + s4
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, b[k % a.len()]);
+        }
+        if k == 3 {
+            return x;
+        }
+        let mut s4 = {
+            let t3 = helper_array(b, (k as f64 * 0.5));
+            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        (y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))) + s4 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1431,28 +1258,37 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = c.mean().unwrap();
-            t1 * t1 * 0.5 + a.mean().unwrap()
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(c) * j as f64,
+            _ if (s1 * s1) > 0.2 => s1 = s1 * helper_array(c, y),
+            _ => s1 += a[k % a.len()],
+        }
+        let mut s3 = {
+            let t2 = b[0];
+            t2 * t2 * 0.5 + x.tanh().exp()
         };
-        s2 = helper_array(c, (1.0 + y * y).ln());
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * (s2 * s2);
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let v4 = w3.mapv(|t| t * t * 0.5 - t);
-        match k % 4 {
-            j if j > 1 => s2 = (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + y)) * j as f64,
-            _ if helper_array(a, x) > 0.2 => s2 = s2 * (helper_scalar(0.74, b[0]) / (1.0 + f64::tanh(1.10).exp() * f64::tanh(1.10).exp())),
-            _ => s2 += x.tanh().exp(),
+        s3 += y * 0.2;
+        if k % 2 == 0 {
+            s3 = helper_scalar(a[0].tanh().exp(), f64::tanh(1.10).exp());
+        } else {
+            s3 = s3 * s3;
         }
-        let mut s5 = (0.21 + ((1.02 + s2) - b[a.len() - 1]));
-        match k % 4 {
-            j if j > 1 => s2 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if v4.dot(a) > 0.2 => s2 = s2 * (v4.mean().unwrap() - (k as f64 * 0.5).tanh().exp()),
-            _ => s2 += (1.0 + v4[k % a.len()] * v4[k % a.len()]).sqrt(),
+        if c[0] < 0.0 {
+            s1 = ((s1 * 0.21) + (x - 1.02));
+        } else {
+            s1 = s1 * (k as f64 * 0.5).tanh();
         }
-        w3[k % a.len()] + s5 + v4.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y / (1.0 + 0.41 * 0.41));
+        }
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -1469,16 +1305,17 @@ mod p40 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
-        match k % 3 {
-            0 => s1 = helper_array(a, (1.0 + x * x).sqrt()),
-            1 => s1 = s1 * s1,
-            _ => s1 += y,
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
         }
-        s1 += ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        if c[0] < 0.0 {
-            s1 = helper_array(c, s1.tanh().exp());
-        }
-        c.mean().unwrap() + s1
+        let mut s4 = {
+            let t3 = s1;
+            t3 * t3 * 0.5 + y
+        };
+        let mut s5 = (c[a.len() - 1] + (k as f64 * 0.5));
+        (s1 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s5
     }
 
     #[test]
@@ -1494,29 +1331,25 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        let v2 = (a * a).mapv(f64::tanh);
-        let mut s4 = {
-            let t3 = f64::tanh(0.79).exp();
-            t3 * t3 * 0.5 + helper_array(a, (k as f64 * 0.5))
-        };
-        s4 = x;
-        let mut s5 = a.mean().unwrap();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + v2[j6 - 1] * 0.60;
-        }
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * f64::cos(1.29)).tanh());
+        s3 = (s3 * 0.5 + ((k as f64 * 0.5) * 0.50)).tanh();
+        let mut s4 = f64::tanh(0.79).exp();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s5).tanh();
-            if i == 3 {
-                break;
-            }
+            w5[i] += (c[i] + helper_scalar(c[0], x)).sin();
         }
-        helper_scalar((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), (s5 * 1.25)) + s5 + v2.sum() * 0.3
+        s4 = (s4 * 0.5 + x).tanh();
+        let mut s8 = a.iter().zip(b.iter()).map(|(p6, q7)| p6 * q7 * w5.mean().unwrap()).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s8 = (s8 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s8 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s8 += b[i] * 0.2;
+        }
+        helper_scalar((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), (s8 * 1.25)) + s8 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1533,44 +1366,40 @@ mod p42 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        s1 += c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.dot(a)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * (y - y);
-            let mut q3 = 0.0;
+        s1 = (s1 * 0.5 + s1).tanh();
+        if k == 3 {
+            return helper_array(a, 0.46);
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * y;
+            let mut q4 = 0.0;
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                q4 += a[j] * t3;
             }
-            s1 = s1 + q3.tanh();
+            s1 = s1 + q4.tanh();
             if i == 3 {
                 break;
             }
         }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (0.46 * s1)).tanh();
+        }
+        let mut s5 = c.dot(b);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x + x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s5 = (s5 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s5 += b[i] * 0.2;
         }
-        let mut s4 = ((b[a.len() - 1] * b.mapv(f64::tanh).sum()) * (0.82 * c.mapv(f64::tanh).sum()));
-        for i in 0..a.len() {
-            let t5 = b[i] * x.tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
-            }
-            s1 = s1 + q6.tanh();
-        }
-        s1 = (s1 * 0.5 + helper_scalar((0.48 + c[a.len() - 1]), helper_array(b, s1))).tanh();
-        helper_scalar(x, c.mapv(f64::tanh).sum()) + s4
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -1592,25 +1421,21 @@ mod p43 {
             _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b[k % a.len()],
             _ => s1 += b[a.len() - 1],
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, b[k % a.len()])).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), x);
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * b[0]).tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let v2 = (b * b).mapv(f64::tanh);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        (s1.cos() * s1) + s1 + v2.sum() * 0.3
+        s1 += ((s1 - y) / (1.0 + (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))));
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 - s1);
+        }
+        let mut s4 = helper_array(a, s1.tanh().exp()).cos();
+        helper_scalar(s4, helper_array(&u3, s1)) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1627,28 +1452,20 @@ mod p44 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        s1 = (1.0 + y * y).ln();
+        let mut s3 = {
+            let t2 = (c.dot(c) + y);
+            t2 * t2 * 0.5 + f64::tanh(0.39)
+        };
+        match k % 4 {
+            j if j > 1 => s1 = (f64::sin(0.53) - ((k as f64 * 0.5) - s1)) * j as f64,
+            _ if 1.04 > 0.2 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += a.dot(a),
         }
         for i in 0..a.len() {
-            let y = y * 0.5 + (b[a.len() - 1] * (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, b[k % a.len()])).tanh();
         }
-        s1 += y * 0.2;
-        let mut s2 = c.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        ((x / (1.0 + s1 * s1)) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + s2
+        (s3.tanh().exp() * helper_array(a, a[a.len() - 1])) + s3
     }
 
     #[test]
@@ -1664,17 +1481,18 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * a[k % a.len()];
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
+            _ => s1 += (1.32 * y),
         }
-        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
-        for i in 0..a.len() {
-            let t3 = c[i] * y.tanh();
-            s2 += t3 * t3 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[a.len() - 1];
         }
-        (1.0 + helper_array(&w1, x) * helper_array(&w1, x)).sqrt() + s2 + w1.sum() * 0.3
+        (c.dot(b) - y) + s1
     }
 
     #[test]
@@ -1691,15 +1509,9 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        match k % 3 {
-            0 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))),
-            1 => s1 = s1 * c.dot(a),
-            _ => s1 += s1.tanh().exp(),
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        (0.78 * (k as f64 * 0.5)).sin() + s1
+        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
+        let v2 = c.mapv(f64::sin);
+        (s1 * 0.28).tanh().exp() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1715,26 +1527,14 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::cos(1.00);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, x) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (y - (s1 / (1.0 + x * x))),
-            _ => s1 += s1.tanh().exp(),
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 + x);
-        }
         if k == 3 {
-            return helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (k as f64 * 0.5).tanh().exp());
+            return (a.mean().unwrap() + (k as f64 * 0.5));
         }
-        s1 = (s1 * 0.5 + x).tanh();
-        (k as f64 * 0.5).sin().cos() + s1 + u3.sum() * 0.3
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * y).tanh());
+        let mut s6 = b.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (b[0] / (1.0 + y * y))).tanh());
+        let mut s7 = a[k % a.len()];
+        let mut s10 = b.iter().fold(0.5, |q9, p8| (q9 * 0.8 + p8 * s3.tanh().exp()).tanh());
+        helper_array(a, a.dot(c)) + s10
     }
 
     #[test]
@@ -1751,39 +1551,43 @@ mod p48 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        if k == 3 {
-            return y;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (x / (1.0 + y * y));
+            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let t3 = b[i] * helper_array(c, b[k % a.len()]);
+            let t3 = c[i] * b.mapv(f64::tanh).sum();
             if i % 3 == 1 {
                 continue;
             }
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s2 += u4;
+            s1 += t3 * t3 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (1.0 + y * y).ln();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s5 = {
+            let t4 = ((y + 0.60) - 0.55);
+            t4 * t4 * 0.5 + helper_scalar(b[0], 0.39)
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * (s1 * (k as f64 * 0.5));
         }
-        let mut s6 = {
-            let t5 = f64::sqrt((1.0 + 0.24 * 0.24));
-            t5 * t5 * 0.5 + b.mean().unwrap()
-        };
-        let mut s8 = {
-            let t7 = (0.60 - 0.55);
-            t7 * t7 * 0.5 + helper_scalar(b[0], 0.39)
-        };
-        0.57 + s8
+        if k % 2 == 0 {
+            s5 = (w6.dot(b) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s5 = (s5 * 0.8 + y * 0.3).tanh();
+        }
+        s5 += y * 0.2;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * s5.tanh().exp();
+        }
+        ((s5 + (k as f64 * 0.5)) / (1.0 + helper_array(a, x) * helper_array(a, x))) + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1799,17 +1603,12 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            let x = x * 0.5 + b[a.len() - 1].tanh();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1 = a.dot(a).tanh().exp().sin();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, b[a.len() - 1].tanh());
         }
-        s1 += x * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (x + 1.06)).sin();
-        }
-        helper_array(a, s1) + s1 + w2.sum() * 0.3
+        let mut s2 = a.dot(a);
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -1826,25 +1625,26 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 1.10;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if s1 > 0.1 {
-            s1 = (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
-        } else {
-            s1 = s1 * (k as f64 * 0.5).cos();
+        if k == 3 {
+            return (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        let mut s4 = {
-            let t3 = a.mean().unwrap();
-            t3 * t3 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()
+        let mut s3 = {
+            let t2 = (k as f64 * 0.5).cos();
+            t2 * t2 * 0.5 + 0.77
         };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + a[a.len() - 1]).sin();
+        }
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        s1 += (helper_scalar(x, x) + (k as f64 * 0.5));
-        ((s1 - b[a.len() - 1]) * ((k as f64 * 0.5) * (k as f64 * 0.5))) + s4
+        s3 + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1860,27 +1660,31 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        if k == 3 {
+            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
+        }
+        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
         for i in 0..a.len() {
-            let t2 = c[i] * a.dot(a);
-            s1 += t2.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+            let mut s1 = s1 * 0.5 + x.tanh().exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(c) * j as f64,
+            _ if (0.37 / (1.0 + 0.24 * 0.24)) > 0.2 => s1 = s1 * (1.0 + (y / (1.0 + x * x)) * (y / (1.0 + x * x))).sqrt(),
+            _ => s1 += (x / (1.0 + 0.31 * 0.31)),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + y * y).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w2[i] = c[i] * ((k as f64 * 0.5) * y);
         }
-        s1 += x * 0.2;
-        s1 = (s1 * 0.5 + (f64::sin(0.30) - 0.31)).tanh();
-        match k % 3 {
-            0 => s1 = 0.24,
-            1 => s1 = s1 * (((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * b[a.len() - 1])),
-            _ => s1 += (0.34 + y),
+        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        if (y / (1.0 + x * x)) > 0.1 {
+            s1 = v3.dot(&w2);
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * a.dot(c);
-        }
-        w3.mean().unwrap() + s1 + w3.sum() * 0.3
+        y + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1896,33 +1700,32 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (0.85 + s1)).tanh();
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
+        for i in 0..a.len() {
+            let t3 = b[i] * x;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
             if i == 3 {
                 break;
             }
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += (s1 * c[a.len() - 1]),
+        let mut s6 = {
+            let t5 = helper_scalar(x, b.mean().unwrap());
+            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_scalar(x, v1[k % a.len()]);
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * 0.24;
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (b[i] + c.mean().unwrap()).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, x) * j as f64,
-            _ if c[0] > 0.2 => s1 = s1 * (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) + (u2[k % a.len()] + 0.45)),
-            _ => s1 += u2.mean().unwrap(),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(&u2) * j as f64,
-            _ if x > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (1.20 / (1.0 + x * x)),
-        }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s1 + u2.sum() * 0.3
+        (1.25 * u7.dot(&v1)) + s6 + w8.sum() * 0.3
     }
 
     #[test]
@@ -1942,17 +1745,19 @@ mod p53 {
             let t1 = a.mean().unwrap();
             t1 * t1 * 0.5 + f64::ln((1.0 + 0.74 * 0.74))
         };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (1.32 / (1.0 + x * x));
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s5 = {
-            let t4 = ((b[a.len() - 1] * c[k % a.len()]) + helper_array(a, (k as f64 * 0.5)));
-            t4 * t4 * 0.5 + y
-        };
-        s2 = a.mean().unwrap();
-        (1.0 + s2 * s2).sqrt().tanh().exp() + s5
+        match k % 4 {
+            j if j > 1 => s2 = c.mean().unwrap() * j as f64,
+            _ if b.dot(b) > 0.2 => s2 = s2 * ((u3[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))),
+            _ => s2 += y,
+        }
+        if k == 3 {
+            return (b.mapv(f64::tanh).sum() * (k as f64 * 0.5));
+        }
+        (1.0 + b.dot(a) * b.dot(a)).sqrt() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1969,30 +1774,26 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * helper_array(c, y);
+            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut s3 = y;
+        let mut s3 = w2.dot(&w2);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + w2[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s3 = (s3 * 0.7 + a[i] * x).tanh();
         }
-        let mut s4 = w2.mean().unwrap().cos();
-        1.30 + s4 + w2.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * helper_scalar(x, s3)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
+        }
+        w2[a.len() - 1] + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2008,26 +1809,18 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        match k % 3 {
-            0 => s1 = a[0],
-            1 => s1 = s1 * c.dot(a),
-            _ => s1 += s1,
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + x.tanh().exp()).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if x > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
-            _ => s1 += helper_array(c, (k as f64 * 0.5)),
+        let v2 = b.mapv(f64::sin);
+        let mut s3: f64 = 1.27;
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + w1[0] * w1[0]).sqrt();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        if k == 3 {
-            return (f64::tanh(0.95).exp() - helper_array(a, x));
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.33;
-        }
-        c.dot(a) + s1
+        s3 += y * 0.2;
+        s3.tanh().exp() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2043,26 +1836,18 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s3 = b.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * (1.0 + y * y).ln()).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s3 = 1.34 * j as f64,
+            _ if helper_array(c, c[k % a.len()]) > 0.2 => s3 = s3 * (1.0 + y * y).sqrt().cos(),
+            _ => s3 += y,
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (a[k % a.len()] - x);
-            s1 += t2.sin() * f64::ln((1.0 + 1.31 * 1.31));
+        match k % 4 {
+            j if j > 1 => s3 = a[k % a.len()] * j as f64,
+            _ if 1.31 > 0.2 => s3 = s3 * s3,
+            _ => s3 += x,
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + f64::tanh(0.49).exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        s1 + s1
+        (s3 * f64::tanh(0.49).exp()) + s3
     }
 
     #[test]
@@ -2079,7 +1864,17 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        s1 = (s1 * 0.5 + (helper_array(b, x) + helper_scalar((k as f64 * 0.5), y))).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        }
         b.mapv(f64::tanh).sum() + s1
     }
 
@@ -2100,31 +1895,32 @@ mod p58 {
             return c.mean().unwrap();
         }
         let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).cos();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * s1;
-        }
-        for i in 0..a.len() {
-            let t4 = c[i] * s1.tanh().exp();
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += u5;
-            if i == 3 {
-                break;
-            }
+            s1 += a[i] * 0.2;
         }
-        let v6 = u2.mapv(f64::sin);
-        c.mapv(f64::tanh).sum() + s1 + v6.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = ((1.0 + a[0] * a[0]).sqrt() / (1.0 + (x / (1.0 + c[k % a.len()] * c[k % a.len()])) * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))));
+        } else {
+            s1 = s1 * s1;
+        }
+        let mut s3 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
+            _ if s3 > 0.2 => s3 = s3 * b[0],
+            _ => s3 += ((k as f64 * 0.5) / (1.0 + s3 * s3)),
+        }
+        helper_scalar(b.dot(a), b.dot(a)) + s3
     }
 
     #[test]
@@ -2140,31 +1936,28 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
+        let mut s1 = c.dot(a);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * 0.65).tanh();
         }
-        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += b[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s2 = helper_scalar(helper_array(a, y), u1.mean().unwrap()),
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += c.mean().unwrap(),
-        }
-        match k % 3 {
-            0 => s2 = 0.76,
-            1 => s2 = s2 * a.mean().unwrap(),
-            _ => s2 += helper_array(a, 1.18),
-        }
-        (a.mapv(f64::tanh).sum() * y) + s2 + u1.sum() * 0.3
+        0.76 + s1
     }
 
     #[test]
@@ -2180,30 +1973,27 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (0.98 + (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
         }
-        if k == 3 {
-            return a.dot(b);
-        }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = (s1 + helper_scalar((s1 + y), y));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        let mut s5 = b[0];
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * y.tanh().exp();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * ((k as f64 * 0.5) - s1)).tanh();
-                if s2 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + c[j] * b.dot(a)).tanh();
+                if s3 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += c[i] * 0.2;
+            s3 += c[i] * 0.2;
         }
-        helper_scalar(s2.tanh(), s2) + s2
+        s5 += s5;
+        a.mean().unwrap() + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2219,28 +2009,37 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * 0.58;
+        let mut s1 = a.dot(a);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s3 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + (x + c[k % a.len()])
-        };
-        match k % 4 {
-            j if j > 1 => s3 = y * j as f64,
-            _ if helper_scalar(0.87, y) > 0.2 => s3 = s3 * x,
-            _ => s3 += helper_array(c, x),
+        if k == 3 {
+            return helper_scalar(s1, helper_scalar(1.09, (k as f64 * 0.5)));
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + w1.mapv(f64::tanh).sum()).sin();
+        match k % 3 {
+            0 => s1 = ((x * y) - s1),
+            1 => s1 = s1 * (s1 + 0.93).tanh().exp(),
+            _ => s1 += helper_scalar(x, s1),
         }
-        let mut s5 = helper_scalar((b.dot(&w4) + x), f64::cos(0.24));
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + w4[i] * (x / (1.0 + 0.59 * 0.59))).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * f64::cos(1.03);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * a.mapv(f64::tanh).sum();
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s5 + w4.sum() * 0.3
+        let mut s3 = ((f64::tanh(1.15).exp() + (k as f64 * 0.5)) / (1.0 + helper_scalar(b.dot(c), (y + (k as f64 * 0.5))) * helper_scalar(b.dot(c), (y + (k as f64 * 0.5)))));
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * b.dot(b);
+            s1 += t4.sin() * (k as f64 * 0.5);
+        }
+        (s1 - (0.69 * x)) + s3
     }
 
     #[test]
@@ -2257,28 +2056,29 @@ mod p62 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(0.97).exp();
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).sqrt();
         }
-        if k == 3 {
-            return ((1.22 / (1.0 + a[0] * a[0])) / (1.0 + (x * 1.29) * (x * 1.29)));
-        }
-        let mut u3 = a.to_owned();
+        let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * x);
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x.cos();
         }
-        helper_array(c, x) + s1 + u3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * 1.22;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + u3[j6 - 1] * x.tanh().exp();
+        }
+        ((0.63 - c[a.len() - 1]) * (y / (1.0 + 0.30 * 0.30))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2295,37 +2095,38 @@ mod p63 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        match k % 3 {
-            0 => s1 = (1.0 + y * y).ln(),
-            1 => s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52)),
-            _ => s1 += x,
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        match k % 3 {
-            0 => s1 = s1.tanh().exp(),
-            1 => s1 = s1 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (y + a[a.len() - 1])),
-            _ => s1 += (y + 0.44),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * x;
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (x * 0.84);
+        let mut s2 = b.dot(a);
+        if k == 3 {
+            return s2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(b)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
         }
-        let v3 = (b + c);
-        let mut s4 = (1.0 + (s1 + x) * (s1 + x)).ln().tanh();
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c[k % a.len()];
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        s1 += s1 * 0.2;
-        a.mean().unwrap().cos() + s4 + v3.sum() * 0.3
+        0.86 + s2
     }
 
     #[test]
@@ -2342,21 +2143,14 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) + y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * x.tanh()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        (k as f64 * 0.5).sin().cos() + s1
+        a[k % a.len()] + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2374,18 +2168,12 @@ mod p65 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
+            let x = x * 0.5 + c.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        ((y + (k as f64 * 0.5)) * helper_scalar(s1, s1)) + s1
+        s1 += x * 0.2;
+        s1 = (s1 * 0.5 + (helper_array(c, y) * a.dot(b))).tanh();
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2402,13 +2190,13 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(c, x);
+        match k % 4 {
+            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
+            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
+            _ => s1 += helper_array(a, s1),
         }
-        c.mean().unwrap() + s1
+        let mut s2 = (s1 + helper_scalar(0.34, x));
+        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
     }
 
     #[test]
@@ -2424,36 +2212,40 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_scalar(1.28, (y / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))));
-        if (y * x) > 0.1 {
-            s2 = c.mean().unwrap();
-        } else {
-            s2 = s2 * (f64::ln((1.0 + 1.15 * 1.15)) + a.mapv(f64::tanh).sum());
-        }
-        s2 += helper_array(&v1, c.mean().unwrap());
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + helper_scalar(0.86, y);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        for i in 0..a.len() {
-            let y = y * 0.5 + s2;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * a.mean().unwrap();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
             }
-            s2 = (s2 * 0.7 + v1[i] * (1.0 + s2 * s2).ln()).tanh();
+            s1 += u3;
+            if i == 3 {
+                break;
+            }
         }
-        if c[0] < 0.0 {
-            s2 = c.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * c.mapv(f64::tanh).sum();
+        s1 = (y / (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)));
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if 1.24 > 0.2 => s1 = s1 * f64::ln((1.0 + 0.71 * 0.71)).tanh(),
+            _ => s1 += (k as f64 * 0.5),
         }
-        (((k as f64 * 0.5) / (1.0 + v1[k % a.len()] * v1[k % a.len()])) * a.mapv(f64::tanh).sum()) + s2 + v1.sum() * 0.3
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) * y);
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.dot(b)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + b[j5 - 1] * 0.98;
+        }
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        y + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2469,15 +2261,20 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(1.30, x)).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return b.dot(b);
         }
-        b.dot(c) + s1
+        let mut s1 = c.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        (f64::tanh(0.70).exp() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1)))) + s1
     }
 
     #[test]
@@ -2493,29 +2290,23 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + x).sin();
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s2 = (helper_scalar(c.mapv(f64::tanh).sum(), (1.0 + x * x).ln()) * (k as f64 * 0.5));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (x / (1.0 + b[0] * b[0]));
         }
-        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), (1.0 + y.tanh().exp() * y.tanh().exp()).sqrt());
-        match k % 4 {
-            j if j > 1 => s2 = (x - x) * j as f64,
-            _ if y > 0.2 => s2 = s2 * a[k % a.len()],
-            _ => s2 += helper_array(&w1, y),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * (c[k % a.len()] * b[k % a.len()])).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 += w1[i] * 0.2;
+            s2 = (s2 * 0.7 + c[i] * helper_array(&v1, y)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v1[i] * 0.3;
         }
-        if k == 3 {
-            return x.sin();
-        }
-        c[k % a.len()] + s2 + w1.sum() * 0.3
+        s2 += (s2 * v1.mean().unwrap());
+        a[0] + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2531,39 +2322,33 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((a[0] * 1.08) - (1.0 + y * y).sqrt()).tanh().exp();
-        if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * helper_scalar(x, helper_scalar(b[0], s1));
-        }
-        let mut s3 = {
-            let t2 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
-            t2 * t2 * 0.5 + s1.tanh().exp()
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * x.tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = a.dot(b) * j as f64,
-            _ if (0.26 / (1.0 + s3 * s3)) > 0.2 => s3 = s3 * helper_array(c, c.mapv(f64::tanh).sum()),
-            _ => s3 += c.dot(b),
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (a[0] * 1.08);
         }
         match k % 3 {
-            0 => s3 = 1.17,
-            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
-            _ => s3 += (y - 1.09),
+            0 => s1 = a[0],
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let mut u5 = c.to_owned();
+        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut u4 = v3.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
+        }
+        let mut u5 = v3.to_owned();
         for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * y;
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a[k % a.len()].cos();
         }
-        if k == 3 {
-            return 0.39;
+        let mut s8 = b.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * ((k as f64 * 0.5) + s1)).sum::<f64>();
+        if k % 2 == 0 {
+            s1 = (b[a.len() - 1].tanh() + helper_scalar(s1, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (s8 / (1.0 + u5.mapv(f64::tanh).sum() * u5.mapv(f64::tanh).sum()));
         }
-        0.41 + s3 + u5.sum() * 0.3
+        helper_array(b, (k as f64 * 0.5).tanh().exp()) + s8 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2579,46 +2364,33 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(x, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
         }
-        for i in 0..a.len() {
+        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + s2;
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let mut s3 = (x.sin() - c.dot(c));
+        let mut s6 = a.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * y).sum::<f64>();
+        for (p7, &q8) in a.iter().zip(&u1) {
+            s3 = (s3 * 0.7 + p7 * q8 * s6).tanh();
+        }
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s2 = s2.sin() * 0.9 + b[j9 - 1] * c[k % a.len()].tanh().exp();
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (y - 0.47)).tanh();
+            s2 = (s2 * 0.7 + u1[i] * u1[0]).tanh();
         }
-        s1 = (s1 * 0.5 + helper_array(a, b.mapv(f64::tanh).sum())).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.dot(c);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * 1.12).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        if k == 3 {
-            return helper_array(c, b.mapv(f64::tanh).sum());
-        }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_scalar(c[a.len() - 1], y);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        helper_array(a, y) + s1
+        s2 + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2634,25 +2406,48 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (b.mean().unwrap() * a.dot(b)));
-        if k % 2 == 0 {
-            s1 = (c.mean().unwrap() / (1.0 + y * y));
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
-        let mut s2 = helper_scalar(b[k % a.len()].tanh().exp(), (c[k % a.len()] - y)).tanh();
+        let mut s2 = a.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let s1 = s1 * 0.5 + c.mean().unwrap();
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+            let t3 = b[i] * ((k as f64 * 0.5) / (1.0 + 0.54 * 0.54));
+            s2 += t3 * t3 * 0.5;
+            s2 -= a[(i + 1) % a.len()] * (y / (1.0 + u1[a.len() - 1] * u1[a.len() - 1]));
         }
-        s2 += s1 * 0.2;
-        let mut s3 = ((x - y) - (s2 * y)).cos();
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * a.mapv(f64::tanh).sum(),
-            _ => s2 += (s3 / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        if k == 3 {
+            return (b[k % a.len()] - y).tanh();
         }
-        let mut s4 = (0.61 * b.mean().unwrap());
-        let mut s5 = x;
-        ((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + a[k % a.len()].tanh().exp() * a[k % a.len()].tanh().exp())) + s5
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = u1[i] * b.dot(a);
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = u1[i] * (1.0 + y * y).sqrt();
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += b[j] * t5;
+            }
+            s2 = s2 + q6.tanh();
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(&u1, y);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            let t7 = c[i] * a[k % a.len()];
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * u1[(i + 1) % a.len()];
+            }
+            s2 += u8;
+            if i == 3 {
+                break;
+            }
+        }
+        a.mean().unwrap() + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2668,22 +2463,29 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (x + x));
-        let mut s2 = x;
+        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * v1.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += a[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * 1.38).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * b[0].tanh();
         }
-        let mut s3 = (helper_array(a, b[0]) / (1.0 + (k as f64 * 0.5).cos().tanh() * (k as f64 * 0.5).cos().tanh()));
-        (1.02 / (1.0 + s3 * s3)).cos() + s3 + v1.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = helper_scalar(a.mean().unwrap(), x);
+        }
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5) * helper_array(&w2, x)),
+            1 => s1 = s1 * (helper_scalar(s1, (k as f64 * 0.5)) * (x - y)),
+            _ => s1 += 0.45,
+        }
+        c.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2699,29 +2501,29 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s3 = {
-            let t2 = (k as f64 * 0.5);
-            t2 * t2 * 0.5 + (y * u1[a.len() - 1])
+        let mut s2 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + c.dot(b)
         };
-        if k == 3 {
-            return a[a.len() - 1];
+        s2 += (1.0 + (s2 / (1.0 + s2 * s2)) * (s2 / (1.0 + s2 * s2))).sqrt();
+        if c[0] < 0.0 {
+            s2 = a[0];
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * u1.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+            w3[i] = c[i] * (b[a.len() - 1] * s2);
         }
-        let mut s4 = helper_array(a, s3);
-        let mut s5 = helper_array(b, (1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).ln());
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut u4 = w3.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt();
         }
-        (a[0].sin() / (1.0 + ((k as f64 * 0.5) + s3) * ((k as f64 * 0.5) + s3))) + s5 + u1.sum() * 0.3
+        match k % 3 {
+            0 => s2 = c.dot(&u4),
+            1 => s2 = s2 * (c[0].sin() / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))),
+            _ => s2 += helper_scalar(w3[k % a.len()], y),
+        }
+        s2 = (s2 * 0.5 + (a.mapv(f64::tanh).sum() + (x / (1.0 + 1.37 * 1.37)))).tanh();
+        (x * ((k as f64 * 0.5) * x)) + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2737,48 +2539,38 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * b.mean().unwrap();
         }
         let mut s3 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + c.mean().unwrap()
+            let t2 = (k as f64 * 0.5).cos();
+            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
         };
-        if k == 3 {
-            return b.mean().unwrap();
+        match k % 3 {
+            0 => s3 = s3.sin(),
+            1 => s3 = s3 * x,
+            _ => s3 += c.mean().unwrap(),
         }
-        match k % 4 {
-            j if j > 1 => s1 = (b.mean().unwrap() + (k as f64 * 0.5)) * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mapv(f64::tanh).sum()),
-            _ => s1 += c.dot(c),
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.dot(b);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        let mut u4 = b.to_owned();
+        s3 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+        }
+        let mut u4 = w1.to_owned();
         for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[0].tanh().exp();
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * y;
         }
-        (helper_scalar(0.88, x) / (1.0 + helper_scalar(b[k % a.len()], 0.43) * helper_scalar(b[k % a.len()], 0.43))) + s3 + u4.sum() * 0.3
+        s3 += helper_array(&w1, b.mean().unwrap());
+        (k as f64 * 0.5) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2794,13 +2586,14 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.dot(b);
         for i in 0..a.len() {
-            w1[i] += (c[i] + (k as f64 * 0.5)).sin();
+            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s2 = (1.0 + (1.0 + y * y).ln().sin() * (1.0 + y * y).ln().sin()).ln();
-        s2 = c.mean().unwrap();
-        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s2 + w1.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s2 = a.mapv(f64::tanh).sum();
+        y.tanh().exp().tanh().exp() + s2
     }
 
     #[test]
@@ -2817,40 +2610,26 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * helper_array(a, b.dot(a)),
-            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) * c[k % a.len()]);
         }
-        s1 += x * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s3 = b.mean().unwrap();
+        let v4 = (b + b);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * y.tanh().exp();
+            w5[i] = b[i] * a.dot(b);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * b.mapv(f64::tanh).sum();
-            s1 += t3.sin() * x;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + v4[j6 - 1] * (s1 / (1.0 + v4[a.len() - 1] * v4[a.len() - 1]));
         }
-        let mut s4 = c.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.dot(&w2)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + w2[i] * 0.3;
-        }
-        (k as f64 * 0.5) + s4 + w2.sum() * 0.3
+        (x.sin() * v4.dot(&w5)) + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2867,26 +2646,17 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, 1.39)).tanh();
+        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += (k as f64 * 0.5),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(a[a.len() - 1], 1.03);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        (helper_scalar(s1, a[k % a.len()]) - b[k % a.len()]) + s1
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -2903,20 +2673,9 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + c.dot(c)).sin();
-        }
-        (helper_scalar(s1, y) * s1) + s1 + w2.sum() * 0.3
+        s1 = (1.0 + (x - s1) * (x - s1)).ln();
+        let mut s2 = (helper_scalar((1.0 + y * y).sqrt(), x) * b[0]);
+        y + s2
     }
 
     #[test]
@@ -2932,14 +2691,15 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.44;
-        s1 = (k as f64 * 0.5);
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (0.53 + (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let v1 = (a + b);
+        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += s1 * 0.2;
-        b.dot(a) + s1
+        a.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2955,21 +2715,36 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, c[a.len() - 1]).tanh().exp();
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
+        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + s1);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f64::tanh(0.65)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        if k % 2 == 0 {
+            s1 = helper_array(c, (y - 0.71));
         } else {
-            s1 = s1 * b.mean().unwrap();
+            s1 = s1 * (x * (y * s1));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s3 = x;
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * f64::sqrt((1.0 + 0.29 * 0.29))).tanh();
-        }
-        (helper_scalar(s1, (k as f64 * 0.5)) * s1) + s3 + w2.sum() * 0.3
+        0.60 + s1
     }
 
     #[test]
@@ -2985,16 +2760,11 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = (f64::tanh(0.37).exp() - (1.0 + x * x).sqrt());
-            t1 * t1 * 0.5 + b.dot(a)
-        };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * y;
+        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
+        if k % 2 == 0 {
+            s1 = c.mean().unwrap();
         }
-        c[a.len() - 1] + s2
+        x.tanh().exp() + s1
     }
 
     #[test]
@@ -3011,37 +2781,28 @@ mod p83 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut s2 = a.mapv(f64::tanh).sum();
-        s2 = (v1[0] * (k as f64 * 0.5).tanh().exp());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 3 {
-            0 => s2 = y,
-            1 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += helper_scalar(y, x),
-        }
-        s2 = helper_array(c, v1.mean().unwrap());
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s4 = (y.tanh().exp() / (1.0 + (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()).sqrt() * (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()).sqrt()));
+        for (p2, &q3) in v1.iter().zip(&v1) {
+            s4 = (s4 * 0.7 + p2 * q3 * x.cos()).tanh();
         }
         match k % 4 {
-            j if j > 1 => s2 = 1.29 * j as f64,
-            _ if (s2 / (1.0 + 0.21 * 0.21)) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
-            _ => s2 += helper_scalar(c[0], b[k % a.len()]),
+            j if j > 1 => s4 = 0.98 * j as f64,
+            _ if helper_scalar(y, x) > 0.2 => s4 = s4 * y,
+            _ => s4 += b.mean().unwrap(),
         }
-        v1.mapv(f64::tanh).sum().cos() + s2 + v1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + v1[i] * b[a.len() - 1]).tanh();
+        }
+        if k == 3 {
+            return a[0];
+        }
+        match k % 4 {
+            j if j > 1 => s4 = y * j as f64,
+            _ if helper_scalar(c[0], b[k % a.len()]) > 0.2 => s4 = s4 * 1.29,
+            _ => s4 += a.mapv(f64::tanh).sum(),
+        }
+        s4 = (s4 * 0.5 + ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * v1.mapv(f64::tanh).sum())).tanh();
+        b[k % a.len()] + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3058,22 +2819,22 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        s1 = (y * 1.04).tanh().exp();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) - 1.23);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
+            _ => s1 += ((k as f64 * 0.5) - 1.23),
         }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s3 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
         }
-        s1 += s1 * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (k as f64 * 0.5);
-        }
-        c.dot(b) + s1 + w2.sum() * 0.3
+        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * s1).tanh());
+        x + s7
     }
 
     #[test]
@@ -3090,28 +2851,23 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_scalar(0.94, x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        if k == 3 {
-            return helper_scalar(c[0], (a[0] * y));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + 0.69 * 0.69))).tanh();
         }
         if k == 3 {
-            return helper_array(a, (x * 0.83));
+            return a.dot(a);
         }
         let mut s3 = {
-            let t2 = ((b[a.len() - 1] / (1.0 + 0.36 * 0.36)) * (x / (1.0 + x * x)));
-            t2 * t2 * 0.5 + (y + 0.43)
+            let t2 = b.mapv(f64::tanh).sum().tanh().exp();
+            t2 * t2 * 0.5 + c.dot(a)
         };
-        let mut s4 = c.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s4 = ((0.78 / (1.0 + 1.11 * 1.11)) * helper_scalar((k as f64 * 0.5), x)) * j as f64,
-            _ if f64::cos(1.38) > 0.2 => s4 = s4 * (b.dot(a) + y.tanh().exp()),
-            _ => s4 += helper_array(a, s4),
+        let mut s6 = c.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (y / (1.0 + s1 * s1))).tanh());
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        (s1.sin() / (1.0 + s3 * s3)) + s4
+        let v8 = (&w7 * &w7).mapv(f64::tanh);
+        (s3 + 0.43).tanh().exp() + s6 + v8.sum() * 0.3
     }
 
     #[test]
@@ -3128,29 +2884,21 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + y)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = a.dot(a),
+            1 => s1 = s1 * (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += b[k % a.len()],
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[k % a.len()].sin();
+        let mut s3 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + helper_array(a, s1)
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * a.mean().unwrap();
+            s1 += t4.sin() * (1.0 + x * x).ln();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_scalar(c[0], y);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * helper_scalar(0.24, x);
-        }
-        (x + w4.dot(a)) + s1 + w4.sum() * 0.3
+        s1 += c.mean().unwrap();
+        a.dot(b) + s3
     }
 
     #[test]
@@ -3166,13 +2914,16 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + f64::ln((1.0 + 0.92 * 0.92))).sin();
+        let mut s1 = c.dot(a);
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += helper_array(c, (k as f64 * 0.5)),
         }
-        let mut s2 = helper_scalar((k as f64 * 0.5).tanh().exp().tanh().exp(), helper_array(a, x));
-        let v3 = b.mapv(f64::sin);
-        a.mean().unwrap() + s2 + v3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + x * x).ln()).tanh();
+        }
+        (b.dot(b) + helper_scalar((k as f64 * 0.5), x)) + s1
     }
 
     #[test]
@@ -3189,10 +2940,8 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        ((x - y) - x.sin()) + s1
+        let mut s2 = c.mapv(f64::tanh).sum();
+        ((y - x) - s2.sin()) + s2
     }
 
     #[test]
@@ -3208,33 +2957,43 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
         for i in 0..a.len() {
-            w1[i] += (c[i] + c.mean().unwrap()).sin();
+            let t2 = c[i] * (k as f64 * 0.5);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = (y / (1.0 + y * y));
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(&w1, (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = x;
+        } else {
+            s1 = s1 * b.mean().unwrap();
         }
-        s2 += x * 0.2;
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, b[0])).tanh();
+        }
+        let mut s4 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = b[i] * s4;
+            if i % 3 == 1 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * (y - s2)).tanh();
+            s1 += t5.sin() * (x + x);
         }
-        match k % 4 {
-            j if j > 1 => s2 = w1.mean().unwrap() * j as f64,
-            _ if a.dot(b) > 0.2 => s2 = s2 * (helper_array(a, y) - (x + w1[k % a.len()])),
-            _ => s2 += ((k as f64 * 0.5) - s2),
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * (s4 - y);
         }
-        let mut s3 = (a.mean().unwrap() + (b[a.len() - 1] + b.dot(&w1)));
-        let mut s4 = s3.tanh().exp();
-        (w1.mapv(f64::tanh).sum() + (1.36 + s4)) + s4 + w1.sum() * 0.3
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -3250,16 +3009,18 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
-        }
         let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * s1,
-            _ => s1 += (y * s1),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
         }
-        (c.mapv(f64::tanh).sum() / (1.0 + 1.15 * 1.15)) + s1
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
+        }
+        1.15 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3276,28 +3037,23 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (y * c[0])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y * c[0]);
         }
-        let mut s2 = (k as f64 * 0.5);
-        if helper_scalar(s1, s2) > 0.1 {
-            s2 = b[a.len() - 1];
-        } else {
-            s2 = s2 * c[0].tanh().exp();
+        let v3 = (b * b).mapv(f64::tanh);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 * 1.26);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s4 = {
-            let t3 = a.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + (s2 / (1.0 + y * y))
-        };
-        let v5 = (b * c).mapv(f64::tanh);
-        s4 += ((0.79 * x) * (s1 * b[a.len() - 1]));
-        (helper_array(c, (k as f64 * 0.5)) - helper_scalar(a[a.len() - 1], v5[0])) + s4 + v5.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * q5 * (x / (1.0 + v3[0] * v3[0]))).sum::<f64>();
+        let mut s7 = ((1.14 / (1.0 + (y + y) * (y + y))) + (helper_scalar(s6, s1) - (s1 * 0.25)));
+        for (p8, &q9) in a.iter().zip(c) {
+            s6 = (s6 * 0.7 + p8 * q9 * (y - s7)).tanh();
+        }
+        helper_array(b, 0.62).cos() + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3313,27 +3069,30 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.26 / (1.0 + y * y));
+        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
         }
-        let mut s3 = {
-            let t2 = (b.dot(a) * f64::tanh(0.51).exp());
-            t2 * t2 * 0.5 + helper_scalar(x, y)
-        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * c.dot(b)).tanh();
-                if s3 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s3 += b[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * x).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if f64::tanh(0.46).exp() > 0.2 => s1 = s1 * (1.0 + y * y).ln().sin(),
+            _ => s1 += (y / (1.0 + s1 * s1)),
         }
-        helper_scalar(helper_array(b, (k as f64 * 0.5)), (a[a.len() - 1] / (1.0 + 1.07 * 1.07))) + s3 + u1.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + (0.21 + y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (1.0 + helper_array(a, s1) * helper_array(a, s1)).ln() + s1
     }
 
     #[test]
@@ -3350,25 +3109,28 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
+            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
+            _ => s1 += y,
         }
-        let mut s2 = y;
-        if k == 3 {
-            return (helper_array(c, x) + a.mean().unwrap());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * 0.22).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        match k % 3 {
+            0 => s1 = helper_array(a, y),
+            1 => s1 = s1 * x,
+            _ => s1 += 1.30,
         }
-        if k % 2 == 0 {
-            s1 = 1.30;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 + b[a.len() - 1]);
         }
-        (s2 - b[0].cos()) + s2
+        let mut u3 = u2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.mean().unwrap();
+        }
+        c.dot(&u3).sin() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3384,20 +3146,23 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
-        let mut s2 = x;
-        s2 = (s2 * 0.5 + (c[0] / (1.0 + ((k as f64 * 0.5) + b[a.len() - 1]) * ((k as f64 * 0.5) + b[a.len() - 1])))).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * s2.sin()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - s1);
         }
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * c[0];
+            s1 += t3.sin() * b.mean().unwrap();
+        }
+        let mut s4 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * (x / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        }
+        c.dot(a) + s4
     }
 
     #[test]
@@ -3413,22 +3178,23 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * (x + (k as f64 * 0.5));
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        let mut s2 = w1.mapv(f64::tanh).sum();
-        let mut s4 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + c.mapv(f64::tanh).sum()
-        };
+        let mut s1 = helper_scalar(a[a.len() - 1], a.dot(c));
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s4 = (s4 * 0.7 + a[i] * x.tanh()).tanh();
+            s1 = (s1 * 0.7 + b[i] * (s1 - s1)).tanh();
         }
-        (y - x).tanh().exp() + s4 + w1.sum() * 0.3
+        let mut s2: f64 = 0.97;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * b.mapv(f64::tanh).sum();
+        }
+        s2 + s2
     }
 
     #[test]
@@ -3444,40 +3210,22 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1.tanh();
+        let mut s3 = (a[k % a.len()] - a.dot(c));
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * (1.20 - x)).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 3 {
+            0 => s3 = helper_array(b, (y * b[a.len() - 1])),
+            1 => s3 = s3 * (x * y).sin(),
+            _ => s3 += 0.60,
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * y);
+        let mut s4 = (y - b.dot(b));
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + c[i] * (s4 + (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
         }
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * (1.0 + x * x).sqrt();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * u3[(i + 1) % a.len()];
-            }
-            s1 += u5;
-            if i == 3 {
-                break;
-            }
-        }
-        (helper_scalar(y, 0.84) + f64::ln((1.0 + 0.66 * 0.66))) + s1 + u3.sum() * 0.3
+        x + s4
     }
 
     #[test]
@@ -3493,32 +3241,30 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b.mapv(f64::tanh).sum();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s2 = (b[0] / (1.0 + (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() * (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln()));
-        for i in (0..a.len()).rev() {
-            let t3 = w1[i] * helper_array(c, y);
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) + a[0]);
+        let mut s3 = {
+            let t2 = ((b[0] - y) * c.mean().unwrap());
+            t2 * t2 * 0.5 + (x / (1.0 + y * y))
+        };
+        let mut s4 = helper_scalar((k as f64 * 0.5), 1.35);
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        match k % 3 {
-            0 => s2 = a.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * (f64::sin(1.02) * (s2 + s2)),
-            _ => s2 += s2.tanh().exp(),
+        let mut s7 = a.iter().zip(c.iter()).map(|(p5, q6)| p5 * q6 * (s4 - x)).sum::<f64>();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s4 = s4.sin() * 0.9 + a[j8 - 1] * b.mean().unwrap();
         }
-        let mut s4 = (k as f64 * 0.5).sin();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * b.dot(c);
+        match k % 4 {
+            j if j > 1 => s3 = (a.dot(c) * helper_array(a, (k as f64 * 0.5))) * j as f64,
+            _ if s4.tanh().exp() > 0.2 => s3 = s3 * 0.48,
+            _ => s3 += helper_scalar(s3, s4),
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + c[k % a.len()];
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
-        s2 + s4 + w5.sum() * 0.3
+        (s3 - helper_array(b, (k as f64 * 0.5))) + s7 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3535,23 +3281,39 @@ mod p98 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 - y);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (1.0 + y * y).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s1 + y)).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).ln()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = {
-            let t3 = (k as f64 * 0.5).tanh().exp();
-            t3 * t3 * 0.5 + (x * 0.51)
-        };
-        let mut s5: f64 = 0.97;
-        if k == 3 {
-            return (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.51 / (1.0 + s1 * s1))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - a[0]) * ((k as f64 * 0.5) - a[0]))) + s5
+        match k % 3 {
+            0 => s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
+            1 => s1 = s1 * (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - a[0]) * ((k as f64 * 0.5) - a[0]))),
+            _ => s1 += (y / (1.0 + x * x)),
+        }
+        s1 += c.mapv(f64::tanh).sum();
+        helper_array(c, (b[k % a.len()] - x)) + s1
     }
 
     #[test]
@@ -3567,16 +3329,18 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if f64::ln((1.0 + 0.34 * 0.34)) > 0.1 {
-            s1 = f64::ln((1.0 + 0.73 * 0.73)).tanh();
-        } else {
-            s1 = s1 * ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)));
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = 0.29 * j as f64,
+            _ if 0.73 > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += x,
         }
-        if k == 3 {
-            return a.dot(c);
+        match k % 4 {
+            j if j > 1 => s1 = ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))) * j as f64,
+            _ if y.tanh().exp() > 0.2 => s1 = s1 * helper_scalar(c.mean().unwrap(), s1),
+            _ => s1 += s1,
         }
-        s1 + s1
+        (helper_scalar(1.15, 0.98) * c.mean().unwrap()) + s1
     }
 
     #[test]
@@ -3593,23 +3357,40 @@ mod p100 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut s4 = helper_scalar(s1, (x - 1.23)).tanh().exp();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = a[i] * (s4 / (1.0 + s1 * s1));
+            w2[i] += (c[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * 1.23;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + v3[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            let t5 = a[i] * (0.44 + w2[k % a.len()]);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += w2[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
         }
-        a.mapv(f64::tanh).sum() + s4 + w5.sum() * 0.3
+        let mut s7 = b.mapv(f64::tanh).sum();
+        c.mean().unwrap() + s7 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3625,20 +3406,19 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        if k == 3 {
+            return ((y * a[a.len() - 1]) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        }
+        let mut s1 = y;
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * (b[a.len() - 1] + y)).tanh();
         }
-        let v2 = a.mapv(f64::sin);
-        for i in (0..a.len()).rev() {
-            let t3 = v2[i] * 0.36;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += v2[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1.sin()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        ((s1 - y) * s1) + s1 + v2.sum() * 0.3
+        y + s1
     }
 
     #[test]
@@ -3654,33 +3434,32 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * a.mean().unwrap();
+        let mut s1 = y.cos().sin().sin();
+        s1 += ((0.50 / (1.0 + s1 * s1)) * x);
+        if k % 2 == 0 {
+            s1 = (b.mapv(f64::tanh).sum() * (1.0 + c[0] * c[0]).sqrt());
+        } else {
+            s1 = s1 * helper_scalar(helper_array(c, x), y);
         }
-        let mut u3 = w2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * 0.32;
+        if k % 2 == 0 {
+            s1 = (f64::sqrt((1.0 + 0.59 * 0.59)) - f64::cos(0.66));
+        } else {
+            s1 = s1 * c.dot(b);
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.50 / (1.0 + y * y));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
         }
-        let mut s5 = c.mean().unwrap();
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + u3[i] * (y * s5)).tanh();
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s7 = {
-            let t6 = a.mapv(f64::tanh).sum();
-            t6 * t6 * 0.5 + helper_scalar(a[0], x)
-        };
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + u4[j8 - 1] * ((k as f64 * 0.5) / (1.0 + y * y));
+        s1 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (a[0] - c[0])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        0.59 + s7 + u4.sum() * 0.3
+        s1 + s1
     }
 
     #[test]
@@ -3696,25 +3475,34 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(a, x.tanh().exp()).tanh();
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * a.mean().unwrap();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * 1.25).tanh();
+        }
         for i in 0..a.len() {
-            w2[i] = v1[i] * b.mean().unwrap();
+            let mut s1 = s1 * 0.5 + c[0].tanh().exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = (b.mapv(f64::tanh).sum() / (1.0 + 1.29 * 1.29));
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * v1.dot(&v1);
+        s1 += s1 * 0.2;
+        let mut s3 = {
+            let t2 = (c[0] - c.dot(b));
+            t2 * t2 * 0.5 + helper_array(a, 0.52)
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::cos(0.39);
         }
-        let mut s5 = ((1.24 / (1.0 + c[0].tanh().exp() * c[0].tanh().exp())) - ((s3 - v1[0]) * y));
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + v1[i] * ((k as f64 * 0.5) * 0.66)).tanh();
+        if c[0] < 0.0 {
+            s3 = s3;
         }
-        let mut u6 = w2.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&u4, s5);
-        }
-        b.mapv(f64::tanh).sum() + s5 + u6.sum() * 0.3
+        let mut s5 = helper_array(b, c.mean().unwrap()).tanh().exp();
+        helper_array(a, s3) + s5
     }
 
     #[test]
@@ -3730,12 +3518,22 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * (k as f64 * 0.5);
+        let mut s1 = (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s1 = helper_scalar(a[a.len() - 1].cos(), (s1 - s1));
+        } else {
+            s1 = s1 * helper_scalar((s1 + s1), (1.21 - x));
         }
-        let mut s2 = a.dot(a);
-        y.tanh().exp() + s2 + w1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        (s1 * (1.0 + b[0] * b[0]).sqrt()) + s1
     }
 
     #[test]
@@ -3751,26 +3549,23 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = ((1.0 + a[0] * a[0]).ln() - x.cos());
-            t1 * t1 * 0.5 + b.dot(c)
-        };
-        if f64::tanh(1.17).exp() > 0.1 {
-            s2 = (1.0 + x.tanh().exp() * x.tanh().exp()).ln();
+        let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
+        let v2 = (a * b).mapv(f64::tanh);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
         }
         for i in 0..a.len() {
-            let t3 = c[i] * helper_scalar(c[0], y);
+            let t3 = v2[i] * helper_scalar(c[0], y);
             let mut q4 = 0.0;
             for j in 0..a.len() {
                 q4 += c[j] * t3;
             }
-            s2 = s2 + q4.tanh();
+            s1 = s1 + q4.tanh();
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(y, 0.25);
-        }
-        ((y + y) / (1.0 + x * x)) + s2 + u5.sum() * 0.3
+        (helper_scalar(y, 0.25) * (a[0] / (1.0 + x * x))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3787,34 +3582,18 @@ mod p106 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.dot(b)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * a.dot(b);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * c.mean().unwrap();
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        if (c[k % a.len()] - s1) > 0.1 {
-            s1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + a[0] * a[0]));
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + 1.22).sin();
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).sin().sin(),
-            1 => s1 = s1 * 0.72,
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
-        }
-        (1.15 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
+        let mut s3 = (1.0 + s1 * s1).ln();
+        (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + w2[0] * w2[0])) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3830,37 +3609,33 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        let mut s3 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + x
+        };
+        let mut s4 = f64::tanh(0.34).exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s3 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (0.48 - x).tanh().exp(),
-            _ => s1 += (1.0 + b[0] * b[0]).ln(),
-        }
-        let mut s2 = y;
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * j as f64,
-            _ if (s2 - s1) > 0.2 => s2 = s2 * (x - (x - y)),
-            _ => s2 += x.tanh().exp(),
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = w1[i] * helper_array(&w1, s4);
         }
         if k == 3 {
-            return b.mapv(f64::tanh).sum();
+            return ((1.0 + x * x).sqrt() - w1[0]);
         }
-        c.dot(c) + s2 + u3.sum() * 0.3
+        s3 = (s3 * 0.5 + y).tanh();
+        (c.mean().unwrap() - a[a.len() - 1]) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3877,33 +3652,29 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 1.07).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
         for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[a.len() - 1];
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+            let t2 = b[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
             }
-            s1 += u3;
+            s1 = s1 + q3.tanh();
         }
-        a.dot(b) + s1
+        for i in 0..a.len() {
+            let t4 = c[i] * s1;
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k % 2 == 0 {
+            s1 = (a.dot(b) - (a[k % a.len()] - 0.46));
+        }
+        (x + b.mean().unwrap()) + s1
     }
 
     #[test]
@@ -3919,12 +3690,13 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
+        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * x.tanh().exp()).tanh());
+        if c[0] < 0.0 {
+            s3 = b.dot(c);
+        } else {
+            s3 = s3 * s3;
         }
-        let v2 = (a + a);
-        0.65 + v2.sum() * 0.3
+        c.dot(a) + s3
     }
 
     #[test]
@@ -3940,17 +3712,17 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, x);
-        if a.mapv(f64::tanh).sum() > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * b.dot(b);
-        }
-        if k == 3 {
-            return c.dot(a);
-        }
-        s1 += (k as f64 * 0.5).tanh().exp().sin();
-        (b.mapv(f64::tanh).sum() / (1.0 + (x + 0.92) * (x + 0.92))) + s1
+        let mut s1 = b.mapv(f64::tanh).sum();
+        s1 = (s1 * 0.5 + helper_array(c, y)).tanh();
+        let mut s3 = {
+            let t2 = 1.00;
+            t2 * t2 * 0.5 + b.dot(b)
+        };
+        let mut s5 = {
+            let t4 = c.dot(a);
+            t4 * t4 * 0.5 + (b[0] - (k as f64 * 0.5))
+        };
+        helper_scalar((0.95 / (1.0 + s5 * s5)), (s1 + 0.92)) + s5
     }
 
     #[test]
@@ -3966,37 +3738,39 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = (y - x).tanh().tanh().exp();
-        match k % 3 {
-            0 => s2 = 0.71,
-            1 => s2 = s2 * s2,
-            _ => s2 += (s2 * 1.14),
-        }
-        let v3 = (c * a).mapv(f64::tanh);
+        let mut s1 = x;
         if c[0] < 0.0 {
-            s2 = ((v3[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()])) - (v1[a.len() - 1] + 0.24));
+            s1 = (y - x).tanh();
         } else {
-            s2 = s2 * (v3[a.len() - 1] * ((k as f64 * 0.5) * 0.69));
+            s1 = s1 * 0.71;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * (b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s1 = (x * 0.85).tanh().exp(),
+            1 => s1 = s1 * (c.mapv(f64::tanh).sum() - (y - 1.00)),
+            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).ln(),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(b, s2)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
-        }
+        let mut s2 = (0.24 * c[k % a.len()]);
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (0.26 - s2)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * s1.sin()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        v3.mapv(f64::tanh).sum().cos() + s2 + v3.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (s1 * a[a.len() - 1])).tanh();
+        }
+        let mut s3 = x;
+        for i in 0..a.len() {
+            let t4 = c[i] * b.dot(a);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
+        }
+        s2 + s3
     }
 
     #[test]
@@ -4016,20 +3790,24 @@ mod p112 {
             return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
         let mut s1 = y.tanh().exp();
-        match k % 3 {
-            0 => s1 = helper_array(b, 0.91).tanh().exp(),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (0.97 + (k as f64 * 0.5)),
+        for i in 0..a.len() {
+            let t2 = c[i] * (x / (1.0 + 0.49 * 0.49));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) - y)).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(a.dot(a), (1.0 + s1 * s1).sqrt()),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += b.dot(b),
-        }
-        c.dot(a).tanh().exp() + s1
+        helper_scalar((x + y), a.dot(a)) + s1
     }
 
     #[test]
@@ -4045,18 +3823,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + y * y).ln();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x - s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        match k % 3 {
-            0 => s1 = (y + c.mean().unwrap()),
-            1 => s1 = s1 * s1,
-            _ => s1 += (x - a[0]),
-        }
-        c[a.len() - 1].tanh().exp() + s1
+        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * y).tanh());
+        let mut s5 = {
+            let t4 = helper_scalar(x, (1.0 + x * x).sqrt());
+            t4 * t4 * 0.5 + (b[a.len() - 1] + 1.05)
+        };
+        (1.05 * y).tanh().exp() + s5
     }
 
     #[test]
@@ -4072,28 +3844,26 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        match k % 3 {
-            0 => s1 = helper_scalar(b[0].tanh().exp(), (k as f64 * 0.5)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += b[0].tanh().exp(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if (0.73 + c[0]) > 0.2 => s1 = s1 * 1.01,
-            _ => s1 += c[k % a.len()],
-        }
-        let v2 = (b * (b[a.len() - 1] / (1.0 + 0.25 * 0.25)));
-        'outer: for i in 0..a.len() {
+        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * b[k % a.len()];
+            let mut q4 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f64::ln((1.0 + 1.26 * 1.26))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q4 += a[j] * t3;
             }
-            s1 += a[i] * 0.2;
+            s2 = s2 + q4.tanh();
         }
-        y + s1 + v2.sum() * 0.3
+        let mut s7 = a.iter().enumerate().map(|(q6, &p5)| (p5 * (x - 1.36)).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        match k % 3 {
+            0 => s7 = s2,
+            1 => s7 = s7 * helper_scalar(b.mean().unwrap(), (x / (1.0 + x * x))),
+            _ => s7 += (c[k % a.len()] - s2),
+        }
+        ((1.0 + b[0] * b[0]).ln() / (1.0 + b.dot(b) * b.dot(b))) + s7 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4111,14 +3881,15 @@ mod p115 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (y * a[a.len() - 1])).tanh();
+            let t2 = a[i] * y;
+            s1 += t2.sin() * (k as f64 * 0.5).sin();
         }
-        match k % 3 {
-            0 => s1 = (a.mapv(f64::tanh).sum() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()),
-            1 => s1 = s1 * helper_array(a, (y / (1.0 + y * y))),
-            _ => s1 += (x - b[a.len() - 1]),
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + f64::sqrt((1.0 + 0.38 * 0.38)) * f64::sqrt((1.0 + 0.38 * 0.38))).sqrt(),
+            _ => s1 += y,
         }
-        helper_array(b, helper_scalar(y, x)) + s1
+        helper_array(b, y).tanh().exp() + s1
     }
 
     #[test]
@@ -4136,25 +3907,22 @@ mod p116 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(f64::sin);
         let mut s2 = (1.0 + x * x).sqrt();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * x;
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + v1[j4 - 1] * (1.23 + y);
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if (x / (1.0 + x * x)) > 0.2 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += a.mapv(f64::tanh).sum(),
         }
         match k % 3 {
-            0 => s2 = x.tanh().exp(),
-            1 => s2 = s2 * c.mapv(f64::tanh).sum(),
-            _ => s2 += (1.0 + x * x).sqrt(),
+            0 => s2 = (1.0 + (y / (1.0 + x * x)) * (y / (1.0 + x * x))).ln(),
+            1 => s2 = s2 * s2,
+            _ => s2 += (v1[0] + x),
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + v1[i] * f64::tanh(0.90).exp()).tanh();
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * b.mean().unwrap();
+            s2 += t3.sin() * b.mean().unwrap();
         }
-        (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).sqrt() + s2 + v1.sum() * 0.3
+        let mut s4 = s2;
+        ((1.0 + y * y).ln() * (1.18 - s4)) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4170,26 +3938,15 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k == 3 {
+            return ((k as f64 * 0.5) + (c[k % a.len()] * y));
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, x)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        s1 = (s1 * 0.5 + (s1 * b[k % a.len()]).tanh().exp()).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).tanh();
         }
-        c.mean().unwrap() + s1
+        b.dot(a) + s1
     }
 
     #[test]
@@ -4206,35 +3963,44 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum().cos() * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * (b.dot(b) / (1.0 + c.dot(b) * c.dot(b))),
-            _ => s1 += (y + (k as f64 * 0.5)),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[k % a.len()], 1.37)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        if c[0] < 0.0 {
-            s1 = s1.tanh().exp().tanh();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        let mut s4 = helper_scalar(helper_scalar(x, y), u2.mean().unwrap());
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (u3[i] + x).sin();
+            w3[i] += (b[i] + (a[0] - y)).sin();
+        }
+        let mut s6 = w3.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * x).sum::<f64>();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + b[j7 - 1] * c.mean().unwrap();
         }
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + u3[i] * s4).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + u3[i] * 0.3;
+            let t8 = c[i] * y.tanh().exp();
+            s1 += t8 * t8 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * 1.31;
         }
-        y + s4 + w5.sum() * 0.3
+        y + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4251,17 +4017,13 @@ mod p119 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * j as f64,
+            _ if helper_array(a, s1) > 0.2 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
+            _ => s1 += y,
         }
-        let mut s3 = {
-            let t2 = (x - ((k as f64 * 0.5) - (k as f64 * 0.5)));
-            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        1.23 + s3
+        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), helper_array(a, (k as f64 * 0.5))).cos();
+        a.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -4277,24 +4039,24 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
+        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
         match k % 3 {
-            0 => s1 = c[0],
-            1 => s1 = s1 * 1.29,
-            _ => s1 += (s1 - (k as f64 * 0.5)),
+            0 => s2 = s2,
+            1 => s2 = s2 * helper_scalar(x, (v1[k % a.len()] + c[a.len() - 1])),
+            _ => s2 += (b[a.len() - 1] + (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (a[k % a.len()] + c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5).tanh()).tanh();
         }
-        let v2 = b.mapv(f64::sin);
-        if k == 3 {
-            return ((k as f64 * 0.5).tanh() - ((k as f64 * 0.5) * s1));
+        let v3 = v1.mapv(f64::sin);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + v1[i] * v1[k % a.len()]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s3 = (k as f64 * 0.5);
-        let mut s4 = ((0.24 / (1.0 + s3 * s3)) / (1.0 + c[a.len() - 1] * c[a.len() - 1])).tanh().exp();
-        (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() + s4 + v2.sum() * 0.3
+        helper_array(b, y.tanh().exp()) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4310,29 +4072,22 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.26)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + b.dot(b)).sin();
         }
-        let mut s2 = s1;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut s2 = ((helper_array(&w1, x) * (0.76 - 1.36)) / (1.0 + helper_array(&w1, 0.41) * helper_array(&w1, 0.41)));
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if a.dot(&w1) > 0.2 => s2 = s2 * b[k % a.len()],
+            _ => s2 += b.mapv(f64::tanh).sum(),
         }
-        c.mapv(f64::tanh).sum() + s2
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * y;
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4348,37 +4103,31 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[a.len() - 1];
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * (helper_array(a, y) * b.dot(a));
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), s1);
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let v3 = a.mapv(f64::sin);
-        let mut s4 = (k as f64 * 0.5);
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = a[i] * (1.06 - (k as f64 * 0.5));
+            w1[i] += (c[i] + b[a.len() - 1]).sin();
         }
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + a[i] * c.dot(c)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + v3[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s2)).tanh();
         }
-        helper_scalar(x.tanh().exp(), b[k % a.len()].sin()) + s4 + w5.sum() * 0.3
+        let mut s3 = w1.dot(c);
+        match k % 4 {
+            j if j > 1 => s2 = c[0] * j as f64,
+            _ if (s3 - x) > 0.2 => s2 = s2 * 0.81,
+            _ => s2 += ((k as f64 * 0.5) / (1.0 + y * y)),
+        }
+        match k % 4 {
+            j if j > 1 => s2 = x * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * helper_scalar(x.tanh().exp(), w1[k % a.len()].sin()),
+            _ => s2 += a[0].tanh().exp(),
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = w1[i] * s3;
+        }
+        let mut s5 = (y / (1.0 + ((x + s3) / (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()]))) * ((x + s3) / (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()])))));
+        y + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4394,36 +4143,38 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
-        }
-        match k % 3 {
-            0 => s1 = 1.37,
-            1 => s1 = s1 * helper_scalar((s1 / (1.0 + s1 * s1)), (y / (1.0 + x * x))),
-            _ => s1 += c.dot(b),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * helper_scalar(s1, (k as f64 * 0.5));
+        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(b, s1)).tanh();
-                if s1 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
+                if s3 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s3 += b[i] * 0.2;
         }
-        let mut s4 = (1.0 + w3.mean().unwrap() * w3.mean().unwrap()).sqrt();
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+        match k % 4 {
+            j if j > 1 => s3 = (s3 * x).tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.2 => s3 = s3 * (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt(),
+            _ => s3 += helper_array(a, s3),
         }
-        ((y * s1) - (k as f64 * 0.5)) + s4 + u5.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + s3).sin();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + b[j5 - 1] * (s3 * x);
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * y;
+        }
+        s3 + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -4439,34 +4190,26 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if y > 0.2 => s1 = s1 * 0.50,
-            _ => s1 += ((k as f64 * 0.5) - s1),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s2 = u1.dot(a);
+        if k % 2 == 0 {
+            s2 = b.dot(c);
+        } else {
+            s2 = s2 * (k as f64 * 0.5);
         }
-        let mut s2 = (((a[a.len() - 1] + 0.70) * b.mean().unwrap()) * (s1 * s1).tanh().exp());
-        s2 = (s2 * 0.5 + (k as f64 * 0.5)).tanh();
+        if k == 3 {
+            return helper_scalar(helper_array(c, y), a[0].cos());
+        }
+        let mut s3 = helper_array(a, (((k as f64 * 0.5) * s2) * (k as f64 * 0.5)));
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + a.dot(a);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            w4[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        s1 += s2 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = 0.64 * j as f64,
-            _ if c[k % a.len()] > 0.2 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
-            _ => s1 += (y * 1.04),
-        }
-        helper_scalar(s1.tanh(), s2) + s2
+        let mut s5 = ((1.0 + u1[a.len() - 1] * u1[a.len() - 1]).sqrt() * ((x * s2) + x));
+        (c.dot(b) * (k as f64 * 0.5)) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4482,27 +4225,17 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, x).sin();
-        if c[k % a.len()] > 0.1 {
-            s1 = (y + 0.48).tanh().exp();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
+        let mut s2 = f64::cos(0.63);
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + helper_array(b, a[k % a.len()])).sin();
+            w3[i] += (a[i] + x).sin();
         }
-        let mut s4 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + helper_array(&w2, c[0])
-        };
-        (k as f64 * 0.5) + s4 + w2.sum() * 0.3
+        helper_scalar(0.65, (0.28 - 0.51)) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4518,21 +4251,15 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_array(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * helper_array(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())).ln();
-        if y > 0.1 {
-            s1 = x;
+        let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
+        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, helper_array(b, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (y * (y * 0.30));
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1;
-        }
-        (a[a.len() - 1] * s1).tanh() + s1
+        let v2 = (a + b);
+        v2.mean().unwrap() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4548,26 +4275,26 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y + 1.18)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        if k == 3 {
+            return ((0.24 + (k as f64 * 0.5)) * x);
+        }
+        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        }
+        let mut s3 = {
+            let t2 = ((k as f64 * 0.5) * c[0]).tanh().exp();
+            t2 * t2 * 0.5 + y
+        };
+        for i in 0..a.len() {
+            let t4 = c[i] * helper_array(c, c[0]);
+            if i % 3 == 1 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s1 += t4 * t4 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * ((k as f64 * 0.5) + (k as f64 * 0.5));
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh().exp()).tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (0.23 + x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s2 = (1.0 + s1 * s1).ln();
-        ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s2
+        helper_scalar(a.mean().unwrap(), s3.cos()) + s3
     }
 
     #[test]
@@ -4583,14 +4310,15 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = c.dot(b),
-            1 => s1 = s1 * (y * ((k as f64 * 0.5) / (1.0 + s1 * s1))),
-            _ => s1 += (c[k % a.len()] - s1),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + c.dot(b)).sin();
         }
-        ((k as f64 * 0.5) * x.tanh().exp()) + s1
+        let mut s3 = {
+            let t2 = (1.0 + y.tanh() * y.tanh()).sqrt();
+            t2 * t2 * 0.5 + y
+        };
+        (1.0 + s3.tanh() * s3.tanh()).sqrt() + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4606,13 +4334,14 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0];
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.29 + y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1 = x;
+        if c[0] < 0.0 {
+            s1 = 0.73;
+        } else {
+            s1 = s1 * s1.tanh().exp();
         }
-        s1 += x * 0.2;
-        a.dot(b) + s1
+        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1
     }
 
     #[test]
@@ -4628,28 +4357,25 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * y;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
+        let mut s2 = (1.0 + u1[k % a.len()] * u1[k % a.len()]).ln();
+        if k % 2 == 0 {
+            s2 = x;
+        } else {
+            s2 = s2 * (c.dot(a) - x);
+        }
         for i in 0..a.len() {
-            let t3 = a[i] * 0.30;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
+            let t3 = b[i] * u1.dot(&u1);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
             }
-            s2 += u4;
+            s2 = s2 + q4.tanh();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) + b[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        ((s2 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (b[0] - (k as f64 * 0.5))) + s2 + w1.sum() * 0.3
+        (u1[a.len() - 1] / (1.0 + helper_scalar(s2, 1.10) * helper_scalar(s2, 1.10))) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4665,40 +4391,40 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * y.tanh().exp(),
-            _ => s1 += 1.39,
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * (y / (1.0 + y * y));
-            s1 += t2.sin() * (k as f64 * 0.5);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * x.cos();
-        }
-        match k % 3 {
-            0 => s1 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b))),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += s1,
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if (1.20 - 0.41) > 0.1 {
-            s1 = y;
+        let mut s1 = b.mean().unwrap();
+        if (y * (k as f64 * 0.5)) > 0.1 {
+            s1 = c.mapv(f64::tanh).sum();
         } else {
-            s1 = s1 * helper_array(b, s1).tanh();
+            s1 = s1 * a.mean().unwrap().tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.34 * 1.38)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (1.0 + (1.0 + s1 * s1).sqrt() * (1.0 + s1 * s1).sqrt()).sqrt() + s1
+        if k == 3 {
+            return (1.0 + s1 * s1).sqrt();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * helper_scalar(b[a.len() - 1], x);
+        }
+        match k % 3 {
+            0 => s1 = helper_array(c, (k as f64 * 0.5)),
+            1 => s1 = s1 * f64::cos(1.13).cos(),
+            _ => s1 += b.dot(&w2),
+        }
+        s1 = w2.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = (s1.sin() - y);
+        } else {
+            s1 = s1 * helper_array(c, s1).tanh();
+        }
+        (k as f64 * 0.5) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4720,8 +4446,13 @@ mod p132 {
         } else {
             s1 = s1 * x;
         }
-        let mut s2 = b.dot(b).cos();
-        helper_scalar((k as f64 * 0.5), a[a.len() - 1]) + s2
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        c.dot(a) + s1
     }
 
     #[test]
@@ -4737,17 +4468,18 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
+        let mut s1 = a.dot(b);
+        s1 = (x - (k as f64 * 0.5)).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s2 = f64::tanh(1.18).exp().tanh();
-        } else {
-            s2 = s2 * (1.0 + helper_scalar(c[0], s2) * helper_scalar(c[0], s2)).ln();
-        }
-        helper_scalar(x, 0.41) + s2 + u1.sum() * 0.3
+        (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln() + s1
     }
 
     #[test]
@@ -4764,22 +4496,24 @@ mod p134 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.dot(a) + b.dot(b));
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a[a.len() - 1];
-        }
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * u2[a.len() - 1],
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        for i in 0..a.len() {
+            let t2 = a[i] * 0.55;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(u2[0], 0.63)).tanh();
+            s1 = (s1 * 0.7 + b[i] * (b[a.len() - 1] + s1)).tanh();
         }
-        if b.mean().unwrap() > 0.1 {
-            s1 = f64::sqrt((1.0 + 0.87 * 0.87)).tanh().exp();
+        if k == 3 {
+            return helper_scalar((b[a.len() - 1] - 1.26), s1.tanh());
         }
-        (c[k % a.len()].sin() + s1) + s1 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        }
+        (b[0] * b[a.len() - 1].tanh()) + s1
     }
 
     #[test]
@@ -4796,18 +4530,17 @@ mod p135 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, (k as f64 * 0.5));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * y;
         }
-        let mut s3 = x;
-        (b.mean().unwrap() * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3 + u2.sum() * 0.3
+        x.tanh().exp() + s1
     }
 
     #[test]
@@ -4829,12 +4562,8 @@ mod p136 {
             _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (k as f64 * 0.5),
             _ => s1 += a.mean().unwrap(),
         }
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * s1;
-        }
-        1.36 + s1
+        let mut s4 = c.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * y).tanh());
+        x + s4
     }
 
     #[test]
@@ -4851,40 +4580,30 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (c[0] + s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, 1.20)).tanh();
         }
-        s1 = (s1 * 0.5 + y).tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * helper_array(a, x);
-        }
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * w2.mapv(f64::tanh).sum(),
-            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
+        if k == 3 {
+            return y;
         }
         match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+            j if j > 1 => s1 = ((k as f64 * 0.5) * helper_scalar(y, 1.29)) * j as f64,
+            _ if (1.0 + c[0] * c[0]).sqrt() > 0.2 => s1 = s1 * ((k as f64 * 0.5) - helper_scalar((k as f64 * 0.5), x)),
+            _ => s1 += b.dot(a),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
+        s1 += a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = helper_scalar(b.mapv(f64::tanh).sum(), (a[0] + (k as f64 * 0.5))),
+            1 => s1 = s1 * helper_scalar(x, helper_array(b, b[0])),
+            _ => s1 += b.mean().unwrap(),
         }
-        x + s1 + w3.sum() * 0.3
+        let mut s2 = b.dot(a);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((s1 * (k as f64 * 0.5)), c[k % a.len()].tanh()) * j as f64,
+            _ if helper_scalar((k as f64 * 0.5), x) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += y.tanh().exp(),
+        }
+        (1.0 + helper_array(a, s1) * helper_array(a, s1)).ln() + s2
     }
 
     #[test]
@@ -4901,16 +4620,22 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        s1 += ((s1 - 1.20) * a.mean().unwrap());
+        match k % 4 {
+            j if j > 1 => s1 = ((s1 - 1.20) * a.mean().unwrap()) * j as f64,
+            _ if x > 0.2 => s1 = s1 * a[a.len() - 1],
+            _ => s1 += (k as f64 * 0.5),
+        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (b[0] * (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        b.dot(b) + s1
+        helper_scalar((1.0 + x * x).ln(), b.dot(b)) + s1
     }
 
     #[test]
@@ -4928,16 +4653,24 @@ mod p139 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
         for i in 0..a.len() {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        if k % 2 == 0 {
-            s1 = c.mapv(f64::tanh).sum();
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * b.dot(a)).sum::<f64>();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
         }
-        let mut s2 = b.dot(a);
-        let v3 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        s1 + s2 + v3.sum() * 0.3
+        let mut s7 = {
+            let t6 = (helper_scalar(y, 0.98) * (k as f64 * 0.5));
+            t6 * t6 * 0.5 + ((k as f64 * 0.5) * s4)
+        };
+        (((k as f64 * 0.5) * s4) - helper_array(a, 0.65)) + s7
     }
 
     #[test]
@@ -4953,29 +4686,30 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
-        for i in 0..a.len() {
-            let y = y * 0.5 + x;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * 0.42,
-            _ => s1 += (x / (1.0 + y * y)),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
         if k == 3 {
-            return ((s1 * a[a.len() - 1]) + helper_scalar(1.19, c[a.len() - 1]));
+            return (x - (y + x));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        if k % 2 == 0 {
+            s3 = (0.51 / (1.0 + s3 * s3));
+        } else {
+            s3 = s3 * (1.0 + y.tanh().exp() * y.tanh().exp()).ln();
         }
-        s1 = y;
-        y + s1 + w2.sum() * 0.3
+        if c[k % a.len()] > 0.1 {
+            s3 = b.mean().unwrap();
+        } else {
+            s3 = s3 * 1.19;
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 1.13;
+        }
+        match k % 4 {
+            j if j > 1 => s3 = a[k % a.len()] * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * y,
+            _ => s3 += y,
+        }
+        b.mean().unwrap() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4992,17 +4726,11 @@ mod p141 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(x, y);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * x.tanh().exp();
-        }
-        1.21 + s1
+        let mut s2 = (x - 1.21);
+        (b[0] / (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln())) + s2
     }
 
     #[test]
@@ -5019,28 +4747,27 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.16 + (k as f64 * 0.5))).tanh();
+        }
+        let v2 = (a * helper_array(b, x));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * c.mean().unwrap();
+        }
+        let mut s6 = v2.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (c[0] - (k as f64 * 0.5))).tanh());
         for i in 0..a.len() {
-            let t2 = c[i] * (s1 + 0.30);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 1.05 * 1.05))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut s3 = (b.mapv(f64::tanh).sum() - ((c[a.len() - 1] * x) * a.mapv(f64::tanh).sum()));
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + helper_array(c, x)).sin();
-        }
-        let mut s5 = (b.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        let v6 = (b + &w4);
-        w4.mean().unwrap().cos() + s5 + v6.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s6 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5057,31 +4784,34 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if helper_array(b, x) > 0.2 => s1 = s1 * (a.dot(c) - helper_scalar(s1, y)),
-            _ => s1 += (y * y),
-        }
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * ((0.35 + (k as f64 * 0.5)) / (1.0 + y.tanh().exp() * y.tanh().exp())),
-            _ => s1 += a.mean().unwrap(),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (k as f64 * 0.5).tanh().exp();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * y;
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        x + s1
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::sin(1.30)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        s1 = 1.18;
+        (1.0 + s1.tanh().exp() * s1.tanh().exp()).ln() + s1
     }
 
     #[test]
@@ -5098,22 +4828,17 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 += x;
-        if k % 2 == 1 {
-            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(s1, (k as f64 * 0.5));
         }
-        s1 += y * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if (x + s1) > 0.2 => s1 = s1 * b[k % a.len()],
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        x + s1
+        helper_array(b, x).cos() + s1
     }
 
     #[test]
@@ -5129,13 +4854,15 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (x + 0.76);
         }
-        b[0].tanh().exp().sin() + s1
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
+        }
+        1.18 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5151,18 +4878,28 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        if k == 3 {
-            return (y.sin() - y);
+        let mut s1 = (k as f64 * 0.5);
+        match k % 3 {
+            0 => s1 = (s1.sin() - y),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += y,
         }
-        let mut s3 = {
-            let t2 = v1.dot(c);
-            t2 * t2 * 0.5 + helper_scalar(y, x)
-        };
-        if k == 3 {
-            return helper_array(&v1, (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += c[a.len() - 1],
         }
-        (a[a.len() - 1] + 0.45).tanh().exp() + s3 + v1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt().tanh().exp() * j as f64,
+            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + x * x)),
+            _ => s1 += f64::tanh(0.34).exp(),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (a.dot(a) / (1.0 + x * x)) * j as f64,
+            _ if (a[0] + y) > 0.2 => s1 = s1 * f64::sqrt((1.0 + 0.71 * 0.71)),
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        }
+        helper_array(a, b.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -5179,11 +4916,23 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        s1 = (k as f64 * 0.5);
-        if ((k as f64 * 0.5) - y) > 0.1 {
-            s1 = ((0.36 / (1.0 + s1 * s1)) / (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))));
+        if k % 2 == 1 {
+            let x = x * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        a[a.len() - 1].cos() + s1
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let t2 = b[i] * ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01));
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        helper_scalar(1.33, (k as f64 * 0.5)).tanh().exp() + s1
     }
 
     #[test]
@@ -5199,43 +4948,38 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
-        if k % 2 == 1 {
-            let x = x * 0.5 + y;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        s1 += x * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * b.mean().unwrap();
+        let mut s3 = {
+            let t2 = ((y - b[a.len() - 1]) / (1.0 + (x + y) * (x + y)));
+            t2 * t2 * 0.5 + f64::cos(1.22)
+        };
+        if k == 3 {
+            return (s3 / (1.0 + y * y));
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (1.0 + y * y).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * (s3 + x)).tanh();
         }
-        s1 += x * 0.2;
+        if helper_array(c, s3) > 0.1 {
+            s3 = 1.15;
+        }
         for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (1.0 + x * x).sqrt();
-            s1 += t3.sin() * (c[k % a.len()] * b[0]);
+            let t4 = b[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s3 += u5;
             if i == 3 {
                 break;
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + w2[j] * a[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += w2[i] * 0.2;
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_scalar(s1, y);
-        }
-        b.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5251,24 +4995,19 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.55;
+        let mut s1: f64 = 0.55;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
         }
-        let mut s1: f64 = 0.69;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * ((k as f64 * 0.5) * a[a.len() - 1]);
-            s1 += t2.sin() * x;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
         }
         match k % 3 {
-            0 => s1 = (y - y).sin(),
-            1 => s1 = s1 * y,
+            0 => s1 = (c.mapv(f64::tanh).sum() - (k as f64 * 0.5)),
+            1 => s1 = s1 * (k as f64 * 0.5),
             _ => s1 += a.dot(a),
         }
-        let mut s4 = {
-            let t3 = 1.39;
-            t3 * t3 * 0.5 + (y - 0.95)
-        };
-        a.mapv(f64::tanh).sum() + s4
+        helper_array(a, b.dot(c)) + s1
     }
 
     #[test]
@@ -5285,21 +5024,32 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = ((s1 + s1) + b.mapv(f64::tanh).sum()) * j as f64,
-            _ if f64::tanh(0.52).exp() > 0.2 => s1 = s1 * (s1 + a.dot(b)),
-            _ => s1 += helper_scalar(y, b[k % a.len()]),
+        for i in 0..a.len() {
+            let x = x * 0.5 + (s1 + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
+        s1 += x * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * a.dot(c);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        let mut s4 = (1.0 + (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt() * (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt()).ln();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - y)).tanh();
+            let t5 = c[i] * (k as f64 * 0.5);
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * b[(i + 1) % a.len()];
+            }
+            s1 += u6;
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        let mut s4 = {
-            let t3 = (k as f64 * 0.5);
-            t3 * t3 * 0.5 + c[0]
-        };
-        s4 += (1.0 + helper_array(a, s4) * helper_array(a, s4)).sqrt();
-        (k as f64 * 0.5) + s4
+        a.mean().unwrap() + s4
     }
 
     #[test]
@@ -5315,11 +5065,25 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
-        s2 = (s2 * 0.5 + (((k as f64 * 0.5) + s2) / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).tanh();
-        let mut s3: f64 = 1.07;
-        v1.mapv(f64::tanh).sum() + s3 + v1.sum() * 0.3
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_scalar(s1, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + f64::sqrt((1.0 + 1.07 * 1.07))).sin();
+        }
+        a.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5335,12 +5099,14 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s3 = {
-            let t2 = a.dot(b);
-            t2 * t2 * 0.5 + (1.0 + v1[0] * v1[0]).sqrt()
-        };
-        f64::tanh(1.31).exp().tanh().exp() + s3 + v1.sum() * 0.3
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * (1.0 + x * x).sqrt(),
+            _ => s1 += x.tanh().exp(),
+        }
+        s1 = (s1 * 0.5 + helper_array(a, 0.87)).tanh();
+        x + s1
     }
 
     #[test]
@@ -5357,35 +5123,30 @@ mod p153 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
-        s1 += s1.tanh().exp();
-        if k % 2 == 0 {
-            s1 = (x * b.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * helper_scalar(c[k % a.len()], (k as f64 * 0.5).tanh().exp());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a[k % a.len()]).sin();
+        let v2 = (a * x);
+        let mut s4 = {
+            let t3 = helper_scalar(c.dot(&v2), s1);
+            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        if k == 3 {
+            return a.mean().unwrap().tanh().exp();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s5 = helper_scalar((c.dot(a) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), x);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + v2[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        match k % 3 {
-            0 => s1 = helper_array(a, x).cos(),
-            1 => s1 = s1 * x,
-            _ => s1 += s1,
-        }
-        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
+        ((k as f64 * 0.5) * helper_scalar(y, x)) + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5402,13 +5163,21 @@ mod p154 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
         }
-        if k == 3 {
-            return ((s1 * 1.00) + b.mean().unwrap());
+        if c[0] < 0.0 {
+            s1 = ((x * a[k % a.len()]) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        } else {
+            s1 = s1 * helper_array(a, (s1 * s1));
         }
-        s1 + s1
+        let mut s4 = {
+            let t3 = helper_array(c, x).tanh().exp();
+            t3 * t3 * 0.5 + (x - x)
+        };
+        ((1.0 + c[0] * c[0]).sqrt() - helper_scalar(x, y)) + s4
     }
 
     #[test]
@@ -5425,19 +5194,13 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        match k % 3 {
-            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
-            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (c[0] + 0.43)).tanh();
         }
         if k == 3 {
-            return (k as f64 * 0.5);
+            return (0.26 - a.mapv(f64::tanh).sum());
         }
-        0.89 + s1 + u2.sum() * 0.3
+        (c.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
     }
 
     #[test]
@@ -5453,21 +5216,27 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = a.mean().unwrap();
-            t1 * t1 * 0.5 + (x + (k as f64 * 0.5))
-        };
-        let mut s4 = {
-            let t3 = b.mean().unwrap();
-            t3 * t3 * 0.5 + y.sin()
-        };
-        s2 += 1.28;
-        if c[0] < 0.0 {
-            s4 = ((1.0 + s2 * s2).sqrt() * s2.tanh());
-        } else {
-            s4 = s4 * helper_array(a, helper_scalar(c[k % a.len()], x));
+        let mut s1 = a.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
         }
-        (k as f64 * 0.5) + s4
+        let mut s3 = b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a) * j as f64,
+            _ if y > 0.2 => s1 = s1 * a[k % a.len()],
+            _ => s1 += (1.0 + y * y).ln(),
+        }
+        for i in (0..a.len()).rev() {
+            let t4 = b[i] * b.dot(b);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        helper_array(c, x) + s3
     }
 
     #[test]
@@ -5484,35 +5253,35 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * (helper_array(a, s1) * helper_array(a, a[k % a.len()])),
-            _ => s1 += b.mean().unwrap(),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if k == 3 {
-            return helper_array(b, f64::sqrt((1.0 + 0.63 * 0.63)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        if k == 3 {
-            return helper_array(c, helper_scalar(s1, x));
-        }
-        if k % 2 == 0 {
-            s1 = (b.mean().unwrap() * (1.0 + y * y).sqrt());
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, c[0])).tanh();
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * helper_scalar(y, (k as f64 * 0.5));
+            s1 += t2.sin() * y;
             if i == 3 {
                 break;
             }
         }
         if k == 3 {
-            return (y + y).tanh().exp();
+            return 0.39;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(a)) * j as f64,
-            _ if (s1 - y) > 0.2 => s1 = s1 * helper_scalar(a[k % a.len()], s1).cos(),
-            _ => s1 += b[0],
+        let v3 = (c * b.mapv(f64::tanh).sum());
+        let mut s6 = b.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * 0.38).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s6 = (s6 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + b[i] * 0.3;
         }
-        (helper_scalar(0.43, y) - 0.67) + s1
+        s6 + s6 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5529,32 +5298,29 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (0.36 / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.36 / (1.0 + y * y));
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
+        let mut s3 = c[a.len() - 1];
+        s1 = b.dot(a);
+        let mut s5 = {
+            let t4 = helper_array(a, ((k as f64 * 0.5) - a[0]));
+            t4 * t4 * 0.5 + b[a.len() - 1].cos()
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * b[0].cos();
         }
-        if k == 3 {
-            return b.mean().unwrap();
+        let mut s8 = {
+            let t7 = (1.0 + s3.sin() * s3.sin()).ln();
+            t7 * t7 * 0.5 + (s3 - s1)
+        };
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * (1.0 + s5 * s5).sqrt()).tanh();
         }
-        if k == 3 {
-            return x;
-        }
-        s1 = (s1 * 0.5 + helper_array(b, c.mean().unwrap())).tanh();
-        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * y.sin();
-            s1 += t3 * t3 * 0.5;
-            s1 -= v2[(i + 1) % a.len()] * x;
-        }
-        y + s1 + v2.sum() * 0.3
+        (a.mean().unwrap() + c[0]) + s8 + w6.sum() * 0.3
     }
 
     #[test]
@@ -5570,37 +5336,35 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        let v1 = (b + a);
+        if k == 3 {
+            return y;
         }
-        for i in 0..a.len() {
+        let mut s2 = y;
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(x, s1)).tanh();
+            s2 = (s2 * 0.7 + v1[i] * v1.mapv(f64::tanh).sum()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s2 = s2 + c[i] * 0.3;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + u2[j3 - 1] * s1;
-        }
-        for i in 0..a.len() {
-            let t4 = b[i] * u2.mean().unwrap();
-            s1 += t4.sin() * a.mean().unwrap();
-        }
-        let mut s5 = f64::cos(0.92);
-        let mut s7 = {
-            let t6 = s5;
-            t6 * t6 * 0.5 + x
+        let mut s4 = {
+            let t3 = (k as f64 * 0.5);
+            t3 * t3 * 0.5 + (x / (1.0 + s2 * s2))
         };
-        u2.mapv(f64::tanh).sum() + s7 + u2.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + c[j5 - 1] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        }
+        s2 = y;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + a[j6 - 1] * a.mean().unwrap();
+        }
+        c.mean().unwrap() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5616,36 +5380,25 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + b);
-        let mut s2 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t3 = v1[i] * a.dot(a);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += b[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
+        let mut s1 = b.mean().unwrap();
+        if helper_scalar(s1, s1) > 0.1 {
+            s1 = (1.0 + y * y).sqrt().tanh();
+        } else {
+            s1 = s1 * f64::sqrt((1.0 + (0.82 / (1.0 + 1.09 * 1.09)) * (0.82 / (1.0 + 1.09 * 1.09))));
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + x * x).ln();
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * a[k % a.len()]).sum::<f64>();
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + helper_scalar((k as f64 * 0.5), c[0]);
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut u6 = u5.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::sin(1.30);
-        }
-        for i in 0..a.len() {
-            let t7 = b[i] * u6.dot(b);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += b[j] * t7;
-            }
-            s2 = s2 + q8.tanh();
-        }
-        (helper_scalar(x, (k as f64 * 0.5)) + (1.0 + x * x).sqrt()) + s2 + u6.sum() * 0.3
+        s1 += s4 * 0.2;
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -5662,26 +5415,33 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * x;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (y + s1);
-        }
-        let mut s4 = helper_scalar(helper_scalar(f64::tanh(0.48).exp(), y), (helper_scalar((k as f64 * 0.5), c[a.len() - 1]) * x));
-        for i in 0..a.len() {
-            let t5 = c[i] * c.dot(b);
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * c[(i + 1) % a.len()];
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s4 += u6;
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        b.mapv(f64::tanh).sum() + s4
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        ((1.00 / (1.0 + s1 * s1)) + c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -5698,36 +5458,25 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        s1 = c.mapv(f64::tanh).sum();
-        let mut s3 = {
-            let t2 = (helper_array(c, x) + c.dot(b));
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + s3.tanh().exp()).sin();
-        }
-        if (x + y) > 0.1 {
-            s1 = s1;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s3).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + w4[i] * (x * x)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * c.dot(b)).sum::<f64>();
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = s4;
+        } else {
+            s1 = s1 * ((x + 0.24) + s1);
         }
-        w4.mean().unwrap() + s3 + w4.sum() * 0.3
+        s4 = (s4 * 0.5 + (s4 * 0.97)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t5 = b[i] * (k as f64 * 0.5);
+            s4 += t5.sin() * (k as f64 * 0.5);
+        }
+        let mut s8 = c.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * c.mean().unwrap()).sum::<f64>();
+        b.mapv(f64::tanh).sum().sin() + s8
     }
 
     #[test]
@@ -5744,29 +5493,28 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (x - x) > 0.2 => s1 = s1 * y,
+            _ => s1 += helper_scalar(s1, b[k % a.len()]),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (x - x);
-            s1 += t2.sin() * (y + b[k % a.len()]);
+        if k % 2 == 0 {
+            s1 = (c.mapv(f64::tanh).sum() + (0.43 * y));
+        } else {
+            s1 = s1 * y;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(a, (k as f64 * 0.5)) + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()) * j as f64,
+            _ if x.sin() > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += (0.36 * y),
         }
-        let mut s4 = {
-            let t3 = (0.90 / (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()));
-            t3 * t3 * 0.5 + helper_array(c, 0.36)
-        };
-        if k == 3 {
-            return ((s4 + 1.30) * (k as f64 * 0.5));
+        s1 += (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let x = x * 0.5 + c[0];
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        (a.mean().unwrap() - helper_array(a, s1)) + s4
+        s1 += x * 0.2;
+        helper_array(a, s1).tanh() + s1
     }
 
     #[test]
@@ -5782,33 +5530,44 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+        let mut s2 = {
+            let t1 = helper_array(c, c[0]);
+            t1 * t1 * 0.5 + c.mean().unwrap()
+        };
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (0.22 * s2)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * f64::tanh(0.46).exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s2 += u4;
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + c[j5 - 1] * a[k % a.len()].tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * c[k % a.len()]).tanh();
         }
         match k % 3 {
-            0 => s1 = a[0],
-            1 => s1 = s1 * (1.07 + x),
-            _ => s1 += a[0],
+            0 => s2 = a.dot(c),
+            1 => s2 = s2 * (helper_scalar(x, s2) / (1.0 + (x + y) * (x + y))),
+            _ => s2 += y.tanh().exp(),
         }
-        if k == 3 {
-            return b.dot(b);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
-        }
-        let mut s3 = a.dot(b);
-        let mut u4 = u2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.38 * (k as f64 * 0.5));
-        }
-        ((s1 / (1.0 + 0.56 * 0.56)) - b.mapv(f64::tanh).sum()) + s3 + u4.sum() * 0.3
+        ((y / (1.0 + y * y)) - 0.34) + s2
     }
 
     #[test]
@@ -5824,22 +5583,23 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + (1.0 + y * y).sqrt()
-        };
+        let mut s1 = b.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s2 = ((x * s2) + f64::tanh(1.21).exp()),
-            1 => s2 = s2 * helper_scalar(s2, c[k % a.len()]).cos(),
-            _ => s2 += helper_array(c, s2),
+            0 => s1 = (c[0].sin() * (x * s1)),
+            1 => s1 = s1 * f64::ln((1.0 + 0.38 * 0.38)).tanh().exp(),
+            _ => s1 += helper_scalar(s1, c[k % a.len()]),
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
             }
-            s2 = (s2 * 0.7 + b[i] * 0.38).tanh();
         }
-        (x + a.mean().unwrap()) + s2
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mean().unwrap()).sin();
+        }
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5857,22 +5617,21 @@ mod p166 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
         for i in 0..a.len() {
-            let x = x * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        s1 += x * 0.2;
-        let v2 = (c * a.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * x.tanh();
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_scalar((k as f64 * 0.5), 1.05);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.dot(b);
         }
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (1.0 + v2.mean().unwrap() * v2.mean().unwrap()).sqrt();
+        let mut s4 = {
+            let t3 = y;
+            t3 * t3 * 0.5 + s1
+        };
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        c.mapv(f64::tanh).sum() + s1 + v2.sum() * 0.3
+        helper_array(a, c.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -5889,27 +5648,36 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * b[k % a.len()],
-            _ => s1 += s1,
+        if k % 2 == 1 {
+            let x = x * 0.5 + b[k % a.len()].cos();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (b[k % a.len()] * 0.98);
-        }
+        s1 += x * 0.2;
+        let v2 = c.mapv(f64::sin);
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) / (1.0 + y * y));
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(c, x);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * v2.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * b.dot(c)).tanh();
+            let y = y * 0.5 + 0.47;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s4 = helper_array(a, helper_array(b, x).sin());
-        let mut s5 = b.dot(c);
-        c.mean().unwrap() + s5
+        s1 += y * 0.2;
+        let mut s5 = {
+            let t4 = ((0.37 + 1.37) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+            t4 * t4 * 0.5 + helper_array(c, x)
+        };
+        (a.mapv(f64::tanh).sum() + a.mean().unwrap()) + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5925,29 +5693,34 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        for i in 0..a.len() {
-            let t2 = c[i] * y;
-            if i % 3 == 1 {
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * helper_scalar(y, (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+        }
+        if k == 3 {
+            return f64::sqrt((1.0 + 0.48 * 0.48)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
                 continue;
             }
-            s1 += t2.sin() * (a[k % a.len()] + x);
+            s3 = (s3 * 0.7 + c[i] * a[k % a.len()]).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut s4 = {
-            let t3 = (s1 + (k as f64 * 0.5));
-            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
-        };
-        let v5 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s7 = {
-            let t6 = helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), helper_array(b, b[a.len() - 1]));
-            t6 * t6 * 0.5 + s1.cos()
-        };
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s3 = (helper_array(c, (k as f64 * 0.5)) + ((k as f64 * 0.5) / (1.0 + y * y))),
+            1 => s3 = s3 * helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])),
+            _ => s3 += (k as f64 * 0.5).tanh().exp(),
         }
-        let mut s8 = ((y / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) - (a[k % a.len()] + (k as f64 * 0.5)));
-        a.dot(c) + s8 + v5.sum() * 0.3
+        let mut s4 = a[0];
+        let mut s6 = {
+            let t5 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+            t5 * t5 * 0.5 + (s3 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))
+        };
+        (s6 - helper_array(b, (k as f64 * 0.5))) + s6
     }
 
     #[test]
@@ -5964,13 +5737,17 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        s1 += helper_array(b, y.cos());
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * helper_array(c, a.mean().unwrap()),
-            _ => s1 += f64::sin(0.25),
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (k as f64 * 0.5) + s1
+        s1 += y * 0.2;
+        if c[0] < 0.0 {
+            s1 = 0.41;
+        } else {
+            s1 = s1 * y;
+        }
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
     }
 
     #[test]
@@ -5986,17 +5763,19 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a.mean().unwrap() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y)));
+        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        if k == 3 {
-            return (helper_array(c, 0.59) - (b[k % a.len()] + b[0]));
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
         }
-        if k == 3 {
-            return (y - 1.20).tanh().exp();
-        }
-        let mut s1 = b[k % a.len()];
-        s1 + s1
+        let mut s3 = helper_scalar((b.dot(&u2) * (1.29 * (k as f64 * 0.5))), (((k as f64 * 0.5) - b[a.len() - 1]) + b.dot(a)));
+        s3 += 0.56;
+        b[0].sin() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6013,17 +5792,18 @@ mod p171 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((1.0 + s1 * s1).ln(), a.dot(c)) * j as f64,
-            _ if (a[0] + 1.23) > 0.2 => s1 = s1 * s1,
-            _ => s1 += c.mean().unwrap(),
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (1.0 + (1.01 * x) * (1.01 * x)).ln(),
+            _ => s1 += s1,
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        let v2 = (a * (a[0] + 1.23));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * x;
         }
-        y + s1
+        y + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6041,20 +5821,30 @@ mod p172 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
         s1 = (s1 * 0.5 + s1).tanh();
-        match k % 3 {
-            0 => s1 = (s1.sin() * c.mean().unwrap()),
-            1 => s1 = s1 * (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))),
+        for (p2, &q3) in b.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * ((k as f64 * 0.5) - s1)).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))) * j as f64,
+            _ if helper_array(a, b[a.len() - 1]) > 0.2 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += x.tanh().exp(),
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (a.mapv(f64::tanh).sum() + (y - s1)) * j as f64,
+            _ if c.dot(a) > 0.2 => s1 = s1 * helper_array(b, b.mapv(f64::tanh).sum()),
             _ => s1 += a.mean().unwrap(),
         }
-        s1 = b.mean().unwrap();
-        let mut s2 = y;
-        if k == 3 {
-            return b.mean().unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + (x * 0.44);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        (b.mapv(f64::tanh).sum() - helper_scalar(b[a.len() - 1], s2)) + s2
+        s1 += y * 0.2;
+        (1.0 + helper_scalar(0.86, x) * helper_scalar(0.86, x)).ln() + s1
     }
 
     #[test]
@@ -6070,11 +5860,16 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        s1 += (k as f64 * 0.5);
-        let v2 = (a + c);
-        let mut s3 = (k as f64 * 0.5).sin();
-        x + s3 + v2.sum() * 0.3
+        if k == 3 {
+            return helper_array(b, helper_scalar(0.68, 0.80));
+        }
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * y;
+            s2 += t3.sin() * helper_array(c, (k as f64 * 0.5));
+        }
+        (1.0 + f64::tanh(1.39).exp() * f64::tanh(1.39).exp()).sqrt() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6094,11 +5889,8 @@ mod p174 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
-        }
-        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
+        let mut s2 = (helper_array(c, (k as f64 * 0.5)) - helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(b, s1)));
+        (b[a.len() - 1] * (1.0 + s1 * s1).sqrt()) + s2
     }
 
     #[test]
@@ -6115,29 +5907,36 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(b)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        match k % 4 {
+            j if j > 1 => s1 = (c.dot(b) * c.mean().unwrap()) * j as f64,
+            _ if y > 0.2 => s1 = s1 * (1.0 + (b[a.len() - 1] * s1) * (b[a.len() - 1] * s1)).sqrt(),
+            _ => s1 += 0.47,
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s3 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + (b[a.len() - 1] * s1)
-        };
-        let mut s5 = {
-            let t4 = 0.47;
-            t4 * t4 * 0.5 + s1
-        };
-        let v6 = (c + c);
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
+        match k % 3 {
+            0 => s1 = y.tanh().exp(),
+            1 => s1 = s1 * helper_array(b, (x + s1)),
+            _ => s1 += (s1 / (1.0 + s1 * s1)),
         }
-        a.dot(c) + s5 + u7.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        }
+        let v2 = (b * b[0].tanh().exp());
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * helper_array(a, 0.76);
+        }
+        (((k as f64 * 0.5) + x) - (k as f64 * 0.5)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6153,25 +5952,23 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = x;
+        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
+            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        if c.dot(c) > 0.1 {
+            s1 = c.dot(c);
         } else {
-            s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s1 = s1 * x;
         }
-        if a.mapv(f64::tanh).sum() > 0.1 {
-            s1 = helper_scalar(helper_array(c, y), helper_scalar(c[k % a.len()], c[k % a.len()]));
-        } else {
-            s1 = s1 * b[a.len() - 1];
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * f64::cos(1.38);
-            s1 += t2.sin() * c.dot(c);
-            if i == 3 {
-                break;
-            }
-        }
-        x + s1
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -6187,15 +5984,20 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        if k == 3 {
-            return a.dot(c);
+        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.dot(c)).tanh();
         }
-        let mut s2 = c.dot(&v1);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v1[i] * y).tanh();
+        let mut s2 = y;
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (x / (1.0 + y * y));
+            s2 += t3.sin() * c[a.len() - 1].tanh().exp();
         }
-        (x / (1.0 + y * y)).tanh().exp() + s2 + v1.sum() * 0.3
+        let v4 = (b + b);
+        ((y - (k as f64 * 0.5)) / (1.0 + s2 * s2)) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6211,19 +6013,20 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, y) - 1.21);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s2 = {
+            let t1 = (helper_array(a, x) - (k as f64 * 0.5));
+            t1 * t1 * 0.5 + helper_scalar(y, a[0])
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + b.mean().unwrap()).sin();
         }
-        s1 = ((k as f64 * 0.5) - 1.17);
-        let mut s2 = b.mean().unwrap();
-        ((s2 / (1.0 + x * x)) + c[0].sin()) + s2
+        if c[0] < 0.0 {
+            s2 = (helper_array(b, (k as f64 * 0.5)) * ((k as f64 * 0.5) + 0.40));
+        } else {
+            s2 = s2 * (a[0].sin() + helper_scalar(x, 0.32));
+        }
+        ((s2 + (k as f64 * 0.5)) + a.mean().unwrap()) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6240,12 +6043,15 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        s1 = c.mean().unwrap();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (x * y);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        helper_scalar(c.mapv(f64::tanh).sum(), f64::tanh(0.89)) + s1 + w2.sum() * 0.3
+        let mut s4 = {
+            let t3 = b.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + x.cos()
+        };
+        (1.0 + s1 * s1).ln().tanh() + s4
     }
 
     #[test]
@@ -6261,32 +6067,23 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c[0]).sin();
-        }
-        let mut s2 = x;
-        for i in 0..a.len() {
-            let t3 = w1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * w1[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        let mut s1 = c.mean().unwrap();
+        s1 = helper_array(c, s1);
+        if k == 3 {
+            return 0.83;
         }
         for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * c[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            let t5 = w1[i] * (y / (1.0 + 0.99 * 0.99));
-            s2 += t5.sin() * s2;
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
         }
-        (c.mean().unwrap() * c.dot(b)) + s2 + w1.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), x),
+            _ => s1 += c.dot(a),
+        }
+        s1 + s1
     }
 
     #[test]
@@ -6302,26 +6099,32 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(a).sin() + x);
-        if k == 3 {
-            return b[a.len() - 1];
-        }
-        let mut s3 = {
-            let t2 = a.mean().unwrap();
-            t2 * t2 * 0.5 + x
-        };
-        let mut s4 = c[a.len() - 1];
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t5 = c[i] * helper_scalar(0.93, x);
-            s3 += t5 * t5 * 0.5;
-            s3 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) * s1);
+            w1[i] = b[i] * ((k as f64 * 0.5) + 0.71);
         }
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += (1.14 + (k as f64 * 0.5)),
+        let mut s2 = helper_array(&w1, x.cos());
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + 0.37;
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        c[k % a.len()] + s4
+        s2 += s2 * 0.2;
+        match k % 4 {
+            j if j > 1 => s2 = c[a.len() - 1] * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (s2 - helper_scalar(0.93, y)),
+            _ => s2 += f64::tanh(1.11).exp(),
+        }
+        let mut s4 = {
+            let t3 = (c.mean().unwrap() / (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))));
+            t3 * t3 * 0.5 + helper_scalar(x, (k as f64 * 0.5))
+        };
+        if c[0] < 0.0 {
+            s4 = (1.0 + (a[k % a.len()] - s4) * (a[k % a.len()] - s4)).sqrt();
+        } else {
+            s4 = s4 * helper_array(&w1, helper_array(c, w1[k % a.len()]));
+        }
+        let mut s7 = b.iter().enumerate().map(|(q6, &p5)| (p5 * helper_scalar(s2, x)).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        c.mapv(f64::tanh).sum() + s7 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6338,32 +6141,32 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        match k % 3 {
-            0 => s1 = b[a.len() - 1],
-            1 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, b[a.len() - 1]);
-        }
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[k % a.len()];
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q3 += b[j] * t2;
             }
-            s1 += b[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp(),
-            _ => s1 += (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        let mut s4 = (b.mapv(f64::tanh).sum().tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x.tanh().exp();
         }
-        s3 = (s3 * 0.5 + helper_scalar(helper_scalar(s3, s1), helper_array(b, 0.90))).tanh();
-        s3.tanh().exp() + s3 + u2.sum() * 0.3
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = b[i] * a[k % a.len()];
+        }
+        match k % 3 {
+            0 => s1 = (helper_scalar(s1, 1.29) + ((k as f64 * 0.5) - y)),
+            1 => s1 = s1 * helper_array(a, s1).tanh().exp(),
+            _ => s1 += helper_scalar(s4, s1),
+        }
+        if c[0] < 0.0 {
+            s4 = c.dot(&u5);
+        }
+        s4 + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6380,16 +6183,20 @@ mod p183 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-            1 => s1 = s1 * helper_array(b, y).tanh().exp(),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + s1 * s1)),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s2 = b[k % a.len()];
-        let mut s3 = c.mapv(f64::tanh).sum().tanh();
-        let v4 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let v5 = (a * a).mapv(f64::tanh);
-        (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))).sqrt() + s3 + v5.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + y;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        if (1.0 + s1 * s1).ln() > 0.1 {
+            s1 = y.cos();
+        }
+        let mut s2 = helper_array(a, s1.cos());
+        let v3 = (a * a.dot(b));
+        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6406,17 +6213,12 @@ mod p184 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.mean().unwrap();
-        }
-        let v3 = (c * (1.0 + x * x).ln());
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (v3[i] + helper_scalar(y, x)).sin();
+            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
         }
-        (f64::tanh(0.50).exp() / (1.0 + v3.mapv(f64::tanh).sum() * v3.mapv(f64::tanh).sum())) + s1 + w4.sum() * 0.3
+        let v2 = (a + a);
+        let mut s3 = helper_scalar(helper_scalar((y / (1.0 + 1.28 * 1.28)), b.mean().unwrap()), v2.mapv(f64::tanh).sum());
+        (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6433,32 +6235,39 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c[k % a.len()] * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (s1 + 0.84).tanh().exp(),
+            _ => s1 += x.tanh().exp(),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + x * x));
         }
-        s1 += x * 0.2;
-        match k % 3 {
-            0 => s1 = c[0].sin(),
-            1 => s1 = s1 * 0.62,
-            _ => s1 += x,
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.35)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k % 2 == 0 {
-            s1 = ((x / (1.0 + x * x)) / (1.0 + f64::tanh(0.78).exp() * f64::tanh(0.78).exp()));
-        } else {
-            s1 = s1 * 0.52;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5).cos();
         }
-        let v2 = (b * 1.33);
-        (x - 0.84).cos() + s1 + v2.sum() * 0.3
+        ((0.84 / (1.0 + x * x)) - (s1 / (1.0 + s1 * s1))) + s1
     }
 
     #[test]
@@ -6474,30 +6283,28 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, 1.15)).tanh();
+        let mut s2 = {
+            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
+        };
+        if b.mean().unwrap() > 0.1 {
+            s2 = b.dot(c);
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, y);
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + f64::sqrt((1.0 + 1.35 * 1.35))).sin();
+            w4[i] += (a[i] + f64::sqrt((1.0 + 1.35 * 1.35))).sin();
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(0.50, 0.28).tanh(),
-            1 => s1 = s1 * (a.mapv(f64::tanh).sum() + helper_array(&w3, (k as f64 * 0.5))),
-            _ => s1 += (x + (k as f64 * 0.5)),
-        }
+        let v5 = u3.mapv(|t| t * t * 0.5 - t);
         if c[0] < 0.0 {
-            s1 = a.dot(&w3);
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * (k as f64 * 0.5);
         }
-        (y + (x * y)) + s1 + w3.sum() * 0.3
+        (0.79 * ((k as f64 * 0.5) + x)) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6513,19 +6320,13 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a[k % a.len()];
+        let mut s1 = a[k % a.len()];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + y * y))).tanh();
         }
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.mean().unwrap()).sin();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
-        }
-        helper_scalar(x, (y * x)) + s1 + w3.sum() * 0.3
+        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_array(b, x)).tanh());
+        let v5 = (c * b).mapv(f64::tanh);
+        (a.mean().unwrap() / (1.0 + helper_scalar(v5[a.len() - 1], (k as f64 * 0.5)) * helper_scalar(v5[a.len() - 1], (k as f64 * 0.5)))) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6541,31 +6342,32 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
-            let t1 = a[0].sin();
-            t1 * t1 * 0.5 + c.mean().unwrap()
-        };
+        let mut s1 = a[0].sin();
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt() * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * f64::sin(1.37),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * y;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * c[0];
+        }
+        for i in 0..a.len() {
+            let y = y * 0.5 + (s1 / (1.0 + 0.83 * 0.83));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * 1.12,
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * b.mean().unwrap();
+            w3[i] += (c[i] + (1.17 * x)).sin();
         }
-        if k == 3 {
-            return 0.32;
-        }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * b.dot(&w3);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += w3[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s2 - w3[k % a.len()]);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        ((s2 / (1.0 + 0.83 * 0.83)) - (x / (1.0 + s2 * s2))) + s2 + w3.sum() * 0.3
+        c.dot(a) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6581,23 +6383,18 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
+        let mut s3 = b.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * (x - 0.46)).sum::<f64>();
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * a.mapv(f64::tanh).sum()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
         match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if 0.42 > 0.2 => s1 = s1 * (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y)).sqrt(),
-            _ => s1 += (1.0 + x * x).ln(),
+            j if j > 1 => s3 = (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y)).sqrt() * j as f64,
+            _ if (1.0 + b[0] * b[0]).sqrt() > 0.2 => s3 = s3 * (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt(),
+            _ => s3 += (k as f64 * 0.5),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * x.tanh().exp();
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = c[i] * (k as f64 * 0.5);
         }
-        b.dot(b) + s1
+        x.cos() + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6615,37 +6412,39 @@ mod p190 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            if i % 3 == 2 {
+            let t2 = b[i] * x;
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * s1;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(0.62, x);
+        }
+        s1 = (1.24 * s1).tanh().exp();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * b.mean().unwrap();
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (x * 0.47)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 += t4.sin() * (k as f64 * 0.5).tanh().exp();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (b[0] / (1.0 + 0.72 * 0.72))).tanh();
+            s1 = (s1 * 0.7 + u3[i] * (s1 * a[0])).tanh();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * (a[0] * a[0]);
         }
         match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if (k as f64 * 0.5).tanh() > 0.2 => s1 = s1 * x,
-            _ => s1 += ((k as f64 * 0.5) - 0.39),
+            j if j > 1 => s1 = helper_array(&u3, f64::tanh(0.98)) * j as f64,
+            _ if ((k as f64 * 0.5) * y) > 0.2 => s1 = s1 * helper_scalar(y, s1).tanh().exp(),
+            _ => s1 += helper_array(&u3, 1.39),
         }
-        match k % 4 {
-            j if j > 1 => s1 = f64::tanh(0.90).exp() * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * s1,
-            _ => s1 += c.dot(a),
-        }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        if c[0] < 0.0 {
-            s1 = v2.mean().unwrap();
-        } else {
-            s1 = s1 * b.mean().unwrap();
-        }
-        let mut s4 = {
-            let t3 = a.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + (0.98 * x)
-        };
-        helper_scalar((k as f64 * 0.5), f64::ln((1.0 + 0.47 * 0.47))) + s4 + v2.sum() * 0.3
+        0.86 + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6661,36 +6460,47 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.10 + (k as f64 * 0.5));
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s2 = u1.mapv(f64::tanh).sum();
+        s2 = (s2 * 0.5 + (x - 1.23).tanh()).tanh();
+        let mut u3 = u1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        }
         for i in 0..a.len() {
-            w3[i] = c[i] * y.sin();
+            let t4 = u1[i] * b.dot(&u1);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += u1[j] * t4;
+            }
+            s2 = s2 + q5.tanh();
         }
-        if c[0] < 0.0 {
-            s1 = a.dot(b);
-        } else {
-            s1 = s1 * helper_array(b, a[k % a.len()]);
+        for i in (0..a.len()).rev() {
+            let t6 = u1[i] * (k as f64 * 0.5);
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * b[(i + 1) % a.len()];
+            }
+            s2 += u7;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.dot(a);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * u1.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * b[0].tanh().exp(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        if (s2 * x) > 0.1 {
+            s2 = ((0.35 * 0.82) - helper_array(a, 1.32));
         }
-        s1 = (s1 * 0.5 + ((1.0 + y * y).sqrt() - 0.35)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 1.06).tanh();
-        }
-        helper_array(c, (y / (1.0 + 0.34 * 0.34))) + s1 + w3.sum() * 0.3
+        (c[a.len() - 1].tanh().exp() - y) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6707,27 +6517,23 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
-            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * c.dot(c)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        s4 += b.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * ((x - (k as f64 * 0.5)) / (1.0 + helper_scalar((k as f64 * 0.5), s4) * helper_scalar((k as f64 * 0.5), s4))),
+            _ => s1 += ((k as f64 * 0.5) - y),
         }
-        let mut s3 = {
-            let t2 = helper_scalar((s1 - y), a[k % a.len()]);
-            t2 * t2 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * s3);
-        }
-        let v5 = (a + a);
         for i in (0..a.len()).rev() {
-            let t6 = u4[i] * s1;
-            s1 += t6 * t6 * 0.5;
-            s1 -= v5[(i + 1) % a.len()] * v5.mapv(f64::tanh).sum();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1.tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s7 = (a.mapv(f64::tanh).sum() * c[a.len() - 1]);
-        helper_scalar(x.tanh().exp(), y) + s7 + v5.sum() * 0.3
+        let mut s5 = a.mean().unwrap();
+        x + s5
     }
 
     #[test]
@@ -6743,20 +6549,30 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s2 = x;
-        if c[0] < 0.0 {
-            s2 = y;
+        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.53 - y);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, a[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (a[0] * s1) * (a[0] * s1)).sqrt() * j as f64,
+            _ if helper_scalar(b[a.len() - 1], (k as f64 * 0.5)) > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() + y),
+            _ => s1 += (1.0 + s1 * s1).ln(),
+        }
+        let mut s3 = (c.mapv(f64::tanh).sum().tanh().exp() * a[0]);
+        if k % 2 == 0 {
+            s1 = a.mean().unwrap().tanh().exp();
         } else {
-            s2 = s2 * 0.53;
+            s1 = s1 * b[k % a.len()];
         }
-        let mut s3 = x;
-        let mut s4 = (1.0 + (f64::sqrt((1.0 + 0.30 * 0.30)) + s3) * (f64::sqrt((1.0 + 0.30 * 0.30)) + s3)).ln();
-        if k == 3 {
-            return (1.0 + (v1[0] * s4) * (v1[0] * s4)).sqrt();
-        }
-        s2 = c.mapv(f64::tanh).sum();
-        s4.sin() + s4 + v1.sum() * 0.3
+        let v4 = (a * s1);
+        v4[a.len() - 1] + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6772,23 +6588,33 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1: f64 = 0.71;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(c, x)).sin();
+            w2[i] += (c[i] + a.mean().unwrap()).sin();
         }
-        let mut s2 = b.mean().unwrap();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(&w1, 0.94);
+        for i in (0..a.len()).rev() {
+            let t3 = w2[i] * y.sin();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * w2[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
-        let mut s4 = a.dot(b);
-        if c[0] < 0.0 {
-            s2 = a.mapv(f64::tanh).sum().tanh().exp();
-        } else {
-            s2 = s2 * (w1.mean().unwrap() + ((k as f64 * 0.5) + s4));
+        for i in (0..a.len()).rev() {
+            let t5 = a[i] * w2.mean().unwrap();
+            s1 += t5.sin() * (y / (1.0 + s1 * s1));
         }
-        (k as f64 * 0.5) + s4 + w1.sum() * 0.3
+        b.dot(a) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6804,25 +6630,26 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1]).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * b[a.len() - 1].tanh().exp();
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (x / (1.0 + x * x));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
+        let mut s4 = (w1.mean().unwrap() + (0.68 / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))));
+        for (p2, &q3) in b.iter().zip(b) {
+            s4 = (s4 * 0.7 + p2 * q3 * w1.mapv(f64::tanh).sum()).tanh();
         }
         match k % 4 {
-            j if j > 1 => s1 = helper_array(c, x.tanh()) * j as f64,
-            _ if helper_scalar(x, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (helper_array(b, 0.93) + helper_array(b, (k as f64 * 0.5))),
-            _ => s1 += b.dot(a),
+            j if j > 1 => s4 = ((y * c[0]) + (w1[k % a.len()] + 0.93)) * j as f64,
+            _ if (1.13 / (1.0 + 0.23 * 0.23)) > 0.2 => s4 = s4 * helper_array(b, 1.36),
+            _ => s4 += (0.22 + x),
         }
-        1.13 + s1 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + c[i] * helper_scalar(1.29, c[0])).tanh();
+        }
+        c[a.len() - 1] + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6838,20 +6665,19 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.21).exp()).tanh();
+        if k == 3 {
+            return 0.66;
         }
-        'outer: for i in 0..a.len() {
+        let mut s1 = b.mean().unwrap().cos();
+        for i in 0..a.len() {
+            let t2 = a[i] * ((k as f64 * 0.5) * x);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q3 += b[j] * t2;
             }
-            s1 += c[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        helper_scalar((x + (k as f64 * 0.5)), helper_array(b, c[k % a.len()])) + s1
+        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s1
     }
 
     #[test]
@@ -6867,25 +6693,25 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.49;
-        }
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s3 = ((x + b.dot(c)) / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln()));
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * (y * u1[a.len() - 1])).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v2[j] * x.tanh().exp()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s3 += v2[i] * 0.2;
         }
-        v2.dot(&u1) + s3 + v2.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
+        }
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -6901,35 +6727,27 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (y - x).tanh().exp(),
-            _ => s1 += (1.0 + x * x).ln(),
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w1[i] += (b[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
         }
-        s1 += s1 * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * a.dot(b);
-            s1 += t2.sin() * s1;
-        }
+        let mut s4 = (0..a.len()).map(|q3| w1[q3] * w1[q3] + (y - (k as f64 * 0.5))).sum::<f64>();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            s4 = (s4 * 0.7 + b[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_scalar((k as f64 * 0.5), y);
+        if k == 3 {
+            return (1.0 + (c[a.len() - 1] / (1.0 + s4 * s4)) * (c[a.len() - 1] / (1.0 + s4 * s4))).sqrt();
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(b, x);
         }
-        a.dot(b) + s1 + u4.sum() * 0.3
+        let v6 = (c * (0.68 - x));
+        let mut s7 = helper_array(&u5, s4);
+        x + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6945,36 +6763,31 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * a).mapv(f64::tanh);
-        let mut s2 = ((f64::sin(0.53) - helper_scalar(x, 0.43)) + (1.0 + helper_array(a, y) * helper_array(a, y)).sqrt());
-        if helper_array(b, 1.37) > 0.1 {
-            s2 = helper_array(c, y.tanh().exp());
-        } else {
-            s2 = s2 * 0.67;
-        }
-        let mut s4 = {
-            let t3 = (a.dot(c) - helper_scalar(0.77, v1[0]));
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
-        };
-        match k % 3 {
-            0 => s4 = helper_scalar(s2, s4.tanh().exp()),
-            1 => s4 = s4 * (1.0 + (1.0 + s2 * s2).sqrt() * (1.0 + s2 * s2).sqrt()).sqrt(),
-            _ => s4 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t5 = v1[i] * x;
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += b[j] * t5;
-            }
-            s4 = s4 + q6.tanh();
+            w1[i] += (c[i] + (y / (1.0 + y * y))).sin();
+        }
+        let mut s2 = helper_scalar((((k as f64 * 0.5) - 0.81) + helper_scalar((k as f64 * 0.5), x)), (1.0 + y * y).sqrt().tanh().exp());
+        match k % 4 {
+            j if j > 1 => s2 = w1.dot(b) * j as f64,
+            _ if (x + (k as f64 * 0.5)) > 0.2 => s2 = s2 * helper_scalar(y.tanh().exp(), w1.dot(b)),
+            _ => s2 += s2.tanh().exp(),
         }
         match k % 4 {
-            j if j > 1 => s4 = helper_array(&v1, s2).tanh().exp() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s4 = s4 * x.tanh().exp(),
-            _ => s4 += (0.54 * y),
+            j if j > 1 => s2 = w1.mapv(f64::tanh).sum() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += c.mapv(f64::tanh).sum(),
         }
-        (s2.tanh().exp() / (1.0 + helper_scalar(x, v1[0]) * helper_scalar(x, v1[0]))) + s4 + v1.sum() * 0.3
+        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        for i in 0..a.len() {
+            let x = x * 0.5 + b.mean().unwrap();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh().exp();
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s2 + v3.sum() * 0.3
     }
 
     #[test]

@@ -529,8 +529,43 @@ impl Program {
         self.line("}");
     }
 
+    /// An iterator chain over the arrays: a `zip` and `map` summed, an
+    /// `enumerate` with a reference pattern, a `filter`, a `fold`, or a
+    /// range's `map`; or a `for` loop over a `zip`.
+    fn iterator_chain(&mut self) {
+        let (u, _) = self.array();
+        let (w, w_ref) = self.array();
+        let (u, w) = (u.name, w.name);
+        let e = self.scalar(1);
+        let (p, q) = (self.name("p"), self.name("q"));
+        let chain = match self.pick(6) {
+            0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
+            1 => format!(
+                "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
+            ),
+            2 => format!("{u}.iter().filter(|{p}| **{p} > 0.0).map(|{p}| {p} * {e}).sum::<f64>()"),
+            3 => format!("{u}.iter().fold(0.5, |{q}, {p}| ({q} * 0.8 + {p} * {e}).tanh())"),
+            4 => format!("(0..a.len()).map(|{q}| {u}[{q}] * {w}[{q}] + {e}).sum::<f64>()"),
+            _ => {
+                let acc = self.mutable_scalar();
+                self.line(format!("for ({p}, &{q}) in {u}.iter().zip({w_ref}) {{"));
+                self.line(format!("    {acc} = ({acc} * 0.7 + {p} * {q} * {e}).tanh();"));
+                self.line("}");
+                return;
+            }
+        };
+        let name = self.name("s");
+        self.line(format!("let mut {name} = {chain};"));
+        self.scalars.push(Var {
+            name: name.clone(),
+            active: true,
+        });
+        self.mutable.push(name);
+    }
+
     fn statement(&mut self) {
-        match self.pick(17) {
+        match self.pick(18) {
+            17 => self.iterator_chain(),
             16 => self.labelled_exit(),
             13 => self.shadow_in_scope(),
             14 => self.block_value(),

@@ -203,6 +203,30 @@ scenario! {
     }
 }
 
+// Iterator chains, rewritten as the loops they stand for: a `zip` of the
+// active weights with the constant data summed, and a sum of squares.
+scenario! {
+    scalar iterator_chains in Loops, sizes [1, 10, 1000];
+    #[differentiable]
+    pub fn f(w: &[f64], #[constant] x: &[f64]) -> f64 {
+        let score: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        let penalty = w.iter().map(|v| v * v).sum::<f64>();
+        score.tanh() + 0.1 * penalty
+    }
+    inputs(n) { ref w dw = random(n, 69).to_vec() }
+    constants { ref x = random(n, 70).to_vec() }
+    hand {
+        let score: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        let slope = 1.0 - score.tanh().powi(2);
+        (w.iter().zip(x).map(|(a, b)| slope * b + 0.2 * a).collect::<Vec<f64>>(),)
+    }
+    dual {
+        let score: Dual64 = w.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum();
+        let penalty: Dual64 = w.iter().map(|v| *v * *v).sum();
+        score.tanh() + penalty * 0.1
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         rosenbrock::scenario(),
@@ -213,5 +237,6 @@ pub fn scenarios() -> Vec<Scenario> {
         nested_loops_with_exits::scenario(),
         matrix_power_iteration::scenario(),
         max_pooling_by_elements::scenario(),
+        iterator_chains::scenario(),
     ]
 }

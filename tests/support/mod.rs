@@ -42,13 +42,20 @@ macro_rules! no_tangent {
 macro_rules! inputs {
     ($x:ident, $f:ident, $value:ident; $m:ident; $($mode:ident $name:ident = $val:expr),+; $($c:expr),*) => {
         let $x = ($($val,)+);
-        let $f = |p: &_| {
+        let $f = $crate::support::of_inputs(&$x, |p| {
             let ($($name,)+) = ::core::clone::Clone::clone(p);
             $m::f($(arg!($mode $name),)+ $($c),*)
-        };
+        });
         let ($($name,)+) = ::core::clone::Clone::clone(&$x);
         let $value = $m::f($(arg!($mode $name),)+ $($c),*);
     };
+}
+
+/// `f`, typed as a function of `x`'s type: the closure's parameter type is
+/// known before its body is checked, so a `Vec` input may be passed to a
+/// slice parameter (`&v` as `&[f64]`).
+pub fn of_inputs<P, R>(_: &P, f: impl Fn(&P) -> R) -> impl Fn(&P) -> R {
+    f
 }
 
 /// A model of `examples/models/` (included as `mod models`) under the

@@ -43,6 +43,7 @@ pub const INACTIVE: &[&str] = &[
     "raw_dim",
     "ndim",
     "is_empty",
+    "count",
     "strides",
     "is_standard_layout",
     "is_nan",

@@ -17,6 +17,9 @@ pub type Renames = HashMap<String, Ident>;
 
 pub struct Renamer<'a> {
     renames: &'a Renames,
+    /// Names bound to a reference (`let v = &x[k];`) that generated code
+    /// holds as a value: `*v` reads `v`.
+    values: Option<&'a HashSet<String>>,
     shadowed: Vec<HashSet<String>>,
     /// Every renamed occurrence, as the user wrote it.
     pub hits: Vec<Ident>,
@@ -26,6 +29,7 @@ impl<'a> Renamer<'a> {
     pub fn new(renames: &'a Renames) -> Self {
         Renamer {
             renames,
+            values: None,
             shadowed: Vec::new(),
             hits: Vec::new(),
         }
@@ -82,6 +86,28 @@ pub fn pattern_names(pat: &Pat) -> HashSet<String> {
 }
 
 impl VisitMut for Renamer<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Some(values) = self.values {
+            let mut inner = &*e;
+            while let Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr,
+                ..
+            }) = inner
+            {
+                inner = expr;
+            }
+            let value = matches!(inner, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                values.contains(&name) && !self.shadowed.iter().any(|s| s.contains(&name))
+            }));
+            if value && !std::ptr::eq(inner, &*e) {
+                *e = inner.clone();
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+
     fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
         if e.qself.is_none() {
             if let Some(ident) = e.path.get_ident() {
@@ -195,9 +221,28 @@ pub fn rename_expr(expr: &Expr, renames: &Renames) -> (Expr, Vec<Ident>) {
     (expr, r.hits)
 }
 
-pub fn rename_stmt(stmt: &syn::Stmt, renames: &Renames) -> (syn::Stmt, Vec<Ident>) {
+/// `rename_expr`, reading `*v` as `v` for each of `values`.
+pub fn rename_expr_with_values(
+    expr: &Expr,
+    renames: &Renames,
+    values: &HashSet<String>,
+) -> (Expr, Vec<Ident>) {
+    let mut expr = expr.clone();
+    let mut r = Renamer::new(renames);
+    r.values = Some(values);
+    r.visit_expr_mut(&mut expr);
+    (expr, r.hits)
+}
+
+/// `rename_stmt`, reading `*v` as `v` for each of `values`.
+pub fn rename_stmt_with_values(
+    stmt: &syn::Stmt,
+    renames: &Renames,
+    values: &HashSet<String>,
+) -> (syn::Stmt, Vec<Ident>) {
     let mut stmt = stmt.clone();
     let mut r = Renamer::new(renames);
+    r.values = Some(values);
     r.visit_stmt_mut(&mut stmt);
     (stmt, r.hits)
 }

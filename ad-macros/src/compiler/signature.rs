@@ -399,6 +399,31 @@ pub fn float_types(generics: &syn::Generics) -> Vec<String> {
     out
 }
 
+/// The one float type (of `float_types`) that the parameters' and the
+/// result's types name, if exactly one is named.
+pub fn scalar_type(sig: &Signature, float_types: &[String]) -> Option<Ident> {
+    struct Names<'a>(&'a [String], Vec<Ident>);
+    impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if let Some(i) = p.get_ident() {
+                if self.0.contains(&i.to_string()) && !self.1.contains(i) {
+                    self.1.push(i.clone());
+                }
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut names = Names(float_types, Vec::new());
+    for p in &sig.params {
+        syn::visit::Visit::visit_type(&mut names, &p.ty);
+    }
+    syn::visit::Visit::visit_type(&mut names, &sig.ret);
+    match names.1.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// `T` of a parameter typed `&[T]`, `&Vec<T>` or `Vec<T>`.
 pub fn sequence_element(ty: &Type) -> Option<&Type> {
     match ty {

@@ -3,7 +3,7 @@ use ad::ndarray::Array1;
 
 #[differentiable]
 fn f(x: &Array1<f64>) -> f64 {
-    x.iter().sum::<f64>() + x.fold(0.0, |a, b| a + b)
+    x.product() + x.iter().cloned().reduce(f64::max).unwrap()
 }
 
 fn main() {}

@@ -5,7 +5,7 @@ use ad::ndarray::Array1;
 // the stub derivatives, so nothing cascades.
 #[differentiable]
 fn f(x: &Array1<f64>, y: f64) -> f64 {
-    let a = x.iter().count() as f64 * y;
+    let a = x.iter().cloned().reduce(f64::max).unwrap() * y;
     let b = y % 3.0;
     let c = x.map(|v| v * 2.0);
     a + b + c.sum()

@@ -15,6 +15,9 @@ impl Lowerer<'_> {
         let name = m.method.to_string();
         let span = m.method.span();
         let args: Vec<&Expr> = m.args.iter().collect();
+        if let Some(chain) = self.iterator_chain(m) {
+            return self.expr(&chain.ok()?);
+        }
         if ops::INACTIVE.contains(&name.as_str()) {
             return Some(self.inactive_result(e));
         }
@@ -149,6 +152,13 @@ impl Lowerer<'_> {
                     syn::parse_quote_spanned!(method.span()=> Self::#method(#receiver, #args));
                 self.expr(&call)
             }
+            _ if super::iterators::is_adaptor(&m.receiver) => {
+                self.errors.at(
+                    &m.method,
+                    format!("the iterator method `{name}` over active values has no derivative rule: a chain over active values may `map`, `filter`, `zip`, `enumerate`, `copied` or `cloned`, and ends in `sum()`, `product()` or `fold(..)`; or write the loop out"),
+                );
+                None
+            }
             _ => {
                 let receiver_active = !self.active_mentions(&m.receiver).is_empty();
                 let subject = if receiver_active {
@@ -218,7 +228,7 @@ impl Lowerer<'_> {
                     }
                 };
                 let a = self.expr(&m.receiver)?;
-                let (source, _) = scan::rename_expr(f, &self.renames());
+                let (source, _) = self.renamed(f);
                 let (param, body) = self.closure_body(&param, &c.body)?;
                 let source = source.to_token_stream();
                 let captures = crate::compiler::ir::reads_outside(&body, param)
@@ -391,7 +401,7 @@ impl Lowerer<'_> {
                 Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
                 other => (*other, false),
             };
-            let (source, _) = scan::rename_expr(arg, &self.renames());
+            let (source, _) = self.renamed(arg);
             let inactive = self.active_mentions(inner).is_empty();
             // A reference to a computed constant (`&(x * 0.5)`) is to a
             // local: a pullback may hold the borrow past the statement.

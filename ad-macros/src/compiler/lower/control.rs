@@ -39,7 +39,7 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
+        let (cond, _) = self.renamed(&i.cond);
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
         self.block_serial += 1;
@@ -256,14 +256,11 @@ impl Lowerer<'_> {
     pub(super) fn lower_loop(&mut self, e: &Expr) {
         let (head, body, pattern_names) = match e {
             Expr::ForLoop(f) => {
-                if let Some(indexed) = self.by_index(f) {
-                    return self.lower_loop(&indexed);
-                }
-                if self.carries_derivative(&f.expr) {
-                    self.errors.at(
-                        &f.expr,
-                        "a loop must iterate over inactive values (a range such as `0..x.len()`)",
-                    );
+                // Over active sources: a loop over their indices.
+                if let Some(indexed) = self.indexed_for(f) {
+                    if let Ok(indexed) = indexed {
+                        self.lower_loop(&indexed);
+                    }
                     return;
                 }
                 if f.label.is_some() {
@@ -272,7 +269,7 @@ impl Lowerer<'_> {
                         "loop labels are not supported yet: remove the label",
                     );
                 }
-                let (iter, _) = scan::rename_expr(&f.expr, &self.renames());
+                let (iter, _) = self.renamed(&f.expr);
                 let names: Vec<Ident> = scan::pattern_names(&f.pat)
                     .into_iter()
                     .map(|n| Ident::new(&n, f.pat.span()))
@@ -331,7 +328,7 @@ impl Lowerer<'_> {
                     && matches!(i.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Break(b), _)] if b.label.is_none() && b.expr.is_none())
                     && !self.carries_derivative(&i.cond) =>
             {
-                let (cond, _) = scan::rename_expr(&i.cond, &self.renames());
+                let (cond, _) = self.renamed(&i.cond);
                 body.stmts.pop();
                 Some(cond.to_token_stream())
             }
@@ -401,7 +398,7 @@ impl Lowerer<'_> {
                         "a loop condition must not be an active value: compare values (`x > 0.0`)",
                     );
                 }
-                let (cond, _) = scan::rename_expr(&w.cond, &self.renames());
+                let (cond, _) = self.renamed(&w.cond);
                 LoopHead::While {
                     cond: cond.to_token_stream(),
                 }
@@ -442,62 +439,6 @@ impl Lowerer<'_> {
             carried,
             exit,
         })));
-    }
-
-    /// `for l in &p.layers`, `for l in p.layers.iter()` and
-    /// `for (i, l) in p.layers.iter().enumerate()` over an active place: a
-    /// loop over its indices that binds `let l = &p.layers[k];`, whose
-    /// fields are then read as the place's.
-    fn by_index(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let (place, enumerated) = match &*f.expr {
-            e @ Expr::Path(_) => (e, false),
-            Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, false),
-            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => (&*m.receiver, false),
-            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
-                match &*m.receiver {
-                    Expr::MethodCall(inner) if inner.method == "iter" && inner.args.is_empty() => {
-                        (&*inner.receiver, true)
-                    }
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        };
-        // A parameter must be a slice or `Vec` (an array's `iter()` visits
-        // every element, not rows); a field is taken to be a `Vec`.
-        let sequence = match place {
-            Expr::Path(_) => self.sequence_named(place).is_some(),
-            other => super::expr::is_place(other),
-        };
-        if !sequence || !self.carries_derivative(place) {
-            return None;
-        }
-        let index = self.fresh_numbered("item", |s| &mut s.consts);
-        // `let l = &xs[k];`, or `let x = xs[k];` for the pattern `&x`.
-        let element = |pat: &Pat| -> syn::Stmt {
-            match pat {
-                Pat::Reference(r) => {
-                    let pat = &r.pat;
-                    syn::parse_quote!(let #pat = #place[#index];)
-                }
-                pat => syn::parse_quote!(let #pat = &#place[#index];),
-            }
-        };
-        let bind: Vec<syn::Stmt> = match (&*f.pat, enumerated) {
-            (Pat::Tuple(t), true) if t.elems.len() == 2 => {
-                let i = &t.elems[0];
-                vec![syn::parse_quote!(let #i = #index;), element(&t.elems[1])]
-            }
-            (_, true) => return None,
-            (pat, false) => vec![element(pat)],
-        };
-        let body = &f.body.stmts;
-        Some(
-            syn::parse_quote_spanned!(f.for_token.span=> for #index in 0..#place.len() {
-                #(#bind)*
-                #(#body)*
-            }),
-        )
     }
 
     /// The variables declared before the loop that its body makes active:

@@ -53,7 +53,7 @@ impl Lowerer<'_> {
         let e = strip_refs(e);
         let literal = self.is_literal(e);
         let scalar = self.is_scalar(e);
-        let (renamed, _) = scan::rename_expr(e, &self.renames());
+        let (renamed, _) = self.renamed(e);
         // A name the body assigns (in a loop, or anywhere: a later `s += 1.0`
         // must not change what an earlier product's pullback reads) is
         // read once, here, into a constant of its own.
@@ -93,7 +93,7 @@ impl Lowerer<'_> {
     /// An inactive value computed from active ones (`x.len()`, `a < b`,
     /// `ad::stop_gradient(h)`): kept as written with active names renamed.
     pub(super) fn inactive_result(&mut self, e: &Expr) -> Operand {
-        let (renamed, _) = scan::rename_expr(e, &self.renames());
+        let (renamed, _) = self.renamed(e);
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         // Reads active values (`x.len()`, `stop_gradient(h)`): recomputed
         // by a pullback unless a variable it reads changes afterwards.

@@ -17,6 +17,7 @@ mod call;
 mod control;
 mod exits;
 mod expr;
+mod iterators;
 mod labels;
 mod stmt;
 mod tuples;
@@ -78,6 +79,14 @@ pub struct Lowerer<'a> {
     /// Active parameters that are slices or `Vec`s, which a `for` loop may
     /// iterate over.
     sequences: Vec<Sequence>,
+    /// Values bound to a reference to an element (`let v = &x[k];`),
+    /// which generated code holds by value.
+    bound_by_reference: HashSet<VarId>,
+    /// The array parameters whose types give their number of axes.
+    param_ranks: HashMap<String, usize>,
+    /// The one float type the signature names, if it names one: the type
+    /// of an iterator chain's sum (see `iterators.rs`).
+    scalar_type: Option<Ident>,
 }
 
 /// An active slice or `Vec` parameter.
@@ -109,7 +118,11 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         recursion_forbidden: reverse.then(|| sig.name().to_string()),
         places: HashMap::new(),
         sequences: Vec::new(),
+        param_ranks: HashMap::new(),
+        scalar_type: None,
+        bound_by_reference: HashSet::new(),
     };
+    l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
     for name in ["rules", "view", "value", "pullback"] {
         l.reserve(name);
@@ -142,6 +155,9 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
             });
             l.env.insert(ident.to_string(), Binding::Active(v));
             params.push(Some(v));
+            if let Some(rank) = iterators::array_rank(&p.ty) {
+                l.param_ranks.insert(ident.to_string(), rank);
+            }
             if let Some(elem) = crate::compiler::signature::sequence_element(&p.ty) {
                 let scalar = matches!(elem, Type::Path(t)
                     if t.path.get_ident().is_some_and(|i| l.float_types.contains(&i.to_string())));
@@ -297,6 +313,25 @@ impl Lowerer<'_> {
                     renamed.clone().map(|ident| (name.clone(), ident))
                 }
             })
+            .collect()
+    }
+
+    /// `e` as generated code names things: `renames`, with `*v` read as
+    /// `v` where `v` was bound to a reference generated code holds by value.
+    /// The second item is the names it mentioned.
+    pub(super) fn renamed(&self, e: &Expr) -> (Expr, Vec<Ident>) {
+        scan::rename_expr_with_values(e, &self.renames(), &self.reference_names())
+    }
+
+    pub(super) fn renamed_stmt(&self, stmt: &syn::Stmt) -> (syn::Stmt, Vec<Ident>) {
+        scan::rename_stmt_with_values(stmt, &self.renames(), &self.reference_names())
+    }
+
+    fn reference_names(&self) -> HashSet<String> {
+        self.env
+            .iter()
+            .filter(|(_, b)| matches!(b, Binding::Active(v) if self.bound_by_reference.contains(v)))
+            .map(|(n, _)| n.clone())
             .collect()
     }
 

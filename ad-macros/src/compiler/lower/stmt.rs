@@ -53,7 +53,7 @@ impl Lowerer<'_> {
             syn::Stmt::Expr(e, semi) => self.expr_stmt(e, semi.is_some()),
             syn::Stmt::Item(item) => self.stmts.push(Stmt::Verbatim(item.to_token_stream())),
             syn::Stmt::Macro(m) => {
-                let (renamed, _) = scan::rename_stmt(stmt, &self.renames());
+                let (renamed, _) = self.renamed_stmt(stmt);
                 let _ = m;
                 self.stmts.push(Stmt::Verbatim(renamed.to_token_stream()));
             }
@@ -101,6 +101,11 @@ impl Lowerer<'_> {
         let Some(value) = self.value_expr(&init.expr) else {
             return;
         };
+        if let (Expr::Reference(_), Operand::Var(v)) = (without_parens(&init.expr), &value) {
+            if v.0 >= first_new {
+                self.bound_by_reference.insert(*v);
+            }
+        }
         self.bind(&name, value, first_new, ty, mutable);
     }
 
@@ -170,7 +175,7 @@ impl Lowerer<'_> {
             return;
         }
         let stmt = syn::Stmt::Local(local.clone());
-        let (renamed, _) = scan::rename_stmt(&stmt, &self.renames());
+        let (renamed, _) = self.renamed_stmt(&stmt);
         let pat = match &local.pat {
             Pat::Type(pt) => &*pt.pat,
             p => p,
@@ -216,7 +221,7 @@ impl Lowerer<'_> {
         {
             return false;
         }
-        let (expr, _) = scan::rename_expr(&init.expr, &self.renames());
+        let (expr, _) = self.renamed(&init.expr);
         let ident = self.fresh(&name);
         let m = p.mutability;
         let ty = ty.map(|t| quote!(: #t));
@@ -261,7 +266,7 @@ impl Lowerer<'_> {
         if hits.is_empty() {
             // Still renamed: it may read locals bound under generated names
             // (`let mut s = c[a.len() - 1]; if .. { s = s.tanh(); }`).
-            let (renamed, _) = scan::rename_expr(e, &self.renames());
+            let (renamed, _) = self.renamed(e);
             self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
             return;
         }
@@ -280,7 +285,7 @@ impl Lowerer<'_> {
             let touches =
                 !self.active_mentions(left).is_empty() || !self.active_mentions(right).is_empty();
             if !touches {
-                let (renamed, _) = scan::rename_expr(whole, &self.renames());
+                let (renamed, _) = self.renamed(whole);
                 self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
                 return;
             }
@@ -300,7 +305,7 @@ impl Lowerer<'_> {
         };
         let target_active = matches!(self.env.get(&target.to_string()), Some(Binding::Active(_)));
         if !target_active && !self.carries_derivative(right) {
-            let (renamed, _) = scan::rename_expr(whole, &self.renames());
+            let (renamed, _) = self.renamed(whole);
             self.stmts.push(Stmt::Verbatim(quote!(#renamed;)));
             return;
         }
@@ -412,5 +417,12 @@ impl Lowerer<'_> {
             let value = self.op_or_constant(op, span, whole);
             self.bind(array, value, first_new, None, false);
         }
+    }
+}
+
+fn without_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => without_parens(&p.expr),
+        e => e,
     }
 }

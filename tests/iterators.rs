@@ -1,0 +1,197 @@
+//! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
+//! `enumerate`, `filter`, `fold`, `product`, a range's `map`) and `for`
+//! loops over `zip`s, each against finite differences and forward mode.
+//! The macro rewrites them as the loops they stand for
+//! (`ad-macros/src/compiler/lower/iterators.rs`).
+
+#![allow(clippy::ptr_arg)] // `&Vec<f64>` is one of the parameter forms under test
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+use support::random;
+
+/// A sum over an array's elements, of any dimension (`mapv` underneath),
+/// with the closure's parameter as a reference (`*v`) or by pattern (`&v`).
+mod map_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let squares: f64 = x.iter().map(|v| *v * v).sum();
+        let sines = m.iter().map(|&v| v.sin()).sum::<f64>();
+        squares * sines + m.iter().sum::<f64>()
+    }
+}
+
+/// `zip` of a slice, a `Vec` and an array, by `iter()`, by reference and by
+/// value, with reference patterns, `copied`, and `enumerate`.
+mod zipped {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &[f64], b: &Vec<f64>, c: &Array1<f64>) -> f64 {
+        let dot: f64 = a.iter().zip(b.iter()).map(|(x, y)| x * y).sum();
+        let cubes: f64 = a.iter().zip(b).map(|(&x, &y)| x * y * y).sum();
+        let three: f64 = a
+            .iter()
+            .copied()
+            .zip(c.iter())
+            .enumerate()
+            .map(|(i, (x, y))| (i as f64 + 1.0) * x * y.exp())
+            .sum();
+        dot + cubes.tanh() + three
+    }
+}
+
+/// `fold` with a closure and with a path, `product`, and ndarray's own
+/// `fold` on an array.
+mod folds {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], y: &Array1<f64>) -> f64 {
+        let product: f64 = x.iter().product();
+        let running = x.iter().fold(1.0, |acc, v| acc * 0.5 + v * v);
+        let largest = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let exps = y.fold(0.0, |m, &v| m + v.exp());
+        product + running + largest * exps
+    }
+}
+
+/// `filter` (inactive conditions on active items, `**v`), two `map`s, a
+/// path in `map`, and a chain nested in another's closure.
+mod filtered_and_nested {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], y: &Array1<f64>) -> f64 {
+        let logs: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
+        let twice: f64 = x.iter().map(|v| v * 2.0).map(f64::exp).sum();
+        let pairs: f64 = x
+            .iter()
+            .map(|a| y.iter().map(|b| (a - b).powi(2)).sum::<f64>())
+            .sum();
+        logs + twice * 0.01 + pairs
+    }
+}
+
+/// A range's `map`, whose iterator is inactive, over active and constant
+/// slices; a chain over a local array.
+mod range_and_local {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], w: &Array2<f64>, #[constant] c: &[f64]) -> f64 {
+        let weighted = (0..x.len()).map(|i| x[i] * c[i]).sum::<f64>();
+        let h = w.dot(&Array1::from(ad::stop_gradient(c.to_vec())));
+        let hidden: f64 = h.iter().map(|v| v.tanh()).sum();
+        let paired = h.iter().zip(x).map(|(p, q)| p * q).sum::<f64>();
+        weighted.tanh() + hidden + paired
+    }
+}
+
+/// `for` loops over zipped and enumerated sources, and over an array.
+mod for_loops {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &[f64], b: &Array1<f64>) -> f64 {
+        let mut s = 0.0;
+        for (x, y) in a.iter().zip(b.iter()) {
+            s += x * y.exp();
+        }
+        for v in b.iter() {
+            if *v > 0.0 {
+                s += v * v;
+            }
+        }
+        for (i, &v) in b.iter().enumerate() {
+            s += v * (i as f64);
+        }
+        s
+    }
+}
+
+/// A sum over a `Vec` of arrays: each item is a place, read by reference.
+mod over_arrays {
+    use super::*;
+    #[differentiable]
+    pub fn f(vs: &[Array1<f64>], w: &Array1<f64>) -> f64 {
+        vs.iter().map(|v| v.dot(w).tanh()).sum::<f64>()
+            + vs.iter()
+                .enumerate()
+                .map(|(i, v)| v[i % v.len()])
+                .product::<f64>()
+    }
+}
+
+/// Generic precision: the sum's zero is the signature's float type.
+mod generic {
+    use super::*;
+    #[differentiable]
+    pub fn f<F: ad::Float>(x: &[F], y: &Array1<F>) -> F {
+        x.iter().zip(y).map(|(a, b)| *a * *b).sum::<F>() + x.iter().copied().sum()
+    }
+}
+
+fn vector(n: usize, seed: u64) -> Vec<f64> {
+    random(n, seed).to_vec()
+}
+
+#[test]
+fn sums_over_elements() {
+    for n in [0, 1, 5] {
+        check_scalar!(map_sum; ref x dx = random(n, 3), ref m dm = random((3, 2), 4););
+    }
+}
+
+#[test]
+fn zipped_and_enumerated_sources() {
+    for n in [0, 1, 6] {
+        check_scalar!(zipped; ref a da = vector(n, 5), ref b db = vector(n, 6), ref c dc = random(n, 7););
+    }
+}
+
+#[test]
+fn folds_and_products() {
+    for n in [1, 4] {
+        check_scalar!(folds; ref x dx = vector(n, 8), ref y dy = random(n, 9););
+    }
+}
+
+#[test]
+fn filters_paths_and_nested_chains() {
+    // Keep the positive items away from 0, where `ln` is steep.
+    let x: Vec<f64> = vector(7, 10).iter().map(|v| v + v.signum() * 0.5).collect();
+    check_scalar!(filtered_and_nested; ref x dx = x.clone(), ref y dy = random(3, 11););
+}
+
+#[test]
+fn ranges_and_local_arrays() {
+    let c = vector(4, 12);
+    check_scalar!(range_and_local; ref x dx = vector(4, 13), ref w dw = random((4, 4), 14); &c);
+}
+
+#[test]
+fn for_loops_over_zips() {
+    for n in [0, 3] {
+        check_scalar!(for_loops; ref a da = vector(n, 15), ref b db = random(n, 16););
+    }
+}
+
+#[test]
+fn items_that_are_arrays() {
+    let vs: Vec<Array1<f64>> = (0..3).map(|k| random(4, 20 + k) + 1.5).collect();
+    check_scalar!(over_arrays; ref vs dvs = vs.clone(), ref w dw = random(4, 17););
+}
+
+#[test]
+fn generic_sums() {
+    check_scalar!(generic; ref x dx = vector(5, 18), ref y dy = random(5, 19););
+    // And at f32, against f64.
+    let (x, y) = (vector(5, 18), random(5, 19));
+    let (x32, y32): (Vec<f32>, Array1<f32>) =
+        (x.iter().map(|&v| v as f32).collect(), y.mapv(|v| v as f32));
+    let (_, (g64, _)) = generic::f_grad(&x, &y);
+    let (_, (g32, _)) = generic::f_grad(&x32, &y32);
+    for (a, b) in g64.iter().zip(&g32) {
+        assert!((a - *b as f64).abs() < 1e-5, "{a} vs {b}");
+    }
+}
