@@ -192,6 +192,22 @@ mod single_precision {
     }
 }
 
+/// ndarray's statistics, written out by the macro as means of squared
+/// deviations (`var`, `std`, along an axis too), a layer norm built on
+/// them, and ndarray's `map`, whose closure takes a reference.
+mod statistics {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>, gain: &Array1<f64>) -> f64 {
+        let spread = x.var(0.0) + x.std(1.0) * 0.5;
+        let columns = m.std_axis(Axis(0), 0.0).sum() + m.var_axis(Axis(1), 1.0).sum();
+        let mu = x.mean().unwrap();
+        let normed = (x - mu) / (x.var(0.0) + 1e-5).sqrt() * gain;
+        let mapped = x.map(|v| *v * v).sum() + m.map(|&v| v.sin()).sum();
+        spread + columns + normed.mapv(f64::tanh).sum() + mapped
+    }
+}
+
 #[test]
 fn operators_broadcast_in_both_directions() {
     for n in SIZES {
@@ -446,4 +462,30 @@ fn gradients_come_back_in_standard_layout() {
     }
     assert!(gx.is_standard_layout());
     check_scalar!(column_major_cotangents; ref w dw = w, ref x dx = x, ref b db = b, ref c dc = c;);
+}
+
+#[test]
+fn statistics_written_out() {
+    for n in [2, 5] {
+        check_scalar!(statistics;
+            ref x dx = random(n, 41), ref m dm = random((3, n), 42), ref gain dg = random(n, 43););
+    }
+    // The written-out variance is ndarray's.
+    let x = random(7, 44);
+    let (value, _) = statistics::f_grad(&x, &random((3, 7), 42), &random(7, 43));
+    assert_eq!(
+        value,
+        statistics::f(&x, &random((3, 7), 42), &random(7, 43))
+    );
+    let (var, _) = variance::f_grad(&x);
+    assert_eq!(var, variance::f(&x));
+    assert!((var - x.var(1.0)).abs() < 1e-12, "{var} vs {}", x.var(1.0));
+}
+
+mod variance {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        x.var(1.0)
+    }
 }

@@ -88,6 +88,30 @@ mod range_and_local {
     }
 }
 
+/// Inactive sources: a local's items are read by index into copies (the
+/// pullback cannot borrow the local), a `#[constant]` parameter's as
+/// written, also where it has two axes.
+mod inactive_sources {
+    use super::*;
+    #[differentiable]
+    pub fn f(
+        x: f64,
+        a: &Array1<f64>,
+        #[constant] c: &Array1<f64>,
+        #[constant] m: &Array2<f64>,
+    ) -> f64 {
+        let squashed = (c * c).mapv(f64::tanh);
+        let kept = squashed
+            .iter()
+            .filter(|v| **v > 0.1)
+            .map(|v| v * a.mean().unwrap())
+            .sum::<f64>();
+        let scaled: f64 = m.iter().map(|v| v * x).sum();
+        let folded = squashed.iter().fold(x, |acc, &v| (acc * v).sin());
+        kept + scaled + folded
+    }
+}
+
 /// `for` loops over zipped and enumerated sources, and over an array.
 mod for_loops {
     use super::*;
@@ -167,6 +191,12 @@ fn filters_paths_and_nested_chains() {
 fn ranges_and_local_arrays() {
     let c = vector(4, 12);
     check_scalar!(range_and_local; ref x dx = vector(4, 13), ref w dw = random((4, 4), 14); &c);
+}
+
+#[test]
+fn inactive_sources() {
+    let (c, m) = (random(5, 30) * 2.0, random((2, 3), 31));
+    check_scalar!(inactive_sources; val x dx = 0.7, ref a da = random(4, 32); &c, &m);
 }
 
 #[test]

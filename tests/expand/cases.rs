@@ -496,3 +496,12 @@ snapshot!(iterator_chains, [reverse],
         dot + b.iter().map(|v| v.tanh()).sum::<f64>()
     }
 );
+
+// ndarray's `var(ddof)` written out as the mean of squared deviations over
+// `n - ddof` (in the signature's float type), and ndarray's `map`, whose
+// closure takes a reference, as `mapv`.
+snapshot!(variance_and_map, [reverse],
+    fn f(x: &Array1<f32>) -> f32 {
+        x.var(1.0) + x.map(|v| *v * v).sum()
+    }
+);

@@ -316,7 +316,7 @@ mod p9 {
             }
             s1 += u4;
         }
-        let mut s6 = {
+        let mut s6: f64 = {
             let t5 = (c[k % a.len()] - y);
             t5 * t5 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
         };
@@ -393,7 +393,7 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = y;
             t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
         };
@@ -525,7 +525,7 @@ mod p17 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + x * x));
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = c.mapv(f64::tanh).sum();
             t2 * t2 * 0.5 + y.sin()
         };
@@ -723,7 +723,7 @@ mod p22 {
         for i in 0..a.len() {
             w2[i] = c[i] * (0.21 - x);
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = b[a.len() - 1];
             t3 * t3 * 0.5 + (0.79 - 0.69)
         };
@@ -833,7 +833,7 @@ mod p25 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = b.mapv(f64::tanh).sum();
             t2 * t2 * 0.5 + x.tanh().exp()
         };
@@ -1048,7 +1048,7 @@ mod p32 {
             _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))),
             _ => s1 += (k as f64 * 0.5),
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5))).ln();
             t2 * t2 * 0.5 + (k as f64 * 0.5)
         };
@@ -1141,7 +1141,7 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = c.mapv(f64::tanh).sum().tanh().exp();
             t1 * t1 * 0.5 + helper_scalar(y, x)
         };
@@ -1197,7 +1197,7 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = a.mapv(f64::tanh).sum();
             t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
         };
@@ -1238,7 +1238,7 @@ mod p38 {
         if k == 3 {
             return x;
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = helper_array(b, (k as f64 * 0.5));
             t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
         };
@@ -1264,7 +1264,7 @@ mod p39 {
             _ if (s1 * s1) > 0.2 => s1 = s1 * helper_array(c, y),
             _ => s1 += a[k % a.len()],
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = b[0];
             t2 * t2 * 0.5 + x.tanh().exp()
         };
@@ -1310,7 +1310,7 @@ mod p40 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = s1;
             t3 * t3 * 0.5 + y
         };
@@ -1453,7 +1453,7 @@ mod p44 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (c.dot(c) + y);
             t2 * t2 * 0.5 + f64::tanh(0.39)
         };
@@ -1566,7 +1566,7 @@ mod p48 {
             s1 += t3 * t3 * 0.5;
             s1 -= c[(i + 1) % a.len()] * (1.0 + y * y).ln();
         }
-        let mut s5 = {
+        let mut s5: f64 = {
             let t4 = ((y + 0.60) - 0.55);
             t4 * t4 * 0.5 + helper_scalar(b[0], 0.39)
         };
@@ -1633,7 +1633,7 @@ mod p50 {
         if k == 3 {
             return (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (k as f64 * 0.5).cos();
             t2 * t2 * 0.5 + 0.77
         };
@@ -1713,7 +1713,7 @@ mod p52 {
                 break;
             }
         }
-        let mut s6 = {
+        let mut s6: f64 = {
             let t5 = helper_scalar(x, b.mean().unwrap());
             t5 * t5 * 0.5 + (k as f64 * 0.5).tanh().exp()
         };
@@ -1741,7 +1741,7 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = a.mean().unwrap();
             t1 * t1 * 0.5 + f64::ln((1.0 + 0.74 * 0.74))
         };
@@ -2501,7 +2501,7 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = y;
             t1 * t1 * 0.5 + c.dot(b)
         };
@@ -2543,7 +2543,7 @@ mod p75 {
         for i in 0..a.len() {
             w1[i] = b[i] * b.mean().unwrap();
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (k as f64 * 0.5).cos();
             t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
         };
@@ -2824,7 +2824,7 @@ mod p84 {
             _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
             _ => s1 += ((k as f64 * 0.5) - 1.23),
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = y;
             t2 * t2 * 0.5 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
         };
@@ -2857,7 +2857,7 @@ mod p85 {
         if k == 3 {
             return a.dot(a);
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = b.mapv(f64::tanh).sum().tanh().exp();
             t2 * t2 * 0.5 + c.dot(a)
         };
@@ -2889,7 +2889,7 @@ mod p86 {
             1 => s1 = s1 * (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
             _ => s1 += b[k % a.len()],
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = s1;
             t2 * t2 * 0.5 + helper_array(a, s1)
         };
@@ -3245,7 +3245,7 @@ mod p97 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = ((b[0] - y) * c.mean().unwrap());
             t2 * t2 * 0.5 + (x / (1.0 + y * y))
         };
@@ -3489,7 +3489,7 @@ mod p103 {
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (c[0] - c.dot(b));
             t2 * t2 * 0.5 + helper_array(a, 0.52)
         };
@@ -3613,7 +3613,7 @@ mod p107 {
         for i in 0..a.len() {
             w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = y;
             t2 * t2 * 0.5 + x
         };
@@ -3714,11 +3714,11 @@ mod p110 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
         s1 = (s1 * 0.5 + helper_array(c, y)).tanh();
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = 1.00;
             t2 * t2 * 0.5 + b.dot(b)
         };
-        let mut s5 = {
+        let mut s5: f64 = {
             let t4 = c.dot(a);
             t4 * t4 * 0.5 + (b[0] - (k as f64 * 0.5))
         };
@@ -3824,7 +3824,7 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * y).tanh());
-        let mut s5 = {
+        let mut s5: f64 = {
             let t4 = helper_scalar(x, (1.0 + x * x).sqrt());
             t4 * t4 * 0.5 + (b[a.len() - 1] + 1.05)
         };
@@ -4282,7 +4282,7 @@ mod p127 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = ((k as f64 * 0.5) * c[0]).tanh().exp();
             t2 * t2 * 0.5 + y
         };
@@ -4314,7 +4314,7 @@ mod p128 {
         for i in 0..a.len() {
             w1[i] += (b[i] + c.dot(b)).sin();
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = (1.0 + y.tanh() * y.tanh()).sqrt();
             t2 * t2 * 0.5 + y
         };
@@ -4666,7 +4666,7 @@ mod p139 {
             j5 += 1;
             s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
         }
-        let mut s7 = {
+        let mut s7: f64 = {
             let t6 = (helper_scalar(y, 0.98) * (k as f64 * 0.5));
             t6 * t6 * 0.5 + ((k as f64 * 0.5) * s4)
         };
@@ -4952,7 +4952,7 @@ mod p148 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        let mut s3 = {
+        let mut s3: f64 = {
             let t2 = ((y - b[a.len() - 1]) / (1.0 + (x + y) * (x + y)));
             t2 * t2 * 0.5 + f64::cos(1.22)
         };
@@ -5127,7 +5127,7 @@ mod p153 {
             s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
         let v2 = (a * x);
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = helper_scalar(c.dot(&v2), s1);
             t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
         };
@@ -5173,7 +5173,7 @@ mod p154 {
         } else {
             s1 = s1 * helper_array(a, (s1 * s1));
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = helper_array(c, x).tanh().exp();
             t3 * t3 * 0.5 + (x - x)
         };
@@ -5305,7 +5305,7 @@ mod p158 {
         }
         let mut s3 = c[a.len() - 1];
         s1 = b.dot(a);
-        let mut s5 = {
+        let mut s5: f64 = {
             let t4 = helper_array(a, ((k as f64 * 0.5) - a[0]));
             t4 * t4 * 0.5 + b[a.len() - 1].cos()
         };
@@ -5313,7 +5313,7 @@ mod p158 {
         for i in 0..a.len() {
             w6[i] = c[i] * b[0].cos();
         }
-        let mut s8 = {
+        let mut s8: f64 = {
             let t7 = (1.0 + s3.sin() * s3.sin()).ln();
             t7 * t7 * 0.5 + (s3 - s1)
         };
@@ -5349,7 +5349,7 @@ mod p159 {
             let i = (i + 1) % c.len();
             s2 = s2 + c[i] * 0.3;
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = (k as f64 * 0.5);
             t3 * t3 * 0.5 + (x / (1.0 + s2 * s2))
         };
@@ -5530,7 +5530,7 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = helper_array(c, c[0]);
             t1 * t1 * 0.5 + c.mean().unwrap()
         };
@@ -5624,7 +5624,7 @@ mod p166 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + b[j2 - 1] * b.dot(b);
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = y;
             t3 * t3 * 0.5 + s1
         };
@@ -5673,7 +5673,7 @@ mod p167 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let mut s5 = {
+        let mut s5: f64 = {
             let t4 = ((0.37 + 1.37) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
             t4 * t4 * 0.5 + helper_array(c, x)
         };
@@ -5716,7 +5716,7 @@ mod p168 {
             _ => s3 += (k as f64 * 0.5).tanh().exp(),
         }
         let mut s4 = a[0];
-        let mut s6 = {
+        let mut s6: f64 = {
             let t5 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
             t5 * t5 * 0.5 + (s3 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))
         };
@@ -6013,7 +6013,7 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = (helper_array(a, x) - (k as f64 * 0.5));
             t1 * t1 * 0.5 + helper_scalar(y, a[0])
         };
@@ -6047,7 +6047,7 @@ mod p179 {
             let t2 = c[i] * c.mean().unwrap();
             s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = b.mapv(f64::tanh).sum();
             t3 * t3 * 0.5 + x.cos()
         };
@@ -6114,7 +6114,7 @@ mod p181 {
             _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (s2 - helper_scalar(0.93, y)),
             _ => s2 += f64::tanh(1.11).exp(),
         }
-        let mut s4 = {
+        let mut s4: f64 = {
             let t3 = (c.mean().unwrap() / (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))));
             t3 * t3 * 0.5 + helper_scalar(x, (k as f64 * 0.5))
         };
@@ -6283,7 +6283,7 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2 = {
+        let mut s2: f64 = {
             let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
             t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
         };

@@ -477,7 +477,9 @@ impl Program {
         let (e1, e2) = (self.scalar(2), self.scalar(1));
         let t = self.name("t");
         let name = self.name("s");
-        self.line(format!("let mut {name} = {{"));
+        // Typed: with only literals inside, the block's type would not be
+        // known where a method is called on it.
+        self.line(format!("let mut {name}: f64 = {{"));
         self.line(format!("    let {t} = {e1};"));
         self.line(format!("    {t} * {t} * 0.5 + {e2}"));
         self.line("};");

@@ -133,3 +133,11 @@ pub fn mean_axis_pullback<F: Float, D: RemoveAxis>(
     let n = F::of(x.0[axis.index()] as f64);
     spread(dy, x, axis, n.recip())
 }
+
+/// `n - ddof` in `ddof`'s type: the divisor of `var(ddof)` and
+/// `var_axis(axis, ddof)`, which the macro writes out as a mean of squared
+/// deviations (`ad-macros/src/compiler/lower/call.rs`).
+#[inline(always)]
+pub fn count_less<F: Float>(n: usize, ddof: F) -> F {
+    F::of(n as f64) - ddof
+}

@@ -7,7 +7,7 @@ use ad::ndarray::Array1;
 fn f(x: &Array1<f64>, y: f64) -> f64 {
     let a = x.iter().cloned().reduce(f64::max).unwrap() * y;
     let b = y % 3.0;
-    let c = x.map(|v| v * 2.0);
+    let c = x.to_shape(x.len()).unwrap().to_owned();
     a + b + c.sum()
 }
 

@@ -143,6 +143,70 @@ impl Lowerer<'_> {
                 }
                 self.mapv(m, args[0], span, e)
             }
+            // ndarray's variances and standard deviations. The derivative
+            // is that of the mean of squared deviations written out (the
+            // sum over `n - ddof`); the value is ndarray's own, which sums
+            // in another order: `exact + (written - stop(written))` has
+            // the first's value and the second's derivative.
+            "var" | "std" | "var_axis" | "std_axis" => {
+                let axis = name.ends_with("_axis");
+                if !arity(self, if axis { 2 } else { 1 }) {
+                    return None;
+                }
+                let x = &m.receiver;
+                let ddof = args[args.len() - 1];
+                let deviation = self.fresh_local("deviation", span);
+                let written = self.fresh_local("written", span);
+                // In the signature's float type where it names one: a
+                // literal `ddof` would be an `f64`.
+                let count_less = match &self.scalar_type {
+                    Some(t) => quote::quote!(::ad::__private::rules::count_less::<#t>),
+                    None => quote::quote!(::ad::__private::rules::count_less),
+                };
+                let variance: Expr = if axis {
+                    let along = self.fresh_local("along", span);
+                    let mean = self.fresh_local("mean", span);
+                    let axis_arg = args[0];
+                    syn::parse_quote_spanned!(span=> {
+                        let #along = #axis_arg;
+                        let #mean = #x.mean_axis(#along).unwrap().insert_axis(#along);
+                        let #deviation = #x - &#mean;
+                        let #written = (&#deviation * &#deviation).sum_axis(#along)
+                            / #count_less(#x.len_of(#along), #ddof);
+                        ::ad::stop_gradient(#x.var_axis(#along, #ddof))
+                            + (&#written - ::ad::stop_gradient(#written.clone()))
+                    })
+                } else {
+                    syn::parse_quote_spanned!(span=> {
+                        let #deviation = #x - #x.mean().unwrap();
+                        let #written = (&#deviation * &#deviation).sum()
+                            / #count_less(#x.len(), #ddof);
+                        ::ad::stop_gradient(#x.var(#ddof)) + (#written - ::ad::stop_gradient(#written))
+                    })
+                };
+                let value: Expr = if name.starts_with("std") {
+                    syn::parse_quote_spanned!(span=> (#variance).sqrt())
+                } else {
+                    variance
+                };
+                self.expr(&value)
+            }
+            // ndarray's `map`, whose closure takes a reference: `mapv` on
+            // the values.
+            "map" if !super::iterators::is_adaptor(&m.receiver) => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let closure = match args[0] {
+                    Expr::Closure(c) => super::iterators::by_value(c),
+                    _ => None,
+                };
+                let Some(closure) = closure else {
+                    self.errors.at(args[0], "ndarray's `map` is differentiated with a closure `|v| ...` or `|&v| ...` (without `return`); or use `mapv`");
+                    return None;
+                };
+                self.mapv(m, &closure, span, e)
+            }
             // Another method of the type being differentiated
             // (`self.forward(x)`): a call `Self::forward(self, x)`.
             _ if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(crate::compiler::methods::SELF_NAME)) =>
@@ -169,7 +233,7 @@ impl Lowerer<'_> {
                 self.errors.at(
                     &m.method,
                     format!(
-                        "the method `{name}` on {subject} has no derivative rule: supported methods are {}; wrap the value in `ad::stop_gradient(..)` if no derivative should flow, or write the computation as a function with a hand-written `_vjp` and `_jvp`",
+                        "the method `{name}` on {subject} has no derivative rule: supported methods are {}, and iterator chains such as `x.iter().map(..).sum()`; wrap the value in `ad::stop_gradient(..)` if no derivative should flow, or write the computation as a function with a hand-written `_vjp` and `_jvp`",
                         ops::supported_methods()
                     ),
                 );

@@ -96,8 +96,11 @@ impl Lowerer<'_> {
         let (renamed, _) = self.renamed(e);
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         // Reads active values (`x.len()`, `stop_gradient(h)`): recomputed
-        // by a pullback unless a variable it reads changes afterwards.
-        let local = !self.reads_assigned(e);
+        // by a pullback unless a variable it reads changes afterwards, or
+        // is a value of the body's, which an operation may have taken
+        // over in place by then (`h - stop_gradient(h.clone())`); the
+        // parameters it borrows stay.
+        let local = !self.reads_assigned(e) && self.reads_only_borrowed_params(e);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
             expr: renamed.to_token_stream(),

@@ -68,10 +68,11 @@ impl Lowerer<'_> {
             _ => return None,
         };
         let (source, stages) = split_stages(&m.receiver);
-        let chained = !stages.is_empty() || is_adaptor(source);
-        // `x.sum()` on an array is ndarray's; ndarray's `x.fold(..)` visits
-        // every element, as `x.iter().fold(..)` does.
-        if !chained && !matches!(terminal, Terminal::Fold { .. }) {
+        let chained = is_adaptor(source);
+        // `x.sum()` and `x.map(f).sum()` on an array are ndarray's;
+        // ndarray's `x.fold(..)` visits every element, as
+        // `x.iter().fold(..)` does.
+        if !chained && (!stages.is_empty() || !matches!(terminal, Terminal::Fold { .. })) {
             return None;
         }
         let source = if chained {
@@ -99,7 +100,7 @@ impl Lowerer<'_> {
             Err(()) => return Some(Err(())),
         };
         let mut stmts = Vec::new();
-        bind(&f.pat, &item, &mut stmts);
+        Binder::default().bind(&f.pat, &item, &mut stmts);
         let (label, body) = (&f.label, &f.body.stmts);
         Some(Ok(
             syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
@@ -117,7 +118,15 @@ impl Lowerer<'_> {
         terminal: Terminal,
         span: Span,
     ) -> Result<Expr, ()> {
-        let items = if self.carries_derivative(source) {
+        // Active sources are read by index, and so are inactive ones whose
+        // items borrow a local (`v.iter()`), which the reverse sweep could
+        // not keep; a parameter's items it can.
+        let borrows_local = indexable(source, false) && self.mentions_locals(source);
+        let mut binder = Binder {
+            copy: borrows_local && !self.carries_derivative(source),
+            ..Binder::default()
+        };
+        let items = if self.carries_derivative(source) || borrows_local {
             let index = self.fresh_numbered("item", |s| &mut s.consts);
             let (len, item) = self.indexed(source, &index, false)?;
             (Items::Indexed { len, item }, index)
@@ -135,7 +144,7 @@ impl Lowerer<'_> {
         let mut stmts = Vec::new();
         for stage in stages {
             match stage {
-                Stage::Map(f) => item = self.apply(f, &[item], &mut stmts)?,
+                Stage::Map(f) => item = self.apply(f, &[item], &mut binder, &mut stmts)?,
                 Stage::Filter(c) => {
                     let pat = single_param(c).ok_or_else(|| {
                         self.errors.at(
@@ -144,16 +153,13 @@ impl Lowerer<'_> {
                         );
                     })?;
                     self.plain_closure_body(c)?;
-                    bind(pat, &syn::parse_quote!(&#item), &mut stmts);
+                    binder.bind(pat, &syn::parse_quote!(&#item), &mut stmts);
                     steps.push(Step::Lets(std::mem::take(&mut stmts)));
                     steps.push(Step::Guard((*c.body).clone()));
                 }
             }
         }
-        // Spanned like the code it is spliced into: the variable becomes
-        // active, and the names lowering derives from it carry this span.
-        let acc = self.fresh_numbered("acc", |s| &mut s.consts);
-        let acc = syn::Ident::new(&acc.to_string(), span);
+        let acc = self.fresh_local("acc", span);
         let turbofish = m.turbofish.as_ref().and_then(|t| match t.args.first() {
             Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
             _ => None,
@@ -169,7 +175,7 @@ impl Lowerer<'_> {
             ),
             Terminal::Fold { init, f } => {
                 let acc_path: Expr = syn::parse_quote!(#acc);
-                let next = self.apply(f, &[acc_path, item], &mut stmts)?;
+                let next = self.apply(f, &[acc_path, item], &mut binder, &mut stmts)?;
                 ((*init).clone(), syn::parse_quote!(#acc = #next;))
             }
         };
@@ -185,6 +191,7 @@ impl Lowerer<'_> {
                 }
             }
         }
+        binder.finish(&mut stmts);
         let head = match items {
             Items::Indexed { len, .. } => quote_spanned!(span=> for #index in 0..#len),
             Items::Iterator(iter) => quote_spanned!(span=> for #index in #iter),
@@ -219,25 +226,8 @@ impl Lowerer<'_> {
         match stages {
             [] => Some(syn::parse_quote_spanned!(span=> #array.sum())),
             [Stage::Map(Expr::Closure(c))] => {
-                let pat = single_param(c)?;
-                // The closure sees `&v` from `iter()` and `v` from `mapv`.
-                let (param, deref) = match strip_type(pat) {
-                    Pat::Reference(r) => match strip_type(&r.pat) {
-                        Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), false),
-                        _ => return None,
-                    },
-                    Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), true),
-                    _ => return None,
-                };
-                if contains_return(&c.body) {
-                    return None;
-                }
-                let body = if deref {
-                    undo_derefs(&c.body, &param)
-                } else {
-                    (*c.body).clone()
-                };
-                Some(syn::parse_quote_spanned!(span=> #array.mapv(|#param| #body).sum()))
+                let closure = by_value(c)?;
+                Some(syn::parse_quote_spanned!(span=> #array.mapv(#closure).sum()))
             }
             _ => None,
         }
@@ -314,7 +304,13 @@ impl Lowerer<'_> {
     }
 
     /// `f(args)` for a closure (its parameters bound to `args`) or a path.
-    fn apply(&mut self, f: &Expr, args: &[Expr], stmts: &mut Vec<syn::Stmt>) -> Result<Expr, ()> {
+    fn apply(
+        &mut self,
+        f: &Expr,
+        args: &[Expr],
+        binder: &mut Binder,
+        stmts: &mut Vec<syn::Stmt>,
+    ) -> Result<Expr, ()> {
         match f {
             Expr::Closure(c) => {
                 if c.inputs.len() != args.len() {
@@ -326,7 +322,7 @@ impl Lowerer<'_> {
                 }
                 self.plain_closure_body(c)?;
                 for (pat, arg) in c.inputs.iter().zip(args) {
-                    bind(pat, arg, stmts);
+                    binder.bind(pat, arg, stmts);
                 }
                 let body = &c.body;
                 Ok(syn::parse_quote!(#body))
@@ -413,6 +409,27 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     (e, stages)
 }
 
+/// Whether `indexed` reads `e` (without reporting anything).
+fn indexable(e: &Expr, bare: bool) -> bool {
+    match e {
+        Expr::Paren(p) => indexable(&p.expr, bare),
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
+            super::expr::is_place(&m.receiver)
+        }
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && (m.method == "copied" || m.method == "cloned" || m.method == "enumerate") =>
+        {
+            indexable(&m.receiver, false)
+        }
+        Expr::MethodCall(m) if m.args.len() == 1 && m.method == "zip" => {
+            indexable(&m.receiver, false) && indexable(&m.args[0], true)
+        }
+        Expr::Reference(r) if r.mutability.is_none() => super::expr::is_place(&r.expr),
+        e => bare && super::expr::is_place(e),
+    }
+}
+
 /// Whether `e` is an iterator: a range or an adaptor call.
 pub(super) fn is_adaptor(e: &Expr) -> bool {
     match e {
@@ -447,23 +464,80 @@ fn strip_type(p: &Pat) -> &Pat {
     }
 }
 
-/// `let pat = item;`, destructured where both are tuples or references so
-/// that `|(&a, &b)|` on `(&x[k], &y[k])` reads `a = x[k]`, `b = y[k]`.
-fn bind(pat: &Pat, item: &Expr, out: &mut Vec<syn::Stmt>) {
-    match (pat, item) {
-        (Pat::Paren(p), _) => bind(&p.pat, item, out),
-        (_, Expr::Paren(e)) => bind(pat, &e.expr, out),
-        (Pat::Reference(r), Expr::Reference(e)) if r.mutability.is_none() => {
-            bind(&r.pat, &e.expr, out)
+/// How patterns are bound to items.
+#[derive(Default)]
+struct Binder {
+    /// The items are constants read from a local (`v[k]` of an inactive
+    /// `v`): a name is bound to a copy, not a reference, as the reverse
+    /// sweep cannot keep a borrow of a local.
+    copy: bool,
+    /// The names bound to copies: `*v` in the user's code reads `v`.
+    copied: Vec<syn::Ident>,
+}
+
+impl Binder {
+    /// `let pat = item;`, destructured where both are tuples or references
+    /// so that `|(&a, &b)|` on `(&x[k], &y[k])` reads `a = x[k]`, `b = y[k]`.
+    fn bind(&mut self, pat: &Pat, item: &Expr, out: &mut Vec<syn::Stmt>) {
+        match (pat, item) {
+            (Pat::Paren(p), _) => self.bind(&p.pat, item, out),
+            (_, Expr::Paren(e)) => self.bind(pat, &e.expr, out),
+            (Pat::Reference(r), Expr::Reference(e)) if r.mutability.is_none() => {
+                self.bind(&r.pat, &e.expr, out)
+            }
+            (Pat::Tuple(t), Expr::Tuple(e)) if t.elems.len() == e.elems.len() => {
+                for (p, e) in t.elems.iter().zip(&e.elems) {
+                    self.bind(p, e, out);
+                }
+            }
+            (Pat::Wild(_), _) => {}
+            (Pat::Ident(p), Expr::Reference(_))
+                if self.copy && p.subpat.is_none() && p.by_ref.is_none() =>
+            {
+                let mut value = item;
+                while let Expr::Reference(r) = value {
+                    value = &r.expr;
+                }
+                out.push(syn::parse_quote!(let #p = ::core::clone::Clone::clone(&#value);));
+                self.copied.push(p.ident.clone());
+            }
+            _ => out.push(syn::parse_quote!(let #pat = #item;)),
         }
-        (Pat::Tuple(t), Expr::Tuple(e)) if t.elems.len() == e.elems.len() => {
-            for (p, e) in t.elems.iter().zip(&e.elems) {
-                bind(p, e, out);
+    }
+
+    /// The loop body `stmts` reading `*v` as `v` for the names bound to
+    /// copies.
+    fn finish(&self, stmts: &mut [syn::Stmt]) {
+        for stmt in stmts {
+            for name in &self.copied {
+                syn::visit_mut::VisitMut::visit_stmt_mut(&mut Undo(name), stmt);
             }
         }
-        (Pat::Wild(_), _) => {}
-        _ => out.push(syn::parse_quote!(let #pat = #item;)),
     }
+}
+
+/// A closure over references to elements (`iter().map`'s, ndarray's
+/// `map`'s) as one over their values, for `mapv`: `|&v| body` is
+/// `|v| body`, and `|v| body` reads `*v` as `v`.
+pub(super) fn by_value(c: &syn::ExprClosure) -> Option<Expr> {
+    let pat = single_param(c)?;
+    let (param, deref) = match strip_type(pat) {
+        Pat::Reference(r) => match strip_type(&r.pat) {
+            Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), false),
+            _ => return None,
+        },
+        Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), true),
+        _ => return None,
+    };
+    if contains_return(&c.body) {
+        return None;
+    }
+    let body = if deref {
+        undo_derefs(&c.body, &param)
+    } else {
+        (*c.body).clone()
+    };
+    Some(syn::parse_quote!(|#param| #body))
 }
 
 fn contains_return(e: &Expr) -> bool {
@@ -480,23 +554,25 @@ fn contains_return(e: &Expr) -> bool {
     finder.0
 }
 
+/// Reads `*v` and `**v` as `v` for one name.
+struct Undo<'a>(&'a syn::Ident);
+
+impl syn::visit_mut::VisitMut for Undo<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        if let Expr::Unary(u) = e {
+            if matches!(u.op, syn::UnOp::Deref(_))
+                && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.0))
+            {
+                *e = (*u.expr).clone();
+            }
+        }
+    }
+}
+
 /// `body` with each `*v` read as `v`: an `iter()` closure's parameter is a
 /// reference, a `mapv` closure's a value.
 fn undo_derefs(body: &Expr, param: &syn::Ident) -> Expr {
-    struct Undo<'a>(&'a syn::Ident);
-    impl syn::visit_mut::VisitMut for Undo<'_> {
-        fn visit_expr_mut(&mut self, e: &mut Expr) {
-            if let Expr::Unary(u) = e {
-                if matches!(u.op, syn::UnOp::Deref(_))
-                    && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.0))
-                {
-                    *e = (*u.expr).clone();
-                    return;
-                }
-            }
-            syn::visit_mut::visit_expr_mut(self, e);
-        }
-    }
     let mut body = body.clone();
     syn::visit_mut::VisitMut::visit_expr_mut(&mut Undo(param), &mut body);
     body

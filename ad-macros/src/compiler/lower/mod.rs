@@ -79,6 +79,9 @@ pub struct Lowerer<'a> {
     /// Active parameters that are slices or `Vec`s, which a `for` loop may
     /// iterate over.
     sequences: Vec<Sequence>,
+    /// The active parameters taken by reference, which no operation of
+    /// the body takes over.
+    borrowed_params: HashSet<VarId>,
     /// Values bound to a reference to an element (`let v = &x[k];`),
     /// which generated code holds by value.
     bound_by_reference: HashSet<VarId>,
@@ -121,6 +124,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         param_ranks: HashMap::new(),
         scalar_type: None,
         bound_by_reference: HashSet::new(),
+        borrowed_params: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
@@ -155,6 +159,9 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
             });
             l.env.insert(ident.to_string(), Binding::Active(v));
             params.push(Some(v));
+            if matches!(&*p.ty, Type::Reference(_)) {
+                l.borrowed_params.insert(v);
+            }
             if let Some(rank) = iterators::array_rank(&p.ty) {
                 l.param_ranks.insert(ident.to_string(), rank);
             }
@@ -304,6 +311,15 @@ impl Lowerer<'_> {
         }
     }
 
+    /// A fresh name for a local of code the macro writes into the body
+    /// (an iterator chain's accumulator): spanned like the user's code it
+    /// is spliced into, as lowering derives the names of the values bound
+    /// to it from this one.
+    pub(super) fn fresh_local(&mut self, base: &str, span: Span) -> Ident {
+        let fresh = self.fresh_numbered(base, |s| &mut s.consts);
+        Ident::new(&fresh.to_string(), span)
+    }
+
     pub(super) fn renames(&self) -> Renames {
         self.env
             .iter()
@@ -360,7 +376,6 @@ impl Lowerer<'_> {
         scan::mentions(expr, self.loop_assigned.iter().flatten())
     }
 
-    /// Whether `expr` reads a name the body assigns somewhere.
     /// The sequence parameter `e` names, while the name is still bound to it.
     fn sequence_named(&self, e: &Expr) -> Option<&Sequence> {
         let Expr::Path(p) = e else { return None };
@@ -370,6 +385,16 @@ impl Lowerer<'_> {
         })
     }
 
+    /// Whether every active value `expr` reads is a parameter taken by
+    /// reference.
+    pub(super) fn reads_only_borrowed_params(&self, expr: &Expr) -> bool {
+        self.active_mentions(expr).iter().all(|name| {
+            matches!(self.env.get(&name.to_string()), Some(Binding::Active(v))
+                if self.borrowed_params.contains(v))
+        })
+    }
+
+    /// Whether `expr` reads a name the body assigns somewhere.
     pub(super) fn reads_assigned(&self, expr: &Expr) -> bool {
         scan::mentions(expr, &self.body_assigned)
     }
