@@ -6,7 +6,7 @@
 mod support;
 
 use ad::differentiable;
-use ad::ndarray::{s, Array1, Array2, ArrayView1, Axis};
+use ad::ndarray::{array, s, Array1, Array2, ArrayView1, Axis};
 use support::{random, SIZES};
 
 mod broadcast {
@@ -189,6 +189,19 @@ mod single_precision {
     #[differentiable]
     pub fn f(x: &Array1<f32>, s: f32) -> f32 {
         (x.mapv(f32::exp) * s).sum() / x.len() as f32
+    }
+}
+
+/// 1-D arrays built from active scalars: `array![..]`, `Array1::from(vec![..])`
+/// and `Array1::from_vec(vec![..])`, with constant items among them.
+mod arrays_of_scalars {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64, w: &Array2<f64>) -> f64 {
+        let v = array![x, y * 2.0, x * y, 1.5];
+        let u = Array1::from(vec![y.sin(), x]);
+        let z = Array1::from_vec(vec![0.5, y]);
+        w.dot(&v).mapv(f64::tanh).sum() + v.dot(&v) + u[0] * u[1] + z.sum() * x
     }
 }
 
@@ -487,5 +500,12 @@ mod variance {
     #[differentiable]
     pub fn f(x: &Array1<f64>) -> f64 {
         x.var(1.0)
+    }
+}
+
+#[test]
+fn arrays_built_from_scalars() {
+    for rows in [1, 3] {
+        check_scalar!(arrays_of_scalars; val x dx = 0.7, val y dy = -0.4, ref w dw = random((rows, 4), 45););
     }
 }

@@ -505,3 +505,13 @@ snapshot!(variance_and_map, [reverse],
         x.var(1.0) + x.map(|v| *v * v).sum()
     }
 );
+
+// `array![..]` of active scalars: one instruction, whose tangent is the
+// items' tangents (a constant's is zero) and whose pullback gives each
+// item its element of the cotangent.
+snapshot!(array_of_scalars, [],
+    fn f(x: f64, y: f64) -> f64 {
+        let v = array![x, y * 2.0, 1.5];
+        v.dot(&v)
+    }
+);

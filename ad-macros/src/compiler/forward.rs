@@ -391,6 +391,11 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             let (a, b) = (g.operand(a), g.operand(b));
             quote_spanned!(s=> #r::#f(#da, #db, #a, #b))
         }
+        Op::Stack(items) => {
+            let tangents = items.iter().map(|a| maybe(g, a));
+            let values = items.iter().map(|a| g.operand(a));
+            quote_spanned!(s=> #r::stack_pushforward([#(#tangents),*], [#(#values),*]))
+        }
         Op::MulAdd(a, b, c) => {
             let (da, db, dc) = (maybe(g, a), maybe(g, b), maybe(g, c));
             let (a, b) = (g.operand(a), g.operand(b));

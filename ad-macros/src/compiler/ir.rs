@@ -93,6 +93,9 @@ pub enum Op {
     Index(Operand, Const),
     /// `Array::from_elem(shape, x)` with `x` active.
     FromElem(Const, Operand),
+    /// `array![a, b, c]`, `Array1::from(vec![a, b, c])`: a 1-D array of
+    /// scalars.
+    Stack(Vec<Operand>),
     /// `y[idx] = value`: `y` with one element replaced (in place when the
     /// reverse sweep does not read the old `y`).
     IndexWrite(Operand, Const, Operand),
@@ -246,6 +249,7 @@ impl Op {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
             Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
+            Op::Stack(items) => items.iter().collect(),
             Op::Neg(a)
             | Op::Unary(_, a)
             | Op::Powi(a, _)
@@ -337,6 +341,7 @@ impl Op {
             Op::IntoShape(..) => "into_shape_with_order".into(),
             Op::Index(..) => "index".into(),
             Op::FromElem(..) => "from_elem".into(),
+            Op::Stack(..) => "array".into(),
             Op::IndexWrite(..) => "index_write".into(),
             Op::IndexAdd(..) => "index_add".into(),
             Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),

@@ -181,6 +181,7 @@ impl<'f> Gen<'f> {
             | Op::Binary(..)
             | Op::MulAdd(..)
             | Op::Dot(..)
+            | Op::Stack(..)
             | Op::Call(..)
             | Op::IndexWrite(..)
             | Op::IndexAdd(..) => {
@@ -240,6 +241,10 @@ impl<'f> Gen<'f> {
             Op::Dot(a, b) => {
                 let (a, b) = (self.operand(a), self.operand(b));
                 quote_spanned!(s=> #r::dot(#a, #b))
+            }
+            Op::Stack(items) => {
+                let items = items.iter().map(|a| self.operand(a));
+                quote_spanned!(s=> #r::stack([#(#items),*]))
             }
             Op::Call(func, args) => {
                 let args = args.iter().map(|a| self.call_arg(a));

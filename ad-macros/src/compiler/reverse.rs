@@ -608,6 +608,7 @@ impl Builder<'_, '_> {
                 }
             }
             Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),
+            Op::Stack(_) => dense(quote_spanned!(s=> #r::stack_pullback(#dy, #pos))),
             Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
             Op::InsertAxis(_, k) => {
                 let k = self.read_tokens(k);

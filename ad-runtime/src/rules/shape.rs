@@ -135,6 +135,31 @@ pub fn from_elem<F: Float, Sh: ndarray::ShapeBuilder>(shape: Sh, x: F) -> Array<
     Array::from_elem(shape, x)
 }
 
+/// `array![a, b, c]`: a 1-D array of scalars.
+#[inline(always)]
+pub fn stack<F: Float, const N: usize>(items: [F; N]) -> ndarray::Array1<F> {
+    ndarray::Array1::from(items.to_vec())
+}
+
+/// The tangent of `array![a, b, c]`: the items' tangents, zero for a
+/// constant item. (The values only fix the element type.)
+#[inline(always)]
+pub fn stack_pushforward<F: Float, const N: usize>(
+    tangents: [Option<F>; N],
+    _: [F; N],
+) -> ndarray::Array1<F> {
+    ndarray::Array1::from_iter(tangents.into_iter().map(|t| t.unwrap_or_else(F::zero)))
+}
+
+/// `item_bar = y_bar[position]` for `array![.., item, ..]`.
+#[inline(always)]
+pub fn stack_pullback<'d, F: Float>(
+    dy: impl crate::rules::IntoCot<'d, ndarray::Array1<F>>,
+    position: usize,
+) -> F {
+    dy.into_cot().get()[position]
+}
+
 /// `x_bar = sum(y_bar)`.
 #[inline(always)]
 pub fn from_elem_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> F {

@@ -242,6 +242,35 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `array![a, b, c]` (and the `vec![..]` of `Array1::from(vec![..])`)
+    /// with active items: a 1-D array of them.
+    pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
+        let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+        let items = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
+            Ok(items) if !items.is_empty() => items,
+            _ => {
+                self.errors.at(
+                    e,
+                    "an array of active values is written `array![a, b, c]`: items separated by commas",
+                );
+                return None;
+            }
+        };
+        if let Some(row) = items.iter().find(|i| matches!(i, Expr::Array(_))) {
+            self.errors.at(
+                row,
+                "`array![..]` builds 1-D arrays of active values: for a matrix, write the elements of one made with `Array2::zeros(..)` (`m[[i, j]] = x;`)",
+            );
+            return None;
+        }
+        let mut operands = Vec::new();
+        for item in &items {
+            operands.push(self.expr(item));
+        }
+        let operands = operands.into_iter().collect::<Option<Vec<_>>>()?;
+        Some(self.op_or_constant(Op::Stack(operands), e.span(), e))
+    }
+
     pub(super) fn mapv(
         &mut self,
         m: &syn::ExprMethodCall,
@@ -449,6 +478,16 @@ impl Lowerer<'_> {
                 || self.float_types.contains(ty) && ops::is_scalar_method(name)
             {
                 return self.scalar_path_call(name, &args, c, e);
+            }
+        }
+        // `Array1::from(vec![a, b])`, `Array::from_vec(vec![a, b])`: the
+        // vector's items, stacked.
+        if let (Some("from" | "from_vec"), [Expr::Macro(m)]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            let array_type = segs.len() == 2 && matches!(segs[0].as_str(), "Array1" | "Array");
+            if array_type && m.mac.path.is_ident("vec") {
+                return self.stack(m, e);
             }
         }
         if let (Some("from_elem"), [shape, elem]) =

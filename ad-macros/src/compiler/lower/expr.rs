@@ -389,6 +389,7 @@ impl Lowerer<'_> {
                 self.errors.at(u.unsafe_token, format!("an `unsafe` block that uses the active value `{first}` cannot be differentiated: move it into a function with a hand-written `_vjp` and `_jvp`"));
                 None
             }
+            Expr::Macro(m) if m.mac.path.is_ident("array") => self.stack(m, e),
             Expr::Macro(m) => {
                 let path = &m.mac.path;
                 self.errors.at(
