@@ -205,6 +205,19 @@ mod arrays_of_scalars {
     }
 }
 
+/// `from_shape_fn` with an active body, 1-D and 2-D, with the index taken
+/// as a tuple pattern or whole: written out as loops of element writes.
+mod shape_fns {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let a = Array1::from_shape_fn(x.len(), |i| x[i] * s + i as f64);
+        let m = Array2::from_shape_fn((x.len(), 2), |(i, j)| x[i] * (j as f64 + 1.0) * s);
+        let p = Array2::from_shape_fn((2, 3), |ix| s * (ix.0 + ix.1) as f64);
+        a.dot(&a) + m.mapv(f64::sin).sum() + p.sum()
+    }
+}
+
 /// ndarray's statistics, written out by the macro as means of squared
 /// deviations (`var`, `std`, along an axis too), a layer norm built on
 /// them, and ndarray's `map`, whose closure takes a reference.
@@ -507,5 +520,12 @@ mod variance {
 fn arrays_built_from_scalars() {
     for rows in [1, 3] {
         check_scalar!(arrays_of_scalars; val x dx = 0.7, val y dy = -0.4, ref w dw = random((rows, 4), 45););
+    }
+}
+
+#[test]
+fn arrays_filled_by_shape_fns() {
+    for n in [1, 4] {
+        check_scalar!(shape_fns; ref x dx = random(n, 46), val s ds = 0.6;);
     }
 }

@@ -515,3 +515,11 @@ snapshot!(array_of_scalars, [],
         v.dot(&v)
     }
 );
+
+// `from_shape_fn` with an active body: an array of zeros whose elements a
+// loop writes (element writes then make it active).
+snapshot!(from_shape_fn, [reverse],
+    fn f(x: &Array1<f64>, s: f64) -> f64 {
+        Array1::from_shape_fn(x.len(), |i| x[i] * s).sum()
+    }
+);

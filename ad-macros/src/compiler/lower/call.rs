@@ -242,6 +242,89 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `Array::from_shape_fn(shape, |(i, j)| body)` with an active body:
+    /// an array of zeros of that shape whose elements loops write, as the
+    /// user would (`a[[i, j]] = body;`), which element writes support.
+    fn filled_by_shape_fn(
+        &mut self,
+        shape: &Expr,
+        f: &syn::ExprClosure,
+        span: Span,
+    ) -> Option<Expr> {
+        let [param] = f.inputs.iter().collect::<Vec<_>>()[..] else {
+            self.errors.at(
+                &f.inputs,
+                "a `from_shape_fn` closure takes one parameter: `|i| ...` or `|(i, j)| ...`",
+            );
+            return None;
+        };
+        if super::iterators::contains_return(&f.body) {
+            self.errors.at(
+                f,
+                "a `from_shape_fn` closure over active values cannot `return`: write the loops out",
+            );
+            return None;
+        }
+        // The number of axes: the pattern's, or the shape's if it is a
+        // tuple the closure takes whole.
+        let axes = match (param, shape) {
+            (Pat::Tuple(t), _) => t.elems.len(),
+            (_, Expr::Tuple(t)) => t.elems.len(),
+            _ => 1,
+        };
+        let array = self.fresh_local("filled", span);
+        // The pattern's own names as the loop variables where it names each
+        // index (`|i|`, `|(i, j)|`); else fresh ones, bound to the pattern.
+        let plain = |p: &Pat| match p {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none() => {
+                Some(p.ident.clone())
+            }
+            _ => None,
+        };
+        let named: Option<Vec<Ident>> = match param {
+            Pat::Tuple(t) => t.elems.iter().map(plain).collect(),
+            p if axes == 1 => plain(p).map(|i| vec![i]),
+            _ => None,
+        };
+        let bound = named.is_none();
+        let indices: Vec<Ident> = named.unwrap_or_else(|| {
+            (0..axes)
+                .map(|k| self.fresh_local(&format!("axis{k}_"), span))
+                .collect()
+        });
+        let lens: Vec<Ident> = (0..axes)
+            .map(|k| self.fresh_local(&format!("len{k}_"), span))
+            .collect();
+        let element = match axes {
+            1 => quote::quote!(#array[#(#indices)*]),
+            _ => quote::quote!(#array[[#(#indices),*]]),
+        };
+        let index_value = match axes {
+            1 => quote::quote!(#(#indices)*),
+            _ => quote::quote!((#(#indices),*)),
+        };
+        let dims = match axes {
+            1 => quote::quote!(let #(#lens)* = #array.len();),
+            _ => quote::quote!(let (#(#lens),*) = #array.dim();),
+        };
+        let body = &f.body;
+        let binding = bound.then(|| quote::quote!(let #param = #index_value;));
+        let mut nest = quote::quote!({ #binding #element = #body; });
+        for (i, n) in indices.iter().zip(&lens).rev() {
+            nest = quote::quote!({ for #i in 0..#n #nest });
+        }
+        let zeros = match &self.scalar_type {
+            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
+            None => quote::quote!(::ad::ndarray::Array::zeros),
+        };
+        Some(syn::parse_quote_spanned!(span=> {
+            let mut #array = #zeros(#shape);
+            #dims
+            #nest
+            #array
+        }))
+    }
+
     /// `array![a, b, c]` (and the `vec![..]` of `Array1::from(vec![..])`)
     /// with active items: a 1-D array of them.
     pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
@@ -479,6 +562,12 @@ impl Lowerer<'_> {
             {
                 return self.scalar_path_call(name, &args, c, e);
             }
+        }
+        if let (Some("from_shape_fn"), [shape, Expr::Closure(f)]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            let filled = self.filled_by_shape_fn(shape, f, c.func.span())?;
+            return self.expr(&filled);
         }
         // `Array1::from(vec![a, b])`, `Array::from_vec(vec![a, b])`: the
         // vector's items, stacked.

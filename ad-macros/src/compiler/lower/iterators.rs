@@ -540,7 +540,7 @@ pub(super) fn by_value(c: &syn::ExprClosure) -> Option<Expr> {
     Some(syn::parse_quote!(|#param| #body))
 }
 
-fn contains_return(e: &Expr) -> bool {
+pub(super) fn contains_return(e: &Expr) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
