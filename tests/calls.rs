@@ -236,3 +236,29 @@ fn forward_mode_recursion() {
         );
     }
 }
+
+/// Closures bound to locals and called on active values are inlined: one
+/// that reads an active value (`w`), one of two parameters called with
+/// them swapped, one used by `mapv`, and one only called on constants.
+mod local_closures {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: f64) -> f64 {
+        let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());
+        let scaled = |a: f64, b: f64| a * w + b;
+        let square = |v| v * v;
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            acc += sigmoid(scaled(x[i], 0.5));
+        }
+        let (a, b) = (1.0, 2.0);
+        acc + x.mapv(|v| square(v) * 0.5).sum() + x.mapv(sigmoid).sum() + scaled(b, a) + square(3.0)
+    }
+}
+
+#[test]
+fn local_closures_are_inlined() {
+    for n in [1, 4] {
+        check_scalar!(local_closures; ref x dx = random(n, 51), val w dw = 0.6;);
+    }
+}

@@ -523,3 +523,13 @@ snapshot!(from_shape_fn, [reverse],
         Array1::from_shape_fn(x.len(), |i| x[i] * s).sum()
     }
 );
+
+// A closure bound to a local and called on active values: each call is its
+// body inlined (`let z = ..;` then the body), and the closure, which reads
+// the active `w`, is not emitted.
+snapshot!(local_closure, [reverse],
+    fn f(x: f64, w: f64) -> f64 {
+        let scaled = |z: f64| (z * w).tanh();
+        scaled(x) + scaled(2.0)
+    }
+);

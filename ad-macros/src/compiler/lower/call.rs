@@ -544,6 +544,9 @@ impl Lowerer<'_> {
             .map(|s| s.ident.to_string())
             .collect();
         let args: Vec<&Expr> = c.args.iter().collect();
+        if let Some(inlined) = self.inlined_call(c) {
+            return self.expr(&inlined.ok()?);
+        }
         if segs.last().is_some_and(|s| s == "stop_gradient") {
             return Some(self.inactive_result(e));
         }

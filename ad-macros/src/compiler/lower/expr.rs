@@ -246,7 +246,9 @@ impl Lowerer<'_> {
             Expr::Call(c) => {
                 let stop = matches!(&*c.func, Expr::Path(p)
                     if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"));
-                !stop && c.args.iter().any(|a| self.carries_derivative(a))
+                !stop
+                    && (self.is_active_closure(&c.func)
+                        || c.args.iter().any(|a| self.carries_derivative(a)))
             }
             Expr::Index(i) => self.carries_derivative(&i.expr),
             Expr::Array(a) => a.elems.iter().any(|e| self.carries_derivative(e)),
@@ -380,7 +382,7 @@ impl Lowerer<'_> {
                 self.errors.at(
                     c.or1_token,
                     format!(
-                        "this closure captures the active value `{first}`: closures are differentiated only as the argument of `mapv`; write the computation inline, or make it a `#[differentiable]` function"
+                        "this closure captures the active value `{first}`: closures are differentiated as the argument of `mapv` or of an iterator adaptor, or bound with `let` and called; write the computation inline, or make it a `#[differentiable]` function"
                     ),
                 );
                 None

@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 mod call;
+mod closures;
 mod control;
 mod exits;
 mod expr;
@@ -79,6 +80,9 @@ pub struct Lowerer<'a> {
     /// Active parameters that are slices or `Vec`s, which a `for` loop may
     /// iterate over.
     sequences: Vec<Sequence>,
+    /// Closures bound to locals, inlined where they are called on active
+    /// values (see `closures.rs`).
+    local_closures: HashMap<String, closures::LocalClosure>,
     /// The active parameters taken by reference, which no operation of
     /// the body takes over.
     borrowed_params: HashSet<VarId>,
@@ -125,6 +129,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         scalar_type: None,
         bound_by_reference: HashSet::new(),
         borrowed_params: HashSet::new(),
+        local_closures: HashMap::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
@@ -356,6 +361,12 @@ impl Lowerer<'_> {
             .assumed_active
             .iter()
             .map(|n| (n.clone(), Ident::new("assumed", Span::call_site())));
+        // A closure that reads active values counts as one.
+        let closures = self
+            .local_closures
+            .iter()
+            .filter(|(_, c)| c.reads_active)
+            .map(|(n, _)| (n.clone(), Ident::new(n, Span::call_site())));
         self.env
             .iter()
             .filter_map(|(name, b)| match b {
@@ -363,6 +374,7 @@ impl Lowerer<'_> {
                 Binding::Const { .. } => None,
             })
             .chain(assumed)
+            .chain(closures)
             .collect()
     }
 

@@ -65,10 +65,16 @@ impl Lowerer<'_> {
             Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
         };
+        self.rebind_for_closures(&scan::pattern_names(pat));
         let Some(init) = &local.init else {
             self.verbatim_local(local);
             return;
         };
+        if let (Pat::Ident(p), Expr::Closure(c)) = (pat, &*init.expr) {
+            if p.subpat.is_none() && self.local_closure(&p.ident, c) {
+                return;
+            }
+        }
         if self.active_mentions(&init.expr).is_empty() {
             self.verbatim_local(local);
             return;

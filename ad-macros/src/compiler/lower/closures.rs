@@ -1,0 +1,154 @@
+//! Closures bound to a local (`let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());`)
+//! and called on active values: each call is the closure's body inlined,
+//! `{ let z = arg; body }`, which lowering then differentiates like the
+//! rest of the body. The closure still exists for inactive calls when it
+//! reads no active value.
+//!
+//! A closure sees the values its names had where it was written. Inlined,
+//! it sees them where it is called, so a call is rejected if a name the
+//! closure reads has been bound again (or reassigned) in between.
+
+use syn::spanned::Spanned;
+use syn::{Expr, Pat};
+
+use super::*;
+
+/// A closure bound to a local, and the bindings of the names it reads at
+/// that point.
+#[derive(Clone)]
+pub(super) struct LocalClosure {
+    closure: syn::ExprClosure,
+    reads: Vec<(String, Option<String>)>,
+    /// It reads active values: every call carries a derivative, and the
+    /// closure itself is not emitted.
+    pub(super) reads_active: bool,
+    /// Names it reads that a `let` has bound again since.
+    rebound: Vec<String>,
+}
+
+impl Lowerer<'_> {
+    /// Records `let name = |..| ..;`; true when the `let` needs no more
+    /// lowering (the closure reads active values, so only its calls exist).
+    pub(super) fn local_closure(&mut self, name: &Ident, c: &syn::ExprClosure) -> bool {
+        let params: HashSet<String> = c.inputs.iter().flat_map(scan::pattern_names).collect();
+        let reads = scan::token_names(&quote::ToTokens::to_token_stream(&c.body))
+            .into_iter()
+            .filter(|n| !params.contains(n) && self.env.contains_key(n))
+            .map(|n| {
+                let key = self.binding_key(&n);
+                (n, key)
+            })
+            .collect();
+        let reads_active = !self.active_mentions(&Expr::Closure(c.clone())).is_empty();
+        self.local_closures.insert(
+            name.to_string(),
+            LocalClosure {
+                closure: c.clone(),
+                reads,
+                reads_active,
+                rebound: Vec::new(),
+            },
+        );
+        reads_active
+    }
+
+    /// A `let` binds `names` again: the closures that read them would see
+    /// the new values if inlined after it.
+    pub(super) fn rebind_for_closures(&mut self, names: &HashSet<String>) {
+        for name in names {
+            self.local_closures.remove(name);
+        }
+        for closure in self.local_closures.values_mut() {
+            let read = closure.reads.iter().filter(|(n, _)| names.contains(n));
+            closure.rebound.extend(read.map(|(n, _)| n.clone()));
+        }
+    }
+
+    /// Whether `func` names a closure bound to a local that reads active
+    /// values.
+    pub(super) fn is_active_closure(&self, func: &Expr) -> bool {
+        matches!(func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            self.local_closures.get(&i.to_string()).is_some_and(|c| c.reads_active)
+        }))
+    }
+
+    /// `f(args)` for a closure `f` bound to a local, inlined; `None` when
+    /// `f` is no such closure.
+    pub(super) fn inlined_call(&mut self, c: &syn::ExprCall) -> Option<Result<Expr, ()>> {
+        let Expr::Path(p) = &*c.func else { return None };
+        let name = p.path.get_ident()?.to_string();
+        let local = self.local_closures.get(&name)?.clone();
+        let f = &local.closure;
+        let span = c.func.span();
+        // An active value assigned again has a new variable; Rust keeps an
+        // inactive one from changing while a closure borrows it, but a
+        // `move` closure has its own copy.
+        let moved = f.capture.is_some();
+        let changed = local.reads.iter().find(|(n, key)| {
+            self.binding_key(n) != *key || (moved && self.body_assigned.contains(n))
+        });
+        if let Some(read) = local.rebound.first().or(changed.map(|(n, _)| n)) {
+            self.errors.at(
+                &c.func,
+                format!("the closure `{name}` reads `{read}`, which changes between the closure and this call: pass `{read}` to the closure as an argument, or write a `#[differentiable]` function"),
+            );
+            return Some(Err(()));
+        }
+        if f.inputs.len() != c.args.len() {
+            self.errors.at(
+                &c.args,
+                format!("the closure `{name}` takes {} argument(s)", f.inputs.len()),
+            );
+            return Some(Err(()));
+        }
+        if super::iterators::contains_return(&f.body) || f.asyncness.is_some() {
+            self.errors.at(
+                f,
+                format!("the closure `{name}` is inlined where it is called on active values, so it cannot `return`: write a `#[differentiable]` function"),
+            );
+            return Some(Err(()));
+        }
+        let pats: Vec<&Pat> = f.inputs.iter().map(untyped).collect();
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let body = &f.body;
+        // Every argument is evaluated before any parameter is bound, as in
+        // a call (`scaled(b, a)` into `|a, b|`).
+        let stmts: Vec<syn::Stmt> =
+            match (pats.as_slice(), args.as_slice()) {
+                ([pat], [arg]) => vec![syn::parse_quote_spanned!(span=> let #pat = #arg;)],
+                _ => {
+                    let temps: Vec<Ident> =
+                        args.iter().map(|_| self.fresh_local("arg", span)).collect();
+                    let evaluate = temps.iter().zip(&args).map(|(t, a)| -> syn::Stmt {
+                        syn::parse_quote_spanned!(span=> let #t = #a;)
+                    });
+                    let bind = pats.iter().zip(&temps).map(|(p, t)| -> syn::Stmt {
+                        syn::parse_quote_spanned!(span=> let #p = #t;)
+                    });
+                    evaluate.chain(bind).collect()
+                }
+            };
+        Some(Ok(syn::parse_quote_spanned!(span=> { #(#stmts)* #body })))
+    }
+
+    /// What `name` is bound to now, as a key that changes when it is bound
+    /// again or reassigned (an active value's variable).
+    fn binding_key(&self, name: &str) -> Option<String> {
+        self.env.get(name).map(|b| match b {
+            Binding::Active(v) => format!("active {}", v.0),
+            Binding::Const { renamed, .. } => {
+                format!(
+                    "const {}",
+                    renamed.as_ref().map(|r| r.to_string()).unwrap_or_default()
+                )
+            }
+        })
+    }
+}
+
+fn untyped(p: &Pat) -> &Pat {
+    match p {
+        Pat::Type(t) => untyped(&t.pat),
+        p => p,
+    }
+}
