@@ -1223,3 +1223,39 @@ fn programs_the_generator_found() {
         check_scalar!(m11; val y dy = 0.4, ref a da = random(n, 50); k);
     }
 }
+
+// Two blocks binding the same inactive name (`p`), which generated code
+// flattens into one scope: the second binding must not replace the first
+// where the reverse sweep reads it. Both modes agreed on a wrong gradient
+// before the second binding got a name of its own.
+mod sibling_blocks_with_one_name {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, #[constant] k: usize) -> f64 {
+        let mut acc = {
+            let p = k as f64 * 0.5;
+            p * x
+        } + {
+            let p = k as f64 * 3.0;
+            p * x.sin()
+        };
+        for i in 0..2 {
+            let y = {
+                let p = (k + i) as f64 * 0.5;
+                p * x
+            } + {
+                let p = k as f64 * 3.0;
+                p * x.sin()
+            };
+            acc += y * acc * 0.1 + y;
+        }
+        acc
+    }
+}
+
+#[test]
+fn sibling_blocks_keep_their_own_constants() {
+    for k in [1, 2] {
+        check_scalar!(sibling_blocks_with_one_name; val x dx = 0.8; k);
+    }
+}

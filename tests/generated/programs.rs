@@ -15,17 +15,27 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * y;
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
+        }
+        let mut s3 = helper_scalar((c.mean().unwrap() - ((k as f64 * 0.5) + x)), ((k as f64 * 0.5) + (y - 1.07)));
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
+            let t4 = c[i] * y;
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (0.68 + y)).tanh();
-        }
-        b.dot(c) + s1
+        (1.0 + helper_scalar(s3, y) * helper_scalar(s3, y)).sqrt() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -41,23 +51,26 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += ((1.0 + s1 * s1).sqrt() - x);
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        let mut s1 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - b.mapv(f64::tanh).sum());
+        s1 = (1.0 + helper_scalar(a[k % a.len()], 0.76) * helper_scalar(a[k % a.len()], 0.76)).sqrt();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
+                s1 = (s1 * 0.8 + a[j] * a[k % a.len()]).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = helper_array(c, (a[k % a.len()] / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())));
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (0.79 + s1);
+        match k % 3 {
+            0 => s1 = (1.0 + x * x).ln(),
+            1 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
+            _ => s1 += (b[k % a.len()] / (1.0 + 0.20 * 0.20)),
         }
-        u3[k % a.len()] + s2 + u3.sum() * 0.3
+        (a[0].tanh().exp() * y) + s1
     }
 
     #[test]
@@ -74,31 +87,41 @@ mod p2 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        s1 += (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - b[0]);
-        }
-        let mut s3 = helper_array(b, x);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + u2[i] * (1.10 - 0.82)).tanh();
-        }
-        s1 = (s1 * 0.5 + 1.30).tanh();
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + u2[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        for i in 0..a.len() {
-            let t4 = u2[i] * (s1 + s1);
-            if i % 3 == 1 {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += a[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        ((0.31 + y) * y) + s3 + u2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (b[0] + x)).sin();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * c[a.len() - 1];
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut u4 = w2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.mapv(f64::tanh).sum();
+        }
+        if c.mapv(f64::tanh).sum() > 0.1 {
+            s1 = helper_array(c, (b[k % a.len()] + s1));
+        } else {
+            s1 = s1 * (f64::sin(0.31) / (1.0 + u4[a.len() - 1] * u4[a.len() - 1]));
+        }
+        u4[k % a.len()] + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -114,15 +137,31 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s1 = (f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())).cos();
-        let mut s2 = s1;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * y).tanh();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((0.80 - x) - (c[0] / (1.0 + c[k % a.len()] * c[k % a.len()]))),
+            _ => s1 += helper_scalar(b[k % a.len()], y),
         }
-        a.dot(c) + s2
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s5: f64 = {
+            let t4 = b[a.len() - 1];
+            t4 * t4 * 0.5 + helper_scalar(s1, b[0])
+        };
+        (y * s5) + s5
     }
 
     #[test]
@@ -138,22 +177,23 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let t2 = c[i] * (y * 0.38);
-            if i % 3 == 1 {
-                continue;
+        if k == 3 {
+            return y;
+        }
+        if k == 3 {
+            return y;
+        }
+        let mut s1 = f64::tanh(0.38).exp();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * a.mean().unwrap();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
             }
-            s1 += t2.sin() * a.dot(a);
+            s1 += u3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (y / (1.0 + y * y)).sin() * j as f64,
-            _ if ((k as f64 * 0.5) - y) > 0.2 => s1 = s1 * (s1 - x.sin()),
-            _ => s1 += y,
-        }
-        s1 = (s1 * 0.5 + x).tanh();
-        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * c[k % a.len()]).sum::<f64>();
-        c[k % a.len()] + s5
+        let mut s4 = a.dot(c);
+        b.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -169,18 +209,31 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
+        let mut s1 = (1.0 + y * y).ln();
+        if k % 2 == 0 {
+            s1 = helper_scalar((c[k % a.len()] + c[0]), (a[a.len() - 1] - x));
+        } else {
+            s1 = s1 * x;
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w2[i] += (c[i] + s1).sin();
         }
-        s1 += s1 * 0.2;
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a[k % a.len()]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s4 + (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * a.mapv(f64::tanh).sum();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s1 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        y + s4 + u5.sum() * 0.3
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        ((1.0 + x * x).ln() + (s1 * s1)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -196,29 +249,24 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[0] - y);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+        let v1 = (c * a).mapv(f64::tanh);
+        let mut s2: f64 = 0.49;
+        match k % 4 {
+            j if j > 1 => s2 = 0.33 * j as f64,
+            _ if (1.0 + s2 * s2).ln() > 0.2 => s2 = s2 * b.mapv(f64::tanh).sum(),
+            _ => s2 += (x / (1.0 + 0.50 * 0.50)),
         }
-        let mut s2 = helper_scalar((1.0 + helper_array(a, 1.36) * helper_array(a, 1.36)).ln(), (y.sin() * 1.06));
-        if c[0] < 0.0 {
-            s1 = (a.mapv(f64::tanh).sum() / (1.0 + f64::cos(0.97) * f64::cos(0.97)));
-        } else {
-            s1 = s1 * (s2 / (1.0 + 0.51 * 0.51)).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * ((k as f64 * 0.5) * (k as f64 * 0.5));
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+        match k % 3 {
+            0 => s2 = helper_array(b, y.tanh()),
+            1 => s2 = s2 * helper_array(&v1, ((k as f64 * 0.5) + x)),
+            _ => s2 += (0.71 * y),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * (1.0 + s2 * s2).sqrt();
-        }
-        (1.0 + x * x).sqrt() + s2 + w3.sum() * 0.3
+        (s2 / (1.0 + x * x)).tanh().exp() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -234,18 +282,9 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mean().unwrap();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(b, (b[a.len() - 1] + b[k % a.len()])) * j as f64,
-            _ if x.cos() > 0.2 => s1 = s1 * helper_scalar((s1 * x), c.mapv(f64::tanh).sum()),
-            _ => s1 += (a[k % a.len()] + 0.79),
-        }
-        y + s1
+        let mut s1 = ad::ndarray::array![(a[a.len() - 1] / (1.0 + 0.65 * 0.65)), c[k % a.len()], y.tanh().exp()].mapv(f64::sin).sum();
+        let v2 = (c * c).mapv(f64::tanh);
+        helper_scalar((s1 * x), v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -261,26 +300,22 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + 0.54).sin();
+            w1[i] += (a[i] + x.cos()).sin();
         }
-        let mut s4 = a.dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t5 = a[i] * a.dot(c);
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * b[(i + 1) % a.len()];
+        let mut s2 = y;
+        s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s4 += u6;
+            s2 = (s2 * 0.7 + b[i] * (y * y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        helper_array(a, s1) + s4 + w3.sum() * 0.3
+        helper_array(a, (k as f64 * 0.5)).tanh().exp() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -297,30 +332,37 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + (k as f64 * 0.5)).sin();
-        }
-        s1 = helper_scalar(y.tanh(), x);
-        s1 = x.tanh().exp();
-        if k % 2 == 1 {
-            let x = x * 0.5 + ((k as f64 * 0.5) - s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let t3 = b[i] * a.mapv(f64::tanh).sum();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * c.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (x * c[0]);
+            if i == 3 {
+                break;
             }
-            s1 += u4;
         }
-        let mut s6: f64 = {
-            let t5 = (c[k % a.len()] - y);
-            t5 * t5 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        let mut s3 = (1.0 + b.dot(a).sin() * b.dot(a).sin()).sqrt();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * b[0]).tanh();
+        }
+        s3 = (s1.tanh().exp() + (s3 - (k as f64 * 0.5)));
+        let mut s5: f64 = {
+            let t4 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (a[a.len() - 1] / (1.0 + c[0] * c[0])));
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))
         };
-        (0.61 / (1.0 + (0.71 * 0.25) * (0.71 * 0.25))) + s6 + w2.sum() * 0.3
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * (c[a.len() - 1] / (1.0 + s5 * s5))).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t6 = b[i] * x;
+            s5 += t6.sin() * (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            if i == 3 {
+                break;
+            }
+        }
+        (0.46 + a.mapv(f64::tanh).sum()) + s5
     }
 
     #[test]
@@ -336,19 +378,17 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (((k as f64 * 0.5) / (1.0 + 1.22 * 1.22)) + x.tanh().exp());
+        let v1 = c.mapv(f64::sin);
+        let mut u2 = v1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.22;
         }
-        let mut s1: f64 = 0.99;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.06)).tanh();
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        helper_scalar(y, (k as f64 * 0.5)) + s1
+        let mut s4: f64 = {
+            let t3 = v1.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + u2[a.len() - 1]
+        };
+        s4 = (f64::tanh(1.06) - y.tanh().exp());
+        ((0.32 * (k as f64 * 0.5)) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s4 + u2.sum() * 0.3
     }
 
     #[test]
@@ -364,20 +404,9 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        let mut s1 = helper_array(b, (x.sin() * helper_array(b, 0.37)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        helper_scalar(b.dot(c), c[0].cos()) + s1
+        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s2 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
+        x + s2
     }
 
     #[test]
@@ -397,15 +426,24 @@ mod p12 {
             let t1 = y;
             t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
         };
-        s2 = (s2 * 0.5 + y).tanh();
-        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * helper_scalar(a[k % a.len()], x)).sum::<f64>();
-        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (k as f64 * 0.5).tanh()).tanh());
-        match k % 3 {
-            0 => s8 = b.mapv(f64::tanh).sum().tanh().exp(),
-            1 => s8 = s8 * a.dot(a).tanh().exp(),
-            _ => s8 += x.tanh().exp(),
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (1.0 + (y * a[k % a.len()]) * (y * a[k % a.len()])).sqrt(),
+            _ => s2 += c.dot(a),
         }
-        b.dot(c) + s8
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * b.dot(a)).tanh();
+        }
+        let mut s3 = (((k as f64 * 0.5) / (1.0 + (c[k % a.len()] + s2) * (c[k % a.len()] + s2))) * (1.0 + s2 * s2).sqrt().tanh());
+        if k % 2 == 0 {
+            s2 = a.dot(b);
+        } else {
+            s2 = s2 * c.dot(c);
+        }
+        (y + c[a.len() - 1].tanh().exp()) + s3
     }
 
     #[test]
@@ -422,13 +460,19 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.60;
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if y > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += (x / (1.0 + a[0] * a[0])),
         }
-        let mut s3 = (c.mean().unwrap() / (1.0 + s1 * s1));
-        helper_scalar(a.dot(b), y.tanh()) + s3
+        if c[0] < 0.0 {
+            s1 = (y + (1.0 + s1 * s1).ln());
+        } else {
+            s1 = s1 * y;
+        }
+        let g3 = |p4: f64| (p4 * (s1 - x)).tanh();
+        let mut s2 = g3((y / (1.0 + x * x))) + g3(c[0]);
+        (f64::sin(0.45) / (1.0 + x * x)) + s2
     }
 
     #[test]
@@ -444,19 +488,27 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * y.sin()).sum::<f64>();
-        let mut s4 = helper_array(a, helper_array(b, x).cos());
-        let mut s5 = (k as f64 * 0.5);
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + (y + 1.31)).sin();
+        if k == 3 {
+            return (y.sin() * (1.20 - 0.79));
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = c[i] * x.tanh().exp();
+        let mut s2: f64 = {
+            let t1 = c.mean().unwrap();
+            t1 * t1 * 0.5 + a.dot(a)
+        };
+        let mut s4: f64 = {
+            let t3 = ((x + x) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x))));
+            t3 * t3 * 0.5 + x.cos()
+        };
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        let v8 = c.mapv(|t| (t * s4).sin() + s4 * 0.5);
-        y + s5 + v8.sum() * 0.3
+        let mut s5 = ((s2 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + b[a.len() - 1]);
+        match k % 4 {
+            j if j > 1 => s5 = helper_scalar(s2.tanh().exp(), y) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s5 = s5 * a[0].tanh().cos(),
+            _ => s5 += (k as f64 * 0.5).cos(),
+        }
+        (1.0 + s2 * s2).ln().sin() + s5
     }
 
     #[test]
@@ -472,15 +524,19 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (x + v1.mean().unwrap());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x - c[a.len() - 1]);
+        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(b, y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = x;
-        a.mean().unwrap() + s4 + v1.sum() * 0.3
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - 1.26);
+        }
+        let mut s3 = c.dot(b);
+        u2.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -497,15 +553,13 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * ((k as f64 * 0.5) / (1.0 + c[0] * c[0]));
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * f64::ln((1.0 + 1.18 * 1.18));
         }
-        if k == 3 {
-            return (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum());
-        }
-        (s1.tanh() - (k as f64 * 0.5).tanh().exp()) + s1
+        let mut s3 = (b.mean().unwrap() * ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))));
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -521,26 +575,38 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + x * x));
+        let mut s1 = helper_scalar(b.dot(b), x);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * x.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = c.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + y.sin()
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * s1;
+        }
+        let mut s4: f64 = {
+            let t3 = ((y + (k as f64 * 0.5)) + x);
+            t3 * t3 * 0.5 + x
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + u1[j4 - 1] * s3;
+        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (c[k % a.len()] - (k as f64 * 0.5));
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + w2[i] * 0.3;
         }
-        let mut s5 = (helper_scalar(y, u1.mapv(f64::tanh).sum()) - a[0]);
-        let mut s6 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln().tanh().exp();
-        if k == 3 {
-            return (c.dot(a) * helper_scalar(c[k % a.len()], (k as f64 * 0.5)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s6 = (s6 * 0.5 + ((u1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (k as f64 * 0.5))).tanh();
-        (u1.dot(&u1) - helper_array(c, s5)) + s6 + u1.sum() * 0.3
+        let mut s8 = a.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * helper_scalar(c[a.len() - 1], x)).sum::<f64>();
+        (helper_scalar(0.24, w2[0]) - helper_array(a, c[k % a.len()])) + s8 + w2.sum() * 0.3
     }
 
     #[test]
@@ -557,27 +623,27 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt(),
+            1 => s1 = s1 * f64::ln((1.0 + (1.22 * 0.24) * (1.22 * 0.24))),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
         match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + s1 * s1)) + (x * y)) * j as f64,
-            _ if helper_array(a, x) > 0.2 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
+            j if j > 1 => s1 = ((y + (k as f64 * 0.5)) * y) * j as f64,
+            _ if (s1 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(a, x).cos(),
+            _ => s1 += c.mean().unwrap(),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 / (1.0 + x * x));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let g3 = |p4: f64| (p4 * s1.tanh().exp()).tanh();
+        let mut s2 = g3((k as f64 * 0.5)) + g3(c[0]);
+        for i in (1..a.len()).step_by(2) {
+            let t5 = b[i] * s1;
+            s2 += t5 * t5 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
         }
-        s1 += s1 * 0.2;
-        let v2 = b.mapv(f64::sin);
-        let v3 = (b + a);
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(c, y);
+        if k == 3 {
+            return x;
         }
-        s1 + s1 + v3.sum() * 0.3
+        a.dot(c).sin() + s2
     }
 
     #[test]
@@ -594,38 +660,23 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * helper_scalar(y, 0.22);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, 0.22)).tanh();
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (s1 + x)).tanh();
+        let mut s3: f64 = {
+            let t2 = b.dot(b);
+            t2 * t2 * 0.5 + (s1 + x)
+        };
+        let v4 = (c * a.mapv(f64::tanh).sum());
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + s3;
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s6 = b.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * c.dot(b)).sum::<f64>();
-        for i in (1..a.len()).step_by(2) {
-            let t7 = a[i] * s6;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * c[(i + 1) % a.len()];
-            }
-            s1 += u8;
-        }
-        ((1.0 + s1 * s1).sqrt() - helper_scalar(1.26, s1)) + s6
+        s1 += s3 * 0.2;
+        helper_scalar(y, a.mapv(f64::tanh).sum()) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -641,40 +692,30 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.58);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, b[a.len() - 1]);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut s2 = (1.0 + y * y).sqrt();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + u1[i] * (1.0 + u1[0] * u1[0]).sqrt()).tanh();
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (x - x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            w3[i] = a[i] * y;
         }
-        let mut s3: f64 = (0.71 + 0.94);
-        match k % 3 {
-            0 => s3 = (f64::tanh(1.28).exp() * (s1 * (k as f64 * 0.5))),
-            1 => s3 = s3 * (helper_scalar(y, (k as f64 * 0.5)) * b.dot(c)),
-            _ => s3 += a.mapv(f64::tanh).sum(),
+        s2 = (s2 * 0.5 + c[0]).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * helper_scalar(s2, s2);
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + s3.cos();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mean().unwrap();
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (0.25 + (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        1.19 + s3
+        let v6 = a.mapv(|t| t * t * 0.5 - t);
+        (helper_scalar(x, (k as f64 * 0.5)) * c.dot(&u5)) + s2 + v6.sum() * 0.3
     }
 
     #[test]
@@ -690,14 +731,27 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * ((k as f64 * 0.5) - 0.35);
+        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s3: f64 = 1.39;
-        s3 += c.dot(&w1);
-        ((0.72 + x) - (x - 0.90)) + s3 + v2.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (0.72 + x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut s2 = s1.tanh().exp().tanh().exp();
+        c.mapv(f64::tanh).sum().tanh().exp() + s2
     }
 
     #[test]
@@ -714,27 +768,38 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        match k % 3 {
-            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
-            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
-            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * (0.21 - x);
+            let t2 = b[i] * (k as f64 * 0.5);
+            s1 += t2.sin() * (1.36 / (1.0 + y * y));
         }
-        let mut s4: f64 = {
-            let t3 = b[a.len() - 1];
-            t3 * t3 * 0.5 + (0.79 - 0.69)
-        };
-        if k == 3 {
-            return helper_array(b, (s4 * w2[0]));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (0.59 - w2[a.len() - 1]);
+        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
+        for i in (1..a.len()).step_by(2) {
+            let t6 = a[i] * (y - 0.59);
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * c[(i + 1) % a.len()];
+            }
+            s5 += u7;
+            if i == 3 {
+                break;
+            }
         }
-        c[k % a.len()] + s4 + u5.sum() * 0.3
+        helper_scalar(helper_array(a, x), helper_array(a, s1)) + s5
     }
 
     #[test]
@@ -750,29 +815,45 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
+        match k % 4 {
+            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() + (1.0 + y * y).ln()) * j as f64,
+            _ if helper_array(c, x) > 0.2 => s1 = s1 * helper_array(a, (c[a.len() - 1] - x)),
+            _ => s1 += (k as f64 * 0.5),
         }
-        let mut s2 = helper_array(b, helper_array(c, c[a.len() - 1]));
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y - (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        for (p2, &q3) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut u4 = u1.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(b[k % a.len()], y);
-        }
-        let mut s5 = helper_array(b, u1.mean().unwrap());
         match k % 3 {
-            0 => s2 = f64::ln((1.0 + 1.03 * 1.03)),
-            1 => s2 = s2 * s5,
-            _ => s2 += (0.41 - a[a.len() - 1]),
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => s1 = s1 * a[0],
+            _ => s1 += helper_array(a, 0.97),
         }
-        u1[k % a.len()] + s5 + u4.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (1.0 + s1 * s1).ln();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let v5 = b.mapv(|t| t * t * 0.5 - t);
+        (k as f64 * 0.5) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -792,26 +873,24 @@ mod p24 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * helper_scalar(y, x)).tanh();
         }
-        if k % 2 == 0 {
-            s1 = c.dot(a);
-        } else {
-            s1 = s1 * (k as f64 * 0.5).tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = c[k % a.len()],
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += x.tanh().exp(),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if c.dot(c) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += y,
         }
-        s1 += s1 * 0.2;
-        let mut s2 = a.dot(b).tanh();
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5).cos();
+        let mut s2 = helper_scalar((k as f64 * 0.5).cos().tanh(), a.mapv(f64::tanh).sum());
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * x.sin();
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        if k % 2 == 1 {
-            let s2 = s2 * 0.5 + s1;
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
-        }
-        s1 += s2 * 0.2;
-        (k as f64 * 0.5).cos().sin() + s2
+        let mut s6 = (0..a.len()).map(|q5| a[q5] * b[q5] + y).sum::<f64>();
+        y + s6
     }
 
     #[test]
@@ -827,17 +906,15 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if k == 3 {
+            return x;
         }
-        let mut s3: f64 = {
-            let t2 = b.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + x.tanh().exp()
-        };
-        s3 + s3
+        let mut s1 = ((y * (k as f64 * 0.5).cos()) * a.dot(b));
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * a.mean().unwrap();
+            s1 += t2.sin() * (1.17 + x);
+        }
+        f64::tanh(0.95).exp() + s1
     }
 
     #[test]
@@ -853,32 +930,31 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + y * y).sqrt();
+        }
+        let mut s3 = y;
         if k == 3 {
-            return ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + y * y));
+            return helper_array(b, a.mean().unwrap());
         }
-        let mut s3 = (y.tanh().exp() - ((k as f64 * 0.5) * a.mean().unwrap()));
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * 0.69).tanh();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * y.tanh().exp();
-        }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (a[k % a.len()] - s3);
-        }
+        s1 = (s1 * 0.5 + s1).tanh();
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * 0.45).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * (a[k % a.len()] - s3)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s6 = x;
-        a[0] + s6 + u5.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = 0.45;
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) + a[0])
+        };
+        (b[0] + ((k as f64 * 0.5) / (1.0 + s5 * s5))) + s5
     }
 
     #[test]
@@ -895,18 +971,17 @@ mod p27 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (1.0 + y * y).sqrt();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
         }
-        let mut s2 = c.mean().unwrap();
-        let mut s5 = (0..a.len()).map(|q4| b[q4] * b[q4] + c.mapv(f64::tanh).sum()).sum::<f64>();
-        s5 + s5
+        let g4 = |p5: f64| (p5 * s1).tanh();
+        let mut s3 = g4(b[k % a.len()].cos()) + g4(b[0]);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * s1).tanh();
+        }
+        (b[a.len() - 1].tanh().exp() + helper_array(c, y)) + s3
     }
 
     #[test]
@@ -923,18 +998,9 @@ mod p28 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        s1 = a.dot(c);
-        for i in 0..a.len() {
-            let t2 = a[i] * helper_array(a, 1.28);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * c[a.len() - 1].tanh().exp();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = c[0] * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * helper_array(b, (0.53 + 1.24)),
-            _ => s1 += y,
-        }
-        (k as f64 * 0.5) + s1
+        let mut s2 = a.dot(c);
+        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
+        helper_array(a, a.dot(c)) + s2
     }
 
     #[test]
@@ -950,26 +1016,20 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        if k == 3 {
+            return x;
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (c[0] / (1.0 + 0.81 * 0.81));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s1 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + x * x)),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        s1 += y * 0.2;
-        for (p2, &q3) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * helper_scalar(y, (k as f64 * 0.5))).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, (k as f64 * 0.5));
         }
-        ((1.0 + y * y).sqrt() + ((k as f64 * 0.5) - 0.32)) + s1
+        ((1.0 + x * x).sqrt() - (1.0 + y * y).sqrt()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -985,16 +1045,13 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a[a.len() - 1];
-        }
-        let mut s1 = ((helper_array(a, a[a.len() - 1]) / (1.0 + c[k % a.len()] * c[k % a.len()])) - (y + x).tanh().exp());
-        s1 = (y - helper_array(b, (k as f64 * 0.5)));
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a[a.len() - 1];
+        let mut s2 = ((helper_array(a, a[a.len() - 1]) / (1.0 + c[k % a.len()] * c[k % a.len()])) - (y + s1).tanh().exp());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + s1.tanh().exp()).sin();
+            w3[i] = a[i] * (k as f64 * 0.5).tanh();
         }
-        helper_scalar(x, b[0]).tanh().exp() + s1 + w2.sum() * 0.3
+        x + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1010,20 +1067,22 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, y).tanh();
+        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (0.59 - x)).tanh();
         }
-        let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = (((k as f64 * 0.5) + b[a.len() - 1]) - y);
-        } else {
-            s1 = s1 * y;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * c.dot(b)).tanh();
+        s1 += s1 * 0.2;
+        s1 = (1.32 + b.dot(c));
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(s1, (k as f64 * 0.5)).tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * ((1.28 * (k as f64 * 0.5)) / (1.0 + x * x)),
+            _ => s1 += a[0],
         }
-        c.mapv(f64::tanh).sum() + s2
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -1040,43 +1099,40 @@ mod p32 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((0.46 * y).cos() + y);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        match k % 3 {
+            0 => s1 = (x / (1.0 + (x * s1) * (x * s1))),
+            1 => s1 = s1 * y,
+            _ => s1 += c.mean().unwrap(),
         }
-        match k % 4 {
-            j if j > 1 => s1 = f64::sin(1.10).tanh().exp() * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))),
-            _ => s1 += (k as f64 * 0.5),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mean().unwrap();
         }
-        let mut s3: f64 = {
-            let t2 = (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5))).ln();
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s4 = helper_scalar(y, ((k as f64 * 0.5) + c.mean().unwrap()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - a[k % a.len()]);
         }
         if k % 2 == 1 {
-            let x = x * 0.5 + f64::tanh(0.59).exp();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s3 += x * 0.2;
-        b.dot(b) + s4
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + (y * b[0]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            let t4 = u3[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        let v6 = (&u3 + &u3);
+        a.mapv(f64::tanh).sum() + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1093,11 +1149,8 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        s1 = (s1 * 0.5 + c.dot(c)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-        }
-        x + s1
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_array(a, a[k % a.len()])).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        s4 + s4
     }
 
     #[test]
@@ -1114,18 +1167,20 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (0.69 * s1),
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if (y * 1.18) > 0.2 => s1 = s1 * (0.69 * s1),
             _ => s1 += x,
         }
-        let v2 = (c * c.mean().unwrap());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * s1.sin();
+        if helper_scalar((k as f64 * 0.5), s1) > 0.1 {
+            s1 = ((0.99 - a[0]) - c.dot(a));
+        } else {
+            s1 = s1 * 0.29;
         }
-        ((0.99 - v2[0]) - c.dot(a)) + s1 + v2.sum() * 0.3
+        if k == 3 {
+            return ((x + y) - 0.40);
+        }
+        c.dot(c) + s1
     }
 
     #[test]
@@ -1141,17 +1196,14 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
-            t1 * t1 * 0.5 + helper_scalar(y, x)
-        };
-        match k % 3 {
-            0 => s2 = c[k % a.len()],
-            1 => s2 = s2 * a.dot(b),
-            _ => s2 += c[0],
+        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        let mut s3: f64 = 0.84;
-        f64::sqrt((1.0 + 1.15 * 1.15)).cos() + s3
+        let mut s3 = helper_scalar((c[0] * helper_array(c, x)), (k as f64 * 0.5));
+        b.mean().unwrap() + s3
     }
 
     #[test]
@@ -1168,20 +1220,17 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
-        match k % 3 {
-            0 => s1 = b[k % a.len()],
-            1 => s1 = s1 * s1,
-            _ => s1 += ((k as f64 * 0.5) + 0.88),
-        }
-        for i in 0..a.len() {
-            let t2 = c[i] * x;
-            if i % 3 == 1 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(a[0], x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.dot(a);
+            s1 += a[i] * 0.2;
         }
-        b.mean().unwrap().tanh().exp() + s1
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5)).sum::<f64>();
+        (1.0 + s4 * s4).ln() + s4
     }
 
     #[test]
@@ -1197,21 +1246,23 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        let mut s3 = b.mean().unwrap();
-        let mut s4 = helper_scalar(b.mapv(f64::tanh).sum(), helper_array(a, (y - x)));
-        if k == 3 {
-            return s2;
-        }
+        let mut s1 = a.mapv(f64::tanh).sum();
         match k % 4 {
-            j if j > 1 => s3 = 0.31 * j as f64,
-            _ if ((k as f64 * 0.5) * x) > 0.2 => s3 = s3 * (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).ln(),
-            _ => s3 += (s3 / (1.0 + c[0] * c[0])),
+            j if j > 1 => s1 = 0.60 * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        b[0] + s4
+        let mut s2 = ad::ndarray::array![(1.0 + s1 * s1).ln(), x, y].mapv(f64::sin).sum();
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(a, helper_array(c, c[a.len() - 1])) * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * c[0],
+            _ => s2 += s2.tanh(),
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * c[a.len() - 1]).tanh();
+        }
+        let v3 = a.mapv(f64::sin);
+        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1227,22 +1278,22 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]))).sin();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, b[k % a.len()]);
+        let mut s2 = helper_array(c, x);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * a.dot(c);
         }
-        if k == 3 {
-            return x;
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
         }
-        let mut s4: f64 = {
-            let t3 = helper_array(b, (k as f64 * 0.5));
-            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
-        (y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))) + s4 + u2.sum() * 0.3
+        let mut s5 = helper_scalar((y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))), b[k % a.len()]);
+        y + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1258,37 +1309,24 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(c) * j as f64,
-            _ if (s1 * s1) > 0.2 => s1 = s1 * helper_array(c, y),
-            _ => s1 += a[k % a.len()],
-        }
-        let mut s3: f64 = {
-            let t2 = b[0];
-            t2 * t2 * 0.5 + x.tanh().exp()
+        let mut s2: f64 = {
+            let t1 = c.mean().unwrap();
+            t1 * t1 * 0.5 + a.mean().unwrap()
         };
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(c, (1.0 + y * y).ln()) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s2 = s2 * (c.mean().unwrap() + (1.0 + s2 * s2).sqrt()),
+            _ => s2 += b[0],
         }
-        s3 += y * 0.2;
-        if k % 2 == 0 {
-            s3 = helper_scalar(a[0].tanh().exp(), f64::tanh(1.10).exp());
-        } else {
-            s3 = s3 * s3;
-        }
-        if c[0] < 0.0 {
-            s1 = ((s1 * 0.21) + (x - 1.02));
-        } else {
-            s1 = s1 * (k as f64 * 0.5).tanh();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y / (1.0 + 0.41 * 0.41));
-        }
-        a.mapv(f64::tanh).sum() + s3
+        s2 = (s2 * 0.5 + (((k as f64 * 0.5) * 0.34) + helper_scalar(0.74, a[0]))).tanh();
+        let v3 = (a + a);
+        let mut s4: f64 = 1.28;
+        let mut s6: f64 = {
+            let t5 = (helper_array(c, s2) + x);
+            t5 * t5 * 0.5 + a.dot(b)
+        };
+        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * b[a.len() - 1]).sum::<f64>();
+        helper_array(&v3, b.mapv(f64::tanh).sum()) + s9 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1305,17 +1343,11 @@ mod p40 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
+        s1 = (s1 * 0.5 + ((1.0 + x * x).sqrt() / (1.0 + s1 * s1))).tanh();
+        if k == 3 {
+            return ((1.21 + b[a.len() - 1]) + b.mean().unwrap());
         }
-        let mut s4: f64 = {
-            let t3 = s1;
-            t3 * t3 * 0.5 + y
-        };
-        let mut s5 = (c[a.len() - 1] + (k as f64 * 0.5));
-        (s1 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s5
+        s1 + s1
     }
 
     #[test]
@@ -1331,25 +1363,53 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * f64::cos(1.29)).tanh());
-        s3 = (s3 * 0.5 + ((k as f64 * 0.5) * 0.50)).tanh();
-        let mut s4 = f64::tanh(0.79).exp();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + helper_scalar(c[0], x)).sin();
+        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_array(a, 0.60) > 0.2 => s1 = s1 * (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s1)),
+            _ => s1 += (x / (1.0 + s1 * s1)),
         }
-        s4 = (s4 * 0.5 + x).tanh();
-        let mut s8 = a.iter().zip(b.iter()).map(|(p6, q7)| p6 * q7 * w5.mean().unwrap()).sum::<f64>();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(b);
+        }
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s1 += u4;
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s8 = (s8 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s8 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + x * x).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(a, s1)) * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + s1 * s1).sqrt(),
+            _ => s1 += a.dot(b),
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + (1.0 + b[0] * b[0]).sqrt()).sin();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + w5[j] * (1.0 + x * x).ln()).tanh();
+                if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s8 += b[i] * 0.2;
+            s1 += w5[i] * 0.2;
         }
-        helper_scalar((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), (s8 * 1.25)) + s8 + w5.sum() * 0.3
+        b.mean().unwrap() + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1365,41 +1425,36 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.dot(c);
         }
-        s1 = (s1 * 0.5 + s1).tanh();
-        if k == 3 {
-            return helper_array(a, 0.46);
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * y;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let v2 = (a * a).mapv(f64::tanh);
+        let mut s3 = helper_scalar(b.dot(a), helper_array(b, helper_scalar((k as f64 * 0.5), 0.82)));
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (0.46 * s1)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * f64::tanh(0.39)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut s5 = c.dot(b);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s5 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + b[j] * y).tanh();
+                if s3 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s5 += b[i] * 0.2;
+            s3 += b[i] * 0.2;
         }
-        (k as f64 * 0.5) + s5
+        s3 = (s3 * 0.5 + c[k % a.len()]).tanh();
+        for i in 0..a.len() {
+            let x = x * 0.5 + s3;
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        ((s3 * y) * a.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1415,27 +1470,38 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        match k % 4 {
-            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b[k % a.len()],
-            _ => s1 += b[a.len() - 1],
+        let mut s1 = b.dot(a);
+        if ((k as f64 * 0.5) + (k as f64 * 0.5)) > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * s1;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), x);
+        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * x.cos() + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + (1.0 + s1 * s1).ln();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+        s2 += s2 * 0.2;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + f3.mean().unwrap()).sin();
         }
-        s1 += ((s1 - y) / (1.0 + (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))));
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 - s1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f3.dot(&f3)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = helper_array(a, s1.tanh().exp()).cos();
-        helper_scalar(s4, helper_array(&u3, s1)) + s4 + u3.sum() * 0.3
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + helper_array(c, s2);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        ((1.0 + y * y).ln() - s2.cos()) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1453,19 +1519,17 @@ mod p44 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
-        let mut s3: f64 = {
-            let t2 = (c.dot(c) + y);
-            t2 * t2 * 0.5 + f64::tanh(0.39)
-        };
-        match k % 4 {
-            j if j > 1 => s1 = (f64::sin(0.53) - ((k as f64 * 0.5) - s1)) * j as f64,
-            _ if 1.04 > 0.2 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += a.dot(a),
-        }
+        let mut s2 = ad::ndarray::array![s1, helper_array(b, y), f64::tanh(0.39)].mapv(f64::sin).sum();
+        let mut s3 = (a.var(0.0) + 0.1).sqrt() * (k as f64 * 0.5);
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, b[k % a.len()])).tanh();
+            let t4 = a[i] * helper_array(b, y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s1 += u5;
         }
-        (s3.tanh().exp() * helper_array(a, a[a.len() - 1])) + s3
+        c.dot(a) + s3
     }
 
     #[test]
@@ -1482,17 +1546,20 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
-            _ => s1 += (1.32 * y),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[a.len() - 1];
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * 1.32;
         }
-        (c.dot(b) - y) + s1
+        y.tanh().cos() + s1
     }
 
     #[test]
@@ -1509,9 +1576,17 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
-        let v2 = c.mapv(f64::sin);
-        (s1 * 0.28).tanh().exp() + s1 + v2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.cos();
+        }
+        match k % 3 {
+            0 => s1 = ((x * 0.58) / (1.0 + helper_array(a, x) * helper_array(a, x))),
+            1 => s1 = s1 * (a.dot(a) * (k as f64 * 0.5)),
+            _ => s1 += ((k as f64 * 0.5) * y),
+        }
+        ((y / (1.0 + y * y)) - y) + s1
     }
 
     #[test]
@@ -1527,14 +1602,32 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a.mean().unwrap() + (k as f64 * 0.5));
+        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::cos(1.00);
         }
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * y).tanh());
-        let mut s6 = b.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (b[0] / (1.0 + y * y))).tanh());
-        let mut s7 = a[k % a.len()];
-        let mut s10 = b.iter().fold(0.5, |q9, p8| (q9 * 0.8 + p8 * s3.tanh().exp()).tanh());
-        helper_array(a, a.dot(c)) + s10
+        match k % 3 {
+            0 => s1 = helper_array(a, x),
+            1 => s1 = s1 * (y - (s1 / (1.0 + x * x))),
+            _ => s1 += s1.tanh().exp(),
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(c, s1);
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + (k as f64 * 0.5).tanh()).sin();
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar(helper_scalar(s1, x), ((k as f64 * 0.5) + (k as f64 * 0.5))),
+            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) - s1.sin()),
+            _ => s1 += 0.65,
+        }
+        (k as f64 * 0.5) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1550,44 +1643,31 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x / (1.0 + y * y));
-            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let t3 = c[i] * b.mapv(f64::tanh).sum();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t3 * t3 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (1.0 + y * y).ln();
-        }
-        let mut s5: f64 = {
-            let t4 = ((y + 0.60) - 0.55);
-            t4 * t4 * 0.5 + helper_scalar(b[0], 0.39)
+        let mut s2: f64 = {
+            let t1 = ((y - 0.22) - c.dot(b));
+            t1 * t1 * 0.5 + a.dot(b)
         };
+        if k % 2 == 1 {
+            let y = y * 0.5 + (a[0] * (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        let mut s4: f64 = {
+            let t3 = helper_array(b, y);
+            t3 * t3 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
+        };
+        let mut s5 = (s2 - a.dot(c));
         let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = a[i] * (s1 * (k as f64 * 0.5));
+            w6[i] += (c[i] + (s4 - s2)).sin();
         }
-        if k % 2 == 0 {
-            s5 = (w6.dot(b) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(&w6, helper_array(b, s4)) * j as f64,
+            _ if helper_scalar(1.14, s5) > 0.2 => s2 = s2 * 0.81,
+            _ => s2 += (s5 * (k as f64 * 0.5)),
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s5 = (s5 * 0.8 + y * 0.3).tanh();
-        }
-        s5 += y * 0.2;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + b[j7 - 1] * s5.tanh().exp();
-        }
-        ((s5 + (k as f64 * 0.5)) / (1.0 + helper_array(a, x) * helper_array(a, x))) + s5 + w6.sum() * 0.3
+        let mut s7: f64 = 0.29;
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s7 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1603,12 +1683,13 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).tanh().exp().sin();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, b[a.len() - 1].tanh());
+        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum().tanh() * j as f64,
+            _ if helper_scalar(b[k % a.len()], s1) > 0.2 => s1 = s1 * a.dot(a).tanh().exp(),
+            _ => s1 += c.mean().unwrap(),
         }
-        let mut s2 = a.dot(a);
-        c.mean().unwrap() + s2
+        helper_scalar(helper_array(b, 0.76), c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -1624,27 +1705,27 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        let mut s2 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (b[a.len() - 1] * s1)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        if k == 3 {
-            return (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
-        }
-        let mut s3: f64 = {
-            let t2 = (k as f64 * 0.5).cos();
-            t2 * t2 * 0.5 + 0.77
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (a[i] + a[a.len() - 1]).sin();
+            s2 = (s2 * 0.7 + a[i] * a[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * c.mapv(f64::tanh).sum();
         }
-        s3 + s3 + w4.sum() * 0.3
+        s2 + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1664,27 +1745,31 @@ mod p51 {
             return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
         }
         let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x.tanh().exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * a.dot(c)).tanh();
         }
-        s1 += s1 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(c) * j as f64,
-            _ if (0.37 / (1.0 + 0.24 * 0.24)) > 0.2 => s1 = s1 * (1.0 + (y / (1.0 + x * x)) * (y / (1.0 + x * x))).sqrt(),
-            _ => s1 += (x / (1.0 + 0.31 * 0.31)),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * ((k as f64 * 0.5) * y);
+        if k % 2 == 1 {
+            let x = x * 0.5 + 0.27;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        if (y / (1.0 + x * x)) > 0.1 {
-            s1 = v3.dot(&w2);
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        s1 += x * 0.2;
+        match k % 3 {
+            0 => s1 = helper_array(a, 1.30),
+            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) * (k as f64 * 0.5)),
+            _ => s1 += (k as f64 * 0.5),
         }
-        y + s1 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (y / (1.0 + s1.tanh().exp() * s1.tanh().exp())),
+            1 => s1 = s1 * (1.26 * y.tanh().exp()),
+            _ => s1 += s1,
+        }
+        helper_array(a, helper_scalar(s1, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -1700,32 +1785,22 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
-        for i in 0..a.len() {
-            let t3 = b[i] * x;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += b[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(x, b.mean().unwrap());
-            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        let v2 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + v2[i] * 0.24).tanh();
+        }
+        let mut s3 = a.mean().unwrap();
+        let mut s5: f64 = {
+            let t4 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) + (v2[k % a.len()] + 0.45));
+            t4 * t4 * 0.5 + v2.mean().unwrap()
         };
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_scalar(x, v1[k % a.len()]);
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (b[i] + c.mean().unwrap()).sin();
-        }
-        (1.25 * u7.dot(&v1)) + s6 + w8.sum() * 0.3
+        c[0] + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1741,23 +1816,21 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.mean().unwrap();
-            t1 * t1 * 0.5 + f64::ln((1.0 + 0.74 * 0.74))
-        };
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
+        let mut s1 = a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s2 = c.mean().unwrap() * j as f64,
-            _ if b.dot(b) > 0.2 => s2 = s2 * ((u3[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))),
-            _ => s2 += y,
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() * s1),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
         }
-        if k == 3 {
-            return (b.mapv(f64::tanh).sum() * (k as f64 * 0.5));
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(x, 0.84);
         }
-        (1.0 + b.dot(a) * b.dot(a)).sqrt() + s2 + u3.sum() * 0.3
+        let v3 = c.mapv(f64::sin);
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1774,26 +1847,34 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = w2.dot(&w2);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + a[i] * x).tanh();
+        s1 += y * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+            s1 += t2.sin() * (k as f64 * 0.5);
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * helper_scalar(x, s3)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+            w3[i] = a[i] * (1.0 + y * y).sqrt();
         }
-        w2[a.len() - 1] + s3 + w2.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 1.16).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar(y, c[0]).tanh().exp(),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (y * x),
+        }
+        f64::tanh(0.28) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1809,18 +1890,27 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + x.tanh().exp()).sin();
+        let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v2 = b.mapv(f64::sin);
-        let mut s3: f64 = 1.27;
-        for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + w1[0] * w1[0]).sqrt();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s2 = b[k % a.len()];
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * 0.67;
         }
-        s3 += y * 0.2;
-        s3.tanh().exp() + s3 + v2.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = (y + y).cos();
+            t4 * t4 * 0.5 + (1.24 / (1.0 + a[k % a.len()] * a[k % a.len()]))
+        };
+        (b[0] + (k as f64 * 0.5)) + s5
     }
 
     #[test]
@@ -1836,18 +1926,28 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * (1.0 + y * y).ln()).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s3 = 1.34 * j as f64,
-            _ if helper_array(c, c[k % a.len()]) > 0.2 => s3 = s3 * (1.0 + y * y).sqrt().cos(),
-            _ => s3 += y,
+        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (c[k % a.len()] + s1)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 4 {
-            j if j > 1 => s3 = a[k % a.len()] * j as f64,
-            _ if 1.31 > 0.2 => s3 = s3 * s3,
-            _ => s3 += x,
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_array(a, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        (s3 * f64::tanh(0.49).exp()) + s3
+        if k == 3 {
+            return s1;
+        }
+        f64::tanh(0.75).exp() + s1
     }
 
     #[test]
@@ -1864,18 +1964,17 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, helper_array(b, x)) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_scalar((x - y), y),
+            _ => s1 += x,
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        match k % 4 {
+            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, (y + c[k % a.len()])),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        b.mapv(f64::tanh).sum() + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1891,36 +1990,24 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut s2: f64 = {
+            let t1 = c.mean().unwrap();
+            t1 * t1 * 0.5 + (b[0] + x)
+        };
+        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + v3[i] * a.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v3[i] * 0.3;
         }
-        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        let v4 = (&v3 * (k as f64 * 0.5).cos());
+        match k % 3 {
+            0 => s2 = ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (x / (1.0 + v3[k % a.len()] * v3[k % a.len()])) * (x / (1.0 + v3[k % a.len()] * v3[k % a.len()])))),
+            1 => s2 = s2 * (y + x).cos(),
+            _ => s2 += ((k as f64 * 0.5) + s2),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        if c[0] < 0.0 {
-            s1 = ((1.0 + a[0] * a[0]).sqrt() / (1.0 + (x / (1.0 + c[k % a.len()] * c[k % a.len()])) * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))));
-        } else {
-            s1 = s1 * s1;
-        }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
-            _ if s3 > 0.2 => s3 = s3 * b[0],
-            _ => s3 += ((k as f64 * 0.5) / (1.0 + s3 * s3)),
-        }
-        helper_scalar(b.dot(a), b.dot(a)) + s3
+        let v5 = (&v4 * (k as f64 * 0.5));
+        v4.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1936,28 +2023,19 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * 0.65).tanh();
+        let mut s2: f64 = {
+            let t1 = c.dot(a);
+            t1 * t1 * 0.5 + y
+        };
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        0.76 + s1
+        let mut s4: f64 = {
+            let t3 = helper_array(b, b.dot(a));
+            t3 * t3 * 0.5 + helper_scalar(1.01, y)
+        };
+        let v5 = (b + a);
+        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1973,27 +2051,25 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (0.98 + (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5).cos() - b.dot(c)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += y,
         }
-        let mut s5 = b[0];
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * y.tanh().exp();
+        let mut s3: f64 = {
+            let t2 = a.mean().unwrap();
+            t2 * t2 * 0.5 + s1
+        };
+        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * (s3 + y) + i6 as f64 * 0.1);
+        let mut s4 = f5.sum() * 0.3;
+        let v7 = (&f5 * helper_array(b, y));
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + v7[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + f5[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * b.dot(a)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        s5 += s5;
-        a.mean().unwrap() + s5 + u6.sum() * 0.3
+        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2010,36 +2086,29 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if k == 3 {
-            return helper_scalar(s1, helper_scalar(1.09, (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * y.sin()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * s1 + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        let mut s6: f64 = {
+            let t5 = (y * y);
+            t5 * t5 * 0.5 + f64::cos(1.03)
+        };
         match k % 3 {
-            0 => s1 = ((x * y) - s1),
-            1 => s1 = s1 * (s1 + 0.93).tanh().exp(),
-            _ => s1 += helper_scalar(x, s1),
+            0 => s2 = (f3.mean().unwrap() / (1.0 + s6 * s6)),
+            1 => s2 = s2 * (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
+            _ => s2 += helper_scalar(y, s6),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * f64::cos(1.03);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * a.mapv(f64::tanh).sum();
-        }
-        let mut s3 = ((f64::tanh(1.15).exp() + (k as f64 * 0.5)) / (1.0 + helper_scalar(b.dot(c), (y + (k as f64 * 0.5))) * helper_scalar(b.dot(c), (y + (k as f64 * 0.5)))));
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * b.dot(b);
-            s1 += t4.sin() * (k as f64 * 0.5);
-        }
-        (s1 - (0.69 * x)) + s3
+        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * (k as f64 * 0.5)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        c.mapv(f64::tanh).sum() + s9 + f3.sum() * 0.3
     }
 
     #[test]
@@ -2055,30 +2124,21 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).sqrt();
+        if k == 3 {
+            return x;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x.cos();
+        let mut s1 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + helper_scalar(c[k % a.len()], (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * 1.22;
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s1 += u5;
-        }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + u3[j6 - 1] * x.tanh().exp();
-        }
-        ((0.63 - c[a.len() - 1]) * (y / (1.0 + 0.30 * 0.30))) + s1 + u3.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s3: f64 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + (x / (1.0 + 1.22 * 1.22))
+        };
+        let mut s4 = ((1.29 / (1.0 + y * y)) * ((k as f64 * 0.5) * y)).tanh().exp();
+        helper_array(a, s1) + s4
     }
 
     #[test]
@@ -2094,39 +2154,30 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s2 = b.dot(a);
         if k == 3 {
-            return s2;
+            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
+        let g2 = |p3: f64| (p3 * helper_array(b, (k as f64 * 0.5))).tanh();
+        let mut s1 = g2((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + g2(c[0]);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(b)).tanh();
+                s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
+        let mut s6 = (0..a.len()).map(|q5| a[q5] * c[q5] + (s1 / (1.0 + s1 * s1))).sum::<f64>();
+        if k == 3 {
+            return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.cos();
         }
-        0.86 + s2
+        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2143,14 +2194,11 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
+        s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
+        for (p2, &q3) in a.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * helper_array(b, x)).tanh();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
-        }
-        a[k % a.len()] + s1 + u2.sum() * 0.3
+        (k as f64 * 0.5).sin().cos() + s1
     }
 
     #[test]
@@ -2166,14 +2214,14 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1: f64 = 0.56;
+        if k % 2 == 0 {
+            s1 = c.mean().unwrap();
         }
-        s1 += x * 0.2;
-        s1 = (s1 * 0.5 + (helper_array(c, y) * a.dot(b))).tanh();
-        c.mean().unwrap() + s1
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        helper_array(c, c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2190,13 +2238,12 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
-            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
-            _ => s1 += helper_array(a, s1),
+        if c[0] < 0.0 {
+            s1 = (a[k % a.len()] * (k as f64 * 0.5).tanh());
+        } else {
+            s1 = s1 * 0.28;
         }
-        let mut s2 = (s1 + helper_scalar(0.34, x));
-        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
+        helper_array(c, 0.68) + s1
     }
 
     #[test]
@@ -2212,40 +2259,22 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * a.mean().unwrap();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
-            if i == 3 {
-                break;
-            }
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * f64::tanh(0.72).exp()).sum::<f64>();
+        if k % 2 == 1 {
+            let mut s4 = s4 * 0.5 + helper_array(b, 0.25);
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        s1 = (y / (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if 1.24 > 0.2 => s1 = s1 * f64::ln((1.0 + 0.71 * 0.71)).tanh(),
-            _ => s1 += (k as f64 * 0.5),
+        s4 += s4 * 0.2;
+        s4 += (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s4 = (y / (1.0 + v1[k % a.len()] * v1[k % a.len()])).tanh().exp();
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) * y);
+        for (p5, &q6) in v1.iter().zip(a) {
+            s4 = (s4 * 0.7 + p5 * q6 * v1.dot(&v1)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.dot(b)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + b[j5 - 1] * 0.98;
-        }
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        y + s1 + u4.sum() * 0.3
+        s4 = (s4 * 0.5 + helper_array(c, (k as f64 * 0.5)).tanh().exp()).tanh();
+        a.dot(b) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2261,20 +2290,16 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = b.dot(b);
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if b[0].tanh().exp() > 0.2 => s1 = s1 * (x - helper_scalar(1.30, x)),
+            _ => s1 += (0.53 * y),
+        }
         if k == 3 {
-            return b.dot(b);
+            return x;
         }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        (f64::tanh(0.70).exp() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1)))) + s1
+        ((s1 - b[a.len() - 1]) + (1.0 + y * y).ln()) + s1
     }
 
     #[test]
@@ -2290,23 +2315,27 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c).mapv(f64::tanh);
-        let mut s2 = (helper_scalar(c.mapv(f64::tanh).sum(), (1.0 + x * x).ln()) * (k as f64 * 0.5));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (x / (1.0 + b[0] * b[0]));
+        let mut s1 = x;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * helper_array(&v1, y)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v1[i] * 0.3;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh().exp();
         }
-        s2 += (s2 * v1.mean().unwrap());
-        a[0] + s2 + v1.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (x - x),
+            1 => s1 = s1 * a[k % a.len()],
+            _ => s1 += helper_array(&u3, y),
+        }
+        match k % 3 {
+            0 => s1 = (helper_array(b, s1) * s1),
+            1 => s1 = s1 * helper_array(b, a[0]),
+            _ => s1 += x,
+        }
+        c[k % a.len()] + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2322,33 +2351,31 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (a[0] * 1.08);
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh().exp();
         }
-        match k % 3 {
-            0 => s1 = a[0],
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut s2 = helper_array(&u1, c.mean().unwrap());
+        s2 = (s2 * 0.5 + s2).tanh();
+        let v3 = (b * a).mapv(f64::tanh);
+        for (p4, &q5) in v3.iter().zip(&v3) {
+            s2 = (s2 * 0.7 + p4 * q5 * x).tanh();
         }
-        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut u4 = v3.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
-        }
-        let mut u5 = v3.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a[k % a.len()].cos();
-        }
-        let mut s8 = b.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * ((k as f64 * 0.5) + s1)).sum::<f64>();
-        if k % 2 == 0 {
-            s1 = (b[a.len() - 1].tanh() + helper_scalar(s1, (k as f64 * 0.5)));
+        if c[k % a.len()].tanh().exp() > 0.1 {
+            s2 = c.mean().unwrap();
         } else {
-            s1 = s1 * (s8 / (1.0 + u5.mapv(f64::tanh).sum() * u5.mapv(f64::tanh).sum()));
+            s2 = s2 * (1.0 + x * x).ln().tanh().exp();
         }
-        helper_array(b, (k as f64 * 0.5).tanh().exp()) + s8 + u5.sum() * 0.3
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) + 1.10);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + helper_array(c, y)).sin();
+        }
+        c.dot(&v3) + s2 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2364,33 +2391,26 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
+        let g2 = |p3: f64| (p3 * (x / (1.0 + x * x))).tanh();
+        let mut s1 = g2((x + x)) + g2(b[0]);
+        let mut s4 = (b.var(0.0) + 0.1).sqrt() * c.mean().unwrap();
+        if k == 3 {
+            return y;
         }
-        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + s2;
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
         }
-        s2 += s2 * 0.2;
-        let mut s3 = (x.sin() - c.dot(c));
-        let mut s6 = a.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * y).sum::<f64>();
-        for (p7, &q8) in a.iter().zip(&u1) {
-            s3 = (s3 * 0.7 + p7 * q8 * s6).tanh();
+        let mut s6 = (a.var(0.0) + 0.1).sqrt() * (1.12 / (1.0 + y * y));
+        if k == 3 {
+            return c[a.len() - 1];
         }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s2 = s2.sin() * 0.9 + b[j9 - 1] * c[k % a.len()].tanh().exp();
+        if (c[k % a.len()] / (1.0 + s4 * s4)) > 0.1 {
+            s6 = b.mapv(f64::tanh).sum();
+        } else {
+            s6 = s6 * c.mean().unwrap();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + u1[i] * u1[0]).tanh();
-        }
-        s2 + s6 + u1.sum() * 0.3
+        u5[a.len() - 1].tanh() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2406,48 +2426,36 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let t3 = b[i] * ((k as f64 * 0.5) / (1.0 + 0.54 * 0.54));
-            s2 += t3 * t3 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * (y / (1.0 + u1[a.len() - 1] * u1[a.len() - 1]));
-        }
+        let v1 = (a + c);
         if k == 3 {
-            return (b[k % a.len()] - y).tanh();
+            return (v1.mean().unwrap() * b.dot(&v1));
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = u1[i] * b.dot(a);
+            w2[i] = c[i] * x.sin();
         }
+        let mut s3 = (helper_scalar((k as f64 * 0.5), y).tanh() / (1.0 + ((a[k % a.len()] - y) * a.mapv(f64::tanh).sum()) * ((a[k % a.len()] - y) * a.mapv(f64::tanh).sum())));
+        for i in 0..a.len() {
+            let x = x * 0.5 + (s3 + (k as f64 * 0.5));
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + (x - s3);
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
+        let g5 = |p6: f64| (p6 * 0.37).tanh();
+        let mut s4 = g5((k as f64 * 0.5).tanh().exp()) + g5(w2[0]);
         for i in (0..a.len()).rev() {
-            let t5 = u1[i] * (1.0 + y * y).sqrt();
-            let mut q6 = 0.0;
+            let t7 = a[i] * ((k as f64 * 0.5) * x);
+            let mut q8 = 0.0;
             for j in 0..a.len() {
-                q6 += b[j] * t5;
+                q8 += w2[j] * t7;
             }
-            s2 = s2 + q6.tanh();
+            s4 = s4 + q8.tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(&u1, y);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            let t7 = c[i] * a[k % a.len()];
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * u1[(i + 1) % a.len()];
-            }
-            s2 += u8;
-            if i == 3 {
-                break;
-            }
-        }
-        a.mean().unwrap() + s2 + w4.sum() * 0.3
+        s3 + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2464,28 +2472,26 @@ mod p73 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * b[0].tanh();
+            let x = x * 0.5 + helper_scalar((k as f64 * 0.5), 0.46);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = helper_scalar(a.mean().unwrap(), x);
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (1.0 + b[0] * b[0]).sqrt();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) * helper_array(&w2, x)),
-            1 => s1 = s1 * (helper_scalar(s1, (k as f64 * 0.5)) * (x - y)),
-            _ => s1 += 0.45,
+        s1 += s1 * 0.2;
+        s1 = (s1 * 0.5 + helper_scalar(b.mean().unwrap(), x)).tanh();
+        for i in 0..a.len() {
+            let t2 = c[i] * (b[k % a.len()] * y);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        c.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        a.mapv(f64::tanh).sum().sin() + s1
     }
 
     #[test]
@@ -2501,29 +2507,42 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + c.dot(b)
-        };
-        s2 += (1.0 + (s2 / (1.0 + s2 * s2)) * (s2 / (1.0 + s2 * s2))).sqrt();
-        if c[0] < 0.0 {
-            s2 = a[0];
+        let mut s1 = y;
+        s1 = (s1 * 0.5 + y).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = ((s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * helper_scalar((k as f64 * 0.5), c.mean().unwrap()));
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * (b[a.len() - 1] * s2);
+            w3[i] = a[i] * ((k as f64 * 0.5) + s1);
         }
-        let mut u4 = w3.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * (y / (1.0 + s1 * s1));
+            s2 += t4 * t4 * 0.5;
+            s2 -= w3[(i + 1) % a.len()] * (0.76 - c[a.len() - 1]);
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s2 = c.dot(&u4),
-            1 => s2 = s2 * (c[0].sin() / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))),
-            _ => s2 += helper_scalar(w3[k % a.len()], y),
-        }
-        s2 = (s2 * 0.5 + (a.mapv(f64::tanh).sum() + (x / (1.0 + 1.37 * 1.37)))).tanh();
-        (x * ((k as f64 * 0.5) * x)) + s2 + u4.sum() * 0.3
+        y + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2539,38 +2558,42 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b.mean().unwrap();
-        }
-        let mut s3: f64 = {
-            let t2 = (k as f64 * 0.5).cos();
-            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        match k % 3 {
-            0 => s3 = s3.sin(),
-            1 => s3 = s3 * x,
-            _ => s3 += c.mean().unwrap(),
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.dot(b);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+        let mut s1 = a.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (x - y);
+            if i % 3 == 1 {
                 continue;
             }
-            s3 = (s3 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut u4 = w1.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * y;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::ln((1.0 + 0.67 * 0.67));
         }
-        s3 += helper_array(&w1, b.mean().unwrap());
-        (k as f64 * 0.5) + s3 + u4.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = x;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) * y);
+        }
+        let mut s6 = b.mapv(f64::tanh).sum();
+        let mut s7 = helper_scalar(helper_array(a, a.mean().unwrap()), (k as f64 * 0.5));
+        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2592,8 +2615,15 @@ mod p76 {
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        let mut s2 = a.mapv(f64::tanh).sum();
-        y.tanh().exp().tanh().exp() + s2
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * a.mean().unwrap();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() + s1
     }
 
     #[test]
@@ -2610,26 +2640,39 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * helper_array(a, b.dot(a)),
+            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) * c[k % a.len()]);
-        }
-        let mut s3 = b.mean().unwrap();
-        let v4 = (b + b);
-        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = b[i] * a.dot(b);
+            let t2 = a[i] * helper_scalar(s1, a[k % a.len()]);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + v4[j6 - 1] * (s1 / (1.0 + v4[a.len() - 1] * v4[a.len() - 1]));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (y - (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        (x.sin() * v4.dot(&w5)) + s3 + w5.sum() * 0.3
+        let mut s4 = a.mean().unwrap();
+        if k == 3 {
+            return b[0].tanh();
+        }
+        let mut s5 = (k as f64 * 0.5).tanh().exp();
+        if k == 3 {
+            return helper_scalar(a[0], (y * s5));
+        }
+        helper_array(b, s4).sin() + s5
     }
 
     #[test]
@@ -2646,17 +2689,22 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let y = y * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(a[a.len() - 1], 1.03);
+        s1 += y * 0.2;
+        let v2 = (a + c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        a.mapv(f64::tanh).sum() + s1
+        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2673,9 +2721,15 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        s1 = (1.0 + (x - s1) * (x - s1)).ln();
-        let mut s2 = (helper_scalar((1.0 + y * y).sqrt(), x) * b[0]);
-        y + s2
+        for i in 0..a.len() {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
+        }
+        b.dot(a) + s1
     }
 
     #[test]
@@ -2691,15 +2745,14 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut s2 = (k as f64 * 0.5);
+        let mut s1: f64 = 0.44;
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        a.mean().unwrap() + s2 + v1.sum() * 0.3
+        (a[k % a.len()] + c.mean().unwrap()) + s1
     }
 
     #[test]
@@ -2716,35 +2769,28 @@ mod p81 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, c[a.len() - 1]).sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + s1);
-        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f64::tanh(0.65)).tanh();
+                s1 = (s1 * 0.8 + b[j] * (x + s1)).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s1 = helper_array(c, (y - 0.71));
-        } else {
-            s1 = s1 * (x * (y * s1));
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        s1 += x.tanh();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
         }
-        0.60 + s1
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        helper_scalar(((k as f64 * 0.5) * (k as f64 * 0.5)), 1.09) + s1
     }
 
     #[test]
@@ -2760,11 +2806,13 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        if k % 2 == 0 {
-            s1 = c.mean().unwrap();
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * f64::tanh(0.37).exp()).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mean().unwrap();
         }
-        x.tanh().exp() + s1
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -2780,29 +2828,31 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut s4 = (y.tanh().exp() / (1.0 + (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()).sqrt() * (1.0 + v1.mapv(f64::tanh).sum() * v1.mapv(f64::tanh).sum()).sqrt()));
-        for (p2, &q3) in v1.iter().zip(&v1) {
-            s4 = (s4 * 0.7 + p2 * q3 * x.cos()).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s4 = 0.98 * j as f64,
-            _ if helper_scalar(y, x) > 0.2 => s4 = s4 * y,
-            _ => s4 += b.mean().unwrap(),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + v1[i] * b[a.len() - 1]).tanh();
-        }
+        let mut s2: f64 = {
+            let t1 = a.dot(c);
+            t1 * t1 * 0.5 + y.tanh()
+        };
+        let mut s3 = b[0].tanh();
         if k == 3 {
-            return a[0];
+            return helper_scalar((1.0 + y * y).sqrt(), x);
         }
-        match k % 4 {
-            j if j > 1 => s4 = y * j as f64,
-            _ if helper_scalar(c[0], b[k % a.len()]) > 0.2 => s4 = s4 * 1.29,
-            _ => s4 += a.mapv(f64::tanh).sum(),
+        if k % 2 == 1 {
+            let x = x * 0.5 + 0.98;
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        s4 = (s4 * 0.5 + ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * v1.mapv(f64::tanh).sum())).tanh();
-        b[k % a.len()] + s4 + v1.sum() * 0.3
+        s3 += x * 0.2;
+        let v4 = (b + a);
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + x.sin();
+            s3 = (s3 * 0.8 + s2 * 0.3).tanh();
+        }
+        s3 += s2 * 0.2;
+        if c[0] < 0.0 {
+            s2 = v4.mean().unwrap();
+        } else {
+            s2 = s2 * (y.tanh() + s3.cos());
+        }
+        1.29 + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2819,22 +2869,27 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        match k % 4 {
-            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
-            _ => s1 += ((k as f64 * 0.5) - 1.23),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (x - x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
+        s1 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - 1.23)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * s1).tanh());
-        x + s7
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        let mut s2 = c.mean().unwrap();
+        y + s2
     }
 
     #[test]
@@ -2854,20 +2909,15 @@ mod p85 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * (y / (1.0 + 0.69 * 0.69))).tanh();
         }
-        if k == 3 {
-            return a.dot(a);
+        s1 = ((a[0] * y) + c.dot(a));
+        let mut s2 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + s1 * s1));
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
         }
-        let mut s3: f64 = {
-            let t2 = b.mapv(f64::tanh).sum().tanh().exp();
-            t2 * t2 * 0.5 + c.dot(a)
-        };
-        let mut s6 = c.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (y / (1.0 + s1 * s1))).tanh());
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
-        }
-        let v8 = (&w7 * &w7).mapv(f64::tanh);
-        (s3 + 0.43).tanh().exp() + s6 + v8.sum() * 0.3
+        let mut s6 = a.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5)).sum::<f64>();
+        s6 += (1.35 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        helper_scalar((y + s1), y.tanh().exp()) + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2884,21 +2934,29 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        match k % 3 {
-            0 => s1 = a.dot(a),
-            1 => s1 = s1 * (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(a) * j as f64,
+            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
             _ => s1 += b[k % a.len()],
         }
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + helper_array(a, s1)
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * a.mean().unwrap();
-            s1 += t4.sin() * (1.0 + x * x).ln();
+        for i in 0..a.len() {
+            let t2 = b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        s1 += c.mean().unwrap();
-        a.dot(b) + s3
+        for i in 0..a.len() {
+            let t4 = b[i] * c[0];
+            s1 += t4 * t4 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * 0.20;
+        }
+        u5.mean().unwrap() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2915,15 +2973,19 @@ mod p87 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += helper_array(c, (k as f64 * 0.5)),
-        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + x * x).ln()).tanh();
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
         }
-        (b.dot(b) + helper_scalar((k as f64 * 0.5), x)) + s1
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] / (1.0 + 0.62 * 0.62));
+        }
+        (((k as f64 * 0.5) + y) * (k as f64 * 0.5).cos()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2940,8 +3002,11 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        let mut s2 = c.mapv(f64::tanh).sum();
-        ((y - x) - s2.sin()) + s2
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + b.dot(b)).sin();
+        }
+        (y - x.sin()) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2957,43 +3022,33 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * (k as f64 * 0.5);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        if k % 2 == 0 {
-            s1 = x;
+        let mut s2 = c.mean().unwrap();
+        if c[0] < 0.0 {
+            s2 = x;
         } else {
-            s1 = s1 * b.mean().unwrap();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, b[0])).tanh();
-        }
-        let mut s4 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
-        for i in (1..a.len()).step_by(2) {
-            let t5 = b[i] * s4;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t5.sin() * (x + x);
+            s2 = s2 * w1[a.len() - 1];
         }
         if k == 3 {
-            return c.mean().unwrap();
+            return w1.mapv(f64::tanh).sum();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * (s4 - y);
+        let mut s4: f64 = {
+            let t3 = y;
+            t3 * t3 * 0.5 + x
+        };
+        s2 += ((b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - w1.mean().unwrap());
+        let mut u5 = w1.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s2 + w1[k % a.len()]);
         }
-        b.mean().unwrap() + s4
+        let mut u6 = u5.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * u5.mapv(f64::tanh).sum();
+        }
+        u5.dot(b) + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3010,17 +3065,13 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
-        }
-        1.15 + s1 + u2.sum() * 0.3
+        (a.mapv(f64::tanh).sum() * 1.15) + s1
     }
 
     #[test]
@@ -3037,23 +3088,25 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y * c[0]);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        let v3 = (b * b).mapv(f64::tanh);
+        s1 = y;
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 * 1.26);
+            let mut s1 = s1 * 0.5 + (0.38 / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * q5 * (x / (1.0 + v3[0] * v3[0]))).sum::<f64>();
-        let mut s7 = ((1.14 / (1.0 + (y + y) * (y + y))) + (helper_scalar(s6, s1) - (s1 * 0.25)));
-        for (p8, &q9) in a.iter().zip(c) {
-            s6 = (s6 * 0.7 + p8 * q9 * (y - s7)).tanh();
-        }
-        helper_array(b, 0.62).cos() + s7 + v3.sum() * 0.3
+        let mut s2: f64 = 1.16;
+        let mut s4: f64 = {
+            let t3 = a.mapv(f64::tanh).sum().tanh().exp();
+            t3 * t3 * 0.5 + (s2 / (1.0 + y * y))
+        };
+        s2 = (s2 * 0.5 + ((y * (k as f64 * 0.5)) * 0.79)).tanh();
+        (s1 * b[a.len() - 1]) + s4
     }
 
     #[test]
@@ -3069,30 +3122,22 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+        let mut s1 = a.dot(a).tanh();
+        if (1.26 / (1.0 + y * y)) > 0.1 {
+            s1 = (b.mean().unwrap() / (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)));
+        } else {
+            s1 = s1 * b.dot(a);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (x * (k as f64 * 0.5))).tanh();
         }
+        let mut s2 = helper_array(c, (1.0 + y * y).ln().tanh().exp());
         match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if f64::tanh(0.46).exp() > 0.2 => s1 = s1 * (1.0 + y * y).ln().sin(),
-            _ => s1 += (y / (1.0 + s1 * s1)),
+            j if j > 1 => s2 = y * j as f64,
+            _ if y.tanh() > 0.2 => s2 = s2 * (0.46 - y.tanh().exp()),
+            _ => s2 += 0.21,
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (0.21 + y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        (1.0 + helper_array(a, s1) * helper_array(a, s1)).ln() + s1
+        helper_array(a, c[0]) + s2
     }
 
     #[test]
@@ -3108,29 +3153,28 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap().sin();
-        match k % 4 {
-            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
-            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
-            _ => s1 += y,
+        if k == 3 {
+            return a.mean().unwrap().sin();
         }
+        let mut s1 = a[a.len() - 1];
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).sin();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            w3[i] = b[i] * (1.0 + s1 * s1).ln();
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, y),
-            1 => s1 = s1 * x,
-            _ => s1 += 1.30,
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * helper_scalar(f64::sin(0.22), (y * (k as f64 * 0.5))),
+            _ => s1 += x.tanh().exp(),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 + b[a.len() - 1]);
+        for (p4, &q5) in w3.iter().zip(&w3) {
+            s1 = (s1 * 0.7 + p4 * q5 * helper_scalar(w3[0], 1.12)).tanh();
         }
-        let mut u3 = u2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.mean().unwrap();
-        }
-        c.dot(&u3).sin() + s1 + u3.sum() * 0.3
+        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3146,23 +3190,19 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - s1);
+        let mut s3 = a.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (b[a.len() - 1] / (1.0 + x * x))).sum::<f64>();
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * c[0];
-            s1 += t3.sin() * b.mean().unwrap();
-        }
-        let mut s4 = a.mean().unwrap();
         if k % 2 == 0 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * (x / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+            s3 = (k as f64 * 0.5);
         }
-        c.dot(a) + s4
+        match k % 3 {
+            0 => s3 = (a.mean().unwrap() + s3.tanh().exp()),
+            1 => s3 = s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            _ => s3 += y,
+        }
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -3178,23 +3218,25 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s2 = ad::ndarray::array![helper_scalar(a[a.len() - 1], c[0]), c.mean().unwrap(), helper_scalar(y, x)].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * c.dot(a);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        let mut s1 = helper_scalar(a[a.len() - 1], a.dot(c));
-        for i in (0..a.len()).step_by(2) {
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (s1 - s1)).tanh();
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s2: f64 = 0.97;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * b.mapv(f64::tanh).sum();
-        }
-        s2 + s2
+        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2
     }
 
     #[test]
@@ -3210,22 +3252,20 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (a[k % a.len()] - a.dot(c));
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * (1.20 - x)).tanh();
+        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, c[a.len() - 1]).tanh().exp() * j as f64,
+            _ if f64::tanh(0.60).exp() > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            _ => s1 += (c[a.len() - 1] / (1.0 + 1.04 * 1.04)),
         }
-        match k % 3 {
-            0 => s3 = helper_array(b, (y * b[a.len() - 1])),
-            1 => s3 = s3 * (x * y).sin(),
-            _ => s3 += 0.60,
+        if k % 2 == 0 {
+            s1 = y;
         }
-        let mut s4 = (y - b.dot(b));
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * (s4 + (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (b[0] + x)).tanh();
         }
-        x + s4
+        s1 += s1;
+        ((s1 - (k as f64 * 0.5)) + c.dot(b)) + s1
     }
 
     #[test]
@@ -3241,30 +3281,27 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = b.mean().unwrap();
+        let g3 = |p4: f64| (p4 * (0.20 * a[0])).tanh();
+        let mut s2 = g3((1.0 + x * x).sqrt()) + g3(c[0]);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_scalar(1.35, x);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = ((b[0] - y) * c.mean().unwrap());
-            t2 * t2 * 0.5 + (x / (1.0 + y * y))
-        };
-        let mut s4 = helper_scalar((k as f64 * 0.5), 1.35);
+        s1 += s1 * 0.2;
         if k == 3 {
-            return (k as f64 * 0.5);
+            return (s2 - x).tanh().exp();
         }
-        let mut s7 = a.iter().zip(c.iter()).map(|(p5, q6)| p5 * q6 * (s4 - x)).sum::<f64>();
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s4 = s4.sin() * 0.9 + a[j8 - 1] * b.mean().unwrap();
+        if k == 3 {
+            return a.mean().unwrap().cos();
         }
-        match k % 4 {
-            j if j > 1 => s3 = (a.dot(c) * helper_array(a, (k as f64 * 0.5))) * j as f64,
-            _ if s4.tanh().exp() > 0.2 => s3 = s3 * 0.48,
-            _ => s3 += helper_scalar(s3, s4),
+        s1 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            let x = x * 0.5 + (0.58 + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        (s3 - helper_array(b, (k as f64 * 0.5))) + s7 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -3281,39 +3318,18 @@ mod p98 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (1.0 + y * y).ln();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        s1 = helper_array(b, (1.0 + y * y).ln());
+        let mut s3: f64 = {
+            let t2 = a.dot(b);
+            t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * (s1 - s1);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).ln()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.51 / (1.0 + s1 * s1))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        match k % 3 {
-            0 => s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
-            1 => s1 = s1 * (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - a[0]) * ((k as f64 * 0.5) - a[0]))),
-            _ => s1 += (y / (1.0 + x * x)),
-        }
-        s1 += c.mapv(f64::tanh).sum();
-        helper_array(c, (b[k % a.len()] - x)) + s1
+        let mut s6 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
+        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3329,18 +3345,10 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = 0.29 * j as f64,
-            _ if 0.73 > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += x,
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))) * j as f64,
-            _ if y.tanh().exp() > 0.2 => s1 = s1 * helper_scalar(c.mean().unwrap(), s1),
-            _ => s1 += s1,
-        }
-        (helper_scalar(1.15, 0.98) * c.mean().unwrap()) + s1
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * f64::ln((1.0 + 0.34 * 0.34)) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        s1 = (s1 * 0.5 + (f2.mean().unwrap() - b.mapv(f64::tanh).sum())).tanh();
+        helper_scalar(((k as f64 * 0.5) - x), helper_scalar(x, f2[k % a.len()])) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -3357,40 +3365,31 @@ mod p100 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * a[0]);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * 1.23;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
-            }
-            s1 += u4;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (x - 1.23)).tanh();
         }
-        for i in 0..a.len() {
-            let t5 = a[i] * (0.44 + w2[k % a.len()]);
-            if i % 3 == 1 {
-                continue;
+        let mut s5: f64 = {
+            let t4 = c.mapv(f64::tanh).sum();
+            t4 * t4 * 0.5 + x.tanh()
+        };
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + c[i] * s5).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + b[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += w2[j] * t5;
-            }
-            s1 = s1 + q6.tanh();
         }
-        let mut s7 = b.mapv(f64::tanh).sum();
-        c.mean().unwrap() + s7 + w2.sum() * 0.3
+        ((s1 * y) / (1.0 + (y - (k as f64 * 0.5)) * (y - (k as f64 * 0.5)))) + s5 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3406,19 +3405,25 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((y * a[a.len() - 1]) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, b[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (b[a.len() - 1] + y)).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1.sin()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        y + s1
+        s1 + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3435,31 +3440,40 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos().sin().sin();
-        s1 += ((0.50 / (1.0 + s1 * s1)) * x);
-        if k % 2 == 0 {
-            s1 = (b.mapv(f64::tanh).sum() * (1.0 + c[0] * c[0]).sqrt());
-        } else {
-            s1 = s1 * helper_scalar(helper_array(c, x), y);
-        }
-        if k % 2 == 0 {
-            s1 = (f64::sqrt((1.0 + 0.59 * 0.59)) - f64::cos(0.66));
-        } else {
-            s1 = s1 * c.dot(b);
-        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (a[0] - c[0])).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = s1 + c[i] * 0.3;
         }
-        s1 + s1
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(1.06, s1)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(c, x);
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
+        }
+        s4 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+        }
+        match k % 3 {
+            0 => s4 = (f64::cos(0.66) + (s1 - (k as f64 * 0.5))),
+            1 => s4 = s4 * s1,
+            _ => s4 += helper_scalar(x, s4),
+        }
+        let v6 = (&u5 * a).mapv(f64::tanh);
+        s1 + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3475,34 +3489,24 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, x.tanh().exp()).tanh();
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * a.mean().unwrap();
+        let mut s1: f64 = 0.55;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        }
+        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        let mut s2 = (1.25 / (1.0 + (1.24 - x).tanh().exp() * (1.24 - x).tanh().exp()));
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + c.dot(a)).sin();
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 1.25).tanh();
+            s2 = (s2 * 0.7 + w3[i] * c.dot(a)).tanh();
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c[0].tanh().exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = (c[0] - c.dot(b));
-            t2 * t2 * 0.5 + helper_array(a, 0.52)
+        let mut s5: f64 = {
+            let t4 = (a.mean().unwrap() * helper_scalar(0.39, (k as f64 * 0.5)));
+            t4 * t4 * 0.5 + helper_array(b, s2)
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::cos(0.39);
-        }
-        if c[0] < 0.0 {
-            s3 = s3;
-        }
-        let mut s5 = helper_array(b, c.mean().unwrap()).tanh().exp();
-        helper_array(a, s3) + s5
+        b.mapv(f64::tanh).sum() + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3518,22 +3522,16 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s1 = helper_scalar(a[a.len() - 1].cos(), (s1 - s1));
-        } else {
-            s1 = s1 * helper_scalar((s1 + s1), (1.21 - x));
+        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if x > 0.2 => s1 = s1 * 0.50,
+            _ => s1 += s1,
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (s1 * b[0])).tanh();
         }
-        (s1 * (1.0 + b[0] * b[0]).sqrt()) + s1
+        ((b[k % a.len()] * 0.64) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -3550,22 +3548,25 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        let v2 = (a * b).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
-        }
         for i in 0..a.len() {
-            let t3 = v2[i] * helper_scalar(c[0], y);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += c[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.17).exp()).tanh();
         }
-        (helper_scalar(y, 0.25) * (a[0] / (1.0 + x * x))) + s1 + v2.sum() * 0.3
+        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * a[a.len() - 1]).tanh());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * helper_scalar(c[0], x)).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
+        }
+        if c[0] < 0.0 {
+            s1 = (helper_scalar(x, 0.25) * (a[0] / (1.0 + s1 * s1)));
+        } else {
+            s1 = s1 * y;
+        }
+        ((c[0] * s4) - b[a.len() - 1]) + s4
     }
 
     #[test]
@@ -3585,15 +3586,18 @@ mod p106 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + 1.22).sin();
+        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * c.mean().unwrap()).tanh());
+        match k % 4 {
+            j if j > 1 => s1 = ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
+            _ if 0.72 > 0.2 => s1 = s1 * helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) + 1.24)),
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
         }
-        let mut s3 = (1.0 + s1 * s1).ln();
-        (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + w2[0] * w2[0])) + s3 + w2.sum() * 0.3
+        x.tanh().exp() + s5
     }
 
     #[test]
@@ -3613,29 +3617,30 @@ mod p107 {
         for i in 0..a.len() {
             w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + x
-        };
-        let mut s4 = f64::tanh(0.34).exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = w1[i] * helper_array(&w1, s4);
+        let mut s2 = (x - (w1.dot(&w1) + helper_scalar(b[a.len() - 1], w1[k % a.len()])));
+        if c[0] < 0.0 {
+            s2 = x;
+        } else {
+            s2 = s2 * (0.48 - x).tanh().exp();
         }
         if k == 3 {
-            return ((1.0 + x * x).sqrt() - w1[0]);
+            return w1[0];
         }
-        s3 = (s3 * 0.5 + y).tanh();
-        (c.mean().unwrap() - a[a.len() - 1]) + s4 + w5.sum() * 0.3
+        let g4 = |p5: f64| (p5 * y).tanh();
+        let mut s3 = g4((x + 1.08)) + g4(a[0]);
+        let mut u6 = w1.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * a.dot(a);
+        }
+        match k % 3 {
+            0 => s3 = s2,
+            1 => s3 = s3 * (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + u6.dot(&w1) * u6.dot(&w1))),
+            _ => s3 += b[a.len() - 1],
+        }
+        if k == 3 {
+            return c.dot(b);
+        }
+        ((1.0 + s2 * s2).sqrt() / (1.0 + helper_array(c, s2) * helper_array(c, s2))) + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3651,30 +3656,18 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * y;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        for i in 0..a.len() {
-            let t4 = c[i] * s1;
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(y, y)).sum::<f64>();
         if k % 2 == 0 {
-            s1 = (a.dot(b) - (a[k % a.len()] - 0.46));
+            s3 = c.mean().unwrap();
+        } else {
+            s3 = s3 * helper_scalar(y, a.mean().unwrap());
         }
-        (x + b.mean().unwrap()) + s1
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        (y.tanh() * a.dot(b)) + s3
     }
 
     #[test]
@@ -3690,13 +3683,17 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * x.tanh().exp()).tanh());
-        if c[0] < 0.0 {
-            s3 = b.dot(c);
-        } else {
-            s3 = s3 * s3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + x).sin();
         }
-        c.dot(a) + s3
+        let mut s2 = helper_array(&w1, b.dot(a));
+        if k % 2 == 0 {
+            s2 = s2;
+        } else {
+            s2 = s2 * helper_array(c, b.dot(c));
+        }
+        (b[k % a.len()] * y).tanh() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3713,16 +3710,16 @@ mod p110 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + helper_array(c, y)).tanh();
         let mut s3: f64 = {
-            let t2 = 1.00;
-            t2 * t2 * 0.5 + b.dot(b)
+            let t2 = helper_array(c, y);
+            t2 * t2 * 0.5 + (x * s1)
         };
-        let mut s5: f64 = {
-            let t4 = c.dot(a);
-            t4 * t4 * 0.5 + (b[0] - (k as f64 * 0.5))
-        };
-        helper_scalar((0.95 / (1.0 + s5 * s5)), (s1 + 0.92)) + s5
+        match k % 3 {
+            0 => s3 = b.dot(c),
+            1 => s3 = s3 * (b[0] - (k as f64 * 0.5)).tanh().exp(),
+            _ => s3 += helper_scalar(s3, 0.95),
+        }
+        (k as f64 * 0.5) + s3
     }
 
     #[test]
@@ -3738,39 +3735,35 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if c[0] < 0.0 {
-            s1 = (y - x).tanh();
-        } else {
-            s1 = s1 * 0.71;
-        }
-        match k % 3 {
-            0 => s1 = (x * 0.85).tanh().exp(),
-            1 => s1 = s1 * (c.mapv(f64::tanh).sum() - (y - 1.00)),
-            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).ln(),
-        }
-        let mut s2 = (0.24 * c[k % a.len()]);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.25 / (1.0 + x * x));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
-            s2 = (s2 * 0.7 + c[i] * s1.sin()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+            s1 += u3;
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (s1 * a[a.len() - 1])).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * (c[0] / (1.0 + x * x));
         }
-        let mut s3 = x;
+        let v5 = (c * 0.24);
+        let mut s6 = (b[a.len() - 1] * (0.69 * helper_scalar(s1, 0.67)));
         for i in 0..a.len() {
-            let t4 = c[i] * b.dot(a);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
+            let s1 = s1 * 0.5 + (s1 * v5[a.len() - 1]);
+            s6 = (s6 * 0.8 + s1 * 0.3).tanh();
         }
-        s2 + s3
+        s6 += s1 * 0.2;
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = a[i] * c.mean().unwrap();
+        }
+        0.70 + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -3786,28 +3779,28 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a[a.len() - 1] - b[a.len() - 1]).sin();
-        }
-        let mut s1 = y.tanh().exp();
-        for i in 0..a.len() {
-            let t2 = c[i] * (x / (1.0 + 0.49 * 0.49));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
+        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - y)).tanh();
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        helper_scalar((x + y), a.dot(a)) + s1
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_array(b, 0.91);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s2 = a[0];
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) - s1) + (k as f64 * 0.5).cos()) * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (((k as f64 * 0.5) - (k as f64 * 0.5)) + s2.tanh().exp()),
+            _ => s1 += x,
+        }
+        b.dot(b) + s2
     }
 
     #[test]
@@ -3823,12 +3816,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * y).tanh());
-        let mut s5: f64 = {
-            let t4 = helper_scalar(x, (1.0 + x * x).sqrt());
-            t4 * t4 * 0.5 + (b[a.len() - 1] + 1.05)
-        };
-        (1.05 * y).tanh().exp() + s5
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + 0.47).sin();
+        }
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (y - y)).sum::<f64>();
+        helper_scalar((b[a.len() - 1] + 1.05), s4.tanh().exp()) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3844,26 +3837,25 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return a[a.len() - 1];
+        }
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = helper_array(c, (f64::tanh(0.73).exp() * a[0].tanh().exp()));
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
         for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
-        }
-        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * b[k % a.len()];
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
+            let t3 = b[i] * helper_scalar(x, (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
             }
-            s2 = s2 + q4.tanh();
+            s2 += t3 * t3 * 0.5;
+            s2 -= a[(i + 1) % a.len()] * (x - 1.36);
         }
-        let mut s7 = a.iter().enumerate().map(|(q6, &p5)| (p5 * (x - 1.36)).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        match k % 3 {
-            0 => s7 = s2,
-            1 => s7 = s7 * helper_scalar(b.mean().unwrap(), (x / (1.0 + x * x))),
-            _ => s7 += (c[k % a.len()] - s2),
-        }
-        ((1.0 + b[0] * b[0]).ln() / (1.0 + b.dot(b) * b.dot(b))) + s7 + w1.sum() * 0.3
+        b.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3884,12 +3876,8 @@ mod p115 {
             let t2 = a[i] * y;
             s1 += t2.sin() * (k as f64 * 0.5).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + f64::sqrt((1.0 + 0.38 * 0.38)) * f64::sqrt((1.0 + 0.38 * 0.38))).sqrt(),
-            _ => s1 += y,
-        }
-        helper_array(b, y).tanh().exp() + s1
+        let v3 = b.mapv(f64::sin);
+        0.50 + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3905,24 +3893,29 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (1.0 + x * x).sqrt();
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if (x / (1.0 + x * x)) > 0.2 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += a.mapv(f64::tanh).sum(),
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
+        }
+        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + x).sum::<f64>();
+        match k % 3 {
+            0 => s5 = (s1 + ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))),
+            1 => s5 = s5 * s5,
+            _ => s5 += a.mapv(f64::tanh).sum(),
         }
         match k % 3 {
-            0 => s2 = (1.0 + (y / (1.0 + x * x)) * (y / (1.0 + x * x))).ln(),
-            1 => s2 = s2 * s2,
-            _ => s2 += (v1[0] + x),
+            0 => s5 = x,
+            1 => s5 = s5 * (a.mapv(f64::tanh).sum() + (s1 / (1.0 + s5 * s5))),
+            _ => s5 += f64::sqrt((1.0 + 0.36 * 0.36)),
         }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * b.mean().unwrap();
-            s2 += t3.sin() * b.mean().unwrap();
+        for i in 0..a.len() {
+            let x = x * 0.5 + s5;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s4 = s2;
-        ((1.0 + y * y).ln() * (1.18 - s4)) + s4 + v1.sum() * 0.3
+        s1 += x * 0.2;
+        x + s5
     }
 
     #[test]
@@ -3938,15 +3931,19 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s2: f64 = {
+            let t1 = ((k as f64 * 0.5) + (c[k % a.len()] * y));
+            t1 * t1 * 0.5 + y
+        };
+        if k % 2 == 1 {
+            let y = y * 0.5 + a[0];
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
         if k == 3 {
-            return ((k as f64 * 0.5) + (c[k % a.len()] * y));
+            return helper_array(b, c.mean().unwrap());
         }
-        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        s1 = (s1 * 0.5 + (s1 * b[k % a.len()]).tanh().exp()).tanh();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).tanh();
-        }
-        b.dot(a) + s1
+        helper_scalar(c.mean().unwrap(), c.mean().unwrap()) + s2
     }
 
     #[test]
@@ -3962,45 +3959,24 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[k % a.len()], 1.37)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
+        if k == 3 {
+            return c.mapv(f64::tanh).sum().cos();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + (a[0] - y)).sin();
+            w1[i] = a[i] * b.dot(b);
         }
-        let mut s6 = w3.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * x).sum::<f64>();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + b[j7 - 1] * c.mean().unwrap();
-        }
-        for i in (0..a.len()).rev() {
-            let t8 = c[i] * y.tanh().exp();
-            s1 += t8 * t8 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * 1.31;
-        }
-        y + s6 + w3.sum() * 0.3
+        let mut s2 = w1.mapv(f64::tanh).sum();
+        let v3 = (c * c).mapv(f64::tanh);
+        let v4 = (&v3 * &v3).mapv(f64::tanh);
+        let mut s6: f64 = {
+            let t5 = 0.60;
+            t5 * t5 * 0.5 + (a[0] - y)
+        };
+        helper_array(b, (1.0 + s2 * s2).sqrt()) + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4017,13 +3993,23 @@ mod p119 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        match k % 4 {
-            j if j > 1 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * j as f64,
-            _ if helper_array(a, s1) > 0.2 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
-            _ => s1 += y,
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * a.dot(a);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), helper_array(a, (k as f64 * 0.5))).cos();
-        a.mapv(f64::tanh).sum() + s2
+        match k % 3 {
+            0 => s1 = b[a.len() - 1],
+            1 => s1 = s1 * y,
+            _ => s1 += helper_array(a, s1),
+        }
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s1
     }
 
     #[test]
@@ -4039,24 +4025,32 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
-        match k % 3 {
-            0 => s2 = s2,
-            1 => s2 = s2 * helper_scalar(x, (v1[k % a.len()] + c[a.len() - 1])),
-            _ => s2 += (b[a.len() - 1] + (k as f64 * 0.5)),
+        let mut s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
+        if k % 2 == 0 {
+            s1 = f64::ln((1.0 + 0.26 * 0.26)).cos();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5).tanh()).tanh();
+        let v2 = (b * helper_scalar((k as f64 * 0.5), s1));
+        let mut s3 = ((c[a.len() - 1] / (1.0 + (b[a.len() - 1] + (k as f64 * 0.5)) * (b[a.len() - 1] + (k as f64 * 0.5)))) + (y - y).tanh().exp());
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(c, x);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v3 = v1.mapv(f64::sin);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v1[i] * v1[k % a.len()]).tanh();
+        s1 += x * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + v2[i] * (0.24 / (1.0 + s3 * s3))).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + v2[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + v2[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        helper_array(b, y.tanh().exp()) + s2 + v3.sum() * 0.3
+        c.mean().unwrap() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4072,22 +4066,19 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + b.dot(b)).sin();
-        }
-        let mut s2 = ((helper_array(&w1, x) * (0.76 - 1.36)) / (1.0 + helper_array(&w1, 0.41) * helper_array(&w1, 0.41)));
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if a.dot(&w1) > 0.2 => s2 = s2 * b[k % a.len()],
-            _ => s2 += b.mapv(f64::tanh).sum(),
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
+            _ => s1 += s1.cos(),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * y;
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (s1 / (1.0 + b[k % a.len()] * b[k % a.len()])) * (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))).ln() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (s1.tanh().exp() / (1.0 + (0.82 + b[0]) * (0.82 + b[0]))),
+            _ => s1 += (y - x),
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp() + s2 + w1.sum() * 0.3
+        (0.47 + helper_array(a, a[0])) + s1
     }
 
     #[test]
@@ -4103,31 +4094,33 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + b[a.len() - 1]).sin();
-        }
-        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s2)).tanh();
-        }
-        let mut s3 = w1.dot(c);
+        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
         match k % 4 {
-            j if j > 1 => s2 = c[0] * j as f64,
-            _ if (s3 - x) > 0.2 => s2 = s2 * 0.81,
-            _ => s2 += ((k as f64 * 0.5) / (1.0 + y * y)),
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if b[0] > 0.2 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
+            _ => s1 += f64::tanh(1.25).exp(),
         }
-        match k % 4 {
-            j if j > 1 => s2 = x * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * helper_scalar(x.tanh().exp(), w1[k % a.len()].sin()),
-            _ => s2 += a[0].tanh().exp(),
+        let mut s3: f64 = {
+            let t2 = (((k as f64 * 0.5) / (1.0 + x * x)) - (s1 - s1));
+            t2 * t2 * 0.5 + s1.cos()
+        };
+        for (p4, &q5) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p4 * q5 * ((k as f64 * 0.5) - b[0])).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s7: f64 = {
+            let t6 = a.dot(a).tanh().exp();
+            t6 * t6 * 0.5 + a.dot(b)
+        };
+        let mut s8 = (((0.38 / (1.0 + x * x)) - (s7 - s7)) / (1.0 + (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) * (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()))));
+        let mut w9 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = w1[i] * s3;
+            w9[i] += (c[i] + (s1 / (1.0 + x * x))).sin();
         }
-        let mut s5 = (y / (1.0 + ((x + s3) / (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()]))) * ((x + s3) / (1.0 + helper_array(a, a[k % a.len()]) * helper_array(a, a[k % a.len()])))));
-        y + s5 + w4.sum() * 0.3
+        let mut u10 = c.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * a.mapv(f64::tanh).sum();
+        }
+        (helper_scalar(y, a[k % a.len()]) - s8) + s8 + u10.sum() * 0.3
     }
 
     #[test]
@@ -4143,38 +4136,29 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * helper_array(a, y);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
-            s3 += b[i] * 0.2;
+            s1 += u3;
         }
-        match k % 4 {
-            j if j > 1 => s3 = (s3 * x).tanh().exp() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.2 => s3 = s3 * (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt(),
-            _ => s3 += helper_array(a, s3),
+        if c[0] < 0.0 {
+            s1 = c[0];
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + s3).sin();
+        let mut s4 = (c.dot(b) + c.mean().unwrap());
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * (s3 * x);
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) / (1.0 + c[0] * c[0]));
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * y;
-        }
-        s3 + s3 + w6.sum() * 0.3
+        s1 += s1;
+        b.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4190,26 +4174,44 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
+        for i in 0..a.len() {
+            let t2 = a[i] * a[a.len() - 1];
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = u1.dot(a);
-        if k % 2 == 0 {
-            s2 = b.dot(c);
-        } else {
-            s2 = s2 * (k as f64 * 0.5);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * 0.79;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if f64::tanh(0.89).exp() > 0.2 => s1 = s1 * helper_array(b, ((k as f64 * 0.5) * y)),
+            _ => s1 += f64::ln((1.0 + 0.60 * 0.60)),
         }
         if k == 3 {
-            return helper_scalar(helper_array(c, y), a[0].cos());
+            return (c.mapv(f64::tanh).sum() / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
         }
-        let mut s3 = helper_array(a, (((k as f64 * 0.5) * s2) * (k as f64 * 0.5)));
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (s1 * x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
         for i in 0..a.len() {
-            w4[i] += (c[i] + c.mean().unwrap()).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
         }
-        let mut s5 = ((1.0 + u1[a.len() - 1] * u1[a.len() - 1]).sqrt() * ((x * s2) + x));
-        (c.dot(b) * (k as f64 * 0.5)) + s5 + w4.sum() * 0.3
+        (b.mean().unwrap() - c[k % a.len()]) + s1
     }
 
     #[test]
@@ -4225,17 +4227,19 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
-        }
-        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
-        let mut s2 = f64::cos(0.63);
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + x).sin();
+            w1[i] = b[i] * c[k % a.len()];
         }
-        helper_scalar(0.65, (0.28 - 0.51)) + s2 + w3.sum() * 0.3
+        let mut s2 = y;
+        let mut u3 = w1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * s2);
+        }
+        if k == 3 {
+            return x.sin();
+        }
+        y + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4252,14 +4256,18 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, helper_array(b, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (y * (y * 0.30));
+        match k % 4 {
+            j if j > 1 => s1 = (a.dot(a) - (s1 * 0.30)) * j as f64,
+            _ if helper_array(b, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += f64::sqrt((1.0 + 0.75 * 0.75)),
         }
-        let v2 = (a + b);
-        v2.mean().unwrap() + s1 + v2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
+            _ if (y - x) > 0.2 => s1 = s1 * (helper_scalar(0.30, x) * b.mapv(f64::tanh).sum()),
+            _ => s1 += (y / (1.0 + s1 * s1)),
+        }
+        let v2 = (b * a).mapv(f64::tanh);
+        0.26 + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4275,26 +4283,27 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((0.24 + (k as f64 * 0.5)) * x);
-        }
-        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
+        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-        }
-        let mut s3: f64 = {
-            let t2 = ((k as f64 * 0.5) * c[0]).tanh().exp();
-            t2 * t2 * 0.5 + y
-        };
-        for i in 0..a.len() {
-            let t4 = c[i] * helper_array(c, c[0]);
-            if i % 3 == 1 {
-                continue;
+            let t2 = a[i] * helper_scalar(1.18, 0.96);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
-            s1 += t4 * t4 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+            s1 += u3;
         }
-        helper_scalar(a.mean().unwrap(), s3.cos()) + s3
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * x.tanh();
+        if c[0] < 0.0 {
+            s4 = y;
+        } else {
+            s4 = s4 * ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * (s4 - c[0]);
+        }
+        1.30 + s4
     }
 
     #[test]
@@ -4310,15 +4319,22 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c.dot(b)).sin();
+        let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt();
         }
-        let mut s3: f64 = {
-            let t2 = (1.0 + y.tanh() * y.tanh()).sqrt();
-            t2 * t2 * 0.5 + y
-        };
-        (1.0 + s3.tanh() * s3.tanh()).sqrt() + s3 + w1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4334,14 +4350,12 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if c[0] < 0.0 {
-            s1 = 0.73;
-        } else {
-            s1 = s1 * s1.tanh().exp();
+        let mut s1 = b[0];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.29 + y)).tanh();
         }
-        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
-        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4357,25 +4371,19 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        if k == 3 {
+            return (((k as f64 * 0.5) - y) / (1.0 + y * y));
         }
-        let mut s2 = (1.0 + u1[k % a.len()] * u1[k % a.len()]).ln();
-        if k % 2 == 0 {
-            s2 = x;
-        } else {
-            s2 = s2 * (c.dot(a) - x);
+        let mut s2: f64 = {
+            let t1 = (a.mean().unwrap() - helper_scalar(0.30, x));
+            t1 * t1 * 0.5 + c.dot(a)
+        };
+        match k % 3 {
+            0 => s2 = (b[k % a.len()] + helper_array(a, (k as f64 * 0.5))),
+            1 => s2 = s2 * ((s2 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (a[0] - (k as f64 * 0.5))),
+            _ => s2 += a.mean().unwrap(),
         }
-        for i in 0..a.len() {
-            let t3 = b[i] * u1.dot(&u1);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-        }
-        (u1[a.len() - 1] / (1.0 + helper_scalar(s2, 1.10) * helper_scalar(s2, 1.10))) + s2 + u1.sum() * 0.3
+        b.dot(a) + s2
     }
 
     #[test]
@@ -4391,40 +4399,26 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        if (y * (k as f64 * 0.5)) > 0.1 {
-            s1 = c.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * a.mean().unwrap().tanh();
+        if k == 3 {
+            return helper_array(b, y).tanh();
         }
+        let mut s1 = b.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.34 * 1.38)).tanh();
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return (1.0 + s1 * s1).sqrt();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * f64::tanh(1.34)).tanh());
+        s4 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
         for i in 0..a.len() {
-            w2[i] = a[i] * helper_scalar(b[a.len() - 1], x);
+            s1 = (s1 * 0.7 + b[i] * s1.cos()).tanh();
         }
-        match k % 3 {
-            0 => s1 = helper_array(c, (k as f64 * 0.5)),
-            1 => s1 = s1 * f64::cos(1.13).cos(),
-            _ => s1 += b.dot(&w2),
-        }
-        s1 = w2.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = (s1.sin() - y);
-        } else {
-            s1 = s1 * helper_array(c, s1).tanh();
-        }
-        (k as f64 * 0.5) + s1 + w2.sum() * 0.3
+        s4 += helper_array(b, x.cos());
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4440,19 +4434,20 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.61 - b.dot(a));
-        if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.1 {
-            s1 = y;
-        } else {
-            s1 = s1 * x;
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        match k % 4 {
+            j if j > 1 => s1 = (x + (k as f64 * 0.5)) * j as f64,
+            _ if b.dot(b) > 0.2 => s1 = s1 * helper_array(c, y.cos()),
+            _ => s1 += (1.0 + y * y).sqrt(),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-            if i == 3 {
-                break;
+        for i in 0..a.len() {
+            let t2 = c[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t2.sin() * ((k as f64 * 0.5) + x);
         }
-        c.dot(a) + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4468,18 +4463,12 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        s1 = (x - (k as f64 * 0.5)).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (x - (k as f64 * 0.5))).sum::<f64>();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + b[k % a.len()]);
         }
-        (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln() + s1
+        helper_scalar(s3, c[a.len() - 1]).tanh().exp() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4496,24 +4485,31 @@ mod p134 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.dot(a) + b.dot(b));
-        for i in 0..a.len() {
-            let t2 = a[i] * 0.55;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 += u3;
+            s1 += a[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (b[a.len() - 1] + s1)).tanh();
+        let mut s2 = b.mean().unwrap();
+        match k % 3 {
+            0 => s2 = helper_scalar(a.mapv(f64::tanh).sum(), s1),
+            1 => s2 = s2 * b.dot(c),
+            _ => s2 += y,
         }
-        if k == 3 {
-            return helper_scalar((b[a.len() - 1] - 1.26), s1.tanh());
+        let mut s4: f64 = {
+            let t3 = (((k as f64 * 0.5) - 1.26) - x.tanh());
+            t3 * t3 * 0.5 + (0.96 / (1.0 + y * y))
+        };
+        match k % 4 {
+            j if j > 1 => s4 = 0.93 * j as f64,
+            _ if b[a.len() - 1].tanh() > 0.2 => s4 = s4 * c.dot(c),
+            _ => s4 += a.mapv(f64::tanh).sum(),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
-        }
-        (b[0] * b[a.len() - 1].tanh()) + s1
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -4533,14 +4529,15 @@ mod p135 {
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
         }
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
             s1 = s1.sin() * 0.9 + c[j3 - 1] * y;
         }
-        x.tanh().exp() + s1
+        let mut s4 = helper_scalar(a.mean().unwrap().tanh().exp(), x);
+        a.dot(c) + s4
     }
 
     #[test]
@@ -4556,14 +4553,14 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt() * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += a.mean().unwrap(),
+        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
+        for (p1, &q2) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
         }
-        let mut s4 = c.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * y).tanh());
-        x + s4
+        if c[0] < 0.0 {
+            s3 = (1.01 * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        s3 + s3
     }
 
     #[test]
@@ -4579,31 +4576,36 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, 1.20)).tanh();
+        let mut s1 = helper_array(b, helper_array(a, a.dot(a)));
+        if k % 2 == 0 {
+            s1 = helper_array(a, y);
         }
-        if k == 3 {
-            return y;
+        s1 = (s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (k as f64 * 0.5);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) * helper_scalar(y, 1.29)) * j as f64,
-            _ if (1.0 + c[0] * c[0]).sqrt() > 0.2 => s1 = s1 * ((k as f64 * 0.5) - helper_scalar((k as f64 * 0.5), x)),
-            _ => s1 += b.dot(a),
+        if c[0] < 0.0 {
+            s1 = ((1.0 + c[0] * c[0]).sqrt() + x.cos());
+        } else {
+            s1 = s1 * (1.0 + helper_scalar(y, y) * helper_scalar(y, y)).sqrt();
         }
-        s1 += a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = helper_scalar(b.mapv(f64::tanh).sum(), (a[0] + (k as f64 * 0.5))),
-            1 => s1 = s1 * helper_scalar(x, helper_array(b, b[0])),
-            _ => s1 += b.mean().unwrap(),
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = b.dot(a);
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((s1 * (k as f64 * 0.5)), c[k % a.len()].tanh()) * j as f64,
-            _ if helper_scalar((k as f64 * 0.5), x) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += y.tanh().exp(),
+        s1 += x * 0.2;
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * 0.83;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * x;
         }
-        (1.0 + helper_array(a, s1) * helper_array(a, s1)).ln() + s2
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -4621,21 +4623,15 @@ mod p138 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
         match k % 4 {
-            j if j > 1 => s1 = ((s1 - 1.20) * a.mean().unwrap()) * j as f64,
-            _ if x > 0.2 => s1 = s1 * a[a.len() - 1],
+            j if j > 1 => s1 = s1.tanh().exp() * j as f64,
+            _ if x > 0.2 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
             _ => s1 += (k as f64 * 0.5),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mapv(f64::tanh).sum();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(x, s1);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (b[0] * (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        helper_scalar((1.0 + x * x).ln(), b.dot(b)) + s1
+        helper_array(a, u2[0]) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4652,25 +4648,13 @@ mod p139 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s2 = a[0].tanh().exp();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * b.dot(a)).sum::<f64>();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
-        }
-        let mut s7: f64 = {
-            let t6 = (helper_scalar(y, 0.98) * (k as f64 * 0.5));
-            t6 * t6 * 0.5 + ((k as f64 * 0.5) * s4)
-        };
-        (((k as f64 * 0.5) * s4) - helper_array(a, 0.65)) + s7
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b.dot(&u3);
+        (u3.mean().unwrap() * (k as f64 * 0.5)) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4686,30 +4670,37 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        if k == 3 {
-            return (x - (y + x));
-        }
-        if k % 2 == 0 {
-            s3 = (0.51 / (1.0 + s3 * s3));
+        let mut s1 = ((b[0] - (k as f64 * 0.5)) + (k as f64 * 0.5).tanh().exp()).cos();
+        if (1.07 / (1.0 + y * y)) > 0.1 {
+            s1 = helper_scalar((1.24 + x), helper_scalar(s1, b[k % a.len()]));
         } else {
-            s3 = s3 * (1.0 + y.tanh().exp() * y.tanh().exp()).ln();
+            s1 = s1 * b.dot(b);
         }
-        if c[k % a.len()] > 0.1 {
-            s3 = b.mean().unwrap();
-        } else {
-            s3 = s3 * 1.19;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (s1 * a[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * 1.13;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_array(c, x)).sin();
+        }
+        let v3 = w2.mapv(f64::sin);
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if w2.mean().unwrap() > 0.2 => s1 = s1 * v3.dot(a),
+            _ => s1 += v3.mapv(f64::tanh).sum(),
         }
         match k % 4 {
-            j if j > 1 => s3 = a[k % a.len()] * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * y,
-            _ => s3 += y,
+            j if j > 1 => s1 = c.dot(&w2) * j as f64,
+            _ if 0.55 > 0.2 => s1 = s1 * helper_scalar(x, (k as f64 * 0.5)).tanh(),
+            _ => s1 += (k as f64 * 0.5),
         }
-        b.mean().unwrap() + s3 + u4.sum() * 0.3
+        (y / (1.0 + x * x)) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4725,12 +4716,12 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut s1 = ad::ndarray::array![(y + 0.31), x.tanh().exp(), (k as f64 * 0.5).tanh().exp()].mapv(f64::sin).sum();
+        for i in 0..a.len() {
+            let t2 = a[i] * y.sin();
+            s1 += t2.sin() * x;
         }
-        let mut s2 = (x - 1.21);
-        (b[0] / (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln())) + s2
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -4747,27 +4738,21 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
-        match k % 3 {
-            0 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(a, y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.16 + (k as f64 * 0.5))).tanh();
+        s1 += x * 0.2;
+        if k == 3 {
+            return s1;
         }
-        let v2 = (a * helper_array(b, x));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * c.mean().unwrap();
+        s1 = (s1 * 0.5 + (b.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y)))).tanh();
+        let mut s2 = helper_scalar(((0.99 * c[a.len() - 1]) - s1), x);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a[0].cos()).tanh();
         }
-        let mut s6 = v2.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (c[0] - (k as f64 * 0.5))).tanh());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 1.05 * 1.05))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        b.mapv(f64::tanh).sum() + s6 + v2.sum() * 0.3
+        let mut s5 = (0..a.len()).map(|q4| a[q4] * a[q4] + f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
+        s1 + s5
     }
 
     #[test]
@@ -4783,35 +4768,21 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0];
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * f64::tanh(0.97).exp() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let v4 = a.mapv(f64::sin);
+        let f6 = Array1::from_shape_fn(a.len(), |i7| v4[i7] * ((k as f64 * 0.5) - y) + i7 as f64 * 0.1);
+        let mut s5 = f6.sum() * 0.3;
+        let v8 = a.mapv(f64::sin);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        'outer: for i in 0..a.len() {
+            let t9 = f2[i] * helper_scalar(v8[0], s5);
+            let mut q10 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q10 += f2[j] * t9;
             }
-            s1 += c[i] * 0.2;
+            s1 = s1 + q10.tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::sin(1.30)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        s1 = 1.18;
-        (1.0 + s1.tanh().exp() * s1.tanh().exp()).ln() + s1
+        helper_scalar(f64::sqrt((1.0 + 0.45 * 0.45)), (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).sqrt()) + s5 + v8.sum() * 0.3
     }
 
     #[test]
@@ -4828,17 +4799,20 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(s1, (k as f64 * 0.5));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if (x + s1) > 0.2 => s1 = s1 * b[k % a.len()],
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        let mut s3: f64 = {
+            let t2 = b[k % a.len()];
+            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * a.mean().unwrap();
         }
-        helper_array(b, x).cos() + s1
+        helper_array(a, y).cos() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4854,15 +4828,18 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c.dot(c)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
         for i in 0..a.len() {
-            w1[i] = b[i] * (x + 0.76);
+            let t2 = a[i] * b[0].tanh().exp();
+            s1 += t2.sin() * 0.95;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mapv(f64::tanh).sum();
-        }
-        1.18 + u2.sum() * 0.3
+        (helper_array(b, y) * y) + s1
     }
 
     #[test]
@@ -4879,27 +4856,26 @@ mod p146 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = (s1.sin() - y),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += y,
-        }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += c[a.len() - 1],
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt().tanh().exp() * j as f64,
-            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * ((k as f64 * 0.5) / (1.0 + x * x)),
-            _ => s1 += f64::tanh(0.34).exp(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
         match k % 4 {
-            j if j > 1 => s1 = (a.dot(a) / (1.0 + x * x)) * j as f64,
-            _ if (a[0] + y) > 0.2 => s1 = s1 * f64::sqrt((1.0 + 0.71 * 0.71)),
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+            j if j > 1 => s1 = (1.0 + a.dot(c) * a.dot(c)).sqrt() * j as f64,
+            _ if f64::cos(0.30) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += s1.tanh(),
         }
-        helper_array(a, b.mapv(f64::tanh).sum()) + s1
+        let mut s2 = c[a.len() - 1];
+        let mut s4: f64 = {
+            let t3 = 0.67;
+            t3 * t3 * 0.5 + (1.0 + x * x).sqrt()
+        };
+        ((k as f64 * 0.5) / (1.0 + y * y)) + s4
     }
 
     #[test]
@@ -4915,24 +4891,9 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let t2 = b[i] * ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01));
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        helper_scalar(1.33, (k as f64 * 0.5)).tanh().exp() + s1
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let v2 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        ((k as f64 * 0.5) * y) + v2.sum() * 0.3
     }
 
     #[test]
@@ -4948,38 +4909,24 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
+        match k % 4 {
+            j if j > 1 => s1 = ((c[a.len() - 1] - x) + a[0].tanh().exp()) * j as f64,
+            _ if (x + 0.48) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
+            _ => s1 += helper_scalar(c[0], s1),
         }
-        let mut s3: f64 = {
-            let t2 = ((y - b[a.len() - 1]) / (1.0 + (x + y) * (x + y)));
-            t2 * t2 * 0.5 + f64::cos(1.22)
-        };
-        if k == 3 {
-            return (s3 / (1.0 + y * y));
-        }
+        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * c.dot(a)).sum::<f64>();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * (s3 + x)).tanh();
+            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
-        if helper_array(c, s3) > 0.1 {
-            s3 = 1.15;
+        let mut s7 = (0..a.len()).map(|q6| c[q6] * b[q6] + helper_array(a, (k as f64 * 0.5))).sum::<f64>();
+        let mut s8 = (b.mapv(f64::tanh).sum() + f64::sqrt((1.0 + 1.16 * 1.16))).cos();
+        match k % 3 {
+            0 => s4 = s4,
+            1 => s4 = s4 * b.mapv(f64::tanh).sum().tanh().exp(),
+            _ => s4 += ((k as f64 * 0.5) - b[0]),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s3 += u5;
-            if i == 3 {
-                break;
-            }
-        }
-        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
+        ((k as f64 * 0.5).tanh().exp() + c.mean().unwrap()) + s8
     }
 
     #[test]
@@ -4996,18 +4943,25 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + y * y).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = 0.69 * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln(),
+            _ => s1 += (0.73 - (k as f64 * 0.5)),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (y - x);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * c[0];
         }
-        match k % 3 {
-            0 => s1 = (c.mapv(f64::tanh).sum() - (k as f64 * 0.5)),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += a.dot(a),
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * b.dot(c);
         }
-        helper_array(a, b.dot(c)) + s1
+        let v4 = (a * a.mapv(f64::tanh).sum());
+        (k as f64 * 0.5) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5024,32 +4978,18 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (s1 + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        s1 = ((s1 + s1) + b.mapv(f64::tanh).sum());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
         }
-        s1 += x * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * a.dot(c);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut s3 = helper_scalar((1.0 + a[0] * a[0]).ln().tanh(), (y - c[a.len() - 1]));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut s4 = (1.0 + (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt() * (1.0 + f64::tanh(0.52).exp() * f64::tanh(0.52).exp()).sqrt()).ln();
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * (k as f64 * 0.5);
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * b[(i + 1) % a.len()];
-            }
-            s1 += u6;
-        }
-        a.mean().unwrap() + s4
+        let mut s4 = y;
+        ((c[k % a.len()] * a[0]) / (1.0 + b[0].cos() * b[0].cos())) + s4
     }
 
     #[test]
@@ -5066,24 +5006,25 @@ mod p151 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(c) * j as f64,
+            _ if helper_array(b, 0.49) > 0.2 => s1 = s1 * (c.dot(c) * (k as f64 * 0.5)),
+            _ => s1 += (0.91 - y),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_scalar(s1, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
         }
-        s1 += s1 * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + f64::sqrt((1.0 + 1.07 * 1.07))).sin();
-        }
-        a.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        helper_scalar(x, c.dot(b)) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5099,14 +5040,16 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * (1.0 + x * x).sqrt(),
-            _ => s1 += x.tanh().exp(),
+        if k == 3 {
+            return y;
         }
-        s1 = (s1 * 0.5 + helper_array(a, 0.87)).tanh();
-        x + s1
+        let mut s1 = c.dot(c);
+        match k % 3 {
+            0 => s1 = helper_array(b, b.dot(a)),
+            1 => s1 = s1 * c.dot(c).tanh().exp(),
+            _ => s1 += f64::tanh(0.87).exp(),
+        }
+        (x - helper_array(a, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -5122,31 +5065,33 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-        }
-        let v2 = (a * x);
-        let mut s4: f64 = {
-            let t3 = helper_scalar(c.dot(&v2), s1);
-            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
         if k == 3 {
-            return a.mean().unwrap().tanh().exp();
+            return helper_array(b, 0.34).cos();
         }
-        let mut s5 = helper_scalar((c.dot(a) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), x);
+        let mut s1 = (1.0 + helper_scalar(a[k % a.len()], helper_scalar(0.38, x)) * helper_scalar(a[k % a.len()], helper_scalar(0.38, x))).ln();
+        s1 = (s1 * 0.5 + (helper_scalar(s1, (k as f64 * 0.5)) * c[k % a.len()])).tanh();
+        if k % 2 == 1 {
+            let x = x * 0.5 + a[k % a.len()].tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s4 = b.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (k as f64 * 0.5).tanh()).sum::<f64>();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+        }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
             s1 = (s1 * 0.7 + a[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + v2[i] * 0.3;
+            s1 = s1 + u5[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        ((k as f64 * 0.5) * helper_scalar(y, x)) + s5 + v2.sum() * 0.3
+        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5163,21 +5108,24 @@ mod p154 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
+        for i in 0..a.len() {
+            let t2 = b[i] * s1;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (s1 / (1.0 + x * x));
         }
-        if c[0] < 0.0 {
-            s1 = ((x * a[k % a.len()]) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        } else {
-            s1 = s1 * helper_array(a, (s1 * s1));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s4: f64 = {
-            let t3 = helper_array(c, x).tanh().exp();
-            t3 * t3 * 0.5 + (x - x)
-        };
-        ((1.0 + c[0] * c[0]).sqrt() - helper_scalar(x, y)) + s4
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
+        }
+        helper_array(c, a.mean().unwrap()) + s1
     }
 
     #[test]
@@ -5194,13 +5142,10 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (c[0] + 0.43)).tanh();
-        }
-        if k == 3 {
-            return (0.26 - a.mapv(f64::tanh).sum());
-        }
-        (c.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
+        let g3 = |p4: f64| (p4 * (a[k % a.len()] - x)).tanh();
+        let mut s2 = g3(helper_array(b, (k as f64 * 0.5))) + g3(c[0]);
+        let v5 = (b * b).mapv(f64::tanh);
+        v5.mean().unwrap() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5217,26 +5162,16 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s3 = b.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a) * j as f64,
-            _ if y > 0.2 => s1 = s1 * a[k % a.len()],
-            _ => s1 += (1.0 + y * y).ln(),
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
         }
-        for i in (0..a.len()).rev() {
-            let t4 = b[i] * b.dot(b);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s1 += u5;
-        }
-        helper_array(c, x) + s3
+        let v4 = (&u3 * ((k as f64 * 0.5) + c[k % a.len()]));
+        (1.0 + u2.mean().unwrap() * u2.mean().unwrap()).sqrt() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5252,36 +5187,29 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (1.0 + x * x).sqrt()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * ((k as f64 * 0.5) * x);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * 0.38;
         }
+        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + y;
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * helper_scalar(y, (k as f64 * 0.5));
-            s1 += t2.sin() * y;
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return 0.39;
-        }
-        let v3 = (c * b.mapv(f64::tanh).sum());
-        let mut s6 = b.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * 0.38).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s6 = (s6 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            s3 = (s3 * 0.7 + u5[i] * helper_scalar(u5[a.len() - 1], y)).tanh();
             let i = (i + 1) % c.len();
-            s6 = s6 + b[i] * 0.3;
+            s3 = s3 + v6[i] * 0.3;
         }
-        s6 + s6 + v3.sum() * 0.3
+        s3 = x;
+        ((x * y) + ((k as f64 * 0.5) - x)) + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -5298,29 +5226,26 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.36 / (1.0 + y * y));
+        s1 = (s1 * 0.5 + x).tanh();
+        let mut s4 = b.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[a.len() - 1] + 0.71)).sum::<f64>();
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s4 * y);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = c[a.len() - 1];
-        s1 = b.dot(a);
-        let mut s5: f64 = {
-            let t4 = helper_array(a, ((k as f64 * 0.5) - a[0]));
-            t4 * t4 * 0.5 + b[a.len() - 1].cos()
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * b[0].cos();
+        s4 += y * 0.2;
+        if c[0] < 0.0 {
+            s1 = ((k as f64 * 0.5).tanh() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s8: f64 = {
-            let t7 = (1.0 + s3.sin() * s3.sin()).ln();
-            t7 * t7 * 0.5 + (s3 - s1)
-        };
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * (1.0 + s5 * s5).sqrt()).tanh();
+        s1 = x;
+        match k % 4 {
+            j if j > 1 => s1 = 1.24 * j as f64,
+            _ if ((k as f64 * 0.5) - a[0]) > 0.2 => s1 = s1 * helper_array(c, (s1 - a[a.len() - 1])),
+            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
         }
-        (a.mean().unwrap() + c[0]) + s8 + w6.sum() * 0.3
+        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + a[0]).sum::<f64>();
+        (1.0 + (y - s7) * (y - s7)).sqrt() + s7
     }
 
     #[test]
@@ -5336,35 +5261,29 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        if k == 3 {
-            return y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
         }
-        let mut s2 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + v1[i] * v1.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-        }
-        let mut s4: f64 = {
-            let t3 = (k as f64 * 0.5);
-            t3 * t3 * 0.5 + (x / (1.0 + s2 * s2))
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + c[j5 - 1] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-        }
-        s2 = y;
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * u1[0].tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s5 = x;
         let mut j6 = 0;
         while j6 < a.len() {
             j6 += 1;
-            s4 = s4.sin() * 0.9 + a[j6 - 1] * a.mean().unwrap();
+            s4 = s4.sin() * 0.9 + u1[j6 - 1] * s5;
         }
-        c.mean().unwrap() + s4 + v1.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t7 = c[i] * u1[0].tanh().exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            s4 += t7 * t7 * 0.5;
+            s4 -= u1[(i + 1) % a.len()] * (x / (1.0 + x * x));
+        }
+        let g9 = |p10: f64| (p10 * (k as f64 * 0.5)).tanh();
+        let mut s8 = g9((0.65 + (k as f64 * 0.5))) + g9(b[0]);
+        let mut s11 = (s4 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum()));
+        (1.0 + s8 * s8).ln() + s11 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5380,25 +5299,31 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        if helper_scalar(s1, s1) > 0.1 {
-            s1 = (1.0 + y * y).sqrt().tanh();
-        } else {
-            s1 = s1 * f64::sqrt((1.0 + (0.82 / (1.0 + 1.09 * 1.09)) * (0.82 / (1.0 + 1.09 * 1.09))));
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        let v1 = (c + b);
+        let mut s2 = x;
+        for i in (1..a.len()).step_by(2) {
+            let t3 = v1[i] * a.dot(a);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * a[k % a.len()]).sum::<f64>();
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + helper_scalar((k as f64 * 0.5), c[0]);
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        if (1.0 + x * x).ln() > 0.1 {
+            s2 = (k as f64 * 0.5);
+        } else {
+            s2 = s2 * (v1.dot(a) / (1.0 + x * x));
         }
-        s1 += s4 * 0.2;
-        c.mapv(f64::tanh).sum() + s4
+        for i in 0..a.len() {
+            let y = y * 0.5 + s2;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        s2 = helper_scalar((k as f64 * 0.5).tanh().exp(), (1.0 + x * x).sqrt());
+        c.dot(c) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5414,34 +5339,27 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln();
         } else {
-            s1 = s1 * x;
+            s1 = s1 * a.dot(a);
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = a[0] * j as f64,
+            _ if helper_scalar(c[a.len() - 1], y) > 0.2 => s1 = s1 * 0.74,
+            _ => s1 += x.tanh().exp(),
         }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            w2[i] += (a[i] + (1.00 / (1.0 + s1 * s1))).sin();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = w2[i] * (x * y);
         }
-        ((1.00 / (1.0 + s1 * s1)) + c.mapv(f64::tanh).sum()) + s1
+        let mut s4 = w2[0];
+        f64::tanh(0.36).exp() + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5464,19 +5382,31 @@ mod p162 {
             }
             s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * c.dot(b)).sum::<f64>();
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = s4;
-        } else {
-            s1 = s1 * ((x + 0.24) + s1);
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a).tanh().exp() * j as f64,
+            _ if (s1 + x) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
+            _ => s1 += b.mean().unwrap(),
         }
-        s4 = (s4 * 0.5 + (s4 * 0.97)).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t5 = b[i] * (k as f64 * 0.5);
-            s4 += t5.sin() * (k as f64 * 0.5);
+        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * 0.26).sum::<f64>();
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + a[0];
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s8 = c.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * c.mean().unwrap()).sum::<f64>();
-        b.mapv(f64::tanh).sum().sin() + s8
+        s4 += s1 * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
+        }
+        a[a.len() - 1] + s4
     }
 
     #[test]
@@ -5494,27 +5424,22 @@ mod p163 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
         match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (x - x) > 0.2 => s1 = s1 * y,
-            _ => s1 += helper_scalar(s1, b[k % a.len()]),
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (x - x) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += (s1 - s1),
         }
-        if k % 2 == 0 {
-            s1 = (c.mapv(f64::tanh).sum() + (0.43 * y));
-        } else {
-            s1 = s1 * y;
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (y * v2.mapv(f64::tanh).sum()),
+            _ => s1 += helper_scalar(0.34, (k as f64 * 0.5)),
         }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(a, (k as f64 * 0.5)) + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()) * j as f64,
-            _ if x.sin() > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += (0.36 * y),
+        match k % 3 {
+            0 => s1 = (0.90 / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).ln() * (1.0 + c[k % a.len()] * c[k % a.len()]).ln())),
+            1 => s1 = s1 * helper_array(c, (y / (1.0 + y * y))),
+            _ => s1 += (0.89 + (k as f64 * 0.5)),
         }
-        s1 += (k as f64 * 0.5);
-        if k % 2 == 1 {
-            let x = x * 0.5 + c[0];
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        helper_array(a, s1).tanh() + s1
+        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5534,40 +5459,36 @@ mod p164 {
             let t1 = helper_array(c, c[0]);
             t1 * t1 * 0.5 + c.mean().unwrap()
         };
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (0.22 * s2)).tanh();
-            if i == 3 {
-                break;
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + c.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * a.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s2 += c[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
+        let mut s4: f64 = {
+            let t3 = 1.07;
+            t3 * t3 * 0.5 + x
+        };
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + a[i] * x.tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * f64::tanh(0.46).exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        s4 = (c.mapv(f64::tanh).sum() + a[k % a.len()].tanh());
+        if c[0] < 0.0 {
+            s2 = c[k % a.len()];
+        } else {
+            s2 = s2 * b.mean().unwrap();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + c[j5 - 1] * a[k % a.len()].tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * c[k % a.len()]).tanh();
-        }
-        match k % 3 {
-            0 => s2 = a.dot(c),
-            1 => s2 = s2 * (helper_scalar(x, s2) / (1.0 + (x + y) * (x + y))),
-            _ => s2 += y.tanh().exp(),
-        }
-        ((y / (1.0 + y * y)) - 0.34) + s2
+        ((s2 / (1.0 + 0.56 * 0.56)) - a.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -5584,22 +5505,22 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = (c[0].sin() * (x * s1)),
-            1 => s1 = s1 * f64::ln((1.0 + 0.38 * 0.38)).tanh().exp(),
-            _ => s1 += helper_scalar(s1, c[k % a.len()]),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mean().unwrap()).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.25;
         }
-        x + s1 + w2.sum() * 0.3
+        let mut s3 = (c.var(0.0) + 0.1).sqrt() * c.mean().unwrap();
+        (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -5615,23 +5536,18 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * c[q2] + (0.36 * y)).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (1.0 + y * y).ln();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.dot(b);
-        }
-        let mut s4: f64 = {
-            let t3 = y;
-            t3 * t3 * 0.5 + s1
+        s3 = a.dot(b);
+        let mut s6: f64 = {
+            let t5 = (a.mapv(f64::tanh).sum() * y);
+            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh()
         };
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        helper_array(a, c.mapv(f64::tanh).sum()) + s4
+        x + s6
     }
 
     #[test]
@@ -5647,37 +5563,34 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[k % a.len()].cos();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        let v2 = c.mapv(f64::sin);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(c, x);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * v2.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
+        let mut s2 = (b.dot(&u1).tanh().exp() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
         for i in 0..a.len() {
-            let y = y * 0.5 + 0.47;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * u1[k % a.len()].cos()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
         }
-        s1 += y * 0.2;
-        let mut s5: f64 = {
-            let t4 = ((0.37 + 1.37) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-            t4 * t4 * 0.5 + helper_array(c, x)
+        let mut s4: f64 = {
+            let t3 = (helper_array(c, x) - (u1[a.len() - 1] * 1.01));
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
         };
-        (a.mapv(f64::tanh).sum() + a.mean().unwrap()) + s5 + v2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s2 = x.tanh().cos() * j as f64,
+            _ if c.dot(b) > 0.2 => s2 = s2 * (helper_array(b, a[0]) - helper_array(c, s4)),
+            _ => s2 += (s4 + y),
+        }
+        if (s4 - s2) > 0.1 {
+            s4 = u1.mapv(f64::tanh).sum();
+        } else {
+            s4 = s4 * s4.tanh().exp().cos();
+        }
+        c[0] + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5693,34 +5606,38 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * helper_scalar(y, (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-        }
-        if k == 3 {
-            return f64::sqrt((1.0 + 0.48 * 0.48)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 = (s3 * 0.7 + c[i] * a[k % a.len()]).tanh();
+            s1 += a[i] * 0.2;
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * s1.tanh();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        let v4 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s5 = (((a[k % a.len()] + c[k % a.len()]) - helper_scalar(y, y)) + c.dot(&v4));
+        s1 += (helper_array(b, b[a.len() - 1]) - s1.cos());
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+            s1 = s1 + b[i] * 0.3;
         }
-        match k % 3 {
-            0 => s3 = (helper_array(c, (k as f64 * 0.5)) + ((k as f64 * 0.5) / (1.0 + y * y))),
-            1 => s3 = s3 * helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])),
-            _ => s3 += (k as f64 * 0.5).tanh().exp(),
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + v4[j6 - 1] * (1.0 + s5 * s5).sqrt();
         }
-        let mut s4 = a[0];
-        let mut s6: f64 = {
-            let t5 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
-            t5 * t5 * 0.5 + (s3 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))
-        };
-        (s6 - helper_array(b, (k as f64 * 0.5))) + s6
+        (a[k % a.len()] + (k as f64 * 0.5)) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5737,17 +5654,19 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        if c[0] < 0.0 {
-            s1 = 0.41;
-        } else {
-            s1 = s1 * y;
+        for (p2, &q3) in a.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -5764,18 +5683,29 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (a[k % a.len()] * (k as f64 * 0.5));
+        }
         match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+            j if j > 1 => s1 = ((y / (1.0 + x * x)) + ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]))) * j as f64,
+            _ if x > 0.2 => s1 = s1 * a.dot(c),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * c.dot(c);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += c[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
         }
-        let mut s3 = helper_scalar((b.dot(&u2) * (1.29 * (k as f64 * 0.5))), (((k as f64 * 0.5) - b[a.len() - 1]) + b.dot(a)));
-        s3 += 0.56;
-        b[0].sin() + s3 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            let t5 = b[i] * (1.0 + y * y).sqrt();
+            s1 += t5.sin() * b.mean().unwrap();
+        }
+        (s1.sin() - 1.19) + s1
     }
 
     #[test]
@@ -5791,19 +5721,15 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (1.0 + (1.01 * x) * (1.01 * x)).ln(),
-            _ => s1 += s1,
+        if k == 3 {
+            return (f64::tanh(0.76).exp() * a.dot(a));
         }
-        let v2 = (a * (a[0] + 1.23));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * x;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        s1 = (s1 * 0.5 + s1).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c[0]).tanh();
         }
-        y + s1 + v2.sum() * 0.3
+        (0.22 + s1).sin() + s1
     }
 
     #[test]
@@ -5820,31 +5746,29 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        s1 = (s1 * 0.5 + s1).tanh();
-        for (p2, &q3) in b.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * ((k as f64 * 0.5) - s1)).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))) * j as f64,
-            _ if helper_array(a, b[a.len() - 1]) > 0.2 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += x.tanh().exp(),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (b[0] / (1.0 + y * y))).tanh();
         }
         for i in 0..a.len() {
-            let x = x * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t2 = a[i] * (y * b[0]);
+            s1 += t2.sin() * helper_scalar(0.93, y);
         }
-        s1 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = (a.mapv(f64::tanh).sum() + (y - s1)) * j as f64,
-            _ if c.dot(a) > 0.2 => s1 = s1 * helper_array(b, b.mapv(f64::tanh).sum()),
-            _ => s1 += a.mean().unwrap(),
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, b[a.len() - 1]);
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (x * 0.44);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s5: f64 = {
+            let t4 = u3.mean().unwrap();
+            t4 * t4 * 0.5 + x.tanh().exp()
+        };
+        for (p6, &q7) in u3.iter().zip(a) {
+            s5 = (s5 * 0.7 + p6 * q7 * b.mapv(f64::tanh).sum()).tanh();
         }
-        s1 += y * 0.2;
-        (1.0 + helper_scalar(0.86, x) * helper_scalar(0.86, x)).ln() + s1
+        let mut s8 = u3.mapv(f64::tanh).sum();
+        helper_array(b, u3.mapv(f64::tanh).sum()) + s8 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5860,16 +5784,21 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, helper_scalar(0.68, 0.80));
+        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * y;
-            s2 += t3.sin() * helper_array(c, (k as f64 * 0.5));
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (1.0 + f64::tanh(1.39).exp() * f64::tanh(1.39).exp()).sqrt() + s2 + v1.sum() * 0.3
+        s1 += y * 0.2;
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * c.dot(a) + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        s2 + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -5885,12 +5814,17 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+            w1[i] += (a[i] + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()).sin();
         }
-        let mut s2 = (helper_array(c, (k as f64 * 0.5)) - helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(b, s1)));
-        (b[a.len() - 1] * (1.0 + s1 * s1).sqrt()) + s2
+        let mut s2 = b.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = b.dot(&w1),
+            1 => s2 = s2 * ((k as f64 * 0.5) * helper_scalar((k as f64 * 0.5), 0.21)),
+            _ => s2 += a[a.len() - 1].cos(),
+        }
+        c[k % a.len()] + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5906,11 +5840,11 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.12;
-        match k % 4 {
-            j if j > 1 => s1 = (c.dot(b) * c.mean().unwrap()) * j as f64,
-            _ if y > 0.2 => s1 = s1 * (1.0 + (b[a.len() - 1] * s1) * (b[a.len() - 1] * s1)).sqrt(),
-            _ => s1 += 0.47,
+        let mut s1 = ((1.0 + x * x).sqrt() * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * b.mapv(f64::tanh).sum()));
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = a.dot(a);
+        } else {
+            s1 = s1 * y;
         }
         for i in 0..a.len() {
             if i % 3 == 2 {
@@ -5920,23 +5854,14 @@ mod p175 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        match k % 3 {
-            0 => s1 = y.tanh().exp(),
-            1 => s1 = s1 * helper_array(b, (x + s1)),
-            _ => s1 += (s1 / (1.0 + s1 * s1)),
+        let mut s2 = (c.mean().unwrap() * c.mean().unwrap());
+        s1 = (s1 - 0.28).tanh().exp();
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, x);
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-        }
-        let v2 = (b * b[0].tanh().exp());
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * helper_array(a, 0.76);
-        }
-        (((k as f64 * 0.5) + x) - (k as f64 * 0.5)) + s1 + w3.sum() * 0.3
+        s2 += c[k % a.len()];
+        s1 + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5952,23 +5877,16 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
-            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
+        let mut s1 = (a.var(0.0) + 0.1).sqrt() * y;
+        if k == 3 {
+            return ((x + (k as f64 * 0.5)) + helper_array(c, y));
         }
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            let mut s1 = s1 * 0.5 + helper_array(c, c[0]);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        if c.dot(c) > 0.1 {
-            s1 = c.dot(c);
-        } else {
-            s1 = s1 * x;
-        }
-        a.mapv(f64::tanh).sum() + s1
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5985,19 +5903,19 @@ mod p177 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.dot(c)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        let mut s2 = y;
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (x / (1.0 + y * y));
-            s2 += t3.sin() * c[a.len() - 1].tanh().exp();
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(y, b[0]);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v4 = (b + b);
-        ((y - (k as f64 * 0.5)) / (1.0 + s2 * s2)) + s2 + v4.sum() * 0.3
+        s1 += x * 0.2;
+        let v3 = (b + b);
+        let mut s4 = a.dot(a);
+        helper_array(b, a.mean().unwrap()) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6013,20 +5931,25 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (helper_array(a, x) - (k as f64 * 0.5));
-            t1 * t1 * 0.5 + helper_scalar(y, a[0])
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (helper_array(a, y) - 1.21);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
         for i in 0..a.len() {
-            w3[i] += (a[i] + b.mean().unwrap()).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        if c[0] < 0.0 {
-            s2 = (helper_array(b, (k as f64 * 0.5)) * ((k as f64 * 0.5) + 0.40));
-        } else {
-            s2 = s2 * (a[0].sin() + helper_scalar(x, 0.32));
-        }
-        ((s2 + (k as f64 * 0.5)) + a.mean().unwrap()) + s2 + w3.sum() * 0.3
+        let g3 = |p4: f64| (p4 * b.mean().unwrap()).tanh();
+        let mut s2 = g3(((k as f64 * 0.5) + 0.40)) + g3(c[0]);
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s2
     }
 
     #[test]
@@ -6047,11 +5970,11 @@ mod p179 {
             let t2 = c[i] * c.mean().unwrap();
             s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s4: f64 = {
-            let t3 = b.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + x.cos()
-        };
-        (1.0 + s1 * s1).ln().tanh() + s4
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * b.mapv(f64::tanh).sum();
+        }
+        b.dot(c) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6068,22 +5991,22 @@ mod p180 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        s1 = helper_array(c, s1);
-        if k == 3 {
-            return 0.83;
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), x),
-            _ => s1 += c.dot(a),
+        let mut s2: f64 = 0.83;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * a.dot(c);
         }
-        s1 + s1
+        let v4 = w3.mapv(|t| (t * y).sin() + y * 0.5);
+        a[a.len() - 1] + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6099,32 +6022,20 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * ((k as f64 * 0.5) + 0.71);
+        let v1 = b.mapv(f64::sin);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
         }
-        let mut s2 = helper_array(&w1, x.cos());
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + 0.37;
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        match k % 4 {
-            j if j > 1 => s2 = c[a.len() - 1] * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (s2 - helper_scalar(0.93, y)),
-            _ => s2 += f64::tanh(1.11).exp(),
-        }
-        let mut s4: f64 = {
-            let t3 = (c.mean().unwrap() / (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))));
-            t3 * t3 * 0.5 + helper_scalar(x, (k as f64 * 0.5))
-        };
-        if c[0] < 0.0 {
-            s4 = (1.0 + (a[k % a.len()] - s4) * (a[k % a.len()] - s4)).sqrt();
+        let mut s3 = (c.var(0.0) + 0.1).sqrt() * y;
+        s3 = helper_scalar((y - y), (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        if k % 2 == 0 {
+            s3 = (k as f64 * 0.5);
         } else {
-            s4 = s4 * helper_array(&w1, helper_array(c, w1[k % a.len()]));
+            s3 = s3 * (v1.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
         }
-        let mut s7 = b.iter().enumerate().map(|(q6, &p5)| (p5 * helper_scalar(s2, x)).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s7 + w1.sum() * 0.3
+        s3 += (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
+        b.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6141,32 +6052,23 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[k % a.len()];
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        s1 = b[a.len() - 1];
+        let mut s4 = c.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * b.mapv(f64::tanh).sum()).sum::<f64>();
+        if k == 3 {
+            return helper_array(a, b.mapv(f64::tanh).sum());
         }
-        let mut s4 = (b.mapv(f64::tanh).sum().tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x.tanh().exp();
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let v5 = (a + c);
         for i in 0..a.len() {
-            w6[i] = b[i] * a[k % a.len()];
+            let s1 = s1 * 0.5 + (0.97 + y);
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = (helper_scalar(s1, 1.29) + ((k as f64 * 0.5) - y)),
-            1 => s1 = s1 * helper_array(a, s1).tanh().exp(),
-            _ => s1 += helper_scalar(s4, s1),
+        s4 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            let t6 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s1 += t6 * t6 * 0.5;
+            s1 -= v5[(i + 1) % a.len()] * ((k as f64 * 0.5) - y);
         }
-        if c[0] < 0.0 {
-            s4 = c.dot(&u5);
-        }
-        s4 + s4 + w6.sum() * 0.3
+        c.dot(b).tanh() + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6186,17 +6088,21 @@ mod p183 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + y;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * (1.0 + s1 * s1).ln().cos(),
+            _ => s1 += b[a.len() - 1],
         }
-        s1 += y * 0.2;
-        if (1.0 + s1 * s1).ln() > 0.1 {
-            s1 = y.cos();
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5).cos()),
+            _ => s1 += (1.0 + x * x).sqrt(),
         }
-        let mut s2 = helper_array(a, s1.cos());
-        let v3 = (a * a.dot(b));
-        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
+        let mut s2 = (f64::sqrt((1.0 + 0.60 * 0.60)) * ((1.0 + x * x).ln() + s1.sin()));
+        if k == 3 {
+            return s1;
+        }
+        a[k % a.len()].sin().tanh() + s2
     }
 
     #[test]
@@ -6212,13 +6118,18 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
+        let mut s3 = b.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5)).sum::<f64>();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
+            let x = x * 0.5 + c[0].tanh().exp();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        let v2 = (a + a);
-        let mut s3 = helper_scalar(helper_scalar((y / (1.0 + 1.28 * 1.28)), b.mean().unwrap()), v2.mapv(f64::tanh).sum());
-        (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln() + s3 + v2.sum() * 0.3
+        s3 += x * 0.2;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mapv(f64::tanh).sum();
+        }
+        ((0.43 - x) - f64::tanh(0.50).exp()) + s3
     }
 
     #[test]
@@ -6235,39 +6146,43 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        match k % 4 {
-            j if j > 1 => s1 = c[k % a.len()] * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (s1 + 0.84).tanh().exp(),
-            _ => s1 += x.tanh().exp(),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.dot(b)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (a.mean().unwrap() / (1.0 + 0.98 * 0.98));
+        } else {
+            s1 = s1 * c[0].tanh().exp();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + x * x));
         }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.35)).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, 0.35)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5).cos();
-        }
-        ((0.84 / (1.0 + x * x)) - (s1 / (1.0 + s1 * s1))) + s1
+        (y - (k as f64 * 0.5)) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6283,28 +6198,23 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
-        };
-        if b.mean().unwrap() > 0.1 {
-            s2 = b.dot(c);
+        let mut s1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + f64::sqrt((1.0 + 1.35 * 1.35))).sin();
-        }
-        let v5 = u3.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (k as f64 * 0.5);
+        let mut s3 = helper_array(b, a.mapv(f64::tanh).sum());
+        let mut s4 = (s2.sin() / (1.0 + y.tanh() * y.tanh())).cos();
         if c[0] < 0.0 {
-            s2 = c.mean().unwrap();
+            s2 = (k as f64 * 0.5);
         } else {
-            s2 = s2 * (k as f64 * 0.5);
+            s2 = s2 * a.mapv(f64::tanh).sum();
         }
-        (0.79 * ((k as f64 * 0.5) + x)) + s2 + v5.sum() * 0.3
+        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * a.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        helper_scalar(a.dot(a), f64::tanh(1.35).exp()) + s7
     }
 
     #[test]
@@ -6320,13 +6230,23 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + y * y))).tanh();
+        let mut s1 = c.mean().unwrap();
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (x.tanh().exp() + (b[0] + c[a.len() - 1]));
         }
-        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_array(b, x)).tanh());
-        let v5 = (c * b).mapv(f64::tanh);
-        (a.mean().unwrap() / (1.0 + helper_scalar(v5[a.len() - 1], (k as f64 * 0.5)) * helper_scalar(v5[a.len() - 1], (k as f64 * 0.5)))) + s4 + v5.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = (f64::tanh(0.51) * a.dot(b));
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
+        }
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * x;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        a.mean().unwrap() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6342,32 +6262,25 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt() * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * f64::sin(1.37),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * y;
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * c[0];
-        }
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * y).sum::<f64>();
         for i in 0..a.len() {
-            let y = y * 0.5 + (s1 / (1.0 + 0.83 * 0.83));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * f64::sin(1.08)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * 1.12,
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        if y > 0.1 {
+            s3 = s3;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + (1.17 * x)).sin();
+        let v4 = (c + a);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (y - s3);
         }
-        c.dot(a) + s1 + w3.sum() * 0.3
+        (v4.mapv(f64::tanh).sum() / (1.0 + b.dot(c) * b.dot(c))) + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -6383,18 +6296,28 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * (x - 0.46)).sum::<f64>();
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * a.mapv(f64::tanh).sum()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s3 = (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y)).sqrt() * j as f64,
-            _ if (1.0 + b[0] * b[0]).sqrt() > 0.2 => s3 = s3 * (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt(),
-            _ => s3 += (k as f64 * 0.5),
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.46;
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = c[i] * (k as f64 * 0.5);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * y.tanh().exp();
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) + y);
         }
-        x.cos() + s6 + w7.sum() * 0.3
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * 0.42,
+            _ => s1 += (1.0 + b[0] * b[0]).sqrt(),
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_scalar(1.25, (k as f64 * 0.5));
+        }
+        x + s1
     }
 
     #[test]
@@ -6411,40 +6334,30 @@ mod p190 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let t2 = b[i] * x;
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * s1;
-            if i == 3 {
-                break;
+        s1 = (s1 * 0.5 + b.dot(c)).tanh();
+        if k % 2 == 1 {
+            let y = y * 0.5 + a.dot(c);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut s2 = helper_array(b, b[0]);
+        if c[0] < 0.0 {
+            s2 = (b[k % a.len()] / (1.0 + b[0] * b[0])).tanh().exp();
+        }
+        s1 += c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a[0].sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(0.62, x);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s2).tanh();
         }
-        s1 = (1.24 * s1).tanh().exp();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * b.mean().unwrap();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t4.sin() * (k as f64 * 0.5).tanh().exp();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + u3[i] * (s1 * a[0])).tanh();
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * (a[0] * a[0]);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(&u3, f64::tanh(0.98)) * j as f64,
-            _ if ((k as f64 * 0.5) * y) > 0.2 => s1 = s1 * helper_scalar(y, s1).tanh().exp(),
-            _ => s1 += helper_array(&u3, 1.39),
-        }
-        0.86 + s1 + u3.sum() * 0.3
+        (1.0 + c.dot(c) * c.dot(c)).sqrt() + s2
     }
 
     #[test]
@@ -6460,47 +6373,28 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
-        }
-        let mut s2 = u1.mapv(f64::tanh).sum();
-        s2 = (s2 * 0.5 + (x - 1.23).tanh()).tanh();
-        let mut u3 = u1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t4 = u1[i] * b.dot(&u1);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += u1[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
+            w1[i] += (a[i] + helper_array(a, y)).sin();
         }
-        for i in (0..a.len()).rev() {
-            let t6 = u1[i] * (k as f64 * 0.5);
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * b[(i + 1) % a.len()];
-            }
-            s2 += u7;
+        let mut s2 = helper_array(c, (y - 1.23).tanh());
+        s2 = (s2 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + s2 * s2).sqrt();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * u1.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+        s2 += y * 0.2;
+        let mut s3 = w1[a.len() - 1];
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w1[i] + (k as f64 * 0.5)).sin();
         }
-        if (s2 * x) > 0.1 {
-            s2 = ((0.35 * 0.82) - helper_array(a, 1.32));
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * (1.0 + x * x).ln();
         }
-        (c[a.len() - 1].tanh().exp() - y) + s2 + u3.sum() * 0.3
+        c[0].tanh().exp() + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6516,24 +6410,31 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.48;
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * c.dot(c)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        s4 += b.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * helper_array(c, x);
+        }
+        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * (y * 0.50)).tanh();
+        }
+        if s2 > 0.1 {
+            s2 = (a[k % a.len()].cos() - a.dot(&w1));
+        } else {
+            s2 = s2 * a.mean().unwrap();
+        }
         match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * ((x - (k as f64 * 0.5)) / (1.0 + helper_scalar((k as f64 * 0.5), s4) * helper_scalar((k as f64 * 0.5), s4))),
-            _ => s1 += ((k as f64 * 0.5) - y),
+            0 => s2 = (y * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()),
+            1 => s2 = s2 * (x / (1.0 + s2 * s2)).tanh().exp(),
+            _ => s2 += w1[a.len() - 1],
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1.tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s3 = c.dot(b);
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + (a[0] - (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut s5 = a.mean().unwrap();
-        x + s5
+        s2 += s2 * 0.2;
+        (k as f64 * 0.5) + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6550,29 +6451,24 @@ mod p193 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.53 - y);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, a[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + (a[0] * s1) * (a[0] * s1)).sqrt() * j as f64,
-            _ if helper_scalar(b[a.len() - 1], (k as f64 * 0.5)) > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() + y),
-            _ => s1 += (1.0 + s1 * s1).ln(),
+            j if j > 1 => s1 = y * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s1 = s1 * s1,
+            _ => s1 += x,
         }
-        let mut s3 = (c.mapv(f64::tanh).sum().tanh().exp() * a[0]);
-        if k % 2 == 0 {
-            s1 = a.mean().unwrap().tanh().exp();
-        } else {
-            s1 = s1 * b[k % a.len()];
+        if k == 3 {
+            return (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
         }
-        let v4 = (a * s1);
-        v4[a.len() - 1] + s3 + v4.sum() * 0.3
+        let mut s2 = c.mean().unwrap();
+        s2 = helper_array(a, s1.tanh().exp());
+        let mut s4: f64 = {
+            let t3 = b.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + x
+        };
+        if k == 3 {
+            return s4;
+        }
+        (b[a.len() - 1] * s4) + s4
     }
 
     #[test]
@@ -6588,33 +6484,25 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.71;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s1 = helper_array(c, ((y / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)));
+        if k % 2 == 0 {
+            s1 = b.dot(a);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + a.mean().unwrap()).sin();
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum().tanh().exp(),
+            1 => s1 = s1 * a[0],
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        for i in (0..a.len()).rev() {
-            let t3 = w2[i] * y.sin();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * w2[(i + 1) % a.len()];
-            }
-            s1 += u4;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + s1 * s1));
         }
-        for i in (0..a.len()).rev() {
-            let t5 = a[i] * w2.mean().unwrap();
-            s1 += t5.sin() * (y / (1.0 + s1 * s1));
+        if c[0] < 0.0 {
+            s1 = c.dot(&u2);
+        } else {
+            s1 = s1 * c[k % a.len()].cos();
         }
-        b.dot(a) + s1 + w2.sum() * 0.3
+        s1 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6630,26 +6518,23 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b[a.len() - 1].tanh().exp();
+        let mut s1 = a.dot(c);
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * ((k as f64 * 0.5) - y);
+            s1 += t2.sin() * a.mean().unwrap();
         }
-        let mut s4 = (w1.mean().unwrap() + (0.68 / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))));
-        for (p2, &q3) in b.iter().zip(b) {
-            s4 = (s4 * 0.7 + p2 * q3 * w1.mapv(f64::tanh).sum()).tanh();
+        let mut s3: f64 = 0.68;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * b.dot(a);
         }
-        match k % 4 {
-            j if j > 1 => s4 = ((y * c[0]) + (w1[k % a.len()] + 0.93)) * j as f64,
-            _ if (1.13 / (1.0 + 0.23 * 0.23)) > 0.2 => s4 = s4 * helper_array(b, 1.36),
-            _ => s4 += (0.22 + x),
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + a[j5 - 1] * helper_array(c, x);
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + c[i] * helper_scalar(1.29, c[0])).tanh();
-        }
-        c[a.len() - 1] + s4 + w1.sum() * 0.3
+        (a.mapv(f64::tanh).sum() * helper_array(c, 0.93)) + s3
     }
 
     #[test]
@@ -6665,19 +6550,9 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.66;
-        }
-        let mut s1 = b.mean().unwrap().cos();
-        for i in 0..a.len() {
-            let t2 = a[i] * ((k as f64 * 0.5) * x);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s1
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + c.mapv(f64::tanh).sum()).sum::<f64>();
+        let v4 = (a + b);
+        (((k as f64 * 0.5) + y) + s3) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6694,24 +6569,16 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        s1 = s1;
+        if k % 2 == 0 {
+            s1 = helper_array(b, y);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut s2 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
-        }
-        a.mean().unwrap() + s2
+        let g3 = |p4: f64| (p4 * helper_scalar(0.31, 0.70)).tanh();
+        let mut s2 = g3(((k as f64 * 0.5) / (1.0 + s1 * s1))) + g3(b[0]);
+        let mut s5 = ((1.06 / (1.0 + s2 * s2)) / (1.0 + x * x)).tanh();
+        c.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -6727,27 +6594,45 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
+        let mut s1 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * y.tanh().exp().tanh().exp();
         }
-        let mut s4 = (0..a.len()).map(|q3| w1[q3] * w1[q3] + (y - (k as f64 * 0.5))).sum::<f64>();
+        s1 = x;
+        let g3 = |p4: f64| (p4 * y).tanh();
+        let mut s2 = g3(helper_array(a, c[a.len() - 1])) + g3(a[0]);
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * y).tanh();
+            let t5 = c[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t5.sin() * ((k as f64 * 0.5) * s1);
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return (1.0 + (c[a.len() - 1] / (1.0 + s4 * s4)) * (c[a.len() - 1] / (1.0 + s4 * s4))).sqrt();
+        for i in 0..a.len() {
+            let t6 = a[i] * b.mapv(f64::tanh).sum();
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * c[(i + 1) % a.len()];
+            }
+            s1 += u7;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(b, x);
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let v6 = (c * (0.68 - x));
-        let mut s7 = helper_array(&u5, s4);
-        x + s7 + v6.sum() * 0.3
+        let mut u9 = a.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * (1.19 - s2);
+        }
+        (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt() + s2 + u9.sum() * 0.3
     }
 
     #[test]
@@ -6763,31 +6648,28 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (c * a).mapv(f64::tanh);
+        let mut s2 = v1.mapv(f64::tanh).sum();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * helper_scalar(x, y);
+        }
         for i in 0..a.len() {
-            w1[i] += (c[i] + (y / (1.0 + y * y))).sin();
+            let t4 = c[i] * c.mapv(f64::tanh).sum();
+            s2 += t4 * t4 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * y;
         }
-        let mut s2 = helper_scalar((((k as f64 * 0.5) - 0.81) + helper_scalar((k as f64 * 0.5), x)), (1.0 + y * y).sqrt().tanh().exp());
-        match k % 4 {
-            j if j > 1 => s2 = w1.dot(b) * j as f64,
-            _ if (x + (k as f64 * 0.5)) > 0.2 => s2 = s2 * helper_scalar(y.tanh().exp(), w1.dot(b)),
-            _ => s2 += s2.tanh().exp(),
-        }
-        match k % 4 {
-            j if j > 1 => s2 = w1.mapv(f64::tanh).sum() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += c.mapv(f64::tanh).sum(),
-        }
-        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s5 = v1.dot(b);
         for i in 0..a.len() {
-            let x = x * 0.5 + b.mean().unwrap();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            let t6 = c[i] * s5;
+            s2 += t6.sin() * (s5 - s5);
         }
-        s2 += x * 0.2;
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh().exp();
-        }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s2 + v3.sum() * 0.3
+        let mut s8: f64 = {
+            let t7 = b.mean().unwrap();
+            t7 * t7 * 0.5 + (1.11 / (1.0 + s5 * s5))
+        };
+        helper_scalar(s5, s8.tanh().exp()) + s8 + v1.sum() * 0.3
     }
 
     #[test]

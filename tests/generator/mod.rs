@@ -565,8 +565,51 @@ impl Program {
         self.mutable.push(name);
     }
 
+    /// A closure bound to a local and called, an `array![..]` of
+    /// scalars, a `from_shape_fn` array, or a standard deviation.
+    fn constructed(&mut self) {
+        let (u, _) = self.array();
+        let u = u.name;
+        let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
+        let name = self.name("s");
+        match self.pick(4) {
+            0 => {
+                let (g, p) = (self.name("g"), self.name("p"));
+                self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
+                self.line(format!("let mut {name} = {g}({e2}) + {g}({u}[0]);"));
+            }
+            1 => self.line(format!(
+                "let mut {name} = ad::ndarray::array![{e1}, {e2}, {e3}].mapv(f64::sin).sum();"
+            )),
+            2 => {
+                let (v, i) = (self.name("f"), self.name("i"));
+                self.line(format!(
+                    "let {v} = Array1::from_shape_fn(a.len(), |{i}| {u}[{i}] * {e1} + {i} as f64 * 0.1);"
+                ));
+                let borrow = format!("&{v}");
+                self.arrays.push((
+                    Var {
+                        name: v.clone(),
+                        active: true,
+                    },
+                    borrow,
+                ));
+                self.line(format!("let mut {name} = {v}.sum() * 0.3;"));
+            }
+            _ => self.line(format!(
+                "let mut {name} = ({u}.var(0.0) + 0.1).sqrt() * {e1};"
+            )),
+        }
+        self.scalars.push(Var {
+            name: name.clone(),
+            active: true,
+        });
+        self.mutable.push(name);
+    }
+
     fn statement(&mut self) {
-        match self.pick(18) {
+        match self.pick(19) {
+            18 => self.constructed(),
             17 => self.iterator_chain(),
             16 => self.labelled_exit(),
             13 => self.shadow_in_scope(),

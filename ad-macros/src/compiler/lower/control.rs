@@ -245,6 +245,7 @@ impl Lowerer<'_> {
 
     fn end_scope(&mut self, outer: Vec<(String, Option<Binding>)>) {
         for (name, binding) in outer {
+            self.ended_scopes.insert(name.clone());
             match binding {
                 Some(b) => self.env.insert(name, b),
                 None => self.env.remove(&name),

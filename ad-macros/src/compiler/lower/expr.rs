@@ -100,7 +100,8 @@ impl Lowerer<'_> {
         // is a value of the body's, which an operation may have taken
         // over in place by then (`h - stop_gradient(h.clone())`); the
         // parameters it borrows stay.
-        let local = !self.reads_assigned(e) && self.reads_only_borrowed_params(e);
+        let local =
+            !self.reads_assigned(e) && self.reads_only_borrowed_params(e) && !self.calls_closure(e);
         self.stmts.push(Stmt::Const {
             ident: ident.clone(),
             expr: renamed.to_token_stream(),
@@ -391,7 +392,15 @@ impl Lowerer<'_> {
                 self.errors.at(u.unsafe_token, format!("an `unsafe` block that uses the active value `{first}` cannot be differentiated: move it into a function with a hand-written `_vjp` and `_jvp`"));
                 None
             }
-            Expr::Macro(m) if m.mac.path.is_ident("array") => self.stack(m, e),
+            Expr::Macro(m)
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "array") =>
+            {
+                self.stack(m, e)
+            }
             Expr::Macro(m) => {
                 let path = &m.mac.path;
                 self.errors.at(

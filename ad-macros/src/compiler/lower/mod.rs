@@ -80,6 +80,9 @@ pub struct Lowerer<'a> {
     /// Active parameters that are slices or `Vec`s, which a `for` loop may
     /// iterate over.
     sequences: Vec<Sequence>,
+    /// Names declared in a block, branch or loop body that has ended: a
+    /// `let` of one again gets a name of its own (see `stmt.rs`).
+    ended_scopes: HashSet<String>,
     /// Closures bound to locals, inlined where they are called on active
     /// values (see `closures.rs`).
     local_closures: HashMap<String, closures::LocalClosure>,
@@ -130,6 +133,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         bound_by_reference: HashSet::new(),
         borrowed_params: HashSet::new(),
         local_closures: HashMap::new(),
+        ended_scopes: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).
@@ -415,7 +419,13 @@ impl Lowerer<'_> {
     /// needs it (rather than captured, which could borrow the locals it
     /// reads): it reads locals, none of which the body assigns.
     pub(super) fn recomputable(&self, expr: &Expr) -> bool {
-        self.mentions_locals(expr) && !self.reads_assigned(expr)
+        self.mentions_locals(expr) && !self.reads_assigned(expr) && !self.calls_closure(expr)
+    }
+
+    /// Whether `expr` mentions a closure bound to a local: a pullback that
+    /// recomputed it would need the closure, which may borrow locals.
+    pub(super) fn calls_closure(&self, expr: &Expr) -> bool {
+        scan::mentions(expr, self.local_closures.keys())
     }
 
     pub(super) fn mentions_locals(&self, expr: &Expr) -> bool {

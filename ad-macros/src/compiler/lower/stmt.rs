@@ -208,9 +208,11 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `let i = i + 1;` where `i` is bound already: the new binding gets a
-    /// name of its own (`i_1`), read by the code after it, so the reverse
-    /// sweep can still tell the two apart (it may read both).
+    /// `let i = i + 1;` where `i` is bound already, or was bound in a block
+    /// that has ended (`{ let p = ..; } { let p = ..; }`, which generated
+    /// code flattens): the new binding gets a name of its own (`i_1`), read
+    /// by the code after it, so the reverse sweep can still tell the two
+    /// apart (it may read both).
     fn shadowing_local(&mut self, local: &syn::Local, literal: bool, scalar: bool) -> bool {
         let (pat, ty) = match &local.pat {
             Pat::Type(pt) => (&*pt.pat, Some(&pt.ty)),
@@ -223,7 +225,7 @@ impl Lowerer<'_> {
         if p.subpat.is_some()
             || p.by_ref.is_some()
             || init.diverge.is_some()
-            || !self.env.contains_key(&name)
+            || !(self.env.contains_key(&name) || self.ended_scopes.contains(&name))
         {
             return false;
         }
