@@ -1259,3 +1259,35 @@ fn sibling_blocks_keep_their_own_constants() {
         check_scalar!(sibling_blocks_with_one_name; val x dx = 0.8; k);
     }
 }
+
+// The same with patterns: a tuple `let` in two blocks, and a `match` arm
+// (lowered to a `let .. else`) binding a name a block bound before.
+mod pattern_bindings_with_one_name {
+    use super::*;
+    #[allow(clippy::match_single_binding)] // the arm's binding is under test
+    #[differentiable]
+    pub fn f(x: f64, #[constant] k: usize) -> f64 {
+        let mut y = {
+            let (p, q) = (k as f64 * 0.5, 1.0);
+            p * x * q
+        } + {
+            let (p, q) = (k as f64 * 3.0, 2.0);
+            p * x.sin() * q
+        };
+        {
+            let p = k as f64;
+            y += p * x;
+        }
+        match k {
+            p => y += p as f64 * x * x,
+        }
+        y
+    }
+}
+
+#[test]
+fn pattern_bindings_keep_their_own_constants() {
+    for k in [1, 2] {
+        check_scalar!(pattern_bindings_with_one_name; val x dx = 0.8; k);
+    }
+}

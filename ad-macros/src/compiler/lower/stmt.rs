@@ -6,6 +6,8 @@ use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Type};
 
+use std::collections::HashMap;
+
 use super::*;
 use crate::compiler::ir::{Arith, Const, Op, Operand, Stmt};
 use crate::compiler::scan;
@@ -214,38 +216,69 @@ impl Lowerer<'_> {
     /// by the code after it, so the reverse sweep can still tell the two
     /// apart (it may read both).
     fn shadowing_local(&mut self, local: &syn::Local, literal: bool, scalar: bool) -> bool {
-        let (pat, ty) = match &local.pat {
-            Pat::Type(pt) => (&*pt.pat, Some(&pt.ty)),
-            p => (p, None),
+        let pat = match &local.pat {
+            Pat::Type(pt) => &*pt.pat,
+            p => p,
         };
-        let (Pat::Ident(p), Some(init)) = (pat, &local.init) else {
-            return false;
-        };
-        let name = p.ident.to_string();
-        if p.subpat.is_some()
-            || p.by_ref.is_some()
-            || init.diverge.is_some()
-            || !(self.env.contains_key(&name) || self.ended_scopes.contains(&name))
-        {
+        if local.init.is_none() {
             return false;
         }
-        let (expr, _) = self.renamed(&init.expr);
-        let ident = self.fresh(&name);
-        let m = p.mutability;
-        let ty = ty.map(|t| quote!(: #t));
+        let names = scan::pattern_names(pat);
+        let renames: HashMap<String, Ident> = names
+            .iter()
+            .filter(|n| self.env.contains_key(*n) || self.ended_scopes.contains(*n))
+            .cloned()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|n| {
+                let ident = self.fresh(&n);
+                (n, ident)
+            })
+            .collect();
+        if renames.is_empty() {
+            return false;
+        }
+        // The initializer (and an `else`) read the old bindings; the pattern
+        // binds the new names.
+        let (mut renamed, _) = self.renamed_stmt(&syn::Stmt::Local(local.clone()));
+        struct Bind<'a>(&'a HashMap<String, Ident>);
+        impl syn::visit_mut::VisitMut for Bind<'_> {
+            fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+                if let Some(to) = self.0.get(&p.ident.to_string()) {
+                    p.ident = to.clone();
+                }
+                syn::visit_mut::visit_pat_ident_mut(self, p);
+            }
+        }
+        if let syn::Stmt::Local(l) = &mut renamed {
+            syn::visit_mut::VisitMut::visit_pat_mut(&mut Bind(&renames), &mut l.pat);
+        }
+        let one = names.len() == 1;
         self.stmts.push(Stmt::InactiveLet {
-            tokens: quote!(let #m #ident #ty = #expr;),
-            names: vec![ident.clone()],
+            tokens: renamed.to_token_stream(),
+            names: names
+                .iter()
+                .map(|n| {
+                    renames
+                        .get(n)
+                        .cloned()
+                        .unwrap_or_else(|| Ident::new(n, pat.span()))
+                })
+                .collect(),
         });
-        self.env.insert(
-            name,
-            Binding::Const {
-                renamed: Some(ident),
-                literal,
-                scalar,
-                param: false,
-            },
-        );
+        for name in names {
+            self.used_names.insert(name.clone());
+            let renamed = renames.get(&name).cloned();
+            self.env.insert(
+                name,
+                Binding::Const {
+                    renamed,
+                    literal: literal && one,
+                    scalar: scalar && one,
+                    param: false,
+                },
+            );
+        }
         true
     }
 
