@@ -89,8 +89,9 @@ mod range_and_local {
 }
 
 /// Inactive sources: a local's items are read by index into copies (the
-/// pullback cannot borrow the local), a `#[constant]` parameter's as
-/// written, also where it has two axes.
+/// pullback cannot borrow the local), also zipped with an active source in
+/// a `for` loop; a `#[constant]` parameter's as written, also where it has
+/// two axes.
 mod inactive_sources {
     use super::*;
     #[differentiable]
@@ -108,7 +109,13 @@ mod inactive_sources {
             .sum::<f64>();
         let scaled: f64 = m.iter().map(|v| v * x).sum();
         let folded = squashed.iter().fold(x, |acc, &v| (acc * v).sin());
-        kept + scaled + folded
+        let mut zipped = 0.0;
+        for (p, &q) in squashed.iter().zip(a) {
+            if *p > 0.1 {
+                zipped = (zipped * 0.7 + p * q).tanh();
+            }
+        }
+        kept + scaled + folded + zipped
     }
 }
 

@@ -100,12 +100,14 @@ impl Lowerer<'_> {
             Err(()) => return Some(Err(())),
         };
         let mut stmts = Vec::new();
-        Binder::default().bind(&f.pat, &item, &mut stmts);
-        let (label, body) = (&f.label, &f.body.stmts);
+        let mut binder = self.binder();
+        binder.bind(&f.pat, &item, &mut stmts);
+        stmts.extend(f.body.stmts.iter().cloned());
+        binder.finish(&mut stmts);
+        let label = &f.label;
         Some(Ok(
             syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
                 #(#stmts)*
-                #(#body)*
             }),
         ))
     }
@@ -122,10 +124,7 @@ impl Lowerer<'_> {
         // items borrow a local (`v.iter()`), which the reverse sweep could
         // not keep; a parameter's items it can.
         let borrows_local = indexable(source, false) && self.mentions_locals(source);
-        let mut binder = Binder {
-            copy: borrows_local && !self.carries_derivative(source),
-            ..Binder::default()
-        };
+        let mut binder = self.binder();
         let items = if self.carries_derivative(source) || borrows_local {
             let index = self.fresh_numbered("item", |s| &mut s.consts);
             let (len, item) = self.indexed(source, &index, false)?;
@@ -303,6 +302,19 @@ impl Lowerer<'_> {
         Ok((syn::parse_quote!(#x.len()), syn::parse_quote!(&#x[#index])))
     }
 
+    fn binder(&self) -> Binder {
+        let inactive_locals = self
+            .env
+            .iter()
+            .filter(|(_, b)| matches!(b, Binding::Const { param: false, .. }))
+            .map(|(n, _)| n.clone())
+            .collect();
+        Binder {
+            inactive_locals,
+            copied: Vec::new(),
+        }
+    }
+
     /// `f(args)` for a closure (its parameters bound to `args`) or a path.
     fn apply(
         &mut self,
@@ -465,12 +477,11 @@ fn strip_type(p: &Pat) -> &Pat {
 }
 
 /// How patterns are bound to items.
-#[derive(Default)]
 struct Binder {
-    /// The items are constants read from a local (`v[k]` of an inactive
-    /// `v`): a name is bound to a copy, not a reference, as the reverse
-    /// sweep cannot keep a borrow of a local.
-    copy: bool,
+    /// The body's inactive locals: a name bound to a reference into one
+    /// (`&v[k]`) is bound to a copy instead, as the reverse sweep cannot
+    /// keep a borrow of a local.
+    inactive_locals: HashSet<String>,
     /// The names bound to copies: `*v` in the user's code reads `v`.
     copied: Vec<syn::Ident>,
 }
@@ -492,7 +503,7 @@ impl Binder {
             }
             (Pat::Wild(_), _) => {}
             (Pat::Ident(p), Expr::Reference(_))
-                if self.copy && p.subpat.is_none() && p.by_ref.is_none() =>
+                if p.subpat.is_none() && p.by_ref.is_none() && self.reads_inactive_local(item) =>
             {
                 let mut value = item;
                 while let Expr::Reference(r) = value {
@@ -502,6 +513,25 @@ impl Binder {
                 self.copied.push(p.ident.clone());
             }
             _ => out.push(syn::parse_quote!(let #pat = #item;)),
+        }
+    }
+
+    /// Whether `item` is a reference into an inactive local (`&&v[k]`).
+    fn reads_inactive_local(&self, mut item: &Expr) -> bool {
+        loop {
+            match item {
+                Expr::Reference(r) => item = &r.expr,
+                Expr::Paren(p) => item = &p.expr,
+                Expr::Index(i) => item = &i.expr,
+                Expr::Field(f) => item = &f.base,
+                Expr::Path(p) => {
+                    return p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.inactive_locals.contains(&i.to_string()))
+                }
+                _ => return false,
+            }
         }
     }
 
