@@ -481,3 +481,87 @@ fn methods_of_a_generic_impl() {
     let (_, jv) = p.output_jvp(&x, &g, ad::NoTangent);
     assert!(close(jv, g.dot(&g), 1e-9));
 }
+
+/// A loop that only adds to a scalar reads one field of the struct; the
+/// body reads another after it. The loop's gradient, a whole tangent with
+/// the other field left unset (empty), is added to the adjoint after that
+/// field's cotangent: it used to panic on adding an empty array to a full
+/// one.
+mod sum_loop_over_one_field {
+    use super::*;
+    use ad::differentiable;
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Pair {
+        pub w: Array1<f64>,
+        pub v: Array1<f64>,
+    }
+
+    #[differentiable]
+    pub fn f(p: &Pair, #[constant] x: &Array1<f64>) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += p.w[i] * x[i];
+        }
+        s + p.v.mapv(f64::sin).sum()
+    }
+}
+
+#[test]
+fn a_sum_loop_leaves_other_fields_to_the_rest() {
+    use ad::check::{assert_gradient, Flat};
+    use sum_loop_over_one_field::{f, f_grad, Pair};
+    let p = Pair {
+        w: Array1::from(vec![0.3, -0.5]),
+        v: Array1::from(vec![1.0, 2.0, 3.0]),
+    };
+    let x = Array1::from(vec![1.0, 2.0]);
+    let (value, (g, _)) = f_grad(&p, &x);
+    assert_eq!(value, f(&p, &x));
+    assert_gradient(|p: &Pair| f(p, &x), &p, &Flat::to_flat(&g));
+}
+
+/// A method using this session's constructs on its fields: an iterator
+/// chain through a closure that reads `self`, `array![..]` of fields,
+/// `from_shape_fn`, `var` and `std_axis`.
+mod method_with_chains {
+    use super::*;
+    use ad::differentiable;
+    use ad::ndarray::{array, Axis};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Scorer {
+        pub w: Array1<f64>,
+        pub ws: Vec<f64>,
+        pub m: Array2<f64>,
+        pub b: f64,
+    }
+
+    impl Scorer {
+        #[differentiable]
+        pub fn loss(&self, #[constant] x: &Array1<f64>) -> f64 {
+            let act = |z: f64| z.tanh() * self.b;
+            let s: f64 = self.w.iter().zip(x).map(|(w, x)| act(w * x)).sum();
+            let t: f64 = self.ws.iter().map(|v| v * v).sum();
+            let v = array![self.b, s, self.w[0]];
+            let f = Array1::from_shape_fn(x.len(), |i| self.w[i] * x[i]);
+            s + t + v.dot(&v) + self.w.var(0.0) + f.sum() + self.m.std_axis(Axis(0), 0.0).sum()
+        }
+    }
+}
+
+#[test]
+fn methods_use_chains_closures_and_statistics() {
+    use ad::check::{assert_gradient, Flat};
+    use method_with_chains::Scorer;
+    let s = Scorer {
+        w: Array1::from(vec![0.3, -0.5, 0.8]),
+        ws: vec![0.2, 0.4],
+        m: Array2::from_shape_vec((2, 2), vec![1.0, 2.0, 0.5, -1.0]).unwrap(),
+        b: 0.7,
+    };
+    let x = Array1::from(vec![1.0, 2.0, -1.5]);
+    let (value, (g, _)) = s.loss_grad(&x);
+    assert_eq!(value, s.loss(&x));
+    assert_gradient(|s: &Scorer| s.loss(&x), &s, &Flat::to_flat(&g));
+}

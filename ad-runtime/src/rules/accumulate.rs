@@ -37,13 +37,14 @@ dense! {
 }
 
 /// An adjoint left empty by `unset_tangent` takes its first contribution
-/// as it is.
+/// as it is; an empty contribution (a struct tangent's field no read
+/// reached, added whole) adds nothing.
 impl<F: Float, D: Dimension> Contribution<Array<F, D>> for Array<F, D> {
     #[inline(always)]
     fn add_to(self, acc: &mut Array<F, D>) {
         if acc.is_empty() && !self.is_empty() {
             *acc = self;
-        } else {
+        } else if !self.is_empty() {
             *acc += &self;
         }
     }
