@@ -119,6 +119,27 @@ mod inactive_sources {
     }
 }
 
+/// A matrix's rows and columns: `rows()`, `outer_iter()`, `columns()`, in
+/// `for` loops and chains, of active and constant matrices and of a local
+/// one, zipped with a vector.
+mod rows_and_columns {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, m: &Array2<f64>, #[constant] xs: &Array2<f64>, #[constant] ys: &Array1<f64>) -> f64 {
+        let mut loss = 0.0;
+        for (row, &y) in xs.rows().into_iter().zip(ys) {
+            loss += (1.0 + (-y * row.dot(w)).exp()).ln();
+        }
+        for r in m.outer_iter() {
+            loss += r.dot(w).tanh();
+        }
+        let local = xs * 2.0;
+        let columns: f64 = local.columns().into_iter().map(|c| c.sum() * w[0]).sum();
+        let squares = m.rows().into_iter().map(|r| r.sum().powi(2)).sum::<f64>();
+        loss + columns + squares
+    }
+}
+
 /// `for` loops over zipped and enumerated sources, and over an array.
 mod for_loops {
     use super::*;
@@ -204,6 +225,14 @@ fn ranges_and_local_arrays() {
 fn inactive_sources() {
     let (c, m) = (random(5, 30) * 2.0, random((2, 3), 31));
     check_scalar!(inactive_sources; val x dx = 0.7, ref a da = random(4, 32); &c, &m);
+}
+
+#[test]
+fn rows_and_columns() {
+    for n in [1, 3] {
+        let (xs, ys) = (random((n, 2), 33), random(n, 34));
+        check_scalar!(rows_and_columns; ref w dw = random(2, 35), ref m dm = random((n, 2), 36); &xs, &ys);
+    }
 }
 
 #[test]

@@ -242,6 +242,29 @@ impl Lowerer<'_> {
             Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
                 self.element_of(&m.receiver, index)
             }
+            // A matrix's rows or columns: `x.row(k)`, `x.column(k)`.
+            Expr::MethodCall(m)
+                if m.args.is_empty() && m.method == "into_iter" && lanes(&m.receiver).is_some() =>
+            {
+                self.indexed(&m.receiver, index, bare)
+            }
+            Expr::MethodCall(m) if m.args.is_empty() && lanes(e).is_some() => {
+                let x = &*m.receiver;
+                if !super::expr::is_place(x) {
+                    self.errors.at(
+                        x,
+                        "iterate over a named value: bind this expression with `let` first",
+                    );
+                    return Err(());
+                }
+                let (count, lane) = lanes(e).expect("matched");
+                let count = syn::Ident::new(count, m.method.span());
+                let lane = syn::Ident::new(lane, m.method.span());
+                Ok((
+                    syn::parse_quote!(#x.#count()),
+                    syn::parse_quote!(#x.#lane(#index)),
+                ))
+            }
             Expr::MethodCall(m)
                 if m.args.is_empty() && (m.method == "copied" || m.method == "cloned") =>
             {
@@ -425,6 +448,12 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
 fn indexable(e: &Expr, bare: bool) -> bool {
     match e {
         Expr::Paren(p) => indexable(&p.expr, bare),
+        Expr::MethodCall(m) if m.args.is_empty() && lanes(e).is_some() => {
+            super::expr::is_place(&m.receiver)
+        }
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into_iter" => {
+            indexable(&m.receiver, bare)
+        }
         Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
             super::expr::is_place(&m.receiver)
         }
@@ -439,6 +468,20 @@ fn indexable(e: &Expr, bare: bool) -> bool {
         }
         Expr::Reference(r) if r.mutability.is_none() => super::expr::is_place(&r.expr),
         e => bare && super::expr::is_place(e),
+    }
+}
+
+/// For `x.rows()`, `x.outer_iter()` and `x.columns()`: the count and the
+/// lane read at an index (`nrows` and `row`, `ncols` and `column`).
+fn lanes(e: &Expr) -> Option<(&'static str, &'static str)> {
+    let Expr::MethodCall(m) = e else { return None };
+    if !m.args.is_empty() {
+        return None;
+    }
+    match m.method.to_string().as_str() {
+        "rows" | "outer_iter" => Some(("nrows", "row")),
+        "columns" => Some(("ncols", "column")),
+        _ => None,
     }
 }
 
@@ -459,6 +502,9 @@ pub(super) fn is_adaptor(e: &Expr) -> bool {
                 | "step_by"
                 | "skip"
                 | "take"
+                | "rows"
+                | "columns"
+                | "outer_iter"
         ),
         _ => false,
     }
@@ -502,6 +548,14 @@ impl Binder {
                 }
             }
             (Pat::Wild(_), _) => {}
+            // A lane of an inactive local (`v.row(k)`): owned.
+            (Pat::Ident(p), Expr::MethodCall(m))
+                if p.subpat.is_none()
+                    && p.by_ref.is_none()
+                    && self.reads_inactive_local(&m.receiver) =>
+            {
+                out.push(syn::parse_quote!(let #p = #item.to_owned();));
+            }
             (Pat::Ident(p), Expr::Reference(_))
                 if p.subpat.is_none() && p.by_ref.is_none() && self.reads_inactive_local(item) =>
             {
