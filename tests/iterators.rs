@@ -125,7 +125,12 @@ mod inactive_sources {
 mod rows_and_columns {
     use super::*;
     #[differentiable]
-    pub fn f(w: &Array1<f64>, m: &Array2<f64>, #[constant] xs: &Array2<f64>, #[constant] ys: &Array1<f64>) -> f64 {
+    pub fn f(
+        w: &Array1<f64>,
+        m: &Array2<f64>,
+        #[constant] xs: &Array2<f64>,
+        #[constant] ys: &Array1<f64>,
+    ) -> f64 {
         let mut loss = 0.0;
         for (row, &y) in xs.rows().into_iter().zip(ys) {
             loss += (1.0 + (-y * row.dot(w)).exp()).ln();
