@@ -143,52 +143,12 @@ impl Lowerer<'_> {
                 }
                 self.mapv(m, args[0], span, e)
             }
-            // ndarray's variances and standard deviations. The derivative
-            // is that of the mean of squared deviations written out (the
-            // sum over `n - ddof`); the value is ndarray's own, which sums
-            // in another order: `exact + (written - stop(written))` has
-            // the first's value and the second's derivative.
             "var" | "std" | "var_axis" | "std_axis" => {
                 let axis = name.ends_with("_axis");
                 if !arity(self, if axis { 2 } else { 1 }) {
                     return None;
                 }
-                let x = &m.receiver;
-                let ddof = args[args.len() - 1];
-                let deviation = self.fresh_local("deviation", span);
-                let written = self.fresh_local("written", span);
-                // In the signature's float type where it names one: a
-                // literal `ddof` would be an `f64`.
-                let count_less = match &self.scalar_type {
-                    Some(t) => quote::quote!(::ad::__private::rules::count_less::<#t>),
-                    None => quote::quote!(::ad::__private::rules::count_less),
-                };
-                let variance: Expr = if axis {
-                    let along = self.fresh_local("along", span);
-                    let mean = self.fresh_local("mean", span);
-                    let axis_arg = args[0];
-                    syn::parse_quote_spanned!(span=> {
-                        let #along = #axis_arg;
-                        let #mean = #x.mean_axis(#along).unwrap().insert_axis(#along);
-                        let #deviation = #x - &#mean;
-                        let #written = (&#deviation * &#deviation).sum_axis(#along)
-                            / #count_less(#x.len_of(#along), #ddof);
-                        ::ad::stop_gradient(#x.var_axis(#along, #ddof))
-                            + (&#written - ::ad::stop_gradient(#written.clone()))
-                    })
-                } else {
-                    syn::parse_quote_spanned!(span=> {
-                        let #deviation = #x - #x.mean().unwrap();
-                        let #written = (&#deviation * &#deviation).sum()
-                            / #count_less(#x.len(), #ddof);
-                        ::ad::stop_gradient(#x.var(#ddof)) + (#written - ::ad::stop_gradient(#written))
-                    })
-                };
-                let value: Expr = if name.starts_with("std") {
-                    syn::parse_quote_spanned!(span=> (#variance).sqrt())
-                } else {
-                    variance
-                };
+                let value = self.variance(m, &name, span);
                 self.expr(&value)
             }
             // ndarray's `map`, whose closure takes a reference: `mapv` on
@@ -240,118 +200,6 @@ impl Lowerer<'_> {
                 None
             }
         }
-    }
-
-    /// `Array::from_shape_fn(shape, |(i, j)| body)` with an active body:
-    /// an array of zeros of that shape whose elements loops write, as the
-    /// user would (`a[[i, j]] = body;`), which element writes support.
-    fn filled_by_shape_fn(
-        &mut self,
-        shape: &Expr,
-        f: &syn::ExprClosure,
-        span: Span,
-    ) -> Option<Expr> {
-        let [param] = f.inputs.iter().collect::<Vec<_>>()[..] else {
-            self.errors.at(
-                &f.inputs,
-                "a `from_shape_fn` closure takes one parameter: `|i| ...` or `|(i, j)| ...`",
-            );
-            return None;
-        };
-        if super::iterators::contains_return(&f.body) {
-            self.errors.at(
-                f,
-                "a `from_shape_fn` closure over active values cannot `return`: write the loops out",
-            );
-            return None;
-        }
-        // The number of axes: the pattern's, or the shape's if it is a
-        // tuple the closure takes whole.
-        let axes = match (param, shape) {
-            (Pat::Tuple(t), _) => t.elems.len(),
-            (_, Expr::Tuple(t)) => t.elems.len(),
-            _ => 1,
-        };
-        let array = self.fresh_local("filled", span);
-        // The pattern's own names as the loop variables where it names each
-        // index (`|i|`, `|(i, j)|`); else fresh ones, bound to the pattern.
-        let plain = |p: &Pat| match p {
-            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none() => {
-                Some(p.ident.clone())
-            }
-            _ => None,
-        };
-        let named: Option<Vec<Ident>> = match param {
-            Pat::Tuple(t) => t.elems.iter().map(plain).collect(),
-            p if axes == 1 => plain(p).map(|i| vec![i]),
-            _ => None,
-        };
-        let bound = named.is_none();
-        let indices: Vec<Ident> = named.unwrap_or_else(|| {
-            (0..axes)
-                .map(|k| self.fresh_local(&format!("axis{k}_"), span))
-                .collect()
-        });
-        let lens: Vec<Ident> = (0..axes)
-            .map(|k| self.fresh_local(&format!("len{k}_"), span))
-            .collect();
-        let element = match axes {
-            1 => quote::quote!(#array[#(#indices)*]),
-            _ => quote::quote!(#array[[#(#indices),*]]),
-        };
-        let index_value = match axes {
-            1 => quote::quote!(#(#indices)*),
-            _ => quote::quote!((#(#indices),*)),
-        };
-        let dims = match axes {
-            1 => quote::quote!(let #(#lens)* = #array.len();),
-            _ => quote::quote!(let (#(#lens),*) = #array.dim();),
-        };
-        let body = &f.body;
-        let binding = bound.then(|| quote::quote!(let #param = #index_value;));
-        let mut nest = quote::quote!({ #binding #element = #body; });
-        for (i, n) in indices.iter().zip(&lens).rev() {
-            nest = quote::quote!({ for #i in 0..#n #nest });
-        }
-        let zeros = match &self.scalar_type {
-            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
-            None => quote::quote!(::ad::ndarray::Array::zeros),
-        };
-        Some(syn::parse_quote_spanned!(span=> {
-            let mut #array = #zeros(#shape);
-            #dims
-            #nest
-            #array
-        }))
-    }
-
-    /// `array![a, b, c]` (and the `vec![..]` of `Array1::from(vec![..])`)
-    /// with active items: a 1-D array of them.
-    pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
-        let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-        let items = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
-            Ok(items) if !items.is_empty() => items,
-            _ => {
-                self.errors.at(
-                    e,
-                    "an array of active values is written `array![a, b, c]`: items separated by commas",
-                );
-                return None;
-            }
-        };
-        if let Some(row) = items.iter().find(|i| matches!(i, Expr::Array(_))) {
-            self.errors.at(
-                row,
-                "`array![..]` builds 1-D arrays of active values: for a matrix, write the elements of one made with `Array2::zeros(..)` (`m[[i, j]] = x;`)",
-            );
-            return None;
-        }
-        let mut operands = Vec::new();
-        for item in &items {
-            operands.push(self.expr(item));
-        }
-        let operands = operands.into_iter().collect::<Option<Vec<_>>>()?;
-        Some(self.op_or_constant(Op::Stack(operands), e.span(), e))
     }
 
     pub(super) fn mapv(

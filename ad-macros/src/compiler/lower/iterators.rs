@@ -34,7 +34,7 @@ enum Stage<'a> {
 /// The loop a chain's items come from.
 enum Items {
     /// Indexable sources read at the loop's index, over `0..len`.
-    Indexed { len: Expr, item: Expr },
+    Indexed { len: Expr },
     /// An inactive iterator, looped over as written.
     Iterator(Expr),
 }
@@ -125,18 +125,13 @@ impl Lowerer<'_> {
         // not keep; a parameter's items it can.
         let borrows_local = indexable(source, false) && self.mentions_locals(source);
         let mut binder = self.binder();
-        let items = if self.carries_derivative(source) || borrows_local {
-            let index = self.fresh_numbered("item", |s| &mut s.consts);
+        // The loop variable: an index, or the iterator's item.
+        let index = self.fresh_numbered("item", |s| &mut s.consts);
+        let (items, mut item) = if self.carries_derivative(source) || borrows_local {
             let (len, item) = self.indexed(source, &index, false)?;
-            (Items::Indexed { len, item }, index)
+            (Items::Indexed { len }, item)
         } else {
-            let item = self.fresh_numbered("item", |s| &mut s.consts);
-            (Items::Iterator(source.clone()), item)
-        };
-        let (items, index) = items;
-        let mut item: Expr = match &items {
-            Items::Indexed { item, .. } => item.clone(),
-            Items::Iterator(_) => syn::parse_quote!(#index),
+            (Items::Iterator(source.clone()), syn::parse_quote!(#index))
         };
         // Each filter's condition guards what follows it, in an `if`.
         let mut steps: Vec<Step> = Vec::new();
@@ -192,7 +187,7 @@ impl Lowerer<'_> {
         }
         binder.finish(&mut stmts);
         let head = match items {
-            Items::Indexed { len, .. } => quote_spanned!(span=> for #index in 0..#len),
+            Items::Indexed { len } => quote_spanned!(span=> for #index in 0..#len),
             Items::Iterator(iter) => quote_spanned!(span=> for #index in #iter),
         };
         Ok(syn::parse_quote_spanned!(span=> {

@@ -15,11 +15,13 @@ use syn::{Expr, Type};
 
 mod call;
 mod closures;
+mod constructors;
 mod control;
 mod exits;
 mod expr;
 mod iterators;
 mod labels;
+mod statistics;
 mod stmt;
 mod tuples;
 
