@@ -136,7 +136,7 @@ pub fn mean_axis_pullback<F: Float, D: RemoveAxis>(
 
 /// `n - ddof` in `ddof`'s type: the divisor of `var(ddof)` and
 /// `var_axis(axis, ddof)`, which the macro writes out as a mean of squared
-/// deviations (`ad-macros/src/compiler/lower/call.rs`).
+/// deviations (`ad-macros/src/compiler/lower/statistics.rs`).
 #[inline(always)]
 pub fn count_less<F: Float>(n: usize, ddof: F) -> F {
     F::of(n as f64) - ddof

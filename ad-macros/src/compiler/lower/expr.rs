@@ -170,6 +170,12 @@ impl Lowerer<'_> {
         };
         match e {
             _ if self.is_literal(e) => true,
+            // `0.0f64`, `1f32`.
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) => matches!(f.suffix(), "f64" | "f32"),
+                syn::Lit::Int(i) => matches!(i.suffix(), "f64" | "f32"),
+                _ => false,
+            },
             Expr::Paren(p) => self.is_scalar(&p.expr),
             Expr::Group(g) => self.is_scalar(&g.expr),
             Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => self.is_scalar(&u.expr),

@@ -390,7 +390,11 @@ impl Lowerer<'_> {
             .or_else(|| self.scalar_type.as_ref().map(|t| syn::parse_quote!(#t)));
         match ty {
             Some(ty) if super::is_float_type(&ty) => {
-                syn::parse_quote_spanned!(span=> (#literal as #ty))
+                let suffixed = format!("{value:?}{}", quote::ToTokens::to_token_stream(&ty));
+                Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Float(syn::LitFloat::new(&suffixed, span)),
+                })
             }
             Some(ty) => syn::parse_quote_spanned!(span=> <#ty as ::ad::Float>::of(#literal)),
             None => syn::parse_quote!(#literal),
