@@ -18,7 +18,7 @@ use super::*;
 #[derive(Clone)]
 pub(super) struct LocalClosure {
     closure: syn::ExprClosure,
-    reads: Vec<(String, Option<String>)>,
+    reads: Vec<(String, Option<Binding>)>,
     /// It reads active values: every call carries a derivative, and the
     /// closure itself is not emitted.
     pub(super) reads_active: bool,
@@ -35,8 +35,8 @@ impl Lowerer<'_> {
             .into_iter()
             .filter(|n| !params.contains(n) && self.env.contains_key(n))
             .map(|n| {
-                let key = self.binding_key(&n);
-                (n, key)
+                let binding = self.env.get(&n).cloned();
+                (n, binding)
             })
             .collect();
         let reads_active = !self.active_mentions(&Expr::Closure(c.clone())).is_empty();
@@ -84,8 +84,8 @@ impl Lowerer<'_> {
         // inactive one from changing while a closure borrows it, but a
         // `move` closure has its own copy.
         let moved = f.capture.is_some();
-        let changed = local.reads.iter().find(|(n, key)| {
-            self.binding_key(n) != *key || (moved && self.body_assigned.contains(n))
+        let changed = local.reads.iter().find(|(n, then)| {
+            self.env.get(n) != then.as_ref() || (moved && self.body_assigned.contains(n))
         });
         if let Some(read) = local.rebound.first().or(changed.map(|(n, _)| n)) {
             self.errors.at(
@@ -129,20 +129,6 @@ impl Lowerer<'_> {
                 }
             };
         Some(Ok(syn::parse_quote_spanned!(span=> { #(#stmts)* #body })))
-    }
-
-    /// What `name` is bound to now, as a key that changes when it is bound
-    /// again or reassigned (an active value's variable).
-    fn binding_key(&self, name: &str) -> Option<String> {
-        self.env.get(name).map(|b| match b {
-            Binding::Active(v) => format!("active {}", v.0),
-            Binding::Const { renamed, .. } => {
-                format!(
-                    "const {}",
-                    renamed.as_ref().map(|r| r.to_string()).unwrap_or_default()
-                )
-            }
-        })
     }
 }
 

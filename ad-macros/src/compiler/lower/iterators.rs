@@ -97,7 +97,10 @@ impl Lowerer<'_> {
         let index = self.fresh_numbered("item", |s| &mut s.consts);
         let (len, item) = match self.indexed(&f.expr, &index, true) {
             Ok(found) => found,
-            Err(()) => return Some(Err(())),
+            Err(error) => {
+                self.errors.push(error);
+                return Some(Err(()));
+            }
         };
         let mut stmts = Vec::new();
         let mut binder = self.binder();
@@ -123,12 +126,13 @@ impl Lowerer<'_> {
         // Active sources are read by index, and so are inactive ones whose
         // items borrow a local (`v.iter()`), which the reverse sweep could
         // not keep; a parameter's items it can.
-        let borrows_local = indexable(source, false) && self.mentions_locals(source);
-        let mut binder = self.binder();
-        // The loop variable: an index, or the iterator's item.
         let index = self.fresh_numbered("item", |s| &mut s.consts);
+        let indexed = self.indexed(source, &index, false);
+        let borrows_local = indexed.is_ok() && self.mentions_locals(source);
+        let mut binder = self.binder();
+        // `index` is the loop variable: an index, or the iterator's item.
         let (items, mut item) = if self.carries_derivative(source) || borrows_local {
-            let (len, item) = self.indexed(source, &index, false)?;
+            let (len, item) = indexed.map_err(|error| self.errors.push(error))?;
             (Items::Indexed { len }, item)
         } else {
             (Items::Iterator(source.clone()), syn::parse_quote!(#index))
@@ -229,9 +233,10 @@ impl Lowerer<'_> {
 
     /// The length and the item at `index` of an indexable source:
     /// `x.iter()`, `&x` and (where `bare` allows, as in a `for` loop or a
-    /// `zip` argument) `x`; `copied()`, `cloned()`, `enumerate()` and
-    /// `zip(..)` of those.
-    fn indexed(&mut self, e: &Expr, index: &syn::Ident, bare: bool) -> Result<(Expr, Expr), ()> {
+    /// `zip` argument) `x`; a matrix's `rows()`, `outer_iter()` and
+    /// `columns()`; `copied()`, `cloned()`, `enumerate()` and `zip(..)` of
+    /// those. The error says why `e` is not one.
+    fn indexed(&self, e: &Expr, index: &syn::Ident, bare: bool) -> syn::Result<(Expr, Expr)> {
         match e {
             Expr::Paren(p) => self.indexed(&p.expr, index, bare),
             Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
@@ -244,14 +249,7 @@ impl Lowerer<'_> {
                 self.indexed(&m.receiver, index, bare)
             }
             Expr::MethodCall(m) if m.args.is_empty() && lanes(e).is_some() => {
-                let x = &*m.receiver;
-                if !super::expr::is_place(x) {
-                    self.errors.at(
-                        x,
-                        "iterate over a named value: bind this expression with `let` first",
-                    );
-                    return Err(());
-                }
+                let x = named(&m.receiver)?;
                 let (count, lane) = lanes(e).expect("matched");
                 let count = syn::Ident::new(count, m.method.span());
                 let lane = syn::Ident::new(lane, m.method.span());
@@ -265,14 +263,13 @@ impl Lowerer<'_> {
             {
                 let (len, item) = self.indexed(&m.receiver, index, false)?;
                 let Expr::Reference(r) = item else {
-                    self.errors.at(
+                    return Err(syn::Error::new_spanned(
                         &m.method,
                         format!(
                             "`{}` here applies to items that are not references: remove it",
                             m.method
                         ),
-                    );
-                    return Err(());
+                    ));
                 };
                 Ok((len, *r.expr))
             }
@@ -290,32 +287,22 @@ impl Lowerer<'_> {
             }
             Expr::Reference(r) if r.mutability.is_none() => self.element_of(&r.expr, index),
             e if bare && super::expr::is_place(e) => self.element_of(e, index),
-            other => {
-                self.errors.at(
-                    other,
-                    "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, 1-D arrays), with `zip`, `enumerate`, `copied` or `cloned`; or loop over `0..x.len()` and index",
-                );
-                Err(())
-            }
+            other => Err(syn::Error::new_spanned(
+                other,
+                "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, 1-D arrays), with `zip`, `enumerate`, `copied` or `cloned`; or loop over `0..x.len()` and index",
+            )),
         }
     }
 
     /// `(x.len(), &x[index])` for a named value or a place `x`.
-    fn element_of(&mut self, x: &Expr, index: &syn::Ident) -> Result<(Expr, Expr), ()> {
-        if !super::expr::is_place(x) {
-            self.errors.at(
-                x,
-                "iterate over a named value: bind this expression with `let` first, then call `.iter()` on the name",
-            );
-            return Err(());
-        }
+    fn element_of(&self, x: &Expr, index: &syn::Ident) -> syn::Result<(Expr, Expr)> {
+        let x = named(x)?;
         if !self.one_axis(x) && self.array_rank(x).is_some() {
             let name = quote::ToTokens::to_token_stream(x);
-            self.errors.at(
+            return Err(syn::Error::new_spanned(
                 x,
                 format!("`{name}` has more than one axis, and an iterator over active values is read by index: loop over `0..{name}.nrows()` with `{name}.row(i)`, or use `{name}.mapv(..)`"),
-            );
-            return Err(());
+            ));
         }
         Ok((syn::parse_quote!(#x.len()), syn::parse_quote!(&#x[#index])))
     }
@@ -443,30 +430,16 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     (e, stages)
 }
 
-/// Whether `indexed` reads `e` (without reporting anything).
-fn indexable(e: &Expr, bare: bool) -> bool {
-    match e {
-        Expr::Paren(p) => indexable(&p.expr, bare),
-        Expr::MethodCall(m) if m.args.is_empty() && lanes(e).is_some() => {
-            super::expr::is_place(&m.receiver)
-        }
-        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into_iter" => {
-            indexable(&m.receiver, bare)
-        }
-        Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
-            super::expr::is_place(&m.receiver)
-        }
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && (m.method == "copied" || m.method == "cloned" || m.method == "enumerate") =>
-        {
-            indexable(&m.receiver, false)
-        }
-        Expr::MethodCall(m) if m.args.len() == 1 && m.method == "zip" => {
-            indexable(&m.receiver, false) && indexable(&m.args[0], true)
-        }
-        Expr::Reference(r) if r.mutability.is_none() => super::expr::is_place(&r.expr),
-        e => bare && super::expr::is_place(e),
+/// `x` where it names a value or a place, which the loop reads again at
+/// each index.
+fn named(x: &Expr) -> syn::Result<&Expr> {
+    if super::expr::is_place(x) {
+        Ok(x)
+    } else {
+        Err(syn::Error::new_spanned(
+            x,
+            "iterate over a named value: bind this expression with `let` first, then call `.iter()` on the name",
+        ))
     }
 }
 
@@ -589,12 +562,14 @@ impl Binder {
     }
 
     /// The loop body `stmts` reading `*v` as `v` for the names bound to
-    /// copies.
+    /// copies, statement by statement (the body's own lets bind them).
     fn finish(&self, stmts: &mut [syn::Stmt]) {
+        if self.copied.is_empty() {
+            return;
+        }
+        let names = self.copied.iter().map(|n| n.to_string()).collect();
         for stmt in stmts {
-            for name in &self.copied {
-                syn::visit_mut::VisitMut::visit_stmt_mut(&mut Undo(name), stmt);
-            }
+            *stmt = scan::rename_stmt_with_values(stmt, &scan::Renames::new(), &names).0;
         }
     }
 }
@@ -616,7 +591,9 @@ pub(super) fn by_value(c: &syn::ExprClosure) -> Option<Expr> {
         return None;
     }
     let body = if deref {
-        undo_derefs(&c.body, &param)
+        // An `iter()` closure's parameter is a reference, a `mapv` closure's
+        // a value.
+        without_derefs(&c.body, &HashSet::from([param.to_string()])).0
     } else {
         (*c.body).clone()
     };
@@ -637,28 +614,10 @@ pub(super) fn contains_return(e: &Expr) -> bool {
     finder.0
 }
 
-/// Reads `*v` and `**v` as `v` for one name.
-struct Undo<'a>(&'a syn::Ident);
-
-impl syn::visit_mut::VisitMut for Undo<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        syn::visit_mut::visit_expr_mut(self, e);
-        if let Expr::Unary(u) = e {
-            if matches!(u.op, syn::UnOp::Deref(_))
-                && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.0))
-            {
-                *e = (*u.expr).clone();
-            }
-        }
-    }
-}
-
-/// `body` with each `*v` read as `v`: an `iter()` closure's parameter is a
-/// reference, a `mapv` closure's a value.
-fn undo_derefs(body: &Expr, param: &syn::Ident) -> Expr {
-    let mut body = body.clone();
-    syn::visit_mut::VisitMut::visit_expr_mut(&mut Undo(param), &mut body);
-    body
+/// `e` with `*v` and `**v` read as `v` for each of `names` (the renamer's
+/// reading of values generated code holds, with nothing renamed).
+fn without_derefs(e: &Expr, names: &HashSet<String>) -> (Expr, Vec<Ident>) {
+    scan::rename_expr_with_values(e, &scan::Renames::new(), names)
 }
 
 /// The number of axes an array type names (`Array2<f64>`, `&Array1<F>`,

@@ -30,7 +30,7 @@ use super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId, VarInfo};
 use super::scan::{self, Renames};
 use super::signature::Signature;
 
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 enum Binding {
     Active(VarId),
     /// An inactive local or parameter; `renamed` when generated code re-bound
