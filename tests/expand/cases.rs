@@ -533,3 +533,15 @@ snapshot!(local_closure, [reverse],
         scaled(x) + scaled(2.0)
     }
 );
+
+// A loop over an active matrix's rows reads `m.row(k)` at each index (over
+// a constant matrix's, it runs as written).
+snapshot!(rows_of_a_matrix, [reverse],
+    fn f(w: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let mut total = 0.0;
+        for row in m.rows() {
+            total += row.dot(w).tanh();
+        }
+        total
+    }
+);
