@@ -545,3 +545,13 @@ snapshot!(rows_of_a_matrix, [reverse],
         total
     }
 );
+
+// A `filter` guards the rest of the loop body in an `if`; a `fold` assigns
+// its accumulator from the closure's body, whose parameters are bound to
+// the accumulator and the item.
+snapshot!(filter_and_fold, [reverse],
+    fn f(x: &[f64]) -> f64 {
+        let logs: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
+        logs + x.iter().fold(1.0, |acc, v| acc * 0.5 + v)
+    }
+);
