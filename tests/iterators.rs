@@ -1,6 +1,7 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
-//! `enumerate`, `filter`, `fold`, `product`, a range's `map`) and `for`
-//! loops over `zip`s, each against finite differences and forward mode.
+//! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, windows and
+//! chunks, `fold`, `product`, `collect`, a range's `map`) and `for` loops
+//! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
 //! (`ad-macros/src/compiler/lower/iterators.rs`).
 
@@ -188,6 +189,95 @@ mod generic {
     }
 }
 
+/// Adaptors that choose positions: `skip`, `take`, `step_by` and `rev`,
+/// composed with each other, with `enumerate` and `zip`, with counts
+/// computed from a constant, in chains and a `for` loop.
+mod positions {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &[f64], #[constant] k: usize) -> f64 {
+        let inner = x.iter().skip(1).take(k + 1).map(|v| v * v).sum::<f64>();
+        let weighted: f64 = y
+            .iter()
+            .rev()
+            .enumerate()
+            .map(|(i, v)| v * (i as f64 + 1.0))
+            .sum();
+        let strided: f64 = y
+            .iter()
+            .skip(k - 1)
+            .step_by(k + 1)
+            .rev()
+            .map(|v| v.sin())
+            .product();
+        let mut crossed = 0.0;
+        for (a, b) in x.iter().zip(y.iter().rev()).skip(1).step_by(2) {
+            crossed = crossed * 0.5 + a * b.exp();
+        }
+        inner + weighted * strided + crossed
+    }
+}
+
+/// A 1-D array's `windows` and chunks (`exact_chunks`,
+/// `axis_chunks_iter(Axis(0), n)`), each item a view; a matrix's
+/// `axis_iter`.
+mod views {
+    use super::*;
+    use ad::ndarray::Axis;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let mut curvature = 0.0;
+        for (i, w) in x.windows(3).into_iter().enumerate() {
+            curvature += (w[2] - 2.0 * w[1] + w[0]).powi(2) * (i + 1) as f64;
+        }
+        let pairs = x
+            .exact_chunks(2)
+            .into_iter()
+            .map(|c| c.sum().tanh())
+            .sum::<f64>();
+        let chunks = x
+            .axis_chunks_iter(Axis(0), 2)
+            .rev()
+            .map(|c| c.product())
+            .sum::<f64>();
+        let rows = m.axis_iter(Axis(0)).map(|r| r.sum().powi(2)).sum::<f64>();
+        let columns = m
+            .axis_iter(Axis(1))
+            .map(|c| c[0] * c[c.len() - 1])
+            .sum::<f64>();
+        curvature + pairs + chunks + rows + columns
+    }
+}
+
+/// `collect()` into a 1-D array, from active sources and from a range;
+/// a chain over indices kept by an inactive `filter`; over a computed
+/// value; ndarray's `product()`; a `fold` from an unsuffixed literal;
+/// `cloned()` after a `filter`.
+mod collected {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &[f64], m: &Array2<f64>) -> f64 {
+        let y: Array1<f64> = x.iter().zip(w).map(|(a, b)| (a * b).exp()).collect();
+        let z = (0..x.len())
+            .map(|i| x[i] * i as f64)
+            .collect::<Array1<f64>>();
+        let keep: Vec<usize> = (0..x.len()).filter(|i| i % 2 == 0).collect();
+        let kept: Array1<f64> = keep.iter().map(|&i| x[i].sin()).collect();
+        let reversed = x.iter().rev().cloned().collect::<Array1<f64>>();
+        let norms: Array1<f64> = m.rows().into_iter().map(|r| r.dot(&r).sqrt()).collect();
+        let computed = (x * 2.0).iter().map(|v| v.tanh()).sum::<f64>();
+        let started = x.iter().fold(0.5, |acc, v| (acc * 0.8 + v).tanh());
+        let scaled = w[0] * started;
+        let positive = x
+            .iter()
+            .filter(|v| **v > 0.0)
+            .cloned()
+            .map(f64::exp)
+            .sum::<f64>();
+        y.dot(&z) + kept.sum() + reversed.dot(x) + norms.product() + computed + scaled + positive
+    }
+}
+
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     random(n, seed).to_vec()
 }
@@ -264,5 +354,26 @@ fn generic_sums() {
     let (_, (g32, _)) = generic::f_grad(&x32, &y32);
     for (a, b) in g64.iter().zip(&g32) {
         assert!((a - *b as f64).abs() < 1e-5, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn adaptors_that_choose_positions() {
+    for (n, k) in [(1, 1), (5, 1), (6, 2), (7, 3)] {
+        check_scalar!(positions; ref x dx = random(n, 40), ref y dy = vector(n, 41); k);
+    }
+}
+
+#[test]
+fn windows_chunks_and_axes() {
+    for n in [1, 2, 5, 6] {
+        check_scalar!(views; ref x dx = random(n, 42), ref m dm = random((n, 3), 43););
+    }
+}
+
+#[test]
+fn collected_arrays() {
+    for n in [1, 4] {
+        check_scalar!(collected; ref x dx = random(n, 44), ref w dw = vector(n, 45), ref m dm = random((3, n), 46) + 1.5;);
     }
 }

@@ -555,3 +555,27 @@ snapshot!(filter_and_fold, [reverse],
         logs + x.iter().fold(1.0, |acc, v| acc * 0.5 + v)
     }
 );
+
+// `skip` and `rev` change the position an element is read at; a window is
+// a view `x.slice(s![k..k + 2])` of the array.
+snapshot!(positions_and_windows, [reverse],
+    fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let tail: f64 = x.iter().rev().skip(k).map(|v| v * v).sum();
+        let mut rough = 0.0;
+        for w in x.windows(2) {
+            rough += (w[1] - w[0]).powi(2);
+        }
+        tail + rough
+    }
+);
+
+// A lone `map` over a 1-D array parameter is collected as `mapv`; other
+// chains' `collect()` fills an array of zeros element by element, as
+// `from_shape_fn` does.
+snapshot!(collected_chain, [reverse],
+    fn f(x: &Array1<f64>, w: &[f64]) -> f64 {
+        let y: Array1<f64> = x.iter().map(|v| v.exp()).collect();
+        let z: Array1<f64> = x.iter().zip(w).map(|(a, b)| a * b).collect();
+        y.dot(&z)
+    }
+);

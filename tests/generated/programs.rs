@@ -282,9 +282,10 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![(a[a.len() - 1] / (1.0 + 0.65 * 0.65)), c[k % a.len()], y.tanh().exp()].mapv(f64::sin).sum();
-        let v2 = (c * c).mapv(f64::tanh);
-        helper_scalar((s1 * x), v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65)) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let v4 = (b * c).mapv(f64::tanh);
+        helper_scalar((s1 * x), v4.mapv(f64::tanh).sum()) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -470,8 +471,7 @@ mod p13 {
         } else {
             s1 = s1 * y;
         }
-        let g3 = |p4: f64| (p4 * (s1 - x)).tanh();
-        let mut s2 = g3((y / (1.0 + x * x))) + g3(c[0]);
+        let mut s2 = ad::ndarray::array![(s1 - x), (y / (1.0 + x * x)), (k as f64 * 0.5).tanh().exp()].mapv(f64::sin).sum();
         (f64::sin(0.45) / (1.0 + x * x)) + s2
     }
 
@@ -593,20 +593,23 @@ mod p17 {
             let t3 = ((y + (k as f64 * 0.5)) + x);
             t3 * t3 * 0.5 + x
         };
-        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (c[k % a.len()] - (k as f64 * 0.5));
+        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[k % a.len()] - (k as f64 * 0.5))).tanh() + x).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
         for i in 0..a.len() {
-            s5 = (s5 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s5 = s5 + w2[i] * 0.3;
+            s5 = s5 + a[i] * 0.3;
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            s1 = (s1 * 0.7 + w2[i] * (k as f64 * 0.5)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s8 = a.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * helper_scalar(c[a.len() - 1], x)).sum::<f64>();
-        (helper_scalar(0.24, w2[0]) - helper_array(a, c[k % a.len()])) + s8 + w2.sum() * 0.3
+        for (p8, &q9) in a.iter().zip(&f6) {
+            s5 = (s5 * 0.7 + p8 * q9 * helper_scalar(a[a.len() - 1], x)).tanh();
+        }
+        f64::ln((1.0 + 0.24 * 0.24)) + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -787,7 +790,7 @@ mod p22 {
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
+        let mut s5 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
         for i in (1..a.len()).step_by(2) {
             let t6 = a[i] * (y - 0.59);
             let mut u7 = t6;
@@ -830,30 +833,14 @@ mod p23 {
             }
             s1 += c[i] * 0.2;
         }
-        for (p2, &q3) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * a.mapv(f64::tanh).sum()).tanh();
+        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mapv(f64::tanh).sum()).sum::<f64>();
+        if k == 3 {
+            return (1.0 + s1 * s1).sqrt().tanh().exp();
         }
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => s1 = s1 * a[0],
-            _ => s1 += helper_array(a, 0.97),
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (1.0 + s1 * s1).ln();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let v5 = b.mapv(|t| t * t * 0.5 - t);
-        (k as f64 * 0.5) + s1 + v5.sum() * 0.3
+        let mut s5 = ((1.0 + s4 * s4).sqrt() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        let mut s6 = s5;
+        s6 += y.tanh();
+        b.dot(b) + s6
     }
 
     #[test]
@@ -889,7 +876,7 @@ mod p24 {
             s2 += t3 * t3 * 0.5;
             s2 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        let mut s6 = (0..a.len()).map(|q5| a[q5] * b[q5] + y).sum::<f64>();
+        let mut s6 = a.iter().enumerate().map(|(q5, &p4)| (p4 * y).sin() * (q5 as f64 + 1.0)).sum::<f64>();
         y + s6
     }
 
@@ -976,8 +963,7 @@ mod p27 {
             s1 += t2 * t2 * 0.5;
             s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
         }
-        let g4 = |p5: f64| (p5 * s1).tanh();
-        let mut s3 = g4(b[k % a.len()].cos()) + g4(b[0]);
+        let mut s3 = ad::ndarray::array![s1, b[k % a.len()].cos(), b.dot(b)].mapv(f64::sin).sum();
         for i in (0..a.len()).rev() {
             s3 = (s3 * 0.7 + a[i] * s1).tanh();
         }
@@ -1149,7 +1135,7 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_array(a, a[k % a.len()])).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(a, a[k % a.len()]));
         s4 + s4
     }
 
@@ -1229,7 +1215,7 @@ mod p36 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5)).sum::<f64>();
+        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * (k as f64 * 0.5)).tanh());
         (1.0 + s4 * s4).ln() + s4
     }
 
@@ -1252,17 +1238,18 @@ mod p37 {
             _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * b.mean().unwrap(),
             _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let mut s2 = ad::ndarray::array![(1.0 + s1 * s1).ln(), x, y].mapv(f64::sin).sum();
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (1.0 + s1 * s1).ln()).tanh() + x).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
         match k % 4 {
-            j if j > 1 => s2 = helper_array(a, helper_array(c, c[a.len() - 1])) * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * c[0],
+            j if j > 1 => s2 = helper_array(c, helper_array(b, c[a.len() - 1])) * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * b[0],
             _ => s2 += s2.tanh(),
         }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * c[a.len() - 1]).tanh();
+            s2 = (s2 * 0.7 + c[i] * f3[a.len() - 1]).tanh();
         }
-        let v3 = a.mapv(f64::sin);
-        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
+        let v5 = b.mapv(f64::sin);
+        f3.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1325,8 +1312,10 @@ mod p39 {
             let t5 = (helper_array(c, s2) + x);
             t5 * t5 * 0.5 + a.dot(b)
         };
-        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * b[a.len() - 1]).sum::<f64>();
-        helper_array(&v3, b.mapv(f64::tanh).sum()) + s9 + v3.sum() * 0.3
+        for (p7, &q8) in c.iter().zip(b) {
+            s6 = (s6 * 0.7 + p7 * q8 * b[a.len() - 1]).tanh();
+        }
+        v3.mapv(f64::tanh).sum() + s6 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1476,32 +1465,31 @@ mod p43 {
         } else {
             s1 = s1 * s1;
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * x.cos() + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
+        let mut s2 = (c.var(0.0) + 0.1).sqrt() * x.cos();
         for i in 0..a.len() {
             let mut s2 = s2 * 0.5 + (1.0 + s1 * s1).ln();
             s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
         s2 += s2 * 0.2;
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (c[i] + f3.mean().unwrap()).sin();
+            w3[i] += (a[i] + c.mean().unwrap()).sin();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f3.dot(&f3)).tanh();
+                s1 = (s1 * 0.8 + b[j] * w3.dot(a)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_array(c, s2);
+            let mut s2 = s2 * 0.5 + helper_array(b, s2);
             s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
         s2 += s2 * 0.2;
-        ((1.0 + y * y).ln() - s2.cos()) + s2 + w5.sum() * 0.3
+        ((1.0 + y * y).ln() - s2.cos()) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1519,8 +1507,8 @@ mod p44 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
-        let mut s2 = ad::ndarray::array![s1, helper_array(b, y), f64::tanh(0.39)].mapv(f64::sin).sum();
-        let mut s3 = (a.var(0.0) + 0.1).sqrt() * (k as f64 * 0.5);
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * s1;
+        let mut s3 = ad::ndarray::array![(k as f64 * 0.5), (0.53 / (1.0 + 0.99 * 0.99)), (s2 - c[a.len() - 1])].mapv(f64::sin).sum();
         for i in 0..a.len() {
             let t4 = a[i] * helper_array(b, y);
             let mut u5 = t4;
@@ -1705,27 +1693,28 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-        let mut s2 = (k as f64 * 0.5);
+        let g2 = |p3: f64| (p3 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
+        let mut s1 = g2(1.10) + g2(c[0]);
+        let mut s4 = (k as f64 * 0.5);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (b[a.len() - 1] * s1)).tanh();
-                if s2 > 0.3 && j > i {
+                s4 = (s4 * 0.8 + a[j] * (b[a.len() - 1] * s1)).tanh();
+                if s4 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s2 += a[i] * 0.2;
+            s4 += a[i] * 0.2;
         }
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * a[a.len() - 1]).tanh();
+            s4 = (s4 * 0.7 + a[i] * a[a.len() - 1]).tanh();
             let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+            s4 = s4 + a[i] * 0.3;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * c.mapv(f64::tanh).sum();
+            w5[i] = a[i] * c.mapv(f64::tanh).sum();
         }
-        s2 + s2 + w3.sum() * 0.3
+        s4 + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2061,15 +2050,14 @@ mod p60 {
             let t2 = a.mean().unwrap();
             t2 * t2 * 0.5 + s1
         };
-        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * (s3 + y) + i6 as f64 * 0.1);
-        let mut s4 = f5.sum() * 0.3;
-        let v7 = (&f5 * helper_array(b, y));
+        let mut s4 = ad::ndarray::array![(s3 + y), s1, helper_scalar(y, (k as f64 * 0.5))].mapv(f64::sin).sum();
+        let v5 = (c * helper_array(c, y));
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + v7[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + f5[i] * 0.3;
+            s3 = s3 + c[i] * 0.3;
         }
-        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v7.sum() * 0.3
+        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2096,19 +2084,18 @@ mod p61 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * s1 + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        let mut s6: f64 = {
-            let t5 = (y * y);
-            t5 * t5 * 0.5 + f64::cos(1.03)
+        let mut s2 = ad::ndarray::array![s1, f64::tanh(1.14).exp(), helper_array(a, x)].mapv(f64::sin).sum();
+        let mut s4: f64 = {
+            let t3 = (y * y);
+            t3 * t3 * 0.5 + f64::cos(1.03)
         };
         match k % 3 {
-            0 => s2 = (f3.mean().unwrap() / (1.0 + s6 * s6)),
+            0 => s2 = (a.mean().unwrap() / (1.0 + s4 * s4)),
             1 => s2 = s2 * (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
-            _ => s2 += helper_scalar(y, s6),
+            _ => s2 += helper_scalar(y, s4),
         }
-        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * (k as f64 * 0.5)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s9 + f3.sum() * 0.3
+        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + (k as f64 * 0.5));
+        c.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -2157,8 +2144,7 @@ mod p63 {
         if k == 3 {
             return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
-        let g2 = |p3: f64| (p3 * helper_array(b, (k as f64 * 0.5))).tanh();
-        let mut s1 = g2((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + g2(c[0]);
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_array(b, (k as f64 * 0.5));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
@@ -2168,16 +2154,16 @@ mod p63 {
             }
             s1 += b[i] * 0.2;
         }
-        let mut s6 = (0..a.len()).map(|q5| a[q5] * c[q5] + (s1 / (1.0 + s1 * s1))).sum::<f64>();
+        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + (s1 / (1.0 + s1 * s1)));
         if k == 3 {
             return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
         }
         s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.cos();
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.cos();
         }
-        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s6 + u7.sum() * 0.3
+        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2195,10 +2181,8 @@ mod p64 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
         s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
-        for (p2, &q3) in a.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * helper_array(b, x)).tanh();
-        }
-        (k as f64 * 0.5).sin().cos() + s1
+        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * helper_array(b, x)).sum::<f64>();
+        b[a.len() - 1] + s4
     }
 
     #[test]
@@ -2270,11 +2254,9 @@ mod p67 {
         if c[0] < 0.0 {
             s4 = (y / (1.0 + v1[k % a.len()] * v1[k % a.len()])).tanh().exp();
         }
-        for (p5, &q6) in v1.iter().zip(a) {
-            s4 = (s4 * 0.7 + p5 * q6 * v1.dot(&v1)).tanh();
-        }
-        s4 = (s4 * 0.5 + helper_array(c, (k as f64 * 0.5)).tanh().exp()).tanh();
-        a.dot(b) + s4 + v1.sum() * 0.3
+        let mut s7 = v1.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * v1.dot(&v1)).sum::<f64>();
+        let v8 = (b * s7.tanh().exp());
+        helper_scalar(x, s4) + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -2391,26 +2373,26 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * (x / (1.0 + x * x))).tanh();
-        let mut s1 = g2((x + x)) + g2(b[0]);
-        let mut s4 = (b.var(0.0) + 0.1).sqrt() * c.mean().unwrap();
+        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (x / (1.0 + x * x));
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * c.mean().unwrap() + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
         if k == 3 {
             return y;
         }
-        let mut u5 = b.to_owned();
+        let mut u5 = f3.to_owned();
         for i in 1..u5.len() {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
         }
-        let mut s6 = (a.var(0.0) + 0.1).sqrt() * (1.12 / (1.0 + y * y));
+        let mut s6 = ad::ndarray::array![(1.12 / (1.0 + y * y)), helper_array(b, 1.22), y].mapv(f64::sin).sum();
         if k == 3 {
             return c[a.len() - 1];
         }
-        if (c[k % a.len()] / (1.0 + s4 * s4)) > 0.1 {
-            s6 = b.mapv(f64::tanh).sum();
+        if (u5[k % a.len()] / (1.0 + s2 * s2)) > 0.1 {
+            s6 = a.mapv(f64::tanh).sum();
         } else {
-            s6 = s6 * c.mean().unwrap();
+            s6 = s6 * b.mean().unwrap();
         }
-        u5[a.len() - 1].tanh() + s6 + u5.sum() * 0.3
+        c[a.len() - 1].tanh() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3282,8 +3264,7 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let g3 = |p4: f64| (p4 * (0.20 * a[0])).tanh();
-        let mut s2 = g3((1.0 + x * x).sqrt()) + g3(c[0]);
+        let mut s2 = ad::ndarray::array![(0.20 * a[0]), (1.0 + x * x).sqrt(), (y / (1.0 + s1 * s1))].mapv(f64::sin).sum();
         if k % 2 == 1 {
             let mut s1 = s1 * 0.5 + helper_scalar(1.35, x);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
@@ -3323,13 +3304,14 @@ mod p98 {
             let t2 = a.dot(b);
             t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
         };
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * (s1 - s1);
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
+        let g5 = |p6: f64| (p6 * (s1 - s1)).tanh();
+        let mut s4 = g5((s3 * 0.51)) + g5(a[0]);
+        let mut u7 = c.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * b.mean().unwrap();
         }
-        let mut s6 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
-        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s6 + u5.sum() * 0.3
+        let mut s8 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
+        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s8 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3345,8 +3327,8 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * f64::ln((1.0 + 0.34 * 0.34)) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * f64::ln((1.0 + 0.34 * 0.34))).tanh() + x).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
         s1 = (s1 * 0.5 + (f2.mean().unwrap() - b.mapv(f64::tanh).sum())).tanh();
         helper_scalar(((k as f64 * 0.5) - x), helper_scalar(x, f2[k % a.len()])) + s1 + f2.sum() * 0.3
     }
@@ -3448,7 +3430,7 @@ mod p102 {
             let i = (i + 1) % c.len();
             s1 = s1 + c[i] * 0.3;
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(1.06, s1)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_scalar(1.06, s1));
         if k % 2 == 1 {
             let x = x * 0.5 + helper_array(c, x);
             s4 = (s4 * 0.8 + x * 0.3).tanh();
@@ -3626,21 +3608,20 @@ mod p107 {
         if k == 3 {
             return w1[0];
         }
-        let g4 = |p5: f64| (p5 * y).tanh();
-        let mut s3 = g4((x + 1.08)) + g4(a[0]);
-        let mut u6 = w1.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * a.dot(a);
+        let mut s3 = (a.var(0.0) + 0.1).sqrt() * y;
+        let mut u4 = w1.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.dot(a);
         }
         match k % 3 {
             0 => s3 = s2,
-            1 => s3 = s3 * (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + u6.dot(&w1) * u6.dot(&w1))),
+            1 => s3 = s3 * (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + u4.dot(&w1) * u4.dot(&w1))),
             _ => s3 += b[a.len() - 1],
         }
         if k == 3 {
             return c.dot(b);
         }
-        ((1.0 + s2 * s2).sqrt() / (1.0 + helper_array(c, s2) * helper_array(c, s2))) + s3 + u6.sum() * 0.3
+        ((1.0 + s2 * s2).sqrt() / (1.0 + helper_array(c, s2) * helper_array(c, s2))) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3820,7 +3801,7 @@ mod p113 {
         for i in 0..a.len() {
             w1[i] += (b[i] + 0.47).sin();
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (y - y)).sum::<f64>();
+        let mut s4 = c.iter().rev().skip(1).zip(w1.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (y - y)).sum::<f64>();
         helper_scalar((b[a.len() - 1] + 1.05), s4.tanh().exp()) + s4 + w1.sum() * 0.3
     }
 
@@ -3899,7 +3880,7 @@ mod p116 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + x).sum::<f64>();
+        let mut s5 = b.iter().take(3).filter(|p3| **p3 < 0.5).cloned().fold(-0.5, |q4, p3| q4 * p3 + x);
         match k % 3 {
             0 => s5 = (s1 + ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))),
             1 => s5 = s5 * s5,
@@ -4104,23 +4085,22 @@ mod p122 {
             let t2 = (((k as f64 * 0.5) / (1.0 + x * x)) - (s1 - s1));
             t2 * t2 * 0.5 + s1.cos()
         };
-        for (p4, &q5) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p4 * q5 * ((k as f64 * 0.5) - b[0])).tanh();
+        let mut s6 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + ((k as f64 * 0.5) - b[0])).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s6 = (s6 * 0.7 + a[i] * a.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + a[i] * 0.3;
         }
-        let mut s7: f64 = {
-            let t6 = a.dot(a).tanh().exp();
-            t6 * t6 * 0.5 + a.dot(b)
-        };
-        let mut s8 = (((0.38 / (1.0 + x * x)) - (s7 - s7)) / (1.0 + (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) * (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()))));
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let mut s7 = (((0.38 / (1.0 + x * x)) - (s6 - s6)) / (1.0 + (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) * (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()))));
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w9[i] += (c[i] + (s1 / (1.0 + x * x))).sin();
+            w8[i] += (c[i] + (s1 / (1.0 + x * x))).sin();
         }
-        let mut u10 = c.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * a.mapv(f64::tanh).sum();
+        let mut u9 = c.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * a.mapv(f64::tanh).sum();
         }
-        (helper_scalar(y, a[k % a.len()]) - s8) + s8 + u10.sum() * 0.3
+        (helper_scalar(y, a[k % a.len()]) - s7) + s7 + u9.sum() * 0.3
     }
 
     #[test]
@@ -4292,18 +4272,19 @@ mod p127 {
             }
             s1 += u3;
         }
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * x.tanh();
+        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * x.tanh()).tanh() + y).collect();
+        let mut s4 = f5.dot(&f5) * 0.1;
         if c[0] < 0.0 {
             s4 = y;
         } else {
             s4 = s4 * ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * (s4 - c[0]);
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + a[j7 - 1] * (s4 - b[0]);
         }
-        1.30 + s4
+        1.30 + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -4412,7 +4393,7 @@ mod p131 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * f64::tanh(1.34)).tanh());
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * f64::tanh(1.34)) * q3 as f64).sum::<f64>();
         s4 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * s1.cos()).tanh();
@@ -4463,7 +4444,7 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (x - (k as f64 * 0.5))).sum::<f64>();
+        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x - (k as f64 * 0.5))) * q2 as f64).sum::<f64>();
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + b[k % a.len()]);
@@ -4553,14 +4534,13 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
-        for (p1, &q2) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar((k as f64 * 0.5), 0.45)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s3 = 1.25 * j as f64,
+            _ if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.2 => s3 = s3 * c.mean().unwrap(),
+            _ => s3 += (c[k % a.len()] / (1.0 + 1.01 * 1.01)),
         }
-        if c[0] < 0.0 {
-            s3 = (1.01 * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        s3 + s3
+        a.mean().unwrap() + s3
     }
 
     #[test]
@@ -4599,7 +4579,7 @@ mod p137 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * 0.83;
+        let mut s4 = ad::ndarray::array![0.83, (1.0 + x * x).ln(), y].mapv(f64::sin).sum();
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
@@ -4653,7 +4633,7 @@ mod p139 {
         for i in 1..u3.len() {
             u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b.dot(&u3);
+        let mut s4 = ad::ndarray::array![b.dot(&u3), (c[a.len() - 1] * s1), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
         (u3.mean().unwrap() * (k as f64 * 0.5)) + s4 + u3.sum() * 0.3
     }
 
@@ -4716,12 +4696,13 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![(y + 0.31), x.tanh().exp(), (k as f64 * 0.5).tanh().exp()].mapv(f64::sin).sum();
+        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * (y + 0.31)).tanh() + x.tanh().exp()).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
         for i in 0..a.len() {
-            let t2 = a[i] * y.sin();
-            s1 += t2.sin() * x;
+            let t4 = f2[i] * y.sin();
+            s1 += t4.sin() * x;
         }
-        c.mean().unwrap() + s1
+        a.mean().unwrap() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4751,7 +4732,7 @@ mod p142 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * a[0].cos()).tanh();
         }
-        let mut s5 = (0..a.len()).map(|q4| a[q4] * a[q4] + f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
+        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * f64::ln((1.0 + 1.05 * 1.05))).sin() * (q4 as f64 + 1.0)).sum::<f64>();
         s1 + s5
     }
 
@@ -4771,8 +4752,8 @@ mod p143 {
         let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * f64::tanh(0.97).exp() + i3 as f64 * 0.1);
         let mut s1 = f2.sum() * 0.3;
         let v4 = a.mapv(f64::sin);
-        let f6 = Array1::from_shape_fn(a.len(), |i7| v4[i7] * ((k as f64 * 0.5) - y) + i7 as f64 * 0.1);
-        let mut s5 = f6.sum() * 0.3;
+        let f6: Array1<f64> = v4.iter().rev().map(|p7| (p7 * ((k as f64 * 0.5) - y)).tanh() + helper_array(b, x)).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
         let v8 = a.mapv(f64::sin);
         for i in (0..a.len()).rev() {
             let t9 = f2[i] * helper_scalar(v8[0], s5);
@@ -4915,7 +4896,7 @@ mod p148 {
             _ if (x + 0.48) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
             _ => s1 += helper_scalar(c[0], s1),
         }
-        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * c.dot(a)).sum::<f64>();
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * c.dot(a)) * q3 as f64).sum::<f64>();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
@@ -5075,23 +5056,20 @@ mod p153 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s4 = b.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (k as f64 * 0.5).tanh()).sum::<f64>();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+        for (p2, &q3) in b.iter().zip(b) {
+            s1 = (s1 * 0.7 + p2 * q3 * (k as f64 * 0.5).tanh()).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + u5[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s1 += b[i] * 0.2;
         }
-        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u5.sum() * 0.3
+        let mut s4 = (x / (1.0 + s1 * s1)).tanh().exp();
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -5142,10 +5120,10 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        let g3 = |p4: f64| (p4 * (a[k % a.len()] - x)).tanh();
-        let mut s2 = g3(helper_array(b, (k as f64 * 0.5))) + g3(c[0]);
-        let v5 = (b * b).mapv(f64::tanh);
-        v5.mean().unwrap() + s2 + v5.sum() * 0.3
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (a[k % a.len()] - x)).tanh() + helper_array(b, (k as f64 * 0.5))).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let v5 = (a * &f3).mapv(f64::tanh);
+        a.mean().unwrap() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5187,7 +5165,7 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (1.0 + x * x).sqrt()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| a[q2] * a[q2] + (1.0 + x * x).sqrt()).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5227,25 +5205,25 @@ mod p158 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
         s1 = (s1 * 0.5 + x).tanh();
-        let mut s4 = b.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[a.len() - 1] + 0.71)).sum::<f64>();
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s4 * y);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        for (p2, &q3) in b.iter().zip(b) {
+            s1 = (s1 * 0.7 + p2 * q3 * (c[a.len() - 1] + 0.71)).tanh();
         }
-        s4 += y * 0.2;
-        if c[0] < 0.0 {
-            s1 = ((k as f64 * 0.5).tanh() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s4 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        match k % 3 {
+            0 => s4 = (1.0 + (0.86 + (k as f64 * 0.5)) * (0.86 + (k as f64 * 0.5))).ln(),
+            1 => s4 = s4 * (y - (k as f64 * 0.5)),
+            _ => s4 += x.sin(),
         }
-        s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = 1.24 * j as f64,
-            _ if ((k as f64 * 0.5) - a[0]) > 0.2 => s1 = s1 * helper_array(c, (s1 - a[a.len() - 1])),
-            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + 1.24;
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + a[0]).sum::<f64>();
-        (1.0 + (y - s7) * (y - s7)).sqrt() + s7
+        s4 += s1 * 0.2;
+        if k == 3 {
+            return (s1 - (y + c[k % a.len()]));
+        }
+        let mut s5 = (k as f64 * 0.5);
+        helper_scalar((s5 + 1.28), a[0]) + s5
     }
 
     #[test]
@@ -5280,10 +5258,9 @@ mod p159 {
             s4 += t7 * t7 * 0.5;
             s4 -= u1[(i + 1) % a.len()] * (x / (1.0 + x * x));
         }
-        let g9 = |p10: f64| (p10 * (k as f64 * 0.5)).tanh();
-        let mut s8 = g9((0.65 + (k as f64 * 0.5))) + g9(b[0]);
-        let mut s11 = (s4 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum()));
-        (1.0 + s8 * s8).ln() + s11 + u1.sum() * 0.3
+        let mut s8 = (b.var(0.0) + 0.1).sqrt() * (k as f64 * 0.5);
+        let mut s9 = (s4 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum()));
+        (1.0 + s8 * s8).ln() + s9 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5387,26 +5364,32 @@ mod p162 {
             _ if (s1 + x) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
             _ => s1 += b.mean().unwrap(),
         }
-        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * 0.26).sum::<f64>();
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + a[0];
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        for (p2, &q3) in a.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * 0.26).tanh();
         }
-        s4 += s1 * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.97).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
         for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
             let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * y;
         }
-        a[a.len() - 1] + s4
+        a[a.len() - 1] + s1
     }
 
     #[test]
@@ -5519,7 +5502,8 @@ mod p165 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.25;
         }
-        let mut s3 = (c.var(0.0) + 0.1).sqrt() * c.mean().unwrap();
+        let g4 = |p5: f64| (p5 * c.mean().unwrap()).tanh();
+        let mut s3 = g4((k as f64 * 0.5).cos()) + g4(c[0]);
         (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()) + s3
     }
 
@@ -5536,7 +5520,7 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * c[q2] + (0.36 * y)).sum::<f64>();
+        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (0.36 * y));
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5663,10 +5647,8 @@ mod p169 {
                 break;
             }
         }
-        for (p2, &q3) in a.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
-        }
-        a.mean().unwrap() + s1
+        let mut s4 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + y).sum::<f64>();
+        helper_scalar((x / (1.0 + 0.62 * 0.62)), s1) + s4
     }
 
     #[test]
@@ -5764,11 +5746,13 @@ mod p172 {
             let t4 = u3.mean().unwrap();
             t4 * t4 * 0.5 + x.tanh().exp()
         };
-        for (p6, &q7) in u3.iter().zip(a) {
-            s5 = (s5 * 0.7 + p6 * q7 * b.mapv(f64::tanh).sum()).tanh();
+        let mut s8 = u3.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * b.mapv(f64::tanh).sum()).sum::<f64>();
+        if k % 2 == 0 {
+            s5 = helper_array(c, ((k as f64 * 0.5) - x));
+        } else {
+            s5 = s5 * (b.dot(&u3) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
         }
-        let mut s8 = u3.mapv(f64::tanh).sum();
-        helper_array(b, u3.mapv(f64::tanh).sum()) + s8 + u3.sum() * 0.3
+        (0.44 * x) + s8 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5796,9 +5780,9 @@ mod p173 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * c.dot(a) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        s2 + s2 + f3.sum() * 0.3
+        let g3 = |p4: f64| (p4 * c.dot(a)).tanh();
+        let mut s2 = g3(c.mean().unwrap()) + g3(b[0]);
+        s2 + s2
     }
 
     #[test]
@@ -5947,8 +5931,7 @@ mod p178 {
             }
             s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let g3 = |p4: f64| (p4 * b.mean().unwrap()).tanh();
-        let mut s2 = g3(((k as f64 * 0.5) + 0.40)) + g3(c[0]);
+        let mut s2 = (c.var(0.0) + 0.1).sqrt() * b.mean().unwrap();
         (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s2
     }
 
@@ -6027,15 +6010,16 @@ mod p181 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
         }
-        let mut s3 = (c.var(0.0) + 0.1).sqrt() * y;
+        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * y + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
         s3 = helper_scalar((y - y), (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         if k % 2 == 0 {
             s3 = (k as f64 * 0.5);
         } else {
-            s3 = s3 * (v1.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
+            s3 = s3 * (c.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
         }
-        s3 += (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
-        b.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
+        s3 += (f4[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
+        f4.mapv(f64::tanh).sum() + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -6213,7 +6197,7 @@ mod p186 {
         } else {
             s2 = s2 * a.mapv(f64::tanh).sum();
         }
-        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * a.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        let mut s7 = (0..a.len()).map(|q6| c[q6] * a[q6] + a.mapv(f64::tanh).sum()).sum::<f64>();
         helper_scalar(a.dot(a), f64::tanh(1.35).exp()) + s7
     }
 
@@ -6241,7 +6225,7 @@ mod p187 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * x;
+        let mut s2 = ad::ndarray::array![x, ((k as f64 * 0.5) / (1.0 + y * y)), helper_scalar(y, 0.38)].mapv(f64::sin).sum();
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w3[i] = a[i] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
@@ -6262,7 +6246,7 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * y).sum::<f64>();
+        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * y) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
@@ -6575,10 +6559,10 @@ mod p197 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let g3 = |p4: f64| (p4 * helper_scalar(0.31, 0.70)).tanh();
-        let mut s2 = g3(((k as f64 * 0.5) / (1.0 + s1 * s1))) + g3(b[0]);
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(0.31, 0.70) + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
         let mut s5 = ((1.06 / (1.0 + s2 * s2)) / (1.0 + x * x)).tanh();
-        c.mapv(f64::tanh).sum() + s5
+        a.mapv(f64::tanh).sum() + s5 + f3.sum() * 0.3
     }
 
     #[test]
@@ -6601,10 +6585,10 @@ mod p198 {
             s1 = s1 * y.tanh().exp().tanh().exp();
         }
         s1 = x;
-        let g3 = |p4: f64| (p4 * y).tanh();
-        let mut s2 = g3(helper_array(a, c[a.len() - 1])) + g3(a[0]);
+        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * y + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
         for i in 0..a.len() {
-            let t5 = c[i] * y;
+            let t5 = a[i] * y;
             if i % 3 == 1 {
                 continue;
             }
@@ -6614,10 +6598,10 @@ mod p198 {
             }
         }
         for i in 0..a.len() {
-            let t6 = a[i] * b.mapv(f64::tanh).sum();
+            let t6 = c[i] * a.mapv(f64::tanh).sum();
             let mut u7 = t6;
             if t6 > 0.1 {
-                u7 = u7 * c[(i + 1) % a.len()];
+                u7 = u7 * f3[(i + 1) % a.len()];
             }
             s1 += u7;
             if i == 3 {
@@ -6626,9 +6610,9 @@ mod p198 {
         }
         let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] = c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+            w8[i] = a[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut u9 = a.to_owned();
+        let mut u9 = f3.to_owned();
         for i in 1..u9.len() {
             u9[i] = u9[i - 1] * 0.5 + u9[i] * (1.19 - s2);
         }

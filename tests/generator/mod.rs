@@ -532,15 +532,16 @@ impl Program {
     }
 
     /// An iterator chain over the arrays: a `zip` and `map` summed, an
-    /// `enumerate` with a reference pattern, a `filter`, a `fold`, or a
-    /// range's `map`; or a `for` loop over a `zip`.
+    /// `enumerate` with a reference pattern, a `filter`, a `fold`, a
+    /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
+    /// `take`, or `windows`; or a `for` loop over a `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(6) {
+        let chain = match self.pick(9) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -548,6 +549,15 @@ impl Program {
             2 => format!("{u}.iter().filter(|{p}| **{p} > 0.0).map(|{p}| {p} * {e}).sum::<f64>()"),
             3 => format!("{u}.iter().fold(0.5, |{q}, {p}| ({q} * 0.8 + {p} * {e}).tanh())"),
             4 => format!("(0..a.len()).map(|{q}| {u}[{q}] * {w}[{q}] + {e}).sum::<f64>()"),
+            5 => format!(
+                "{u}.iter().rev().skip(1).zip({w}.iter().step_by(2)).map(|({p}, {q})| {p} * {q} + {e}).sum::<f64>()"
+            ),
+            6 => format!(
+                "{u}.windows(2).into_iter().enumerate().map(|({q}, {p})| ({p}[1] - {p}[0] * {e}) * {q} as f64).sum::<f64>()"
+            ),
+            7 => format!(
+                "{u}.iter().take(3).filter(|{p}| **{p} < 0.5).cloned().fold(-0.5, |{q}, {p}| {q} * {p} + {e})"
+            ),
             _ => {
                 let acc = self.mutable_scalar();
                 self.line(format!("for ({p}, &{q}) in {u}.iter().zip({w_ref}) {{"));
@@ -566,13 +576,14 @@ impl Program {
     }
 
     /// A closure bound to a local and called, an `array![..]` of
-    /// scalars, a `from_shape_fn` array, or a standard deviation.
+    /// scalars, a `from_shape_fn` array, a collected chain, or a standard
+    /// deviation.
     fn constructed(&mut self) {
         let (u, _) = self.array();
         let u = u.name;
         let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
-        match self.pick(4) {
+        match self.pick(5) {
             0 => {
                 let (g, p) = (self.name("g"), self.name("p"));
                 self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
@@ -595,6 +606,21 @@ impl Program {
                     borrow,
                 ));
                 self.line(format!("let mut {name} = {v}.sum() * 0.3;"));
+            }
+            3 => {
+                let (v, p) = (self.name("f"), self.name("p"));
+                self.line(format!(
+                    "let {v}: Array1<f64> = {u}.iter().rev().map(|{p}| ({p} * {e1}).tanh() + {e2}).collect();"
+                ));
+                let borrow = format!("&{v}");
+                self.arrays.push((
+                    Var {
+                        name: v.clone(),
+                        active: true,
+                    },
+                    borrow,
+                ));
+                self.line(format!("let mut {name} = {v}.dot(&{v}) * 0.1;"));
             }
             _ => self.line(format!(
                 "let mut {name} = ({u}.var(0.0) + 0.1).sqrt() * {e1};"

@@ -88,6 +88,7 @@ pub fn supported_methods() -> String {
         "reversed_axes",
         "sum",
         "mean",
+        "product",
         "sum_axis",
         "mean_axis",
         "var",

@@ -5,11 +5,11 @@ fn scale_by(k: f64) -> impl Fn(&f64) -> f64 {
     move |v| v * k
 }
 
-// Rows of a computed matrix, an adaptor given neither a closure nor a
-// path, and a repeated `vec![x; n]` as an array's items.
+// Rows of a computed matrix's elements, an adaptor given neither a
+// closure nor a path, and a repeated `vec![x; n]` as an array's items.
 #[differentiable]
 fn f(x: &Array1<f64>, m: &Array2<f64>, s: f64) -> f64 {
-    let rows: f64 = (m * 2.0).rows().into_iter().map(|r| r.sum()).sum();
+    let rows: f64 = (m * 2.0).iter().zip(x).map(|(a, b)| a * b).sum();
     let scaled: f64 = x.iter().map(scale_by(2.0)).sum();
     let repeated = Array1::from(vec![s; 3]);
     rows + scaled + repeated.sum()

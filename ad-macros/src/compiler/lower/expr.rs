@@ -266,7 +266,7 @@ impl Lowerer<'_> {
             // Patterns and guards only test; the arms give the value.
             Expr::Match(m) => m.arms.iter().any(|a| self.carries_derivative(&a.body)),
             // `s![..]` builds slice information, never a float.
-            Expr::Macro(m) => !m.mac.path.is_ident("s"),
+            Expr::Macro(m) => m.mac.path.segments.last().is_none_or(|s| s.ident != "s"),
             _ => true,
         }
     }

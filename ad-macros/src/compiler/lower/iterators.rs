@@ -29,6 +29,8 @@ enum Stage<'a> {
     Map(&'a Expr),
     /// `filter(|v| condition)`, whose closure sees a reference to the item.
     Filter(&'a syn::ExprClosure),
+    /// `copied()` or `cloned()` after a stage: the item dereferenced.
+    Copied,
 }
 
 /// The loop a chain's items come from.
@@ -50,7 +52,12 @@ enum Step {
 enum Terminal<'a> {
     Sum,
     Product,
-    Fold { init: &'a Expr, f: &'a Expr },
+    Fold {
+        init: &'a Expr,
+        f: &'a Expr,
+    },
+    /// `collect()` into a 1-D array, whose elements the loop writes.
+    Collect,
 }
 
 impl Lowerer<'_> {
@@ -61,6 +68,7 @@ impl Lowerer<'_> {
         let terminal = match (name.as_str(), m.args.len()) {
             ("sum", 0) => Terminal::Sum,
             ("product", 0) => Terminal::Product,
+            ("collect", 0) => Terminal::Collect,
             ("fold", 2) => Terminal::Fold {
                 init: &m.args[0],
                 f: &m.args[1],
@@ -71,8 +79,11 @@ impl Lowerer<'_> {
         let chained = is_adaptor(source);
         // `x.sum()` and `x.map(f).sum()` on an array are ndarray's;
         // ndarray's `x.fold(..)` visits every element, as
-        // `x.iter().fold(..)` does.
-        if !chained && (!stages.is_empty() || !matches!(terminal, Terminal::Fold { .. })) {
+        // `x.iter().fold(..)` does, and its `x.product()` multiplies them.
+        // ndarray's `x.product()` is the product of the elements, as
+        // `x.iter().product()`'s.
+        let elementwise = matches!(terminal, Terminal::Fold { .. } | Terminal::Product);
+        if !chained && (!stages.is_empty() || !elementwise) {
             return None;
         }
         let source = if chained {
@@ -82,6 +93,13 @@ impl Lowerer<'_> {
         };
         let span = m.method.span();
         if let (Terminal::Sum, Some(mapped)) = (&terminal, self.as_mapv(&source, &stages, span)) {
+            return Some(Ok(mapped));
+        }
+        if let (Terminal::Collect, None, Some(mapped)) = (
+            &terminal,
+            &m.turbofish,
+            self.collected_mapv(&source, &stages, span),
+        ) {
             return Some(Ok(mapped));
         }
         Some(self.chain_block(m, &source, &stages, terminal, span))
@@ -95,24 +113,31 @@ impl Lowerer<'_> {
             return None;
         }
         let index = self.fresh_numbered("item", |s| &mut s.consts);
-        let (len, item) = match self.indexed(&f.expr, &index, true) {
-            Ok(found) => found,
+        let mut lets = Vec::new();
+        let source = match self.source(&f.expr, true, &mut lets) {
+            Ok(source) => source,
             Err(error) => {
                 self.errors.push(error);
                 return Some(Err(()));
             }
         };
+        let (len, item) = (source.len(), source.item(&syn::parse_quote!(#index)));
         let mut stmts = Vec::new();
         let mut binder = self.binder();
         binder.bind(&f.pat, &item, &mut stmts);
         stmts.extend(f.body.stmts.iter().cloned());
         binder.finish(&mut stmts);
         let label = &f.label;
-        Some(Ok(
-            syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
-                #(#stmts)*
-            }),
-        ))
+        let looped: Expr = syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
+            #(#stmts)*
+        });
+        if lets.is_empty() {
+            return Some(Ok(looped));
+        }
+        Some(Ok(syn::parse_quote_spanned!(f.for_token.span=> {
+            #(#lets)*
+            #looped
+        })))
     }
 
     fn chain_block(
@@ -127,14 +152,17 @@ impl Lowerer<'_> {
         // items borrow a local (`v.iter()`), which the reverse sweep could
         // not keep; a parameter's items it can.
         let index = self.fresh_numbered("item", |s| &mut s.consts);
-        let indexed = self.indexed(source, &index, false);
+        let mut lets = Vec::new();
+        let indexed = self.source(source, false, &mut lets);
         let borrows_local = indexed.is_ok() && self.mentions_locals(source);
         let mut binder = self.binder();
         // `index` is the loop variable: an index, or the iterator's item.
         let (items, mut item) = if self.carries_derivative(source) || borrows_local {
-            let (len, item) = indexed.map_err(|error| self.errors.push(error))?;
-            (Items::Indexed { len }, item)
+            let source = indexed.map_err(|error| self.errors.push(error))?;
+            let item = source.item(&syn::parse_quote!(#index));
+            (Items::Indexed { len: source.len() }, item)
         } else {
+            lets.clear();
             (Items::Iterator(source.clone()), syn::parse_quote!(#index))
         };
         // Each filter's condition guards what follows it, in an `if`.
@@ -143,6 +171,12 @@ impl Lowerer<'_> {
         for stage in stages {
             match stage {
                 Stage::Map(f) => item = self.apply(f, &[item], &mut binder, &mut stmts)?,
+                Stage::Copied => {
+                    item = match item {
+                        Expr::Reference(r) => *r.expr,
+                        other => syn::parse_quote!(*#other),
+                    }
+                }
                 Stage::Filter(c) => {
                     let pat = single_param(c).ok_or_else(|| {
                         self.errors.at(
@@ -162,6 +196,13 @@ impl Lowerer<'_> {
             Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
             _ => None,
         });
+        // A collected item's position: the index, or a count of the
+        // iterator's items.
+        let collects = matches!(terminal, Terminal::Collect);
+        let position = match &items {
+            Items::Indexed { .. } => index.clone(),
+            Items::Iterator(_) => self.fresh_local("position", span),
+        };
         let (init, update): (Expr, syn::Stmt) = match terminal {
             Terminal::Sum => (
                 self.float_literal(turbofish.as_ref(), 0.0, span),
@@ -174,7 +215,31 @@ impl Lowerer<'_> {
             Terminal::Fold { init, f } => {
                 let acc_path: Expr = syn::parse_quote!(#acc);
                 let next = self.apply(f, &[acc_path, item], &mut binder, &mut stmts)?;
-                ((*init).clone(), syn::parse_quote!(#acc = #next;))
+                // An unsuffixed start (`fold(0.5, ..)`) would leave the
+                // accumulator's type to inference, which generic rules do
+                // not pin.
+                let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
+                (init, syn::parse_quote!(#acc = #next;))
+            }
+            Terminal::Collect => {
+                if !steps.is_empty() {
+                    self.errors.at(
+                        &m.method,
+                        "a chain over active values collects into an array whose length is known before the loop, and `filter` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
+                    );
+                    return Err(());
+                }
+                let zeros = self.collected_zeros(turbofish.as_ref(), &m.method)?;
+                let len: Expr = match &items {
+                    Items::Indexed { len } => len.clone(),
+                    Items::Iterator(iter) => {
+                        syn::parse_quote!(::core::iter::Iterator::count(#iter))
+                    }
+                };
+                (
+                    syn::parse_quote_spanned!(span=> #zeros(#len)),
+                    syn::parse_quote!(#acc[#position] = #item;),
+                )
             }
         };
         stmts.push(update);
@@ -192,9 +257,13 @@ impl Lowerer<'_> {
         binder.finish(&mut stmts);
         let head = match items {
             Items::Indexed { len } => quote_spanned!(span=> for #index in 0..#len),
+            Items::Iterator(iter) if collects => {
+                quote_spanned!(span=> for (#position, #index) in ::core::iter::Iterator::enumerate(#iter))
+            }
             Items::Iterator(iter) => quote_spanned!(span=> for #index in #iter),
         };
         Ok(syn::parse_quote_spanned!(span=> {
+            #(#lets)*
             let mut #acc = #init;
             #head {
                 #(#stmts)*
@@ -204,8 +273,9 @@ impl Lowerer<'_> {
     }
 
     /// `x.iter().map(f).sum()` as `x.mapv(f).sum()` where `x` is an array
-    /// (not a slice, `Vec` or struct field) that may have any number of
-    /// axes; `x.iter().sum()` as `x.sum()`.
+    /// (a name that is not a slice or `Vec`, or a computed value, but not a
+    /// struct field) that may have any number of axes; `x.iter().sum()` as
+    /// `x.sum()`.
     fn as_mapv(&self, source: &Expr, stages: &[Stage], span: Span) -> Option<Expr> {
         let Expr::MethodCall(iter) = source else {
             return None;
@@ -214,10 +284,12 @@ impl Lowerer<'_> {
             return None;
         }
         let array = &*iter.receiver;
-        let is_array = matches!(array, Expr::Path(_))
+        // A computed value is an array: functions return floats or arrays.
+        let named_array = matches!(array, Expr::Path(_))
             && self.sequence_named(array).is_none()
-            && !self.one_axis(array)
-            && self.carries_derivative(array);
+            && !self.one_axis(array);
+        let is_array =
+            (named_array || !super::expr::is_place(array)) && self.carries_derivative(array);
         if !is_array {
             return None;
         }
@@ -231,80 +303,22 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The length and the item at `index` of an indexable source:
-    /// `x.iter()`, `&x` and (where `bare` allows, as in a `for` loop or a
-    /// `zip` argument) `x`; a matrix's `rows()`, `outer_iter()` and
-    /// `columns()`; `copied()`, `cloned()`, `enumerate()` and `zip(..)` of
-    /// those. The error says why `e` is not one.
-    fn indexed(&self, e: &Expr, index: &syn::Ident, bare: bool) -> syn::Result<(Expr, Expr)> {
-        match e {
-            Expr::Paren(p) => self.indexed(&p.expr, index, bare),
-            Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
-                self.element_of(&m.receiver, index)
-            }
-            // A matrix's rows or columns: `x.row(k)`, `x.column(k)`.
-            Expr::MethodCall(m)
-                if m.args.is_empty() && m.method == "into_iter" && lanes(&m.receiver).is_some() =>
-            {
-                self.indexed(&m.receiver, index, bare)
-            }
-            Expr::MethodCall(m) if m.args.is_empty() && lanes(e).is_some() => {
-                let x = named(&m.receiver)?;
-                let (count, lane) = lanes(e).expect("matched");
-                let count = syn::Ident::new(count, m.method.span());
-                let lane = syn::Ident::new(lane, m.method.span());
-                Ok((
-                    syn::parse_quote!(#x.#count()),
-                    syn::parse_quote!(#x.#lane(#index)),
-                ))
-            }
-            Expr::MethodCall(m)
-                if m.args.is_empty() && (m.method == "copied" || m.method == "cloned") =>
-            {
-                let (len, item) = self.indexed(&m.receiver, index, false)?;
-                let Expr::Reference(r) = item else {
-                    return Err(syn::Error::new_spanned(
-                        &m.method,
-                        format!(
-                            "`{}` here applies to items that are not references: remove it",
-                            m.method
-                        ),
-                    ));
-                };
-                Ok((len, *r.expr))
-            }
-            Expr::MethodCall(m) if m.args.is_empty() && m.method == "enumerate" => {
-                let (len, item) = self.indexed(&m.receiver, index, false)?;
-                Ok((len, syn::parse_quote!((#index, #item))))
-            }
-            Expr::MethodCall(m) if m.args.len() == 1 && m.method == "zip" => {
-                let (len, item) = self.indexed(&m.receiver, index, false)?;
-                let (other_len, other) = self.indexed(&m.args[0], index, true)?;
-                Ok((
-                    syn::parse_quote!(::core::cmp::min(#len, #other_len)),
-                    syn::parse_quote!((#item, #other)),
-                ))
-            }
-            Expr::Reference(r) if r.mutability.is_none() => self.element_of(&r.expr, index),
-            e if bare && super::expr::is_place(e) => self.element_of(e, index),
-            other => Err(syn::Error::new_spanned(
-                other,
-                "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, 1-D arrays), with `zip`, `enumerate`, `copied` or `cloned`; or loop over `0..x.len()` and index",
-            )),
+    /// `x.iter().map(f).collect()` as `x.mapv(f)` where `x` is a 1-D
+    /// array parameter: one instruction, where the loop would write each
+    /// element.
+    fn collected_mapv(&self, source: &Expr, stages: &[Stage], span: Span) -> Option<Expr> {
+        let Expr::MethodCall(iter) = source else {
+            return None;
+        };
+        let array = &*iter.receiver;
+        if iter.method != "iter" || !iter.args.is_empty() || self.array_rank(array) != Some(1) {
+            return None;
         }
-    }
-
-    /// `(x.len(), &x[index])` for a named value or a place `x`.
-    fn element_of(&self, x: &Expr, index: &syn::Ident) -> syn::Result<(Expr, Expr)> {
-        let x = named(x)?;
-        if !self.one_axis(x) && self.array_rank(x).is_some() {
-            let name = quote::ToTokens::to_token_stream(x);
-            return Err(syn::Error::new_spanned(
-                x,
-                format!("`{name}` has more than one axis, and an iterator over active values is read by index: loop over `0..{name}.nrows()` with `{name}.row(i)`, or use `{name}.mapv(..)`"),
-            ));
-        }
-        Ok((syn::parse_quote!(#x.len()), syn::parse_quote!(&#x[#index])))
+        let [Stage::Map(Expr::Closure(c))] = stages else {
+            return None;
+        };
+        let closure = by_value(c)?;
+        Some(syn::parse_quote_spanned!(span=> #array.mapv(#closure)))
     }
 
     fn binder(&self) -> Binder {
@@ -368,6 +382,49 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// The constructor of the array `collect()` fills: of the turbofish's
+    /// type, else of the signature's float type. A `Vec` of active values
+    /// would be a new kind of value; an array is one.
+    fn collected_zeros(&self, turbofish: Option<&syn::Type>, at: &Ident) -> Result<Expr, ()> {
+        match turbofish {
+            Some(syn::Type::Path(p))
+                if p.path.segments.last().is_some_and(|s| s.ident == "Vec") =>
+            {
+                self.errors.at(
+                    p,
+                    "a chain over active values collects into a 1-D array, not a `Vec`: write `collect::<Array1<_>>()`",
+                );
+                Err(())
+            }
+            Some(ty) => Ok(syn::parse_quote_spanned!(at.span()=> <#ty>::zeros)),
+            None => Ok(match &self.scalar_type {
+                Some(t) => {
+                    syn::parse_quote_spanned!(at.span()=> ::ad::ndarray::Array1::<#t>::zeros)
+                }
+                None => syn::parse_quote_spanned!(at.span()=> ::ad::ndarray::Array1::zeros),
+            }),
+        }
+    }
+
+    /// An unsuffixed float literal (negated or not) as one of the
+    /// signature's float type.
+    fn typed_float(&self, e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(f),
+                ..
+            }) if f.suffix().is_empty() => {
+                Some(self.float_literal(None, f.base10_parse().ok()?, f.span()))
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                let inner = self.typed_float(&u.expr)?;
+                Some(syn::parse_quote!(-#inner))
+            }
+            Expr::Paren(p) => self.typed_float(&p.expr),
+            _ => None,
+        }
+    }
+
     /// `0.0` (or `1.0`) of the sum's type: the turbofish's, or the float
     /// type the signature names if it names one, else a literal.
     fn float_literal(&self, turbofish: Option<&syn::Type>, value: f64, span: Span) -> Expr {
@@ -386,23 +443,6 @@ impl Lowerer<'_> {
             Some(ty) => syn::parse_quote_spanned!(span=> <#ty as ::ad::Float>::of(#literal)),
             None => syn::parse_quote!(#literal),
         }
-    }
-
-    /// Whether the parameter `x` names is known to be 1-D (a slice, a
-    /// `Vec`, `Array1`); fields and locals are not known.
-    fn one_axis(&self, x: &Expr) -> bool {
-        self.sequence_named(x).is_some() || self.array_rank(x) == Some(1)
-    }
-
-    /// The number of axes of the array parameter `x` names, where its type
-    /// says.
-    fn array_rank(&self, x: &Expr) -> Option<usize> {
-        let Expr::Path(p) = x else { return None };
-        let name = p.path.get_ident()?.to_string();
-        if !matches!(self.env.get(&name), Some(Binding::Active(_))) {
-            return None;
-        }
-        self.param_ranks.get(&name).copied()
     }
 }
 
@@ -423,38 +463,21 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
                 }
                 _ => break,
             },
+            // After a `filter` (or a `map` to references), a stage; else
+            // part of the source, which reads the elements themselves.
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && (m.method == "copied" || m.method == "cloned")
+                    && split_stages(&m.receiver).1.last().is_some() =>
+            {
+                stages.push(Stage::Copied);
+                e = &m.receiver;
+            }
             _ => break,
         }
     }
     stages.reverse();
     (e, stages)
-}
-
-/// `x` where it names a value or a place, which the loop reads again at
-/// each index.
-fn named(x: &Expr) -> syn::Result<&Expr> {
-    if super::expr::is_place(x) {
-        Ok(x)
-    } else {
-        Err(syn::Error::new_spanned(
-            x,
-            "iterate over a named value: bind this expression with `let` first, then call `.iter()` on the name",
-        ))
-    }
-}
-
-/// For `x.rows()`, `x.outer_iter()` and `x.columns()`: the count and the
-/// lane read at an index (`nrows` and `row`, `ncols` and `column`).
-fn lanes(e: &Expr) -> Option<(&'static str, &'static str)> {
-    let Expr::MethodCall(m) = e else { return None };
-    if !m.args.is_empty() {
-        return None;
-    }
-    match m.method.to_string().as_str() {
-        "rows" | "outer_iter" => Some(("nrows", "row")),
-        "columns" => Some(("ncols", "column")),
-        _ => None,
-    }
 }
 
 /// Whether `e` is an iterator: a range or an adaptor call.
@@ -477,6 +500,10 @@ pub(super) fn is_adaptor(e: &Expr) -> bool {
                 | "rows"
                 | "columns"
                 | "outer_iter"
+                | "axis_iter"
+                | "windows"
+                | "exact_chunks"
+                | "axis_chunks_iter"
         ),
         _ => false,
     }

@@ -21,6 +21,7 @@ mod exits;
 mod expr;
 mod iterators;
 mod labels;
+mod sources;
 mod statistics;
 mod stmt;
 mod tuples;
