@@ -256,6 +256,34 @@ mod local_closures {
     }
 }
 
+/// A closure that reads active values is not emitted, so where inactive
+/// code calls it (a condition, a cast to an integer, a sum of calls on
+/// constants) the call is its body too. Seed 44 of the program generator
+/// found a sum of two such calls emitted as written, calling a closure
+/// that did not exist.
+mod hidden_closures_in_inactive_code {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let g = |p: f64| (p * (1.0 + a[a.len() - 1] * a[0]).sqrt()).tanh();
+        let twice = |p: f64, q: f64| g(p) + g(q) * x;
+        let mut s = g(c[c.len() - 1]) + g(c[0]);
+        if g(c[0]) > 0.1 {
+            s *= 2.0;
+        }
+        let n = (twice(c[1], c[0]) * 3.0).abs() as usize;
+        s * g(x) + n as f64 + twice(x, c[0])
+    }
+}
+
+#[test]
+fn closures_called_by_inactive_code() {
+    let c = Array1::from(vec![0.4, -0.3, 0.9]);
+    for x in [0.3, -0.8] {
+        check_scalar!(hidden_closures_in_inactive_code; val x dx = x, ref a da = random(3, 52) + 0.5; &c);
+    }
+}
+
 #[test]
 fn local_closures_are_inlined() {
     for n in [1, 4] {

@@ -191,7 +191,8 @@ mod generic {
 
 /// Adaptors that choose positions: `skip`, `take`, `step_by` and `rev`,
 /// composed with each other, with `enumerate` and `zip`, with counts
-/// computed from a constant, in chains and a `for` loop.
+/// computed from a constant, in chains and a `for` loop; a sub-slice's
+/// elements (`y[1..].iter()`).
 mod positions {
     use super::*;
     #[differentiable]
@@ -214,7 +215,8 @@ mod positions {
         for (a, b) in x.iter().zip(y.iter().rev()).skip(1).step_by(2) {
             crossed = crossed * 0.5 + a * b.exp();
         }
-        inner + weighted * strided + crossed
+        let ranged = y[1..].iter().zip(&y[..k]).map(|(a, b)| a * b).sum::<f64>();
+        inner + weighted * strided + crossed + ranged
     }
 }
 

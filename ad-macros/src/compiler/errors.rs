@@ -30,11 +30,14 @@ impl Errors {
         self.errors.borrow().is_empty()
     }
 
-    /// All errors as `compile_error!` invocations.
+    /// All errors as `compile_error!` invocations, each once (a pass may
+    /// read the same code twice).
     pub fn into_compile_errors(self) -> TokenStream {
+        let mut seen = std::collections::HashSet::new();
         self.errors
             .into_inner()
             .into_iter()
+            .filter(|e| seen.insert((e.to_string(), format!("{:?}", e.span()))))
             .map(|e| e.to_compile_error())
             .collect()
     }

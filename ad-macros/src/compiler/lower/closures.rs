@@ -72,42 +72,28 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// Whether `e` calls a closure bound to a local that is not emitted,
+    /// as it reads active values.
+    pub(super) fn calls_hidden_closure(&self, e: &Expr) -> bool {
+        let hidden = self
+            .local_closures
+            .iter()
+            .filter(|(_, c)| c.reads_active)
+            .map(|(n, _)| n);
+        scan::mentions(e, hidden)
+    }
+
     /// `f(args)` for a closure `f` bound to a local, inlined; `None` when
     /// `f` is no such closure.
     pub(super) fn inlined_call(&mut self, c: &syn::ExprCall) -> Option<Result<Expr, ()>> {
         let Expr::Path(p) = &*c.func else { return None };
         let name = p.path.get_ident()?.to_string();
         let local = self.local_closures.get(&name)?.clone();
+        if self.check_inlined(&name, &local, c).is_err() {
+            return Some(Err(()));
+        }
         let f = &local.closure;
         let span = c.func.span();
-        // An active value assigned again has a new variable; Rust keeps an
-        // inactive one from changing while a closure borrows it, but a
-        // `move` closure has its own copy.
-        let moved = f.capture.is_some();
-        let changed = local.reads.iter().find(|(n, then)| {
-            self.env.get(n) != then.as_ref() || (moved && self.body_assigned.contains(n))
-        });
-        if let Some(read) = local.rebound.first().or(changed.map(|(n, _)| n)) {
-            self.errors.at(
-                &c.func,
-                format!("the closure `{name}` reads `{read}`, which changes between the closure and this call: pass `{read}` to the closure as an argument, or write a `#[differentiable]` function"),
-            );
-            return Some(Err(()));
-        }
-        if f.inputs.len() != c.args.len() {
-            self.errors.at(
-                &c.args,
-                format!("the closure `{name}` takes {} argument(s)", f.inputs.len()),
-            );
-            return Some(Err(()));
-        }
-        if super::iterators::contains_return(&f.body) || f.asyncness.is_some() {
-            self.errors.at(
-                f,
-                format!("the closure `{name}` is inlined where it is called on active values, so it cannot `return`: write a `#[differentiable]` function"),
-            );
-            return Some(Err(()));
-        }
         let pats: Vec<&Pat> = f.inputs.iter().map(untyped).collect();
         let args: Vec<&Expr> = c.args.iter().collect();
         let body = &f.body;
@@ -129,6 +115,92 @@ impl Lowerer<'_> {
                 }
             };
         Some(Ok(syn::parse_quote_spanned!(span=> { #(#stmts)* #body })))
+    }
+}
+
+impl Lowerer<'_> {
+    /// Reports why the call `c` of the closure `name` cannot be its body
+    /// inlined, if it cannot.
+    fn check_inlined(&self, name: &str, local: &LocalClosure, c: &syn::ExprCall) -> Result<(), ()> {
+        let f = &local.closure;
+        // An active value assigned again has a new variable; Rust keeps an
+        // inactive one from changing while a closure borrows it, but a
+        // `move` closure has its own copy.
+        let moved = f.capture.is_some();
+        let changed = local.reads.iter().find(|(n, then)| {
+            self.env.get(n) != then.as_ref() || (moved && self.body_assigned.contains(n))
+        });
+        if let Some(read) = local.rebound.first().or(changed.map(|(n, _)| n)) {
+            self.errors.at(
+                &c.func,
+                format!("the closure `{name}` reads `{read}`, which changes between the closure and this call: pass `{read}` to the closure as an argument, or write a `#[differentiable]` function"),
+            );
+            return Err(());
+        }
+        if f.inputs.len() != c.args.len() {
+            self.errors.at(
+                &c.args,
+                format!("the closure `{name}` takes {} argument(s)", f.inputs.len()),
+            );
+            return Err(());
+        }
+        if super::iterators::contains_return(&f.body) || f.asyncness.is_some() {
+            self.errors.at(
+                f,
+                format!("the closure `{name}` is inlined where it is called on active values, so it cannot `return`: write a `#[differentiable]` function"),
+            );
+            return Err(());
+        }
+        Ok(())
+    }
+
+    /// Writes each call in `e` of a closure that is not emitted (it reads
+    /// active values) as the closure's body, for inactive code emitted as
+    /// written that calls one (`if g(c[0]) > 0.0`). The arguments are
+    /// evaluated before any parameter is bound, as in a call.
+    pub(super) fn inline_hidden_calls(&self, e: &mut Expr) {
+        if self.calls_hidden_closure(e) {
+            syn::visit_mut::VisitMut::visit_expr_mut(&mut Inliner(self), e);
+        }
+    }
+
+    /// [`Lowerer::inline_hidden_calls`] for a statement.
+    pub(super) fn inline_hidden_calls_in_stmt(&self, stmt: &mut syn::Stmt) {
+        if self.local_closures.values().any(|c| c.reads_active) {
+            syn::visit_mut::VisitMut::visit_stmt_mut(&mut Inliner(self), stmt);
+        }
+    }
+}
+
+struct Inliner<'l, 'a>(&'l Lowerer<'a>);
+
+impl syn::visit_mut::VisitMut for Inliner<'_, '_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Expr::Call(c) = &*e else { return };
+        let Expr::Path(p) = &*c.func else { return };
+        let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+            return;
+        };
+        let lowerer = self.0;
+        let Some(local) = lowerer.local_closures.get(&name).filter(|l| l.reads_active) else {
+            return;
+        };
+        if lowerer.check_inlined(&name, local, c).is_err() {
+            return;
+        }
+        let f = &local.closure;
+        let (pats, args, body) = (f.inputs.iter(), c.args.iter(), &f.body);
+        let indices = (0..c.args.len()).map(syn::Index::from);
+        let span = c.func.span();
+        let mut inlined: Expr = syn::parse_quote_spanned!(span=> {
+            let __ad_args = (#(#args,)*);
+            #(let #pats = __ad_args.#indices;)*
+            #body
+        });
+        // The body may call another such closure.
+        syn::visit_mut::visit_expr_mut(self, &mut inlined);
+        *e = inlined;
     }
 }
 

@@ -356,6 +356,15 @@ impl Lowerer<'_> {
             }
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
+            // A sub-slice would be a new kind of value, borrowed from the
+            // parameter, with a tangent of its own.
+            Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => {
+                self.errors.at(
+                    e,
+                    "a sub-slice `x[a..b]` of active values is not a value of its own: index its elements (`x[a + i]`), iterate over them (`x[a..b].iter()`), or take the parameter as `&Array1<f64>` and use `x.slice(s![a..b])`",
+                );
+                None
+            }
             // An element of a struct's field, `p.layers[i]`, or of a
             // parameter holding arrays or structs, `xs[i]`: a place.
             Expr::Index(i) if through_field(&i.expr) || self.in_container(&i.expr) => {

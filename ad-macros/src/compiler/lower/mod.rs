@@ -347,12 +347,17 @@ impl Lowerer<'_> {
     /// `e` as generated code names things: `renames`, with `*v` read as
     /// `v` where `v` was bound to a reference generated code holds by value.
     /// The second item is the names it mentioned.
+    /// Calls of closures that are not emitted are written as their bodies.
     pub(super) fn renamed(&self, e: &Expr) -> (Expr, Vec<Ident>) {
-        scan::rename_expr_with_values(e, &self.renames(), &self.reference_names())
+        let mut e = e.clone();
+        self.inline_hidden_calls(&mut e);
+        scan::rename_expr_with_values(&e, &self.renames(), &self.reference_names())
     }
 
     pub(super) fn renamed_stmt(&self, stmt: &syn::Stmt) -> (syn::Stmt, Vec<Ident>) {
-        scan::rename_stmt_with_values(stmt, &self.renames(), &self.reference_names())
+        let mut stmt = stmt.clone();
+        self.inline_hidden_calls_in_stmt(&mut stmt);
+        scan::rename_stmt_with_values(&stmt, &self.renames(), &self.reference_names())
     }
 
     fn reference_names(&self) -> HashSet<String> {

@@ -239,6 +239,42 @@ impl Lowerer<'_> {
 
     /// `x`'s elements, for a named value or a place `x` that has one axis.
     fn elements(&mut self, x: &Expr, lets: &mut Vec<syn::Stmt>) -> syn::Result<Source> {
+        // A sub-slice's elements, `x[a..b]`, are `x`'s from `a` to `b`.
+        if let Expr::Index(ix) = x {
+            if let Expr::Range(range) = &*ix.index {
+                let mut source = self.elements(&ix.expr, lets)?;
+                let len = source.len();
+                let start = match &range.start {
+                    Some(start) => self.bound_once(start, lets),
+                    None => syn::parse_quote!(0),
+                };
+                let end = match &range.end {
+                    Some(end) => {
+                        let end = self.bound_once(end, lets);
+                        match range.limits {
+                            syn::RangeLimits::Closed(_) => syn::parse_quote!(#end + 1),
+                            syn::RangeLimits::HalfOpen(_) => end,
+                        }
+                    }
+                    None => len.clone(),
+                };
+                // Where slicing would panic, so does the loop.
+                lets.push(syn::parse_quote!(::core::assert!(
+                    #start <= #end && #end <= #len,
+                    "range {}..{} out of bounds for a slice of length {}",
+                    #start,
+                    #end,
+                    #len
+                );));
+                if range.end.is_some() {
+                    source = Source::Take(Box::new(source), end);
+                }
+                if range.start.is_some() {
+                    source = Source::Skip(Box::new(source), start);
+                }
+                return Ok(source);
+            }
+        }
         let x = &self.named(x, lets);
         if !self.one_axis(x) && self.array_rank(x).is_some() {
             let name = quote::ToTokens::to_token_stream(x);
