@@ -529,3 +529,25 @@ fn arrays_filled_by_shape_fns() {
         check_scalar!(shape_fns; ref x dx = random(n, 46), val s ds = 0.6;);
     }
 }
+
+/// ndarray's in-place updates of an active local, which are assignments:
+/// `mapv_inplace` (a path and a closure), `scaled_add` (with a reference
+/// and with a computed array), and `mapv_into`.
+mod in_place_updates {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, x: &Array1<f64>, a: f64) -> f64 {
+        let mut h = w.dot(x);
+        h.mapv_inplace(f64::tanh);
+        h.mapv_inplace(|v| v * v + a);
+        h.scaled_add(a, &w.column(0));
+        h.scaled_add(2.0, &(w.column(1).to_owned() * a));
+        let g = h.mapv_into(|v| v.sin() * 2.0);
+        g.sum()
+    }
+}
+
+#[test]
+fn in_place_updates_are_assignments() {
+    check_scalar!(in_place_updates; ref w dw = random((3, 2), 60), ref x dx = random(2, 61), val a da = 0.7;);
+}

@@ -137,7 +137,8 @@ impl Lowerer<'_> {
                 };
                 Some(self.op_or_constant(op, span, e))
             }
-            "mapv" => {
+            // `mapv_into` reuses the array's memory; its value is `mapv`'s.
+            "mapv" | "mapv_into" => {
                 if !arity(self, 1) {
                     return None;
                 }

@@ -298,7 +298,35 @@ impl Lowerer<'_> {
                     None => self.plain_expr_stmt(e),
                 }
             }
+            Expr::MethodCall(m) if self.in_place_method(m, e) => {}
             _ => self.plain_expr_stmt(e),
+        }
+    }
+
+    /// ndarray's in-place updates of an active local, as the assignments
+    /// they are: `h.mapv_inplace(f)` is `h = h.mapv(f)`, and
+    /// `z.scaled_add(a, &x)` is `z += &x * a`. False when `m` is not one.
+    fn in_place_method(&mut self, m: &syn::ExprMethodCall, whole: &Expr) -> bool {
+        let Expr::Path(target) = &*m.receiver else {
+            return false;
+        };
+        if target.path.get_ident().is_none() || self.active_mentions(whole).is_empty() {
+            return false;
+        }
+        let args: Vec<&Expr> = m.args.iter().collect();
+        let span = m.method.span();
+        match (m.method.to_string().as_str(), args.as_slice()) {
+            ("mapv_inplace", [f]) => {
+                let mapped: Expr = syn::parse_quote_spanned!(span=> #target.mapv(#f));
+                self.assign(&m.receiver, None, &mapped, whole);
+                true
+            }
+            ("scaled_add", [alpha, rhs]) => {
+                let scaled: Expr = syn::parse_quote_spanned!(span=> (#rhs) * (#alpha));
+                self.assign(&m.receiver, Some(Arith::Add), &scaled, whole);
+                true
+            }
+            _ => false,
         }
     }
 
