@@ -551,3 +551,27 @@ mod in_place_updates {
 fn in_place_updates_are_assignments() {
     check_scalar!(in_place_updates; ref w dw = random((3, 2), 60), ref x dx = random(2, 61), val a da = 0.7;);
 }
+
+/// A matrix's diagonal: of a parameter, of a computed matrix (a log
+/// determinant's shape, `sum(ln(diag))`), and of a local one written
+/// element by element.
+mod diagonal {
+    use super::*;
+    #[differentiable]
+    pub fn f(m: &Array2<f64>, x: &Array1<f64>, l: f64) -> f64 {
+        let gram = m.dot(&m.t());
+        let n = x.len();
+        let mut kernel = Array2::<f64>::zeros((n, n));
+        for i in 0..n {
+            for j in 0..n {
+                kernel[[i, j]] = (-(x[i] - x[j]).powi(2) / (2.0 * l * l)).exp();
+            }
+        }
+        gram.diag().mapv(f64::ln).sum() + m.diag().dot(x) + kernel.diag().sum() * kernel.sum()
+    }
+}
+
+#[test]
+fn diagonals() {
+    check_scalar!(diagonal; ref m dm = random((3, 3), 62), ref x dx = random(3, 63), val l dl = 0.8;);
+}

@@ -82,6 +82,8 @@ pub enum Op {
     Transpose(Operand),
     Row(Operand, Const),
     Column(Operand, Const),
+    /// `diag()`: a matrix's diagonal, a view.
+    Diag(Operand),
     Slice(Operand, Const),
     /// `view()`.
     View(Operand),
@@ -257,6 +259,7 @@ impl Op {
             | Op::Reduce(_, a)
             | Op::ReduceAxis(_, a, _)
             | Op::Transpose(a)
+            | Op::Diag(a)
             | Op::Row(a, _)
             | Op::Column(a, _)
             | Op::Slice(a, _)
@@ -309,6 +312,7 @@ impl Op {
         matches!(
             self,
             Op::Transpose(_)
+                | Op::Diag(_)
                 | Op::Row(..)
                 | Op::Column(..)
                 | Op::Slice(..)
@@ -333,6 +337,7 @@ impl Op {
             Op::ReduceAxis(r, ..) => format!("{r:?}_axis").to_lowercase(),
             Op::Transpose(_) => "t".into(),
             Op::Row(..) => "row".into(),
+            Op::Diag(_) => "diag".into(),
             Op::Column(..) => "column".into(),
             Op::Slice(..) => "slice".into(),
             Op::View(_) => "view".into(),

@@ -86,6 +86,7 @@ pub fn supported_methods() -> String {
         "dot",
         "t",
         "reversed_axes",
+        "diag",
         "sum",
         "mean",
         "product",

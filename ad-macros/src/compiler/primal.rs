@@ -137,6 +137,7 @@ impl<'f> Gen<'f> {
                 }
             }
             Op::Transpose(_) => quote_spanned!(s=> #r::t(#a)),
+            Op::Diag(_) => quote_spanned!(s=> #r::diag(#a)),
             Op::Row(_, i) => {
                 let i = &i.tokens;
                 quote_spanned!(s=> #r::row(#a, #i))

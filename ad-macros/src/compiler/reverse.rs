@@ -596,6 +596,7 @@ impl Builder<'_, '_> {
                 }
             }
             Op::Transpose(_) => dense(quote_spanned!(s=> #r::t_pullback(#dy))),
+            Op::Diag(_) => (quote_spanned!(s=> #r::diag_pullback(#dy)), Kind::Shaped),
             Op::Place(..) => unreachable!("field reads are handled by reverse_inst_body"),
             Op::IndexWrite(_, idx, _) | Op::IndexAdd(_, idx, _) => {
                 let idx = self.read_tokens(idx);

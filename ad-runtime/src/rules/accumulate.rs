@@ -225,6 +225,23 @@ pub fn scatter_fence() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
 }
 
+/// The cotangent of a matrix's diagonal.
+pub struct DiagScatter<F> {
+    pub dy: ndarray::Array1<F>,
+}
+
+impl<F: Float> Contribution<ndarray::Array2<F>> for DiagScatter<F> {
+    fn add_to(self, acc: &mut ndarray::Array2<F>) {
+        let mut diagonal = acc.diag_mut();
+        diagonal += &self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> ndarray::Array2<F>) -> ndarray::Array2<F> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}
+
 /// The cotangent of a subview along one axis (`row`, `column`).
 pub struct AxisScatter<F, E: Dimension> {
     pub axis: Axis,

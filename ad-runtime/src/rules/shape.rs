@@ -1,4 +1,4 @@
-//! Views and copies: `t()`, `reversed_axes()`, `row`, `column`, `slice`,
+//! Views and copies: `t()`, `reversed_axes()`, `diag()`, `row`, `column`, `slice`,
 //! `view`, `to_owned`, `clone`, `insert_axis`, `into_shape_with_order`, and
 //! element reads `x[i]`. All are linear: the pushforward applies the same
 //! operation to the tangent, and the pullback puts the cotangent back where
@@ -9,7 +9,7 @@ use ndarray::{
     ShapeError, SliceArg,
 };
 
-use super::accumulate::{AxisScatter, IndexScatter, SliceScatter};
+use super::accumulate::{AxisScatter, DiagScatter, IndexScatter, SliceScatter};
 use crate::{Float, Operand};
 
 #[inline(always)]
@@ -26,6 +26,18 @@ pub fn t_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> Array<F, D> {
 #[inline(always)]
 pub fn reversed_axes<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> ArrayView<'_, F, D> {
     x.reversed_axes()
+}
+
+/// A matrix's diagonal, as a view.
+#[inline(always)]
+pub fn diag<F: Float>(x: ArrayView2<'_, F>) -> ArrayView1<'_, F> {
+    x.into_diag()
+}
+
+/// The cotangent of `diag()`: `dy` on the diagonal.
+#[inline(always)]
+pub fn diag_pullback<F: Float>(dy: Array<F, ndarray::Ix1>) -> DiagScatter<F> {
+    DiagScatter { dy }
 }
 
 #[inline(always)]

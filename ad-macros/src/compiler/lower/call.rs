@@ -96,13 +96,15 @@ impl Lowerer<'_> {
                 let b = self.expr(args[0]);
                 Some(self.op_or_constant(Op::Dot(a?, b?), span, e))
             }
-            "t" | "reversed_axes" | "sum" | "mean" | "view" | "to_owned" | "clone" | "unwrap" => {
+            "t" | "reversed_axes" | "diag" | "sum" | "mean" | "view" | "to_owned" | "clone"
+            | "unwrap" => {
                 if !arity(self, 0) {
                     return None;
                 }
                 let a = self.expr(&m.receiver)?;
                 let op = match name.as_str() {
                     "t" | "reversed_axes" => Op::Transpose(a),
+                    "diag" => Op::Diag(a),
                     "sum" => Op::Reduce(Reduce::Sum, a),
                     "mean" => Op::Reduce(Reduce::Mean, a),
                     "view" => Op::View(a),
