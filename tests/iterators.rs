@@ -1,6 +1,6 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
 //! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, windows and
-//! chunks, `fold`, `product`, `collect`, a range's `map`) and `for` loops
+//! chunks, `fold`, `reduce`, `product`, `collect`, a range's `map`) and `for` loops
 //! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
 //! (`ad-macros/src/compiler/lower/iterators.rs`).
@@ -280,6 +280,33 @@ mod collected {
     }
 }
 
+/// `reduce(f).unwrap()` and `.expect(..)`: a path and closures, after
+/// `zip` and `map`, after a `filter`, over a range.
+mod reductions {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &[f64]) -> f64 {
+        let smallest = x
+            .iter()
+            .zip(w)
+            .map(|(a, b)| a * b)
+            .reduce(|p, q| p.min(q))
+            .expect("one item at least");
+        let largest = x.iter().cloned().reduce(f64::max).unwrap();
+        let kept = w
+            .iter()
+            .filter(|v| v.abs() < 2.0)
+            .copied()
+            .reduce(|p, q| p * q + 0.1)
+            .unwrap();
+        let over = (0..x.len())
+            .map(|i| x[i] - w[i])
+            .reduce(|p, q| p + q * 0.5)
+            .unwrap();
+        largest + smallest * kept + over
+    }
+}
+
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     random(n, seed).to_vec()
 }
@@ -378,4 +405,17 @@ fn collected_arrays() {
     for n in [1, 4] {
         check_scalar!(collected; ref x dx = random(n, 44), ref w dw = vector(n, 45), ref m dm = random((3, n), 46) + 1.5;);
     }
+}
+
+#[test]
+fn reductions_from_the_first_item() {
+    for n in [1, 5] {
+        check_scalar!(reductions; ref x dx = random(n, 47), ref w dw = vector(n, 48););
+    }
+}
+
+#[test]
+#[should_panic(expected = "one item at least")]
+fn reducing_nothing_panics_as_unwrap_does() {
+    let _ = reductions::f_grad(&Array1::zeros(0), &Vec::new());
 }

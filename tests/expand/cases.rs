@@ -579,3 +579,11 @@ snapshot!(collected_chain, [reverse],
         y.dot(&z)
     }
 );
+
+// `reduce(f).unwrap()`: the accumulator takes the first item, which a flag
+// marks; `unwrap`'s panic is an assertion on the flag.
+snapshot!(reduce_from_first_item, [reverse],
+    fn f(x: &[f64]) -> f64 {
+        x.iter().cloned().reduce(f64::max).unwrap()
+    }
+);

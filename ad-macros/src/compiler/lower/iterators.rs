@@ -58,14 +58,36 @@ enum Terminal<'a> {
     },
     /// `collect()` into a 1-D array, whose elements the loop writes.
     Collect,
+    /// `reduce(f).unwrap()` (or `.expect(message)`): a `fold` from the
+    /// first item, over scalars.
+    Reduce {
+        f: &'a Expr,
+        message: Option<&'a Expr>,
+    },
 }
 
 impl Lowerer<'_> {
     /// `m` when it ends an iterator chain that carries a derivative, as the
     /// block that computes it; `Err` once an error has been reported.
     pub(super) fn iterator_chain(&mut self, m: &syn::ExprMethodCall) -> Option<Result<Expr, ()>> {
+        // `reduce` gives an `Option`: it is differentiated with the
+        // `unwrap` or `expect` that takes the value out.
+        let unwrapping = matches!(
+            (m.method.to_string().as_str(), m.args.len()),
+            ("unwrap", 0) | ("expect", 1)
+        );
+        let (m, reduced) = match &*m.receiver {
+            Expr::MethodCall(r) if unwrapping && r.method == "reduce" && r.args.len() == 1 => {
+                (r, Some(m.args.first()))
+            }
+            _ => (m, None),
+        };
         let name = m.method.to_string();
         let terminal = match (name.as_str(), m.args.len()) {
+            ("reduce", 1) if reduced.is_some() => Terminal::Reduce {
+                f: &m.args[0],
+                message: reduced.flatten(),
+            },
             ("sum", 0) => Terminal::Sum,
             ("product", 0) => Terminal::Product,
             ("collect", 0) => Terminal::Collect,
@@ -80,8 +102,6 @@ impl Lowerer<'_> {
         // `x.sum()` and `x.map(f).sum()` on an array are ndarray's;
         // ndarray's `x.fold(..)` visits every element, as
         // `x.iter().fold(..)` does, and its `x.product()` multiplies them.
-        // ndarray's `x.product()` is the product of the elements, as
-        // `x.iter().product()`'s.
         let elementwise = matches!(terminal, Terminal::Fold { .. } | Terminal::Product);
         if !chained && (!stages.is_empty() || !elementwise) {
             return None;
@@ -199,6 +219,8 @@ impl Lowerer<'_> {
         // A collected item's position: the index, or a count of the
         // iterator's items.
         let collects = matches!(terminal, Terminal::Collect);
+        // Statements before and after the loop, inside the block.
+        let (mut before, mut after): (Vec<syn::Stmt>, Vec<syn::Stmt>) = (Vec::new(), Vec::new());
         let position = match &items {
             Items::Indexed { .. } => index.clone(),
             Items::Iterator(_) => self.fresh_local("position", span),
@@ -220,6 +242,27 @@ impl Lowerer<'_> {
                 // not pin.
                 let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
                 (init, syn::parse_quote!(#acc = #next;))
+            }
+            Terminal::Reduce { f, message } => {
+                // A flag says whether the accumulator holds an item yet.
+                let started = self.fresh_local("started", span);
+                let acc_path: Expr = syn::parse_quote!(#acc);
+                let next = self.apply(f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
+                let message = match message {
+                    Some(message) => quote::quote!("{}", #message),
+                    None => quote::quote!("called `Option::unwrap()` on a `None` value"),
+                };
+                before.push(syn::parse_quote!(let mut #started = false;));
+                after.push(syn::parse_quote!(::core::assert!(#started, #message);));
+                (
+                    self.float_literal(None, 0.0, span),
+                    syn::parse_quote!(if #started {
+                        #acc = #next;
+                    } else {
+                        #acc = #item;
+                        #started = true;
+                    }),
+                )
             }
             Terminal::Collect => {
                 if !steps.is_empty() {
@@ -264,10 +307,12 @@ impl Lowerer<'_> {
         };
         Ok(syn::parse_quote_spanned!(span=> {
             #(#lets)*
+            #(#before)*
             let mut #acc = #init;
             #head {
                 #(#stmts)*
             }
+            #(#after)*
             #acc
         }))
     }
