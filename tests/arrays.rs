@@ -575,3 +575,31 @@ mod diagonal {
 fn diagonals() {
     check_scalar!(diagonal; ref m dm = random((3, 3), 62), ref x dx = random(3, 63), val l dl = 0.8;);
 }
+
+/// Arrays joined along an axis: `concatenate` and `stack` as functions
+/// (with a constant part) and as macros, along either axis.
+mod joined {
+    use super::*;
+    use ad::ndarray::{concatenate, stack};
+    #[differentiable]
+    pub fn f(
+        x: &Array1<f64>,
+        y: &Array1<f64>,
+        m: &Array2<f64>,
+        #[constant] c: &Array1<f64>,
+    ) -> f64 {
+        let z = concatenate(Axis(0), &[x.view(), y.view(), c.view()]).unwrap();
+        let h = (&z * 2.0).mapv(f64::tanh);
+        let s = stack(Axis(0), &[x.view(), y.view()]).expect("same lengths");
+        let rows = ad::ndarray::concatenate![Axis(0), m.view(), s.view()];
+        let columns = ad::ndarray::stack![Axis(1), x.view(), c.view()];
+        let wide = concatenate(Axis(1), &[m.t(), s.t()]).unwrap();
+        h.dot(&z) + rows.mapv(|v| v * v).sum() + columns.sum_axis(Axis(0)).dot(c) + wide.sum().sin()
+    }
+}
+
+#[test]
+fn arrays_joined_along_an_axis() {
+    let c = random(2, 64);
+    check_scalar!(joined; ref x dx = random(2, 65), ref y dy = random(2, 66), ref m dm = random((3, 2), 67); &c);
+}

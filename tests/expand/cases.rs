@@ -587,3 +587,13 @@ snapshot!(reduce_from_first_item, [reverse],
         x.iter().cloned().reduce(f64::max).unwrap()
     }
 );
+
+// `concatenate` of an active and a constant part: the tangent joins a zero
+// tangent for the constant; the active part's cotangent is its run of the
+// result's, placed by the parts' lengths.
+snapshot!(concatenated, [],
+    fn f(x: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let z = concatenate(Axis(0), &[x.view(), c.view()]).unwrap();
+        z.mapv(f64::tanh).sum()
+    }
+);

@@ -396,6 +396,17 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             let values = items.iter().map(|a| g.operand(a));
             quote_spanned!(s=> #r::stack_pushforward([#(#tangents),*], [#(#values),*]))
         }
+        Op::Join {
+            axis,
+            parts,
+            new_axis,
+        } => {
+            let f = super::primal::join_rule(*new_axis, "_pushforward", s);
+            let tangents = parts.iter().map(|a| maybe(g, a));
+            let values = parts.iter().map(|a| g.operand(a));
+            let axis = &axis.tokens;
+            quote_spanned!(s=> #r::#f(#axis, [#(#tangents),*], [#(#values),*]))
+        }
         Op::MulAdd(a, b, c) => {
             let (da, db, dc) = (maybe(g, a), maybe(g, b), maybe(g, c));
             let (a, b) = (g.operand(a), g.operand(b));

@@ -98,6 +98,13 @@ pub enum Op {
     /// `array![a, b, c]`, `Array1::from(vec![a, b, c])`: a 1-D array of
     /// scalars.
     Stack(Vec<Operand>),
+    /// `concatenate(axis, &[a, b])` (`new_axis` false) or
+    /// `stack(axis, &[a, b])`: a `Result`, as ndarray's.
+    Join {
+        axis: Const,
+        parts: Vec<Operand>,
+        new_axis: bool,
+    },
     /// `y[idx] = value`: `y` with one element replaced (in place when the
     /// reverse sweep does not read the old `y`).
     IndexWrite(Operand, Const, Operand),
@@ -251,7 +258,7 @@ impl Op {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
             Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
-            Op::Stack(items) => items.iter().collect(),
+            Op::Stack(items) | Op::Join { parts: items, .. } => items.iter().collect(),
             Op::Neg(a)
             | Op::Unary(_, a)
             | Op::Powi(a, _)
@@ -291,7 +298,8 @@ impl Op {
             | Op::FromElem(c, _)
             | Op::IndexWrite(_, c, _)
             | Op::IndexAdd(_, c, _)
-            | Op::Unwrap(_, Some(c)) => vec![&c.tokens],
+            | Op::Unwrap(_, Some(c))
+            | Op::Join { axis: c, .. } => vec![&c.tokens],
             Op::Place(_, path) => vec![path],
             _ => Vec::new(),
         }
@@ -347,6 +355,7 @@ impl Op {
             Op::Index(..) => "index".into(),
             Op::FromElem(..) => "from_elem".into(),
             Op::Stack(..) => "array".into(),
+            Op::Join { new_axis, .. } => if *new_axis { "stack" } else { "concatenate" }.into(),
             Op::IndexWrite(..) => "index_write".into(),
             Op::IndexAdd(..) => "index_add".into(),
             Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),

@@ -183,6 +183,7 @@ impl<'f> Gen<'f> {
             | Op::MulAdd(..)
             | Op::Dot(..)
             | Op::Stack(..)
+            | Op::Join { .. }
             | Op::Call(..)
             | Op::IndexWrite(..)
             | Op::IndexAdd(..) => {
@@ -246,6 +247,15 @@ impl<'f> Gen<'f> {
             Op::Stack(items) => {
                 let items = items.iter().map(|a| self.operand(a));
                 quote_spanned!(s=> #r::stack([#(#items),*]))
+            }
+            Op::Join {
+                axis,
+                parts,
+                new_axis,
+            } => {
+                let f = join_rule(*new_axis, "", s);
+                let (axis, parts) = (&axis.tokens, parts.iter().map(|a| self.operand(a)));
+                quote_spanned!(s=> #r::#f(#axis, [#(#parts),*]))
             }
             Op::Call(func, args) => {
                 let args = args.iter().map(|a| self.call_arg(a));
@@ -394,4 +404,19 @@ fn suffixed(base: &Ident, suffix: &str) -> Ident {
     let name = base.to_string();
     let name = name.trim_start_matches("r#");
     format_ident!("{}_{}", name, suffix, span = Span::mixed_site())
+}
+
+/// The rule for `concatenate` or `stack` (`stack_along`, as `stack` is
+/// `array![..]`'s), with `suffix`.
+pub(super) fn join_rule(
+    new_axis: bool,
+    suffix: &str,
+    span: proc_macro2::Span,
+) -> proc_macro2::Ident {
+    let name = if new_axis {
+        "stack_along"
+    } else {
+        "concatenate"
+    };
+    quote::format_ident!("{name}{suffix}", span = span)
 }

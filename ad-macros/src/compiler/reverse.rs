@@ -610,6 +610,21 @@ impl Builder<'_, '_> {
             }
             Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),
             Op::Stack(_) => dense(quote_spanned!(s=> #r::stack_pullback(#dy, #pos))),
+            Op::Join {
+                axis,
+                parts,
+                new_axis,
+            } => {
+                let f = super::primal::join_rule(*new_axis, "_pullback", s);
+                let axis = self.read_tokens(axis);
+                if *new_axis {
+                    dense(quote_spanned!(s=> #r::#f(#dy, #axis, #pos)))
+                } else {
+                    let shapes: Vec<TokenStream> =
+                        parts.iter().map(|p| self.read_shape(p)).collect();
+                    dense(quote_spanned!(s=> #r::#f(#dy, #axis, [#(#shapes),*], #pos)))
+                }
+            }
             Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
             Op::InsertAxis(_, k) => {
                 let k = self.read_tokens(k);

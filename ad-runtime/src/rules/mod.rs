@@ -13,6 +13,7 @@ mod cotangent;
 mod elementwise;
 mod fields;
 mod in_place;
+mod join;
 mod linalg;
 mod loops;
 mod reduce;
@@ -29,6 +30,7 @@ pub use fields::{
     accumulate_element, ConstantField, ElementAdjoint, Field, FieldTangent, TrackedField,
 };
 pub use in_place::*;
+pub use join::*;
 pub use linalg::*;
 pub use loops::*;
 pub use reduce::*;

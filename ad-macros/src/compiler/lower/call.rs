@@ -433,6 +433,21 @@ impl Lowerer<'_> {
                 return self.stack(m, e);
             }
         }
+        if let (Some(name @ ("concatenate" | "stack")), [axis, parts]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            let parts: Vec<&Expr> = match super::strip_refs(parts) {
+                Expr::Array(a) => a.elems.iter().collect(),
+                other => {
+                    self.errors.at(
+                        other,
+                        format!("write the parts `{name}` joins out in the call, as an array of views: `&[a.view(), b.view()]`"),
+                    );
+                    return None;
+                }
+            };
+            return self.join(axis, &parts, name == "stack", e);
+        }
         if let (Some("from_elem"), [shape, elem]) =
             (segs.last().map(String::as_str), args.as_slice())
         {

@@ -92,6 +92,47 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// `concatenate(axis, &[a, b])` or `stack(axis, &[a, b])`: ndarray's
+    /// `Result`.
+    pub(super) fn join(
+        &mut self,
+        axis: &Expr,
+        parts: &[&Expr],
+        new_axis: bool,
+        e: &Expr,
+    ) -> Option<Operand> {
+        let axis = self.inactive_arg(axis, "the axis");
+        let parts: Vec<Option<Operand>> = parts.iter().map(|p| self.expr(p)).collect();
+        let (axis, parts) = (axis?, parts.into_iter().collect::<Option<Vec<_>>>()?);
+        let op = Op::Join {
+            axis,
+            parts,
+            new_axis,
+        };
+        Some(self.op_or_constant(op, e.span(), e))
+    }
+
+    /// `concatenate![axis, a, b]` and `stack![axis, a, b]`, which panic
+    /// where the functions return an error.
+    pub(super) fn joined_by_macro(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
+        let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+        let name = m.mac.path.segments.last().map(|s| s.ident.to_string());
+        let new_axis = name.as_deref() == Some("stack");
+        let items = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
+            Ok(items) if items.len() >= 2 => items,
+            _ => {
+                self.errors.at(
+                    e,
+                    "write the axis, then the arrays: `concatenate![Axis(0), a, b]`",
+                );
+                return None;
+            }
+        };
+        let items: Vec<&Expr> = items.iter().collect();
+        let joined = self.join(items[0], &items[1..], new_axis, e)?;
+        Some(self.op_or_constant(Op::Unwrap(joined, None), e.span(), e))
+    }
+
     /// `array![a, b, c]` (and the `vec![..]` of `Array1::from(vec![..])`)
     /// with active items: a 1-D array of them.
     pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {

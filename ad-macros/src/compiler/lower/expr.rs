@@ -416,6 +416,15 @@ impl Lowerer<'_> {
             {
                 self.stack(m, e)
             }
+            Expr::Macro(m)
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "concatenate" || s.ident == "stack") =>
+            {
+                self.joined_by_macro(m, e)
+            }
             Expr::Macro(m) => {
                 let path = &m.mac.path;
                 self.errors.at(
