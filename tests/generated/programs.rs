@@ -282,10 +282,9 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65)) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let v4 = (b * c).mapv(f64::tanh);
-        helper_scalar((s1 * x), v4.mapv(f64::tanh).sum()) + s1 + v4.sum() * 0.3
+        let mut s1 = ad::ndarray::array![(a[a.len() - 1] / (1.0 + 0.65 * 0.65)), c[k % a.len()], y.tanh().exp()].mapv(f64::sin).sum();
+        let v2 = (c * c).mapv(f64::tanh);
+        helper_scalar((s1 * x), v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -406,8 +405,9 @@ mod p11 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        let mut s2 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
-        x + s2
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * c.mapv(f64::tanh).sum()).tanh() + ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59))).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        x + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -471,8 +471,9 @@ mod p13 {
         } else {
             s1 = s1 * y;
         }
-        let mut s2 = ad::ndarray::array![(s1 - x), (y / (1.0 + x * x)), (k as f64 * 0.5).tanh().exp()].mapv(f64::sin).sum();
-        (f64::sin(0.45) / (1.0 + x * x)) + s2
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * (s1 - x)).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        (f64::tanh(0.45).exp() - x) + s2
     }
 
     #[test]
@@ -593,23 +594,20 @@ mod p17 {
             let t3 = ((y + (k as f64 * 0.5)) + x);
             t3 * t3 * 0.5 + x
         };
-        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[k % a.len()] - (k as f64 * 0.5))).tanh() + x).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
+        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (c[k % a.len()] - (k as f64 * 0.5));
         for i in 0..a.len() {
-            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+            s5 = (s5 * 0.7 + b[i] * c.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s5 = s5 + a[i] * 0.3;
+            s5 = s5 + w2[i] * 0.3;
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + w2[i] * (k as f64 * 0.5)).tanh();
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
             if i == 3 {
                 break;
             }
         }
-        for (p8, &q9) in a.iter().zip(&f6) {
-            s5 = (s5 * 0.7 + p8 * q9 * helper_scalar(a[a.len() - 1], x)).tanh();
-        }
-        f64::ln((1.0 + 0.24 * 0.24)) + s5 + f6.sum() * 0.3
+        let mut s8 = a.iter().zip(w2.iter()).map(|(p6, q7)| p6 * helper_scalar(c[a.len() - 1], x) - q7).reduce(f64::max).unwrap();
+        (helper_scalar(0.24, w2[0]) - helper_array(a, c[k % a.len()])) + s8 + w2.sum() * 0.3
     }
 
     #[test]
@@ -636,17 +634,22 @@ mod p18 {
             _ if (s1 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(a, x).cos(),
             _ => s1 += c.mean().unwrap(),
         }
-        let g3 = |p4: f64| (p4 * s1.tanh().exp()).tanh();
-        let mut s2 = g3((k as f64 * 0.5)) + g3(c[0]);
-        for i in (1..a.len()).step_by(2) {
-            let t5 = b[i] * s1;
-            s2 += t5 * t5 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * s1.tanh().exp()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        let mut s5: f64 = {
+            let t4 = b.dot(c);
+            t4 * t4 * 0.5 + (1.27 * 0.31)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k == 3 {
-            return x;
-        }
-        a.dot(c).sin() + s2
+        a.dot(c).tanh().exp() + s5
     }
 
     #[test]
@@ -790,7 +793,7 @@ mod p22 {
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s5 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
+        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
         for i in (1..a.len()).step_by(2) {
             let t6 = a[i] * (y - 0.59);
             let mut u7 = t6;
@@ -833,14 +836,30 @@ mod p23 {
             }
             s1 += c[i] * 0.2;
         }
-        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mapv(f64::tanh).sum()).sum::<f64>();
-        if k == 3 {
-            return (1.0 + s1 * s1).sqrt().tanh().exp();
+        for (p2, &q3) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s5 = ((1.0 + s4 * s4).sqrt() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        let mut s6 = s5;
-        s6 += y.tanh();
-        b.dot(b) + s6
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => s1 = s1 * a[0],
+            _ => s1 += helper_array(a, 0.97),
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (1.0 + s1 * s1).ln();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let v5 = b.mapv(|t| t * t * 0.5 - t);
+        (k as f64 * 0.5) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -876,7 +895,7 @@ mod p24 {
             s2 += t3 * t3 * 0.5;
             s2 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        let mut s6 = a.iter().enumerate().map(|(q5, &p4)| (p4 * y).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let mut s6 = a.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * y) * q5 as f64).sum::<f64>();
         y + s6
     }
 
@@ -963,7 +982,8 @@ mod p27 {
             s1 += t2 * t2 * 0.5;
             s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
         }
-        let mut s3 = ad::ndarray::array![s1, b[k % a.len()].cos(), b.dot(b)].mapv(f64::sin).sum();
+        let g4 = |p5: f64| (p5 * s1).tanh();
+        let mut s3 = g4(b[k % a.len()].cos()) + g4(b[0]);
         for i in (0..a.len()).rev() {
             s3 = (s3 * 0.7 + a[i] * s1).tanh();
         }
@@ -1135,7 +1155,7 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(a, a[k % a.len()]));
+        let mut s4 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + helper_array(a, a[k % a.len()])).sum::<f64>();
         s4 + s4
     }
 
@@ -1215,7 +1235,7 @@ mod p36 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * (k as f64 * 0.5)).tanh());
+        let mut s4 = (0..a.len()).map(|q3| a[q3] * a[q3] + (k as f64 * 0.5)).sum::<f64>();
         (1.0 + s4 * s4).ln() + s4
     }
 
@@ -1238,18 +1258,17 @@ mod p37 {
             _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * b.mean().unwrap(),
             _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (1.0 + s1 * s1).ln()).tanh() + x).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut s2 = ad::ndarray::array![(1.0 + s1 * s1).ln(), x, y].mapv(f64::sin).sum();
         match k % 4 {
-            j if j > 1 => s2 = helper_array(c, helper_array(b, c[a.len() - 1])) * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * b[0],
+            j if j > 1 => s2 = helper_array(a, helper_array(c, c[a.len() - 1])) * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * c[0],
             _ => s2 += s2.tanh(),
         }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * f3[a.len() - 1]).tanh();
+            s2 = (s2 * 0.7 + a[i] * c[a.len() - 1]).tanh();
         }
-        let v5 = b.mapv(f64::sin);
-        f3.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
+        let v3 = a.mapv(f64::sin);
+        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1312,10 +1331,8 @@ mod p39 {
             let t5 = (helper_array(c, s2) + x);
             t5 * t5 * 0.5 + a.dot(b)
         };
-        for (p7, &q8) in c.iter().zip(b) {
-            s6 = (s6 * 0.7 + p7 * q8 * b[a.len() - 1]).tanh();
-        }
-        v3.mapv(f64::tanh).sum() + s6 + v3.sum() * 0.3
+        let mut s9 = c.iter().zip(b.iter()).map(|(p7, q8)| p7 * b[a.len() - 1] - q8).reduce(f64::max).unwrap();
+        helper_array(&v3, b.mapv(f64::tanh).sum()) + s9 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1465,31 +1482,32 @@ mod p43 {
         } else {
             s1 = s1 * s1;
         }
-        let mut s2 = (c.var(0.0) + 0.1).sqrt() * x.cos();
+        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * x.cos() + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
         for i in 0..a.len() {
             let mut s2 = s2 * 0.5 + (1.0 + s1 * s1).ln();
             s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
         s2 += s2 * 0.2;
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + c.mean().unwrap()).sin();
+            w5[i] += (c[i] + f3.mean().unwrap()).sin();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * w3.dot(a)).tanh();
+                s1 = (s1 * 0.8 + c[j] * f3.dot(&f3)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += b[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_array(b, s2);
+            let mut s2 = s2 * 0.5 + helper_array(c, s2);
             s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
         s2 += s2 * 0.2;
-        ((1.0 + y * y).ln() - s2.cos()) + s2 + w3.sum() * 0.3
+        ((1.0 + y * y).ln() - s2.cos()) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1507,17 +1525,21 @@ mod p44 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * s1;
-        let mut s3 = ad::ndarray::array![(k as f64 * 0.5), (0.53 / (1.0 + 0.99 * 0.99)), (s2 - c[a.len() - 1])].mapv(f64::sin).sum();
+        let mut f3 = a.to_owned();
+        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.scaled_add(helper_array(b, y), &a);
+        let mut s2 = f3.sum() * 0.3;
+        let f5: Array1<f64> = f3.iter().rev().map(|p6| (p6 * (k as f64 * 0.5)).tanh() + (0.53 / (1.0 + 0.99 * 0.99))).collect();
+        let mut s4 = f5.dot(&f5) * 0.1;
         for i in 0..a.len() {
-            let t4 = a[i] * helper_array(b, y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
+            let t7 = a[i] * helper_array(b, y);
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * f3[(i + 1) % a.len()];
             }
-            s1 += u5;
+            s1 += u8;
         }
-        c.dot(a) + s3
+        b.dot(c) + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -1693,26 +1715,26 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
-        let mut s1 = g2(1.10) + g2(c[0]);
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh() + 1.10).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
         let mut s4 = (k as f64 * 0.5);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * (b[a.len() - 1] * s1)).tanh();
+                s4 = (s4 * 0.8 + c[j] * (a[a.len() - 1] * s1)).tanh();
                 if s4 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s4 += a[i] * 0.2;
+            s4 += c[i] * 0.2;
         }
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + a[i] * a[a.len() - 1]).tanh();
+            s4 = (s4 * 0.7 + c[i] * a[a.len() - 1]).tanh();
             let i = (i + 1) % c.len();
             s4 = s4 + a[i] * 0.3;
         }
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = a[i] * c.mapv(f64::tanh).sum();
+            w5[i] = f2[i] * a.mapv(f64::tanh).sum();
         }
         s4 + s4 + w5.sum() * 0.3
     }
@@ -2050,14 +2072,15 @@ mod p60 {
             let t2 = a.mean().unwrap();
             t2 * t2 * 0.5 + s1
         };
-        let mut s4 = ad::ndarray::array![(s3 + y), s1, helper_scalar(y, (k as f64 * 0.5))].mapv(f64::sin).sum();
-        let v5 = (c * helper_array(c, y));
+        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * (s3 + y) + i6 as f64 * 0.1);
+        let mut s4 = f5.sum() * 0.3;
+        let v7 = (&f5 * helper_array(b, y));
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s3 = (s3 * 0.7 + v7[i] * (k as f64 * 0.5).tanh().exp()).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+            s3 = s3 + f5[i] * 0.3;
         }
-        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v5.sum() * 0.3
+        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2084,18 +2107,24 @@ mod p61 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = ad::ndarray::array![s1, f64::tanh(1.14).exp(), helper_array(a, x)].mapv(f64::sin).sum();
-        let mut s4: f64 = {
-            let t3 = (y * y);
-            t3 * t3 * 0.5 + f64::cos(1.03)
-        };
-        match k % 3 {
-            0 => s2 = (a.mean().unwrap() / (1.0 + s4 * s4)),
-            1 => s2 = s2 * (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
-            _ => s2 += helper_scalar(y, s4),
+        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * s1).sin()).sum();
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if x > 0.2 => s1 = s1 * y,
+            _ => s1 += f64::cos(1.03),
         }
-        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + (k as f64 * 0.5));
-        c.mapv(f64::tanh).sum() + s7
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * (s2 + (k as f64 * 0.5));
+        }
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if (s2 + (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += helper_scalar(x, s1),
+        }
+        ((0.87 * y) * helper_array(a, (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -2144,7 +2173,8 @@ mod p63 {
         if k == 3 {
             return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_array(b, (k as f64 * 0.5));
+        let g2 = |p3: f64| (p3 * helper_array(b, (k as f64 * 0.5))).tanh();
+        let mut s1 = g2((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + g2(c[0]);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
@@ -2154,16 +2184,16 @@ mod p63 {
             }
             s1 += b[i] * 0.2;
         }
-        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + (s1 / (1.0 + s1 * s1)));
+        let mut s6 = a.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * (s1 / (1.0 + s1 * s1))).sum::<f64>();
         if k == 3 {
             return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
         }
         s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.cos();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.cos();
         }
-        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s4 + u5.sum() * 0.3
+        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2181,7 +2211,7 @@ mod p64 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
         s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
-        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * helper_array(b, x)).sum::<f64>();
+        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(b, x));
         b[a.len() - 1] + s4
     }
 
@@ -2244,7 +2274,7 @@ mod p67 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * f64::tanh(0.72).exp()).sum::<f64>();
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * v1[q3] + f64::tanh(0.72).exp()).sum::<f64>();
         if k % 2 == 1 {
             let mut s4 = s4 * 0.5 + helper_array(b, 0.25);
             s4 = (s4 * 0.8 + s4 * 0.3).tanh();
@@ -2254,7 +2284,7 @@ mod p67 {
         if c[0] < 0.0 {
             s4 = (y / (1.0 + v1[k % a.len()] * v1[k % a.len()])).tanh().exp();
         }
-        let mut s7 = v1.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * v1.dot(&v1)).sum::<f64>();
+        let mut s7 = v1.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + v1.dot(&v1)).sum::<f64>();
         let v8 = (b * s7.tanh().exp());
         helper_scalar(x, s4) + s7 + v8.sum() * 0.3
     }
@@ -2340,24 +2370,20 @@ mod p70 {
         let mut s2 = helper_array(&u1, c.mean().unwrap());
         s2 = (s2 * 0.5 + s2).tanh();
         let v3 = (b * a).mapv(f64::tanh);
-        for (p4, &q5) in v3.iter().zip(&v3) {
-            s2 = (s2 * 0.7 + p4 * q5 * x).tanh();
+        let mut s6 = v3.iter().enumerate().map(|(q5, &p4)| (p4 * x).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let mut f8 = c.to_owned();
+        f8.mapv_inplace(|t| (t * s6.tanh().exp()).tanh());
+        f8.scaled_add(u1[0], &c);
+        let mut s7 = f8.sum() * 0.3;
+        match k % 4 {
+            j if j > 1 => s2 = (c.dot(a) + (s2 / (1.0 + x * x))) * j as f64,
+            _ if (0.26 / (1.0 + x * x)) > 0.2 => s2 = s2 * helper_array(&f8, f8.mapv(f64::tanh).sum()),
+            _ => s2 += c.dot(&v3),
         }
-        if c[k % a.len()].tanh().exp() > 0.1 {
-            s2 = c.mean().unwrap();
-        } else {
-            s2 = s2 * (1.0 + x * x).ln().tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + u1[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) + 1.10);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + helper_array(c, y)).sin();
-        }
-        c.dot(&v3) + s2 + w6.sum() * 0.3
+        (s6 - (1.0 + s6 * s6).ln()) + s7 + f8.sum() * 0.3
     }
 
     #[test]
@@ -2373,26 +2399,39 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (x / (1.0 + x * x));
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * c.mean().unwrap() + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        if k == 3 {
-            return y;
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (x / (1.0 + x * x))).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * (x * s1);
         }
-        let mut u5 = f3.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
-        }
-        let mut s6 = ad::ndarray::array![(1.12 / (1.0 + y * y)), helper_array(b, 1.22), y].mapv(f64::sin).sum();
-        if k == 3 {
-            return c[a.len() - 1];
-        }
-        if (u5[k % a.len()] / (1.0 + s2 * s2)) > 0.1 {
-            s6 = a.mapv(f64::tanh).sum();
+        if c[0] < 0.0 {
+            s1 = b.mapv(f64::tanh).sum();
         } else {
-            s6 = s6 * b.mean().unwrap();
+            s1 = s1 * (1.0 + s1 * s1).sqrt();
         }
-        c[a.len() - 1].tanh() + s6 + u5.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + x).sin();
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (w3[i] + b[0].tanh().exp()).sin();
+        }
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&w3, (k as f64 * 0.5));
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), 0.93)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        y + s1 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2427,17 +2466,10 @@ mod p72 {
             s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
         s3 += s3 * 0.2;
-        let g5 = |p6: f64| (p6 * 0.37).tanh();
-        let mut s4 = g5((k as f64 * 0.5).tanh().exp()) + g5(w2[0]);
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * ((k as f64 * 0.5) * x);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += w2[j] * t7;
-            }
-            s4 = s4 + q8.tanh();
-        }
-        s3 + s4 + w2.sum() * 0.3
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w2.view(), (&w2 * 0.37).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        let mut s8 = w2.iter().zip(w2.iter()).map(|(p6, q7)| p6 * q7 * b[a.len() - 1]).sum::<f64>();
+        0.61 + s8 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2892,14 +2924,15 @@ mod p85 {
             s1 = (s1 * 0.7 + a[i] * (y / (1.0 + 0.69 * 0.69))).tanh();
         }
         s1 = ((a[0] * y) + c.dot(a));
-        let mut s2 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + s1 * s1));
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (y / (1.0 + s1 * s1))).tanh() + (b[a.len() - 1] / (1.0 + 0.36 * 0.36))).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.mean().unwrap();
         }
-        let mut s6 = a.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5)).sum::<f64>();
-        s6 += (1.35 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
-        helper_scalar((y + s1), y.tanh().exp()) + s6 + u3.sum() * 0.3
+        let mut s8 = (0..a.len()).map(|q7| c[q7] * b[q7] + (k as f64 * 0.5)).sum::<f64>();
+        s8 += (1.35 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        helper_scalar((y + s1), y.tanh().exp()) + s8 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3153,10 +3186,8 @@ mod p93 {
             _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * helper_scalar(f64::sin(0.22), (y * (k as f64 * 0.5))),
             _ => s1 += x.tanh().exp(),
         }
-        for (p4, &q5) in w3.iter().zip(&w3) {
-            s1 = (s1 * 0.7 + p4 * q5 * helper_scalar(w3[0], 1.12)).tanh();
-        }
-        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s1 + w3.sum() * 0.3
+        let mut s6 = w3.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * helper_scalar(w3[0], 1.12)).tanh());
+        b.dot(b).tanh().exp() + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3172,7 +3203,7 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (b[a.len() - 1] / (1.0 + x * x))).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| a[q2] * c[q2] + (b[a.len() - 1] / (1.0 + x * x))).sum::<f64>();
         if k == 3 {
             return helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
         }
@@ -3201,24 +3232,27 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut s2 = ad::ndarray::array![helper_scalar(a[a.len() - 1], c[0]), c.mean().unwrap(), helper_scalar(y, x)].mapv(f64::sin).sum();
+        let mut f3 = b.to_owned();
+        f3.mapv_inplace(|t| (t * helper_scalar(a[a.len() - 1], c[0])).tanh());
+        f3.scaled_add(c.mean().unwrap(), &b);
+        let mut s2 = f3.sum() * 0.3;
         for i in (0..a.len()).rev() {
-            let t3 = b[i] * c.dot(a);
-            let mut q4 = 0.0;
+            let t4 = c[i] * c.dot(c);
+            let mut q5 = 0.0;
             for j in 0..a.len() {
-                q4 += b[j] * t3;
+                q5 += b[j] * t4;
             }
-            s2 = s2 + q4.tanh();
+            s2 = s2 + q5.tanh();
         }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            s1 = (s1 * 0.7 + c[i] * f3.mapv(f64::tanh).sum()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
         }
-        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2
+        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -3264,25 +3298,28 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut s2 = ad::ndarray::array![(0.20 * a[0]), (1.0 + x * x).sqrt(), (y / (1.0 + s1 * s1))].mapv(f64::sin).sum();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_scalar(1.35, x);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * (0.20 * a[0])).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        match k % 3 {
+            0 => s1 = helper_scalar((1.0 + x * x).sqrt(), b[k % a.len()].sin()),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
         }
-        s1 += s1 * 0.2;
-        if k == 3 {
-            return (s2 - x).tanh().exp();
-        }
-        if k == 3 {
-            return a.mean().unwrap().cos();
-        }
-        s1 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
         for i in 0..a.len() {
-            let x = x * 0.5 + (0.58 + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            s2 = (s2 * 0.7 + a[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        s1 += x * 0.2;
-        a.mean().unwrap() + s2
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + helper_scalar((k as f64 * 0.5), 0.48);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
+        let mut s6 = (0..a.len()).map(|q5| a[q5] * a[q5] + (s1 - y)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s6 = (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() * j as f64,
+            _ if x > 0.2 => s6 = s6 * c.mapv(f64::tanh).sum(),
+            _ => s6 += s6.tanh().exp(),
+        }
+        ((1.07 + y) + a.mean().unwrap()) + s6
     }
 
     #[test]
@@ -3304,14 +3341,13 @@ mod p98 {
             let t2 = a.dot(b);
             t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
         };
-        let g5 = |p6: f64| (p6 * (s1 - s1)).tanh();
-        let mut s4 = g5((s3 * 0.51)) + g5(a[0]);
-        let mut u7 = c.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * b.mean().unwrap();
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * (s1 - s1);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
         }
-        let mut s8 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
-        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s8 + u7.sum() * 0.3
+        let mut s6 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
+        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3327,10 +3363,14 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * f64::ln((1.0 + 0.34 * 0.34))).tanh() + x).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        s1 = (s1 * 0.5 + (f2.mean().unwrap() - b.mapv(f64::tanh).sum())).tanh();
-        helper_scalar(((k as f64 * 0.5) - x), helper_scalar(x, f2[k % a.len()])) + s1 + f2.sum() * 0.3
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * f64::ln((1.0 + 0.34 * 0.34))).sin()).sum();
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - x.cos());
+        }
+        a.dot(c) + s1
     }
 
     #[test]
@@ -3430,7 +3470,7 @@ mod p102 {
             let i = (i + 1) % c.len();
             s1 = s1 + c[i] * 0.3;
         }
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_scalar(1.06, s1));
+        let mut s4 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + helper_scalar(1.06, s1)).sum::<f64>();
         if k % 2 == 1 {
             let x = x * 0.5 + helper_array(c, x);
             s4 = (s4 * 0.8 + x * 0.3).tanh();
@@ -3533,7 +3573,7 @@ mod p105 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * f64::tanh(1.17).exp()).tanh();
         }
-        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * a[a.len() - 1]).tanh());
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * a[a.len() - 1]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s4 = (s4 * 0.8 + c[j] * helper_scalar(c[0], x)).tanh();
@@ -3573,7 +3613,7 @@ mod p106 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * c.mean().unwrap()).tanh());
+        let mut s5 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + c.mean().unwrap()).sum::<f64>();
         match k % 4 {
             j if j > 1 => s1 = ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
             _ if 0.72 > 0.2 => s1 = s1 * helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) + 1.24)),
@@ -3608,20 +3648,18 @@ mod p107 {
         if k == 3 {
             return w1[0];
         }
-        let mut s3 = (a.var(0.0) + 0.1).sqrt() * y;
-        let mut u4 = w1.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.dot(a);
-        }
+        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&w1 * y).view()]).unwrap();
+        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
         match k % 3 {
-            0 => s3 = s2,
-            1 => s3 = s3 * (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + u4.dot(&w1) * u4.dot(&w1))),
-            _ => s3 += b[a.len() - 1],
+            0 => s3 = x,
+            1 => s3 = s3 * (s2 - (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s3 += (s3 - s2),
         }
-        if k == 3 {
-            return c.dot(b);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * c.dot(c)).tanh();
         }
-        ((1.0 + s2 * s2).sqrt() / (1.0 + helper_array(c, s2) * helper_array(c, s2))) + s3 + u4.sum() * 0.3
+        let v5 = a.mapv(|t| t * t * 0.5 - t);
+        c.dot(c) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3637,7 +3675,7 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(y, y)).sum::<f64>();
+        let mut s3 = c.iter().zip(a.iter()).map(|(p1, q2)| p1 * q2 * helper_scalar(y, y)).sum::<f64>();
         if k % 2 == 0 {
             s3 = c.mean().unwrap();
         } else {
@@ -3801,7 +3839,7 @@ mod p113 {
         for i in 0..a.len() {
             w1[i] += (b[i] + 0.47).sin();
         }
-        let mut s4 = c.iter().rev().skip(1).zip(w1.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (y - y)).sum::<f64>();
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (y - y)).sum::<f64>();
         helper_scalar((b[a.len() - 1] + 1.05), s4.tanh().exp()) + s4 + w1.sum() * 0.3
     }
 
@@ -3880,7 +3918,7 @@ mod p116 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let mut s5 = b.iter().take(3).filter(|p3| **p3 < 0.5).cloned().fold(-0.5, |q4, p3| q4 * p3 + x);
+        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * x).sum::<f64>();
         match k % 3 {
             0 => s5 = (s1 + ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))),
             1 => s5 = s5 * s5,
@@ -4085,7 +4123,7 @@ mod p122 {
             let t2 = (((k as f64 * 0.5) / (1.0 + x * x)) - (s1 - s1));
             t2 * t2 * 0.5 + s1.cos()
         };
-        let mut s6 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + ((k as f64 * 0.5) - b[0])).sum::<f64>();
+        let mut s6 = b.iter().enumerate().map(|(q5, &p4)| (p4 * ((k as f64 * 0.5) - b[0])).sin() * (q5 as f64 + 1.0)).sum::<f64>();
         for i in (0..a.len()).rev() {
             s6 = (s6 * 0.7 + a[i] * a.dot(a)).tanh();
             let i = (i + 1) % c.len();
@@ -4393,13 +4431,27 @@ mod p131 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * f64::tanh(1.34)) * q3 as f64).sum::<f64>();
-        s4 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * s1.cos()).tanh();
+        for (p2, &q3) in b.iter().zip(b) {
+            s1 = (s1 * 0.7 + p2 * q3 * f64::tanh(1.34)).tanh();
         }
-        s4 += helper_array(b, x.cos());
-        c.mapv(f64::tanh).sum() + s4
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b[a.len() - 1]).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, b[a.len() - 1])).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -4534,7 +4586,7 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar((k as f64 * 0.5), 0.45)).sum::<f64>();
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_scalar((k as f64 * 0.5), 0.45)).sum::<f64>();
         match k % 4 {
             j if j > 1 => s3 = 1.25 * j as f64,
             _ if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.2 => s3 = s3 * c.mean().unwrap(),
@@ -4579,7 +4631,7 @@ mod p137 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s4 = ad::ndarray::array![0.83, (1.0 + x * x).ln(), y].mapv(f64::sin).sum();
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * 0.83;
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
@@ -4633,7 +4685,7 @@ mod p139 {
         for i in 1..u3.len() {
             u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s4 = ad::ndarray::array![b.dot(&u3), (c[a.len() - 1] * s1), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b.dot(&u3);
         (u3.mean().unwrap() * (k as f64 * 0.5)) + s4 + u3.sum() * 0.3
     }
 
@@ -4696,11 +4748,13 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * (y + 0.31)).tanh() + x.tanh().exp()).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut f2 = a.to_owned();
+        f2.mapv_inplace(|t| (t * (y + 0.31)).tanh());
+        f2.scaled_add(x.tanh().exp(), &a);
+        let mut s1 = f2.sum() * 0.3;
         for i in 0..a.len() {
-            let t4 = f2[i] * y.sin();
-            s1 += t4.sin() * x;
+            let t3 = f2[i] * y.sin();
+            s1 += t3.sin() * x;
         }
         a.mean().unwrap() + s1 + f2.sum() * 0.3
     }
@@ -4732,7 +4786,7 @@ mod p142 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * a[0].cos()).tanh();
         }
-        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * f64::ln((1.0 + 1.05 * 1.05))).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
         s1 + s5
     }
 
@@ -4752,18 +4806,22 @@ mod p143 {
         let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * f64::tanh(0.97).exp() + i3 as f64 * 0.1);
         let mut s1 = f2.sum() * 0.3;
         let v4 = a.mapv(f64::sin);
-        let f6: Array1<f64> = v4.iter().rev().map(|p7| (p7 * ((k as f64 * 0.5) - y)).tanh() + helper_array(b, x)).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        let v8 = a.mapv(f64::sin);
-        for i in (0..a.len()).rev() {
-            let t9 = f2[i] * helper_scalar(v8[0], s5);
-            let mut q10 = 0.0;
-            for j in 0..a.len() {
-                q10 += f2[j] * t9;
-            }
-            s1 = s1 + q10.tanh();
+        let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * ((k as f64 * 0.5) - y)).sin()).sum();
+        if k % 2 == 0 {
+            s5 = (k as f64 * 0.5);
+        } else {
+            s5 = s5 * f2.dot(c);
         }
-        helper_scalar(f64::sqrt((1.0 + 0.45 * 0.45)), (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).sqrt()) + s5 + v8.sum() * 0.3
+        for i in 0..a.len() {
+            let t7 = c[i] * c.mapv(f64::tanh).sum();
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * v4[(i + 1) % a.len()];
+            }
+            s1 += u8;
+        }
+        helper_array(b, (1.0 + v4[a.len() - 1] * v4[a.len() - 1]).sqrt()) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4896,7 +4954,7 @@ mod p148 {
             _ if (x + 0.48) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
             _ => s1 += helper_scalar(c[0], s1),
         }
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * c.dot(a)) * q3 as f64).sum::<f64>();
+        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * c.dot(a) - q3).reduce(f64::max).unwrap();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
@@ -5056,20 +5114,23 @@ mod p153 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        for (p2, &q3) in b.iter().zip(b) {
-            s1 = (s1 * 0.7 + p2 * q3 * (k as f64 * 0.5).tanh()).tanh();
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5).tanh()).sum::<f64>();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + u5[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = (x / (1.0 + s1 * s1)).tanh().exp();
-        (k as f64 * 0.5) + s4
+        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5120,10 +5181,14 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (a[k % a.len()] - x)).tanh() + helper_array(b, (k as f64 * 0.5))).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let v5 = (a * &f3).mapv(f64::tanh);
-        a.mean().unwrap() + s2 + v5.sum() * 0.3
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * (a[k % a.len()] - x)).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        if (0.61 + y) > 0.1 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * (s2.tanh().exp() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
+        }
+        a.dot(c) + s2
     }
 
     #[test]
@@ -5165,7 +5230,7 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| a[q2] * a[q2] + (1.0 + x * x).sqrt()).sum::<f64>();
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (1.0 + x * x).sqrt()).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5205,25 +5270,25 @@ mod p158 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
         s1 = (s1 * 0.5 + x).tanh();
-        for (p2, &q3) in b.iter().zip(b) {
-            s1 = (s1 * 0.7 + p2 * q3 * (c[a.len() - 1] + 0.71)).tanh();
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * (c[a.len() - 1] + 0.71) - q3).reduce(f64::max).unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s4 * y);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let mut s4 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        match k % 3 {
-            0 => s4 = (1.0 + (0.86 + (k as f64 * 0.5)) * (0.86 + (k as f64 * 0.5))).ln(),
-            1 => s4 = s4 * (y - (k as f64 * 0.5)),
-            _ => s4 += x.sin(),
+        s4 += y * 0.2;
+        if c[0] < 0.0 {
+            s1 = ((k as f64 * 0.5).tanh() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + 1.24;
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        s1 = x;
+        match k % 4 {
+            j if j > 1 => s1 = 1.24 * j as f64,
+            _ if ((k as f64 * 0.5) - a[0]) > 0.2 => s1 = s1 * helper_array(c, (s1 - a[a.len() - 1])),
+            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
         }
-        s4 += s1 * 0.2;
-        if k == 3 {
-            return (s1 - (y + c[k % a.len()]));
-        }
-        let mut s5 = (k as f64 * 0.5);
-        helper_scalar((s5 + 1.28), a[0]) + s5
+        let mut s7 = a.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * a[0]).sum::<f64>();
+        (1.0 + (y - s7) * (y - s7)).sqrt() + s7
     }
 
     #[test]
@@ -5243,24 +5308,34 @@ mod p159 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * u1[0].tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let mut s5 = x;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + u1[j6 - 1] * s5;
+        let mut s4 = helper_scalar(y, a.mapv(f64::tanh).sum());
+        for (p2, &q3) in c.iter().zip(&u1) {
+            s4 = (s4 * 0.7 + p2 * q3 * u1[0].tanh().exp()).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t7 = c[i] * u1[0].tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            s4 += t7 * t7 * 0.5;
-            s4 -= u1[(i + 1) % a.len()] * (x / (1.0 + x * x));
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * c[a.len() - 1];
         }
-        let mut s8 = (b.var(0.0) + 0.1).sqrt() * (k as f64 * 0.5);
-        let mut s9 = (s4 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum()));
-        (1.0 + s8 * s8).ln() + s9 + u1.sum() * 0.3
+        match k % 3 {
+            0 => s4 = s4,
+            1 => s4 = s4 * c.mean().unwrap(),
+            _ => s4 += b.dot(c),
+        }
+        let mut u6 = u1.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (1.0 + y * y).ln();
+        }
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.92)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + u1[i] * 0.3;
+        }
+        let mut u7 = u6.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * c[k % a.len()].cos();
+        }
+        y + s4 + u7.sum() * 0.3
     }
 
     #[test]
@@ -5364,32 +5439,26 @@ mod p162 {
             _ if (s1 + x) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
             _ => s1 += b.mean().unwrap(),
         }
-        for (p2, &q3) in a.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * 0.26).tanh();
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * 0.26).sum::<f64>();
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + a[0];
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.97).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
+        s4 += s1 * 0.2;
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s4 = s4 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * y;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
         }
-        a[a.len() - 1] + s1
+        a[a.len() - 1] + s4
     }
 
     #[test]
@@ -5502,9 +5571,9 @@ mod p165 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.25;
         }
-        let g4 = |p5: f64| (p5 * c.mean().unwrap()).tanh();
-        let mut s3 = g4((k as f64 * 0.5).cos()) + g4(c[0]);
-        (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()) + s3
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * c.mean().unwrap()).tanh() + (k as f64 * 0.5).cos()).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -5520,7 +5589,7 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (0.36 * y));
+        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.36 * y)) * q2 as f64).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5647,7 +5716,7 @@ mod p169 {
                 break;
             }
         }
-        let mut s4 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + y).sum::<f64>();
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * y).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         helper_scalar((x / (1.0 + 0.62 * 0.62)), s1) + s4
     }
 
@@ -5746,13 +5815,11 @@ mod p172 {
             let t4 = u3.mean().unwrap();
             t4 * t4 * 0.5 + x.tanh().exp()
         };
-        let mut s8 = u3.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * b.mapv(f64::tanh).sum()).sum::<f64>();
-        if k % 2 == 0 {
-            s5 = helper_array(c, ((k as f64 * 0.5) - x));
-        } else {
-            s5 = s5 * (b.dot(&u3) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        for (p6, &q7) in u3.iter().zip(a) {
+            s5 = (s5 * 0.7 + p6 * q7 * b.mapv(f64::tanh).sum()).tanh();
         }
-        (0.44 * x) + s8 + u3.sum() * 0.3
+        let mut s8 = u3.mapv(f64::tanh).sum();
+        helper_array(b, u3.mapv(f64::tanh).sum()) + s8 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5780,9 +5847,9 @@ mod p173 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let g3 = |p4: f64| (p4 * c.dot(a)).tanh();
-        let mut s2 = g3(c.mean().unwrap()) + g3(b[0]);
-        s2 + s2
+        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * c.dot(a)).sin()).sum();
+        helper_array(b, b.mean().unwrap()) + s2
     }
 
     #[test]
@@ -5861,16 +5928,17 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.var(0.0) + 0.1).sqrt() * y;
+        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * y).tanh() + (y * b[k % a.len()])).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
         if k == 3 {
-            return ((x + (k as f64 * 0.5)) + helper_array(c, y));
+            return ((x + (k as f64 * 0.5)) + helper_array(&f2, y));
         }
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(c, c[0]);
+            let mut s1 = s1 * 0.5 + helper_array(&f2, c[0]);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        b.mapv(f64::tanh).sum() + s1
+        c.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -5931,8 +5999,9 @@ mod p178 {
             }
             s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s2 = (c.var(0.0) + 0.1).sqrt() * b.mean().unwrap();
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s2
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * b.mean().unwrap()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        y + s2
     }
 
     #[test]
@@ -6010,16 +6079,15 @@ mod p181 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
         }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * y + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
+        let mut s3 = (c.var(0.0) + 0.1).sqrt() * y;
         s3 = helper_scalar((y - y), (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         if k % 2 == 0 {
             s3 = (k as f64 * 0.5);
         } else {
-            s3 = s3 * (c.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
+            s3 = s3 * (v1.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
         }
-        s3 += (f4[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
-        f4.mapv(f64::tanh).sum() + s3 + f4.sum() * 0.3
+        s3 += (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
+        b.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6102,7 +6170,7 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5)).sum::<f64>();
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
             let x = x * 0.5 + c[0].tanh().exp();
             s3 = (s3 * 0.8 + x * 0.3).tanh();
@@ -6197,7 +6265,7 @@ mod p186 {
         } else {
             s2 = s2 * a.mapv(f64::tanh).sum();
         }
-        let mut s7 = (0..a.len()).map(|q6| c[q6] * a[q6] + a.mapv(f64::tanh).sum()).sum::<f64>();
+        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * a.mapv(f64::tanh).sum()).tanh());
         helper_scalar(a.dot(a), f64::tanh(1.35).exp()) + s7
     }
 
@@ -6225,12 +6293,13 @@ mod p187 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s2 = ad::ndarray::array![x, ((k as f64 * 0.5) / (1.0 + y * y)), helper_scalar(y, 0.38)].mapv(f64::sin).sum();
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let f3: Array1<f64> = a.iter().rev().map(|p4| (p4 * x).tanh() + ((k as f64 * 0.5) / (1.0 + y * y))).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            w5[i] = b[i] * (b[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        a.mean().unwrap() + s2 + w3.sum() * 0.3
+        c.mean().unwrap() + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -6246,7 +6315,7 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * y) * q2 as f64).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| a[q2] * b[q2] + y).sum::<f64>();
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
@@ -6559,10 +6628,13 @@ mod p197 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(0.31, 0.70) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        let mut s5 = ((1.06 / (1.0 + s2 * s2)) / (1.0 + x * x)).tanh();
-        a.mapv(f64::tanh).sum() + s5 + f3.sum() * 0.3
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * helper_scalar(0.31, 0.70)).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + a.mean().unwrap()).sin();
+        }
+        1.06 + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6585,10 +6657,10 @@ mod p198 {
             s1 = s1 * y.tanh().exp().tanh().exp();
         }
         s1 = x;
-        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * y + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
+        let g3 = |p4: f64| (p4 * y).tanh();
+        let mut s2 = g3(helper_array(a, c[a.len() - 1])) + g3(a[0]);
         for i in 0..a.len() {
-            let t5 = a[i] * y;
+            let t5 = c[i] * y;
             if i % 3 == 1 {
                 continue;
             }
@@ -6598,10 +6670,10 @@ mod p198 {
             }
         }
         for i in 0..a.len() {
-            let t6 = c[i] * a.mapv(f64::tanh).sum();
+            let t6 = a[i] * b.mapv(f64::tanh).sum();
             let mut u7 = t6;
             if t6 > 0.1 {
-                u7 = u7 * f3[(i + 1) % a.len()];
+                u7 = u7 * c[(i + 1) % a.len()];
             }
             s1 += u7;
             if i == 3 {
@@ -6610,9 +6682,9 @@ mod p198 {
         }
         let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] = a[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+            w8[i] = c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut u9 = f3.to_owned();
+        let mut u9 = a.to_owned();
         for i in 1..u9.len() {
             u9[i] = u9[i - 1] * 0.5 + u9[i] * (1.19 - s2);
         }

@@ -534,14 +534,14 @@ impl Program {
     /// An iterator chain over the arrays: a `zip` and `map` summed, an
     /// `enumerate` with a reference pattern, a `filter`, a `fold`, a
     /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
-    /// `take`, or `windows`; or a `for` loop over a `zip`.
+    /// `take`, `windows`, or a `reduce`; or a `for` loop over a `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(9) {
+        let chain = match self.pick(10) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -557,6 +557,9 @@ impl Program {
             ),
             7 => format!(
                 "{u}.iter().take(3).filter(|{p}| **{p} < 0.5).cloned().fold(-0.5, |{q}, {p}| {q} * {p} + {e})"
+            ),
+            8 => format!(
+                "{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {e} - {q}).reduce(f64::max).unwrap()"
             ),
             _ => {
                 let acc = self.mutable_scalar();
@@ -575,15 +578,29 @@ impl Program {
         self.mutable.push(name);
     }
 
+    /// A local array of the arrays' length, active, that later statements
+    /// may read.
+    fn push_local_array(&mut self, name: &str) {
+        let borrow = format!("&{name}");
+        self.arrays.push((
+            Var {
+                name: name.to_string(),
+                active: true,
+            },
+            borrow,
+        ));
+    }
+
     /// A closure bound to a local and called, an `array![..]` of
-    /// scalars, a `from_shape_fn` array, a collected chain, or a standard
+    /// scalars, a `from_shape_fn` array, a collected chain, a
+    /// concatenation, in-place updates, a diagonal, or a standard
     /// deviation.
     fn constructed(&mut self) {
         let (u, _) = self.array();
         let u = u.name;
         let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
-        match self.pick(5) {
+        match self.pick(8) {
             0 => {
                 let (g, p) = (self.name("g"), self.name("p"));
                 self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
@@ -597,14 +614,7 @@ impl Program {
                 self.line(format!(
                     "let {v} = Array1::from_shape_fn(a.len(), |{i}| {u}[{i}] * {e1} + {i} as f64 * 0.1);"
                 ));
-                let borrow = format!("&{v}");
-                self.arrays.push((
-                    Var {
-                        name: v.clone(),
-                        active: true,
-                    },
-                    borrow,
-                ));
+                self.push_local_array(&v);
                 self.line(format!("let mut {name} = {v}.sum() * 0.3;"));
             }
             3 => {
@@ -612,15 +622,36 @@ impl Program {
                 self.line(format!(
                     "let {v}: Array1<f64> = {u}.iter().rev().map(|{p}| ({p} * {e1}).tanh() + {e2}).collect();"
                 ));
-                let borrow = format!("&{v}");
-                self.arrays.push((
-                    Var {
-                        name: v.clone(),
-                        active: true,
-                    },
-                    borrow,
-                ));
+                self.push_local_array(&v);
                 self.line(format!("let mut {name} = {v}.dot(&{v}) * 0.1;"));
+            }
+            4 => {
+                let (_, w) = self.array();
+                let v = self.name("f");
+                self.line(format!(
+                    "let {v} = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[{u}.view(), ({w} * {e1}).view()]).unwrap();"
+                ));
+                self.line(format!(
+                    "let mut {name} = {v}.mapv(f64::tanh).dot(&{v}) * 0.2;"
+                ));
+            }
+            5 => {
+                let v = self.name("f");
+                self.line(format!("let mut {v} = {u}.to_owned();"));
+                self.line(format!("{v}.mapv_inplace(|t| (t * {e1}).tanh());"));
+                self.line(format!("{v}.scaled_add({e2}, &{u});"));
+                self.push_local_array(&v);
+                self.line(format!("let mut {name} = {v}.sum() * 0.3;"));
+            }
+            6 => {
+                let (w, _) = self.array();
+                let (w, m) = (w.name, self.name("m"));
+                self.line(format!(
+                    "let {m} = {u}.view().insert_axis(ad::ndarray::Axis(1)).dot(&{w}.view().insert_axis(ad::ndarray::Axis(0)));"
+                ));
+                self.line(format!(
+                    "let mut {name} = {m}.diag().mapv(|t| (t * {e1}).sin()).sum();"
+                ));
             }
             _ => self.line(format!(
                 "let mut {name} = ({u}.var(0.0) + 0.1).sqrt() * {e1};"
