@@ -221,8 +221,8 @@ mod positions {
 }
 
 /// A 1-D array's `windows` and chunks (`exact_chunks`,
-/// `axis_chunks_iter(Axis(0), n)`), each item a view; a matrix's
-/// `axis_iter`.
+/// `axis_chunks_iter(Axis(0), n)`), each item a view, or read from the
+/// array where the body only indexes it; a matrix's `axis_iter`.
 mod views {
     use super::*;
     use ad::ndarray::Axis;
@@ -230,7 +230,7 @@ mod views {
     pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
         let mut curvature = 0.0;
         for (i, w) in x.windows(3).into_iter().enumerate() {
-            curvature += (w[2] - 2.0 * w[1] + w[0]).powi(2) * (i + 1) as f64;
+            curvature += (w[2] - 2.0 * w[1] + w[0]).powi(2) * (i + w.len()) as f64;
         }
         let pairs = x
             .exact_chunks(2)

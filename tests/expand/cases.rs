@@ -556,8 +556,8 @@ snapshot!(filter_and_fold, [reverse],
     }
 );
 
-// `skip` and `rev` change the position an element is read at; a window is
-// a view `x.slice(s![k..k + 2])` of the array.
+// `skip` and `rev` change the position an element is read at; a window
+// the body only indexes is read from the array (`w[1]` is `x[k + 1]`).
 snapshot!(positions_and_windows, [reverse],
     fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
         let tail: f64 = x.iter().rev().skip(k).map(|v| v * v).sum();

@@ -376,6 +376,7 @@ impl Lowerer<'_> {
         Binder {
             inactive_locals,
             copied: Vec::new(),
+            windows: Vec::new(),
         }
     }
 
@@ -574,6 +575,8 @@ struct Binder {
     inactive_locals: HashSet<String>,
     /// The names bound to copies: `*v` in the user's code reads `v`.
     copied: Vec<syn::Ident>,
+    /// The names bound to windows or chunks of an array.
+    windows: Vec<super::windows::Window>,
 }
 
 impl Binder {
@@ -592,6 +595,28 @@ impl Binder {
                 }
             }
             (Pat::Wild(_), _) => {}
+            // A window (`x.slice(s![a..b])`), which `finish` may read
+            // element by element instead; of an inactive local, owned.
+            (Pat::Ident(p), _)
+                if p.subpat.is_none()
+                    && p.by_ref.is_none()
+                    && super::windows::window_item(item).is_some() =>
+            {
+                let (array, start, end) = super::windows::window_item(item).expect("matched");
+                let value: Expr = if self.reads_inactive_local(&array) {
+                    syn::parse_quote!(#item.to_owned())
+                } else {
+                    item.clone()
+                };
+                self.windows.push(super::windows::Window {
+                    name: p.ident.clone(),
+                    item: quote::ToTokens::to_token_stream(&value).to_string(),
+                    array,
+                    start,
+                    end,
+                });
+                out.push(syn::parse_quote!(let #p = #value;));
+            }
             // A lane of an inactive local (`v.row(k)`): owned.
             (Pat::Ident(p), Expr::MethodCall(m))
                 if p.subpat.is_none()
@@ -635,7 +660,10 @@ impl Binder {
 
     /// The loop body `stmts` reading `*v` as `v` for the names bound to
     /// copies, statement by statement (the body's own lets bind them).
-    fn finish(&self, stmts: &mut [syn::Stmt]) {
+    fn finish(&self, stmts: &mut Vec<syn::Stmt>) {
+        for window in &self.windows {
+            super::windows::read_by_element(stmts, window);
+        }
         if self.copied.is_empty() {
             return;
         }

@@ -25,6 +25,7 @@ mod sources;
 mod statistics;
 mod stmt;
 mod tuples;
+mod windows;
 
 use super::errors::Errors;
 use super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId, VarInfo};

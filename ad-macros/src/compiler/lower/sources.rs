@@ -379,7 +379,7 @@ pub(super) fn lanes(e: &Expr) -> Option<(&'static str, &'static str)> {
 
 /// `e` where it can be an operand as written: parenthesized unless it is
 /// a name, a literal or a call, which bind tighter than any operator.
-fn atom(e: Expr) -> Expr {
+pub(super) fn atom(e: Expr) -> Expr {
     match e {
         Expr::Path(_)
         | Expr::Lit(_)
