@@ -531,17 +531,20 @@ fn arrays_filled_by_shape_fns() {
 }
 
 /// ndarray's in-place updates of an active local, which are assignments:
-/// `mapv_inplace` (a path and a closure), `scaled_add` (with a reference
-/// and with a computed array), and `mapv_into`.
+/// `mapv_inplace` (a path and a closure), `scaled_add` (with a reference,
+/// a computed array, and a constant, whose product is emitted as written),
+/// and `mapv_into`.
 mod in_place_updates {
     use super::*;
     #[differentiable]
-    pub fn f(w: &Array2<f64>, x: &Array1<f64>, a: f64) -> f64 {
+    pub fn f(w: &Array2<f64>, x: &Array1<f64>, a: f64, #[constant] c: &Array1<f64>) -> f64 {
         let mut h = w.dot(x);
         h.mapv_inplace(f64::tanh);
         h.mapv_inplace(|v| v * v + a);
         h.scaled_add(a, &w.column(0));
         h.scaled_add(2.0, &(w.column(1).to_owned() * a));
+        #[allow(clippy::needless_borrow)] // the form under test
+        h.scaled_add(0.5, &c);
         let g = h.mapv_into(|v| v.sin() * 2.0);
         g.sum()
     }
@@ -549,7 +552,8 @@ mod in_place_updates {
 
 #[test]
 fn in_place_updates_are_assignments() {
-    check_scalar!(in_place_updates; ref w dw = random((3, 2), 60), ref x dx = random(2, 61), val a da = 0.7;);
+    let c = random(3, 59);
+    check_scalar!(in_place_updates; ref w dw = random((3, 2), 60), ref x dx = random(2, 61), val a da = 0.7; &c);
 }
 
 /// A matrix's diagonal: of a parameter, of a computed matrix (a log
@@ -577,7 +581,8 @@ fn diagonals() {
 }
 
 /// Arrays joined along an axis: `concatenate` and `stack` as functions
-/// (with a constant part) and as macros, along either axis.
+/// (with a constant part, a view of a temporary) and as macros, along
+/// either axis.
 mod joined {
     use super::*;
     use ad::ndarray::{concatenate, stack};
@@ -588,7 +593,7 @@ mod joined {
         m: &Array2<f64>,
         #[constant] c: &Array1<f64>,
     ) -> f64 {
-        let z = concatenate(Axis(0), &[x.view(), y.view(), c.view()]).unwrap();
+        let z = concatenate(Axis(0), &[x.view(), y.view(), (c * 2.0).view()]).unwrap();
         let h = (&z * 2.0).mapv(f64::tanh);
         let s = stack(Axis(0), &[x.view(), y.view()]).expect("same lengths");
         let rows = ad::ndarray::concatenate![Axis(0), m.view(), s.view()];

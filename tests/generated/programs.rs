@@ -1526,20 +1526,12 @@ mod p44 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
         let mut f3 = a.to_owned();
-        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.mapv_inplace(|t| (t * x).tanh());
         f3.scaled_add(helper_array(b, y), &a);
         let mut s2 = f3.sum() * 0.3;
-        let f5: Array1<f64> = f3.iter().rev().map(|p6| (p6 * (k as f64 * 0.5)).tanh() + (0.53 / (1.0 + 0.99 * 0.99))).collect();
-        let mut s4 = f5.dot(&f5) * 0.1;
-        for i in 0..a.len() {
-            let t7 = a[i] * helper_array(b, y);
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * f3[(i + 1) % a.len()];
-            }
-            s1 += u8;
-        }
-        b.dot(c) + s4 + f5.sum() * 0.3
+        s2 += f64::sqrt((1.0 + 0.99 * 0.99)).sin();
+        let mut s6 = f3.iter().zip(b.iter()).map(|(p4, q5)| p4 * q5 * s1.tanh()).sum::<f64>();
+        1.04 + s6 + f3.sum() * 0.3
     }
 
     #[test]
@@ -2108,23 +2100,14 @@ mod p61 {
             s1 = s1 + b[i] * 0.3;
         }
         let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * s1).sin()).sum();
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if x > 0.2 => s1 = s1 * y,
-            _ => s1 += f64::cos(1.03),
+        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * s1;
+        let mut s6 = c.iter().zip(b.iter()).map(|(p4, q5)| p4 * helper_array(a, 1.03) - q5).reduce(f64::max).unwrap();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + s2 * s2).ln();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * (s2 + (k as f64 * 0.5));
-        }
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if (s2 + (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += helper_scalar(x, s1),
-        }
-        ((0.87 * y) * helper_array(a, (k as f64 * 0.5))) + s2
+        let mut s10 = b.iter().zip(u7.iter()).map(|(p8, q9)| p8 * s6 - q9).reduce(f64::max).unwrap();
+        (b.mean().unwrap() + (k as f64 * 0.5)) + s10 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2372,18 +2355,17 @@ mod p70 {
         let v3 = (b * a).mapv(f64::tanh);
         let mut s6 = v3.iter().enumerate().map(|(q5, &p4)| (p4 * x).sin() * (q5 as f64 + 1.0)).sum::<f64>();
         let mut f8 = c.to_owned();
-        f8.mapv_inplace(|t| (t * s6.tanh().exp()).tanh());
+        f8.mapv_inplace(|t| (t * s6).tanh());
         f8.scaled_add(u1[0], &c);
         let mut s7 = f8.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s2 = (c.dot(a) + (s2 / (1.0 + x * x))) * j as f64,
-            _ if (0.26 / (1.0 + x * x)) > 0.2 => s2 = s2 * helper_array(&f8, f8.mapv(f64::tanh).sum()),
-            _ => s2 += c.dot(&v3),
+        let mut u9 = b.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * s2.tanh();
         }
         for i in (0..a.len()).step_by(2) {
-            s6 = (s6 * 0.7 + u1[i] * b.mapv(f64::tanh).sum()).tanh();
+            s2 = (s2 * 0.7 + u1[i] * ((k as f64 * 0.5) - f8[a.len() - 1])).tanh();
         }
-        (s6 - (1.0 + s6 * s6).ln()) + s7 + f8.sum() * 0.3
+        y + s7 + u9.sum() * 0.3
     }
 
     #[test]
@@ -3233,26 +3215,16 @@ mod p95 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
         let mut f3 = b.to_owned();
-        f3.mapv_inplace(|t| (t * helper_scalar(a[a.len() - 1], c[0])).tanh());
+        f3.mapv_inplace(|t| (t * y).tanh());
         f3.scaled_add(c.mean().unwrap(), &b);
         let mut s2 = f3.sum() * 0.3;
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * c.dot(c);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
+        if helper_scalar(0.97, s1) > 0.1 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * c.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * f3.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2 + f3.sum() * 0.3
+        let mut s6 = f3.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + x);
+        (s1.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s6 + f3.sum() * 0.3
     }
 
     #[test]
@@ -3364,13 +3336,11 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * f64::ln((1.0 + 0.34 * 0.34))).sin()).sum();
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - x.cos());
+        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * f64::ln((1.0 + 0.34 * 0.34));
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        a.dot(c) + s1
+        ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))) + s1
     }
 
     #[test]
@@ -4749,14 +4719,15 @@ mod p141 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * (y + 0.31)).tanh());
+        f2.mapv_inplace(|t| (t * x).tanh());
         f2.scaled_add(x.tanh().exp(), &a);
         let mut s1 = f2.sum() * 0.3;
-        for i in 0..a.len() {
-            let t3 = f2[i] * y.sin();
-            s1 += t3.sin() * x;
+        match k % 4 {
+            j if j > 1 => s1 = 1.21 * j as f64,
+            _ if y.tanh().exp() > 0.2 => s1 = s1 * (a[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())),
+            _ => s1 += a.mean().unwrap(),
         }
-        a.mean().unwrap() + s1 + f2.sum() * 0.3
+        ((x + x) / (1.0 + f2[0].cos() * f2[0].cos())) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4807,19 +4778,16 @@ mod p143 {
         let mut s1 = f2.sum() * 0.3;
         let v4 = a.mapv(f64::sin);
         let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * ((k as f64 * 0.5) - y)).sin()).sum();
-        if k % 2 == 0 {
-            s5 = (k as f64 * 0.5);
-        } else {
-            s5 = s5 * f2.dot(c);
-        }
+        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * ((k as f64 * 0.5) - y);
         for i in 0..a.len() {
-            let t7 = c[i] * c.mapv(f64::tanh).sum();
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * v4[(i + 1) % a.len()];
-            }
-            s1 += u8;
+            let s1 = s1 * 0.5 + 1.18;
+            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
+        }
+        s5 += s1 * 0.2;
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + c[i] * (1.0 + f2[a.len() - 1] * f2[a.len() - 1]).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + a[i] * 0.3;
         }
         helper_array(b, (1.0 + v4[a.len() - 1] * v4[a.len() - 1]).sqrt()) + s5 + v4.sum() * 0.3
     }
@@ -5848,8 +5816,8 @@ mod p173 {
         }
         s1 += y * 0.2;
         let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * c.dot(a)).sin()).sum();
-        helper_array(b, b.mean().unwrap()) + s2
+        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * c.dot(a);
+        (k as f64 * 0.5) + s2
     }
 
     #[test]

@@ -638,7 +638,9 @@ impl Program {
             5 => {
                 let v = self.name("f");
                 self.line(format!("let mut {v} = {u}.to_owned();"));
-                self.line(format!("{v}.mapv_inplace(|t| (t * {e1}).tanh());"));
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                self.line(format!("{v}.mapv_inplace(|t| (t * {c}).tanh());"));
                 self.line(format!("{v}.scaled_add({e2}, &{u});"));
                 self.push_local_array(&v);
                 self.line(format!("let mut {name} = {v}.sum() * 0.3;"));
@@ -649,8 +651,12 @@ impl Program {
                 self.line(format!(
                     "let {m} = {u}.view().insert_axis(ad::ndarray::Axis(1)).dot(&{w}.view().insert_axis(ad::ndarray::Axis(0)));"
                 ));
+                // The closure reads a scalar of the body (one that reads an
+                // array is rejected).
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
                 self.line(format!(
-                    "let mut {name} = {m}.diag().mapv(|t| (t * {e1}).sin()).sum();"
+                    "let mut {name} = {m}.diag().mapv(|t| (t * {c}).sin()).sum() * {e1};"
                 ));
             }
             _ => self.line(format!(

@@ -102,7 +102,8 @@ impl Lowerer<'_> {
         e: &Expr,
     ) -> Option<Operand> {
         let axis = self.inactive_arg(axis, "the axis");
-        let parts: Vec<Option<Operand>> = parts.iter().map(|p| self.expr(p)).collect();
+        let parts: Vec<Option<Operand>> =
+            parts.iter().map(|p| self.expr(without_view(p))).collect();
         let (axis, parts) = (axis?, parts.into_iter().collect::<Option<Vec<_>>>()?);
         let op = Op::Join {
             axis,
@@ -160,5 +161,15 @@ impl Lowerer<'_> {
         }
         let operands = operands.into_iter().collect::<Option<Vec<_>>>()?;
         Some(self.op_or_constant(Op::Stack(operands), e.span(), e))
+    }
+}
+
+/// A part to join without its `.view()`, which the rule takes anyway: a
+/// constant `(c * 2.0).view()` bound to a name would borrow a temporary
+/// that the `let` drops.
+fn without_view(e: &Expr) -> &Expr {
+    match e {
+        Expr::MethodCall(m) if m.method == "view" && m.args.is_empty() => &m.receiver,
+        e => e,
     }
 }

@@ -322,7 +322,14 @@ impl Lowerer<'_> {
                 true
             }
             ("scaled_add", [alpha, rhs]) => {
-                let scaled: Expr = syn::parse_quote_spanned!(span=> (#rhs) * (#alpha));
+                // A constant product is emitted as written, where `&c * a`
+                // may not exist: `mapv` reads `c` through any reference.
+                let scaled: Expr = if self.carries_derivative(rhs) || self.carries_derivative(alpha)
+                {
+                    syn::parse_quote_spanned!(span=> (#rhs) * (#alpha))
+                } else {
+                    syn::parse_quote_spanned!(span=> (#rhs).mapv(|v| v * (#alpha)))
+                };
                 self.assign(&m.receiver, Some(Arith::Add), &scaled, whole);
                 true
             }
