@@ -227,6 +227,55 @@ scenario! {
     }
 }
 
+// A smoothness penalty over neighbouring windows, read element by
+// element, with a fit to constant data over consecutive pairs (chunks
+// summed as views).
+scenario! {
+    scalar windows_and_chunks in Loops, sizes [2, 10, 1000];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] y: &Array1<f64>) -> f64 {
+        let rough = x.windows(2).into_iter().map(|w| (w[1] - w[0]).powi(2)).sum::<f64>();
+        let fit = x
+            .iter()
+            .zip(y)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>();
+        let pairs = x.exact_chunks(2).into_iter().map(|c| c.sum().tanh()).sum::<f64>();
+        fit + 0.5 * rough + pairs
+    }
+    inputs(n) { ref x dx = random(n, 71) }
+    constants { ref y = random(n, 72) }
+    hand {
+        let n = x.len();
+        let mut g = Array1::from_shape_fn(n, |i| 2.0 * (x[i] - y[i]));
+        for i in 1..n {
+            let d = x[i] - x[i - 1];
+            g[i] += d;
+            g[i - 1] -= d;
+        }
+        for k in 0..n / 2 {
+            let slope = 1.0 - (x[2 * k] + x[2 * k + 1]).tanh().powi(2);
+            g[2 * k] += slope;
+            g[2 * k + 1] += slope;
+        }
+        (g,)
+    }
+    dual {
+        let n = x.len();
+        let mut total = Dual64::from(0.0);
+        for i in 0..n {
+            total += (x[i] - y[i]).powi(2);
+        }
+        for i in 1..n {
+            total += (x[i] - x[i - 1]).powi(2) * 0.5;
+        }
+        for k in 0..n / 2 {
+            total += (x[2 * k] + x[2 * k + 1]).tanh();
+        }
+        total
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         rosenbrock::scenario(),
@@ -238,5 +287,6 @@ pub fn scenarios() -> Vec<Scenario> {
         matrix_power_iteration::scenario(),
         max_pooling_by_elements::scenario(),
         iterator_chains::scenario(),
+        windows_and_chunks::scenario(),
     ]
 }
