@@ -259,6 +259,115 @@ mod single_precision {
     }
 }
 
+/// The sum added to in one arm of a branch only (a hinge loss): fused.
+mod adds_in_one_arm {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, #[constant] x: &Array1<f64>) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..x.len() {
+            let m = 1.0 - w[i] * x[i];
+            if m > 0.0 {
+                loss += m;
+            }
+        }
+        loss
+    }
+}
+
+/// Different additions in each arm, several per arm: fused.
+mod adds_in_both_arms {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut total = s;
+        for i in 0..x.len() {
+            if x[i] > 0.0 {
+                total += x[i] * s;
+            } else {
+                total -= x[i].powi(2);
+                total += s.sin();
+            }
+        }
+        total
+    }
+}
+
+/// A `filter` before a `sum`: a branch around the addition, fused.
+mod filtered_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], s: f64) -> f64 {
+        x.iter()
+            .filter(|v| **v > 0.0)
+            .map(|v| (v * s).exp())
+            .sum::<f64>()
+    }
+}
+
+/// Near miss: an arm scales the sum.
+mod arm_scales_the_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            if x[i] > 0.0 {
+                total *= 0.9;
+            }
+            total += x[i];
+        }
+        total
+    }
+}
+
+/// Near miss: an arm reads the sum besides adding to it.
+mod arm_reads_the_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.5;
+        for i in 0..x.len() {
+            if x[i] > 0.0 {
+                total += total * x[i];
+            } else {
+                total += x[i];
+            }
+        }
+        total
+    }
+}
+
+/// Near miss: an arm holds an inner sum over the same variable.
+mod arm_holds_a_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            if i % 2 == 0 {
+                for j in 0..x.len() {
+                    total += x[j] * x[i];
+                }
+            }
+        }
+        total
+    }
+}
+
+#[test]
+fn sums_added_to_in_branches() {
+    for n in [0, 1, 2, 7] {
+        let x = random(n, 20) * 2.0;
+        check_scalar!(adds_in_one_arm; ref w dw = random(n, 19); &x);
+        check_scalar!(adds_in_both_arms; ref x dx = random(n, 21), val s ds = 0.7;);
+        check_scalar!(filtered_sum; ref x dx = random(n, 22).to_vec(), val s ds = -0.6;);
+        check_scalar!(arm_scales_the_sum; ref x dx = random(n, 23););
+        check_scalar!(arm_reads_the_sum; ref x dx = random(n, 24););
+        check_scalar!(arm_holds_a_loop; ref x dx = random(n, 25););
+    }
+}
+
 #[test]
 fn sums_at_every_trip_count() {
     for n in [0, 1, 2, 7] {

@@ -546,9 +546,10 @@ snapshot!(rows_of_a_matrix, [reverse],
     }
 );
 
-// A `filter` guards the rest of the loop body in an `if`; a `fold` assigns
-// its accumulator from the closure's body, whose parameters are bound to
-// the accumulator and the item.
+// A `filter` guards the rest of the loop body in an `if`, and as the sum
+// only adds in one arm the loop is still fused; a `fold` assigns its
+// accumulator from the closure's body, whose parameters are bound to the
+// accumulator and the item.
 snapshot!(filter_and_fold, [reverse],
     fn f(x: &[f64]) -> f64 {
         let logs: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();

@@ -23,6 +23,11 @@
 //!                                        add_scaled(&mut x_bar, x_bar_unit, &s_out_bar);
 //! ```
 //!
+//! The additions may sit in the arms of an `if` (`if m > 0.0 { s += m }`):
+//! each arm takes the sum from its value before to its value after
+//! through additions, and the iteration's reverse code runs the arm the
+//! forward code took, whose branch is still at hand.
+//!
 //! Only loops outside other loops are fused: inside one, the buffers would
 //! be made, and kept for the outer reverse sweep, once per outer iteration.
 //! A loop inside a fused loop that sums into the same scalar (`for i { for
@@ -37,7 +42,7 @@ use quote::{format_ident, quote};
 
 use super::activity;
 use super::forward::slot_ident;
-use super::ir::{Arith, Carried, Loop, Op, Operand, Stmt, VarId};
+use super::ir::{Arith, Carried, If, Loop, Op, Operand, Stmt, VarId};
 use super::reverse::Builder;
 
 /// A fused loop's reverse code, spliced into its forward sweep.
@@ -87,6 +92,14 @@ impl Builder<'_, '_> {
         let mut inner = Vec::new();
         let mut cur = c.input;
         while cur != next {
+            // A branch that adds in one arm, or both (`if m > 0.0 { s += m }`).
+            if let Some(after) = l.body.iter().find_map(|s| match s {
+                Stmt::If(i) => branch_sum(i, cur),
+                _ => None,
+            }) {
+                cur = after;
+                continue;
+            }
             if uses.get(&cur) != Some(&1) {
                 return None;
             }
@@ -103,12 +116,7 @@ impl Builder<'_, '_> {
             })?;
             match step {
                 Ok(inst) => {
-                    let adds = match &inst.op {
-                        Op::Arith(Arith::Add, ..) => true,
-                        Op::Arith(Arith::Sub, Operand::Var(a), _) => *a == cur,
-                        _ => false,
-                    };
-                    if !adds {
+                    if !adds_to(&inst.op, cur) {
                         return None;
                     }
                     cur = inst.dest;
@@ -287,6 +295,65 @@ impl Builder<'_, '_> {
 
 fn unit_ident(bar: Ident) -> Ident {
     format_ident!("{}_unit", bar, span = Span::mixed_site())
+}
+
+/// The value after `i` of a sum whose value before it is `cur`, where `i`
+/// only adds to it: one of its values is `cur` plus terms added in the
+/// then arm, and `cur` plus terms added in the else arm, and nothing else
+/// in `i` reads `cur`.
+fn branch_sum(i: &If, cur: VarId) -> Option<VarId> {
+    let uses = |stmts: &[Stmt], o: &Operand| {
+        count_uses(stmts).get(&cur).copied().unwrap_or(0)
+            + usize::from(matches!(o, Operand::Var(v) if *v == cur))
+    };
+    let mut reading = i
+        .phis
+        .iter()
+        .filter(|p| uses(&i.then, &p.then) + uses(&i.els, &p.els) > 0);
+    let phi = reading.next()?;
+    if reading.next().is_some() {
+        return None;
+    }
+    let arm_adds = |stmts: &[Stmt], end: &Operand| {
+        let Operand::Var(end) = end else { return false };
+        uses(stmts, &Operand::Var(*end)) == 1 && added_in(stmts, cur, *end)
+    };
+    (arm_adds(&i.then, &phi.then) && arm_adds(&i.els, &phi.els)).then_some(phi.dest)
+}
+
+/// Whether `stmts` take `from` to `to` through additions alone
+/// (`to == from` when they do not touch it), each intermediate read once
+/// and `to` not at all.
+fn added_in(stmts: &[Stmt], from: VarId, to: VarId) -> bool {
+    let uses = count_uses(stmts);
+    if uses.contains_key(&to) {
+        return false;
+    }
+    let mut cur = from;
+    while cur != to {
+        if uses.get(&cur) != Some(&1) {
+            return false;
+        }
+        let step = stmts.iter().find_map(|s| match s {
+            Stmt::Inst(i) if i.op.var_operands().contains(&cur) => Some(i),
+            _ => None,
+        });
+        let Some(inst) = step else { return false };
+        if !adds_to(&inst.op, cur) {
+            return false;
+        }
+        cur = inst.dest;
+    }
+    true
+}
+
+/// Whether `op` adds to `cur` (`cur + e`, `e + cur`, `cur - e`).
+fn adds_to(op: &Op, cur: VarId) -> bool {
+    match op {
+        Op::Arith(Arith::Add, ..) => true,
+        Op::Arith(Arith::Sub, Operand::Var(a), _) => *a == cur,
+        _ => false,
+    }
 }
 
 /// How many times each variable is read in `stmts`, at any depth.

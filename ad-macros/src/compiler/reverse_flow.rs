@@ -508,6 +508,8 @@ impl Builder<'_, '_> {
                 .iter()
                 .filter(|p| self.useful.contains(&p.dest))
                 .filter_map(|p| match if then { &p.then } else { &p.els } {
+                    // A fused sum's input: its cotangent is the sum's.
+                    Operand::Var(o) if Some(*o) == self.dropped => None,
                     Operand::Var(o) => {
                         let d_bar = g.bar(p.dest);
                         Some((*o, quote!(#d_bar.take())))
