@@ -338,6 +338,23 @@ mod arm_reads_the_sum {
     }
 }
 
+/// Near miss: the sum is read outside the branch that adds to it.
+mod read_beside_the_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.5;
+        for i in 0..x.len() {
+            let kept = total;
+            if x[i] > 0.0 {
+                total += x[i];
+            }
+            total += kept * x[i];
+        }
+        total
+    }
+}
+
 /// Near miss: an arm holds an inner sum over the same variable.
 mod arm_holds_a_loop {
     use super::*;
@@ -365,6 +382,7 @@ fn sums_added_to_in_branches() {
         check_scalar!(arm_scales_the_sum; ref x dx = random(n, 23););
         check_scalar!(arm_reads_the_sum; ref x dx = random(n, 24););
         check_scalar!(arm_holds_a_loop; ref x dx = random(n, 25););
+        check_scalar!(read_beside_the_branch; ref x dx = random(n, 26););
     }
 }
 

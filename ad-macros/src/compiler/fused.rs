@@ -92,11 +92,15 @@ impl Builder<'_, '_> {
         let mut inner = Vec::new();
         let mut cur = c.input;
         while cur != next {
-            // A branch that adds in one arm, or both (`if m > 0.0 { s += m }`).
-            if let Some(after) = l.body.iter().find_map(|s| match s {
-                Stmt::If(i) => branch_sum(i, cur),
+            // A branch that adds in one arm, or both (`if m > 0.0 { s += m }`),
+            // and is all that reads the sum.
+            if let Some((i, after)) = l.body.iter().find_map(|s| match s {
+                Stmt::If(i) => branch_sum(i, cur).map(|after| (i, after)),
                 _ => None,
             }) {
+                if uses.get(&cur) != Some(&uses_in_if(i, cur)) {
+                    return None;
+                }
                 cur = after;
                 continue;
             }
@@ -319,6 +323,21 @@ fn branch_sum(i: &If, cur: VarId) -> Option<VarId> {
         uses(stmts, &Operand::Var(*end)) == 1 && added_in(stmts, cur, *end)
     };
     (arm_adds(&i.then, &phi.then) && arm_adds(&i.els, &phi.els)).then_some(phi.dest)
+}
+
+/// How many times `i` reads `v`: in its arms and its values.
+fn uses_in_if(i: &If, v: VarId) -> usize {
+    let in_arms = [&i.then, &i.els]
+        .into_iter()
+        .map(|arm| count_uses(arm).get(&v).copied().unwrap_or(0))
+        .sum::<usize>();
+    let in_phis = i
+        .phis
+        .iter()
+        .flat_map(|p| [&p.then, &p.els])
+        .filter(|o| matches!(o, Operand::Var(x) if *x == v))
+        .count();
+    in_arms + in_phis
 }
 
 /// Whether `stmts` take `from` to `to` through additions alone
