@@ -293,6 +293,22 @@ mod adds_in_both_arms {
     }
 }
 
+/// The branch's condition reads the sum (inactive, piecewise): fused, as
+/// the sum still only adds.
+mod condition_reads_the_sum {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            if total < 0.7 {
+                total += x[i].powi(2);
+            }
+        }
+        total
+    }
+}
+
 /// A `filter` before a `sum`: a branch around the addition, fused.
 mod filtered_sum {
     use super::*;
@@ -355,6 +371,28 @@ mod read_beside_the_branch {
     }
 }
 
+/// Near misses: an arm subtracts the sum from a term, or doubles it; a
+/// branch inside an arm adds (not fused, as only one level is followed).
+mod arms_that_do_not_only_add {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut total = 0.5;
+        for i in 0..x.len() {
+            match (i + k) % 3 {
+                0 => total = x[i] - total,
+                1 => total += total,
+                _ => {
+                    if x[i] > 0.0 {
+                        total += x[i].exp();
+                    }
+                }
+            }
+        }
+        total
+    }
+}
+
 /// Near miss: an arm holds an inner sum over the same variable.
 mod arm_holds_a_loop {
     use super::*;
@@ -378,11 +416,15 @@ fn sums_added_to_in_branches() {
         let x = random(n, 20) * 2.0;
         check_scalar!(adds_in_one_arm; ref w dw = random(n, 19); &x);
         check_scalar!(adds_in_both_arms; ref x dx = random(n, 21), val s ds = 0.7;);
+        check_scalar!(condition_reads_the_sum; ref x dx = random(n, 28) * 1.3;);
         check_scalar!(filtered_sum; ref x dx = random(n, 22).to_vec(), val s ds = -0.6;);
         check_scalar!(arm_scales_the_sum; ref x dx = random(n, 23););
         check_scalar!(arm_reads_the_sum; ref x dx = random(n, 24););
         check_scalar!(arm_holds_a_loop; ref x dx = random(n, 25););
         check_scalar!(read_beside_the_branch; ref x dx = random(n, 26););
+        for k in 0..3 {
+            check_scalar!(arms_that_do_not_only_add; ref x dx = random(n, 27); k);
+        }
     }
 }
 
