@@ -1291,3 +1291,32 @@ fn pattern_bindings_keep_their_own_constants() {
         check_scalar!(pattern_bindings_with_one_name; val x dx = 0.8; k);
     }
 }
+
+/// Views of a local constant array in a branch (`m.diag()`, `m.row(0)`),
+/// which the branch's record keeps for the pullback beyond the block that
+/// binds `m`: kept as owned copies. Seed 46 of the program generator found
+/// the view kept, borrowing the dropped local.
+mod views_of_a_branch_local {
+    use super::*;
+    use ad::ndarray::Axis;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        if k == 0 {
+            return x * a.sum();
+        }
+        let m = c
+            .view()
+            .insert_axis(Axis(1))
+            .dot(&c.view().insert_axis(Axis(0)));
+        let s = m.diag().mapv(|t| (t * x).sin()).sum() * a.mapv(f64::tanh).sum();
+        s + m.row(0).dot(a) * x
+    }
+}
+
+#[test]
+fn views_of_locals_kept_beyond_their_branch() {
+    let c = random(3, 80);
+    for k in [0, 1] {
+        check_scalar!(views_of_a_branch_local; val x dx = 0.4, ref a da = random(3, 81); &c, k);
+    }
+}

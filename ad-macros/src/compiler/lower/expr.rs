@@ -73,6 +73,10 @@ impl Lowerer<'_> {
         let expr = if changes && !literal {
             // An array stays usable under its name.
             quote::quote!(::core::clone::Clone::clone(&(#renamed)))
+        } else if self.views_a_local(e) {
+            // A record may keep the constant beyond the block of the local
+            // it would borrow (`m.diag()` in a branch).
+            quote::quote!((#renamed).to_owned())
         } else {
             renamed.to_token_stream()
         };
@@ -87,6 +91,43 @@ impl Lowerer<'_> {
             tokens: ident.to_token_stream(),
             literal,
             scalar,
+        })
+    }
+
+    /// Whether `e` is a view (`m.diag()`, `m.row(i)`, `m.t()`) of an array
+    /// the body binds, which a constant cannot outlive.
+    fn views_a_local(&self, e: &Expr) -> bool {
+        const VIEWS: [&str; 9] = [
+            "view",
+            "row",
+            "column",
+            "diag",
+            "slice",
+            "t",
+            "reversed_axes",
+            "insert_axis",
+            "index_axis",
+        ];
+        let Expr::MethodCall(m) = e else { return false };
+        if !VIEWS.contains(&m.method.to_string().as_str()) {
+            return false;
+        }
+        let mut root = &*m.receiver;
+        loop {
+            match root {
+                Expr::MethodCall(inner) => root = &inner.receiver,
+                Expr::Field(f) => root = &f.base,
+                Expr::Index(i) => root = &i.expr,
+                Expr::Paren(p) => root = &p.expr,
+                _ => break,
+            }
+        }
+        let Expr::Path(p) = root else { return false };
+        p.path.get_ident().is_some_and(|name| {
+            matches!(
+                self.env.get(&name.to_string()),
+                Some(Binding::Const { param: false, .. })
+            )
         })
     }
 
