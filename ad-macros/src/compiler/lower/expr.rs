@@ -112,18 +112,7 @@ impl Lowerer<'_> {
         if !VIEWS.contains(&m.method.to_string().as_str()) {
             return false;
         }
-        let mut root = &*m.receiver;
-        loop {
-            match root {
-                Expr::MethodCall(inner) => root = &inner.receiver,
-                Expr::Field(f) => root = &f.base,
-                Expr::Index(i) => root = &i.expr,
-                Expr::Paren(p) => root = &p.expr,
-                _ => break,
-            }
-        }
-        let Expr::Path(p) = root else { return false };
-        p.path.get_ident().is_some_and(|name| {
+        super::place_root(&m.receiver, true).is_some_and(|name| {
             matches!(
                 self.env.get(&name.to_string()),
                 Some(Binding::Const { param: false, .. })

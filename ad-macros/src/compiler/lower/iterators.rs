@@ -640,22 +640,9 @@ impl Binder {
     }
 
     /// Whether `item` is a reference into an inactive local (`&&v[k]`).
-    fn reads_inactive_local(&self, mut item: &Expr) -> bool {
-        loop {
-            match item {
-                Expr::Reference(r) => item = &r.expr,
-                Expr::Paren(p) => item = &p.expr,
-                Expr::Index(i) => item = &i.expr,
-                Expr::Field(f) => item = &f.base,
-                Expr::Path(p) => {
-                    return p
-                        .path
-                        .get_ident()
-                        .is_some_and(|i| self.inactive_locals.contains(&i.to_string()))
-                }
-                _ => return false,
-            }
-        }
+    fn reads_inactive_local(&self, item: &Expr) -> bool {
+        super::place_root(item, false)
+            .is_some_and(|i| self.inactive_locals.contains(&i.to_string()))
     }
 
     /// The loop body `stmts` reading `*v` as `v` for the names bound to

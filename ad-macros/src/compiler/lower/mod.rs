@@ -447,6 +447,22 @@ impl Lowerer<'_> {
     }
 }
 
+/// The name a place or reference is rooted at (`v` in `&v[k].w`; through
+/// method receivers too, `m` in `m.row(0).t()`, when `methods`).
+pub(super) fn place_root(mut e: &Expr, methods: bool) -> Option<&Ident> {
+    loop {
+        match e {
+            Expr::Reference(r) => e = &r.expr,
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Index(i) => e = &i.expr,
+            Expr::Field(f) => e = &f.base,
+            Expr::MethodCall(m) if methods => e = &m.receiver,
+            Expr::Path(p) => return p.path.get_ident(),
+            _ => return None,
+        }
+    }
+}
+
 pub(super) fn strip_refs(e: &Expr) -> &Expr {
     match e {
         Expr::Reference(r) if r.mutability.is_none() => strip_refs(&r.expr),
