@@ -598,3 +598,16 @@ snapshot!(concatenated, [],
         z.mapv(f64::tanh).sum()
     }
 );
+
+// ndarray's in-place updates are assignments (`h = h.mapv(..)`,
+// `h = h + &x * a`); a diagonal is a view whose cotangent is scattered onto
+// the matrix's diagonal; a sub-slice's chain reads the slice after its
+// bounds check.
+snapshot!(in_place_diagonal_and_sub_slice, [reverse],
+    fn f(m: &Array2<f64>, x: &Array1<f64>, y: &[f64], a: f64) -> f64 {
+        let mut h = m.dot(x);
+        h.mapv_inplace(f64::tanh);
+        h.scaled_add(a, x);
+        h.sum() + m.diag().sum() + y[1..].iter().sum::<f64>()
+    }
+);

@@ -258,14 +258,22 @@ impl Lowerer<'_> {
                     }
                     None => len.clone(),
                 };
-                // Where slicing would panic, so does the loop.
-                lets.push(syn::parse_quote!(::core::assert!(
-                    #start <= #end && #end <= #len,
-                    "range {}..{} out of bounds for a slice of length {}",
-                    #start,
-                    #end,
-                    #len
-                );));
+                // Where slicing would panic, so does the loop (`x[..]` cannot).
+                let in_bounds: Option<Expr> = match (&range.start, &range.end) {
+                    (Some(_), Some(_)) => Some(syn::parse_quote!(#start <= #end && #end <= #len)),
+                    (None, Some(_)) => Some(syn::parse_quote!(#end <= #len)),
+                    (Some(_), None) => Some(syn::parse_quote!(#start <= #len)),
+                    (None, None) => None,
+                };
+                if let Some(in_bounds) = in_bounds {
+                    lets.push(syn::parse_quote!(::core::assert!(
+                        #in_bounds,
+                        "range {}..{} out of bounds for a slice of length {}",
+                        #start,
+                        #end,
+                        #len
+                    );));
+                }
                 if range.end.is_some() {
                     source = Source::Take(Box::new(source), end);
                 }
