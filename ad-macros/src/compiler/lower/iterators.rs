@@ -216,11 +216,11 @@ impl Lowerer<'_> {
             Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
             _ => None,
         });
-        // A collected item's position: the index, or a count of the
-        // iterator's items.
         let collects = matches!(terminal, Terminal::Collect);
         // Statements before and after the loop, inside the block.
         let (mut before, mut after): (Vec<syn::Stmt>, Vec<syn::Stmt>) = (Vec::new(), Vec::new());
+        // A collected item's position: the index, or a count of the
+        // iterator's items.
         let position = match &items {
             Items::Indexed { .. } => index.clone(),
             Items::Iterator(_) => self.fresh_local("position", span),
