@@ -18,6 +18,16 @@ impl Lowerer<'_> {
         if let Some(chain) = self.iterator_chain(m) {
             return self.expr(&chain.ok()?);
         }
+        // `reduce`'s `Option` taken otherwise than by `unwrap`/`expect`.
+        if let Expr::MethodCall(r) = &*m.receiver {
+            if r.method == "reduce" && super::iterators::is_adaptor(&r.receiver) {
+                self.errors.at(
+                    &m.method,
+                    format!("`reduce` over active values is differentiated with `.unwrap()` or `.expect(..)` right after it, not `.{name}(..)`: for an empty iterator's default, test `is_empty()` first, or use `fold`"),
+                );
+                return None;
+            }
+        }
         if ops::INACTIVE.contains(&name.as_str()) {
             return Some(self.inactive_result(e));
         }
