@@ -47,6 +47,10 @@ fn tangents<F: Float, D: Dimension, const N: usize>(
         .collect()
 }
 
+fn views_of<F: Float, D: Dimension>(arrays: &[Array<F, D>]) -> Vec<ArrayView<'_, F, D>> {
+    arrays.iter().map(|a| a.view()).collect()
+}
+
 /// The tangent of `concatenate`.
 pub fn concatenate_pushforward<F: Float, D: RemoveAxis, const N: usize>(
     axis: Axis,
@@ -54,8 +58,7 @@ pub fn concatenate_pushforward<F: Float, D: RemoveAxis, const N: usize>(
     parts: [ArrayView<'_, F, D>; N],
 ) -> Result<Array<F, D>, ShapeError> {
     let owned = tangents(dots, &parts);
-    let views: Vec<ArrayView<'_, F, D>> = owned.iter().map(|t| t.view()).collect();
-    ndarray::concatenate(axis, &views)
+    ndarray::concatenate(axis, &views_of(&owned))
 }
 
 /// The tangent of `stack`.
@@ -68,8 +71,7 @@ where
     D::Larger: RemoveAxis,
 {
     let owned = tangents(dots, &parts);
-    let views: Vec<ArrayView<'_, F, D>> = owned.iter().map(|t| t.view()).collect();
-    ndarray::stack(axis, &views)
+    ndarray::stack(axis, &views_of(&owned))
 }
 
 /// Part `position`'s cotangent under `concatenate`: its run of the

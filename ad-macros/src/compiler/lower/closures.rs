@@ -154,21 +154,26 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// Writes each call in `e` of a closure that is not emitted (it reads
-    /// active values) as the closure's body, for inactive code emitted as
-    /// written that calls one (`if g(c[0]) > 0.0`). The arguments are
-    /// evaluated before any parameter is bound, as in a call.
-    pub(super) fn inline_hidden_calls(&self, e: &mut Expr) {
-        if self.calls_hidden_closure(e) {
-            syn::visit_mut::VisitMut::visit_expr_mut(&mut Inliner(self), e);
-        }
+    /// Whether some closure bound to a local is not emitted.
+    pub(super) fn has_hidden_closures(&self) -> bool {
+        self.local_closures.values().any(|c| c.reads_active)
     }
 
-    /// [`Lowerer::inline_hidden_calls`] for a statement.
-    pub(super) fn inline_hidden_calls_in_stmt(&self, stmt: &mut syn::Stmt) {
-        if self.local_closures.values().any(|c| c.reads_active) {
-            syn::visit_mut::VisitMut::visit_stmt_mut(&mut Inliner(self), stmt);
-        }
+    /// `e` with each call of a closure that is not emitted (it reads
+    /// active values) written as the closure's body, for inactive code
+    /// emitted as written that calls one (`if g(c[0]) > 0.0`). The
+    /// arguments are evaluated before any parameter is bound, as in a call.
+    pub(super) fn hidden_calls_inlined(&self, e: &Expr) -> Expr {
+        let mut e = e.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Inliner(self), &mut e);
+        e
+    }
+
+    /// [`Lowerer::hidden_calls_inlined`] for a statement.
+    pub(super) fn hidden_calls_inlined_in_stmt(&self, stmt: &syn::Stmt) -> syn::Stmt {
+        let mut stmt = stmt.clone();
+        syn::visit_mut::VisitMut::visit_stmt_mut(&mut Inliner(self), &mut stmt);
+        stmt
     }
 }
 

@@ -350,15 +350,25 @@ impl Lowerer<'_> {
     /// The second item is the names it mentioned.
     /// Calls of closures that are not emitted are written as their bodies.
     pub(super) fn renamed(&self, e: &Expr) -> (Expr, Vec<Ident>) {
-        let mut e = e.clone();
-        self.inline_hidden_calls(&mut e);
-        scan::rename_expr_with_values(&e, &self.renames(), &self.reference_names())
+        let inlined;
+        let e = if self.calls_hidden_closure(e) {
+            inlined = self.hidden_calls_inlined(e);
+            &inlined
+        } else {
+            e
+        };
+        scan::rename_expr_with_values(e, &self.renames(), &self.reference_names())
     }
 
     pub(super) fn renamed_stmt(&self, stmt: &syn::Stmt) -> (syn::Stmt, Vec<Ident>) {
-        let mut stmt = stmt.clone();
-        self.inline_hidden_calls_in_stmt(&mut stmt);
-        scan::rename_stmt_with_values(&stmt, &self.renames(), &self.reference_names())
+        let inlined;
+        let stmt = if self.has_hidden_closures() {
+            inlined = self.hidden_calls_inlined_in_stmt(stmt);
+            &inlined
+        } else {
+            stmt
+        };
+        scan::rename_stmt_with_values(stmt, &self.renames(), &self.reference_names())
     }
 
     fn reference_names(&self) -> HashSet<String> {

@@ -173,14 +173,10 @@ impl Lowerer<'_> {
             ("into_iter", 0) => self.elements(&m.receiver, lets),
             (_, 0) if lanes(e).is_some() => {
                 let (count, lane) = lanes(e).expect("matched");
-                Ok(Source::Lanes {
-                    x: self.named(&m.receiver, lets),
-                    count: Ident::new(count, m.method.span()),
-                    lane: Ident::new(lane, m.method.span()),
-                })
+                Ok(self.lane_source(m, count, lane, lets))
             }
             ("axis_iter", 1) => {
-                let (count, lane) = match axis_number(&m.args[0]) {
+                let (count, lane) = match axis_number(m.args.first()) {
                     Some(0) => ("nrows", "row"),
                     Some(1) => ("ncols", "column"),
                     _ => {
@@ -190,15 +186,11 @@ impl Lowerer<'_> {
                         ))
                     }
                 };
-                Ok(Source::Lanes {
-                    x: self.named(&m.receiver, lets),
-                    count: Ident::new(count, m.method.span()),
-                    lane: Ident::new(lane, m.method.span()),
-                })
+                Ok(self.lane_source(m, count, lane, lets))
             }
             ("windows", 1) => self.views(m, &m.args[0], Views::Windows, lets),
             ("exact_chunks", 1) => self.views(m, &m.args[0], Views::ExactChunks, lets),
-            ("axis_chunks_iter", 2) if axis_number(&m.args[0]) == Some(0) => {
+            ("axis_chunks_iter", 2) if axis_number(m.args.first()) == Some(0) => {
                 self.views(m, &m.args[1], Views::Chunks, lets)
             }
             ("copied" | "cloned", 0) => {
@@ -234,6 +226,21 @@ impl Lowerer<'_> {
                 })
             }
             _ => Err(not_indexable(e)),
+        }
+    }
+
+    /// The receiver's lanes, counted by `count` and read by `lane`.
+    fn lane_source(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        count: &str,
+        lane: &str,
+        lets: &mut Vec<syn::Stmt>,
+    ) -> Source {
+        Source::Lanes {
+            x: self.named(&m.receiver, lets),
+            count: Ident::new(count, m.method.span()),
+            lane: Ident::new(lane, m.method.span()),
         }
     }
 
@@ -401,8 +408,8 @@ pub(super) fn atom(e: Expr) -> Expr {
 }
 
 /// `n` for `Axis(n)` (or `ndarray::Axis(n)`) with a literal `n`.
-fn axis_number(e: &Expr) -> Option<usize> {
-    let Expr::Call(c) = e else { return None };
+fn axis_number(e: Option<&Expr>) -> Option<usize> {
+    let Expr::Call(c) = e? else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     if p.path.segments.last()?.ident != "Axis" || c.args.len() != 1 {
         return None;
