@@ -611,3 +611,18 @@ snapshot!(in_place_diagonal_and_sub_slice, [reverse],
         h.sum() + m.diag().sum() + y[1..].iter().sum::<f64>()
     }
 );
+
+// A closure that reads an active value is not emitted, so its call in a
+// condition is its body there too; a constant viewing a local array
+// (`m.diag()`) is an owned copy, which the branch's record may keep.
+snapshot!(hidden_closure_and_view_of_a_local, [reverse],
+    fn f(x: f64, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let g = |p: f64| (p * x).tanh();
+        if k == 0 {
+            return x;
+        }
+        let m = c.view().insert_axis(Axis(1)).dot(&c.view().insert_axis(Axis(0)));
+        let s = m.diag().mapv(|t| t * x).sum();
+        if g(c[0]) > 0.0 { s * 2.0 } else { s }
+    }
+);

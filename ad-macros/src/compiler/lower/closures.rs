@@ -196,13 +196,17 @@ impl syn::visit_mut::VisitMut for Inliner<'_, '_> {
         }
         let f = &local.closure;
         let (pats, args, body) = (f.inputs.iter(), c.args.iter(), &f.body);
-        let indices = (0..c.args.len()).map(syn::Index::from);
         let span = c.func.span();
-        let mut inlined: Expr = syn::parse_quote_spanned!(span=> {
-            let __ad_args = (#(#args,)*);
-            #(let #pats = __ad_args.#indices;)*
-            #body
-        });
+        let mut inlined: Expr = if c.args.len() == 1 {
+            syn::parse_quote_spanned!(span=> { #(let #pats = #args;)* #body })
+        } else {
+            let indices = (0..c.args.len()).map(syn::Index::from);
+            syn::parse_quote_spanned!(span=> {
+                let __ad_args = (#(#args,)*);
+                #(let #pats = __ad_args.#indices;)*
+                #body
+            })
+        };
         // The body may call another such closure.
         syn::visit_mut::visit_expr_mut(self, &mut inlined);
         *e = inlined;

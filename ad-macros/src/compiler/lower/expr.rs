@@ -76,7 +76,8 @@ impl Lowerer<'_> {
         } else if self.views_a_local(e) {
             // A record may keep the constant beyond the block of the local
             // it would borrow (`m.diag()` in a branch).
-            quote::quote!((#renamed).to_owned())
+            let view = super::sources::atom(renamed.clone());
+            quote::quote!(#view.to_owned())
         } else {
             renamed.to_token_stream()
         };
