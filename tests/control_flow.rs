@@ -1292,7 +1292,7 @@ fn pattern_bindings_keep_their_own_constants() {
     }
 }
 
-/// Views of a local constant array in a branch (`m.diag()`, `m.row(0)`),
+/// Views of a local constant array in a branch (`m.diag()`, `let r = m.row(0)`),
 /// which the branch's record keeps for the pullback beyond the block that
 /// binds `m`: kept as owned copies. Seed 46 of the program generator found
 /// the view kept, borrowing the dropped local.
@@ -1308,8 +1308,9 @@ mod views_of_a_branch_local {
             .view()
             .insert_axis(Axis(1))
             .dot(&c.view().insert_axis(Axis(0)));
+        let r = m.row(0);
         let s = m.diag().mapv(|t| (t * x).sin()).sum() * a.mapv(f64::tanh).sum();
-        s + m.row(0).dot(a) * x
+        s + r.dot(a) * x
     }
 }
 
@@ -1318,5 +1319,36 @@ fn views_of_locals_kept_beyond_their_branch() {
     let c = random(3, 80);
     for k in [0, 1] {
         check_scalar!(views_of_a_branch_local; val x dx = 0.4, ref a da = random(3, 81); &c, k);
+    }
+}
+
+/// A view bound to a name in a loop body (`let d = m.diag();`), which the
+/// tape saves as an owned copy. Named views failed to compile, in a loop and
+/// in a branch (`r` above), borrowing `m` beyond its block.
+mod named_views_of_a_loop_local {
+    use super::*;
+    use ad::ndarray::Axis;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = x;
+        for i in 0..k {
+            let m = c
+                .view()
+                .insert_axis(Axis(1))
+                .dot(&c.view().insert_axis(Axis(0)))
+                * (i as f64 + 1.0);
+            let d = m.diag();
+            let r = m.row(i % 3);
+            s = s * d.dot(a) + r.dot(a).sin() * x;
+        }
+        s
+    }
+}
+
+#[test]
+fn named_views_of_locals_kept_beyond_their_loop_body() {
+    let c = random(3, 82);
+    for k in [0, 1, 4] {
+        check_scalar!(named_views_of_a_loop_local; val x dx = 0.4, ref a da = random(3, 84); &c, k);
     }
 }

@@ -614,7 +614,8 @@ snapshot!(in_place_diagonal_and_sub_slice, [reverse],
 
 // A closure that reads an active value is not emitted, so its call in a
 // condition is its body there too; a constant viewing a local array
-// (`m.diag()`) is an owned copy, which the branch's record may keep.
+// (`m.diag()`) is an owned copy, which the branch's record may keep, and so
+// is a named one (`r`) in the record.
 snapshot!(hidden_closure_and_view_of_a_local, [reverse],
     fn f(x: f64, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let g = |p: f64| (p * x).tanh();
@@ -622,7 +623,8 @@ snapshot!(hidden_closure_and_view_of_a_local, [reverse],
             return x;
         }
         let m = c.view().insert_axis(Axis(1)).dot(&c.view().insert_axis(Axis(0)));
-        let s = m.diag().mapv(|t| t * x).sum();
+        let r = m.row(0);
+        let s = m.diag().mapv(|t| t * x).sum() + r.mapv(|t| t * x).sum();
         if g(c[0]) > 0.0 { s * 2.0 } else { s }
     }
 );

@@ -168,6 +168,10 @@ pub enum Stmt {
     InactiveLet {
         tokens: TokenStream,
         names: Vec<Ident>,
+        /// Those of `names` that view an array the body binds (`let d =
+        /// m.diag();`): a record saves an owned copy, as it may outlive
+        /// the array.
+        views: Vec<Ident>,
     },
     If(Box<If>),
     Loop(Box<Loop>),

@@ -455,10 +455,16 @@ impl Builder<'_, '_> {
             }
         }
         let mut consts: Vec<Ident> = extra_consts.to_vec();
+        let mut views = HashSet::new();
         for stmt in stmts {
             match stmt {
                 Stmt::Const { ident, .. } => consts.push(ident.clone()),
-                Stmt::InactiveLet { names, .. } => consts.extend(names.iter().cloned()),
+                Stmt::InactiveLet {
+                    names, views: v, ..
+                } => {
+                    consts.extend(names.iter().cloned());
+                    views.extend(v.iter().map(|v| v.to_string()));
+                }
                 Stmt::If(i) => consts.extend(i.value.iter().map(|c| c.ident.clone())),
                 _ => {}
             }
@@ -470,7 +476,12 @@ impl Builder<'_, '_> {
         for c in consts {
             if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
                 items.push(quote!(#c));
-                saves.push(quote!(#c));
+                if views.contains(&c.to_string()) {
+                    // It borrows an array of the block, which the record outlives.
+                    saves.push(quote!(#c.to_owned()));
+                } else {
+                    saves.push(quote!(#c));
+                }
             }
         }
         for stmt in stmts {

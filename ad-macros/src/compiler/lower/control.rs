@@ -54,6 +54,7 @@ impl Lowerer<'_> {
             self.stmts.push(Stmt::InactiveLet {
                 tokens: quote!(let mut #ident = #ident;),
                 names: vec![ident.clone()],
+                views: Vec::new(),
             });
             self.env.insert(
                 name,
@@ -351,6 +352,7 @@ impl Lowerer<'_> {
                 self.stmts.push(Stmt::InactiveLet {
                     tokens: quote!(let #ident = #iter;),
                     names: vec![ident.clone()],
+                    views: Vec::new(),
                 });
                 LoopHead::For {
                     pat,

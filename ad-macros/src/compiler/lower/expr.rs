@@ -97,7 +97,7 @@ impl Lowerer<'_> {
 
     /// Whether `e` is a view (`m.diag()`, `m.row(i)`, `m.t()`) of an array
     /// the body binds, which a constant cannot outlive.
-    fn views_a_local(&self, e: &Expr) -> bool {
+    pub(super) fn views_a_local(&self, e: &Expr) -> bool {
         const VIEWS: [&str; 9] = [
             "view",
             "row",

@@ -155,6 +155,7 @@ impl Lowerer<'_> {
                 self.stmts.push(Stmt::InactiveLet {
                     tokens: quote!(let #m #ident #ty = #expr;),
                     names: vec![ident.clone()],
+                    views: Vec::new(),
                 });
                 self.env.insert(
                     name.to_string(),
@@ -188,12 +189,13 @@ impl Lowerer<'_> {
             Pat::Type(pt) => &*pt.pat,
             p => p,
         };
-        let names = scan::pattern_names(pat)
+        let names: Vec<Ident> = scan::pattern_names(pat)
             .into_iter()
             .map(|n| Ident::new(&n, pat.span()))
             .collect();
         self.stmts.push(Stmt::InactiveLet {
             tokens: renamed.to_token_stream(),
+            views: self.views_of_locals(local, &names),
             names,
         });
         for name in scan::pattern_names(pat) {
@@ -207,6 +209,19 @@ impl Lowerer<'_> {
                     param: false,
                 },
             );
+        }
+    }
+
+    /// The names a `let` binds to a view of an array the body binds.
+    fn views_of_locals(&self, local: &syn::Local, names: &[Ident]) -> Vec<Ident> {
+        let views = local
+            .init
+            .as_ref()
+            .is_some_and(|i| self.views_a_local(super::strip_refs(&i.expr)));
+        if views {
+            names.to_vec()
+        } else {
+            Vec::new()
         }
     }
 
@@ -254,17 +269,19 @@ impl Lowerer<'_> {
             syn::visit_mut::VisitMut::visit_pat_mut(&mut Bind(&renames), &mut l.pat);
         }
         let one = names.len() == 1;
+        let bound: Vec<Ident> = names
+            .iter()
+            .map(|n| {
+                renames
+                    .get(n)
+                    .cloned()
+                    .unwrap_or_else(|| Ident::new(n, pat.span()))
+            })
+            .collect();
         self.stmts.push(Stmt::InactiveLet {
             tokens: renamed.to_token_stream(),
-            names: names
-                .iter()
-                .map(|n| {
-                    renames
-                        .get(n)
-                        .cloned()
-                        .unwrap_or_else(|| Ident::new(n, pat.span()))
-                })
-                .collect(),
+            views: self.views_of_locals(local, &bound),
+            names: bound,
         });
         for name in names {
             self.used_names.insert(name.clone());
@@ -415,6 +432,7 @@ impl Lowerer<'_> {
                         #ident = #literal;
                     ),
                     names: vec![ident.clone()],
+                    views: Vec::new(),
                 });
                 self.env.insert(
                     target.to_string(),
