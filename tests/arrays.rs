@@ -205,6 +205,26 @@ mod arrays_of_scalars {
     }
 }
 
+/// Matrices written by rows, `array![[a, b], [c, d]]`, and a 3-D array:
+/// a rotation from `sin_cos`, with constant rows and items among active ones.
+mod arrays_of_rows {
+    use super::*;
+    #[differentiable]
+    pub fn f(angle: f64, p: &Array1<f64>, #[constant] shear: f64) -> f64 {
+        let (s, c) = angle.sin_cos();
+        let r = array![[c, -s, 0.0], [s, c, 0.0], [0.0, shear, 1.0]];
+        let q = r.dot(p);
+        let fixed = array![[1.0, 0.0], [0.0, 2.0]];
+        let by_vec = Array2::from(vec![[s, angle], [2.0, c * c]]);
+        let blocks = array![
+            [[angle, 1.0], [2.0, angle * angle]],
+            [[shear, 0.5], [fixed[[1, 1]], c]]
+        ];
+        let rotated = q.mapv(|v| v * v).sum() + r.t().dot(&q).sum() * angle;
+        rotated + blocks.sum() * p[0] + by_vec.dot(&by_vec).sum()
+    }
+}
+
 /// `from_shape_fn` with an active body, 1-D and 2-D, with the index taken
 /// as a tuple pattern or whole: written out as loops of element writes.
 mod shape_fns {
@@ -520,6 +540,13 @@ mod variance {
 fn arrays_built_from_scalars() {
     for rows in [1, 3] {
         check_scalar!(arrays_of_scalars; val x dx = 0.7, val y dy = -0.4, ref w dw = random((rows, 4), 45););
+    }
+}
+
+#[test]
+fn arrays_built_from_rows() {
+    for angle in [0.7, -2.1] {
+        check_scalar!(arrays_of_rows; val angle da = angle, ref p dp = random(3, 47); 0.3);
     }
 }
 

@@ -113,6 +113,22 @@ mod tuples {
     }
 }
 
+/// `sin_cos`, bound, typed and assigned in a loop: the operand is
+/// evaluated once, then its sine and cosine.
+mod sin_cos {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, y: f64) -> f64 {
+        let (s, c) = (x * y).sin_cos();
+        let (mut u, mut v): (f64, f64) = (s, c);
+        for _ in 0..3 {
+            (u, v) = (u * v + x).sin_cos();
+        }
+        let (_, only_cos) = y.sin_cos();
+        s * c + u - v * only_cos
+    }
+}
+
 mod constants_and_integers {
     use super::*;
     #[differentiable]
@@ -178,6 +194,7 @@ fn bindings() {
     check_scalar!(shadowing; val x dx = 0.4;);
     check_scalar!(reassignment; val x dx = 0.4, val y dy = -0.3;);
     check_scalar!(tuples; val x dx = 0.7, val y dy = 0.4;);
+    check_scalar!(sin_cos; val x dx = 0.7, val y dy = 0.4;);
 }
 
 #[test]

@@ -516,6 +516,17 @@ snapshot!(array_of_scalars, [],
     }
 );
 
+// A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
+// a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
+// sine and cosine.
+snapshot!(array_of_rows, [reverse],
+    fn f(angle: f64, p: &Array1<f64>) -> f64 {
+        let (s, c) = angle.sin_cos();
+        let r = array![[c, -s], [s, c]];
+        r.dot(p).sum()
+    }
+);
+
 // `from_shape_fn` with an active body: an array of zeros whose elements a
 // loop writes (element writes then make it active).
 snapshot!(from_shape_fn, [reverse],

@@ -1,11 +1,23 @@
 use ad::differentiable;
-use ad::ndarray::array;
+use ad::ndarray::{array, Array1};
 
-// `array![..]` builds 1-D arrays of active scalars; rows are not stacked.
+// Rows of `array![..]` are stacked when each item is a row of one length.
 #[differentiable]
-fn f(x: f64, y: f64) -> f64 {
-    let m = array![[x, y], [y, x]];
+fn ragged(x: f64, y: f64) -> f64 {
+    let m = array![[x, y], [y]];
     m.sum()
+}
+
+#[differentiable]
+fn mixed(x: f64, y: f64) -> f64 {
+    let m = array![[x, y], y];
+    m.sum()
+}
+
+#[differentiable]
+fn vector_of_rows(x: f64, y: f64) -> f64 {
+    let m = Array1::from(vec![[x, y], [y, x]]);
+    m.len() as f64 * x
 }
 
 fn main() {}

@@ -438,9 +438,10 @@ impl Lowerer<'_> {
         if let (Some("from" | "from_vec"), [Expr::Macro(m)]) =
             (segs.last().map(String::as_str), args.as_slice())
         {
-            let array_type = segs.len() == 2 && matches!(segs[0].as_str(), "Array1" | "Array");
+            let array_type =
+                segs.len() == 2 && matches!(segs[0].as_str(), "Array1" | "Array2" | "Array");
             if array_type && m.mac.path.is_ident("vec") {
-                return self.stack(m, e);
+                return self.stack(m, e, segs[0] != "Array1");
             }
         }
         if let (Some(name @ ("concatenate" | "stack")), [axis, parts]) =

@@ -135,8 +135,10 @@ impl Lowerer<'_> {
     }
 
     /// `array![a, b, c]` (and the `vec![..]` of `Array1::from(vec![..])`)
-    /// with active items: a 1-D array of them.
-    pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
+    /// with active items: a 1-D array of them. `array![[a, b], [c, d]]`
+    /// and `Array2::from(vec![[a, b], [c, d]])` (where `rows`) stack their
+    /// rows, each such an array, along a new first axis.
+    pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr, rows: bool) -> Option<Operand> {
         let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
         let items = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
             Ok(items) if !items.is_empty() => items,
@@ -148,19 +150,74 @@ impl Lowerer<'_> {
                 return None;
             }
         };
-        if let Some(row) = items.iter().find(|i| matches!(i, Expr::Array(_))) {
+        let items: Vec<Expr> = items.into_iter().collect();
+        if !rows && items.iter().any(|i| matches!(i, Expr::Array(_))) {
             self.errors.at(
-                row,
-                "`array![..]` builds 1-D arrays of active values: for a matrix, write the elements of one made with `Array2::zeros(..)` (`m[[i, j]] = x;`)",
+                e,
+                "the items of a 1-D array are scalars: a matrix of active values is written `array![[a, b], [c, d]]` or `Array2::from(vec![[a, b], [c, d]])`",
             );
             return None;
         }
-        let mut operands = Vec::new();
-        for item in &items {
-            operands.push(self.expr(item));
+        self.stacked(&items, e)
+    }
+
+    /// The array whose items (or, nested in brackets, rows) are `items`.
+    fn stacked(&mut self, items: &[Expr], e: &Expr) -> Option<Operand> {
+        let rows: Vec<&syn::ExprArray> = items
+            .iter()
+            .filter_map(|i| match i {
+                Expr::Array(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        if rows.is_empty() {
+            let mut operands = Vec::new();
+            for item in items {
+                operands.push(self.expr(item));
+            }
+            let operands = operands.into_iter().collect::<Option<Vec<_>>>()?;
+            return Some(self.op_or_constant(Op::Stack(operands), e.span(), e));
         }
-        let operands = operands.into_iter().collect::<Option<Vec<_>>>()?;
-        Some(self.op_or_constant(Op::Stack(operands), e.span(), e))
+        if rows.len() < items.len() {
+            let item = items.iter().find(|i| !matches!(i, Expr::Array(_)))?;
+            self.errors.at(
+                item,
+                "every item of an array of rows is a row in brackets: `array![[a, b], [c, d]]`",
+            );
+            return None;
+        }
+        let len = |r: &syn::ExprArray| r.elems.len();
+        if let Some(row) = rows.iter().find(|r| len(r) != len(rows[0])) {
+            self.errors.at(
+                row,
+                format!(
+                    "the rows of an array have one length: this one has {}, the first {}",
+                    len(row),
+                    len(rows[0])
+                ),
+            );
+            return None;
+        }
+        let mut parts = Vec::new();
+        for row in &rows {
+            let row_items: Vec<Expr> = row.elems.iter().cloned().collect();
+            let elems = &row.elems;
+            // What the row is, if no item of it is active.
+            let written: Expr =
+                syn::parse_quote_spanned!(row.span()=> ::ad::ndarray::array![#elems]);
+            parts.push(self.stacked(&row_items, &written));
+        }
+        let parts = parts.into_iter().collect::<Option<Vec<_>>>()?;
+        let axis = self.inactive_arg(&syn::parse_quote!(::ad::ndarray::Axis(0)), "the axis")?;
+        let op = Op::Join {
+            axis,
+            parts,
+            new_axis: true,
+        };
+        match self.op_or_constant(op, e.span(), e) {
+            Operand::Var(v) => Some(self.inst(Op::Unwrap(Operand::Var(v), None), e.span())),
+            constant => Some(constant),
+        }
     }
 }
 

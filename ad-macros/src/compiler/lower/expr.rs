@@ -445,7 +445,7 @@ impl Lowerer<'_> {
                     .last()
                     .is_some_and(|s| s.ident == "array") =>
             {
-                self.stack(m, e)
+                self.stack(m, e, true)
             }
             Expr::Macro(m)
                 if m.mac

@@ -7,6 +7,9 @@
 //! - `(a, b) = (b, a);` becomes
 //!   `let __ad_tuple_1 = b; let __ad_tuple_2 = a; a = __ad_tuple_1; b = __ad_tuple_2;`
 //!
+//! - `let (s, c) = x.sin_cos();` becomes `let __ad_tuple_1 = x;` and the
+//!   pair `(__ad_tuple_1.sin(), __ad_tuple_1.cos())`, split as above.
+//!
 //! Every element is evaluated before any name is bound, as in Rust (the
 //! second swaps). Only a tuple expression of the pattern's arity, whose
 //! elements are names, `mut` names or `_`, is split; anything else is left
@@ -38,6 +41,15 @@ impl Tuples {
     /// The statements replacing `stmt`, if it is a tuple `let` or
     /// assignment this pass splits.
     fn split(&mut self, stmt: &Stmt) -> Option<Vec<Stmt>> {
+        if let Some((mut operand, mut stmt)) = self.sin_cos(stmt) {
+            self.visit_stmt_mut(&mut operand);
+            let mut out = vec![operand];
+            out.extend(self.split(&stmt).unwrap_or_else(|| {
+                self.visit_stmt_mut(&mut stmt);
+                vec![stmt]
+            }));
+            return Some(out);
+        }
         match stmt {
             Stmt::Local(local) => {
                 let (pat, ty) = match &local.pat {
@@ -105,6 +117,46 @@ impl Tuples {
             }
             _ => None,
         }
+    }
+}
+
+impl Tuples {
+    /// `let (s, c) = x.sin_cos();` (or the assignment) as `let t = x;`
+    /// and the statement with `(t.sin(), t.cos())` in place of the call,
+    /// which `split` then splits like any pair.
+    fn sin_cos(&mut self, stmt: &Stmt) -> Option<(Stmt, Stmt)> {
+        let mut stmt = stmt.clone();
+        let value = match &mut stmt {
+            Stmt::Local(syn::Local {
+                init: Some(init),
+                pat,
+                ..
+            }) if init.diverge.is_none() && is_pair_pattern(pat) => &mut init.expr,
+            Stmt::Expr(Expr::Assign(a), Some(_)) if matches!(&*a.left, Expr::Tuple(t) if t.elems.len() == 2) => {
+                &mut a.right
+            }
+            _ => return None,
+        };
+        let Expr::MethodCall(call) = &**value else {
+            return None;
+        };
+        if call.method != "sin_cos" || !call.args.is_empty() || call.turbofish.is_some() {
+            return None;
+        }
+        let t = self.temporary();
+        let receiver = &call.receiver;
+        let operand: Stmt = parse_quote!(let #t = #receiver;);
+        **value = parse_quote!((#t.sin(), #t.cos()));
+        Some((operand, stmt))
+    }
+}
+
+/// `(a, b)`, possibly typed.
+fn is_pair_pattern(pat: &Pat) -> bool {
+    match pat {
+        Pat::Type(pt) => is_pair_pattern(&pt.pat),
+        Pat::Tuple(t) => t.elems.len() == 2,
+        _ => false,
     }
 }
 
