@@ -193,7 +193,8 @@ mod single_precision {
 }
 
 /// 1-D arrays built from active scalars: `array![..]`, `Array1::from(vec![..])`
-/// and `Array1::from_vec(vec![..])`, with constant items among them.
+/// (`vec![x; n]` too) and `Array1::from_vec(vec![..])`, with constant items
+/// among them.
 mod arrays_of_scalars {
     use super::*;
     #[differentiable]
@@ -201,7 +202,12 @@ mod arrays_of_scalars {
         let v = array![x, y * 2.0, x * y, 1.5];
         let u = Array1::from(vec![y.sin(), x]);
         let z = Array1::from_vec(vec![0.5, y]);
-        w.dot(&v).mapv(f64::tanh).sum() + v.dot(&v) + u[0] * u[1] + z.sum() * x
+        let repeated = Array1::from(vec![x * y; 3]);
+        let products = w.dot(&v).mapv(f64::tanh).sum() + v.dot(&v) + u[0] * u[1];
+        // A `Vec` of constants, whose length an active array gives.
+        let weights = vec![0.25; v.len()];
+        let weighted: f64 = v.iter().zip(&weights).map(|(a, b)| a * b).sum();
+        products + z.sum() * x + repeated.dot(&repeated.mapv(f64::sin)) + weighted
     }
 }
 

@@ -1,6 +1,6 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
 //! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, windows and
-//! chunks, `fold`, `reduce`, `product`, `collect`, a range's `map`) and `for` loops
+//! chunks, `fold`, `reduce`, `max_by`, `product`, `collect`, a range's `map`) and `for` loops
 //! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
 //! (`ad-macros/src/compiler/lower/iterators.rs`).
@@ -307,6 +307,31 @@ mod reductions {
     }
 }
 
+/// `max_by` and `min_by` with a comparator, which may read active values
+/// (`a`): reductions that keep one of the two items.
+mod extremes {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, a: f64) -> f64 {
+        let hi = x
+            .iter()
+            .copied()
+            .max_by(|p, q| p.partial_cmp(q).unwrap())
+            .unwrap();
+        let lo = x
+            .iter()
+            .map(|v| v * a)
+            .min_by(|p, q| p.total_cmp(q))
+            .expect("one item at least");
+        let nearest = x
+            .iter()
+            .copied()
+            .min_by(|p, q| (p - a).abs().total_cmp(&(q - a).abs()))
+            .unwrap();
+        hi * lo + nearest * a
+    }
+}
+
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     random(n, seed).to_vec()
 }
@@ -411,6 +436,13 @@ fn collected_arrays() {
 fn reductions_from_the_first_item() {
     for n in [1, 5] {
         check_scalar!(reductions; ref x dx = random(n, 47), ref w dw = vector(n, 48););
+    }
+}
+
+#[test]
+fn maxima_and_minima_by_a_comparator() {
+    for n in [1, 5] {
+        check_scalar!(extremes; ref x dx = random(n, 49), val a da = 0.3;);
     }
 }
 

@@ -516,6 +516,14 @@ snapshot!(array_of_scalars, [],
     }
 );
 
+// `max_by(compare).unwrap()`: a reduction whose step keeps the greater of
+// the two items, by the comparator called as written.
+snapshot!(max_by_comparator, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        x.iter().copied().max_by(|p, q| p.total_cmp(q)).unwrap()
+    }
+);
+
 // A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
 // a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
 // sine and cosine.

@@ -56,3 +56,14 @@ pub fn zero<F: crate::Float>() -> F {
 pub fn one<F: crate::Float>() -> F {
     F::one()
 }
+
+/// `compare(a, b)` for `max_by(compare)` and `min_by(compare)`, whose
+/// closure's parameter types this signature gives.
+#[inline(always)]
+pub fn compare<F: crate::Float>(
+    compare: impl FnOnce(&F, &F) -> core::cmp::Ordering,
+    a: &F,
+    b: &F,
+) -> core::cmp::Ordering {
+    compare(a, b)
+}

@@ -139,6 +139,15 @@ impl Lowerer<'_> {
     /// and `Array2::from(vec![[a, b], [c, d]])` (where `rows`) stack their
     /// rows, each such an array, along a new first axis.
     pub(super) fn stack(&mut self, m: &syn::ExprMacro, e: &Expr, rows: bool) -> Option<Operand> {
+        if m.mac.path.is_ident("vec") {
+            // `Array1::from(vec![x; n])`: `n` copies of `x`.
+            let tokens = &m.mac.tokens;
+            if let Ok(Expr::Repeat(repeat)) = syn::parse2::<Expr>(quote::quote!([#tokens])) {
+                let len = self.inactive_arg(&repeat.len, "the length of `vec![x; n]`");
+                let item = self.expr(&repeat.expr);
+                return Some(self.op_or_constant(Op::FromElem(len?, item?), e.span(), e));
+            }
+        }
         let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
         let items = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
             Ok(items) if !items.is_empty() => items,

@@ -296,8 +296,18 @@ impl Lowerer<'_> {
             Expr::Field(f) => self.carries_derivative(&f.base),
             // Patterns and guards only test; the arms give the value.
             Expr::Match(m) => m.arms.iter().any(|a| self.carries_derivative(&a.body)),
-            // `s![..]` builds slice information, never a float.
-            Expr::Macro(m) => m.mac.path.segments.last().is_none_or(|s| s.ident != "s"),
+            Expr::Repeat(r) => self.carries_derivative(&r.expr),
+            // `s![..]` builds slice information, never a float; `vec![..]`
+            // carries what its items do (`vec![0.0; x.len()]` none).
+            Expr::Macro(m) => match m.mac.path.segments.last().map(|s| s.ident.to_string()) {
+                Some(name) if name == "s" => false,
+                Some(name) if name == "vec" => {
+                    let tokens = &m.mac.tokens;
+                    syn::parse2::<Expr>(quote!([#tokens]))
+                        .map_or(true, |items| self.carries_derivative(&items))
+                }
+                _ => true,
+            },
             _ => true,
         }
     }

@@ -59,9 +59,10 @@ enum Terminal<'a> {
     /// `collect()` into a 1-D array, whose elements the loop writes.
     Collect,
     /// `reduce(f).unwrap()` (or `.expect(message)`): a `fold` from the
-    /// first item, over scalars.
+    /// first item, over scalars. `max_by(compare)` and `min_by(compare)`
+    /// are reductions that keep one of the two items.
     Reduce {
-        f: &'a Expr,
+        f: Expr,
         message: Option<&'a Expr>,
     },
 }
@@ -77,7 +78,14 @@ impl Lowerer<'_> {
             ("unwrap", 0) | ("expect", 1)
         );
         let (m, reduced) = match &*m.receiver {
-            Expr::MethodCall(r) if unwrapping && r.method == "reduce" && r.args.len() == 1 => {
+            Expr::MethodCall(r)
+                if unwrapping
+                    && matches!(
+                        r.method.to_string().as_str(),
+                        "reduce" | "max_by" | "min_by"
+                    )
+                    && r.args.len() == 1 =>
+            {
                 (r, Some(m.args.first()))
             }
             _ => (m, None),
@@ -85,9 +93,30 @@ impl Lowerer<'_> {
         let name = m.method.to_string();
         let terminal = match (name.as_str(), m.args.len()) {
             ("reduce", 1) if reduced.is_some() => Terminal::Reduce {
-                f: &m.args[0],
+                f: m.args[0].clone(),
                 message: reduced.flatten(),
             },
+            // As the iterator's: the last of equal maxima, the first of
+            // equal minima.
+            ("max_by" | "min_by", 1) if reduced.is_some() => {
+                let compare = &m.args[0];
+                // Reserved names, which `compare` cannot mean.
+                let (a, b) = (quote::quote!(__ad_kept), quote::quote!(__ad_next));
+                let (greater, other) = match name.as_str() {
+                    "max_by" => (&a, &b),
+                    _ => (&b, &a),
+                };
+                Terminal::Reduce {
+                    f: syn::parse_quote_spanned!(m.method.span()=> |#a, #b| {
+                        if ::ad::__private::rules::compare(#compare, &#a, &#b) == ::core::cmp::Ordering::Greater {
+                            #greater
+                        } else {
+                            #other
+                        }
+                    }),
+                    message: reduced.flatten(),
+                }
+            }
             ("sum", 0) => Terminal::Sum,
             ("product", 0) => Terminal::Product,
             ("collect", 0) => Terminal::Collect,
@@ -247,7 +276,7 @@ impl Lowerer<'_> {
                 // A flag says whether the accumulator holds an item yet.
                 let started = self.fresh_local("started", span);
                 let acc_path: Expr = syn::parse_quote!(#acc);
-                let next = self.apply(f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
+                let next = self.apply(&f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
                 let message = match message {
                     Some(message) => quote::quote!("{}", #message),
                     None => quote::quote!("called `Option::unwrap()` on a `None` value"),

@@ -87,6 +87,9 @@ pub struct Lowerer<'a> {
     /// Names declared in a block, branch or loop body that has ended: a
     /// `let` of one again gets a name of its own (see `stmt.rs`).
     ended_scopes: HashSet<String>,
+    /// Locals bound to a `Vec` (`vec![0.0; n]`, `Vec::new()`), which cannot
+    /// hold active values yet.
+    vec_locals: HashSet<String>,
     /// Closures bound to locals, inlined where they are called on active
     /// values (see `closures.rs`).
     local_closures: HashMap<String, closures::LocalClosure>,
@@ -138,6 +141,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         borrowed_params: HashSet::new(),
         local_closures: HashMap::new(),
         ended_scopes: HashSet::new(),
+        vec_locals: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).

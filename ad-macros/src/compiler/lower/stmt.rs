@@ -68,6 +68,14 @@ impl Lowerer<'_> {
             p => (p, None),
         };
         self.rebind_for_closures(&scan::pattern_names(pat));
+        let makes_vec = local.init.as_ref().is_some_and(|i| makes_vec(&i.expr));
+        for name in scan::pattern_names(pat) {
+            if makes_vec {
+                self.vec_locals.insert(name);
+            } else {
+                self.vec_locals.remove(&name);
+            }
+        }
         let Some(init) = &local.init else {
             self.verbatim_local(local);
             return;
@@ -466,6 +474,10 @@ impl Lowerer<'_> {
         right: &Expr,
         whole: &Expr,
     ) {
+        if self.vec_locals.contains(&array.to_string()) {
+            self.vec_of_active_values(array, array);
+            return;
+        }
         let index = self.inactive_arg(index, "an index");
         let base = match self.env.get(&array.to_string()).cloned() {
             Some(Binding::Active(v)) => Some(Operand::Var(v)),
@@ -511,6 +523,27 @@ impl Lowerer<'_> {
             let value = self.op_or_constant(op, span, whole);
             self.bind(array, value, first_new, None, false);
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// Reports an active value put into the `Vec` `vec`, at `at`.
+    pub(super) fn vec_of_active_values(&mut self, vec: &impl ToTokens, at: &impl ToTokens) {
+        let vec = vec.to_token_stream();
+        self.errors.at(
+            at,
+            format!("`{vec}` is a `Vec`, which cannot hold active values yet: make it an ndarray array (`let mut {vec} = Array1::zeros(n);`, then `{vec}[i] = x;`)"),
+        );
+    }
+}
+
+/// Whether `e` makes a `Vec`: `vec![..]`, `Vec::new()`, `Vec::with_capacity(n)`.
+fn makes_vec(e: &Expr) -> bool {
+    match e {
+        Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
+            if p.path.segments.len() == 2 && p.path.segments[0].ident == "Vec"),
+        _ => false,
     }
 }
 
