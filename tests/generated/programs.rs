@@ -282,9 +282,11 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![(a[a.len() - 1] / (1.0 + 0.65 * 0.65)), c[k % a.len()], y.tanh().exp()].mapv(f64::sin).sum();
-        let v2 = (c * c).mapv(f64::tanh);
-        helper_scalar((s1 * x), v2.mapv(f64::tanh).sum()) + s1 + v2.sum() * 0.3
+        let (s2, c3) = ((a[a.len() - 1] / (1.0 + 0.65 * 0.65))).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, c[k % a.len()]]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.tanh().exp();
+        let v5 = (c * c).mapv(f64::tanh);
+        helper_scalar((s1 * x), v5.mapv(f64::tanh).sum()) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -405,9 +407,8 @@ mod p11 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * c.mapv(f64::tanh).sum()).tanh() + ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59))).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        x + s2 + f3.sum() * 0.3
+        let mut s2 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
+        x + s2
     }
 
     #[test]
@@ -471,9 +472,9 @@ mod p13 {
         } else {
             s1 = s1 * y;
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * (s1 - x)).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        (f64::tanh(0.45).exp() - x) + s2
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * (s1 - x);
+        b.dot(b).sin() + s2
     }
 
     #[test]
@@ -594,20 +595,21 @@ mod p17 {
             let t3 = ((y + (k as f64 * 0.5)) + x);
             t3 * t3 * 0.5 + x
         };
-        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (c[k % a.len()] - (k as f64 * 0.5));
+        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[k % a.len()] - (k as f64 * 0.5))).tanh() + x).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
         for i in 0..a.len() {
-            s5 = (s5 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s5 = s5 + w2[i] * 0.3;
+            s5 = s5 + a[i] * 0.3;
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            s1 = (s1 * 0.7 + w2[i] * (k as f64 * 0.5)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s8 = a.iter().zip(w2.iter()).map(|(p6, q7)| p6 * helper_scalar(c[a.len() - 1], x) - q7).reduce(f64::max).unwrap();
-        (helper_scalar(0.24, w2[0]) - helper_array(a, c[k % a.len()])) + s8 + w2.sum() * 0.3
+        let mut s10 = a.iter().filter(|p8| **p8 > 0.0).map(|p8| p8 * helper_scalar(a[a.len() - 1], x)).sum::<f64>();
+        (helper_scalar(0.24, f6[0]) - helper_array(&f6, a[k % a.len()])) + s10 + f6.sum() * 0.3
     }
 
     #[test]
@@ -634,22 +636,17 @@ mod p18 {
             _ if (s1 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(a, x).cos(),
             _ => s1 += c.mean().unwrap(),
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * s1.tanh().exp()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        let mut s5: f64 = {
-            let t4 = b.dot(c);
-            t4 * t4 * 0.5 + (1.27 * 0.31)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let g3 = |p4: f64| (p4 * s1.tanh().exp()).tanh();
+        let mut s2 = g3((k as f64 * 0.5)) + g3(c[0]);
+        for i in (1..a.len()).step_by(2) {
+            let t5 = b[i] * s1;
+            s2 += t5 * t5 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
         }
-        a.dot(c).tanh().exp() + s5
+        if k == 3 {
+            return x;
+        }
+        a.dot(c).sin() + s2
     }
 
     #[test]
@@ -793,7 +790,7 @@ mod p22 {
             }
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
+        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
         for i in (1..a.len()).step_by(2) {
             let t6 = a[i] * (y - 0.59);
             let mut u7 = t6;
@@ -836,30 +833,14 @@ mod p23 {
             }
             s1 += c[i] * 0.2;
         }
-        for (p2, &q3) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * a.mapv(f64::tanh).sum()).tanh();
+        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mapv(f64::tanh).sum()).sum::<f64>();
+        if k == 3 {
+            return (1.0 + s1 * s1).sqrt().tanh().exp();
         }
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => s1 = s1 * a[0],
-            _ => s1 += helper_array(a, 0.97),
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (1.0 + s1 * s1).ln();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let v5 = b.mapv(|t| t * t * 0.5 - t);
-        (k as f64 * 0.5) + s1 + v5.sum() * 0.3
+        let mut s5 = ((1.0 + s4 * s4).sqrt() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        let mut s6 = s5;
+        s6 += y.tanh();
+        b.dot(b) + s6
     }
 
     #[test]
@@ -895,7 +876,7 @@ mod p24 {
             s2 += t3 * t3 * 0.5;
             s2 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        let mut s6 = a.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * y) * q5 as f64).sum::<f64>();
+        let mut s6 = (0..a.len()).map(|q5| a[q5] * b[q5] + y).sum::<f64>();
         y + s6
     }
 
@@ -982,12 +963,13 @@ mod p27 {
             s1 += t2 * t2 * 0.5;
             s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
         }
-        let g4 = |p5: f64| (p5 * s1).tanh();
-        let mut s3 = g4(b[k % a.len()].cos()) + g4(b[0]);
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * s1).tanh();
+        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * x).sin()).sum() * s1;
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
         }
-        (b[a.len() - 1].tanh().exp() + helper_array(c, y)) + s3
+        c.dot(c) + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1155,7 +1137,7 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut s4 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + helper_array(a, a[k % a.len()])).sum::<f64>();
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(a, a[k % a.len()]));
         s4 + s4
     }
 
@@ -1235,7 +1217,7 @@ mod p36 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut s4 = (0..a.len()).map(|q3| a[q3] * a[q3] + (k as f64 * 0.5)).sum::<f64>();
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5)).sum::<f64>();
         (1.0 + s4 * s4).ln() + s4
     }
 
@@ -1258,17 +1240,18 @@ mod p37 {
             _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * b.mean().unwrap(),
             _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let mut s2 = ad::ndarray::array![(1.0 + s1 * s1).ln(), x, y].mapv(f64::sin).sum();
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (1.0 + s1 * s1).ln()).tanh() + x).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
         match k % 4 {
-            j if j > 1 => s2 = helper_array(a, helper_array(c, c[a.len() - 1])) * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * c[0],
+            j if j > 1 => s2 = helper_array(c, helper_array(b, c[a.len() - 1])) * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * b[0],
             _ => s2 += s2.tanh(),
         }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * c[a.len() - 1]).tanh();
+            s2 = (s2 * 0.7 + c[i] * f3[a.len() - 1]).tanh();
         }
-        let v3 = a.mapv(f64::sin);
-        v3.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
+        let v5 = b.mapv(f64::sin);
+        f3.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1482,32 +1465,25 @@ mod p43 {
         } else {
             s1 = s1 * s1;
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * x.cos() + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + (1.0 + s1 * s1).ln();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + f3.mean().unwrap()).sin();
-        }
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * x.cos()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f3.dot(&f3)).tanh();
-                if s1 > 0.3 && j > i {
+                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s2)).tanh();
+                if s2 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s2 += b[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_array(c, s2);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut s4 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (b.dot(b) - (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
+            1 => s1 = s1 * helper_array(b, (y - x)),
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
         }
-        s2 += s2 * 0.2;
-        ((1.0 + y * y).ln() - s2.cos()) + s2 + w5.sum() * 0.3
+        let v5 = (c * a).mapv(f64::tanh);
+        (1.0 + helper_scalar(s2, s4) * helper_scalar(s2, s4)).ln() + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1525,13 +1501,17 @@ mod p44 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         s1 = (1.0 + y * y).ln();
-        let mut f3 = a.to_owned();
-        f3.mapv_inplace(|t| (t * x).tanh());
-        f3.scaled_add(helper_array(b, y), &a);
-        let mut s2 = f3.sum() * 0.3;
-        s2 += f64::sqrt((1.0 + 0.99 * 0.99)).sin();
-        let mut s6 = f3.iter().zip(b.iter()).map(|(p4, q5)| p4 * q5 * s1.tanh()).sum::<f64>();
-        1.04 + s6 + f3.sum() * 0.3
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * s1;
+        let mut s3 = ad::ndarray::array![(k as f64 * 0.5), (0.53 / (1.0 + 0.99 * 0.99)), (s2 - c[a.len() - 1])].mapv(f64::sin).sum();
+        for i in 0..a.len() {
+            let t4 = a[i] * helper_array(b, y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        c.dot(a) + s3
     }
 
     #[test]
@@ -1707,28 +1687,21 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh() + 1.10).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut s4 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * (a[a.len() - 1] * s1)).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += c[i] * 0.2;
-        }
+        let mut f2 = c.to_owned();
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add(1.10, &c);
+        let mut s1 = f2.sum() * 0.3;
+        let mut s3 = (c.var(0.0) + 0.1).sqrt() * x;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * a[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            w4[i] += (b[i] + (s3 + a[a.len() - 1])).sin();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = f2[i] * a.mapv(f64::tanh).sum();
+        let mut u5 = f2.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(&w4);
         }
-        s4 + s4 + w5.sum() * 0.3
+        let mut s8 = b.iter().map(|p6| p6 * helper_scalar(x, x)).min_by(|p6, q7| (p6 - helper_scalar(x, x)).abs().total_cmp(&(q7 - helper_scalar(x, x)).abs())).unwrap();
+        (k as f64 * 0.5) + s8 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2064,15 +2037,21 @@ mod p60 {
             let t2 = a.mean().unwrap();
             t2 * t2 * 0.5 + s1
         };
-        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * (s3 + y) + i6 as f64 * 0.1);
-        let mut s4 = f5.sum() * 0.3;
-        let v7 = (&f5 * helper_array(b, y));
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + v7[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + f5[i] * 0.3;
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * s3).sin()).sum() * (s3 + y);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * b.dot(b)).tanh();
         }
-        f64::sqrt((1.0 + 1.06 * 1.06)) + s4 + v7.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * y).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
+        }
+        x + s4
     }
 
     #[test]
@@ -2101,13 +2080,14 @@ mod p61 {
         }
         let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
         let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * s1;
-        let mut s6 = c.iter().zip(b.iter()).map(|(p4, q5)| p4 * helper_array(a, 1.03) - q5).reduce(f64::max).unwrap();
+        let mut s6 = (0..a.len()).map(|q5| c[q5] * b[q5] + helper_array(a, 1.03)).sum::<f64>();
         let mut u7 = a.to_owned();
         for i in 1..u7.len() {
             u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + s2 * s2).ln();
         }
-        let mut s10 = b.iter().zip(u7.iter()).map(|(p8, q9)| p8 * s6 - q9).reduce(f64::max).unwrap();
-        (b.mean().unwrap() + (k as f64 * 0.5)) + s10 + u7.sum() * 0.3
+        let v10 = vec![0.25; b.len()];
+        let mut s11 = b.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * s6).sum::<f64>();
+        (b.mean().unwrap() + (k as f64 * 0.5)) + s11 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2156,27 +2136,24 @@ mod p63 {
         if k == 3 {
             return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
-        let g2 = |p3: f64| (p3 * helper_array(b, (k as f64 * 0.5))).tanh();
-        let mut s1 = g2((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + g2(c[0]);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * helper_array(b, (k as f64 * 0.5))).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s5: f64 = {
+            let t4 = helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1)));
+            t4 * t4 * 0.5 + (v3[k % a.len()] + c[0])
+        };
+        s1 += helper_array(&v3, a[0]);
+        let mut s7: f64 = {
+            let t6 = s5;
+            t6 * t6 * 0.5 + y.cos()
+        };
+        for i in 0..a.len() {
+            let y = y * 0.5 + 0.86;
+            s7 = (s7 * 0.8 + y * 0.3).tanh();
         }
-        let mut s6 = a.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * (s1 / (1.0 + s1 * s1))).sum::<f64>();
-        if k == 3 {
-            return (helper_array(b, 0.76) / (1.0 + f64::tanh(0.31) * f64::tanh(0.31)));
-        }
-        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.cos();
-        }
-        (1.0 + (0.86 - s1) * (0.86 - s1)).ln() + s6 + u7.sum() * 0.3
+        s7 += y * 0.2;
+        (a.dot(a) / (1.0 + (0.62 / (1.0 + c[k % a.len()] * c[k % a.len()])) * (0.62 / (1.0 + c[k % a.len()] * c[k % a.len()])))) + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2194,8 +2171,10 @@ mod p64 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
         s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
-        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(b, x));
-        b[a.len() - 1] + s4
+        for (p2, &q3) in a.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * helper_array(b, x)).tanh();
+        }
+        (k as f64 * 0.5).sin().cos() + s1
     }
 
     #[test]
@@ -2257,7 +2236,7 @@ mod p67 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * v1[q3] + f64::tanh(0.72).exp()).sum::<f64>();
+        let mut s4 = c.iter().zip(v1.iter()).map(|(p2, q3)| p2 * f64::tanh(0.72).exp() - q3).reduce(f64::max).unwrap();
         if k % 2 == 1 {
             let mut s4 = s4 * 0.5 + helper_array(b, 0.25);
             s4 = (s4 * 0.8 + s4 * 0.3).tanh();
@@ -2267,9 +2246,11 @@ mod p67 {
         if c[0] < 0.0 {
             s4 = (y / (1.0 + v1[k % a.len()] * v1[k % a.len()])).tanh().exp();
         }
-        let mut s7 = v1.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + v1.dot(&v1)).sum::<f64>();
-        let v8 = (b * s7.tanh().exp());
-        helper_scalar(x, s4) + s7 + v8.sum() * 0.3
+        for (p5, &q6) in v1.iter().zip(a) {
+            s4 = (s4 * 0.7 + p5 * q6 * v1.dot(&v1)).tanh();
+        }
+        s4 = (s4 * 0.5 + helper_array(c, (k as f64 * 0.5)).tanh().exp()).tanh();
+        a.dot(b) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2353,19 +2334,24 @@ mod p70 {
         let mut s2 = helper_array(&u1, c.mean().unwrap());
         s2 = (s2 * 0.5 + s2).tanh();
         let v3 = (b * a).mapv(f64::tanh);
-        let mut s6 = v3.iter().enumerate().map(|(q5, &p4)| (p4 * x).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        let mut f8 = c.to_owned();
-        f8.mapv_inplace(|t| (t * s6).tanh());
-        f8.scaled_add(u1[0], &c);
-        let mut s7 = f8.sum() * 0.3;
-        let mut u9 = b.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * s2.tanh();
+        for (p4, &q5) in v3.iter().zip(&v3) {
+            s2 = (s2 * 0.7 + p4 * q5 * x).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + u1[i] * ((k as f64 * 0.5) - f8[a.len() - 1])).tanh();
+        if c[k % a.len()].tanh().exp() > 0.1 {
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * (1.0 + x * x).ln().tanh().exp();
         }
-        y + s7 + u9.sum() * 0.3
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) + 1.10);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + helper_array(c, y)).sin();
+        }
+        c.dot(&v3) + s2 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2448,10 +2434,17 @@ mod p72 {
             s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
         s3 += s3 * 0.2;
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w2.view(), (&w2 * 0.37).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        let mut s8 = w2.iter().zip(w2.iter()).map(|(p6, q7)| p6 * q7 * b[a.len() - 1]).sum::<f64>();
-        0.61 + s8 + w2.sum() * 0.3
+        let g5 = |p6: f64| (p6 * 0.37).tanh();
+        let mut s4 = g5((k as f64 * 0.5).tanh().exp()) + g5(w2[0]);
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * ((k as f64 * 0.5) * x);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += w2[j] * t7;
+            }
+            s4 = s4 + q8.tanh();
+        }
+        s3 + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2802,7 +2795,7 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * f64::tanh(0.37).exp()).sum::<f64>();
+        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * f64::tanh(0.37).exp()) * q2 as f64).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -2906,15 +2899,14 @@ mod p85 {
             s1 = (s1 * 0.7 + a[i] * (y / (1.0 + 0.69 * 0.69))).tanh();
         }
         s1 = ((a[0] * y) + c.dot(a));
-        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (y / (1.0 + s1 * s1))).tanh() + (b[a.len() - 1] / (1.0 + 0.36 * 0.36))).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.mean().unwrap();
+        let mut s2 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + s1 * s1));
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
         }
-        let mut s8 = (0..a.len()).map(|q7| c[q7] * b[q7] + (k as f64 * 0.5)).sum::<f64>();
-        s8 += (1.35 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        helper_scalar((y + s1), y.tanh().exp()) + s8 + u5.sum() * 0.3
+        let mut s6 = a.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5)).sum::<f64>();
+        s6 += (1.35 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        helper_scalar((y + s1), y.tanh().exp()) + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3168,7 +3160,7 @@ mod p93 {
             _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * helper_scalar(f64::sin(0.22), (y * (k as f64 * 0.5))),
             _ => s1 += x.tanh().exp(),
         }
-        let mut s6 = w3.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * helper_scalar(w3[0], 1.12)).tanh());
+        let mut s6 = w3.iter().rev().skip(1).zip(w3.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_scalar(w3[0], 1.12)).sum::<f64>();
         b.dot(b).tanh().exp() + s6 + w3.sum() * 0.3
     }
 
@@ -3185,7 +3177,7 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| a[q2] * c[q2] + (b[a.len() - 1] / (1.0 + x * x))).sum::<f64>();
+        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
         if k == 3 {
             return helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
         }
@@ -3214,17 +3206,24 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut f3 = b.to_owned();
-        f3.mapv_inplace(|t| (t * y).tanh());
-        f3.scaled_add(c.mean().unwrap(), &b);
-        let mut s2 = f3.sum() * 0.3;
-        if helper_scalar(0.97, s1) > 0.1 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * c.mapv(f64::tanh).sum();
+        let mut s2 = ad::ndarray::array![helper_scalar(a[a.len() - 1], c[0]), c.mean().unwrap(), helper_scalar(y, x)].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * c.dot(a);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        let mut s6 = f3.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + x);
-        (s1.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s6 + f3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2
     }
 
     #[test]
@@ -3270,28 +3269,27 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * (0.20 * a[0])).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        match k % 3 {
-            0 => s1 = helper_scalar((1.0 + x * x).sqrt(), b[k % a.len()].sin()),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
-        }
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * y).sin()).sum() * (0.20 * a[0]);
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+            w4[i] = b[i] * 1.35;
         }
-        if k % 2 == 1 {
-            let s2 = s2 * 0.5 + helper_scalar((k as f64 * 0.5), 0.48);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        for (p5, &q6) in c.iter().zip(&w4) {
+            s2 = (s2 * 0.7 + p5 * q6 * b[k % a.len()].tanh().exp()).tanh();
         }
-        s1 += s2 * 0.2;
-        let mut s6 = (0..a.len()).map(|q5| a[q5] * a[q5] + (s1 - y)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s6 = (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() * j as f64,
-            _ if x > 0.2 => s6 = s6 * c.mapv(f64::tanh).sum(),
-            _ => s6 += s6.tanh().exp(),
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * f64::sin(1.02);
         }
-        ((1.07 + y) + a.mean().unwrap()) + s6
+        s1 += (a.dot(c) * helper_array(a, (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            let x = x * 0.5 + (0.58 + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        a.mean().unwrap() + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3313,13 +3311,17 @@ mod p98 {
             let t2 = a.dot(b);
             t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
         };
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * (s1 - s1);
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
+        let mut f5 = a.to_owned();
+        f5.mapv_inplace(|t| (t * s1).tanh());
+        f5.scaled_add((s3 * 0.51), &a);
+        let mut s4 = f5.sum() * 0.3;
+        let mut s8 = b.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * b.dot(&f5)) * q7 as f64).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s4 = (k as f64 * 0.5).cos() * j as f64,
+            _ if x > 0.2 => s4 = s4 * s3,
+            _ => s4 += (s4 / (1.0 + s3 * s3)),
         }
-        let mut s6 = ((a.mean().unwrap() + ((k as f64 * 0.5) - a[0])) / (1.0 + (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp())) * (f64::sin(0.44) / (1.0 + s1.tanh().exp() * s1.tanh().exp()))));
-        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s6 + u5.sum() * 0.3
+        ((1.0 + b[0] * b[0]).ln() * s1) + s8 + f5.sum() * 0.3
     }
 
     #[test]
@@ -3336,7 +3338,8 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * f64::ln((1.0 + 0.34 * 0.34));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * f64::ln((1.0 + 0.34 * 0.34)) + d3[0] * x;
         if k == 3 {
             return a.mean().unwrap();
         }
@@ -3440,7 +3443,7 @@ mod p102 {
             let i = (i + 1) % c.len();
             s1 = s1 + c[i] * 0.3;
         }
-        let mut s4 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + helper_scalar(1.06, s1)).sum::<f64>();
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(1.06, s1)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         if k % 2 == 1 {
             let x = x * 0.5 + helper_array(c, x);
             s4 = (s4 * 0.8 + x * 0.3).tanh();
@@ -3543,7 +3546,7 @@ mod p105 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * f64::tanh(1.17).exp()).tanh();
         }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * a[a.len() - 1]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = a.iter().map(|p2| p2 * a[a.len() - 1]).min_by(|p2, q3| (p2 - a[a.len() - 1]).abs().total_cmp(&(q3 - a[a.len() - 1]).abs())).unwrap();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s4 = (s4 * 0.8 + c[j] * helper_scalar(c[0], x)).tanh();
@@ -3583,7 +3586,7 @@ mod p106 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut s5 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + c.mean().unwrap()).sum::<f64>();
+        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * c.mean().unwrap()).tanh());
         match k % 4 {
             j if j > 1 => s1 = ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
             _ if 0.72 > 0.2 => s1 = s1 * helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) + 1.24)),
@@ -3645,7 +3648,7 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(a.iter()).map(|(p1, q2)| p1 * q2 * helper_scalar(y, y)).sum::<f64>();
+        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(y, y)).sum::<f64>();
         if k % 2 == 0 {
             s3 = c.mean().unwrap();
         } else {
@@ -3888,7 +3891,7 @@ mod p116 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * x).sum::<f64>();
+        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + x).sum::<f64>();
         match k % 3 {
             0 => s5 = (s1 + ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))),
             1 => s5 = s5 * s5,
@@ -4093,7 +4096,7 @@ mod p122 {
             let t2 = (((k as f64 * 0.5) / (1.0 + x * x)) - (s1 - s1));
             t2 * t2 * 0.5 + s1.cos()
         };
-        let mut s6 = b.iter().enumerate().map(|(q5, &p4)| (p4 * ((k as f64 * 0.5) - b[0])).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let mut s6 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + ((k as f64 * 0.5) - b[0])).sum::<f64>();
         for i in (0..a.len()).rev() {
             s6 = (s6 * 0.7 + a[i] * a.dot(a)).tanh();
             let i = (i + 1) % c.len();
@@ -4401,27 +4404,13 @@ mod p131 {
             }
             s1 += a[i] * 0.2;
         }
-        for (p2, &q3) in b.iter().zip(b) {
-            s1 = (s1 * 0.7 + p2 * q3 * f64::tanh(1.34)).tanh();
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * f64::tanh(1.34)).tanh());
+        s4 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b[a.len() - 1]).tanh();
+            s1 = (s1 * 0.7 + b[i] * s1.cos()).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, b[a.len() - 1])).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        c.mapv(f64::tanh).sum() + s1
+        s4 += helper_array(b, x.cos());
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4466,7 +4455,7 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x - (k as f64 * 0.5))) * q2 as f64).sum::<f64>();
+        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (x - (k as f64 * 0.5))).sum::<f64>();
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + b[k % a.len()]);
@@ -4556,13 +4545,14 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_scalar((k as f64 * 0.5), 0.45)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s3 = 1.25 * j as f64,
-            _ if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.2 => s3 = s3 * c.mean().unwrap(),
-            _ => s3 += (c[k % a.len()] / (1.0 + 1.01 * 1.01)),
+        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
+        for (p1, &q2) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
         }
-        a.mean().unwrap() + s3
+        if c[0] < 0.0 {
+            s3 = (1.01 * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        s3 + s3
     }
 
     #[test]
@@ -4601,7 +4591,7 @@ mod p137 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * 0.83;
+        let mut s4 = ad::ndarray::array![0.83, (1.0 + x * x).ln(), y].mapv(f64::sin).sum();
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
@@ -4655,7 +4645,7 @@ mod p139 {
         for i in 1..u3.len() {
             u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b.dot(&u3);
+        let mut s4 = ad::ndarray::array![b.dot(&u3), (c[a.len() - 1] * s1), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
         (u3.mean().unwrap() * (k as f64 * 0.5)) + s4 + u3.sum() * 0.3
     }
 
@@ -4718,16 +4708,13 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add(x.tanh().exp(), &a);
-        let mut s1 = f2.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s1 = 1.21 * j as f64,
-            _ if y.tanh().exp() > 0.2 => s1 = s1 * (a[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())),
-            _ => s1 += a.mean().unwrap(),
+        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * (y + 0.31)).tanh() + x.tanh().exp()).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        for i in 0..a.len() {
+            let t4 = f2[i] * y.sin();
+            s1 += t4.sin() * x;
         }
-        ((x + x) / (1.0 + f2[0].cos() * f2[0].cos())) + s1 + f2.sum() * 0.3
+        a.mean().unwrap() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4757,7 +4744,7 @@ mod p142 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + c[i] * a[0].cos()).tanh();
         }
-        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
+        let mut s5 = (0..a.len()).map(|q4| a[q4] * a[q4] + f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
         s1 + s5
     }
 
@@ -4778,7 +4765,8 @@ mod p143 {
         let mut s1 = f2.sum() * 0.3;
         let v4 = a.mapv(f64::sin);
         let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * ((k as f64 * 0.5) - y);
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * x).sin()).sum() * ((k as f64 * 0.5) - y) + d7[0] * helper_array(b, x);
         for i in 0..a.len() {
             let s1 = s1 * 0.5 + 1.18;
             s5 = (s5 * 0.8 + s1 * 0.3).tanh();
@@ -4922,7 +4910,7 @@ mod p148 {
             _ if (x + 0.48) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
             _ => s1 += helper_scalar(c[0], s1),
         }
-        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * c.dot(a) - q3).reduce(f64::max).unwrap();
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * c.dot(a)) * q3 as f64).sum::<f64>();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
@@ -5082,7 +5070,7 @@ mod p153 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5).tanh()).sum::<f64>();
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * (k as f64 * 0.5).tanh() - q3).reduce(f64::max).unwrap();
         let mut u5 = b.to_owned();
         for i in 1..u5.len() {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
@@ -5149,14 +5137,15 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * (a[k % a.len()] - x)).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        if (0.61 + y) > 0.1 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * (s2.tanh().exp() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (a[k % a.len()] - x) + d4[0] * helper_array(b, (k as f64 * 0.5));
+        if k % 2 == 1 {
+            let x = x * 0.5 + (y / (1.0 + s2 * s2));
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        a.dot(c) + s2
+        s2 += x * 0.2;
+        a[0] + s2
     }
 
     #[test]
@@ -5198,7 +5187,7 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (1.0 + x * x).sqrt()).sum::<f64>();
+        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (1.0 + x * x).sqrt()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5255,7 +5244,7 @@ mod p158 {
             _ if ((k as f64 * 0.5) - a[0]) > 0.2 => s1 = s1 * helper_array(c, (s1 - a[a.len() - 1])),
             _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
         }
-        let mut s7 = a.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * a[0]).sum::<f64>();
+        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + a[0]).sum::<f64>();
         (1.0 + (y - s7) * (y - s7)).sqrt() + s7
     }
 
@@ -5276,34 +5265,30 @@ mod p159 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
         }
-        let mut s4 = helper_scalar(y, a.mapv(f64::tanh).sum());
-        for (p2, &q3) in c.iter().zip(&u1) {
-            s4 = (s4 * 0.7 + p2 * q3 * u1[0].tanh().exp()).tanh();
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + u1[0].tanh().exp());
+        let mut s5 = x;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + u1[j6 - 1] * s5;
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + a[j5 - 1] * c[a.len() - 1];
+        for i in (1..a.len()).step_by(2) {
+            let t7 = c[i] * u1[0].tanh().exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            s4 += t7 * t7 * 0.5;
+            s4 -= u1[(i + 1) % a.len()] * (x / (1.0 + x * x));
         }
-        match k % 3 {
-            0 => s4 = s4,
-            1 => s4 = s4 * c.mean().unwrap(),
-            _ => s4 += b.dot(c),
-        }
-        let mut u6 = u1.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (1.0 + y * y).ln();
-        }
+        let f9 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * (k as f64 * 0.5)).view()]).unwrap();
+        let mut s8 = f9.mapv(f64::tanh).dot(&f9) * 0.2;
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.92)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + u1[i] * 0.3;
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
         }
-        let mut u7 = u6.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * c[k % a.len()].cos();
-        }
-        y + s4 + u7.sum() * 0.3
+        a.mapv(f64::tanh).sum().sin() + s8 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5407,7 +5392,7 @@ mod p162 {
             _ if (s1 + x) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
             _ => s1 += b.mean().unwrap(),
         }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * 0.26).sum::<f64>();
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * 0.26 - q3).reduce(f64::max).unwrap();
         for i in 0..a.len() {
             let s1 = s1 * 0.5 + a[0];
             s4 = (s4 * 0.8 + s1 * 0.3).tanh();
@@ -5539,9 +5524,11 @@ mod p165 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.25;
         }
-        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * c.mean().unwrap()).tanh() + (k as f64 * 0.5).cos()).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
-        (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()) + s3 + f4.sum() * 0.3
+        let mut f4 = c.to_owned();
+        f4.mapv_inplace(|t| (t * s1).tanh());
+        f4.scaled_add((k as f64 * 0.5).cos(), &c);
+        let mut s3 = f4.sum() * 0.3;
+        ((s3 * b[a.len() - 1]) * b.mean().unwrap()) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -5557,7 +5544,7 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.36 * y)) * q2 as f64).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * c[q2] + (0.36 * y)).sum::<f64>();
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
@@ -5684,8 +5671,10 @@ mod p169 {
                 break;
             }
         }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * y).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        helper_scalar((x / (1.0 + 0.62 * 0.62)), s1) + s4
+        for (p2, &q3) in a.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
+        }
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -5815,9 +5804,9 @@ mod p173 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * c.dot(a);
-        (k as f64 * 0.5) + s2
+        let g3 = |p4: f64| (p4 * c.dot(a)).tanh();
+        let mut s2 = g3(c.mean().unwrap()) + g3(b[0]);
+        s2 + s2
     }
 
     #[test]
@@ -5896,17 +5885,16 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * y).tanh() + (y * b[k % a.len()])).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut s1 = (a.var(0.0) + 0.1).sqrt() * y;
         if k == 3 {
-            return ((x + (k as f64 * 0.5)) + helper_array(&f2, y));
+            return ((x + (k as f64 * 0.5)) + helper_array(c, y));
         }
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(&f2, c[0]);
+            let mut s1 = s1 * 0.5 + helper_array(c, c[0]);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        c.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -6047,7 +6035,9 @@ mod p181 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
         }
-        let mut s3 = (c.var(0.0) + 0.1).sqrt() * y;
+        let (s4, c5) = (y).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_scalar((k as f64 * 0.5), c[0])]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * y;
         s3 = helper_scalar((y - y), (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         if k % 2 == 0 {
             s3 = (k as f64 * 0.5);
@@ -6073,7 +6063,7 @@ mod p182 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
         s1 = b[a.len() - 1];
-        let mut s4 = c.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * b.mapv(f64::tanh).sum()).sum::<f64>();
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
         if k == 3 {
             return helper_array(a, b.mapv(f64::tanh).sum());
         }
@@ -6233,7 +6223,7 @@ mod p186 {
         } else {
             s2 = s2 * a.mapv(f64::tanh).sum();
         }
-        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * a.mapv(f64::tanh).sum()).tanh());
+        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * a.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
         helper_scalar(a.dot(a), f64::tanh(1.35).exp()) + s7
     }
 
@@ -6261,13 +6251,12 @@ mod p187 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let f3: Array1<f64> = a.iter().rev().map(|p4| (p4 * x).tanh() + ((k as f64 * 0.5) / (1.0 + y * y))).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s2 = ad::ndarray::array![x, ((k as f64 * 0.5) / (1.0 + y * y)), helper_scalar(y, 0.38)].mapv(f64::sin).sum();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = b[i] * (b[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            w3[i] = a[i] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        c.mean().unwrap() + s2 + w5.sum() * 0.3
+        a.mean().unwrap() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6283,7 +6272,7 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| a[q2] * b[q2] + y).sum::<f64>();
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * y).sum::<f64>();
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
@@ -6596,13 +6585,10 @@ mod p197 {
         } else {
             s1 = s1 * (k as f64 * 0.5);
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * helper_scalar(0.31, 0.70)).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + a.mean().unwrap()).sin();
-        }
-        1.06 + s2 + w4.sum() * 0.3
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(0.31, 0.70) + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        let mut s5 = ((1.06 / (1.0 + s2 * s2)) / (1.0 + x * x)).tanh();
+        a.mapv(f64::tanh).sum() + s5 + f3.sum() * 0.3
     }
 
     #[test]
@@ -6625,10 +6611,10 @@ mod p198 {
             s1 = s1 * y.tanh().exp().tanh().exp();
         }
         s1 = x;
-        let g3 = |p4: f64| (p4 * y).tanh();
-        let mut s2 = g3(helper_array(a, c[a.len() - 1])) + g3(a[0]);
+        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * y + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
         for i in 0..a.len() {
-            let t5 = c[i] * y;
+            let t5 = a[i] * y;
             if i % 3 == 1 {
                 continue;
             }
@@ -6638,10 +6624,10 @@ mod p198 {
             }
         }
         for i in 0..a.len() {
-            let t6 = a[i] * b.mapv(f64::tanh).sum();
+            let t6 = c[i] * a.mapv(f64::tanh).sum();
             let mut u7 = t6;
             if t6 > 0.1 {
-                u7 = u7 * c[(i + 1) % a.len()];
+                u7 = u7 * f3[(i + 1) % a.len()];
             }
             s1 += u7;
             if i == 3 {
@@ -6650,9 +6636,9 @@ mod p198 {
         }
         let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] = c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+            w8[i] = a[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut u9 = a.to_owned();
+        let mut u9 = f3.to_owned();
         for i in 1..u9.len() {
             u9[i] = u9[i - 1] * 0.5 + u9[i] * (1.19 - s2);
         }

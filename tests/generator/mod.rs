@@ -541,7 +541,7 @@ impl Program {
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(10) {
+        let chain = match self.pick(12) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -561,6 +561,14 @@ impl Program {
             8 => format!(
                 "{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {e} - {q}).reduce(f64::max).unwrap()"
             ),
+            9 => format!(
+                "{u}.iter().map(|{p}| {p} * {e}).min_by(|{p}, {q}| ({p} - {e}).abs().total_cmp(&({q} - {e}).abs())).unwrap()"
+            ),
+            10 => {
+                let weights = self.name("v");
+                self.line(format!("let {weights} = vec![0.25; {u}.len()];"));
+                format!("{u}.iter().zip(&{weights}).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()")
+            }
             _ => {
                 let acc = self.mutable_scalar();
                 self.line(format!("for ({p}, &{q}) in {u}.iter().zip({w_ref}) {{"));
@@ -593,14 +601,14 @@ impl Program {
 
     /// A closure bound to a local and called, an `array![..]` of
     /// scalars, a `from_shape_fn` array, a collected chain, a
-    /// concatenation, in-place updates, a diagonal, or a standard
-    /// deviation.
+    /// concatenation, in-place updates, a diagonal, a matrix by rows from
+    /// `sin_cos`, a named view of a local, or a standard deviation.
     fn constructed(&mut self) {
         let (u, _) = self.array();
         let u = u.name;
         let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
-        match self.pick(8) {
+        match self.pick(10) {
             0 => {
                 let (g, p) = (self.name("g"), self.name("p"));
                 self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
@@ -657,6 +665,31 @@ impl Program {
                 let c = self.scalars[i].name.clone();
                 self.line(format!(
                     "let mut {name} = {m}.diag().mapv(|t| (t * {c}).sin()).sum() * {e1};"
+                ));
+            }
+            7 => {
+                let (sine, cosine, m) = (self.name("s"), self.name("c"), self.name("m"));
+                self.line(format!("let ({sine}, {cosine}) = ({e1}).sin_cos();"));
+                self.line(format!(
+                    "let {m} = ad::ndarray::array![[{cosine}, -{sine}, 0.5], [{sine}, {cosine}, {e2}]];"
+                ));
+                self.line(format!(
+                    "let mut {name} = {m}.t().dot(&{m}).mapv(f64::tanh).sum() * {e3};"
+                ));
+            }
+            8 => {
+                // A named view of a local array, which a record or tape may
+                // keep beyond the block that binds the array.
+                let (w, _) = self.array();
+                let (w, m, d) = (w.name, self.name("m"), self.name("d"));
+                self.line(format!(
+                    "let {m} = {u}.view().insert_axis(ad::ndarray::Axis(1)).dot(&{w}.view().insert_axis(ad::ndarray::Axis(0)));"
+                ));
+                self.line(format!("let {d} = {m}.diag();"));
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                self.line(format!(
+                    "let mut {name} = {d}.mapv(|t| (t * {c}).sin()).sum() * {e1} + {d}[0] * {e2};"
                 ));
             }
             _ => self.line(format!(
