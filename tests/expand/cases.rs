@@ -589,6 +589,15 @@ snapshot!(positions_and_windows, [reverse],
     }
 );
 
+// A chunk the body sums is a sum over its positions in the array, so
+// its reverse code adds into single elements instead of building the
+// chunk's cotangent.
+snapshot!(summed_chunks, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        x.exact_chunks(2).into_iter().map(|c| c.sum().tanh()).sum::<f64>()
+    }
+);
+
 // A lone `map` over a 1-D array parameter is collected as `mapv`; other
 // chains' `collect()` fills an array of zeros element by element, as
 // `from_shape_fn` does.

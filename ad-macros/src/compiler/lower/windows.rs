@@ -1,9 +1,10 @@
 //! A window or chunk of an array that a loop body only indexes
-//! (`w[1] - w[0]`) is read from the array itself: `w[j]` is
-//! `x[start + j]`, and `w.len()` is `end - start`. As a view, each
-//! iteration's reverse code would build the window's cotangent, an array,
-//! and add it into the array's; element reads add one element each, and
-//! cost what an index loop costs.
+//! (`w[1] - w[0]`), sums or multiplies is read from the array itself:
+//! `w[j]` is `x[start + j]`, `w.len()` is `end - start`, and `w.sum()` is
+//! `(start..end).map(|j| x[j]).sum()`. As a view, each iteration's reverse
+//! code would build the window's cotangent, an array, and add it into the
+//! array's; element reads add one element each, and cost what an index
+//! loop costs.
 
 use proc_macro2::Ident;
 use syn::visit::Visit;
@@ -95,7 +96,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     fn visit_expr(&mut self, e: &'ast Expr) {
         match e {
             Expr::Index(i) if is_name(&i.expr, self.name) => self.visit_expr(&i.index),
-            Expr::MethodCall(m) if is_name(&m.receiver, self.name) && m.method == "len" => {}
+            Expr::MethodCall(m) if is_name(&m.receiver, self.name) && is_element_query(m) => {}
             Expr::Path(p) if p.path.is_ident(self.name) => self.other = true,
             e => syn::visit::visit_expr(self, e),
         }
@@ -134,9 +135,22 @@ impl VisitMut for Reads<'_> {
             Expr::MethodCall(m) if is_name(&m.receiver, &name) && m.method == "len" => {
                 *e = syn::parse_quote!((#end - #start));
             }
+            Expr::MethodCall(m) if is_name(&m.receiver, &name) && is_element_query(m) => {
+                // `sum` or `product`: a chain over the window's positions.
+                let j = Ident::new("__ad_position", m.method.span());
+                let method = &m.method;
+                *e = syn::parse_quote!((#start..#end).map(|#j| #array[#j]).#method());
+            }
             _ => {}
         }
     }
+}
+
+/// `w.len()`, `w.sum()` or `w.product()`, which the array's elements give.
+fn is_element_query(m: &syn::ExprMethodCall) -> bool {
+    m.args.is_empty()
+        && m.turbofish.is_none()
+        && matches!(m.method.to_string().as_str(), "len" | "sum" | "product")
 }
 
 fn is_name(e: &Expr, name: &str) -> bool {
