@@ -1322,6 +1322,32 @@ fn views_of_locals_kept_beyond_their_branch() {
     }
 }
 
+/// Named views of a local array outside any branch or loop, which the
+/// pullback closure of `f_vjp` reads: it owns the array and views it again.
+/// Seed 48 of the program generator found the closure borrowing the array.
+mod named_views_read_by_the_pullback {
+    use super::*;
+    use ad::ndarray::Axis;
+    #[differentiable]
+    pub fn f(x: f64, a: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let m = c
+            .view()
+            .insert_axis(Axis(1))
+            .dot(&c.view().insert_axis(Axis(0)));
+        let d = m.diag();
+        let corner = d.slice(ad::ndarray::s![..2]);
+        d.mapv(|t| (t * x).sin()).sum() * a.sum()
+            + d[0] * x
+            + corner.dot(&a.slice(ad::ndarray::s![1..]))
+    }
+}
+
+#[test]
+fn named_views_of_locals_read_by_the_pullback() {
+    let c = random(3, 85);
+    check_scalar!(named_views_read_by_the_pullback; val x dx = 0.4, ref a da = random(3, 86); &c);
+}
+
 /// A view bound to a name in a loop body (`let d = m.diag();`), which the
 /// tape saves as an owned copy. Named views failed to compile, in a loop and
 /// in a branch (`r` above), borrowing `m` beyond its block.

@@ -516,6 +516,16 @@ snapshot!(array_of_scalars, [],
     }
 );
 
+// A named view of a local array, read by the pullback: `f_grad` reads it
+// where it is; `f_vjp`'s closure owns the array and views it again.
+snapshot!(named_view_in_the_pullback, [reverse],
+    fn f(x: f64, #[constant] c: &Array1<f64>) -> f64 {
+        let m = c.view().insert_axis(Axis(1)).dot(&c.view().insert_axis(Axis(0)));
+        let d = m.diag();
+        d.mapv(|t| (t * x).sin()).sum()
+    }
+);
+
 // `max_by(compare).unwrap()`: a reduction whose step keeps the greater of
 // the two items, by the comparator called as written.
 snapshot!(max_by_comparator, [reverse],

@@ -18,6 +18,7 @@ use super::forward;
 use super::ir::{self, Arith, Const, Inst, Op, Operand, Reduce, Stmt, VarId};
 use super::ops;
 use super::primal::{arith_name, Gen};
+use super::scan;
 
 /// How a contribution joins an adjoint.
 enum Kind {
@@ -827,6 +828,14 @@ impl Builder<'_, '_> {
                     local: true,
                 } if need_consts.contains(&ident.to_string()) => {
                     out.push(quote!(let #ident = #expr;));
+                }
+                // A named view of a local (`let d = m.diag();`), which the
+                // closure cannot take along: it owns `m` and views it again.
+                Stmt::InactiveLet { tokens, views, .. }
+                    if views.iter().any(|v| need_consts.contains(&v.to_string())) =>
+                {
+                    need_consts.extend(scan::token_names(tokens));
+                    out.push(tokens.clone());
                 }
                 _ => {}
             }
