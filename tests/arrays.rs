@@ -231,6 +231,33 @@ mod arrays_of_rows {
     }
 }
 
+/// ndarray's `Zip::from(a).and(b).map_collect(f)`, 1-D and 2-D, over
+/// parameters, a computed array and a local, with closures taking values
+/// (`|&u, &v|`) or references (`|x, y|`, read as `*x`).
+mod zipped {
+    use super::*;
+    use ad::ndarray::Zip;
+    #[differentiable]
+    pub fn f(a: &Array1<f64>, b: &Array1<f64>, m: &Array2<f64>, s: f64) -> f64 {
+        let p = Zip::from(a).and(b).map_collect(|&u, &v| u * v.sin() + s);
+        let q = Zip::from(&(m * 2.0))
+            .and(m)
+            .map_collect(|x, y| (*x - y * s).tanh());
+        let r = Zip::from(&p)
+            .and(a)
+            .and(b)
+            .map_collect(|&x, &y, &z| x * y - z);
+        p.sum() + q.sum() + r.dot(&p)
+    }
+}
+
+#[test]
+#[should_panic(expected = "`Zip`: the arrays have one shape")]
+fn zipping_arrays_of_two_shapes_panics_as_zip_does() {
+    let (a, b) = (random(3, 52), random(4, 53));
+    let _ = zipped::f_grad(&a, &b, &random((2, 3), 54), 0.5);
+}
+
 /// `from_shape_fn` with an active body, 1-D and 2-D, with the index taken
 /// as a tuple pattern or whole: written out as loops of element writes.
 mod shape_fns {
@@ -553,6 +580,13 @@ fn arrays_built_from_scalars() {
 fn arrays_built_from_rows() {
     for angle in [0.7, -2.1] {
         check_scalar!(arrays_of_rows; val angle da = angle, ref p dp = random(3, 47); 0.3);
+    }
+}
+
+#[test]
+fn arrays_zipped_and_collected() {
+    for (n, rows) in [(1, 1), (4, 3)] {
+        check_scalar!(zipped; ref a da = random(n, 50), ref b db = random(n, 51), ref m dm = random((rows, n), 55), val s ds = 0.6;);
     }
 }
 

@@ -534,6 +534,15 @@ snapshot!(max_by_comparator, [reverse],
     }
 );
 
+// `Zip::from(a).and(b).map_collect(f)`: an array of zeros of `a`'s shape
+// whose elements a loop over its indices writes.
+snapshot!(zip_map_collect, [reverse],
+    fn f(a: &Array1<f64>, b: &Array1<f64>) -> f64 {
+        let p = ad::ndarray::Zip::from(a).and(b).map_collect(|&u, &v| u * v.sin());
+        p.sum()
+    }
+);
+
 // A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
 // a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
 // sine and cosine.

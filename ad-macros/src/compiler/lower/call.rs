@@ -164,6 +164,23 @@ impl Lowerer<'_> {
                 let value = self.variance(m, &name, span);
                 self.expr(&value)
             }
+            "and" if super::constructors::is_zip(&m.receiver) => {
+                self.errors.at(
+                    &m.method,
+                    "a `Zip` over active arrays is differentiated as `Zip::from(a).and(b).map_collect(|&u, &v| ...)`, written in one expression",
+                );
+                None
+            }
+            "map_collect" => match self.zip_map_collect(m) {
+                Some(written) => self.expr(&written),
+                None => {
+                    self.errors.at(
+                        &m.method,
+                        "`map_collect` is differentiated on `Zip::from(a).and(b)..`, written out in the call",
+                    );
+                    None
+                }
+            },
             // ndarray's `map`, whose closure takes a reference: `mapv` on
             // the values.
             "map" if !super::iterators::is_adaptor(&m.receiver) => {

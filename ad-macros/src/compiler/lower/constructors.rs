@@ -1,6 +1,7 @@
 //! Arrays built from active values: `array![a, b, c]` (and the `vec![..]`
 //! of `Array1::from(vec![..])`), one instruction; `from_shape_fn` with an
-//! active body, written out as loops of element writes.
+//! active body, and `Zip::from(a).and(b).map_collect(f)`, written out as
+//! loops of element writes.
 
 use proc_macro2::{Ident, Span};
 use syn::{Expr, Pat};
@@ -88,6 +89,83 @@ impl Lowerer<'_> {
             let mut #array = #zeros(#shape);
             #dims
             #nest
+            #array
+        }))
+    }
+
+    /// `Zip::from(a).and(b).map_collect(|&u, &v| body)`: an array of zeros
+    /// of `a`'s shape, whose element at each index a loop writes, with the
+    /// closure's parameters bound to the parts' elements there. The parts
+    /// have one shape, as `Zip` asserts.
+    ///
+    /// Input:  `Zip::from(&a).and(&b).map_collect(|&u, &v| u * v)`
+    /// Output: `{ let mut z = zeros(a.raw_dim());
+    ///            for ix in indices(a.raw_dim()) { let u = a[ix]; let v = b[ix]; z[ix] = u * v; }
+    ///            z }`
+    pub(super) fn zip_map_collect(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = m.method.span();
+        let mut parts = Vec::new();
+        let mut at = &*m.receiver;
+        while let Expr::MethodCall(and) = at {
+            if and.method != "and" || and.args.len() != 1 {
+                break;
+            }
+            parts.push(&and.args[0]);
+            at = &and.receiver;
+        }
+        let Expr::Call(from) = at else { return None };
+        if !is_zip(at) {
+            return None;
+        }
+        parts.push(&from.args[0]);
+        parts.reverse();
+        let closure = match m.args.iter().collect::<Vec<_>>()[..] {
+            [Expr::Closure(c)] => super::iterators::params_by_value(c)
+                .filter(|(params, _)| params.len() == parts.len()),
+            _ => None,
+        };
+        let Some((params, body)) = closure else {
+            self.errors.at(
+                &m.args,
+                format!("`map_collect` is differentiated with a closure taking one element of each of the {} arrays, `|&a, &b| ...` (without `return`)", parts.len()),
+            );
+            return Some(syn::parse_quote!(()));
+        };
+        // Each part is read where it is (a place) or bound once.
+        let mut lets = Vec::new();
+        let places: Vec<Expr> = parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let p = super::strip_refs(p);
+                if super::expr::is_place(p) {
+                    return p.clone();
+                }
+                let name = self.fresh_local(&format!("zipped{k}_"), span);
+                lets.push(quote::quote!(let #name = #p;));
+                syn::parse_quote!(#name)
+            })
+            .collect();
+        let first = &places[0];
+        let same_shape = places[1..].iter().map(|p| {
+            quote::quote!(::core::assert_eq!(#first.shape(), #p.shape(), "`Zip`: the arrays have one shape");)
+        });
+        let (array, index) = (
+            self.fresh_local("zipped", span),
+            self.fresh_local("index", span),
+        );
+        let zeros = match &self.scalar_type {
+            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
+            None => quote::quote!(::ad::ndarray::Array::zeros),
+        };
+        Some(syn::parse_quote_spanned!(span=> {
+            #(#lets)*
+            #(#same_shape)*
+            let mut #array = #zeros(#first.raw_dim());
+            for #index in ::ad::ndarray::indices(#first.raw_dim()) {
+                #(let #params = #places[#index];)*
+                #array[#index] = #body;
+            }
             #array
         }))
     }
@@ -227,6 +305,19 @@ impl Lowerer<'_> {
             Operand::Var(v) => Some(self.inst(Op::Unwrap(Operand::Var(v), None), e.span())),
             constant => Some(constant),
         }
+    }
+}
+
+/// `Zip::from(a)`, or `.and(b)` after it.
+pub(super) fn is_zip(e: &Expr) -> bool {
+    match e {
+        Expr::MethodCall(m) if m.method == "and" && m.args.len() == 1 => is_zip(&m.receiver),
+        Expr::Call(c) => {
+            c.args.len() == 1
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().rev().take(2)
+                    .map(|s| s.ident.to_string()).eq(["from", "Zip"]))
+        }
+        _ => false,
     }
 }
 

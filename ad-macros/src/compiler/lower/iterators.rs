@@ -694,26 +694,37 @@ impl Binder {
 /// `map`'s) as one over their values, for `mapv`: `|&v| body` is
 /// `|v| body`, and `|v| body` reads `*v` as `v`.
 pub(super) fn by_value(c: &syn::ExprClosure) -> Option<Expr> {
-    let pat = single_param(c)?;
-    let (param, deref) = match strip_type(pat) {
-        Pat::Reference(r) => match strip_type(&r.pat) {
-            Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), false),
+    single_param(c)?;
+    let (params, body) = params_by_value(c)?;
+    Some(syn::parse_quote!(|#(#params)*| #body))
+}
+
+/// A closure whose parameters are references (`|&a, b|`), as names bound
+/// to the values and a body that reads them so (`*b` is `b`); `None` if a
+/// parameter is another pattern or the body returns.
+pub(super) fn params_by_value(c: &syn::ExprClosure) -> Option<(Vec<Ident>, Expr)> {
+    let mut params = Vec::new();
+    let mut referenced = HashSet::new();
+    for pat in &c.inputs {
+        match strip_type(pat) {
+            Pat::Reference(r) => match strip_type(&r.pat) {
+                Pat::Ident(p) if p.subpat.is_none() => params.push(p.ident.clone()),
+                _ => return None,
+            },
+            Pat::Ident(p) if p.subpat.is_none() => {
+                params.push(p.ident.clone());
+                referenced.insert(p.ident.to_string());
+            }
             _ => return None,
-        },
-        Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), true),
-        _ => return None,
-    };
+        }
+    }
     if contains_return(&c.body) {
         return None;
     }
-    let body = if deref {
-        // An `iter()` closure's parameter is a reference, a `mapv` closure's
-        // a value.
-        without_derefs(&c.body, &HashSet::from([param.to_string()])).0
-    } else {
-        (*c.body).clone()
-    };
-    Some(syn::parse_quote!(|#param| #body))
+    // An `iter()` closure's parameter is a reference, a `mapv` closure's
+    // a value.
+    let body = without_derefs(&c.body, &referenced).0;
+    Some((params, body))
 }
 
 pub(super) fn contains_return(e: &Expr) -> bool {
