@@ -258,6 +258,19 @@ fn zipping_arrays_of_two_shapes_panics_as_zip_does() {
     let _ = zipped::f_grad(&a, &b, &random((2, 3), 54), 0.5);
 }
 
+/// A matrix's `map_axis`: each row's norm (`Axis(1)`), each column's
+/// weighted sum (`Axis(0)`), as a chain over its lanes collected.
+mod mapped_axes {
+    use super::*;
+    use ad::ndarray::Axis;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>, w: &Array1<f64>) -> f64 {
+        let norms = x.map_axis(Axis(1), |r| r.dot(&r).sqrt());
+        let columns = x.map_axis(Axis(0), |c| (&c * w).sum().tanh());
+        norms.sum() + columns.dot(&columns)
+    }
+}
+
 /// `from_shape_fn` with an active body, 1-D and 2-D, with the index taken
 /// as a tuple pattern or whole: written out as loops of element writes.
 mod shape_fns {
@@ -587,6 +600,13 @@ fn arrays_built_from_rows() {
 fn arrays_zipped_and_collected() {
     for (n, rows) in [(1, 1), (4, 3)] {
         check_scalar!(zipped; ref a da = random(n, 50), ref b db = random(n, 51), ref m dm = random((rows, n), 55), val s ds = 0.6;);
+    }
+}
+
+#[test]
+fn lanes_mapped_along_an_axis() {
+    for (rows, cols) in [(1, 1), (2, 3)] {
+        check_scalar!(mapped_axes; ref x dx = random((rows, cols), 56), ref w dw = random(rows, 57););
     }
 }
 

@@ -96,6 +96,7 @@ pub fn supported_methods() -> String {
         "std",
         "var_axis",
         "std_axis",
+        "map_axis",
         "mapv",
         "map",
         "fold",

@@ -171,6 +171,29 @@ impl Lowerer<'_> {
                 );
                 None
             }
+            // A matrix's `map_axis(Axis(1), f)`: `f` of each row, collected.
+            "map_axis" => {
+                if !arity(self, 2) {
+                    return None;
+                }
+                let lanes = match super::sources::axis_number(Some(args[0])) {
+                    Some(0) => "columns",
+                    Some(1) => "rows",
+                    _ => {
+                        self.errors.at(
+                            args[0],
+                            "`map_axis` over active values is differentiated on matrices, along `Axis(0)` (each column) or `Axis(1)` (each row)",
+                        );
+                        return None;
+                    }
+                };
+                let (x, f) = (&m.receiver, args[1]);
+                let lanes = syn::Ident::new(lanes, m.method.span());
+                let collected: Expr = syn::parse_quote_spanned!(m.method.span()=>
+                    #x.#lanes().into_iter().map(#f).collect::<::ad::ndarray::Array1<_>>()
+                );
+                self.expr(&collected)
+            }
             "map_collect" => match self.zip_map_collect(m) {
                 Some(written) => self.expr(&written),
                 None => {

@@ -408,7 +408,7 @@ pub(super) fn atom(e: Expr) -> Expr {
 }
 
 /// `n` for `Axis(n)` (or `ndarray::Axis(n)`) with a literal `n`.
-fn axis_number(e: Option<&Expr>) -> Option<usize> {
+pub(super) fn axis_number(e: Option<&Expr>) -> Option<usize> {
     let Expr::Call(c) = e? else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     if p.path.segments.last()?.ident != "Axis" || c.args.len() != 1 {
