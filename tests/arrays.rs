@@ -620,7 +620,7 @@ fn arrays_filled_by_shape_fns() {
 /// ndarray's in-place updates of an active local, which are assignments:
 /// `mapv_inplace` (a path and a closure), `scaled_add` (with a reference,
 /// a computed array, and a constant, whose product is emitted as written),
-/// and `mapv_into`.
+/// `mapv_into`, and `assign` (below, in a loop).
 mod in_place_updates {
     use super::*;
     #[differentiable]
@@ -637,10 +637,55 @@ mod in_place_updates {
     }
 }
 
+/// The same updates, and `assign`, in a loop: each carries the array to
+/// the next iteration, as an assignment does. Before loops counted them as
+/// assignments, the updates were lost and the gradient was wrong.
+mod in_place_updates_in_a_loop {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, x: &Array1<f64>, a: f64) -> f64 {
+        let mut h = x.to_owned();
+        let mut state = Array1::zeros(x.len());
+        let mut total = 0.0;
+        for _ in 0..3 {
+            h.mapv_inplace(|t| (t * a).tanh());
+            h.scaled_add(a, x);
+            let next = (w.dot(&state) + &h).mapv(f64::tanh);
+            state.assign(&next);
+            total += state.sum();
+        }
+        total + h.sum()
+    }
+}
+
 #[test]
 fn in_place_updates_are_assignments() {
     let c = random(3, 59);
     check_scalar!(in_place_updates; ref w dw = random((3, 2), 60), ref x dx = random(2, 61), val a da = 0.7; &c);
+    check_scalar!(in_place_updates_in_a_loop; ref w dw = random((3, 3), 62), ref x dx = random(3, 63), val a da = 0.8;);
+}
+
+/// `assign` is differentiated between arrays of one shape; a value it
+/// would broadcast is refused when the shapes differ.
+mod broadcast_assign {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let mut m = Array2::zeros((2, x.ncols()));
+        m.assign(&(x * 2.0));
+        m.sum()
+    }
+}
+
+#[test]
+#[should_panic(
+    expected = "`assign` of an active value is differentiated between arrays of one shape"
+)]
+fn assigning_a_value_to_broadcast_panics() {
+    let x = random((1, 3), 64);
+    // The function itself broadcasts, as ndarray's `assign` does.
+    assert!((broadcast_assign::f(&x) - 4.0 * x.sum()).abs() < 1e-12);
+    broadcast_assign::f_grad(&x);
 }
 
 /// A matrix's diagonal: of a parameter, of a computed matrix (a log

@@ -543,6 +543,20 @@ snapshot!(zip_map_collect, [reverse],
     }
 );
 
+// `assign` in a loop: the array carried to the next iteration is zeros of
+// its shape plus the value (whose pullback sums broadcast axes), after a
+// shape read that names the element type.
+snapshot!(assign_in_a_loop, [reverse],
+    fn f(w: &Array2<f64>, x: &Array1<f64>) -> f64 {
+        let mut h = Array1::zeros(x.len());
+        for _ in 0..2 {
+            let next = (w.dot(&h) + x).mapv(f64::tanh);
+            h.assign(&next);
+        }
+        h.sum()
+    }
+);
+
 // A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
 // a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
 // sine and cosine.

@@ -67,3 +67,13 @@ pub fn compare<F: crate::Float>(
 ) -> core::cmp::Ordering {
     compare(a, b)
 }
+
+/// `x.raw_dim()`, naming `x`'s element type: an array made only to be
+/// assigned into (`let mut m = Array2::zeros(..); m.assign(&v);`) has no
+/// other use in generated code that would fix it.
+#[inline(always)]
+pub fn raw_dim_of<F: crate::Float, S: ndarray::Data<Elem = F>, D: ndarray::Dimension>(
+    x: &ndarray::ArrayBase<S, D>,
+) -> D {
+    x.raw_dim()
+}

@@ -81,10 +81,7 @@ impl Lowerer<'_> {
         for (i, n) in indices.iter().zip(&lens).rev() {
             nest = quote::quote!({ for #i in 0..#n #nest });
         }
-        let zeros = match &self.scalar_type {
-            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
-            None => quote::quote!(::ad::ndarray::Array::zeros),
-        };
+        let zeros = self.zeros_fn();
         Some(syn::parse_quote_spanned!(span=> {
             let mut #array = #zeros(#shape);
             #dims
@@ -154,10 +151,7 @@ impl Lowerer<'_> {
             self.fresh_local("zipped", span),
             self.fresh_local("index", span),
         );
-        let zeros = match &self.scalar_type {
-            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
-            None => quote::quote!(::ad::ndarray::Array::zeros),
-        };
+        let zeros = self.zeros_fn();
         Some(syn::parse_quote_spanned!(span=> {
             #(#lets)*
             #(#same_shape)*
@@ -168,6 +162,14 @@ impl Lowerer<'_> {
             }
             #array
         }))
+    }
+
+    /// `Array::zeros`, of the body's scalar type where it has one.
+    pub(super) fn zeros_fn(&self) -> proc_macro2::TokenStream {
+        match &self.scalar_type {
+            Some(t) => quote::quote!(::ad::ndarray::Array::<#t, _>::zeros),
+            None => quote::quote!(::ad::ndarray::Array::zeros),
+        }
     }
 
     /// `concatenate(axis, &[a, b])` or `stack(axis, &[a, b])`: ndarray's

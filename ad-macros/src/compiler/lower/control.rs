@@ -587,8 +587,8 @@ fn assigned_name(place: &Expr) -> Option<String> {
 }
 
 /// Every `name = rhs`, `name op= rhs` (as `name = name op rhs`), element
-/// write `name[i] = rhs` and `let name = rhs` in a block, in order, nested
-/// blocks included.
+/// write `name[i] = rhs`, in-place update (`name.assign(&rhs)`) and
+/// `let name = rhs` in a block, in order, nested blocks included.
 pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     struct Assigns(Vec<(String, Expr, bool)>);
     impl<'ast> Visit<'ast> for Assigns {
@@ -624,6 +624,26 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
                 }
             }
             syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            // ndarray's in-place updates, as the assignments `stmt.rs`
+            // lowers them to.
+            if let Expr::Path(p) = &*m.receiver {
+                let args: Vec<&Expr> = m.args.iter().collect();
+                let target = &m.receiver;
+                let value: Option<Expr> = match (m.method.to_string().as_str(), &args[..]) {
+                    ("mapv_inplace", [f]) => Some(syn::parse_quote!(#target.mapv(#f))),
+                    ("scaled_add", [alpha, rhs]) => {
+                        Some(syn::parse_quote!(#target + (#rhs) * (#alpha)))
+                    }
+                    ("assign", [rhs]) => Some((*rhs).clone()),
+                    _ => None,
+                };
+                if let (Some(name), Some(value)) = (p.path.get_ident(), value) {
+                    self.0.push((name.to_string(), value, false));
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (Some(init), Pat::Ident(p)) = (&l.init, &l.pat) {

@@ -358,6 +358,37 @@ impl Lowerer<'_> {
                 self.assign(&m.receiver, Some(Arith::Add), &scaled, whole);
                 true
             }
+            // `y.assign(&e)`: `y = e.to_owned()`, between arrays of one
+            // shape (`assign` would broadcast `e`, which this does not
+            // differentiate). The shape check names `y`'s element type,
+            // which an array made only to be assigned into has nowhere else.
+            ("assign", [rhs]) => {
+                let (value, shape) = (
+                    self.fresh_local("assigned", span),
+                    self.fresh_local("shape", span),
+                );
+                let rhs = super::strip_refs(rhs);
+                let raw_dim = match &self.scalar_type {
+                    // A shape: no derivative flows through it.
+                    Some(t) => quote!(::ad::__private::rules::raw_dim_of::<#t, _, _>(
+                        ::ad::stop_gradient(&#target)
+                    )),
+                    None => quote!(#target.raw_dim()),
+                };
+                let stmts: [syn::Stmt; 4] = [
+                    syn::parse_quote_spanned!(span=> let #shape = #raw_dim;),
+                    syn::parse_quote_spanned!(span=> let #value = (#rhs).to_owned();),
+                    syn::parse_quote_spanned!(span=> ::core::assert!(
+                        #shape == #value.raw_dim(),
+                        "`assign` of an active value is differentiated between arrays of one shape: broadcast the value first"
+                    );),
+                    syn::parse_quote_spanned!(span=> #target = #value;),
+                ];
+                for stmt in &stmts {
+                    self.stmt(stmt);
+                }
+                true
+            }
             _ => false,
         }
     }
