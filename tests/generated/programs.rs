@@ -15,27 +15,18 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = x;
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() - ((k as f64 * 0.5) + y)),
+            _ => s1 += c.mean().unwrap(),
+        }
         for i in 0..a.len() {
-            w1[i] = a[i] * y;
+            let t2 = a[i] * (y * x);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * x);
-        }
-        let mut s3 = helper_scalar((c.mean().unwrap() - ((k as f64 * 0.5) + x)), ((k as f64 * 0.5) + (y - 1.07)));
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * y;
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (1.0 + helper_scalar(s3, y) * helper_scalar(s3, y)).sqrt() + s3 + u2.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -51,26 +42,24 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        let mut s1 = ((1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() - b.mapv(f64::tanh).sum());
-        s1 = (1.0 + helper_scalar(a[k % a.len()], 0.76) * helper_scalar(a[k % a.len()], 0.76)).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[k % a.len()]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = c.mean().unwrap();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
+        s1 += s1;
         match k % 3 {
-            0 => s1 = (1.0 + x * x).ln(),
-            1 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
-            _ => s1 += (b[k % a.len()] / (1.0 + 0.20 * 0.20)),
+            0 => s1 = x,
+            1 => s1 = s1 * (c[0] + a[k % a.len()]),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        (a[0].tanh().exp() * y) + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (0.79 + x);
+        }
+        (f64::tanh(0.20) / (1.0 + (c[k % a.len()] * 0.68) * (c[k % a.len()] * 0.68))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -86,42 +75,37 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * f64::tanh(0.51).exp() - q2).reduce(f64::max).unwrap();
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + (b[0] + x)).sin();
+            w4[i] = c[i] * 0.66;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * c[a.len() - 1];
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let mut s5 = (1.0 + helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), (1.0 + x * x).sqrt()) * helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), (1.0 + x * x).sqrt())).ln();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * helper_array(b, y);
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            let t7 = w4[i] * (1.10 - 0.82);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += c[j] * t7;
+            }
+            s5 = s5 + q8.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut u4 = w2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * a.mapv(f64::tanh).sum();
-        }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s1 = helper_array(c, (b[k % a.len()] + s1));
+        if y.tanh().exp() > 0.1 {
+            s5 = 0.69;
         } else {
-            s1 = s1 * (f64::sin(0.31) / (1.0 + u4[a.len() - 1] * u4[a.len() - 1]));
+            s5 = s5 * ((1.0 + s5 * s5).ln() / (1.0 + helper_array(c, x) * helper_array(c, x)));
         }
-        u4[k % a.len()] + s1 + u4.sum() * 0.3
+        s5 + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -138,30 +122,34 @@ mod p3 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((0.80 - x) - (c[0] / (1.0 + c[k % a.len()] * c[k % a.len()]))),
-            _ => s1 += helper_scalar(b[k % a.len()], y),
-        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            s1 = (s1 * 0.7 + b[i] * 0.42).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        let mut s5: f64 = {
-            let t4 = b[a.len() - 1];
-            t4 * t4 * 0.5 + helper_scalar(s1, b[0])
-        };
-        (y * s5) + s5
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if (y - 0.69) > 0.2 => s1 = s1 * s1,
+            _ => s1 += ((k as f64 * 0.5) - x),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.24 * b[k % a.len()])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c[0].cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        (c.mapv(f64::tanh).sum() * (1.29 - y)) + s1
     }
 
     #[test]
@@ -177,23 +165,20 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(s3, c);
         }
         if k == 3 {
-            return y;
+            return h4.mean().unwrap();
         }
-        let mut s1 = f64::tanh(0.38).exp();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * a.mean().unwrap();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + (x + y);
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s4 = a.dot(c);
-        b.mapv(f64::tanh).sum() + s4
+        s3 += s3 * 0.2;
+        y + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -209,31 +194,28 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + y * y).ln();
-        if k % 2 == 0 {
-            s1 = helper_scalar((c[k % a.len()] + c[0]), (a[a.len() - 1] - x));
-        } else {
-            s1 = s1 * x;
+        let mut s1 = c.dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_scalar((k as f64 * 0.5), y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + s1).sin();
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * a.mapv(f64::tanh).sum();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s1 += u4;
+        let mut h3 = a.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + h3[i] * s1).tanh();
         }
-        ((1.0 + x * x).ln() + (s1 * s1)) + s1 + w2.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * a.mapv(f64::tanh).sum();
+        }
+        x + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -249,24 +231,20 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * a).mapv(f64::tanh);
-        let mut s2: f64 = 0.49;
-        match k % 4 {
-            j if j > 1 => s2 = 0.33 * j as f64,
-            _ if (1.0 + s2 * s2).ln() > 0.2 => s2 = s2 * b.mapv(f64::tanh).sum(),
-            _ => s2 += (x / (1.0 + 0.50 * 0.50)),
+        let mut s1 = (b[0] - y);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.08;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        let mut s3 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * (1.36 / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        match k % 3 {
-            0 => s2 = helper_array(b, y.tanh()),
-            1 => s2 = s2 * helper_array(&v1, ((k as f64 * 0.5) + x)),
-            _ => s2 += (0.71 * y),
-        }
-        (s2 / (1.0 + x * x)).tanh().exp() + s2 + v1.sum() * 0.3
+        let mut s5 = a.dot(&w4);
+        let mut s6 = s5.tanh();
+        b.mapv(f64::tanh).sum() + s6 + w4.sum() * 0.3
     }
 
     #[test]
@@ -282,11 +260,20 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = ((a[a.len() - 1] / (1.0 + 0.65 * 0.65))).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, c[k % a.len()]]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.tanh().exp();
-        let v5 = (c * c).mapv(f64::tanh);
-        helper_scalar((s1 * x), v5.mapv(f64::tanh).sum()) + s1 + v5.sum() * 0.3
+        let mut s1 = y;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * (1.0 + y * y).ln() + d4[0] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        (c.mean().unwrap() + c.mean().unwrap()) + s2
     }
 
     #[test]
@@ -302,22 +289,18 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + x.cos()).sin();
+        let mut f2 = a.to_owned();
+        f2.mapv_inplace(|t| (t * x).tanh());
+        f2.scaled_add((0.82 - a[a.len() - 1]), &a);
+        let mut s1 = f2.sum() * 0.3;
+        if k == 3 {
+            return ((y * y) - s1);
         }
-        let mut s2 = y;
-        s2 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * (y * y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        helper_array(a, (k as f64 * 0.5)).tanh().exp() + s2 + w1.sum() * 0.3
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * s1).sin()).sum() * helper_array(a, (k as f64 * 0.5)) + d5[0] * ((k as f64 * 0.5) * s1);
+        let mut s8 = c.iter().zip(f2.iter()).map(|(p6, q7)| p6 * q7 * a.dot(a)).sum::<f64>();
+        c.mapv(f64::tanh).sum() + s8 + f2.sum() * 0.3
     }
 
     #[test]
@@ -334,37 +317,38 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * c.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (x * c[0]);
-            if i == 3 {
-                break;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * c.dot(b);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
             }
+            s1 += u3;
         }
-        let mut s3 = (1.0 + b.dot(a).sin() * b.dot(a).sin()).sqrt();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * b[0]).tanh();
+        let (s5, c6) = (x * c.mean().unwrap()).sin_cos();
+        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, s1]];
+        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * s1.sin();
+        match k % 3 {
+            0 => s1 = (s4 - y),
+            1 => s1 = s1 * y,
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        s3 = (s1.tanh().exp() + (s3 - (k as f64 * 0.5)));
-        let mut s5: f64 = {
-            let t4 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (a[a.len() - 1] / (1.0 + c[0] * c[0])));
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))
-        };
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * (c[a.len() - 1] / (1.0 + s5 * s5))).tanh();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s4 = s4.sin() * 0.9 + a[j8 - 1] * (y * s4);
         }
-        for i in (0..a.len()).rev() {
-            let t6 = b[i] * x;
-            s5 += t6.sin() * (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + (a[k % a.len()] + 0.61) * (a[k % a.len()] + 0.61)).ln(),
+            _ => s1 += (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        (0.46 + a.mapv(f64::tanh).sum()) + s5
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += helper_scalar(c[a.len() - 1], (k as f64 * 0.5)),
+        }
+        (0.64 + a[k % a.len()]).cos() + s4
     }
 
     #[test]
@@ -380,17 +364,21 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut u2 = v1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.22;
+        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
         }
-        let mut s4: f64 = {
-            let t3 = v1.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + u2[a.len() - 1]
+        let mut s3: f64 = {
+            let t2 = helper_array(a, (k as f64 * 0.5));
+            t2 * t2 * 0.5 + 0.32
         };
-        s4 = (f64::tanh(1.06) - y.tanh().exp());
-        ((0.32 * (k as f64 * 0.5)) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s4 + u2.sum() * 0.3
+        let v4 = (b * b).mapv(f64::tanh);
+        if k % 2 == 0 {
+            s1 = (b.dot(c) / (1.0 + s3.tanh().exp() * s3.tanh().exp()));
+        } else {
+            s1 = s1 * helper_array(a, (k as f64 * 0.5));
+        }
+        s3 + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -406,9 +394,15 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        let mut s2 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
-        x + s2
+        let mut s1 = (c.dot(b) * (x.sin() * helper_array(b, 0.37)));
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (y + y);
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -424,28 +418,27 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
-        };
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * (1.0 + (y * a[k % a.len()]) * (y * a[k % a.len()])).sqrt(),
-            _ => s2 += c.dot(a),
+        let mut f2 = a.to_owned();
+        f2.mapv_inplace(|t| (t * x).tanh());
+        f2.scaled_add(helper_array(c, y), &a);
+        let mut s1 = f2.sum() * 0.3;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_scalar(f2[k % a.len()], x);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + (k as f64 * 0.5).tanh();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * b.dot(a)).tanh();
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s3 = (((k as f64 * 0.5) / (1.0 + (c[k % a.len()] + s2) * (c[k % a.len()] + s2))) * (1.0 + s2 * s2).sqrt().tanh());
         if k % 2 == 0 {
-            s2 = a.dot(b);
-        } else {
-            s2 = s2 * c.dot(c);
+            s1 = c[k % a.len()].tanh().exp();
         }
-        (y + c[a.len() - 1].tanh().exp()) + s3
+        y + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -462,19 +455,25 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if y > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += (x / (1.0 + a[0] * a[0])),
+        if k % 2 == 1 {
+            let x = x * 0.5 + x;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = (y + (1.0 + s1 * s1).ln());
-        } else {
-            s1 = s1 * y;
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * (s1 - x);
-        b.dot(b).sin() + s2
+        let mut f3 = c.to_owned();
+        f3.mapv_inplace(|t| (t * y).tanh());
+        f3.scaled_add(s1.tanh(), &c);
+        let mut s2 = f3.sum() * 0.3;
+        (1.0 + (y - y) * (y - y)).sqrt() + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -490,27 +489,23 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+        }
         if k == 3 {
-            return (y.sin() * (1.20 - 0.79));
+            return ((1.20 - 0.79) - helper_scalar(1.34, x));
         }
-        let mut s2: f64 = {
-            let t1 = c.mean().unwrap();
-            t1 * t1 * 0.5 + a.dot(a)
-        };
-        let mut s4: f64 = {
-            let t3 = ((x + x) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x))));
-            t3 * t3 * 0.5 + x.cos()
-        };
         if k == 3 {
-            return a.mapv(f64::tanh).sum();
+            return (0.55 / (1.0 + x * x)).tanh().exp();
         }
-        let mut s5 = ((s2 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + b[a.len() - 1]);
-        match k % 4 {
-            j if j > 1 => s5 = helper_scalar(s2.tanh().exp(), y) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s5 = s5 * a[0].tanh().cos(),
-            _ => s5 += (k as f64 * 0.5).cos(),
+        let mut s2 = y;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        (1.0 + s2 * s2).ln().sin() + s5
+        let mut s3 = a.mapv(f64::tanh).sum();
+        let mut s4 = ((s2 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum())) + b[a.len() - 1]);
+        helper_array(b, c.mapv(f64::tanh).sum()) + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -526,19 +521,11 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(b, y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - 1.26);
-        }
-        let mut s3 = c.dot(b);
-        u2.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * b.dot(a) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        s1 = (s1 * 0.5 + (c[a.len() - 1] * (x + x))).tanh();
+        let mut s4: f64 = 0.53;
+        helper_array(b, y) + s4 + f2.sum() * 0.3
     }
 
     #[test]
@@ -555,13 +542,18 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * ((k as f64 * 0.5) / (1.0 + c[0] * c[0]));
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * f64::ln((1.0 + 1.18 * 1.18));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
         }
-        let mut s3 = (b.mean().unwrap() * ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))));
-        c.mean().unwrap() + s3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.18 * 1.18))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -578,38 +570,24 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = b[i] * s1;
+            let mut s1 = s1 * 0.5 + x.sin();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s4: f64 = {
-            let t3 = ((y + (k as f64 * 0.5)) + x);
-            t3 * t3 * 0.5 + x
-        };
-        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[k % a.len()] - (k as f64 * 0.5))).tanh() + x).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
+        s1 += s1 * 0.2;
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        s1 = (s1 * 0.5 + (helper_scalar(y, (k as f64 * 0.5)) - v2.mapv(f64::tanh).sum())).tanh();
         for i in 0..a.len() {
-            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + a[i] * 0.3;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + w2[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
+            let t3 = c[i] * (c[k % a.len()] - (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t3.sin() * (s1 * s1);
         }
-        let mut s10 = a.iter().filter(|p8| **p8 > 0.0).map(|p8| p8 * helper_scalar(a[a.len() - 1], x)).sum::<f64>();
-        (helper_scalar(0.24, f6[0]) - helper_array(&f6, a[k % a.len()])) + s10 + f6.sum() * 0.3
+        let v4 = b.mapv(f64::sin);
+        let mut s7 = v4.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + b.mapv(f64::tanh).sum());
+        s7 += (1.0 + c[0] * c[0]).sqrt();
+        v4.dot(&v4) + s7 + v4.sum() * 0.3
     }
 
     #[test]
@@ -626,27 +604,29 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        match k % 3 {
-            0 => s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt(),
-            1 => s1 = s1 * f64::ln((1.0 + (1.22 * 0.24) * (1.22 * 0.24))),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 * y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((y + (k as f64 * 0.5)) * y) * j as f64,
-            _ if (s1 / (1.0 + x * x)) > 0.2 => s1 = s1 * helper_array(a, x).cos(),
-            _ => s1 += c.mean().unwrap(),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (0.24 + 0.53)).sin();
         }
-        let g3 = |p4: f64| (p4 * s1.tanh().exp()).tanh();
-        let mut s2 = g3((k as f64 * 0.5)) + g3(c[0]);
-        for i in (1..a.len()).step_by(2) {
-            let t5 = b[i] * s1;
-            s2 += t5 * t5 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * (x * y);
         }
-        if k == 3 {
-            return x;
+        let v4 = (a * b).mapv(f64::tanh);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        a.dot(c).sin() + s2
+        ((y * 0.25) - helper_scalar(s1, c[a.len() - 1])) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -662,24 +642,18 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, 0.22)).tanh();
-            if i == 3 {
-                break;
-            }
+            w1[i] = c[i] * f64::ln((1.0 + 0.72 * 0.72));
         }
-        let mut s3: f64 = {
-            let t2 = b.dot(b);
-            t2 * t2 * 0.5 + (s1 + x)
+        let mut s4 = w1.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (0.22 - x)).sum::<f64>();
+        let mut s6: f64 = {
+            let t5 = w1.dot(&w1);
+            t5 * t5 * 0.5 + (s4 + x)
         };
-        let v4 = (c * a.mapv(f64::tanh).sum());
-        for i in 0..a.len() {
-            let s3 = s3 * 0.5 + s3;
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
-        }
-        s1 += s3 * 0.2;
-        helper_scalar(y, a.mapv(f64::tanh).sum()) + s3 + v4.sum() * 0.3
+        s4 += (1.39 - c.mapv(f64::tanh).sum());
+        s4 = helper_scalar(y, a.mapv(f64::tanh).sum());
+        b.mean().unwrap() + s6 + w1.sum() * 0.3
     }
 
     #[test]
@@ -695,30 +669,34 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, b[a.len() - 1]);
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.58);
         }
-        let mut s2 = (1.0 + y * y).sqrt();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + u1[i] * (1.0 + u1[0] * u1[0]).sqrt()).tanh();
+        if y > 0.1 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * a.mean().unwrap();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * y;
+        }
+        if k == 3 {
+            return s1;
+        }
+        if k == 3 {
+            return a[0];
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * y;
+            w4[i] = a[i] * 0.94;
         }
-        s2 = (s2 * 0.5 + c[0]).tanh();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * helper_scalar(s2, s2);
-        }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mean().unwrap();
-        }
-        let v6 = a.mapv(|t| t * t * 0.5 - t);
-        (helper_scalar(x, (k as f64 * 0.5)) * c.dot(&u5)) + s2 + v6.sum() * 0.3
+        s1 = (s1 * 0.5 + x).tanh();
+        c.mean().unwrap() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -735,26 +713,22 @@ mod p21 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in 0..a.len() {
+            let t2 = a[i] * c.dot(c);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (0.72 + x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in 0..a.len() {
+            let x = x * 0.5 + f64::tanh(1.05).exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = s1.tanh().exp().tanh().exp();
-        c.mapv(f64::tanh).sum().tanh().exp() + s2
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + helper_array(b, 0.35);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        a[k % a.len()] + s1
     }
 
     #[test]
@@ -771,38 +745,24 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s3: f64 = {
+            let t2 = helper_array(b, (k as f64 * 0.5).cos());
+            t2 * t2 * 0.5 + x.tanh().exp()
+        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + 0.20 * 0.20))).tanh();
         }
         for i in 0..a.len() {
-            let t2 = b[i] * (k as f64 * 0.5);
-            s1 += t2.sin() * (1.36 / (1.0 + y * y));
+            let mut s3 = s3 * 0.5 + b.mean().unwrap();
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        s3 += s3 * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_scalar(y, 0.64);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (a[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
-        for i in (1..a.len()).step_by(2) {
-            let t6 = a[i] * (y - 0.59);
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * c[(i + 1) % a.len()];
-            }
-            s5 += u7;
-            if i == 3 {
-                break;
-            }
-        }
-        helper_scalar(helper_array(a, x), helper_array(a, s1)) + s5
+        s3 += y * 0.2;
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + helper_array(c, 0.69)) + s3
     }
 
     #[test]
@@ -819,28 +779,38 @@ mod p23 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        match k % 4 {
-            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() + (1.0 + y * y).ln()) * j as f64,
-            _ if helper_array(c, x) > 0.2 => s1 = s1 * helper_array(a, (c[a.len() - 1] - x)),
-            _ => s1 += (k as f64 * 0.5),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut h2 = c.to_owned();
+        for i in 0..a.len() {
+            h2.scaled_add(helper_array(b, x), c);
+            if i == 3 {
+                break;
             }
-            s1 += c[i] * 0.2;
         }
-        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mapv(f64::tanh).sum()).sum::<f64>();
-        if k == 3 {
-            return (1.0 + s1 * s1).sqrt().tanh().exp();
+        if (1.0 + x * x).ln() > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * (a[a.len() - 1] / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        let mut s5 = ((1.0 + s4 * s4).sqrt() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        let mut s6 = s5;
-        s6 += y.tanh();
-        b.dot(b) + s6
+        let mut s3 = (h2.var(0.0) + 0.1).sqrt() * c.dot(c);
+        let mut u4 = h2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + y * y).ln();
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+            s3 += t5.sin() * (k as f64 * 0.5);
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, a.mapv(f64::tanh).sum()) * j as f64,
+            _ if s3.tanh().exp() > 0.2 => s1 = s1 * ((k as f64 * 0.5) * ((k as f64 * 0.5) - 1.07)),
+            _ => s1 += u4.mean().unwrap(),
+        }
+        s1 + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -856,28 +826,33 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * y).tanh().tanh();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, x)).tanh();
+        let mut s1 = y;
+        if c[0] < 0.0 {
+            s1 = (1.0 + (y - a[0]) * (y - a[0])).ln();
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * c.mean().unwrap() + d4[0] * c[k % a.len()].tanh().exp();
         match k % 3 {
-            0 => s1 = c[k % a.len()],
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += x.tanh().exp(),
+            0 => s1 = helper_array(c, 0.95).tanh().exp(),
+            1 => s1 = s1 * s2,
+            _ => s1 += c.dot(c),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
         }
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if c.dot(c) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += y,
+            j if j > 1 => s1 = (1.0 + f64::tanh(0.76).exp() * f64::tanh(0.76).exp()).sqrt() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * a[k % a.len()].cos().tanh().exp(),
+            _ => s1 += a.dot(c),
         }
-        let mut s2 = helper_scalar((k as f64 * 0.5).cos().tanh(), a.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * x.sin();
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
-        }
-        let mut s6 = (0..a.len()).map(|q5| a[q5] * b[q5] + y).sum::<f64>();
-        y + s6
+        let mut s7 = a.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * b[0]) * q6 as f64).sum::<f64>();
+        (k as f64 * 0.5) + s7
     }
 
     #[test]
@@ -893,15 +868,12 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
-        }
-        let mut s1 = ((y * (k as f64 * 0.5).cos()) * a.dot(b));
+        let mut s1 = x;
         for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * a.mean().unwrap();
-            s1 += t2.sin() * (1.17 + x);
+            let t2 = c[i] * y;
+            s1 += t2.sin() * (x * y);
         }
-        f64::tanh(0.95).exp() + s1
+        (a.mean().unwrap() * helper_scalar(s1, x)) + s1
     }
 
     #[test]
@@ -917,31 +889,26 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + y * y).sqrt();
-        }
-        let mut s3 = y;
-        if k == 3 {
-            return helper_array(b, a.mean().unwrap());
-        }
-        s1 = (s1 * 0.5 + s1).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
+        let v1 = (c + b);
+        let mut s2 = helper_scalar((k as f64 * 0.5), y);
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (1.0 + y * y).sqrt();
+            if i % 3 == 1 {
                 continue;
             }
-            s3 = (s3 * 0.7 + c[i] * (a[k % a.len()] - s3)).tanh();
-            if i == 3 {
-                break;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
             }
+            s2 = s2 + q4.tanh();
         }
-        let mut s5: f64 = {
-            let t4 = 0.45;
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) + a[0])
-        };
-        (b[0] + ((k as f64 * 0.5) / (1.0 + s5 * s5))) + s5
+        let mut s5 = helper_array(a, c.mean().unwrap());
+        let mut s6 = ad::ndarray::array![s2, (s5 - s2), c[k % a.len()]].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * 0.45;
+            s2 += t7.sin() * y;
+        }
+        (f64::sin(1.17) + ((k as f64 * 0.5) + x)) + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -957,19 +924,25 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (1.0 + y * y).sqrt();
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
         }
-        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * x).sin()).sum() * s1;
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
+        let mut s1 = helper_array(c, (c[a.len() - 1] + 1.16).cos());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (b[k % a.len()] - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        c.dot(c) + s3 + u5.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + (b[k % a.len()] - (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (x.sin() - x) + s1
     }
 
     #[test]
@@ -986,9 +959,24 @@ mod p28 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        let mut s2 = a.dot(c);
-        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
-        helper_array(a, a.dot(c)) + s2
+        for i in 0..a.len() {
+            let t2 = a[i] * b.dot(a);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, b[0]),
+            _ => s1 += y,
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.53 + 1.24);
+        }
+        y + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1004,20 +992,23 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        if k % 2 == 1 {
+            let x = x * 0.5 + y.tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + x * x)),
-            _ => s1 += (1.0 + x * x).ln(),
+        s1 += x * 0.2;
+        if (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
+            s1 = ((1.0 + x * x).ln() / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()));
+        } else {
+            s1 = s1 * y;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, (k as f64 * 0.5));
+        let mut s2 = (((1.0 + y * y).sqrt() + ((k as f64 * 0.5) - 0.32)) - a.dot(b));
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x + y);
         }
-        ((1.0 + x * x).sqrt() - (1.0 + y * y).sqrt()) + s1 + u2.sum() * 0.3
+        ((1.0 + u3[k % a.len()] * u3[k % a.len()]).ln() + helper_array(c, s2)) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1033,13 +1024,21 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        let mut s2 = ((helper_array(a, a[a.len() - 1]) / (1.0 + c[k % a.len()] * c[k % a.len()])) - (y + s1).tanh().exp());
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (k as f64 * 0.5).tanh();
+        let mut s2: f64 = {
+            let t1 = a[a.len() - 1];
+            t1 * t1 * 0.5 + (1.0 + x * x).ln()
+        };
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
+            _ => s2 += helper_array(b, (k as f64 * 0.5)),
         }
-        x + s2 + w3.sum() * 0.3
+        if k % 2 == 0 {
+            s2 = (b[0].tanh().exp() - (1.0 + x * x).sqrt());
+        } else {
+            s2 = s2 * (c.dot(b) - b.dot(c));
+        }
+        helper_scalar((y - (k as f64 * 0.5)), a.dot(c)) + s2
     }
 
     #[test]
@@ -1056,21 +1055,17 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (0.59 - x)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * b.mapv(f64::tanh).sum();
+            s1 += t2.sin() * (x - y);
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s3 = b.mapv(f64::tanh).sum();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
         }
-        s1 += s1 * 0.2;
-        s1 = (1.32 + b.dot(c));
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(s1, (k as f64 * 0.5)).tanh().exp() * j as f64,
-            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * ((1.28 * (k as f64 * 0.5)) / (1.0 + x * x)),
-            _ => s1 += a[0],
-        }
-        c.mean().unwrap() + s1
+        ((s3 + (k as f64 * 0.5)) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s3
     }
 
     #[test]
@@ -1086,41 +1081,30 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((0.46 * y).cos() + y);
-        match k % 3 {
-            0 => s1 = (x / (1.0 + (x * s1) * (x * s1))),
-            1 => s1 = s1 * y,
-            _ => s1 += c.mean().unwrap(),
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mean().unwrap();
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) - a[k % a.len()]);
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (y * b[0]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        s1 += y * 0.2;
+        let v3 = (b * a).mapv(f64::tanh);
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n5 = (&h4 * y + c).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        let mut h6 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            let t4 = u3[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s1 += u5;
+            let n7 = (&h6 * y + b).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        let v6 = (&u3 + &u3);
-        a.mapv(f64::tanh).sum() + s1 + v6.sum() * 0.3
+        let mut s8 = (y * (k as f64 * 0.5)).sin().tanh().exp();
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s8 = s8.sin() * 0.9 + h4[j9 - 1] * x;
+        }
+        let mut s10 = v3[k % a.len()];
+        b.mean().unwrap() + s10 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1137,8 +1121,13 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + helper_array(a, a[k % a.len()]));
-        s4 + s4
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + x);
+        helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) + s4
     }
 
     #[test]
@@ -1154,21 +1143,16 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.09;
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if (y * 1.18) > 0.2 => s1 = s1 * (0.69 * s1),
-            _ => s1 += x,
-        }
-        if helper_scalar((k as f64 * 0.5), s1) > 0.1 {
-            s1 = ((0.99 - a[0]) - c.dot(a));
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if b.mean().unwrap() > 0.1 {
+            s1 = x;
         } else {
-            s1 = s1 * 0.29;
+            s1 = s1 * s1;
         }
-        if k == 3 {
-            return ((x + y) - 0.40);
-        }
-        c.dot(c) + s1
+        let mut s2: f64 = 0.95;
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * c.mean().unwrap()).tanh() + (k as f64 * 0.5).cos()).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        ((0.99 - f4[0]) - c.dot(a)) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -1185,13 +1169,21 @@ mod p35 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * c[k % a.len()].tanh(),
+            _ => s1 += a.dot(b),
         }
-        let mut s3 = helper_scalar((c[0] * helper_array(c, x)), (k as f64 * 0.5));
-        b.mean().unwrap() + s3
+        match k % 4 {
+            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * j as f64,
+            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (y / (1.0 + 1.35 * 1.35)),
+        }
+        let mut s3: f64 = {
+            let t2 = (a[k % a.len()] * (k as f64 * 0.5)).tanh().exp();
+            t2 * t2 * 0.5 + (1.32 + 0.73)
+        };
+        f64::tanh(0.37).exp().tanh().exp() + s3
     }
 
     #[test]
@@ -1207,18 +1199,14 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(a[0], x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s1 = a.dot(b);
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
         }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * (k as f64 * 0.5)).sum::<f64>();
-        (1.0 + s4 * s4).ln() + s4
+        s1 = (s1 * 0.5 + helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
+        (1.0 + x * x).ln() + s1
     }
 
     #[test]
@@ -1235,23 +1223,32 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = 0.60 * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-        }
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * (1.0 + s1 * s1).ln()).tanh() + x).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(c, helper_array(b, c[a.len() - 1])) * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s2 = s2 * b[0],
-            _ => s2 += s2.tanh(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * f3[a.len() - 1]).tanh();
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let v5 = b.mapv(f64::sin);
-        f3.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (x + 0.71)).sin();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_array(c, w2[k % a.len()]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let g4 = |p5: f64| (p5 * b[0]).tanh();
+        let mut s3 = g4(x.tanh()) + g4(b[0]);
+        s1 + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1267,22 +1264,26 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * a.dot(c),
+            _ => s1 += a[k % a.len()].tanh().exp(),
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (c[i] + (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]))).sin();
+            let n3 = (&h2 * x + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        let mut s2 = helper_array(c, x);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * a.dot(c);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + s1).sin();
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
         }
-        let mut s5 = helper_scalar((y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))), b[k % a.len()]);
-        y + s5 + u4.sum() * 0.3
+        w4[a.len() - 1] + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1298,24 +1299,30 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c.mean().unwrap();
-            t1 * t1 * 0.5 + a.mean().unwrap()
-        };
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(c, (1.0 + y * y).ln()) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s2 = s2 * (c.mean().unwrap() + (1.0 + s2 * s2).sqrt()),
-            _ => s2 += b[0],
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        s2 = (s2 * 0.5 + (((k as f64 * 0.5) * 0.34) + helper_scalar(0.74, a[0]))).tanh();
-        let v3 = (a + a);
-        let mut s4: f64 = 1.28;
-        let mut s6: f64 = {
-            let t5 = (helper_array(c, s2) + x);
-            t5 * t5 * 0.5 + a.dot(b)
-        };
-        let mut s9 = c.iter().zip(b.iter()).map(|(p7, q8)| p7 * b[a.len() - 1] - q8).reduce(f64::max).unwrap();
-        helper_array(&v3, b.mapv(f64::tanh).sum()) + s9 + v3.sum() * 0.3
+        let mut s1: f64 = 1.37;
+        s1 = helper_array(c, (1.0 + y * y).ln());
+        let mut s2 = c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (s2 * (k as f64 * 0.5))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b[0]).tanh();
+        }
+        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + a.mean().unwrap()).sum::<f64>();
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(1.10).exp();
+        }
+        f64::tanh(1.28).exp() + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -1331,12 +1338,15 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
-        s1 = (s1 * 0.5 + ((1.0 + x * x).sqrt() / (1.0 + s1 * s1))).tanh();
         if k == 3 {
-            return ((1.21 + b[a.len() - 1]) + b.mean().unwrap());
+            return ((y / (1.0 + x * x)) / (1.0 + x * x));
         }
-        s1 + s1
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = helper_scalar((1.15 - s1), (y + x));
+        }
+        s1 = helper_scalar((k as f64 * 0.5), (x - c[k % a.len()]));
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1352,53 +1362,33 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_array(a, 0.60) > 0.2 => s1 = s1 * (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s1)),
-            _ => s1 += (x / (1.0 + s1 * s1)),
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(b);
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + x * x).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(a, s1)) * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + s1 * s1).sqrt(),
-            _ => s1 += a.dot(b),
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (c[i] + (1.0 + b[0] * b[0]).sqrt()).sin();
+            w1[i] = a[i] * (k as f64 * 0.5);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + w5[j] * (1.0 + x * x).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s2 = a.mean().unwrap().tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += w5[i] * 0.2;
+            s2 = (s2 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        b.mean().unwrap() + s1 + w5.sum() * 0.3
+        let v3 = (&w1 + &w1);
+        s2 = (s2 * 0.5 + helper_scalar((1.0 + s2 * s2).sqrt(), (x / (1.0 + s2 * s2)))).tanh();
+        match k % 4 {
+            j if j > 1 => s2 = ((y / (1.0 + y * y)) - v3.mean().unwrap()) * j as f64,
+            _ if (x * 1.25) > 0.2 => s2 = s2 * y,
+            _ => s2 += (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt(),
+        }
+        let mut s4 = (1.0 + w1.mean().unwrap() * w1.mean().unwrap()).sqrt();
+        if (y - (k as f64 * 0.5)) > 0.1 {
+            s4 = helper_array(b, (y * (k as f64 * 0.5)));
+        } else {
+            s4 = s4 * w1.dot(a);
+        }
+        helper_scalar(b.mapv(f64::tanh).sum(), a[k % a.len()]) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1414,36 +1404,38 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.dot(c);
+        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar((k as f64 * 0.5), 0.82);
         }
-        let v2 = (a * a).mapv(f64::tanh);
-        let mut s3 = helper_scalar(b.dot(a), helper_array(b, helper_scalar((k as f64 * 0.5), 0.82)));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * f64::tanh(0.39)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        for (p3, &q4) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p3 * q4 * (k as f64 * 0.5).tanh().exp()).tanh();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * y).tanh();
-                if s3 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + b[j] * b[k % a.len()].tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s3 += b[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        s3 = (s3 * 0.5 + c[k % a.len()]).tanh();
-        for i in 0..a.len() {
-            let x = x * 0.5 + s3;
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
         }
-        s3 += x * 0.2;
-        ((s3 * y) * a.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * s1;
+        }
+        if c[0] < 0.0 {
+            s1 = (b[a.len() - 1] * b.mapv(f64::tanh).sum());
+        } else {
+            s1 = s1 * 0.30;
+        }
+        (1.0 + b.dot(c) * b.dot(c)).ln() + s1
     }
 
     #[test]
@@ -1459,31 +1451,31 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(a);
-        if ((k as f64 * 0.5) + (k as f64 * 0.5)) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * s1;
-        }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * x.cos()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s2)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s4 = c.mean().unwrap();
+        let mut s2 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + y * y)), x));
         match k % 3 {
-            0 => s1 = (b.dot(b) - (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
-            1 => s1 = s1 * helper_array(b, (y - x)),
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+            0 => s2 = b[0],
+            1 => s2 = s2 * (b.dot(b) - (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
+            _ => s2 += helper_array(b, y),
         }
-        let v5 = (c * a).mapv(f64::tanh);
-        (1.0 + helper_scalar(s2, s4) * helper_scalar(s2, s4)).ln() + s4 + v5.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = s1;
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * (b[a.len() - 1] * s2);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
+        }
+        helper_scalar(((k as f64 * 0.5) + a[k % a.len()]), helper_array(a, s2)) + s2
     }
 
     #[test]
@@ -1499,19 +1491,27 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        s1 = (1.0 + y * y).ln();
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * s1;
-        let mut s3 = ad::ndarray::array![(k as f64 * 0.5), (0.53 / (1.0 + 0.99 * 0.99)), (s2 - c[a.len() - 1])].mapv(f64::sin).sum();
-        for i in 0..a.len() {
-            let t4 = a[i] * helper_array(b, y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s1 += u5;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
         }
-        c.dot(a) + s3
+        let mut s2 = x;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * b[a.len() - 1].tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
+        }
+        if k == 3 {
+            return (c.dot(&h1) + y);
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h3.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a);
+        }
+        (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).ln() + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1528,20 +1528,12 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        s1 += s1;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[0] / (1.0 + x * x));
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * 1.32;
-        }
-        y.tanh().cos() + s1
+        ((y + (k as f64 * 0.5)) * y.tanh()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1558,17 +1550,19 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.cos();
+        for i in 0..a.len() {
+            let t2 = b[i] * y;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        match k % 3 {
-            0 => s1 = ((x * 0.58) / (1.0 + helper_array(a, x) * helper_array(a, x))),
-            1 => s1 = s1 * (a.dot(a) * (k as f64 * 0.5)),
-            _ => s1 += ((k as f64 * 0.5) * y),
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
         }
-        ((y / (1.0 + y * y)) - y) + s1
+        u4.dot(c) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1585,31 +1579,32 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * f64::cos(1.00);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f64::cos(1.00)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = helper_array(a, x),
-            1 => s1 = s1 * (y - (s1 / (1.0 + x * x))),
-            _ => s1 += s1.tanh().exp(),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_array(c, s1);
+        let mut s2 = a[k % a.len()];
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, b);
         }
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (a[i] + (k as f64 * 0.5).tanh()).sin();
+            w4[i] = b[i] * (a[0] + s2);
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(helper_scalar(s1, x), ((k as f64 * 0.5) + (k as f64 * 0.5))),
-            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) - s1.sin()),
-            _ => s1 += 0.65,
-        }
-        (k as f64 * 0.5) + s1 + w4.sum() * 0.3
+        (c[0] - (k as f64 * 0.5)).tanh() + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1625,31 +1620,31 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((y - 0.22) - c.dot(b));
-            t1 * t1 * 0.5 + a.dot(b)
-        };
-        if k % 2 == 1 {
-            let y = y * 0.5 + (a[0] * (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
         }
-        s2 += y * 0.2;
-        let mut s4: f64 = {
-            let t3 = helper_array(b, y);
-            t3 * t3 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
-        };
-        let mut s5 = (s2 - a.dot(c));
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (c[i] + (s4 - s2)).sin();
-        }
+        let mut s2 = (k as f64 * 0.5);
         match k % 4 {
-            j if j > 1 => s2 = helper_array(&w6, helper_array(b, s4)) * j as f64,
-            _ if helper_scalar(1.14, s5) > 0.2 => s2 = s2 * 0.81,
-            _ => s2 += (s5 * (k as f64 * 0.5)),
+            j if j > 1 => s2 = (x.tanh().exp() * (0.93 * (k as f64 * 0.5))) * j as f64,
+            _ if x > 0.2 => s2 = s2 * helper_array(b, (k as f64 * 0.5)),
+            _ => s2 += helper_array(&u1, u1[k % a.len()]),
         }
-        let mut s7: f64 = 0.29;
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s7 + w6.sum() * 0.3
+        s2 = y.tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * a[k % a.len()]).tanh();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut h4 = u1.to_owned();
+        for i in (0..a.len()).rev() {
+            h4.scaled_add((0.40 / (1.0 + 0.57 * 0.57)), &u1);
+        }
+        let v5 = h4.mapv(|t| t * t * 0.5 - t);
+        helper_scalar((y - (k as f64 * 0.5)), 0.29) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1665,13 +1660,12 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum().tanh() * j as f64,
-            _ if helper_scalar(b[k % a.len()], s1) > 0.2 => s1 = s1 * a.dot(a).tanh().exp(),
-            _ => s1 += c.mean().unwrap(),
+        let mut s1 = ad::ndarray::array![x.sin(), a.dot(a), (k as f64 * 0.5)].mapv(f64::sin).sum();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[a.len() - 1] * x);
         }
-        helper_scalar(helper_array(b, 0.76), c.mapv(f64::tanh).sum()) + s1
+        a.dot(c) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1687,21 +1681,26 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = c.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add(1.10, &c);
-        let mut s1 = f2.sum() * 0.3;
-        let mut s3 = (c.var(0.0) + 0.1).sqrt() * x;
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + (s3 + a[a.len() - 1])).sin();
+        let mut s2: f64 = {
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + f64::sin(1.10)
+        };
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + y * y).ln();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut u5 = f2.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(&w4);
+        s2 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(s2, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s8 = b.iter().map(|p6| p6 * helper_scalar(x, x)).min_by(|p6, q7| (p6 - helper_scalar(x, x)).abs().total_cmp(&(q7 - helper_scalar(x, x)).abs())).unwrap();
-        (k as f64 * 0.5) + s8 + u5.sum() * 0.3
+        let mut s3 = ((1.0 + (y + a[a.len() - 1]) * (y + a[a.len() - 1])).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        s2 += c.mean().unwrap();
+        b[0] + s3
     }
 
     #[test]
@@ -1717,35 +1716,38 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
-        }
-        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * s1.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * a.dot(c)).tanh();
+            s1 += c[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[0] - x)).sum::<f64>();
+        for (p5, &q6) in a.iter().zip(a) {
+            s4 = (s4 * 0.7 + p5 * q6 * (1.0 + s1 * s1).ln()).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 0.27;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s7 = (f64::sin((0.27 - 1.34)) - (0.24 / (1.0 + (0.48 * (k as f64 * 0.5)) * (0.48 * (k as f64 * 0.5)))));
+        if ((k as f64 * 0.5) * b[a.len() - 1]) > 0.1 {
+            s4 = (s1 / (1.0 + s4.tanh().exp() * s4.tanh().exp()));
+        } else {
+            s4 = s4 * a.dot(a);
         }
-        s1 += x * 0.2;
-        match k % 3 {
-            0 => s1 = helper_array(a, 1.30),
-            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) * (k as f64 * 0.5)),
-            _ => s1 += (k as f64 * 0.5),
+        for i in (1..a.len()).step_by(2) {
+            let t8 = b[i] * (0.87 * 1.24);
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * b[(i + 1) % a.len()];
+            }
+            s1 += u9;
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = (y / (1.0 + s1.tanh().exp() * s1.tanh().exp())),
-            1 => s1 = s1 * (1.26 * y.tanh().exp()),
-            _ => s1 += s1,
-        }
-        helper_array(a, helper_scalar(s1, (k as f64 * 0.5))) + s1
+        x.tanh() + s7
     }
 
     #[test]
@@ -1767,16 +1769,22 @@ mod p52 {
         } else {
             s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let v2 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + v2[i] * 0.24).tanh();
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * 0.34,
+            _ => s1 += c.dot(a),
         }
-        let mut s3 = a.mean().unwrap();
-        let mut s5: f64 = {
-            let t4 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) + (v2[k % a.len()] + 0.45));
-            t4 * t4 * 0.5 + v2.mean().unwrap()
+        let mut s3: f64 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + a.mean().unwrap()
         };
-        c[0] + s5 + v2.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = (1.0 + helper_scalar(x, c[k % a.len()]) * helper_scalar(x, c[k % a.len()])).ln();
+        } else {
+            s1 = s1 * a.mean().unwrap();
+        }
+        s3 = (s3 * 0.5 + (b.dot(c) / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))))).tanh();
+        (((k as f64 * 0.5) + y) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())) + s3
     }
 
     #[test]
@@ -1796,17 +1804,13 @@ mod p53 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() * s1),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(x, 0.84);
-        }
-        let v3 = c.mapv(f64::sin);
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s1 + v3.sum() * 0.3
+        let mut s2 = helper_scalar(((b[a.len() - 1] * c[k % a.len()]) + helper_array(a, (k as f64 * 0.5))), y);
+        let mut s4: f64 = {
+            let t3 = a.mean().unwrap();
+            t3 * t3 * 0.5 + (1.0 + s1 * s1).ln()
+        };
+        let mut s7 = (0..a.len()).map(|q6| a[q6] * b[q6] + (1.0 + s4 * s4).ln()).sum::<f64>();
+        (f64::sin(1.22) - (s2 + s2)) + s7
     }
 
     #[test]
@@ -1823,34 +1827,33 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s1 += y * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-            s1 += t2.sin() * (k as f64 * 0.5);
+        if k == 3 {
+            return c.dot(c);
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (y - 0.68);
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = a[i] * (1.0 + y * y).sqrt();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 1.16).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+            w3[i] = c[i] * s1;
         }
         match k % 3 {
-            0 => s1 = helper_scalar(y, c[0]).tanh().exp(),
+            0 => s1 = y,
             1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (y * x),
+            _ => s1 += w3.mean().unwrap(),
         }
-        f64::tanh(0.28) + s1 + w3.sum() * 0.3
+        1.30 + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1867,26 +1870,30 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        for i in (0..a.len()).step_by(2) {
+        match k % 4 {
+            j if j > 1 => s1 = a[0] * j as f64,
+            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1,
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s2 = b[k % a.len()];
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * 0.67;
+        for i in 0..a.len() {
+            let y = y * 0.5 + f64::tanh(0.95).exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s5: f64 = {
-            let t4 = (y + y).cos();
-            t4 * t4 * 0.5 + (1.24 / (1.0 + a[k % a.len()] * a[k % a.len()]))
-        };
-        (b[0] + (k as f64 * 0.5)) + s5
+        s1 += y * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        }
+        0.33 + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1903,27 +1910,18 @@ mod p56 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (c[k % a.len()] + s1)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (b[0] + a[k % a.len()]) > 0.2 => s1 = s1 * helper_array(c, s1),
+            _ => s1 += 0.33,
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s2: f64 = 1.31;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if y > 0.2 => s1 = s1 * f64::tanh(0.75).exp(),
+            _ => s1 += s1,
         }
-        if k == 3 {
-            return s1;
-        }
-        f64::tanh(0.75).exp() + s1
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -1940,17 +1938,10 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, helper_array(b, x)) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_scalar((x - y), y),
-            _ => s1 += x,
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, x)).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, (y + c[k % a.len()])),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        (k as f64 * 0.5) + s1
+        x + s1
     }
 
     #[test]
@@ -1966,24 +1957,37 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c.mean().unwrap();
-            t1 * t1 * 0.5 + (b[0] + x)
-        };
-        let v3 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v3[i] * a.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v3[i] * 0.3;
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        let v4 = (&v3 * (k as f64 * 0.5).cos());
-        match k % 3 {
-            0 => s2 = ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (x / (1.0 + v3[k % a.len()] * v3[k % a.len()])) * (x / (1.0 + v3[k % a.len()] * v3[k % a.len()])))),
-            1 => s2 = s2 * (y + x).cos(),
-            _ => s2 += ((k as f64 * 0.5) + s2),
+        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let v5 = (&v4 * (k as f64 * 0.5));
-        v4.mapv(f64::tanh).sum() + s2 + v5.sum() * 0.3
+        s1 = (s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + x.cos() * x.cos()))).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * helper_scalar(y, x);
+            s1 += t2.sin() * a[a.len() - 1].cos();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = b[i] * b[0];
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
+            }
+            s1 += u4;
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(c, (k as f64 * 0.5));
+        }
+        a.dot(c) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1999,19 +2003,24 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c.dot(a);
-            t1 * t1 * 0.5 + y
-        };
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s1 = c.dot(a);
+        for i in 0..a.len() {
+            let t2 = a[i] * b.mapv(f64::tanh).sum();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s4: f64 = {
-            let t3 = helper_array(b, b.dot(a));
-            t3 * t3 * 0.5 + helper_scalar(1.01, y)
-        };
-        let v5 = (b + a);
-        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(1.01, y)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s1 = (s1 * 0.5 + (s1 + a.mapv(f64::tanh).sum())).tanh();
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * helper_scalar(b[0], y);
+        s1 + s4
     }
 
     #[test]
@@ -2027,31 +2036,43 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5).cos() - b.dot(c)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += y,
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.scaled_add(helper_scalar(y, y), a);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s3: f64 = {
-            let t2 = a.mean().unwrap();
-            t2 * t2 * 0.5 + s1
-        };
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * s3).sin()).sum() * (s3 + y);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * b.dot(b)).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (1.0 + y * y).ln()).sin();
+        }
+        let mut s3 = x;
+        match k % 4 {
+            j if j > 1 => s3 = (1.0 + s3.cos() * s3.cos()).ln() * j as f64,
+            _ if helper_array(&h1, s3) > 0.2 => s3 = s3 * w2.dot(a),
+            _ => s3 += y,
+        }
+        match k % 3 {
+            0 => s3 = helper_scalar((s3 + y), y),
+            1 => s3 = s3 * helper_scalar(((k as f64 * 0.5) - y), ((k as f64 * 0.5) * h1[k % a.len()])),
+            _ => s3 += ((k as f64 * 0.5) - s3),
+        }
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * y).tanh();
+                s3 = (s3 * 0.8 + w2[j] * b.dot(&w2)).tanh();
                 if s3 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s3 += a[i] * 0.2;
+            s3 += w2[i] * 0.2;
         }
-        x + s4
+        h1.mean().unwrap() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2067,27 +2088,34 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
+        let (s2, c3) = (x * 0.58).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mean().unwrap()]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_array(c, x);
+        let mut h5 = c.to_owned();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            h5.scaled_add(x.cos(), c);
+        }
+        for i in (0..a.len()).rev() {
+            let t6 = a[i] * a.mean().unwrap();
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * b[(i + 1) % a.len()];
+            }
+            s1 += u7;
+        }
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s1 = s1.sin() * 0.9 + h5[j8 - 1] * b.mapv(f64::tanh).sum();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y.sin()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
         }
-        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * s1;
-        let mut s6 = (0..a.len()).map(|q5| c[q5] * b[q5] + helper_array(a, 1.03)).sum::<f64>();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + s2 * s2).ln();
-        }
-        let v10 = vec![0.25; b.len()];
-        let mut s11 = b.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * s6).sum::<f64>();
-        (b.mean().unwrap() + (k as f64 * 0.5)) + s11 + u7.sum() * 0.3
+        let mut s11 = a.iter().take(3).filter(|p9| **p9 < 0.5).cloned().fold(-0.5, |q10, p9| q10 * p9 + 0.24);
+        (h5.mean().unwrap() / (1.0 + s11 * s11)) + s11 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2103,21 +2131,23 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
+            _ => s1 += a.dot(c),
         }
-        let mut s1 = (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + f64::tanh(0.88).exp() * f64::tanh(0.88).exp()).ln() * j as f64,
+            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s1 = s1 * ((1.15 - y) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            _ => s1 += y,
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_scalar(c[k % a.len()], (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w2[i] += (c[i] + helper_array(a, a[k % a.len()])).sin();
         }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + (x / (1.0 + 1.22 * 1.22))
-        };
-        let mut s4 = ((1.29 / (1.0 + y * y)) * ((k as f64 * 0.5) * y)).tanh().exp();
-        helper_array(a, s1) + s4
+        let mut s3 = (0.51 / (1.0 + a.dot(b) * a.dot(b)));
+        (a.mean().unwrap() - (k as f64 * 0.5)) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2136,24 +2166,28 @@ mod p63 {
         if k == 3 {
             return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * helper_array(b, (k as f64 * 0.5))).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s5: f64 = {
-            let t4 = helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1)));
-            t4 * t4 * 0.5 + (v3[k % a.len()] + c[0])
-        };
-        s1 += helper_array(&v3, a[0]);
-        let mut s7: f64 = {
-            let t6 = s5;
-            t6 * t6 * 0.5 + y.cos()
-        };
-        for i in 0..a.len() {
-            let y = y * 0.5 + 0.86;
-            s7 = (s7 * 0.8 + y * 0.3).tanh();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        s7 += y * 0.2;
-        (a.dot(a) / (1.0 + (0.62 / (1.0 + c[k % a.len()] * c[k % a.len()])) * (0.62 / (1.0 + c[k % a.len()] * c[k % a.len()])))) + s7 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(a, x)).tanh();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * x;
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+        }
+        let mut s5: f64 = {
+            let t4 = (f64::tanh(0.31) + (y + 0.44));
+            t4 * t4 * 0.5 + 1.07
+        };
+        let mut s6 = b.mapv(f64::tanh).sum();
+        (1.0 + (0.86 - x) * (0.86 - x)).ln() + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2170,11 +2204,13 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
-        for (p2, &q3) in a.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * helper_array(b, x)).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
         }
-        (k as f64 * 0.5).sin().cos() + s1
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        }
+        helper_scalar(helper_array(a, (k as f64 * 0.5)), a.dot(c)) + s1
     }
 
     #[test]
@@ -2190,14 +2226,13 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.56;
-        if k % 2 == 0 {
-            s1 = c.mean().unwrap();
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * helper_array(c, y);
+            s3 += t4 * t4 * 0.5;
+            s3 -= c[(i + 1) % a.len()] * a[k % a.len()].tanh().exp();
         }
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        helper_array(c, c.mapv(f64::tanh).sum()) + s1
+        b.dot(b) + s3
     }
 
     #[test]
@@ -2214,12 +2249,19 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if c[0] < 0.0 {
-            s1 = (a[k % a.len()] * (k as f64 * 0.5).tanh());
-        } else {
-            s1 = s1 * 0.28;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        helper_array(c, 0.68) + s1
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.28 / (1.0 + 1.25 * 1.25));
+        }
+        ((k as f64 * 0.5) * helper_array(&u4, s1)) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2235,22 +2277,36 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = c.iter().zip(v1.iter()).map(|(p2, q3)| p2 * f64::tanh(0.72).exp() - q3).reduce(f64::max).unwrap();
-        if k % 2 == 1 {
-            let mut s4 = s4 * 0.5 + helper_array(b, 0.25);
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * x.cos();
         }
-        s4 += s4 * 0.2;
-        s4 += (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s4 = (y / (1.0 + v1[k % a.len()] * v1[k % a.len()])).tanh().exp();
+        let mut s2 = c.dot(c);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * (a[a.len() - 1] / (1.0 + y * y))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + w1[i] * 0.3;
         }
-        for (p5, &q6) in v1.iter().zip(a) {
-            s4 = (s4 * 0.7 + p5 * q6 * v1.dot(&v1)).tanh();
+        let mut s5 = b.iter().map(|p3| p3 * (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).min_by(|p3, q4| (p3 - (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).abs().total_cmp(&(q4 - (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).abs())).unwrap();
+        let mut s7: f64 = {
+            let t6 = f64::cos(1.24);
+            t6 * t6 * 0.5 + y
+        };
+        match k % 3 {
+            0 => s5 = (((k as f64 * 0.5) * 0.86) - y.cos()),
+            1 => s5 = s5 * ((b[0] * w1[0]) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
+            _ => s5 += a.dot(&w1),
         }
-        s4 = (s4 * 0.5 + helper_array(c, (k as f64 * 0.5)).tanh().exp()).tanh();
-        a.dot(b) + s4 + v1.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t8 = w1[i] * helper_scalar(s5, x);
+            let mut q9 = 0.0;
+            for j in 0..a.len() {
+                q9 += w1[j] * t8;
+            }
+            s7 = s7 + q9.tanh();
+        }
+        let mut s10 = a[a.len() - 1];
+        y + s10 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2267,15 +2323,25 @@ mod p68 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if b[0].tanh().exp() > 0.2 => s1 = s1 * (x - helper_scalar(1.30, x)),
-            _ => s1 += (0.53 * y),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k == 3 {
-            return x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        ((s1 - b[a.len() - 1]) + (1.0 + y * y).ln()) + s1
+        b.dot(c) + s1
     }
 
     #[test]
@@ -2292,26 +2358,21 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh().exp();
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
         }
-        match k % 3 {
-            0 => s1 = (x - x),
-            1 => s1 = s1 * a[k % a.len()],
-            _ => s1 += helper_array(&u3, y),
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        match k % 3 {
-            0 => s1 = (helper_array(b, s1) * s1),
-            1 => s1 = s1 * helper_array(b, a[0]),
-            _ => s1 += x,
-        }
-        c[k % a.len()] + s1 + u3.sum() * 0.3
+        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * (y / (1.0 + 0.29 * 0.29))).tanh() + (1.35 * s1)).collect();
+        let mut s4 = f5.dot(&f5) * 0.1;
+        helper_array(&h2, c[0]) + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -2327,31 +2388,36 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh().exp();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
+            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
         }
-        let mut s2 = helper_array(&u1, c.mean().unwrap());
-        s2 = (s2 * 0.5 + s2).tanh();
-        let v3 = (b * a).mapv(f64::tanh);
-        for (p4, &q5) in v3.iter().zip(&v3) {
-            s2 = (s2 * 0.7 + p4 * q5 * x).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.13 + s1)).tanh();
         }
-        if c[k % a.len()].tanh().exp() > 0.1 {
-            s2 = c.mean().unwrap();
-        } else {
-            s2 = s2 * (1.0 + x * x).ln().tanh().exp();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + s1);
         }
+        if k == 3 {
+            return (a.dot(b) / (1.0 + helper_array(&u2, y) * helper_array(&u2, y)));
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) + 1.10);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            h3.mapv_inplace(|t| (t * s1).tanh());
+            h3.scaled_add(0.5, c);
         }
-        s2 += s2 * 0.2;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + helper_array(c, y)).sin();
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (a[k % a.len()] / (1.0 + 1.17 * 1.17));
         }
-        c.dot(&v3) + s2 + w6.sum() * 0.3
+        s1 = (1.09 - c[k % a.len()]).cos();
+        b.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2367,39 +2433,38 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (x / (1.0 + x * x))).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.dot(a).sin();
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(x, s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * (x * s1);
+            h2.scaled_add(x.sin(), c);
         }
-        if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (1.0 + s1 * s1).sqrt();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + x).sin();
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w3[i] + b[0].tanh().exp()).sin();
-        }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&w3, (k as f64 * 0.5));
-        }
+        let mut s3 = helper_scalar(helper_array(a, b.mapv(f64::tanh).sum()), s1);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), 0.93)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + a[j] * b.dot(a)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s3 += a[i] * 0.2;
         }
-        y + s1 + u6.sum() * 0.3
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
+        }
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mapv(f64::tanh).sum();
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + u4[i] * (x * (k as f64 * 0.5))).tanh();
+        }
+        a[a.len() - 1] + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2415,36 +2480,49 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + c);
-        if k == 3 {
-            return (v1.mean().unwrap() * b.dot(&v1));
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
+            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
+            _ => s1 += helper_array(b, (k as f64 * 0.5)),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = c[k % a.len()];
         for i in 0..a.len() {
-            w2[i] = c[i] * x.sin();
-        }
-        let mut s3 = (helper_scalar((k as f64 * 0.5), y).tanh() / (1.0 + ((a[k % a.len()] - y) * a.mapv(f64::tanh).sum()) * ((a[k % a.len()] - y) * a.mapv(f64::tanh).sum())));
-        for i in 0..a.len() {
-            let x = x * 0.5 + (s3 + (k as f64 * 0.5));
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + (x - s3);
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
-        }
-        s3 += s3 * 0.2;
-        let g5 = |p6: f64| (p6 * 0.37).tanh();
-        let mut s4 = g5((k as f64 * 0.5).tanh().exp()) + g5(w2[0]);
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * ((k as f64 * 0.5) * x);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += w2[j] * t7;
+            let t3 = a[i] * c.mean().unwrap();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
             }
-            s4 = s4 + q8.tanh();
+            s2 += u4;
         }
-        s3 + s4 + w2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + (s1 - s2) * (s1 - s2)).sqrt() * j as f64,
+            _ if (s2 / (1.0 + a[k % a.len()] * a[k % a.len()])) > 0.2 => s2 = s2 * helper_array(a, helper_array(b, x)),
+            _ => s2 += a.mapv(f64::tanh).sum(),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        match k % 3 {
+            0 => s1 = f64::tanh(0.74).exp(),
+            1 => s1 = s1 * (1.0 + f64::sqrt((1.0 + 0.68 * 0.68)) * f64::sqrt((1.0 + 0.68 * 0.68))).sqrt(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        0.99 + s2
     }
 
     #[test]
@@ -2461,26 +2539,26 @@ mod p73 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar((k as f64 * 0.5), 0.46);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (1.0 + b[0] * b[0]).sqrt();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        s1 = (s1 * 0.5 + helper_scalar(b.mean().unwrap(), x)).tanh();
-        for i in 0..a.len() {
-            let t2 = c[i] * (b[k % a.len()] * y);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 += u3;
+            s1 += a[i] * 0.2;
         }
-        a.mapv(f64::tanh).sum().sin() + s1
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[0].tanh();
+        }
+        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        if a.mean().unwrap() > 0.1 {
+            s1 = (helper_scalar(x, s1) / (1.0 + (c[k % a.len()] * y) * (c[k % a.len()] * y)));
+        } else {
+            s1 = s1 * helper_scalar(u2[0], v3.mapv(f64::tanh).sum());
+        }
+        (0.45 - a.mapv(f64::tanh).sum()) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2496,42 +2574,29 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = (s1 * 0.5 + y).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        if k == 3 {
+            return y;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s2 = ((s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * helper_scalar((k as f64 * 0.5), c.mean().unwrap()));
+        let mut s1 = x;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            w2[i] = c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
         }
-        s1 += s2 * 0.2;
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        s1 = (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = w2.mean().unwrap() * j as f64,
+            _ if helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) > 0.2 => s1 = s1 * (0.88 / (1.0 + s1.cos() * s1.cos())),
+            _ => s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
+        }
         for i in 0..a.len() {
-            w3[i] = a[i] * ((k as f64 * 0.5) + s1);
+            let mut s1 = s1 * 0.5 + (1.03 * a[0]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * (y / (1.0 + s1 * s1));
-            s2 += t4 * t4 * 0.5;
-            s2 -= w3[(i + 1) % a.len()] * (0.76 - c[a.len() - 1]);
-            if i == 3 {
-                break;
-            }
+        s1 += s1 * 0.2;
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        y + s2 + w3.sum() * 0.3
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2548,41 +2613,36 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x - y);
-            if i % 3 == 1 {
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::ln((1.0 + 0.67 * 0.67));
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
         }
+        let mut s5 = h2.iter().enumerate().map(|(q4, &p3)| (p3 * c.mean().unwrap()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
         if k % 2 == 0 {
-            s1 = x;
+            s5 = helper_scalar(x.tanh(), y);
+        } else {
+            s5 = s5 * (k as f64 * 0.5);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s6 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+        for i in 0..a.len() {
+            let x = x * 0.5 + h2.dot(b);
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) * y);
+        s5 += x * 0.2;
+        match k % 3 {
+            0 => s5 = f64::ln((1.0 + 0.57 * 0.57)).tanh().exp(),
+            1 => s5 = s5 * helper_scalar((s1 - s5), b.mean().unwrap()),
+            _ => s5 += x,
         }
-        let mut s6 = b.mapv(f64::tanh).sum();
-        let mut s7 = helper_scalar(helper_array(a, a.mean().unwrap()), (k as f64 * 0.5));
-        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s7 + u5.sum() * 0.3
+        s6 + s6 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2598,21 +2658,12 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        s1 += s1 * 0.2;
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * a.mean().unwrap();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() + s1
+        let mut s2 = helper_array(b, (1.0 + y * y).ln().sin());
+        s2.tanh().exp().sin() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2628,40 +2679,36 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * helper_array(a, b.dot(a)),
-            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
-        }
-        for i in 0..a.len() {
-            let t2 = a[i] * helper_scalar(s1, a[k % a.len()]);
-            if i % 3 == 1 {
-                continue;
+        let g2 = |p3: f64| (p3 * b.mean().unwrap()).tanh();
+        let mut s1 = g2(a.mean().unwrap()) + g2(c[0]);
+        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * f64::tanh(1.11).exp()).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s6 + 0.98)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            s1 += c[i] * 0.2;
         }
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (y - (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s6 = (s6 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        let mut s4 = a.mean().unwrap();
-        if k == 3 {
-            return b[0].tanh();
+        let mut s8: f64 = {
+            let t7 = b.mean().unwrap();
+            t7 * t7 * 0.5 + c.dot(a)
+        };
+        match k % 3 {
+            0 => s6 = ((k as f64 * 0.5) * c[a.len() - 1]).tanh().exp(),
+            1 => s6 = s6 * (s6.sin() * c.dot(a)),
+            _ => s6 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let mut s5 = (k as f64 * 0.5).tanh().exp();
-        if k == 3 {
-            return helper_scalar(a[0], (y * s5));
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s8 = s8.sin() * 0.9 + c[j9 - 1] * (0.77 + s6);
         }
-        helper_array(b, s4).sin() + s5
+        (1.0 + helper_scalar(s6, x) * helper_scalar(s6, x)).ln() + s8
     }
 
     #[test]
@@ -2678,22 +2725,28 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        if k % 2 == 1 {
-            let y = y * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let v2 = (a + c);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + b[j] * (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        }
+        s1 + s1
     }
 
     #[test]
@@ -2710,15 +2763,15 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).sqrt()).tanh();
+            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
         }
-        b.dot(a) + s1
+        if k % 2 == 1 {
+            let x = x * 0.5 + (c[a.len() - 1] * s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        c.dot(b) + s1
     }
 
     #[test]
@@ -2734,14 +2787,9 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.44;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        (a[k % a.len()] + c.mean().unwrap()) + s1
+        let v1 = (a + b);
+        let mut s2 = (k as f64 * 0.5);
+        x.cos() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2758,28 +2806,31 @@ mod p81 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, c[a.len() - 1]).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + s1);
+        }
+        match k % 3 {
+            0 => s1 = ((0.65 * y) * a.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * (1.0 + (y - 0.71) * (y - 0.71)).sqrt(),
+            _ => s1 += ((k as f64 * 0.5) * x),
+        }
+        if c[0] < 0.0 {
+            s1 = (helper_scalar((k as f64 * 0.5), x) * (a[k % a.len()] - s1));
+        } else {
+            s1 = s1 * c.dot(c);
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (x + s1)).tanh();
+                s1 = (s1 * 0.8 + b[j] * helper_scalar((k as f64 * 0.5), 0.43)).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        s1 += x.tanh();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + y;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        helper_scalar(((k as f64 * 0.5) * (k as f64 * 0.5)), 1.09) + s1
+        (helper_array(b, 0.37) + (x * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -2795,13 +2846,18 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * f64::tanh(0.37).exp()) * q2 as f64).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mean().unwrap();
+        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a) * j as f64,
+            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (y.tanh().exp() - c[a.len() - 1]),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        c.mean().unwrap() + s3
+        for i in 0..a.len() {
+            let y = y * 0.5 + y.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -2817,31 +2873,23 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.dot(c);
-            t1 * t1 * 0.5 + y.tanh()
-        };
-        let mut s3 = b[0].tanh();
-        if k == 3 {
-            return helper_scalar((1.0 + y * y).sqrt(), x);
+        let mut s1 = a.mapv(f64::tanh).sum().tanh();
+        if 1.19 > 0.1 {
+            s1 = (b[0] * (k as f64 * 0.5).tanh().exp());
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 0.98;
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        let mut s2 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
+        let mut s3 = x;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + y).sin();
         }
-        s3 += x * 0.2;
-        let v4 = (b + a);
-        if k % 2 == 1 {
-            let s2 = s2 * 0.5 + x.sin();
-            s3 = (s3 * 0.8 + s2 * 0.3).tanh();
+        let mut s7 = b.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * s2) * q6 as f64).sum::<f64>();
+        let mut s8 = s1;
+        let mut u9 = c.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * w4.mean().unwrap();
         }
-        s3 += s2 * 0.2;
-        if c[0] < 0.0 {
-            s2 = v4.mean().unwrap();
-        } else {
-            s2 = s2 * (y.tanh() + s3.cos());
-        }
-        1.29 + s3 + v4.sum() * 0.3
+        (((k as f64 * 0.5) + u9[0]) / (1.0 + x.cos() * x.cos())) + s8 + u9.sum() * 0.3
     }
 
     #[test]
@@ -2858,27 +2906,26 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        for i in 0..a.len() {
-            let y = y * 0.5 + (x - x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t2 = b[i] * (x + s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
             }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - 1.23)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = s1 + q3.tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s4 = (b.mean().unwrap() / (1.0 + s1 * s1));
+        let mut s5 = (x * x);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, 0.34)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = c.mean().unwrap();
-        y + s2
+        a.mean().unwrap() + s5
     }
 
     #[test]
@@ -2895,18 +2942,14 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + 0.69 * 0.69))).tanh();
+        s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
+        let v2 = c.mapv(f64::sin);
+        if k == 3 {
+            return (v2.dot(c) - (x * 0.83));
         }
-        s1 = ((a[0] * y) + c.dot(a));
-        let mut s2 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + s1 * s1));
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
-        }
-        let mut s6 = a.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5)).sum::<f64>();
-        s6 += (1.35 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
-        helper_scalar((y + s1), y.tanh().exp()) + s6 + u3.sum() * 0.3
+        let mut s3 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
+        let v4 = (b + b);
+        a.mean().unwrap() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2922,30 +2965,19 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(a) * j as f64,
-            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += b[k % a.len()],
+        if k == 3 {
+            return (x - x.tanh());
         }
+        let mut s1 = (a.dot(c) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + (x / (1.0 + x * x))));
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()];
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            w3[i] += (b[i] + helper_array(c, s1)).sin();
         }
-        for i in 0..a.len() {
-            let t4 = b[i] * c[0];
-            s1 += t4 * t4 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
-        }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * 0.20;
-        }
-        u5.mean().unwrap() + s1 + u5.sum() * 0.3
+        (helper_scalar(0.24, x) * w3.dot(a)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2961,20 +2993,18 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add((1.0 + y * y).sqrt(), a);
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(h1[k % a.len()], (k as f64 * 0.5)) + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        match k % 4 {
+            j if j > 1 => s2 = 0.42 * j as f64,
+            _ if b[k % a.len()] > 0.2 => s2 = s2 * ((y * y) - (k as f64 * 0.5).cos()),
+            _ => s2 += ((k as f64 * 0.5) + x),
         }
-        s1 += y * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] / (1.0 + 0.62 * 0.62));
-        }
-        (((k as f64 * 0.5) + y) * (k as f64 * 0.5).cos()) + s1 + u2.sum() * 0.3
+        (0.33 - (1.0 + y * y).sqrt()) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -2991,11 +3021,16 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + b.dot(b)).sin();
+            w2[i] += (b[i] + y).sin();
         }
-        (y - x.sin()) + s1 + w2.sum() * 0.3
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3011,33 +3046,36 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
         for i in 0..a.len() {
-            w1[i] += (c[i] + c.mean().unwrap()).sin();
+            let t2 = c[i] * (k as f64 * 0.5);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = c.mean().unwrap();
-        if c[0] < 0.0 {
-            s2 = x;
-        } else {
-            s2 = s2 * w1[a.len() - 1];
-        }
+        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
+        let mut s4 = z5.sum() * b.mapv(f64::tanh).sum();
         if k == 3 {
-            return w1.mapv(f64::tanh).sum();
+            return s1;
         }
-        let mut s4: f64 = {
-            let t3 = y;
-            t3 * t3 * 0.5 + x
-        };
-        s2 += ((b[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - w1.mean().unwrap());
-        let mut u5 = w1.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s2 + w1[k % a.len()]);
+        if k % 2 == 0 {
+            s1 = c.mapv(f64::tanh).sum();
         }
-        let mut u6 = u5.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * u5.mapv(f64::tanh).sum();
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = b[i] * c.dot(c);
         }
-        u5.dot(b) + s4 + u6.sum() * 0.3
+        let mut s11 = a.iter().zip(c.iter()).map(|(p9, q10)| p9 * (k as f64 * 0.5) - q10).reduce(f64::max).unwrap();
+        let mut w12 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w12[i] = a[i] * (s4 / (1.0 + 0.47 * 0.47));
+        }
+        c.dot(b) + s11 + w12.sum() * 0.3
     }
 
     #[test]
@@ -3054,13 +3092,20 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (a[k % a.len()] - c[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+            s1 += c[i] * 0.2;
         }
-        (a.mapv(f64::tanh).sum() * 1.15) + s1
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add(s1, c);
+        }
+        h2.mapv(f64::tanh).sum() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3076,26 +3121,29 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let v1 = (b + a);
+        let mut s2 = ((1.0 + x * x).sqrt().tanh().exp() / (1.0 + (x - helper_scalar(x, y)) * (x - helper_scalar(x, y))));
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * f64::ln((1.0 + 0.27 * 0.27));
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * v1[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+            s2 += u4;
         }
-        s1 = y;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (0.38 / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        s2 = (s2 * 0.5 + f64::sin(1.14)).tanh();
+        if k == 3 {
+            return ((1.0 + y * y).sqrt() - (0.79 * y));
         }
-        s1 += s1 * 0.2;
-        let mut s2: f64 = 1.16;
-        let mut s4: f64 = {
-            let t3 = a.mapv(f64::tanh).sum().tanh().exp();
-            t3 * t3 * 0.5 + (s2 / (1.0 + y * y))
+        let mut s6: f64 = {
+            let t5 = x;
+            t5 * t5 * 0.5 + a[a.len() - 1]
         };
-        s2 = (s2 * 0.5 + ((y * (k as f64 * 0.5)) * 0.79)).tanh();
-        (s1 * b[a.len() - 1]) + s4
+        let mut s8: f64 = {
+            let t7 = ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp();
+            t7 * t7 * 0.5 + v1.mapv(f64::tanh).sum()
+        };
+        1.07 + s8 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3111,22 +3159,26 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).tanh();
-        if (1.26 / (1.0 + y * y)) > 0.1 {
-            s1 = (b.mean().unwrap() / (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)));
-        } else {
-            s1 = s1 * b.dot(a);
+        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar(0.64, s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (x * (k as f64 * 0.5))).tanh();
+        s1 += y * 0.2;
+        let mut s3: f64 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + f64::sin(0.80)
+        };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * f64::sin(0.22);
         }
-        let mut s2 = helper_array(c, (1.0 + y * y).ln().tanh().exp());
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if y.tanh() > 0.2 => s2 = s2 * (0.46 - y.tanh().exp()),
-            _ => s2 += 0.21,
+        match k % 3 {
+            0 => s3 = (y / (1.0 + (y - (k as f64 * 0.5)) * (y - (k as f64 * 0.5)))),
+            1 => s3 = s3 * (1.0 + s3 * s3).sqrt().tanh().exp(),
+            _ => s3 += y.tanh(),
         }
-        helper_array(a, c[0]) + s2
+        helper_array(a, b[0]) + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3142,26 +3194,27 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.mean().unwrap().sin();
+        let mut s1 = a.mean().unwrap().sin();
+        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        if (s1 - s1) > 0.1 {
+            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
         }
-        let mut s1 = a[a.len() - 1];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).sin();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(&v2, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + v2[i] * 0.3;
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * (1.0 + s1 * s1).ln();
+            w3[i] += (v2[i] + a[k % a.len()].sin()).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * helper_scalar(f64::sin(0.22), (y * (k as f64 * 0.5))),
-            _ => s1 += x.tanh().exp(),
-        }
-        let mut s6 = w3.iter().rev().skip(1).zip(w3.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_scalar(w3[0], 1.12)).sum::<f64>();
-        b.dot(b).tanh().exp() + s6 + w3.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3177,19 +3230,26 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
+        let mut s3: f64 = {
+            let t2 = x;
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
+        match k % 4 {
+            j if j > 1 => s3 = ((y - b[a.len() - 1]) * (1.39 + 1.29)) * j as f64,
+            _ if y > 0.2 => s3 = s3 * v1.dot(b),
+            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        if k % 2 == 0 {
-            s3 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * b.dot(a)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        match k % 3 {
-            0 => s3 = (a.mean().unwrap() + s3.tanh().exp()),
-            1 => s3 = s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-            _ => s3 += y,
-        }
-        c.mean().unwrap() + s3
+        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3206,24 +3266,24 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut s2 = ad::ndarray::array![helper_scalar(a[a.len() - 1], c[0]), c.mean().unwrap(), helper_scalar(y, x)].mapv(f64::sin).sum();
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * c.dot(a);
-            let mut q4 = 0.0;
+        match k % 3 {
+            0 => s1 = helper_scalar(a[a.len() - 1], a.dot(c)),
+            1 => s1 = s1 * y,
+            _ => s1 += (s1 - s1),
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q4 += b[j] * t3;
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(0.97, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = s2 + q4.tanh();
+            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        (s2.sin() / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s2
+        let v4 = vec![0.25; b.len()];
+        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * y).sum::<f64>();
+        let mut s6 = c[k % a.len()];
+        f64::ln((1.0 + (0.83 / (1.0 + 1.05 * 1.05)) * (0.83 / (1.0 + 1.05 * 1.05)))) + s6
     }
 
     #[test]
@@ -3240,19 +3300,27 @@ mod p96 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(b, c[a.len() - 1]).tanh().exp() * j as f64,
-            _ if f64::tanh(0.60).exp() > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            _ => s1 += (c[a.len() - 1] / (1.0 + 1.04 * 1.04)),
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * c.mapv(f64::tanh).sum();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
         }
         if k % 2 == 0 {
-            s1 = y;
+            s1 = x;
+        } else {
+            s1 = s1 * (k as f64 * 0.5).tanh().exp();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (b[0] + x)).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s1 += s1;
-        ((s1 - (k as f64 * 0.5)) + c.dot(b)) + s1
+        let mut s3 = (k as f64 * 0.5);
+        1.07 + s3
     }
 
     #[test]
@@ -3268,28 +3336,37 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * y).sin()).sum() * (0.20 * a[0]);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+        }
+        let mut s2 = ((0.62 - (1.0 + y * y).sqrt()) * ((k as f64 * 0.5) / (1.0 + helper_array(a, c[k % a.len()]) * helper_array(a, c[k % a.len()]))));
+        match k % 3 {
+            0 => s2 = 1.35,
+            1 => s2 = s2 * (helper_array(a, s2) + u1.dot(&u1)),
+            _ => s2 += s2,
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + u1[j3 - 1] * u1.mean().unwrap();
+        }
+        if x.tanh().exp() > 0.1 {
+            s2 = helper_array(a, y.sin());
+        }
+        let mut s4 = b.dot(c);
         for i in 0..a.len() {
-            w4[i] = b[i] * 1.35;
+            s2 = (s2 * 0.7 + a[i] * a[k % a.len()]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
         }
-        for (p5, &q6) in c.iter().zip(&w4) {
-            s2 = (s2 * 0.7 + p5 * q6 * b[k % a.len()].tanh().exp()).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * f64::sin(1.02);
-        }
-        s1 += (a.dot(c) * helper_array(a, (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            let x = x * 0.5 + (0.58 + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        a.mean().unwrap() + s2 + w4.sum() * 0.3
+        ((1.07 + y) + u1.mean().unwrap()) + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3305,23 +3382,21 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        s1 = helper_array(b, (1.0 + y * y).ln());
-        let mut s3: f64 = {
-            let t2 = a.dot(b);
-            t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
-        };
-        let mut f5 = a.to_owned();
-        f5.mapv_inplace(|t| (t * s1).tanh());
-        f5.scaled_add((s3 * 0.51), &a);
-        let mut s4 = f5.sum() * 0.3;
-        let mut s8 = b.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * b.dot(&f5)) * q7 as f64).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s4 = (k as f64 * 0.5).cos() * j as f64,
-            _ if x > 0.2 => s4 = s4 * s3,
-            _ => s4 += (s4 / (1.0 + s3 * s3)),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
         }
-        ((1.0 + b[0] * b[0]).ln() * s1) + s8 + f5.sum() * 0.3
+        let v4 = vec![0.25; a.len()];
+        let mut s5 = a.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * x.tanh().exp()).sum::<f64>();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (u1[i] + u1[a.len() - 1].tanh().exp()).sin();
+        }
+        let mut s9 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (s5 + y)).sum::<f64>();
+        if k == 3 {
+            return (s5.tanh().exp() - (s9 * 0.51));
+        }
+        helper_array(&w6, b.mapv(f64::tanh).sum()) + s9 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3337,13 +3412,19 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * f64::ln((1.0 + 0.34 * 0.34)) + d3[0] * x;
-        if k == 3 {
-            return a.mean().unwrap();
+        let mut s1 = c.mean().unwrap();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        ((s1 - (k as f64 * 0.5)) / (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x))) + s1
+        let g3 = |p4: f64| (p4 * 0.73).tanh();
+        let mut s2 = g3(b.mean().unwrap()) + g3(a[0]);
+        helper_scalar(((k as f64 * 0.5) - x), helper_scalar(y, c[k % a.len()])) + s2
     }
 
     #[test]
@@ -3359,32 +3440,27 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * x.tanh().exp()).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        if c[0] < 0.0 {
+            s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        } else {
+            s1 = s1 * x;
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * a[0]);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin();
         }
+        s1 += (b.mean().unwrap() - a.mean().unwrap());
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (x - 1.23)).tanh();
-        }
-        let mut s5: f64 = {
-            let t4 = c.mapv(f64::tanh).sum();
-            t4 * t4 * 0.5 + x.tanh()
-        };
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + c[i] * s5).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + b[i] * 0.3;
-            if i == 3 {
-                break;
+            let t4 = c[i] * a.dot(b);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
             }
+            s1 = s1 + q5.tanh();
         }
-        ((s1 * y) / (1.0 + (y - (k as f64 * 0.5)) * (y - (k as f64 * 0.5)))) + s5 + u3.sum() * 0.3
+        x + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3401,24 +3477,12 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        s1 + s1 + u3.sum() * 0.3
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * (b[a.len() - 1] + y)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s6: f64 = {
+            let t5 = (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt();
+            t5 * t5 * 0.5 + s4
+        };
+        b.mean().unwrap() + s6
     }
 
     #[test]
@@ -3435,40 +3499,31 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos().sin().sin();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * (x * 0.50);
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(1.06, s1)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(c, x);
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s4 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        s1 += s1 * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t3 = w2[i] * b.dot(&w2);
+            s1 += t3.sin() * y;
+        }
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(f64::sin(1.24), b);
+            if i == 3 {
+                break;
             }
-            s1 += b[i] * 0.2;
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        match k % 3 {
-            0 => s4 = (f64::cos(0.66) + (s1 - (k as f64 * 0.5))),
-            1 => s4 = s4 * s1,
-            _ => s4 += helper_scalar(x, s4),
-        }
-        let v6 = (&u5 * a).mapv(f64::tanh);
-        s1 + s4 + v6.sum() * 0.3
+        let mut s5 = c.dot(c);
+        s1 + s5 + h4.sum() * 0.3
     }
 
     #[test]
@@ -3484,24 +3539,36 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * y.tanh() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 1.29;
         }
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
-        let mut s2 = (1.25 / (1.0 + (1.24 - x).tanh().exp() * (1.24 - x).tanh().exp()));
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * f2[0];
+        }
+        let mut s8 = c.iter().rev().skip(1).zip(f2.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + (y * s1)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s8 = x * j as f64,
+            _ if (s1 / (1.0 + s8 * s8)) > 0.2 => s8 = s8 * helper_array(a, s1.tanh().exp()),
+            _ => s8 += x,
+        }
+        let mut w9 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + c.dot(a)).sin();
+            w9[i] = b[i] * y.tanh().exp();
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + w3[i] * c.dot(a)).tanh();
-        }
-        let mut s5: f64 = {
-            let t4 = (a.mean().unwrap() * helper_scalar(0.39, (k as f64 * 0.5)));
-            t4 * t4 * 0.5 + helper_array(b, s2)
-        };
-        b.mapv(f64::tanh).sum() + s5 + w3.sum() * 0.3
+        helper_array(c, f2.mean().unwrap()) + s8 + w9.sum() * 0.3
     }
 
     #[test]
@@ -3517,16 +3584,14 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if x > 0.2 => s1 = s1 * 0.50,
-            _ => s1 += s1,
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (s1 * b[0])).tanh();
-        }
-        ((b[k % a.len()] * 0.64) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
+        let mut s2: f64 = {
+            let t1 = ((1.25 + x) - helper_array(a, y));
+            t1 * t1 * 0.5 + (a[k % a.len()] - y)
+        };
+        let (s4, c5) = (x * (c[k % a.len()] * y)).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, 0.22]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * (k as f64 * 0.5);
+        helper_array(c, (1.16 / (1.0 + y * y))) + s3
     }
 
     #[test]
@@ -3544,24 +3609,18 @@ mod p105 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(1.17).exp()).tanh();
+            let x = x * 0.5 + helper_scalar(x, y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s4 = a.iter().map(|p2| p2 * a[a.len() - 1]).min_by(|p2, q3| (p2 - a[a.len() - 1]).abs().total_cmp(&(q3 - a[a.len() - 1]).abs())).unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * helper_scalar(c[0], x)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += c[i] * 0.2;
+        s1 += x * 0.2;
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * 1.05) * q3 as f64).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s4 = (b.mean().unwrap() / (1.0 + (s1 * (k as f64 * 0.5)) * (s1 * (k as f64 * 0.5)))) * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s4 = s4 * ((s1 + b[0]) * c.mean().unwrap()),
+            _ => s4 += (a[0] / (1.0 + s1 * s1)),
         }
-        if c[0] < 0.0 {
-            s1 = (helper_scalar(x, 0.25) * (a[0] / (1.0 + s1 * s1)));
-        } else {
-            s1 = s1 * y;
-        }
-        ((c[0] * s4) - b[a.len() - 1]) + s4
+        let mut s5 = ((a.dot(a) * b.mapv(f64::tanh).sum()) * 1.11);
+        (helper_array(b, x) / (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln())) + s5
     }
 
     #[test]
@@ -3577,22 +3636,22 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
+        if k == 3 {
+            return (1.0 + helper_array(c, x) * helper_array(c, x)).ln();
         }
-        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * c.mean().unwrap()).tanh());
-        match k % 4 {
-            j if j > 1 => s1 = ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
-            _ if 0.72 > 0.2 => s1 = s1 * helper_scalar((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) + 1.24)),
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        let mut s2 = ((a.dot(a) - (c[0] / (1.0 + x * x))) * (a[k % a.len()] / (1.0 + 0.21 * 0.21)).tanh());
+        match k % 3 {
+            0 => s2 = (1.0 + u1.dot(b) * u1.dot(b)).sqrt(),
+            1 => s2 = s2 * 1.22,
+            _ => s2 += (b[k % a.len()] - s2),
         }
-        x.tanh().exp() + s5
+        let v5 = vec![0.25; b.len()];
+        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * ((k as f64 * 0.5) * (k as f64 * 0.5))).sum::<f64>();
+        (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + a[0].sin() * a[0].sin())) + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3608,31 +3667,35 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
         for i in 0..a.len() {
-            w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = (x - (w1.dot(&w1) + helper_scalar(b[a.len() - 1], w1[k % a.len()])));
-        if c[0] < 0.0 {
-            s2 = x;
-        } else {
-            s2 = s2 * (0.48 - x).tanh().exp();
+        s1 += y * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
         }
+        for (p3, &q4) in c.iter().zip(b) {
+            s1 = (s1 * 0.7 + p3 * q4 * (a[k % a.len()] / (1.0 + x * x))).tanh();
+        }
+        let mut s5 = ad::ndarray::array![(c[0] / (1.0 + s1 * s1)), a.mapv(f64::tanh).sum(), y.cos()].mapv(f64::sin).sum();
         if k == 3 {
-            return w1[0];
+            return y;
         }
-        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&w1 * y).view()]).unwrap();
-        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
-        match k % 3 {
-            0 => s3 = x,
-            1 => s3 = s3 * (s2 - (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s3 += (s3 - s2),
+        for i in (1..a.len()).step_by(2) {
+            let t6 = b[i] * a[a.len() - 1];
+            if i % 3 == 1 {
+                continue;
+            }
+            s5 += t6.sin() * (x - y);
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * c.dot(c)).tanh();
-        }
-        let v5 = a.mapv(|t| t * t * 0.5 - t);
-        c.dot(c) + s3 + v5.sum() * 0.3
+        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * s5).sin()).sum() * helper_scalar(x, 0.64) + d9[0] * c[a.len() - 1];
+        c.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -3648,18 +3711,22 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(y, y)).sum::<f64>();
-        if k % 2 == 0 {
-            s3 = c.mean().unwrap();
-        } else {
-            s3 = s3 * helper_scalar(y, a.mean().unwrap());
+        let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(y, a.mean().unwrap()) * j as f64,
+            _ if (y * c[a.len() - 1]) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            let t2 = c[i] * y.tanh().exp();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        (y.tanh() * a.dot(b)) + s3
+        s1 = (s1 * 0.5 + (s1.tanh() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin()))).tanh();
+        y + s1
     }
 
     #[test]
@@ -3675,17 +3742,16 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + x).sin();
+        let mut s1 = b.mean().unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = helper_array(&w1, b.dot(a));
-        if k % 2 == 0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * helper_array(c, b.dot(c));
+        s1 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
         }
-        (b[k % a.len()] * y).tanh() + s2 + w1.sum() * 0.3
+        s1 + s1
     }
 
     #[test]
@@ -3702,16 +3768,22 @@ mod p110 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        let mut s3: f64 = {
-            let t2 = helper_array(c, y);
-            t2 * t2 * 0.5 + (x * s1)
-        };
-        match k % 3 {
-            0 => s3 = b.dot(c),
-            1 => s3 = s3 * (b[0] - (k as f64 * 0.5)).tanh().exp(),
-            _ => s3 += helper_scalar(s3, 0.95),
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_array(c, y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (k as f64 * 0.5) + s3
+        s1 += y * 0.2;
+        match k % 3 {
+            0 => s1 = (b.dot(b) + s1),
+            1 => s1 = s1 * (b[0] - (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += helper_scalar(x, 0.95),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = ((0.92 / (1.0 + b[0] * b[0])) + y) * j as f64,
+            _ if (1.0 + y * y).ln() > 0.2 => s1 = s1 * y,
+            _ => s1 += a[a.len() - 1],
+        }
+        a.dot(a) + s1
     }
 
     #[test]
@@ -3728,34 +3800,37 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.25 / (1.0 + x * x));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
             }
-            s1 += u3;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * (c[0] / (1.0 + x * x));
-        }
-        let v5 = (c * 0.24);
-        let mut s6 = (b[a.len() - 1] * (0.69 * helper_scalar(s1, 0.67)));
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + (s1 * v5[a.len() - 1]);
-            s6 = (s6 * 0.8 + s1 * 0.3).tanh();
-        }
-        s6 += s1 * 0.2;
         if k == 3 {
-            return c.mapv(f64::tanh).sum();
+            return x;
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * c.mean().unwrap();
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        0.70 + s6 + w7.sum() * 0.3
+        let v3 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5).tanh().exp().sin() * j as f64,
+            _ if (s1 * v3[a.len() - 1]) > 0.2 => s1 = s1 * s2,
+            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        (y.tanh().exp() - c.dot(b)) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3771,28 +3846,19 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k == 3 {
+            return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
+        let mut s1 = y.tanh().exp();
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(b, 0.91);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t2 = b[i] * (0.91 - 0.36);
+            s1 += t2.sin() * b.mean().unwrap();
         }
-        s1 += x * 0.2;
-        let mut s2 = a[0];
-        match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) - s1) + (k as f64 * 0.5).cos()) * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (((k as f64 * 0.5) - (k as f64 * 0.5)) + s2.tanh().exp()),
-            _ => s1 += x,
+        if k == 3 {
+            return (((k as f64 * 0.5) - y) - helper_scalar(x, 0.66));
         }
-        b.dot(b) + s2
+        let v3 = (b * s1);
+        s1 + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3808,12 +3874,14 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + 0.47).sin();
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1.scaled_add((1.15 * x), b);
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (y - y)).sum::<f64>();
-        helper_scalar((b[a.len() - 1] + 1.05), s4.tanh().exp()) + s4 + w1.sum() * 0.3
+        if k == 3 {
+            return (helper_scalar(x, b[a.len() - 1]) * a.mean().unwrap());
+        }
+        x + h1.sum() * 0.3
     }
 
     #[test]
@@ -3829,25 +3897,21 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a[a.len() - 1];
-        }
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = helper_array(c, (f64::tanh(0.73).exp() * a[0].tanh().exp()));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        for i in 0..a.len() {
-            let t3 = b[i] * helper_scalar(x, (k as f64 * 0.5));
-            if i % 3 == 1 {
+        let mut s1 = a[a.len() - 1];
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
                 continue;
             }
-            s2 += t3 * t3 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * (x - 1.36);
+            s1 = (s1 * 0.7 + b[i] * b[0].tanh().exp()).tanh();
         }
-        b.mean().unwrap() + s2 + v1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * b[a.len() - 1].sin()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s2 = (1.0 + helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36)) * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36))).ln();
+        let mut s3 = ad::ndarray::array![s1, helper_scalar(a[k % a.len()], a[k % a.len()]), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        c[k % a.len()] + s3
     }
 
     #[test]
@@ -3865,11 +3929,20 @@ mod p115 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
         for i in 0..a.len() {
-            let t2 = a[i] * y;
-            s1 += t2.sin() * (k as f64 * 0.5).sin();
+            let x = x * 0.5 + (x / (1.0 + s1 * s1));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v3 = b.mapv(f64::sin);
-        0.50 + s1 + v3.sum() * 0.3
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * f64::cos(1.07)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        0.50 + s1
     }
 
     #[test]
@@ -3886,28 +3959,28 @@ mod p116 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = (0..a.len()).map(|q4| b[q4] * a[q4] + x).sum::<f64>();
-        match k % 3 {
-            0 => s5 = (s1 + ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))),
-            1 => s5 = s5 * s5,
-            _ => s5 += a.mapv(f64::tanh).sum(),
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s5 = x,
-            1 => s5 = s5 * (a.mapv(f64::tanh).sum() + (s1 / (1.0 + s5 * s5))),
-            _ => s5 += f64::sqrt((1.0 + 0.36 * 0.36)),
+        if k == 3 {
+            return x;
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + s5;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * c[0].tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n6 = (&h5 * y + a).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        s1 += x * 0.2;
-        x + s5
+        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + s4 * s4))) + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3923,19 +3996,25 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((k as f64 * 0.5) + (c[k % a.len()] * y));
-            t1 * t1 * 0.5 + y
-        };
-        if k % 2 == 1 {
-            let y = y * 0.5 + a[0];
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        s2 += y * 0.2;
-        if k == 3 {
-            return helper_array(b, c.mean().unwrap());
+        match k % 3 {
+            0 => s1 = helper_array(b, c.mean().unwrap()),
+            1 => s1 = s1 * helper_scalar(c.mean().unwrap(), c.mean().unwrap()),
+            _ => s1 += (0.70 * s1),
         }
-        helper_scalar(c.mean().unwrap(), c.mean().unwrap()) + s2
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -3954,21 +4033,33 @@ mod p118 {
         if k == 3 {
             return (k as f64 * 0.5);
         }
+        let mut s1 = c.mapv(f64::tanh).sum().cos();
+        match k % 3 {
+            0 => s1 = c.dot(b),
+            1 => s1 = s1 * helper_scalar(helper_array(b, a[k % a.len()]), (k as f64 * 0.5)),
+            _ => s1 += x.tanh().exp(),
+        }
         if k == 3 {
-            return c.mapv(f64::tanh).sum().cos();
+            return 0.60;
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut h2 = b.to_owned();
+        for i in 0..3 {
+            let n3 = (&h2 * x + b).mapv(f64::tanh);
+            h2.assign(&n3);
+        }
+        let mut s4 = y;
         for i in 0..a.len() {
-            w1[i] = a[i] * b.dot(b);
+            s4 = (s4 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = w1.mapv(f64::tanh).sum();
-        let v3 = (c * c).mapv(f64::tanh);
-        let v4 = (&v3 * &v3).mapv(f64::tanh);
-        let mut s6: f64 = {
-            let t5 = 0.60;
-            t5 * t5 * 0.5 + (a[0] - y)
-        };
-        helper_array(b, (1.0 + s2 * s2).sqrt()) + s6 + v4.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(s1, s4) * j as f64,
+            _ if y > 0.2 => s1 = s1 * h2.mean().unwrap(),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        h2.mean().unwrap() + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3985,23 +4076,14 @@ mod p119 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * a.dot(a);
-            if i % 3 == 1 {
-                continue;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
+            if i == 3 {
+                break;
             }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
         }
-        match k % 3 {
-            0 => s1 = b[a.len() - 1],
-            1 => s1 = s1 * y,
-            _ => s1 += helper_array(a, s1),
-        }
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s1
+        let mut s2 = (x - ((k as f64 * 0.5) - c.mapv(f64::tanh).sum()));
+        1.23 + s2
     }
 
     #[test]
@@ -4017,32 +4099,22 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
-        if k % 2 == 0 {
-            s1 = f64::ln((1.0 + 0.26 * 0.26)).cos();
-        }
-        let v2 = (b * helper_scalar((k as f64 * 0.5), s1));
-        let mut s3 = ((c[a.len() - 1] / (1.0 + (b[a.len() - 1] + (k as f64 * 0.5)) * (b[a.len() - 1] + (k as f64 * 0.5)))) + (y - y).tanh().exp());
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(c, x);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
+        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let (s3, c4) = (x * (y * x)).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, b[0]]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * 1.29;
+        let mut s8 = c.iter().zip(c.iter()).map(|(p6, q7)| p6 * q7 * helper_scalar(s2, y)).sum::<f64>();
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + v2[i] * (0.24 / (1.0 + s3 * s3))).tanh();
+            s8 = (s8 * 0.7 + v1[i] * s8.tanh()).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + v2[i] * (1.0 + s1 * s1).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + v2[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        c.mean().unwrap() + s3 + v2.sum() * 0.3
+        let f10 = Array1::from_shape_fn(a.len(), |i11| c[i11] * (x - s2) + i11 as f64 * 0.1);
+        let mut s9 = f10.sum() * 0.3;
+        let g13 = |p14: f64| (p14 * (c[0] / (1.0 + x * x))).tanh();
+        let mut s12 = g13(s8.tanh()) + g13(a[0]);
+        a.dot(&v1) + s12 + f10.sum() * 0.3
     }
 
     #[test]
@@ -4058,19 +4130,18 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
-            _ => s1 += s1.cos(),
+        let mut h1 = c.to_owned();
+        for i in 0..a.len() {
+            h1.scaled_add(a.mean().unwrap(), c);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (s1 / (1.0 + b[k % a.len()] * b[k % a.len()])) * (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))).ln() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (s1.tanh().exp() / (1.0 + (0.82 + b[0]) * (0.82 + b[0]))),
-            _ => s1 += (y - x),
+        let mut h2 = c.to_owned();
+        for i in 0..a.len() {
+            let n3 = (&h2 * y + c).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        (0.47 + helper_array(a, a[0])) + s1
+        let mut s4 = h1.mean().unwrap();
+        s4 += a.mean().unwrap().tanh();
+        (helper_scalar(s4, c[a.len() - 1]) / (1.0 + a.mean().unwrap() * a.mean().unwrap())) + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4087,31 +4158,43 @@ mod p122 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if b[0] > 0.2 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
-            _ => s1 += f64::tanh(1.25).exp(),
-        }
-        let mut s3: f64 = {
-            let t2 = (((k as f64 * 0.5) / (1.0 + x * x)) - (s1 - s1));
-            t2 * t2 * 0.5 + s1.cos()
-        };
-        let mut s6 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + ((k as f64 * 0.5) - b[0])).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s6 = (s6 * 0.7 + a[i] * a.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s6 = s6 + a[i] * 0.3;
-        }
-        let mut s7 = (((0.38 / (1.0 + x * x)) - (s6 - s6)) / (1.0 + (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())) * (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()))));
-        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] += (c[i] + (s1 / (1.0 + x * x))).sin();
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, y)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut u9 = c.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let t2 = a[i] * (k as f64 * 0.5);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        (helper_scalar(y, a[k % a.len()]) - s7) + s7 + u9.sum() * 0.3
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        }
+        match k % 3 {
+            0 => s1 = h4.dot(a),
+            1 => s1 = s1 * s1,
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * (1.0 + s1 * s1).sqrt();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (((k as f64 * 0.5) - 0.34) / (1.0 + x * x)) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -4127,29 +4210,35 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * helper_array(a, y);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        }
+        match k % 3 {
+            0 => s3 = helper_scalar((b[k % a.len()] * x), a.mapv(f64::tanh).sum()),
+            1 => s3 = s3 * ((x * 1.04) * (b[a.len() - 1] + x)),
+            _ => s3 += (a[0] - b[0]),
+        }
+        if k == 3 {
+            return a.dot(a);
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += u3;
+            s3 = (s3 * 0.7 + c[i] * y).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = c[0];
+        if k % 2 == 1 {
+            let y = y * 0.5 + b.mean().unwrap();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let mut s4 = (c.dot(b) + c.mean().unwrap());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        s3 += y * 0.2;
+        match k % 3 {
+            0 => s3 = y,
+            1 => s3 = s3 * c.dot(a),
+            _ => s3 += ((k as f64 * 0.5) * 0.90),
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * ((k as f64 * 0.5) / (1.0 + c[0] * c[0]));
-        }
-        s1 += s1;
-        b.mapv(f64::tanh).sum() + s4
+        (1.0 + x.cos() * x.cos()).sqrt() + s3
     }
 
     #[test]
@@ -4174,35 +4263,23 @@ mod p124 {
             }
             s1 += u3;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * 0.79;
+        let mut h4 = c.to_owned();
+        for i in 0..3 {
+            h4.mapv_inplace(|t| (t * y).tanh());
+            h4.scaled_add(0.5, c);
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if f64::tanh(0.89).exp() > 0.2 => s1 = s1 * helper_array(b, ((k as f64 * 0.5) * y)),
-            _ => s1 += f64::ln((1.0 + 0.60 * 0.60)),
+        let mut h5 = a.to_owned();
+        for i in 0..3 {
+            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
         }
-        if k == 3 {
-            return (c.mapv(f64::tanh).sum() / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
+        let mut s8 = h4.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * helper_scalar(s1, 0.60)).tanh());
+        match k % 3 {
+            0 => s1 = helper_scalar(f64::tanh(0.92).exp(), (1.0 + s8 * s8).sqrt()),
+            1 => s1 = s1 * a.mean().unwrap().cos(),
+            _ => s1 += a.dot(b),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
-        }
-        (b.mean().unwrap() - c[k % a.len()]) + s1
+        s8 = (0.64 + a[0].tanh().exp());
+        (1.0 + helper_scalar((k as f64 * 0.5), h4[k % a.len()]) * helper_scalar((k as f64 * 0.5), h4[k % a.len()])).sqrt() + s8 + h5.sum() * 0.3
     }
 
     #[test]
@@ -4218,19 +4295,20 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * c[k % a.len()];
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
         }
-        let mut s2 = y;
-        let mut u3 = w1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x * s2);
+        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
+        let mut s2 = f64::cos(0.63);
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.scaled_add(helper_scalar(a[k % a.len()], y), a);
+            if i == 3 {
+                break;
+            }
         }
-        if k == 3 {
-            return x.sin();
-        }
-        y + s2 + u3.sum() * 0.3
+        0.51 + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4252,13 +4330,16 @@ mod p126 {
             _ if helper_array(b, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
             _ => s1 += f64::sqrt((1.0 + 0.75 * 0.75)),
         }
-        match k % 4 {
-            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
-            _ if (y - x) > 0.2 => s1 = s1 * (helper_scalar(0.30, x) * b.mapv(f64::tanh).sum()),
-            _ => s1 += (y / (1.0 + s1 * s1)),
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let v2 = (b * a).mapv(f64::tanh);
-        0.26 + s1 + v2.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s3: f64 = {
+            let t2 = helper_scalar(s1, b.mean().unwrap());
+            t2 * t2 * 0.5 + a.mean().unwrap()
+        };
+        helper_array(b, y).tanh() + s3
     }
 
     #[test]
@@ -4275,27 +4356,22 @@ mod p127 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        for i in 0..a.len() {
-            let t2 = a[i] * helper_scalar(1.18, 0.96);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + 1.18);
         }
-        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * x.tanh()).tanh() + y).collect();
-        let mut s4 = f5.dot(&f5) * 0.1;
-        if c[0] < 0.0 {
-            s4 = y;
-        } else {
-            s4 = s4 * ((k as f64 * 0.5) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + x * x).sqrt();
         }
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (y * y)).sin() * (q5 as f64 + 1.0)).sum::<f64>();
         let mut j7 = 0;
         while j7 < a.len() {
             j7 += 1;
-            s4 = s4.sin() * 0.9 + a[j7 - 1] * (s4 - b[0]);
+            s6 = s6.sin() * 0.9 + b[j7 - 1] * 0.21;
         }
-        1.30 + s4 + f5.sum() * 0.3
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4312,21 +4388,17 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
+            _ => s1 += (s1 * (k as f64 * 0.5)),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((y * x) * c.mean().unwrap()),
+            _ => s1 += x.tanh(),
         }
-        (k as f64 * 0.5) + s1
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -4343,11 +4415,14 @@ mod p129 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.29 + y)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
         }
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s1.sin()) + s1 + v2.sum() * 0.3
+        let g4 = |p5: f64| (p5 * a.dot(c)).tanh();
+        let mut s3 = g4(c.mapv(f64::tanh).sum()) + g4(a[0]);
+        ((s1 / (1.0 + s1 * s1)) / (1.0 + y * y)) + s3
     }
 
     #[test]
@@ -4363,19 +4438,20 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (((k as f64 * 0.5) - y) / (1.0 + y * y));
+        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
         }
-        let mut s2: f64 = {
-            let t1 = (a.mean().unwrap() - helper_scalar(0.30, x));
-            t1 * t1 * 0.5 + c.dot(a)
-        };
-        match k % 3 {
-            0 => s2 = (b[k % a.len()] + helper_array(a, (k as f64 * 0.5))),
-            1 => s2 = s2 * ((s2 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (a[0] - (k as f64 * 0.5))),
-            _ => s2 += a.mean().unwrap(),
+        let mut s2 = helper_array(a, y);
+        if k % 2 == 0 {
+            s1 = b[a.len() - 1];
+        } else {
+            s1 = s1 * a[0];
         }
-        b.dot(a) + s2
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -4391,26 +4467,39 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, y).tanh();
-        }
-        let mut s1 = b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut f2 = b.to_owned();
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add(b.mean().unwrap(), &b);
+        let mut s1 = f2.sum() * 0.3;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * 1.39).tanh();
         }
-        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * f64::tanh(1.34)).tanh());
-        s4 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
+        let mut s4: f64 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * s1.cos()).tanh();
+            w5[i] = b[i] * s4;
         }
-        s4 += helper_array(b, x.cos());
-        c.mapv(f64::tanh).sum() + s4
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + c[a.len() - 1];
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s7: f64 = {
+            let t6 = helper_scalar((c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), x.cos());
+            t6 * t6 * 0.5 + 1.13
+        };
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + w5.mean().unwrap();
+            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
+        }
+        s7 += s1 * 0.2;
+        s7 + s7 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4427,19 +4516,13 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        match k % 4 {
-            j if j > 1 => s1 = (x + (k as f64 * 0.5)) * j as f64,
-            _ if b.dot(b) > 0.2 => s1 = s1 * helper_array(c, y.cos()),
-            _ => s1 += (1.0 + y * y).sqrt(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
         }
-        for i in 0..a.len() {
-            let t2 = c[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * ((k as f64 * 0.5) + x);
-        }
-        (k as f64 * 0.5) + s1
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        helper_array(b, y.cos()) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4455,12 +4538,18 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (x - (k as f64 * 0.5))).sum::<f64>();
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + b[k % a.len()]);
+        let mut s1 = a.dot(b);
+        match k % 4 {
+            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
+            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
+            _ => s1 += s1,
         }
-        helper_scalar(s3, c[a.len() - 1]).tanh().exp() + s3 + u4.sum() * 0.3
+        if k % 2 == 1 {
+            let y = y * 0.5 + x;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
     }
 
     #[test]
@@ -4477,31 +4566,20 @@ mod p134 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.dot(a) + b.dot(b));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[a.len() - 1];
         }
-        let mut s2 = b.mean().unwrap();
-        match k % 3 {
-            0 => s2 = helper_scalar(a.mapv(f64::tanh).sum(), s1),
-            1 => s2 = s2 * b.dot(c),
-            _ => s2 += y,
+        let mut s3 = (k as f64 * 0.5).tanh().exp();
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(s3, s3);
         }
-        let mut s4: f64 = {
-            let t3 = (((k as f64 * 0.5) - 1.26) - x.tanh());
-            t3 * t3 * 0.5 + (0.96 / (1.0 + y * y))
-        };
-        match k % 4 {
-            j if j > 1 => s4 = 0.93 * j as f64,
-            _ if b[a.len() - 1].tanh() > 0.2 => s4 = s4 * c.dot(c),
-            _ => s4 += a.mapv(f64::tanh).sum(),
-        }
-        (k as f64 * 0.5) + s4
+        let v7 = vec![0.25; c.len()];
+        let mut s8 = c.iter().zip(&v7).map(|(p5, q6)| p5 * q6 * helper_scalar(u4[0], 0.63)).sum::<f64>();
+        let mut s11 = u4.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p9, q10)| p9 * q10 + b.mean().unwrap()).sum::<f64>();
+        x + s11 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4518,18 +4596,14 @@ mod p135 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + y * y).sqrt();
+        s1 = c.mean().unwrap();
+        let mut s2 = ((1.0 + y * y).ln() * helper_scalar(x.tanh().exp(), (x * 1.35)));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + helper_scalar(y, 0.53) * helper_scalar(y, 0.53)).ln() * j as f64,
+            _ if (0.71 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * s1,
+            _ => s1 += (y / (1.0 + y * y)),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * y;
-        }
-        let mut s4 = helper_scalar(a.mean().unwrap().tanh().exp(), x);
-        a.dot(c) + s4
+        ((1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() - helper_scalar(c[0], y)) + s2
     }
 
     #[test]
@@ -4545,14 +4619,16 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
-        for (p1, &q2) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, (k as f64 * 0.5));
         }
-        if c[0] < 0.0 {
-            s3 = (1.01 * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, c);
         }
-        s3 + s3
+        helper_array(c, h2.dot(&u1)) + h2.sum() * 0.3
     }
 
     #[test]
@@ -4568,36 +4644,38 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, a.dot(a)));
-        if k % 2 == 0 {
-            s1 = helper_array(a, y);
-        }
-        s1 = (s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (k as f64 * 0.5);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        let mut s1 = y;
+        s1 = helper_array(a, a.dot(a));
+        let mut s4 = c.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * y).tanh());
+        let mut s5 = ((k as f64 * 0.5) * helper_scalar(helper_scalar(1.29, y), (k as f64 * 0.5)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * s1.tanh().exp()).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 += u3;
+            s4 += b[i] * 0.2;
         }
-        if c[0] < 0.0 {
-            s1 = ((1.0 + c[0] * c[0]).sqrt() + x.cos());
-        } else {
-            s1 = s1 * (1.0 + helper_scalar(y, y) * helper_scalar(y, y)).sqrt();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + c[j6 - 1] * a[a.len() - 1];
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * (k as f64 * 0.5);
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * b[(i + 1) % a.len()];
+            }
+            s4 += u8;
         }
-        s1 += x * 0.2;
-        let mut s4 = ad::ndarray::array![0.83, (1.0 + x * x).ln(), y].mapv(f64::sin).sum();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + a[j5 - 1] * x;
+        match k % 4 {
+            j if j > 1 => s4 = (y + (k as f64 * 0.5)) * j as f64,
+            _ if (1.0 + s4 * s4).ln() > 0.2 => s4 = s4 * x,
+            _ => s4 += 0.83,
         }
-        c.mean().unwrap() + s4
+        s4 + s5
     }
 
     #[test]
@@ -4613,17 +4691,19 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = s1.tanh().exp() * j as f64,
-            _ if x > 0.2 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
-            _ => s1 += (k as f64 * 0.5),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * c.mean().unwrap();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(x, s1);
+        let mut s2 = f64::tanh(0.84).exp();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
         }
-        helper_array(a, u2[0]) + s1 + u2.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = w1.mean().unwrap();
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
+        };
+        y + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4639,14 +4719,24 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
-        let mut s2 = a[0].tanh().exp();
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = helper_scalar(helper_scalar(helper_scalar(y, 0.55), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))), y);
+        if k % 2 == 0 {
+            s1 = a[0].tanh().exp();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s4 = ad::ndarray::array![b.dot(&u3), (c[a.len() - 1] * s1), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        (u3.mean().unwrap() * (k as f64 * 0.5)) + s4 + u3.sum() * 0.3
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh().exp();
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[a.len() - 1];
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        }
+        ((1.0 + y * y).sqrt() * c.mapv(f64::tanh).sum()) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4662,37 +4752,39 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b[0] - (k as f64 * 0.5)) + (k as f64 * 0.5).tanh().exp()).cos();
-        if (1.07 / (1.0 + y * y)) > 0.1 {
-            s1 = helper_scalar((1.24 + x), helper_scalar(s1, b[k % a.len()]));
-        } else {
-            s1 = s1 * b.dot(b);
-        }
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 * a[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + b[j] * x).tanh();
+                if s3 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s3 += b[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + helper_array(c, x)).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * y).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        let v3 = w2.mapv(f64::sin);
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if w2.mean().unwrap() > 0.2 => s1 = s1 * v3.dot(a),
-            _ => s1 += v3.mapv(f64::tanh).sum(),
+        if k == 3 {
+            return (0.51 / (1.0 + s3 * s3));
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(&w2) * j as f64,
-            _ if 0.55 > 0.2 => s1 = s1 * helper_scalar(x, (k as f64 * 0.5)).tanh(),
-            _ => s1 += (k as f64 * 0.5),
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * b.dot(b)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (y / (1.0 + x * x)) + s1 + v3.sum() * 0.3
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.dot(a);
+        }
+        (a[a.len() - 1] * 1.13).cos() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4708,13 +4800,12 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * (y + 0.31)).tanh() + x.tanh().exp()).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        for i in 0..a.len() {
-            let t4 = f2[i] * y.sin();
-            s1 += t4.sin() * x;
+        let mut s1 = x;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        a.mean().unwrap() + s1 + f2.sum() * 0.3
+        let v2 = (b * a).mapv(f64::tanh);
+        (1.21 / (1.0 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4731,21 +4822,32 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(a, y);
+        match k % 3 {
+            0 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * (x + 1.16);
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n4 = (&h3 * s1 + b).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * x,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + h3[0].sin();
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        if k == 3 {
-            return s1;
-        }
-        s1 = (s1 * 0.5 + (b.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y)))).tanh();
-        let mut s2 = helper_scalar(((0.99 * c[a.len() - 1]) - s1), x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a[0].cos()).tanh();
-        }
-        let mut s5 = (0..a.len()).map(|q4| a[q4] * a[q4] + f64::ln((1.0 + 1.05 * 1.05))).sum::<f64>();
-        s1 + s5
+        let v5 = (&h3 + &w2);
+        h3.mean().unwrap().cos() + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4761,23 +4863,39 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * f64::tanh(0.97).exp() + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let v4 = a.mapv(f64::sin);
-        let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * x).sin()).sum() * ((k as f64 * 0.5) - y) + d7[0] * helper_array(b, x);
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + 1.18;
-            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
+        let mut s1 = a[0];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        s5 += s1 * 0.2;
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + c[i] * (1.0 + f2[a.len() - 1] * f2[a.len() - 1]).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + a[i] * 0.3;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        helper_array(b, (1.0 + v4[a.len() - 1] * v4[a.len() - 1]).sqrt()) + s5 + v4.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_array(b, x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (x + y).tanh().exp() * j as f64,
+            _ if f64::sqrt((1.0 + 0.45 * 0.45)) > 0.2 => s1 = s1 * helper_scalar(a[0], s1).tanh().exp(),
+            _ => s1 += (x / (1.0 + y * y)),
+        }
+        let mut h2 = c.to_owned();
+        for i in 0..a.len() {
+            let n3 = (&h2 * y + c).mapv(f64::tanh);
+            h2.assign(&n3);
+        }
+        a.mapv(f64::tanh).sum() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4794,20 +4912,17 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = b[k % a.len()];
-            t2 * t2 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * a.mean().unwrap();
-        }
-        helper_array(a, y).cos() + s3 + w4.sum() * 0.3
+        s1 += helper_array(c, (y - s1));
+        x + s1
     }
 
     #[test]
@@ -4824,15 +4939,15 @@ mod p145 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s1 * x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * b[0].tanh().exp();
-            s1 += t2.sin() * 0.95;
+        s1 += y * 0.2;
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => s1 = s1 * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln(),
+            _ => s1 += (x + s1),
         }
         (helper_array(b, y) * y) + s1
     }
@@ -4850,27 +4965,20 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * (1.0 + y * y).ln() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut h4 = a.to_owned();
+        for i in 0..a.len() {
+            let n5 = (&h4 * s1 + a).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + a.dot(c) * a.dot(c)).sqrt() * j as f64,
-            _ if f64::cos(0.30) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += s1.tanh(),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (a[a.len() - 1] + (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = c[a.len() - 1];
-        let mut s4: f64 = {
-            let t3 = 0.67;
-            t3 * t3 * 0.5 + (1.0 + x * x).sqrt()
-        };
-        ((k as f64 * 0.5) / (1.0 + y * y)) + s4
+        s1 += y * 0.2;
+        let mut s6 = (h4.var(0.0) + 0.1).sqrt() * a[a.len() - 1];
+        helper_scalar(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y) + s6 + h4.sum() * 0.3
     }
 
     #[test]
@@ -4886,9 +4994,17 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let v2 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        ((k as f64 * 0.5) * y) + v2.sum() * 0.3
+        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)),
+        }
+        let mut f3 = b.to_owned();
+        f3.mapv_inplace(|t| (t * x).tanh());
+        f3.scaled_add(((k as f64 * 0.5) * x), &b);
+        let mut s2 = f3.sum() * 0.3;
+        y + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4904,24 +5020,18 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
-        match k % 4 {
-            j if j > 1 => s1 = ((c[a.len() - 1] - x) + a[0].tanh().exp()) * j as f64,
-            _ if (x + 0.48) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
-            _ => s1 += helper_scalar(c[0], s1),
+        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (x - 0.62)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = a[a.len() - 1];
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
         }
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * c.dot(a)) * q3 as f64).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
-        }
-        let mut s7 = (0..a.len()).map(|q6| c[q6] * b[q6] + helper_array(a, (k as f64 * 0.5))).sum::<f64>();
-        let mut s8 = (b.mapv(f64::tanh).sum() + f64::sqrt((1.0 + 1.16 * 1.16))).cos();
-        match k % 3 {
-            0 => s4 = s4,
-            1 => s4 = s4 * b.mapv(f64::tanh).sum().tanh().exp(),
-            _ => s4 += ((k as f64 * 0.5) - b[0]),
-        }
-        ((k as f64 * 0.5).tanh().exp() + c.mean().unwrap()) + s8
+        let mut s6: f64 = {
+            let t5 = (y / (1.0 + y * y));
+            t5 * t5 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        let mut s9 = c.iter().map(|p7| p7 * (1.0 + s4 * s4).sqrt()).min_by(|p7, q8| (p7 - (1.0 + s4 * s4).sqrt()).abs().total_cmp(&(q8 - (1.0 + s4 * s4).sqrt()).abs())).unwrap();
+        s3 += (helper_scalar(s9, 0.33) * (k as f64 * 0.5));
+        c.dot(c) + s9
     }
 
     #[test]
@@ -4938,25 +5048,32 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        match k % 4 {
-            j if j > 1 => s1 = 0.69 * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln(),
-            _ => s1 += (0.73 - (k as f64 * 0.5)),
+        for i in 0..a.len() {
+            let t2 = c[i] * (1.0 + y * y).sqrt();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (0.73 - (k as f64 * 0.5));
+            if i == 3 {
+                break;
+            }
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (y - x);
-            if i % 3 == 1 {
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * c.mean().unwrap();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (s1 - (k as f64 * 0.5));
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
                 continue;
             }
-            s1 += t2.sin() * c[0];
+            s1 = (s1 * 0.7 + w3[i] * s1.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * b.dot(c);
-        }
-        let v4 = (a * a.mapv(f64::tanh).sum());
-        (k as f64 * 0.5) + s1 + v4.sum() * 0.3
+        b.dot(b) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4973,18 +5090,30 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        s1 = ((s1 + s1) + b.mapv(f64::tanh).sum());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s3 = helper_scalar((1.0 + a[0] * a[0]).ln().tanh(), (y - c[a.len() - 1]));
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if f64::tanh(0.52).exp() > 0.2 => s1 = s1 * (s1 + a.dot(b)),
+            _ => s1 += helper_scalar(y, b[k % a.len()]),
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
+        }
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut s4 = y;
-        ((c[k % a.len()] * a[0]) / (1.0 + b[0].cos() * b[0].cos())) + s4
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -5000,26 +5129,20 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(c) * j as f64,
-            _ if helper_array(b, 0.49) > 0.2 => s1 = s1 * (c.dot(c) * (k as f64 * 0.5)),
-            _ => s1 += (0.91 - y),
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * a.dot(c);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s2 = (s2 * 0.7 + b[i] * 0.80).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
-        }
-        helper_scalar(x, c.dot(b)) + s1 + u2.sum() * 0.3
+        v1.mapv(f64::tanh).sum() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5035,16 +5158,16 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + x
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * helper_array(b, s2);
         }
-        let mut s1 = c.dot(c);
-        match k % 3 {
-            0 => s1 = helper_array(b, b.dot(a)),
-            1 => s1 = s1 * c.dot(c).tanh().exp(),
-            _ => s1 += f64::tanh(0.87).exp(),
-        }
-        (x - helper_array(a, (k as f64 * 0.5))) + s1
+        f64::tanh(1.31).exp().tanh().exp() + s2
     }
 
     #[test]
@@ -5060,33 +5183,35 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, 0.34).cos();
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, c);
         }
-        let mut s1 = (1.0 + helper_scalar(a[k % a.len()], helper_scalar(0.38, x)) * helper_scalar(a[k % a.len()], helper_scalar(0.38, x))).ln();
-        s1 = (s1 * 0.5 + (helper_scalar(s1, (k as f64 * 0.5)) * c[k % a.len()])).tanh();
-        if k % 2 == 1 {
-            let x = x * 0.5 + a[k % a.len()].tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * (k as f64 * 0.5).tanh() - q3).reduce(f64::max).unwrap();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
+        let v3 = v1.mapv(f64::sin);
+        let mut s5: f64 = {
+            let t4 = a[k % a.len()];
+            t4 * t4 * 0.5 + helper_scalar(0.38, x)
+        };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + c[i] * helper_scalar(s5, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + u5[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s5 = (s5 * 0.7 + a[i] * v1[k % a.len()].tanh().exp()).tanh();
         }
-        ((k as f64 * 0.5) * helper_scalar(y, s1)) + s4 + u5.sum() * 0.3
+        (h2.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5102,25 +5227,14 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        for i in 0..a.len() {
-            let t2 = b[i] * s1;
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (s1 / (1.0 + x * x));
+        if k == 3 {
+            return helper_scalar((y * 0.63), a[a.len() - 1].tanh().exp());
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s1 = (a.mean().unwrap() - (0.57 * x).tanh());
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
-        }
-        helper_array(c, a.mean().unwrap()) + s1
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -5137,15 +5251,17 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (a[k % a.len()] - x) + d4[0] * helper_array(b, (k as f64 * 0.5));
         if k % 2 == 1 {
-            let x = x * 0.5 + (y / (1.0 + s2 * s2));
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + helper_array(a, c[0]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s2 += x * 0.2;
-        a[0] + s2
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, (x - (k as f64 * 0.5))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += (x / (1.0 + x * x)),
+        }
+        0.89 + s1
     }
 
     #[test]
@@ -5162,16 +5278,33 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v4 = (&u3 * ((k as f64 * 0.5) + c[k % a.len()]));
-        (1.0 + u2.mean().unwrap() * u2.mean().unwrap()).sqrt() + s1 + v4.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * a.mean().unwrap();
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * x;
+        }
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        }
+        helper_scalar(c[k % a.len()], x).tanh().exp() + s1
     }
 
     #[test]
@@ -5187,29 +5320,38 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (1.0 + x * x).sqrt()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * ((k as f64 * 0.5) * x);
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * 0.38;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + y;
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        let g4 = |p5: f64| (p5 * helper_array(a, y)).tanh();
+        let mut s3 = g4(a.mapv(f64::tanh).sum()) + g4(u2[0]);
+        s1 = c.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = (1.0 + y * y).ln();
+        } else {
+            s1 = s1 * (u2.mean().unwrap() * (1.0 + s1 * s1).sqrt());
         }
-        s3 += s3 * 0.2;
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + u5[i] * helper_scalar(u5[a.len() - 1], y)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + v6[i] * 0.3;
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (0.67 + (k as f64 * 0.5));
         }
-        s3 = x;
-        ((x * y) + ((k as f64 * 0.5) - x)) + s3 + v6.sum() * 0.3
+        match k % 3 {
+            0 => s3 = s1,
+            1 => s3 = s3 * (s3 / (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1))),
+            _ => s3 += (k as f64 * 0.5),
+        }
+        ((k as f64 * 0.5) * helper_scalar(x, 0.25)) + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -5226,26 +5368,34 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        s1 = (s1 * 0.5 + x).tanh();
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * (c[a.len() - 1] + 0.71) - q3).reduce(f64::max).unwrap();
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s4 * y);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (0.36 / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s4 += y * 0.2;
         if c[0] < 0.0 {
-            s1 = ((k as f64 * 0.5).tanh() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+            s1 = (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
         } else {
-            s1 = s1 * (k as f64 * 0.5);
+            s1 = s1 * ((1.0 + x * x).ln() - (k as f64 * 0.5).tanh());
         }
-        s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = 1.24 * j as f64,
-            _ if ((k as f64 * 0.5) - a[0]) > 0.2 => s1 = s1 * helper_array(c, (s1 - a[a.len() - 1])),
-            _ => s1 += (1.0 + c[0] * c[0]).sqrt(),
+        let mut s4 = a.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * b[0].cos()).sum::<f64>();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * s4.sin();
         }
-        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + a[0]).sum::<f64>();
-        (1.0 + (y - s7) * (y - s7)).sqrt() + s7
+        s4 += (a[a.len() - 1].tanh().exp() - (1.0 + c[0] * c[0]).sqrt());
+        for (p6, &q7) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p6 * q7 * (1.25 + y)).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (x - y)).tanh();
+        }
+        helper_array(c, helper_array(c, b[0])) + s4
     }
 
     #[test]
@@ -5261,34 +5411,37 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
+        let v1 = (b + a);
+        let mut s2 = y;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (s2 / (1.0 + x * x));
         }
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + u1[0].tanh().exp());
-        let mut s5 = x;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + u1[j6 - 1] * s5;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + &v1).mapv(f64::sin);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t7 = c[i] * u1[0].tanh().exp();
-            if i % 3 == 1 {
-                continue;
+        for i in (0..a.len()).rev() {
+            let t5 = v1[i] * c.dot(c);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += h4[j] * t5;
             }
-            s4 += t7 * t7 * 0.5;
-            s4 -= u1[(i + 1) % a.len()] * (x / (1.0 + x * x));
+            s2 = s2 + q6.tanh();
         }
-        let f9 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * (k as f64 * 0.5)).view()]).unwrap();
-        let mut s8 = f9.mapv(f64::tanh).dot(&f9) * 0.2;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s2 = s2.sin() * 0.9 + b[j7 - 1] * helper_scalar(0.45, 0.93);
         }
-        a.mapv(f64::tanh).sum().sin() + s8 + u1.sum() * 0.3
+        let mut s10 = a.iter().zip(v1.iter()).map(|(p8, q9)| p8 * q9 * a.dot(a)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s10 = f64::cos(0.92) * j as f64,
+            _ if x > 0.2 => s10 = s10 * h4.mean().unwrap().sin(),
+            _ => s10 += c[k % a.len()].cos(),
+        }
+        h4.mapv(f64::tanh).sum().sin() + s10 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5304,31 +5457,28 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + b);
-        let mut s2 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t3 = v1[i] * a.dot(a);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += b[j] * t3;
+        let mut s1 = b.mean().unwrap();
+        s1 = y;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 = s2 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        if (1.0 + x * x).ln() > 0.1 {
-            s2 = (k as f64 * 0.5);
-        } else {
-            s2 = s2 * (v1.dot(a) / (1.0 + x * x));
-        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + s2;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            w2[i] = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        s2 += y * 0.2;
-        s2 = helper_scalar((k as f64 * 0.5).tanh().exp(), (1.0 + x * x).sqrt());
-        c.dot(c) + s2 + v1.sum() * 0.3
+        match k % 3 {
+            0 => s1 = w2.dot(a),
+            1 => s1 = s1 * x,
+            _ => s1 += w2[a.len() - 1],
+        }
+        let v5 = vec![0.25; w2.len()];
+        let mut s6 = w2.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * (y + x)).sum::<f64>();
+        (1.0 + ((k as f64 * 0.5) / (1.0 + s6 * s6)) * ((k as f64 * 0.5) / (1.0 + s6 * s6))).sqrt() + s6 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5344,27 +5494,36 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln();
-        } else {
-            s1 = s1 * a.dot(a);
+        let mut s1 = b.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => s1 = s1 * x,
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        for i in 0..a.len() {
+            let t2 = b[i] * helper_scalar(a[0], y);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * b[a.len() - 1];
         }
         match k % 4 {
-            j if j > 1 => s1 = a[0] * j as f64,
-            _ if helper_scalar(c[a.len() - 1], y) > 0.2 => s1 = s1 * 0.74,
-            _ => s1 += x.tanh().exp(),
+            j if j > 1 => s1 = (c.mean().unwrap() - c.dot(b)) * j as f64,
+            _ if s1.tanh().exp() > 0.2 => s1 = s1 * s1,
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + (1.00 / (1.0 + s1 * s1))).sin();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5.mapv_inplace(|t| (t * s1).tanh());
+            h5.scaled_add(0.5, b);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = w2[i] * (x * y);
-        }
-        let mut s4 = w2[0];
-        f64::tanh(0.36).exp() + s4 + w3.sum() * 0.3
+        c[k % a.len()] + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -5381,37 +5540,33 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
             }
-            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
+            s1 = s1 + q3.tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a).tanh().exp() * j as f64,
-            _ if (s1 + x) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), y),
-            _ => s1 += b.mean().unwrap(),
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * 0.26 - q3).reduce(f64::max).unwrap();
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + a[0];
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        let mut s5: f64 = {
+            let t4 = y;
+            t4 * t4 * 0.5 + (x - s1)
+        };
+        if k % 2 == 0 {
+            s1 = s1;
         }
-        s4 += s1 * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s6 = (s5 * 0.97);
+        match k % 3 {
+            0 => s5 = ((k as f64 * 0.5).sin() * (1.0 + x * x).sqrt()),
+            1 => s5 = s5 * helper_array(c, helper_scalar(0.40, s6)),
+            _ => s5 += x,
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + c[j5 - 1] * s1;
-        }
-        a[a.len() - 1] + s4
+        helper_scalar((s5 * (k as f64 * 0.5)), (a[a.len() - 1] * s1)) + s6
     }
 
     #[test]
@@ -5428,23 +5583,27 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if (x - x) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += (s1 - s1),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (y * v2.mapv(f64::tanh).sum()),
-            _ => s1 += helper_scalar(0.34, (k as f64 * 0.5)),
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 - s1);
         }
-        match k % 3 {
-            0 => s1 = (0.90 / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).ln() * (1.0 + c[k % a.len()] * c[k % a.len()]).ln())),
-            1 => s1 = s1 * helper_array(c, (y / (1.0 + y * y))),
-            _ => s1 += (0.89 + (k as f64 * 0.5)),
+        let v6 = vec![0.25; b.len()];
+        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * x).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s7).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        (k as f64 * 0.5) + s1 + v2.sum() * 0.3
+        (y * u3.mapv(f64::tanh).sum()) + s7 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5460,40 +5619,44 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(c, c[0]);
-            t1 * t1 * 0.5 + c.mean().unwrap()
-        };
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + c.mapv(f64::tanh).sum();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
+        let mut s1 = helper_array(c, c[0]);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * a.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        let mut s4: f64 = {
-            let t3 = 1.07;
-            t3 * t3 * 0.5 + x
-        };
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += (a[k % a.len()] + b[0]),
+        }
+        if k == 3 {
+            return (b.mapv(f64::tanh).sum() + b.mapv(f64::tanh).sum());
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + a[i] * x.tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            w2[i] = a[i] * c[0].tanh();
         }
-        s4 = (c.mapv(f64::tanh).sum() + a[k % a.len()].tanh());
-        if c[0] < 0.0 {
-            s2 = c[k % a.len()];
-        } else {
-            s2 = s2 * b.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t3 = w2[i] * a.mean().unwrap();
+            s1 += t3.sin() * 0.80;
         }
-        ((s2 / (1.0 + 0.56 * 0.56)) - a.mapv(f64::tanh).sum()) + s4
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x.cos()).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t4 = b[i] * a.dot(c);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * w2[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        b.dot(c) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5519,16 +5682,25 @@ mod p165 {
             }
             s1 += c[i] * 0.2;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.25;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * 0.25).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut f4 = c.to_owned();
-        f4.mapv_inplace(|t| (t * s1).tanh());
-        f4.scaled_add((k as f64 * 0.5).cos(), &c);
-        let mut s3 = f4.sum() * 0.3;
-        ((s3 * b[a.len() - 1]) * b.mean().unwrap()) + s3 + f4.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        s1 + s1
     }
 
     #[test]
@@ -5544,18 +5716,21 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * c[q2] + (0.36 * y)).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (1.0 + y * y).ln();
+        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
+        if k == 3 {
+            return s1;
         }
-        s3 = a.dot(b);
-        let mut s6: f64 = {
-            let t5 = (a.mapv(f64::tanh).sum() * y);
-            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh()
-        };
-        x + s6
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.dot(a);
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n4 = (&h3 * y + a).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        x.tanh() + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -5571,34 +5746,48 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
-        }
-        let mut s2 = (b.dot(&u1).tanh().exp() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
         for i in 0..a.len() {
-            if i % 3 == 2 {
+            let t2 = b[i] * b[k % a.len()];
+            if i % 3 == 1 {
                 continue;
             }
-            s2 = (s2 * 0.7 + a[i] * u1[k % a.len()].cos()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
         }
-        let mut s4: f64 = {
-            let t3 = (helper_array(c, x) - (u1[a.len() - 1] * 1.01));
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
-        };
-        match k % 4 {
-            j if j > 1 => s2 = x.tanh().cos() * j as f64,
-            _ if c.dot(b) > 0.2 => s2 = s2 * (helper_array(b, a[0]) - helper_array(c, s4)),
-            _ => s2 += (s4 + y),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if (s4 - s2) > 0.1 {
-            s4 = u1.mapv(f64::tanh).sum();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        }
+        if x.tanh() > 0.1 {
+            s1 = 1.37;
         } else {
-            s4 = s4 * s4.tanh().exp().cos();
+            s1 = s1 * helper_array(c, x).sin();
         }
-        c[0] + s4 + u1.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.dot(b);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        s1 + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5615,37 +5804,34 @@ mod p168 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in 0..a.len() {
+            let t2 = b[i] * (1.0 + x * x).ln();
+            s1 += t2.sin() * c.mapv(f64::tanh).sum();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * s1.tanh();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        if k % 2 == 0 {
+            s1 = (c.mean().unwrap() + (y + a[k % a.len()]));
+        } else {
+            s1 = s1 * b[k % a.len()];
         }
-        let v4 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s5 = (((a[k % a.len()] + c[k % a.len()]) - helper_scalar(y, y)) + c.dot(&v4));
-        s1 += (helper_array(b, b[a.len() - 1]) - s1.cos());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        for i in 0..a.len() {
+            let y = y * 0.5 + ((k as f64 * 0.5) + c[a.len() - 1]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + v4[j6 - 1] * (1.0 + s5 * s5).sqrt();
+        s1 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(b, b[a.len() - 1]) - x.cos()) * j as f64,
+            _ if (x - b[k % a.len()]) > 0.2 => s1 = s1 * (a[0] - helper_scalar(a[a.len() - 1], y)),
+            _ => s1 += (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
         }
-        (a[k % a.len()] + (k as f64 * 0.5)) + s5 + v4.sum() * 0.3
+        if b.dot(c) > 0.1 {
+            s1 = y.sin();
+        } else {
+            s1 = s1 * helper_scalar((0.59 / (1.0 + 1.15 * 1.15)), y);
+        }
+        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (1.0 + y * y).sqrt() - q4).reduce(f64::max).unwrap();
+        let f7: Array1<f64> = a.iter().rev().map(|p8| (p8 * c.dot(c)).tanh() + helper_array(b, x)).collect();
+        let mut s6 = f7.dot(&f7) * 0.1;
+        s5 + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -5663,18 +5849,21 @@ mod p169 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+            let t2 = b[i] * y.cos();
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
             if i == 3 {
                 break;
             }
         }
-        for (p2, &q3) in a.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
-        }
-        a.mean().unwrap() + s1
+        let mut s4 = ad::ndarray::array![helper_array(c, (k as f64 * 0.5)), (y / (1.0 + 0.62 * 0.62)), y].mapv(f64::sin).sum();
+        c.dot(a) + s4
     }
 
     #[test]
@@ -5690,30 +5879,24 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (a[k % a.len()] * (k as f64 * 0.5));
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, a);
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + x * x)) + ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]))) * j as f64,
-            _ if x > 0.2 => s1 = s1 * a.dot(c),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        let mut s2 = y;
+        match k % 3 {
+            0 => s2 = (helper_array(&h1, 0.59) - (a[k % a.len()] + h1[0])),
+            1 => s2 = s2 * (y / (1.0 + h1.mean().unwrap() * h1.mean().unwrap())),
+            _ => s2 += (1.0 + s2 * s2).ln(),
         }
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * c.dot(c);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += c[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * h1.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            let t5 = b[i] * (1.0 + y * y).sqrt();
-            s1 += t5.sin() * b.mean().unwrap();
-        }
-        (s1.sin() - 1.19) + s1
+        let mut s4 = (c.dot(c) + helper_array(a, x).tanh());
+        helper_scalar((y + (k as f64 * 0.5)), (s2 - y)) + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5729,15 +5912,21 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (f64::tanh(0.76).exp() * a.dot(a));
+        let mut s1 = (helper_array(b, y).tanh().exp() * y);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s1 = b.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + s1).tanh();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c[0]).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        (0.22 + s1).sin() + s1
+        let mut s2 = helper_array(a, 1.23);
+        b.dot(a) + s2
     }
 
     #[test]
@@ -5754,29 +5943,35 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (b[0] / (1.0 + y * y))).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
+            _ => s1 += s1,
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * (y * b[0]);
-            s1 += t2.sin() * helper_scalar(0.93, y);
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * helper_array(b, 1.36);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.40 / (1.0 + x * x));
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, b[a.len() - 1]);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_array(b, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s5: f64 = {
-            let t4 = u3.mean().unwrap();
-            t4 * t4 * 0.5 + x.tanh().exp()
-        };
-        for (p6, &q7) in u3.iter().zip(a) {
-            s5 = (s5 * 0.7 + p6 * q7 * b.mapv(f64::tanh).sum()).tanh();
+        s1 += s1 * 0.2;
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        let mut s8 = u3.mapv(f64::tanh).sum();
-        helper_array(b, u3.mapv(f64::tanh).sum()) + s8 + u3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (c.mean().unwrap() / (1.0 + y * y)),
+            _ => s1 += helper_array(b, b[a.len() - 1]),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if (x * (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        }
+        s1 + s1
     }
 
     #[test]
@@ -5799,14 +5994,9 @@ mod p173 {
                 break;
             }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + y;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let g3 = |p4: f64| (p4 * c.dot(a)).tanh();
-        let mut s2 = g3(c.mean().unwrap()) + g3(b[0]);
-        s2 + s2
+        let mut s2 = ad::ndarray::array![(y / (1.0 + c[a.len() - 1] * c[a.len() - 1])), c.dot(a), c.mean().unwrap()].mapv(f64::sin).sum();
+        let mut s3 = (helper_scalar(s2, y) - (k as f64 * 0.5).tanh().exp());
+        y.tanh().exp() + s3
     }
 
     #[test]
@@ -5822,17 +6012,9 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()).sin();
-        }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s2 = b.dot(&w1),
-            1 => s2 = s2 * ((k as f64 * 0.5) * helper_scalar((k as f64 * 0.5), 0.21)),
-            _ => s2 += a[a.len() - 1].cos(),
-        }
-        c[k % a.len()] + s2 + w1.sum() * 0.3
+        let mut s1 = y;
+        let mut s2 = a.mapv(f64::tanh).sum();
+        a.mapv(f64::tanh).sum().tanh().exp() + s2
     }
 
     #[test]
@@ -5848,28 +6030,22 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + x * x).sqrt() * ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * b.mapv(f64::tanh).sum()));
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = a.dot(a);
-        } else {
-            s1 = s1 * y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
+        let mut s2 = (c.dot(a) * c.mean().unwrap());
+        let mut s3 = b.mapv(f64::tanh).sum().tanh();
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&u1.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * s2).sin()).sum() * b.mean().unwrap();
+        let f7 = Array1::from_shape_fn(a.len(), |i8| a[i8] * (x - 0.89) + i8 as f64 * 0.1);
+        let mut s6 = f7.sum() * 0.3;
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            let mut s4 = s4 * 0.5 + s2;
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut s2 = (c.mean().unwrap() * c.mean().unwrap());
-        s1 = (s1 - 0.28).tanh().exp();
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(a, x);
-        }
-        s2 += c[k % a.len()];
-        s1 + s2 + u3.sum() * 0.3
+        s4 += s4 * 0.2;
+        (u1.mean().unwrap() + a.mean().unwrap()) + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -5885,16 +6061,18 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.var(0.0) + 0.1).sqrt() * y;
-        if k == 3 {
-            return ((x + (k as f64 * 0.5)) + helper_array(c, y));
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
+        match k % 3 {
+            0 => s3 = (k as f64 * 0.5).tanh(),
+            1 => s3 = s3 * (x + x).tanh().exp(),
+            _ => s3 += (k as f64 * 0.5),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(c, c[0]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n5 = (&h4 * y + c).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        s1 += s1 * 0.2;
-        b.mapv(f64::tanh).sum() + s1
+        helper_array(&h4, x) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5911,19 +6089,13 @@ mod p177 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        s1 += (a.dot(c) / (1.0 + x * x));
+        if k == 3 {
+            return helper_scalar((b[0] - a[a.len() - 1]), b.mapv(f64::tanh).sum());
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(y, b[0]);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let v3 = (b + b);
-        let mut s4 = a.dot(a);
-        helper_array(b, a.mean().unwrap()) + s4 + v3.sum() * 0.3
+        let mut s2 = y;
+        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        b.dot(b) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5940,24 +6112,20 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, y) - 1.21);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
         }
+        let mut h3 = a.to_owned();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            h3.scaled_add((1.17 * s1), a);
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * b.mean().unwrap()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        y + s2
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + ((k as f64 * 0.5) + 0.40)).sin();
+        }
+        (c[0].sin() + helper_scalar(x, 0.32)) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5973,16 +6141,17 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mean().unwrap();
-            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * b.mapv(f64::tanh).sum();
+        let mut h3 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            let n4 = (&h3 * y + a).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        b.dot(c) + s1 + w3.sum() * 0.3
+        x.tanh().exp() + h3.sum() * 0.3
     }
 
     #[test]
@@ -5998,23 +6167,22 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
+        for (p1, &q2) in b.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
+        }
+        let v4 = (a * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt());
+        let v5 = b.mapv(|t| (t * y).sin() + y * 0.5);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + v4[j] * helper_scalar(c[0], y)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s3 += v4[i] * 0.2;
         }
-        let mut s2: f64 = 0.83;
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * a.dot(c);
-        }
-        let v4 = w3.mapv(|t| (t * y).sin() + y * 0.5);
-        a[a.len() - 1] + s2 + v4.sum() * 0.3
+        b.dot(&v4) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6030,22 +6198,32 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
+        let mut s1 = (b.dot(a).sin() + x);
+        s1 += b[a.len() - 1];
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2.scaled_add((c[a.len() - 1] - y), a);
         }
-        let (s4, c5) = (y).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_scalar((k as f64 * 0.5), c[0])]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * y;
-        s3 = helper_scalar((y - y), (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        if k % 2 == 0 {
-            s3 = (k as f64 * 0.5);
-        } else {
-            s3 = s3 * (v1.mean().unwrap() / (1.0 + (y / (1.0 + s3 * s3)) * (y / (1.0 + s3 * s3))));
+        for i in 0..a.len() {
+            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s3 += (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y)));
-        b.mapv(f64::tanh).sum() + s3 + u2.sum() * 0.3
+        s1 += y * 0.2;
+        let mut s4: f64 = {
+            let t3 = c.dot(a);
+            t3 * t3 * 0.5 + helper_scalar(0.97, 1.12)
+        };
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * b.dot(c);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, b[0])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        s1 + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6061,24 +6239,32 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, y);
-        s1 = b[a.len() - 1];
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
-        if k == 3 {
-            return helper_array(a, b.mapv(f64::tanh).sum());
+        let mut s3 = b.mapv(f64::tanh).sum();
+        for (p1, &q2) in b.iter().zip(c) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_array(a, y)).tanh();
         }
-        let v5 = (a + c);
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + (0.97 + y);
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 1 {
+            let y = y * 0.5 + b.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        s4 += s1 * 0.2;
-        for i in (0..a.len()).rev() {
-            let t6 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s1 += t6 * t6 * 0.5;
-            s1 -= v5[(i + 1) % a.len()] * ((k as f64 * 0.5) - y);
+        s3 += y * 0.2;
+        let mut s4 = ad::ndarray::array![b[a.len() - 1].tanh().exp(), a.mean().unwrap(), s3.sin()].mapv(f64::sin).sum();
+        let mut s5 = c.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * a.dot(a)).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += c[i] * 0.2;
         }
-        c.dot(b).tanh() + s4 + v5.sum() * 0.3
+        match k % 3 {
+            0 => s4 = ((1.0 + s5 * s5).ln() / (1.0 + x * x)),
+            1 => s4 = s4 * helper_array(c, helper_scalar(b[0], s4)),
+            _ => s4 += helper_scalar(a[0], s3),
+        }
+        s4.tanh().exp() + s5
     }
 
     #[test]
@@ -6098,21 +6284,28 @@ mod p183 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * (1.0 + s1 * s1).ln().cos(),
-            _ => s1 += b[a.len() - 1],
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + b.dot(b)).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5).cos()),
-            _ => s1 += (1.0 + x * x).sqrt(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (w2[k % a.len()] - a[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2 = (f64::sqrt((1.0 + 0.60 * 0.60)) * ((1.0 + x * x).ln() + s1.sin()));
-        if k == 3 {
-            return s1;
+        let m4 = w2.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5).tanh().exp() + d5[0] * (y + y);
+        if k % 2 == 0 {
+            s1 = (w2.dot(b) - x);
+        } else {
+            s1 = s1 * b.mapv(f64::tanh).sum();
         }
-        a[k % a.len()].sin().tanh() + s2
+        x + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6128,18 +6321,23 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
+        let mut s1 = b.dot(b);
         for i in 0..a.len() {
-            let x = x * 0.5 + c[0].tanh().exp();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
         }
-        s3 += x * 0.2;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        ((0.43 - x) - f64::tanh(0.50).exp()) + s3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
+        }
+        (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos() + s1
     }
 
     #[test]
@@ -6156,43 +6354,27 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.dot(b)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        if k % 2 == 0 {
-            s1 = (a.mean().unwrap() / (1.0 + 0.98 * 0.98));
-        } else {
-            s1 = s1 * c[0].tanh().exp();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + x * x));
-        }
-        for i in (0..a.len()).rev() {
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, 0.35)).tanh();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        (y - (k as f64 * 0.5)) + s1 + u2.sum() * 0.3
+        let mut s3: f64 = {
+            let t2 = (a.mean().unwrap() / (1.0 + 0.98 * 0.98));
+            t2 * t2 * 0.5 + s1.sin()
+        };
+        let f5: Array1<f64> = a.iter().rev().map(|p6| (p6 * 0.62).tanh() + s3).collect();
+        let mut s4 = f5.dot(&f5) * 0.1;
+        let v7 = a.mapv(f64::sin);
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = f5[i] * 0.78;
+        }
+        0.52 + s4 + w8.sum() * 0.3
     }
 
     #[test]
@@ -6208,23 +6390,21 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
+        for i in 0..a.len() {
+            let y = y * 0.5 + y;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut s3 = helper_array(b, a.mapv(f64::tanh).sum());
-        let mut s4 = (s2.sin() / (1.0 + y.tanh() * y.tanh())).cos();
-        if c[0] < 0.0 {
-            s2 = (k as f64 * 0.5);
-        } else {
-            s2 = s2 * a.mapv(f64::tanh).sum();
+        s2 += y * 0.2;
+        let mut s5 = b.iter().zip(v1.iter()).map(|(p3, q4)| p3 * (k as f64 * 0.5) - q4).reduce(f64::max).unwrap();
+        let mut u6 = v1.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&v1, x);
         }
-        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * a.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        helper_scalar(a.dot(a), f64::tanh(1.35).exp()) + s7
+        s2 = (1.0 + x * x).ln();
+        let mut s7 = (b.var(0.0) + 0.1).sqrt() * a.dot(b);
+        (u6.mean().unwrap() + v1.dot(a)) + s7 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6240,23 +6420,17 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (x.tanh().exp() + (b[0] + c[a.len() - 1]));
-        }
-        if k % 2 == 0 {
-            s1 = (f64::tanh(0.51) * a.dot(b));
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
-        }
-        let mut s2 = ad::ndarray::array![x, ((k as f64 * 0.5) / (1.0 + y * y)), helper_scalar(y, 0.38)].mapv(f64::sin).sum();
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * helper_array(c, y)) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
-            w3[i] = a[i] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let x = x * 0.5 + x.tanh().exp();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        a.mean().unwrap() + s2 + w3.sum() * 0.3
+        s3 += x * 0.2;
+        if k == 3 {
+            return helper_scalar((1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), (y * (k as f64 * 0.5)));
+        }
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        b.dot(c) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6272,25 +6446,36 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * y).sum::<f64>();
+        let mut s1 = a[0].sin();
         for i in 0..a.len() {
-            if i % 3 == 2 {
+            let t2 = b[i] * f64::tanh(1.08).exp();
+            if i % 3 == 1 {
                 continue;
             }
-            s3 = (s3 * 0.7 + c[i] * f64::sin(1.08)).tanh();
+            s1 += t2.sin() * (1.37 - x);
             if i == 3 {
                 break;
             }
         }
-        if y > 0.1 {
-            s3 = s3;
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (y / (1.0 + (x * c[0]) * (x * c[0]))),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let v4 = (c + a);
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (y - s3);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + s1).sin();
         }
-        (v4.mapv(f64::tanh).sum() / (1.0 + b.dot(c) * b.dot(c))) + s3 + u5.sum() * 0.3
+        for i in 0..a.len() {
+            let t4 = c[i] * (w3[0] * w3[k % a.len()]);
+            s1 += t4.sin() * y;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() / (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5)))) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((w3[k % a.len()] / (1.0 + c[0] * c[0])) / (1.0 + (y + x) * (y + x))),
+            _ => s1 += (s1 - x),
+        }
+        w3.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6307,27 +6492,21 @@ mod p189 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * 0.46;
+        match k % 4 {
+            j if j > 1 => s1 = (a[k % a.len()] + (y + y)) * j as f64,
+            _ if (s1 - s1) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * y.tanh().exp();
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) + y);
+        if k % 2 == 0 {
+            s1 = 0.42;
         }
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * 0.42,
-            _ => s1 += (1.0 + b[0] * b[0]).sqrt(),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.21 + y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * helper_scalar(1.25, (k as f64 * 0.5));
-        }
-        x + s1
+        s1 += y * 0.2;
+        let mut s2 = s1.cos();
+        y + s2
     }
 
     #[test]
@@ -6344,30 +6523,46 @@ mod p190 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + b.dot(c)).tanh();
-        if k % 2 == 1 {
-            let y = y * 0.5 + a.dot(c);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in 0..a.len() {
+            let t2 = b[i] * x;
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * s1;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        let mut s2 = helper_array(b, b[0]);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(b[0], c.dot(a)) * j as f64,
+            _ if y > 0.2 => s1 = s1 * ((1.0 + s1 * s1).ln() * (y + (k as f64 * 0.5))),
+            _ => s1 += c.mean().unwrap(),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 0.90).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x.tanh().exp()).tanh();
+        }
         if c[0] < 0.0 {
-            s2 = (b[k % a.len()] / (1.0 + b[0] * b[0])).tanh().exp();
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * a.mean().unwrap();
         }
-        s1 += c.mean().unwrap();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[0].sin()).tanh();
+                s1 = (s1 * 0.8 + a[j] * (s1 - (k as f64 * 0.5))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += a[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s2).tanh();
-        }
-        (1.0 + c.dot(c) * c.dot(c)).sqrt() + s2
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -6383,28 +6578,37 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(a, y)).sin();
+        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += helper_array(c, y),
         }
-        let mut s2 = helper_array(c, (y - 1.23).tanh());
-        s2 = (s2 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + s2 * s2).sqrt();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            h2.scaled_add((s1 - s1), c);
         }
-        s2 += y * 0.2;
-        let mut s3 = w1[a.len() - 1];
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (w1[i] + (k as f64 * 0.5)).sin();
+        let mut s3 = s1.cos();
+        let mut s6 = h2.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * s1) * q5 as f64).sum::<f64>();
+        if k == 3 {
+            return s3.tanh().exp().tanh().exp();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * (1.0 + x * x).ln();
+        let mut s8: f64 = {
+            let t7 = (b.dot(&h2) * (1.06 / (1.0 + y * y)));
+            t7 * t7 * 0.5 + c[a.len() - 1].tanh().exp()
+        };
+        for i in (0..a.len()).rev() {
+            let t9 = c[i] * (1.0 + x * x).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            s6 += t9 * t9 * 0.5;
+            s6 -= c[(i + 1) % a.len()] * (1.0 + s1 * s1).sqrt();
+            if i == 3 {
+                break;
+            }
         }
-        c[0].tanh().exp() + s3 + w6.sum() * 0.3
+        (k as f64 * 0.5) + s8 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6420,31 +6624,23 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1: f64 = 0.48;
+        s1 += (1.0 + x * x).ln().tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = a[i] * helper_array(c, x);
+            w2[i] = b[i] * (k as f64 * 0.5);
         }
-        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * (y * 0.50)).tanh();
+            s1 = (s1 * 0.7 + w2[i] * (s1 - (k as f64 * 0.5))).tanh();
         }
-        if s2 > 0.1 {
-            s2 = (a[k % a.len()].cos() - a.dot(&w1));
-        } else {
-            s2 = s2 * a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        match k % 3 {
-            0 => s2 = (y * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()),
-            1 => s2 = s2 * (x / (1.0 + s2 * s2)).tanh().exp(),
-            _ => s2 += w1[a.len() - 1],
-        }
-        let mut s3 = c.dot(b);
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + (a[0] - (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        (k as f64 * 0.5) + s3 + w1.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = (s1 * s1).tanh();
+            t3 * t3 * 0.5 + x.sin()
+        };
+        helper_scalar((1.0 + y * y).sqrt(), helper_array(b, s4)) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6460,25 +6656,28 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s1 = s1 * s1,
-            _ => s1 += x,
-        }
-        if k == 3 {
-            return (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        }
-        let mut s2 = c.mean().unwrap();
-        s2 = helper_array(a, s1.tanh().exp());
-        let mut s4: f64 = {
-            let t3 = b.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + x
+        let (s2, c3) = (x * helper_scalar(y, 1.13)).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mapv(f64::tanh).sum()]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.sin();
+        let mut s6: f64 = {
+            let t5 = x;
+            t5 * t5 * 0.5 + c[a.len() - 1]
         };
-        if k == 3 {
-            return s4;
+        let mut s7 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+        let mut h8 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h8 = (&h8 * 0.5 + a).mapv(f64::sin);
         }
-        (b[a.len() - 1] * s4) + s4
+        let mut u9 = h8.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * y.tanh().exp();
+        }
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s1 = s1.sin() * 0.9 + h8[j10 - 1] * helper_scalar(a[a.len() - 1], x);
+        }
+        s7 + s7 + u9.sum() * 0.3
     }
 
     #[test]
@@ -6494,25 +6693,22 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, ((y / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)));
-        if k % 2 == 0 {
-            s1 = b.dot(a);
+        let mut s2: f64 = {
+            let t1 = 0.71;
+            t1 * t1 * 0.5 + (y * 0.87)
+        };
+        let mut s5 = (0..a.len()).map(|q4| c[q4] * a[q4] + b[0].tanh().exp()).sum::<f64>();
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.mean().unwrap();
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum().tanh().exp(),
-            1 => s1 = s1 * a[0],
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        s5 += x * 0.2;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + a[j6 - 1] * c.mapv(f64::tanh).sum();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + s1 * s1));
-        }
-        if c[0] < 0.0 {
-            s1 = c.dot(&u2);
-        } else {
-            s1 = s1 * c[k % a.len()].cos();
-        }
-        s1 + s1 + u2.sum() * 0.3
+        a[0] + s5
     }
 
     #[test]
@@ -6529,22 +6725,24 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * ((k as f64 * 0.5) - y);
-            s1 += t2.sin() * a.mean().unwrap();
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3: f64 = 0.68;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * b.dot(a);
+        s1 += y * 0.2;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.54 * x);
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + a[j5 - 1] * helper_array(c, x);
+        let mut h3 = u2.to_owned();
+        for i in 0..a.len() {
+            h3.scaled_add(c.dot(c), &u2);
         }
-        (a.mapv(f64::tanh).sum() * helper_array(c, 0.93)) + s3
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(&h3, y);
+        }
+        (a.mapv(f64::tanh).sum() * helper_array(&u4, 0.93)) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6560,9 +6758,14 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + c.mapv(f64::tanh).sum()).sum::<f64>();
-        let v4 = (a + b);
-        (((k as f64 * 0.5) + y) + s3) + s3 + v4.sum() * 0.3
+        let mut s1: f64 = 0.66;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(1.21);
+        }
+        let mut s3 = ((k as f64 * 0.5) * ((k as f64 * 0.5) * y).tanh());
+        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s3
     }
 
     #[test]
@@ -6579,16 +6782,18 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        s1 = s1;
-        if k % 2 == 0 {
-            s1 = helper_array(b, y);
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        s1 = (s1 * 0.5 + c[0]).tanh();
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (y * c[a.len() - 1]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(0.31, 0.70) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        let mut s5 = ((1.06 / (1.0 + s2 * s2)) / (1.0 + x * x)).tanh();
-        a.mapv(f64::tanh).sum() + s5 + f3.sum() * 0.3
+        s1 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        helper_array(c, b.dot(a)) + s1
     }
 
     #[test]
@@ -6604,45 +6809,38 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * y.tanh().exp().tanh().exp();
-        }
-        s1 = x;
-        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * y + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        for i in 0..a.len() {
-            let t5 = a[i] * y;
-            if i % 3 == 1 {
-                continue;
+        let mut s1 = c.dot(b);
+        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::tanh(0.23).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 += t5.sin() * ((k as f64 * 0.5) * s1);
-            if i == 3 {
-                break;
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = helper_scalar(x, x);
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * helper_array(c, (k as f64 * 0.5));
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
             }
+            s1 = s1 + q4.tanh();
         }
-        for i in 0..a.len() {
-            let t6 = c[i] * a.mapv(f64::tanh).sum();
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * f3[(i + 1) % a.len()];
-            }
-            s1 += u7;
-            if i == 3 {
-                break;
-            }
+        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * helper_array(b, 0.68)).view()]).unwrap();
+        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
+        let mut s8: f64 = {
+            let t7 = ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y)));
+            t7 * t7 * 0.5 + helper_scalar(x, s5)
+        };
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s1 = s1.sin() * 0.9 + b[j9 - 1] * c.mapv(f64::tanh).sum();
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = a[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
-        }
-        let mut u9 = f3.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * (1.19 - s2);
-        }
-        (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt() + s2 + u9.sum() * 0.3
+        (y - s5).tanh().exp() + s8
     }
 
     #[test]
@@ -6658,28 +6856,29 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * a).mapv(f64::tanh);
-        let mut s2 = v1.mapv(f64::tanh).sum();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * helper_scalar(x, y);
+        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
+        if k % 2 == 1 {
+            let x = x * 0.5 + ((k as f64 * 0.5) - 0.81);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
+        s1 += x * 0.2;
+        let v2 = (b * a).mapv(f64::tanh);
+        let mut s3: f64 = 0.43;
+        match k % 3 {
+            0 => s3 = s3,
+            1 => s3 = s3 * b.mapv(f64::tanh).sum(),
+            _ => s3 += helper_scalar(s1, y),
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t4 = c[i] * c.mapv(f64::tanh).sum();
-            s2 += t4 * t4 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * y;
+            w4[i] = a[i] * a.mean().unwrap();
         }
-        let mut s5 = v1.dot(b);
-        for i in 0..a.len() {
-            let t6 = c[i] * s5;
-            s2 += t6.sin() * (s5 - s5);
+        if k % 2 == 1 {
+            let x = x * 0.5 + (0.39 * 0.77);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s8: f64 = {
-            let t7 = b.mean().unwrap();
-            t7 * t7 * 0.5 + (1.11 / (1.0 + s5 * s5))
-        };
-        helper_scalar(s5, s8.tanh().exp()) + s8 + v1.sum() * 0.3
+        s1 += x * 0.2;
+        ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s3 + w4.sum() * 0.3
     }
 
     #[test]

@@ -397,6 +397,42 @@ impl Program {
         self.line("}");
     }
 
+    /// A local array that a loop updates in place (`mapv_inplace`,
+    /// `scaled_add`, `assign`) or reassigns, carried from one iteration
+    /// to the next.
+    fn array_loop(&mut self) {
+        let (u, borrowed) = self.array();
+        let u = u.name;
+        let h = self.name("h");
+        match self.pick(2) {
+            0 => self.line(format!("let mut {h} = Array1::<f64>::zeros(a.len());")),
+            _ => self.line(format!("let mut {h} = {u}.to_owned();")),
+        }
+        let i = self.pick(self.scalars.len());
+        let c = self.scalars[i].name.clone();
+        self.for_header(["0..3", "0..a.len()", "(0..a.len()).rev()"]);
+        match self.pick(4) {
+            0 => {
+                self.line(format!("{h}.mapv_inplace(|t| (t * {c}).tanh());"));
+                self.line(format!("{h}.scaled_add(0.5, {borrowed});"));
+            }
+            1 => {
+                let e = self.scalar(1);
+                self.line(format!("{h}.scaled_add({e}, {borrowed});"));
+            }
+            2 => {
+                let next = self.name("n");
+                self.line(format!(
+                    "let {next} = (&{h} * {c} + {borrowed}).mapv(f64::tanh);"
+                ));
+                self.line(format!("{h}.assign(&{next});"));
+            }
+            _ => self.line(format!("{h} = (&{h} * 0.5 + {borrowed}).mapv(f64::sin);")),
+        }
+        self.for_end();
+        self.push_local_array(&h);
+    }
+
     fn element_writes(&mut self) {
         let name = self.name("w");
         let (v, _) = self.array();
@@ -586,6 +622,16 @@ impl Program {
         self.mutable.push(name);
     }
 
+    /// How an array is passed by reference (`a` for a parameter, `&v` for
+    /// a local).
+    fn borrow_of(&self, name: &str) -> String {
+        self.arrays
+            .iter()
+            .find(|(v, _)| v.name == name)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| format!("&{name}"))
+    }
+
     /// A local array of the arrays' length, active, that later statements
     /// may read.
     fn push_local_array(&mut self, name: &str) {
@@ -608,7 +654,7 @@ impl Program {
         let u = u.name;
         let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
-        match self.pick(10) {
+        match self.pick(11) {
             0 => {
                 let (g, p) = (self.name("g"), self.name("p"));
                 self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
@@ -669,7 +715,8 @@ impl Program {
             }
             7 => {
                 let (sine, cosine, m) = (self.name("s"), self.name("c"), self.name("m"));
-                self.line(format!("let ({sine}, {cosine}) = ({e1}).sin_cos();"));
+                // `x` names the type, where `e1` may be a literal.
+                self.line(format!("let ({sine}, {cosine}) = (x * {e1}).sin_cos();"));
                 self.line(format!(
                     "let {m} = ad::ndarray::array![[{cosine}, -{sine}, 0.5], [{sine}, {cosine}, {e2}]];"
                 ));
@@ -692,6 +739,21 @@ impl Program {
                     "let mut {name} = {d}.mapv(|t| (t * {c}).sin()).sum() * {e1} + {d}[0] * {e2};"
                 ));
             }
+            9 => {
+                let (w, w_ref) = self.array();
+                let (z, p, q) = (self.name("z"), self.name("p"), self.name("q"));
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                let u_ref = if w.name == u {
+                    w_ref.clone()
+                } else {
+                    self.borrow_of(&u)
+                };
+                self.line(format!(
+                    "let {z} = ad::ndarray::Zip::from({u_ref}).and({w_ref}).map_collect(|&{p}, &{q}| ({p} * {c} - {q}).sin());"
+                ));
+                self.line(format!("let mut {name} = {z}.sum() * {e1};"));
+            }
             _ => self.line(format!(
                 "let mut {name} = ({u}.var(0.0) + 0.1).sqrt() * {e1};"
             )),
@@ -704,7 +766,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(19) {
+        match self.pick(20) {
+            19 => self.array_loop(),
             18 => self.constructed(),
             17 => self.iterator_chain(),
             16 => self.labelled_exit(),
