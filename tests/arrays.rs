@@ -665,6 +665,43 @@ fn in_place_updates_are_assignments() {
     check_scalar!(in_place_updates_in_a_loop; ref w dw = random((3, 3), 62), ref x dx = random(3, 63), val a da = 0.8;);
 }
 
+/// A row or column assigned (`states.row_mut(t).assign(&h)`): the element
+/// writes it stands for. Back-propagation through time, with every hidden
+/// state kept in a matrix.
+mod lanes_assigned {
+    use super::*;
+    #[differentiable]
+    pub fn f(
+        w: &Array2<f64>,
+        u: &Array2<f64>,
+        v: &Array1<f64>,
+        #[constant] xs: &Array2<f64>,
+    ) -> f64 {
+        let (n, steps) = (w.nrows(), xs.nrows());
+        let mut states = Array2::zeros((steps, n));
+        let mut h = Array1::zeros(n);
+        for t in 0..steps {
+            h = (w.dot(&h) + u.dot(&xs.row(t))).mapv(f64::tanh);
+            states.row_mut(t).assign(&h);
+        }
+        let mut loss = 0.0;
+        for row in states.rows() {
+            loss += (row.dot(v) - 0.5).powi(2);
+        }
+        let mut last = Array2::zeros((n, 2));
+        last.column_mut(1).assign(&(&h * 2.0));
+        loss + last.sum()
+    }
+}
+
+#[test]
+fn rows_and_columns_assigned() {
+    for steps in [1, 4] {
+        let xs = random((steps, 2), 65);
+        check_scalar!(lanes_assigned; ref w dw = random((3, 3), 66) * 0.5, ref u du = random((3, 2), 67), ref v dv = random(3, 68); &xs);
+    }
+}
+
 /// `assign` is differentiated between arrays of one shape; a value it
 /// would broadcast is refused when the shapes differ.
 mod broadcast_assign {

@@ -557,6 +557,20 @@ snapshot!(assign_in_a_loop, [reverse],
     }
 );
 
+// A row assigned, as the element writes it stands for: the matrix keeps
+// each hidden state.
+snapshot!(row_assigned, [reverse],
+    fn f(w: &Array2<f64>, #[constant] steps: usize) -> f64 {
+        let mut states = Array2::zeros((steps, w.nrows()));
+        let mut h = Array1::ones(w.nrows());
+        for t in 0..steps {
+            h = w.dot(&h).mapv(f64::tanh);
+            states.row_mut(t).assign(&h);
+        }
+        states.sum()
+    }
+);
+
 // A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
 // a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
 // sine and cosine.

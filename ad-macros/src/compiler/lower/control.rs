@@ -643,6 +643,12 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
                     self.0.push((name.to_string(), value, false));
                 }
             }
+            // `m.row_mut(i).assign(&v)`: element writes into `m`.
+            if let (Some(_), Expr::MethodCall(lane)) = (super::stmt::lane_assign(m), &*m.receiver) {
+                if let (Some(name), Some(value)) = (assigned_name(&lane.receiver), m.args.first()) {
+                    self.0.push((name, value.clone(), false));
+                }
+            }
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {

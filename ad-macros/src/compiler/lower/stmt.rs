@@ -332,6 +332,13 @@ impl Lowerer<'_> {
     /// they are: `h.mapv_inplace(f)` is `h = h.mapv(f)`, and
     /// `z.scaled_add(a, &x)` is `z += &x * a`. False when `m` is not one.
     fn in_place_method(&mut self, m: &syn::ExprMethodCall, whole: &Expr) -> bool {
+        if let Some(writes) = lane_assign(m) {
+            if self.active_mentions(whole).is_empty() {
+                return false;
+            }
+            self.stmt(&writes);
+            return true;
+        }
         let Expr::Path(target) = &*m.receiver else {
             return false;
         };
@@ -555,6 +562,45 @@ impl Lowerer<'_> {
             self.bind(array, value, first_new, None, false);
         }
     }
+}
+
+/// `m.row_mut(i).assign(&v)` (or `column_mut(j)`) as the element writes
+/// it stands for, a loop of `m[[i, j]] = v[j]` after a length check
+/// (`assign` would broadcast, which this does not differentiate).
+pub(super) fn lane_assign(m: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+    let (Expr::MethodCall(lane), [value]) = (&*m.receiver, &m.args.iter().collect::<Vec<_>>()[..])
+    else {
+        return None;
+    };
+    let Expr::Path(matrix) = &*lane.receiver else {
+        return None;
+    };
+    if m.method != "assign" || lane.args.len() != 1 || matrix.path.get_ident().is_none() {
+        return None;
+    }
+    let k = &lane.args[0];
+    let span = m.method.span();
+    let (v, j) = (
+        Ident::new("__ad_lane_value", span),
+        Ident::new("__ad_lane_position", span),
+    );
+    let (index, len) = match lane.method.to_string().as_str() {
+        "row_mut" => (quote!([#k, #j]), quote!(ncols)),
+        "column_mut" => (quote!([#j, #k]), quote!(nrows)),
+        _ => return None,
+    };
+    let value = super::strip_refs(value);
+    Some(syn::parse_quote_spanned!(span=> {
+        let #v = #value;
+        ::core::assert_eq!(
+            #v.len(),
+            #matrix.#len(),
+            "`assign` into a row or column of active values takes as many values as it has"
+        );
+        for #j in 0..#v.len() {
+            #matrix[#index] = #v[#j];
+        }
+    }))
 }
 
 impl Lowerer<'_> {
