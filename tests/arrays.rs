@@ -633,7 +633,13 @@ mod in_place_updates {
         #[allow(clippy::needless_borrow)] // the form under test
         h.scaled_add(0.5, &c);
         let g = h.mapv_into(|v| v.sin() * 2.0);
-        g.sum()
+        // Updates of a constant that only look at active values' shapes
+        // stay inactive code (seed 50 of the program generator found one
+        // emitted as the value of a compound assignment).
+        let mut shifted = c.to_owned();
+        shifted.scaled_add(x.len() as f64, c);
+        shifted.mapv_inplace(|v| v * w.nrows() as f64);
+        g.sum() + shifted.sum() * a
     }
 }
 

@@ -332,8 +332,17 @@ impl Lowerer<'_> {
     /// they are: `h.mapv_inplace(f)` is `h = h.mapv(f)`, and
     /// `z.scaled_add(a, &x)` is `z += &x * a`. False when `m` is not one.
     fn in_place_method(&mut self, m: &syn::ExprMethodCall, whole: &Expr) -> bool {
+        // An update that carries no derivative into an array that has none
+        // is inactive code, kept as written (`c.scaled_add(a.len() as f64, ..)`).
+        let carries = |l: &Self, array: &Expr| {
+            let active = matches!(
+                super::place_root(array, true).and_then(|r| l.env.get(&r.to_string())),
+                Some(Binding::Active(_))
+            );
+            active || m.args.iter().any(|a| l.carries_derivative(a))
+        };
         if let Some(writes) = lane_assign(m) {
-            if self.active_mentions(whole).is_empty() {
+            if !carries(self, &m.receiver) {
                 return false;
             }
             self.stmt(&writes);
@@ -342,7 +351,7 @@ impl Lowerer<'_> {
         let Expr::Path(target) = &*m.receiver else {
             return false;
         };
-        if target.path.get_ident().is_none() || self.active_mentions(whole).is_empty() {
+        if target.path.get_ident().is_none() || !carries(self, &m.receiver) {
             return false;
         }
         let args: Vec<&Expr> = m.args.iter().collect();
