@@ -11,7 +11,7 @@ use crate::harness::{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helpe
 mod p0 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -38,7 +38,7 @@ mod p0 {
 mod p1 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -71,7 +71,7 @@ mod p1 {
 mod p2 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -117,7 +117,7 @@ mod p2 {
 mod p3 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -161,7 +161,7 @@ mod p3 {
 mod p4 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -190,7 +190,7 @@ mod p4 {
 mod p5 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -227,7 +227,7 @@ mod p5 {
 mod p6 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -256,7 +256,7 @@ mod p6 {
 mod p7 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -270,10 +270,9 @@ mod p7 {
                 break;
             }
         }
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * (1.0 + y * y).ln() + d4[0] * ((k as f64 * 0.5) * (k as f64 * 0.5));
-        (c.mean().unwrap() + c.mean().unwrap()) + s2
+        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * (1.0 + y * y).ln() + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        helper_array(&f3, f64::ln((1.0 + 0.81 * 0.81))) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -285,22 +284,25 @@ mod p7 {
 mod p8 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add((0.82 - a[a.len() - 1]), &a);
-        let mut s1 = f2.sum() * 0.3;
-        if k == 3 {
-            return ((y * y) - s1);
+        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x.cos() + d3[0] * (0.82 - a[a.len() - 1]);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * s1).sin()).sum() * helper_array(a, (k as f64 * 0.5)) + d5[0] * ((k as f64 * 0.5) * s1);
-        let mut s8 = c.iter().zip(f2.iter()).map(|(p6, q7)| p6 * q7 * a.dot(a)).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s8 + f2.sum() * 0.3
+        let f5 = Array1::from_shape_fn(a.len(), |i6| a[i6] * helper_array(c, (k as f64 * 0.5)) + i6 as f64 * 0.1);
+        let mut s4 = f5.sum() * 0.3;
+        let v7 = (c + c);
+        b.mean().unwrap() + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -312,7 +314,7 @@ mod p8 {
 mod p9 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -360,7 +362,7 @@ mod p9 {
 mod p10 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -390,7 +392,7 @@ mod p10 {
 mod p11 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -414,31 +416,29 @@ mod p11 {
 mod p12 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add(helper_array(c, y), &a);
-        let mut s1 = f2.sum() * 0.3;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_scalar(f2[k % a.len()], x);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s1 = ad::ndarray::array![c.mapv(f64::tanh).sum(), helper_array(c, y), a.mean().unwrap()].mapv(f64::sin).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5).tanh();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s1 = c.mean().unwrap();
+        let mut s3: f64 = {
+            let t2 = (k as f64 * 0.5);
+            t2 * t2 * 0.5 + helper_array(b, 1.25)
+        };
+        if k == 3 {
+            return b.mapv(f64::tanh).sum().tanh().exp();
         }
-        s1 += y * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        if k % 2 == 0 {
-            s1 = c[k % a.len()].tanh().exp();
-        }
-        y + s1 + f2.sum() * 0.3
+        a.dot(a).tanh().exp() + s3
     }
 
     #[test]
@@ -450,7 +450,7 @@ mod p12 {
 mod p13 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -469,11 +469,9 @@ mod p13 {
             }
             s1 += a[i] * 0.2;
         }
-        let mut f3 = c.to_owned();
-        f3.mapv_inplace(|t| (t * y).tanh());
-        f3.scaled_add(s1.tanh(), &c);
+        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * helper_scalar(s1, 1.03) + i4 as f64 * 0.1);
         let mut s2 = f3.sum() * 0.3;
-        (1.0 + (y - y) * (y - y)).sqrt() + s2 + f3.sum() * 0.3
+        b[k % a.len()] + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -485,7 +483,7 @@ mod p13 {
 mod p14 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -517,15 +515,14 @@ mod p14 {
 mod p15 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * b.dot(a) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        s1 = (s1 * 0.5 + (c[a.len() - 1] * (x + x))).tanh();
-        let mut s4: f64 = 0.53;
-        helper_array(b, y) + s4 + f2.sum() * 0.3
+        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
+        s1 = (s1 * 0.5 + (a[a.len() - 1] * (x + x))).tanh();
+        let mut s2: f64 = 0.53;
+        helper_array(a, y) + s2
     }
 
     #[test]
@@ -537,7 +534,7 @@ mod p15 {
 mod p16 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -565,7 +562,7 @@ mod p16 {
 mod p17 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -599,7 +596,7 @@ mod p17 {
 mod p18 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -638,7 +635,7 @@ mod p18 {
 mod p19 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -665,7 +662,7 @@ mod p19 {
 mod p20 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -708,7 +705,7 @@ mod p20 {
 mod p21 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -740,7 +737,7 @@ mod p21 {
 mod p22 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -774,7 +771,7 @@ mod p22 {
 mod p23 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -796,21 +793,22 @@ mod p23 {
         } else {
             s1 = s1 * (a[a.len() - 1] / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        let mut s3 = (h2.var(0.0) + 0.1).sqrt() * c.dot(c);
-        let mut u4 = h2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + y * y).ln();
+        let f4 = Array1::from_shape_fn(a.len(), |i5| h2[i5] * c.dot(c) + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        let mut u6 = h2.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (1.0 + y * y).ln();
         }
         for i in (0..a.len()).rev() {
-            let t5 = c[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-            s3 += t5.sin() * (k as f64 * 0.5);
+            let t7 = f4[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+            s3 += t7.sin() * (k as f64 * 0.5);
         }
         match k % 4 {
-            j if j > 1 => s1 = helper_array(a, a.mapv(f64::tanh).sum()) * j as f64,
+            j if j > 1 => s1 = helper_array(b, a.mapv(f64::tanh).sum()) * j as f64,
             _ if s3.tanh().exp() > 0.2 => s1 = s1 * ((k as f64 * 0.5) * ((k as f64 * 0.5) - 1.07)),
-            _ => s1 += u4.mean().unwrap(),
+            _ => s1 += u6.mean().unwrap(),
         }
-        s1 + s3 + u4.sum() * 0.3
+        s1 + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -822,7 +820,7 @@ mod p23 {
 mod p24 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -833,8 +831,7 @@ mod p24 {
             s1 = s1 * b.mapv(f64::tanh).sum();
         }
         let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * c.mean().unwrap() + d4[0] * c[k % a.len()].tanh().exp();
+        let mut s2 = m3.diag().mapv(|t| (t * s1).sin()).sum() * c.mean().unwrap();
         match k % 3 {
             0 => s1 = helper_array(c, 0.95).tanh().exp(),
             1 => s1 = s1 * s2,
@@ -851,8 +848,8 @@ mod p24 {
             _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * a[k % a.len()].cos().tanh().exp(),
             _ => s1 += a.dot(c),
         }
-        let mut s7 = a.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * b[0]) * q6 as f64).sum::<f64>();
-        (k as f64 * 0.5) + s7
+        let mut s6 = a.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * b[0]) * q5 as f64).sum::<f64>();
+        (k as f64 * 0.5) + s6
     }
 
     #[test]
@@ -864,7 +861,7 @@ mod p24 {
 mod p25 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -885,7 +882,7 @@ mod p25 {
 mod p26 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -903,12 +900,11 @@ mod p26 {
             s2 = s2 + q4.tanh();
         }
         let mut s5 = helper_array(a, c.mean().unwrap());
-        let mut s6 = ad::ndarray::array![s2, (s5 - s2), c[k % a.len()]].mapv(f64::sin).sum();
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * 0.45;
-            s2 += t7.sin() * y;
-        }
-        (f64::sin(1.17) + ((k as f64 * 0.5) + x)) + s6 + v1.sum() * 0.3
+        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * s2 + d8[0] * (s5 - s2);
+        let mut s9 = (k as f64 * 0.5);
+        0.45 + s9 + v1.sum() * 0.3
     }
 
     #[test]
@@ -920,7 +916,7 @@ mod p26 {
 mod p27 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -954,7 +950,7 @@ mod p27 {
 mod p28 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -988,7 +984,7 @@ mod p28 {
 mod p29 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1020,7 +1016,7 @@ mod p29 {
 mod p30 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1050,7 +1046,7 @@ mod p30 {
 mod p31 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1077,7 +1073,7 @@ mod p31 {
 mod p32 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1116,7 +1112,7 @@ mod p32 {
 mod p33 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1139,7 +1135,7 @@ mod p33 {
 mod p34 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1150,8 +1146,8 @@ mod p34 {
             s1 = s1 * s1;
         }
         let mut s2: f64 = 0.95;
-        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * c.mean().unwrap()).tanh() + (k as f64 * 0.5).cos()).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
+        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * c.mean().unwrap() + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
         ((0.99 - f4[0]) - c.dot(a)) + s3 + f4.sum() * 0.3
     }
 
@@ -1164,7 +1160,7 @@ mod p34 {
 mod p35 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1195,7 +1191,7 @@ mod p35 {
 mod p36 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1218,7 +1214,7 @@ mod p36 {
 mod p37 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1246,9 +1242,9 @@ mod p37 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let g4 = |p5: f64| (p5 * b[0]).tanh();
-        let mut s3 = g4(x.tanh()) + g4(b[0]);
-        s1 + s3 + w2.sum() * 0.3
+        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * b[0] + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        s1 + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -1260,7 +1256,7 @@ mod p37 {
 mod p38 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1295,7 +1291,7 @@ mod p38 {
 mod p39 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1334,7 +1330,7 @@ mod p39 {
 mod p40 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1358,7 +1354,7 @@ mod p40 {
 mod p41 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1400,7 +1396,7 @@ mod p41 {
 mod p42 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1447,7 +1443,7 @@ mod p42 {
 mod p43 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1487,7 +1483,7 @@ mod p43 {
 mod p44 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1523,7 +1519,7 @@ mod p44 {
 mod p45 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1545,7 +1541,7 @@ mod p45 {
 mod p46 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1574,7 +1570,7 @@ mod p46 {
 mod p47 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1616,7 +1612,7 @@ mod p47 {
 mod p48 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1656,11 +1652,11 @@ mod p48 {
 mod p49 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![x.sin(), a.dot(a), (k as f64 * 0.5)].mapv(f64::sin).sum();
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
         let mut u2 = c.to_owned();
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[a.len() - 1] * x);
@@ -1677,7 +1673,7 @@ mod p49 {
 mod p50 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1712,7 +1708,7 @@ mod p50 {
 mod p51 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1759,7 +1755,7 @@ mod p51 {
 mod p52 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1796,7 +1792,7 @@ mod p52 {
 mod p53 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1822,7 +1818,7 @@ mod p53 {
 mod p54 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1865,7 +1861,7 @@ mod p54 {
 mod p55 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1905,7 +1901,7 @@ mod p55 {
 mod p56 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1933,7 +1929,7 @@ mod p56 {
 mod p57 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1953,7 +1949,7 @@ mod p57 {
 mod p58 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -1999,7 +1995,7 @@ mod p58 {
 mod p59 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2019,8 +2015,9 @@ mod p59 {
             }
         }
         s1 = (s1 * 0.5 + (s1 + a.mapv(f64::tanh).sum())).tanh();
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * helper_scalar(b[0], y);
-        s1 + s4
+        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * s1).sin()).sum() * helper_scalar(b[0], y);
+        (k as f64 * 0.5).cos() + s4
     }
 
     #[test]
@@ -2032,7 +2029,7 @@ mod p59 {
 mod p60 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2084,38 +2081,33 @@ mod p60 {
 mod p61 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * 0.58).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mean().unwrap()]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_array(c, x);
-        let mut h5 = c.to_owned();
+        let mut m2 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m2.row_mut(i).assign(&(b * (0.58 + i as f64)));
+        }
+        let mut s1 = m2.row(1).dot(c) * b.mean().unwrap();
+        let mut s4: f64 = {
+            let t3 = helper_scalar(b.mean().unwrap(), y.sin());
+            t3 * t3 * 0.5 + (x * y)
+        };
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h5.scaled_add(x.cos(), c);
+            w5[i] += (a[i] + (y - s4)).sin();
         }
-        for i in (0..a.len()).rev() {
-            let t6 = a[i] * a.mean().unwrap();
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * b[(i + 1) % a.len()];
-            }
-            s1 += u7;
-        }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s1 = s1.sin() * 0.9 + h5[j8 - 1] * b.mapv(f64::tanh).sum();
-        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            w6[i] += (w5[i] + helper_scalar(x, x)).sin();
         }
-        let mut s11 = a.iter().take(3).filter(|p9| **p9 < 0.5).cloned().fold(-0.5, |q10, p9| q10 * p9 + 0.24);
-        (h5.mean().unwrap() / (1.0 + s11 * s11)) + s11 + h5.sum() * 0.3
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = a[i] * c.mean().unwrap();
+        }
+        let mut s8: f64 = 0.24;
+        w5.dot(b) + s8 + w7.sum() * 0.3
     }
 
     #[test]
@@ -2127,7 +2119,7 @@ mod p61 {
 mod p62 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2159,7 +2151,7 @@ mod p62 {
 mod p63 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2199,7 +2191,7 @@ mod p63 {
 mod p64 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2222,7 +2214,7 @@ mod p64 {
 mod p65 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2244,7 +2236,7 @@ mod p65 {
 mod p66 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2273,7 +2265,7 @@ mod p66 {
 mod p67 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2318,7 +2310,7 @@ mod p67 {
 mod p68 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2353,7 +2345,7 @@ mod p68 {
 mod p69 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2370,9 +2362,8 @@ mod p69 {
             j3 += 1;
             s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(b, (k as f64 * 0.5));
         }
-        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * (y / (1.0 + 0.29 * 0.29))).tanh() + (1.35 * s1)).collect();
-        let mut s4 = f5.dot(&f5) * 0.1;
-        helper_array(&h2, c[0]) + s4 + f5.sum() * 0.3
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * (y / (1.0 + 0.29 * 0.29));
+        helper_array(b, a[0]) + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2384,7 +2375,7 @@ mod p69 {
 mod p70 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2429,7 +2420,7 @@ mod p70 {
 mod p71 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2476,7 +2467,7 @@ mod p71 {
 mod p72 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2534,7 +2525,7 @@ mod p72 {
 mod p73 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2570,7 +2561,7 @@ mod p73 {
 mod p74 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2608,7 +2599,7 @@ mod p74 {
 mod p75 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2654,7 +2645,7 @@ mod p75 {
 mod p76 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2675,40 +2666,41 @@ mod p76 {
 mod p77 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * b.mean().unwrap()).tanh();
-        let mut s1 = g2(a.mean().unwrap()) + g2(c[0]);
-        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * f64::tanh(1.11).exp()).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s6 + 0.98)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut m2 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m2.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
         }
+        let mut s1 = m2.row(1).dot(b) * a.mean().unwrap();
+        for (p3, &q4) in a.iter().zip(b) {
+            s1 = (s1 * 0.7 + p3 * q4 * (x / (1.0 + y * y))).tanh();
+        }
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_array(c, (k as f64 * 0.5).tanh().exp());
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + (k as f64 * 0.5).sin()).sin();
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (1.0 + s1 * s1).ln();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
         for i in (0..a.len()).step_by(2) {
-            s6 = (s6 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        let mut s8: f64 = {
-            let t7 = b.mean().unwrap();
-            t7 * t7 * 0.5 + c.dot(a)
-        };
-        match k % 3 {
-            0 => s6 = ((k as f64 * 0.5) * c[a.len() - 1]).tanh().exp(),
-            1 => s6 = s6 * (s6.sin() * c.dot(a)),
-            _ => s6 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + b[j6 - 1] * a.mean().unwrap();
         }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s8 = s8.sin() * 0.9 + c[j9 - 1] * (0.77 + s6);
-        }
-        (1.0 + helper_scalar(s6, x) * helper_scalar(s6, x)).ln() + s8
+        c.mean().unwrap() + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2720,7 +2712,7 @@ mod p77 {
 mod p78 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2758,7 +2750,7 @@ mod p78 {
 mod p79 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2783,7 +2775,7 @@ mod p79 {
 mod p80 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2801,7 +2793,7 @@ mod p80 {
 mod p81 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2842,7 +2834,7 @@ mod p81 {
 mod p82 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2869,7 +2861,7 @@ mod p82 {
 mod p83 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2901,7 +2893,7 @@ mod p83 {
 mod p84 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2937,7 +2929,7 @@ mod p84 {
 mod p85 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2961,7 +2953,7 @@ mod p85 {
 mod p86 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2989,7 +2981,7 @@ mod p86 {
 mod p87 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -2997,14 +2989,12 @@ mod p87 {
         for i in 0..3 {
             h1.scaled_add((1.0 + y * y).sqrt(), a);
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * helper_scalar(h1[k % a.len()], (k as f64 * 0.5)) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s2 = 0.42 * j as f64,
-            _ if b[k % a.len()] > 0.2 => s2 = s2 * ((y * y) - (k as f64 * 0.5).cos()),
-            _ => s2 += ((k as f64 * 0.5) + x),
-        }
-        (0.33 - (1.0 + y * y).sqrt()) + s2 + f3.sum() * 0.3
+        let z3 = ad::ndarray::Zip::from(b).and(&h1).map_collect(|&p4, &q5| (p4 * y - q5).sin());
+        let mut s2 = z3.sum() * helper_scalar(h1[k % a.len()], (k as f64 * 0.5));
+        let m7 = h1.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * y).sin()).sum() * y + d8[0] * (y * y);
+        y + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3016,7 +3006,7 @@ mod p87 {
 mod p88 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3042,7 +3032,7 @@ mod p88 {
 mod p89 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3058,24 +3048,27 @@ mod p89 {
                 break;
             }
         }
-        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
-        let mut s4 = z5.sum() * b.mapv(f64::tanh).sum();
-        if k == 3 {
-            return s1;
+        let mut s4 = ad::ndarray::array![b.mapv(f64::tanh).sum(), (x * s1), f64::sqrt((1.0 + 0.59 * 0.59))].mapv(f64::sin).sum();
+        let mut s5 = (k as f64 * 0.5);
+        if (y + b[k % a.len()]) > 0.1 {
+            s1 = (1.0 + y * y).ln().cos();
+        } else {
+            s1 = s1 * b.dot(c);
         }
-        if k % 2 == 0 {
-            s1 = c.mapv(f64::tanh).sum();
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] = b[i] * c.dot(c);
+            w6[i] = a[i] * (s4 / (1.0 + 0.47 * 0.47));
         }
-        let mut s11 = a.iter().zip(c.iter()).map(|(p9, q10)| p9 * (k as f64 * 0.5) - q10).reduce(f64::max).unwrap();
-        let mut w12 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w12[i] = a[i] * (s4 / (1.0 + 0.47 * 0.47));
+            let s1 = s1 * 0.5 + s5;
+            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
         }
-        c.dot(b) + s11 + w12.sum() * 0.3
+        s5 += s1 * 0.2;
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h7.scaled_add(f64::tanh(0.99).exp(), &w6);
+        }
+        (a.mapv(f64::tanh).sum() + (1.36 + s5)) + s5 + h7.sum() * 0.3
     }
 
     #[test]
@@ -3087,7 +3080,7 @@ mod p89 {
 mod p90 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3117,7 +3110,7 @@ mod p90 {
 mod p91 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3155,7 +3148,7 @@ mod p91 {
 mod p92 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3190,7 +3183,7 @@ mod p92 {
 mod p93 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3226,7 +3219,7 @@ mod p93 {
 mod p94 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3261,7 +3254,7 @@ mod p94 {
 mod p95 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3295,7 +3288,7 @@ mod p95 {
 mod p96 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3332,7 +3325,7 @@ mod p96 {
 mod p97 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3378,7 +3371,7 @@ mod p97 {
 mod p98 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3408,7 +3401,7 @@ mod p98 {
 mod p99 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3436,31 +3429,30 @@ mod p99 {
 mod p100 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * x.tanh().exp()).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        if c[0] < 0.0 {
-            s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
-        } else {
-            s1 = s1 * x;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin();
-        }
-        s1 += (b.mean().unwrap() - a.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * a.dot(b);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.tanh().exp();
+        let mut h2 = b.to_owned();
+        for i in 0..3 {
+            let n3 = (&h2 * y + b).mapv(f64::tanh);
+            h2.assign(&n3);
+            if i == 3 {
+                break;
             }
-            s1 = s1 + q5.tanh();
         }
-        x + s1 + w3.sum() * 0.3
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for i in 0..a.len() {
+            let x = x * 0.5 + (y - 1.23);
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
+        }
+        s4 += x * 0.2;
+        if k == 3 {
+            return (c.mapv(f64::tanh).sum() / (1.0 + y.tanh() * y.tanh()));
+        }
+        h2[k % a.len()] + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3472,7 +3464,7 @@ mod p100 {
 mod p101 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3494,7 +3486,7 @@ mod p101 {
 mod p102 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3535,40 +3527,37 @@ mod p102 {
 mod p103 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * y.tanh() + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * 1.29;
-        }
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * y.tanh()).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let mut s3: f64 = 1.29;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x / (1.0 + y * y))).tanh();
+                s1 = (s1 * 0.8 + c[j] * (s3 / (1.0 + y * y))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * f2[0];
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b[0];
         }
-        let mut s8 = c.iter().rev().skip(1).zip(f2.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + (y * s1)).sum::<f64>();
+        let mut s7 = a.iter().rev().skip(1).zip(u4.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + (y * s3)).sum::<f64>();
         match k % 4 {
-            j if j > 1 => s8 = x * j as f64,
-            _ if (s1 / (1.0 + s8 * s8)) > 0.2 => s8 = s8 * helper_array(a, s1.tanh().exp()),
-            _ => s8 += x,
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (s3 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(a, s1.tanh().exp()),
+            _ => s1 += y,
         }
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w9[i] = b[i] * y.tanh().exp();
+            w8[i] = u4[i] * s1.tanh().exp();
         }
-        helper_array(c, f2.mean().unwrap()) + s8 + w9.sum() * 0.3
+        helper_array(b, b.mean().unwrap()) + s7 + w8.sum() * 0.3
     }
 
     #[test]
@@ -3580,7 +3569,7 @@ mod p103 {
 mod p104 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3603,7 +3592,7 @@ mod p104 {
 mod p105 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3632,7 +3621,7 @@ mod p105 {
 mod p106 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3663,7 +3652,7 @@ mod p106 {
 mod p107 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3681,21 +3670,21 @@ mod p107 {
         for (p3, &q4) in c.iter().zip(b) {
             s1 = (s1 * 0.7 + p3 * q4 * (a[k % a.len()] / (1.0 + x * x))).tanh();
         }
-        let mut s5 = ad::ndarray::array![(c[0] / (1.0 + s1 * s1)), a.mapv(f64::tanh).sum(), y.cos()].mapv(f64::sin).sum();
+        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[0] / (1.0 + s1 * s1))).tanh() + a.mapv(f64::tanh).sum()).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
         if k == 3 {
             return y;
         }
         for i in (1..a.len()).step_by(2) {
-            let t6 = b[i] * a[a.len() - 1];
+            let t8 = a[i] * f6[a.len() - 1];
             if i % 3 == 1 {
                 continue;
             }
-            s5 += t6.sin() * (x - y);
+            s5 += t8.sin() * (x - y);
         }
-        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * s5).sin()).sum() * helper_scalar(x, 0.64) + d9[0] * c[a.len() - 1];
-        c.mapv(f64::tanh).sum() + s7
+        let f10 = Array1::from_shape_fn(a.len(), |i11| c[i11] * helper_scalar(x, 0.64) + i11 as f64 * 0.1);
+        let mut s9 = f10.sum() * 0.3;
+        helper_array(&f10, (1.0 + s5 * s5).sqrt()) + s9 + f10.sum() * 0.3
     }
 
     #[test]
@@ -3707,7 +3696,7 @@ mod p107 {
 mod p108 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3738,7 +3727,7 @@ mod p108 {
 mod p109 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3763,7 +3752,7 @@ mod p109 {
 mod p110 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3795,7 +3784,7 @@ mod p110 {
 mod p111 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3842,7 +3831,7 @@ mod p111 {
 mod p112 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3870,7 +3859,7 @@ mod p112 {
 mod p113 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3893,7 +3882,7 @@ mod p113 {
 mod p114 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3910,8 +3899,12 @@ mod p114 {
             s1 = s1 + a[i] * 0.3;
         }
         let mut s2 = (1.0 + helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36)) * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36))).ln();
-        let mut s3 = ad::ndarray::array![s1, helper_scalar(a[k % a.len()], a[k % a.len()]), c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        c[k % a.len()] + s3
+        let mut m4 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m4.row_mut(i).assign(&(a * (s1 + i as f64)));
+        }
+        let mut s3 = m4.row(1).dot(b) * helper_scalar(a[k % a.len()], a[k % a.len()]);
+        (s2.tanh().exp() * (c[k % a.len()] + s1)) + s3
     }
 
     #[test]
@@ -3923,7 +3916,7 @@ mod p114 {
 mod p115 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3954,7 +3947,7 @@ mod p115 {
 mod p116 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -3992,7 +3985,7 @@ mod p116 {
 mod p117 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4026,7 +4019,7 @@ mod p117 {
 mod p118 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4071,7 +4064,7 @@ mod p118 {
 mod p119 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4095,7 +4088,7 @@ mod p119 {
 mod p120 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4110,11 +4103,14 @@ mod p120 {
             }
             s8 = (s8 * 0.7 + v1[i] * s8.tanh()).tanh();
         }
-        let f10 = Array1::from_shape_fn(a.len(), |i11| c[i11] * (x - s2) + i11 as f64 * 0.1);
-        let mut s9 = f10.sum() * 0.3;
-        let g13 = |p14: f64| (p14 * (c[0] / (1.0 + x * x))).tanh();
-        let mut s12 = g13(s8.tanh()) + g13(a[0]);
-        a.dot(&v1) + s12 + f10.sum() * 0.3
+        let m10 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s9 = m10.diag().mapv(|t| (t * s2).sin()).sum() * (x - s2);
+        let mut h11 = v1.to_owned();
+        for i in 0..3 {
+            let n12 = (&h11 * s2 + &v1).mapv(f64::tanh);
+            h11.assign(&n12);
+        }
+        b.mapv(f64::tanh).sum().tanh() + s9 + h11.sum() * 0.3
     }
 
     #[test]
@@ -4126,7 +4122,7 @@ mod p120 {
 mod p121 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4153,7 +4149,7 @@ mod p121 {
 mod p122 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4206,7 +4202,7 @@ mod p122 {
 mod p123 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4250,7 +4246,7 @@ mod p123 {
 mod p124 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4291,7 +4287,7 @@ mod p124 {
 mod p125 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4320,7 +4316,7 @@ mod p125 {
 mod p126 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4351,7 +4347,7 @@ mod p126 {
 mod p127 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4383,7 +4379,7 @@ mod p127 {
 mod p128 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4410,7 +4406,7 @@ mod p128 {
 mod p129 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4420,9 +4416,10 @@ mod p129 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
         }
-        let g4 = |p5: f64| (p5 * a.dot(c)).tanh();
-        let mut s3 = g4(c.mapv(f64::tanh).sum()) + g4(a[0]);
-        ((s1 / (1.0 + s1 * s1)) / (1.0 + y * y)) + s3
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * a.dot(c) + d5[0] * c.mapv(f64::tanh).sum();
+        ((s1 * s1) / (1.0 + s3 * s3)) + s3
     }
 
     #[test]
@@ -4434,7 +4431,7 @@ mod p129 {
 mod p130 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4463,7 +4460,7 @@ mod p130 {
 mod p131 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4511,7 +4508,7 @@ mod p131 {
 mod p132 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4534,7 +4531,7 @@ mod p132 {
 mod p133 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4561,7 +4558,7 @@ mod p133 {
 mod p134 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4591,7 +4588,7 @@ mod p134 {
 mod p135 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4615,7 +4612,7 @@ mod p135 {
 mod p136 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4640,7 +4637,7 @@ mod p136 {
 mod p137 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4687,7 +4684,7 @@ mod p137 {
 mod p138 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4715,7 +4712,7 @@ mod p138 {
 mod p139 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4748,7 +4745,7 @@ mod p139 {
 mod p140 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4796,7 +4793,7 @@ mod p140 {
 mod p141 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4817,7 +4814,7 @@ mod p141 {
 mod p142 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4859,7 +4856,7 @@ mod p142 {
 mod p143 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4907,7 +4904,7 @@ mod p143 {
 mod p144 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4934,7 +4931,7 @@ mod p144 {
 mod p145 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -4961,24 +4958,29 @@ mod p145 {
 mod p146 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * (1.0 + y * y).ln() + i3 as f64 * 0.1);
+        let mut f2 = a.to_owned();
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add(y.tanh().exp(), &a);
         let mut s1 = f2.sum() * 0.3;
-        let mut h4 = a.to_owned();
-        for i in 0..a.len() {
-            let n5 = (&h4 * s1 + a).mapv(f64::tanh);
-            h4.assign(&n5);
+        if k % 2 == 0 {
+            s1 = helper_scalar((1.0 + y * y).sqrt(), helper_array(&f2, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (a[a.len() - 1] + 0.45).tanh().exp();
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (a[a.len() - 1] + (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + s1 * s1).sqrt();
         }
-        s1 += y * 0.2;
-        let mut s6 = (h4.var(0.0) + 0.1).sqrt() * a[a.len() - 1];
-        helper_scalar(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y) + s6 + h4.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * x,
+            _ => s1 += f64::tanh(0.34).exp(),
+        }
+        (1.0 + s1 * s1).ln() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4990,7 +4992,7 @@ mod p146 {
 mod p147 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5000,11 +5002,10 @@ mod p147 {
             _ if s1 > 0.2 => s1 = s1 * (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))),
             _ => s1 += ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)),
         }
-        let mut f3 = b.to_owned();
-        f3.mapv_inplace(|t| (t * x).tanh());
-        f3.scaled_add(((k as f64 * 0.5) * x), &b);
-        let mut s2 = f3.sum() * 0.3;
-        y + s2 + f3.sum() * 0.3
+        let (s3, c4) = (x * y).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, ((k as f64 * 0.5) * x)]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * b.mean().unwrap();
+        s1.sin() + s2
     }
 
     #[test]
@@ -5016,7 +5017,7 @@ mod p147 {
 mod p148 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5043,7 +5044,7 @@ mod p148 {
 mod p149 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5085,7 +5086,7 @@ mod p149 {
 mod p150 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5125,7 +5126,7 @@ mod p150 {
 mod p151 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5154,7 +5155,7 @@ mod p151 {
 mod p152 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5179,7 +5180,7 @@ mod p152 {
 mod p153 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5223,7 +5224,7 @@ mod p153 {
 mod p154 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5246,7 +5247,7 @@ mod p154 {
 mod p155 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5273,7 +5274,7 @@ mod p155 {
 mod p156 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5316,7 +5317,7 @@ mod p156 {
 mod p157 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5334,24 +5335,26 @@ mod p157 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        let g4 = |p5: f64| (p5 * helper_array(a, y)).tanh();
-        let mut s3 = g4(a.mapv(f64::tanh).sum()) + g4(u2[0]);
-        s1 = c.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = (1.0 + y * y).ln();
-        } else {
-            s1 = s1 * (u2.mean().unwrap() * (1.0 + s1 * s1).sqrt());
-        }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (0.67 + (k as f64 * 0.5));
-        }
+        let mut f4 = u2.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add(a.mapv(f64::tanh).sum(), &u2);
+        let mut s3 = f4.sum() * 0.3;
         match k % 3 {
-            0 => s3 = s1,
-            1 => s3 = s3 * (s3 / (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1))),
-            _ => s3 += (k as f64 * 0.5),
+            0 => s1 = helper_scalar(x, y),
+            1 => s1 = s1 * y,
+            _ => s1 += (s1 + y),
         }
-        ((k as f64 * 0.5) * helper_scalar(x, 0.25)) + s3 + u6.sum() * 0.3
+        let mut h5 = f4.to_owned();
+        for i in 0..a.len() {
+            let n6 = (&h5 * y + &f4).mapv(f64::tanh);
+            h5.assign(&n6);
+        }
+        let mut s7 = ad::ndarray::array![f4.mean().unwrap(), y.tanh().exp(), u2[a.len() - 1].tanh().exp()].mapv(f64::sin).sum();
+        let mut u8 = a.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * (s1 + s1);
+        }
+        (k as f64 * 0.5) + s7 + u8.sum() * 0.3
     }
 
     #[test]
@@ -5363,7 +5366,7 @@ mod p157 {
 mod p158 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5407,7 +5410,7 @@ mod p158 {
 mod p159 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5453,7 +5456,7 @@ mod p159 {
 mod p160 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5490,7 +5493,7 @@ mod p160 {
 mod p161 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5535,7 +5538,7 @@ mod p161 {
 mod p162 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5578,7 +5581,7 @@ mod p162 {
 mod p163 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5615,7 +5618,7 @@ mod p163 {
 mod p164 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5668,7 +5671,7 @@ mod p164 {
 mod p165 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5712,7 +5715,7 @@ mod p165 {
 mod p166 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5742,7 +5745,7 @@ mod p166 {
 mod p167 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5799,7 +5802,7 @@ mod p167 {
 mod p168 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5829,9 +5832,10 @@ mod p168 {
             s1 = s1 * helper_scalar((0.59 / (1.0 + 1.15 * 1.15)), y);
         }
         let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (1.0 + y * y).sqrt() - q4).reduce(f64::max).unwrap();
-        let f7: Array1<f64> = a.iter().rev().map(|p8| (p8 * c.dot(c)).tanh() + helper_array(b, x)).collect();
-        let mut s6 = f7.dot(&f7) * 0.1;
-        s5 + s6 + f7.sum() * 0.3
+        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * c.dot(c) + d8[0] * helper_array(b, x);
+        helper_array(c, c[a.len() - 1].tanh().exp()) + s6
     }
 
     #[test]
@@ -5843,7 +5847,7 @@ mod p168 {
 mod p169 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5862,8 +5866,10 @@ mod p169 {
                 break;
             }
         }
-        let mut s4 = ad::ndarray::array![helper_array(c, (k as f64 * 0.5)), (y / (1.0 + 0.62 * 0.62)), y].mapv(f64::sin).sum();
-        c.dot(a) + s4
+        let m5 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * helper_array(c, (k as f64 * 0.5)) + d6[0] * (y / (1.0 + 0.62 * 0.62));
+        1.19 + s4
     }
 
     #[test]
@@ -5875,7 +5881,7 @@ mod p169 {
 mod p170 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5908,7 +5914,7 @@ mod p170 {
 mod p171 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5938,7 +5944,7 @@ mod p171 {
 mod p172 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5983,7 +5989,7 @@ mod p172 {
 mod p173 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -5994,9 +6000,17 @@ mod p173 {
                 break;
             }
         }
-        let mut s2 = ad::ndarray::array![(y / (1.0 + c[a.len() - 1] * c[a.len() - 1])), c.dot(a), c.mean().unwrap()].mapv(f64::sin).sum();
-        let mut s3 = (helper_scalar(s2, y) - (k as f64 * 0.5).tanh().exp());
-        y.tanh().exp() + s3
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(a * ((y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + i as f64)));
+        }
+        let mut s2 = m3.row(1).dot(a) * c.dot(a);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * s2.tanh().exp();
+        }
+        y + s2
     }
 
     #[test]
@@ -6008,7 +6022,7 @@ mod p173 {
 mod p174 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6026,7 +6040,7 @@ mod p174 {
 mod p175 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6036,16 +6050,16 @@ mod p175 {
         }
         let mut s2 = (c.dot(a) * c.mean().unwrap());
         let mut s3 = b.mapv(f64::tanh).sum().tanh();
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&u1.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * s2).sin()).sum() * b.mean().unwrap();
-        let f7 = Array1::from_shape_fn(a.len(), |i8| a[i8] * (x - 0.89) + i8 as f64 * 0.1);
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (&u1 * b.mean().unwrap()).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        let f7 = Array1::from_shape_fn(a.len(), |i8| c[i8] * helper_scalar(s4, y) + i8 as f64 * 0.1);
         let mut s6 = f7.sum() * 0.3;
-        for i in 0..a.len() {
-            let mut s4 = s4 * 0.5 + s2;
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+        let mut m10 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m10.row_mut(i).assign(&(a * (y + i as f64)));
         }
-        s4 += s4 * 0.2;
-        (u1.mean().unwrap() + a.mean().unwrap()) + s6 + f7.sum() * 0.3
+        let mut s9 = m10.row(1).dot(&f7) * (c[a.len() - 1] + s3);
+        a.dot(&u1) + s9 + f7.sum() * 0.3
     }
 
     #[test]
@@ -6057,7 +6071,7 @@ mod p175 {
 mod p176 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6084,7 +6098,7 @@ mod p176 {
 mod p177 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6107,7 +6121,7 @@ mod p177 {
 mod p178 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6137,7 +6151,7 @@ mod p178 {
 mod p179 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6163,7 +6177,7 @@ mod p179 {
 mod p180 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6194,7 +6208,7 @@ mod p180 {
 mod p181 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6235,7 +6249,7 @@ mod p181 {
 mod p182 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6248,23 +6262,24 @@ mod p182 {
             s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
         s3 += y * 0.2;
-        let mut s4 = ad::ndarray::array![b[a.len() - 1].tanh().exp(), a.mean().unwrap(), s3.sin()].mapv(f64::sin).sum();
-        let mut s5 = c.mapv(f64::tanh).sum();
+        let g5 = |p6: f64| (p6 * b[a.len() - 1].tanh().exp()).tanh();
+        let mut s4 = g5(a.mean().unwrap()) + g5(a[0]);
+        let mut s7 = c.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * a.dot(a)).tanh();
-                if s5 > 0.3 && j > i {
+                s7 = (s7 * 0.8 + c[j] * a.dot(a)).tanh();
+                if s7 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s5 += c[i] * 0.2;
+            s7 += c[i] * 0.2;
         }
         match k % 3 {
-            0 => s4 = ((1.0 + s5 * s5).ln() / (1.0 + x * x)),
+            0 => s4 = ((1.0 + s7 * s7).ln() / (1.0 + x * x)),
             1 => s4 = s4 * helper_array(c, helper_scalar(b[0], s4)),
             _ => s4 += helper_scalar(a[0], s3),
         }
-        s4.tanh().exp() + s5
+        s4.tanh().exp() + s7
     }
 
     #[test]
@@ -6276,7 +6291,7 @@ mod p182 {
 mod p183 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6297,9 +6312,8 @@ mod p183 {
             }
             s1 += c[i] * 0.2;
         }
-        let m4 = w2.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5).tanh().exp() + d5[0] * (y + y);
+        let z4 = ad::ndarray::Zip::from(&w2).and(a).map_collect(|&p5, &q6| (p5 * x - q6).sin());
+        let mut s3 = z4.sum() * (k as f64 * 0.5).tanh().exp();
         if k % 2 == 0 {
             s1 = (w2.dot(b) - x);
         } else {
@@ -6317,7 +6331,7 @@ mod p183 {
 mod p184 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6349,7 +6363,7 @@ mod p184 {
 mod p185 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6386,7 +6400,7 @@ mod p185 {
 mod p186 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6403,8 +6417,9 @@ mod p186 {
             u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&v1, x);
         }
         s2 = (1.0 + x * x).ln();
-        let mut s7 = (b.var(0.0) + 0.1).sqrt() * a.dot(b);
-        (u6.mean().unwrap() + v1.dot(a)) + s7 + u6.sum() * 0.3
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * a.dot(b)).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        (helper_scalar(x, x) - f64::tanh(1.35).exp()) + s7 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6416,7 +6431,7 @@ mod p186 {
 mod p187 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6442,7 +6457,7 @@ mod p187 {
 mod p188 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6487,7 +6502,7 @@ mod p188 {
 mod p189 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6518,7 +6533,7 @@ mod p189 {
 mod p190 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6574,7 +6589,7 @@ mod p190 {
 mod p191 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6620,7 +6635,7 @@ mod p191 {
 mod p192 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6652,32 +6667,33 @@ mod p192 {
 mod p193 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * helper_scalar(y, 1.13)).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mapv(f64::tanh).sum()]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.sin();
-        let mut s6: f64 = {
-            let t5 = x;
-            t5 * t5 * 0.5 + c[a.len() - 1]
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * x).sin()).sum() * helper_scalar(y, 1.13);
+        let mut s4: f64 = {
+            let t3 = helper_array(c, helper_scalar(y, a[k % a.len()]));
+            t3 * t3 * 0.5 + a.dot(c)
         };
-        let mut s7 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        let mut h8 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h8 = (&h8 * 0.5 + a).mapv(f64::sin);
+        let mut s5 = helper_array(c, ((s1 / (1.0 + s1 * s1)) * ((k as f64 * 0.5) + s1)));
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
         }
-        let mut u9 = h8.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * y.tanh().exp();
+        match k % 3 {
+            0 => s5 = (b[a.len() - 1] * s5),
+            1 => s5 = s5 * ((y - b[0]) - (k as f64 * 0.5)),
+            _ => s5 += a.dot(c),
         }
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s1 = s1.sin() * 0.9 + h8[j10 - 1] * helper_scalar(a[a.len() - 1], x);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + u6[i] * c[k % a.len()]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s7 + s7 + u9.sum() * 0.3
+        y + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6689,7 +6705,7 @@ mod p193 {
 mod p194 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6720,7 +6736,7 @@ mod p194 {
 mod p195 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6754,7 +6770,7 @@ mod p195 {
 mod p196 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6777,7 +6793,7 @@ mod p196 {
 mod p197 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6805,7 +6821,7 @@ mod p197 {
 mod p198 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
@@ -6829,18 +6845,19 @@ mod p198 {
             }
             s1 = s1 + q4.tanh();
         }
-        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * helper_array(b, 0.68)).view()]).unwrap();
-        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
-        let mut s8: f64 = {
-            let t7 = ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y)));
-            t7 * t7 * 0.5 + helper_scalar(x, s5)
-        };
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s1 = s1.sin() * 0.9 + b[j9 - 1] * c.mapv(f64::tanh).sum();
+        let g6 = |p7: f64| (p7 * helper_array(b, 0.68)).tanh();
+        let mut s5 = g6((y / (1.0 + b[0] * b[0]))) + g6(a[0]);
+        match k % 4 {
+            j if j > 1 => s5 = ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) * j as f64,
+            _ if b[0].tanh().exp() > 0.2 => s5 = s5 * helper_scalar(y, b.dot(b)),
+            _ => s5 += c.mapv(f64::tanh).sum(),
         }
-        (y - s5).tanh().exp() + s8
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + (c[a.len() - 1] + 1.03);
+            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
+        }
+        s5 += s2 * 0.2;
+        helper_scalar(s5, c.mapv(f64::tanh).sum()) + s5
     }
 
     #[test]
@@ -6852,7 +6869,7 @@ mod p198 {
 mod p199 {
     use super::*;
     use ad::differentiable;
-    use ad::ndarray::Array1;
+    use ad::ndarray::{Array1, Array2};
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {

@@ -654,7 +654,7 @@ impl Program {
         let u = u.name;
         let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
-        match self.pick(11) {
+        match self.pick(12) {
             0 => {
                 let (g, p) = (self.name("g"), self.name("p"));
                 self.line(format!("let {g} = |{p}: f64| ({p} * {e1}).tanh();"));
@@ -754,6 +754,18 @@ impl Program {
                 ));
                 self.line(format!("let mut {name} = {z}.sum() * {e1};"));
             }
+            10 => {
+                // Rows of a matrix assigned, then read.
+                let (_, w_ref) = self.array();
+                let (m, u_ref) = (self.name("m"), self.borrow_of(&u));
+                self.line(format!("let mut {m} = Array2::<f64>::zeros((2, a.len()));"));
+                self.line("for i in 0..2 {");
+                self.line(format!(
+                    "    {m}.row_mut(i).assign(&({u_ref} * ({e1} + i as f64)));"
+                ));
+                self.line("}");
+                self.line(format!("let mut {name} = {m}.row(1).dot({w_ref}) * {e2};"));
+            }
             _ => self.line(format!(
                 "let mut {name} = ({u}.var(0.0) + 0.1).sqrt() * {e1};"
             )),
@@ -835,7 +847,7 @@ pub fn file(seed: u64, count: usize) -> String {
         let body = program.body();
         let _ = write!(
             out,
-            "\nmod p{p} {{\n    use super::*;\n    use ad::differentiable;\n    use ad::ndarray::Array1;\n\n    \
+            "\nmod p{p} {{\n    use super::*;\n    use ad::differentiable;\n    use ad::ndarray::{{Array1, Array2}};\n\n    \
              #[differentiable]\n    \
              pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {{\n\
              {body}\n    }}\n\n    \
