@@ -571,6 +571,16 @@ snapshot!(row_assigned, [reverse],
     }
 );
 
+// `map_axis(Axis(1), f)` is a chain over the rows, collected;
+// `Array1::from(vec![x; n])` is `from_elem`, whose pullback sums.
+snapshot!(map_axis_and_repeated, [reverse],
+    fn f(m: &Array2<f64>, x: f64) -> f64 {
+        let norms = m.map_axis(Axis(1), |r| r.dot(&r).sqrt());
+        let repeated = Array1::from(vec![x; 3]);
+        norms.sum() * repeated.sum()
+    }
+);
+
 // A matrix by rows: each row a 1-D array (`stack`), the rows stacked along
 // a new axis (`stack_along`); `sin_cos` is its operand bound once, then its
 // sine and cosine.

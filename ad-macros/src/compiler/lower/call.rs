@@ -195,7 +195,8 @@ impl Lowerer<'_> {
                 self.expr(&collected)
             }
             "map_collect" => match self.zip_map_collect(m) {
-                Some(written) => self.expr(&written),
+                Some(Ok(written)) => self.expr(&written),
+                Some(Err(())) => None,
                 None => {
                     self.errors.at(
                         &m.method,

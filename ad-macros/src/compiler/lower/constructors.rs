@@ -99,7 +99,9 @@ impl Lowerer<'_> {
     /// Output: `{ let mut z = zeros(a.raw_dim());
     ///            for ix in indices(a.raw_dim()) { let u = a[ix]; let v = b[ix]; z[ix] = u * v; }
     ///            z }`
-    pub(super) fn zip_map_collect(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+    /// `None` if `m` is not on a `Zip` written out in the call; `Err` once
+    /// an error has been reported.
+    pub(super) fn zip_map_collect(&mut self, m: &syn::ExprMethodCall) -> Option<Result<Expr, ()>> {
         let span = m.method.span();
         let mut parts = Vec::new();
         let mut at = &*m.receiver;
@@ -126,7 +128,7 @@ impl Lowerer<'_> {
                 &m.args,
                 format!("`map_collect` is differentiated with a closure taking one element of each of the {} arrays, `|&a, &b| ...` (without `return`)", parts.len()),
             );
-            return Some(syn::parse_quote!(()));
+            return Some(Err(()));
         };
         // Each part is read where it is (a place) or bound once.
         let mut lets = Vec::new();
@@ -152,7 +154,7 @@ impl Lowerer<'_> {
             self.fresh_local("index", span),
         );
         let zeros = self.zeros_fn();
-        Some(syn::parse_quote_spanned!(span=> {
+        Some(Ok(syn::parse_quote_spanned!(span=> {
             #(#lets)*
             #(#same_shape)*
             let mut #array = #zeros(#first.raw_dim());
@@ -161,7 +163,7 @@ impl Lowerer<'_> {
                 #array[#index] = #body;
             }
             #array
-        }))
+        })))
     }
 
     /// `Array::zeros`, of the body's scalar type where it has one.

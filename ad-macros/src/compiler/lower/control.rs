@@ -628,26 +628,8 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             // ndarray's in-place updates, as the assignments `stmt.rs`
             // lowers them to.
-            if let Expr::Path(p) = &*m.receiver {
-                let args: Vec<&Expr> = m.args.iter().collect();
-                let target = &m.receiver;
-                let value: Option<Expr> = match (m.method.to_string().as_str(), &args[..]) {
-                    ("mapv_inplace", [f]) => Some(syn::parse_quote!(#target.mapv(#f))),
-                    ("scaled_add", [alpha, rhs]) => {
-                        Some(syn::parse_quote!(#target + (#rhs) * (#alpha)))
-                    }
-                    ("assign", [rhs]) => Some((*rhs).clone()),
-                    _ => None,
-                };
-                if let (Some(name), Some(value)) = (p.path.get_ident(), value) {
-                    self.0.push((name.to_string(), value, false));
-                }
-            }
-            // `m.row_mut(i).assign(&v)`: element writes into `m`.
-            if let (Some(_), Expr::MethodCall(lane)) = (super::stmt::lane_assign(m), &*m.receiver) {
-                if let (Some(name), Some(value)) = (assigned_name(&lane.receiver), m.args.first()) {
-                    self.0.push((name, value.clone(), false));
-                }
+            if let Some((name, value)) = super::stmt::in_place_update(m) {
+                self.0.push((name, value, false));
             }
             syn::visit::visit_expr_method_call(self, m);
         }

@@ -573,6 +573,33 @@ impl Lowerer<'_> {
     }
 }
 
+/// The array an in-place update changes, and its value after, as far as
+/// activity goes: `h.mapv_inplace(f)` gives `h.mapv(f)`,
+/// `h.scaled_add(a, &x)` gives `h + x * a`, `h.assign(&e)` and
+/// `m.row_mut(i).assign(&e)` give `e`. A loop carries what they update.
+pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)> {
+    if let (Some(_), Expr::MethodCall(lane), Some(value)) =
+        (lane_assign(m), &*m.receiver, m.args.first())
+    {
+        let name = super::place_root(&lane.receiver, false)?;
+        return Some((name.to_string(), value.clone()));
+    }
+    let Expr::Path(p) = &*m.receiver else {
+        return None;
+    };
+    let target = &m.receiver;
+    let value: Expr = match (
+        m.method.to_string().as_str(),
+        &m.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        ("mapv_inplace", [f]) => syn::parse_quote!(#target.mapv(#f)),
+        ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
+        ("assign", [rhs]) => (*rhs).clone(),
+        _ => return None,
+    };
+    Some((p.path.get_ident()?.to_string(), value))
+}
+
 /// `m.row_mut(i).assign(&v)` (or `column_mut(j)`) as the element writes
 /// it stands for, a loop of `m[[i, j]] = v[j]` after a length check
 /// (`assign` would broadcast, which this does not differentiate).
