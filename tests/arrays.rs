@@ -700,8 +700,27 @@ mod lanes_assigned {
     }
 }
 
+/// A view of a constant local that the body assigns (its rows, element by
+/// element), read by the pullback: kept as an owned copy, which `f_vjp`'s
+/// closure may hold. Seed 51 of the program generator found a clone of the
+/// view kept, borrowing the local beyond the function.
+mod view_of_an_assigned_local {
+    use super::*;
+    #[differentiable]
+    pub fn f(b: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut m = Array2::<f64>::zeros((2, b.len()));
+        for i in 0..2 {
+            m.row_mut(i).assign(&(c * (1.5 + i as f64)));
+        }
+        m[[0, 0]] = 2.0;
+        m.row(1).dot(b) + m.row(0).dot(&b.mapv(f64::sin))
+    }
+}
+
 #[test]
 fn rows_and_columns_assigned() {
+    let c = random(3, 69);
+    check_scalar!(view_of_an_assigned_local; ref b db = random(3, 70); &c);
     for steps in [1, 4] {
         let xs = random((steps, 2), 65);
         check_scalar!(lanes_assigned; ref w dw = random((3, 3), 66) * 0.5, ref u du = random((3, 2), 67), ref v dv = random(3, 68); &xs);

@@ -70,14 +70,17 @@ impl Lowerer<'_> {
                 scalar,
             });
         }
-        let expr = if changes && !literal {
-            // An array stays usable under its name.
-            quote::quote!(::core::clone::Clone::clone(&(#renamed)))
-        } else if self.views_a_local(e) {
+        let expr = if self.views_a_local(e) {
             // A record may keep the constant beyond the block of the local
-            // it would borrow (`m.diag()` in a branch).
+            // it would borrow (`m.diag()` in a branch), and a pullback
+            // closure beyond the function; a clone of the view would still
+            // borrow it. The copy also keeps the value a later assignment
+            // of the local would change.
             let view = super::sources::atom(renamed.clone());
             quote::quote!(#view.to_owned())
+        } else if changes && !literal {
+            // An array stays usable under its name.
+            quote::quote!(::core::clone::Clone::clone(&(#renamed)))
         } else {
             renamed.to_token_stream()
         };
