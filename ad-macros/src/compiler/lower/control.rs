@@ -628,7 +628,7 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             // ndarray's in-place updates, as the assignments `stmt.rs`
             // lowers them to.
-            if let Some((name, value)) = super::stmt::in_place_update(m) {
+            if let Some((name, value)) = super::in_place::in_place_update(m) {
                 self.0.push((name, value, false));
             }
             syn::visit::visit_expr_method_call(self, m);

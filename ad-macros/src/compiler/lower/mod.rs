@@ -19,6 +19,7 @@ mod constructors;
 mod control;
 mod exits;
 mod expr;
+mod in_place;
 mod iterators;
 mod labels;
 mod sources;

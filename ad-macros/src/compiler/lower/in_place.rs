@@ -1,0 +1,167 @@
+//! ndarray's in-place updates of a local, lowered as the assignments they
+//! are:
+//!
+//! - `h.mapv_inplace(f)` is `h = h.mapv(f)`;
+//! - `z.scaled_add(a, &x)` is `z += &x * a`;
+//! - `h.assign(&e)` is `h = e.to_owned()`, between arrays of one shape;
+//! - `m.row_mut(i).assign(&v)` (or `column_mut(j)`) is the element writes
+//!   `m[[i, j]] = v[j]`.
+//!
+//! A loop carries what they update to its next iteration, as it does an
+//! assigned name (`in_place_update`, which `control.rs` reads).
+
+use proc_macro2::Ident;
+use quote::quote;
+use syn::Expr;
+
+use super::*;
+use crate::compiler::ir::Arith;
+
+impl Lowerer<'_> {
+    /// ndarray's in-place updates of an active local, as the assignments
+    /// they are (see the module's docs). False when `m` is not one, or
+    /// carries no derivative.
+    pub(super) fn in_place_method(&mut self, m: &syn::ExprMethodCall, whole: &Expr) -> bool {
+        // An update that carries no derivative into an array that has none
+        // is inactive code, kept as written (`c.scaled_add(a.len() as f64, ..)`).
+        let carries = |l: &Self, array: &Expr| {
+            let active = matches!(
+                super::place_root(array, true).and_then(|r| l.env.get(&r.to_string())),
+                Some(Binding::Active(_))
+            );
+            active || m.args.iter().any(|a| l.carries_derivative(a))
+        };
+        if let Some(writes) = lane_assign(m) {
+            if !carries(self, &m.receiver) {
+                return false;
+            }
+            self.stmt(&writes);
+            return true;
+        }
+        let Expr::Path(target) = &*m.receiver else {
+            return false;
+        };
+        if target.path.get_ident().is_none() || !carries(self, &m.receiver) {
+            return false;
+        }
+        let args: Vec<&Expr> = m.args.iter().collect();
+        let span = m.method.span();
+        match (m.method.to_string().as_str(), args.as_slice()) {
+            ("mapv_inplace", [f]) => {
+                let mapped: Expr = syn::parse_quote_spanned!(span=> #target.mapv(#f));
+                self.assign(&m.receiver, None, &mapped, whole);
+                true
+            }
+            ("scaled_add", [alpha, rhs]) => {
+                // A constant product is emitted as written, where `&c * a`
+                // may not exist: `mapv` reads `c` through any reference.
+                let scaled: Expr = if self.carries_derivative(rhs) || self.carries_derivative(alpha)
+                {
+                    syn::parse_quote_spanned!(span=> (#rhs) * (#alpha))
+                } else {
+                    syn::parse_quote_spanned!(span=> (#rhs).mapv(|v| v * (#alpha)))
+                };
+                self.assign(&m.receiver, Some(Arith::Add), &scaled, whole);
+                true
+            }
+            // `y.assign(&e)`: `y = e.to_owned()`, between arrays of one
+            // shape (`assign` would broadcast `e`, which this does not
+            // differentiate). The shape check names `y`'s element type,
+            // which an array made only to be assigned into has nowhere else.
+            ("assign", [rhs]) => {
+                let (value, shape) = (
+                    self.fresh_local("assigned", span),
+                    self.fresh_local("shape", span),
+                );
+                let rhs = super::strip_refs(rhs);
+                let raw_dim = match &self.scalar_type {
+                    // A shape: no derivative flows through it.
+                    Some(t) => quote!(::ad::__private::rules::raw_dim_of::<#t, _, _>(
+                        ::ad::stop_gradient(&#target)
+                    )),
+                    None => quote!(#target.raw_dim()),
+                };
+                let stmts: [syn::Stmt; 4] = [
+                    syn::parse_quote_spanned!(span=> let #shape = #raw_dim;),
+                    syn::parse_quote_spanned!(span=> let #value = (#rhs).to_owned();),
+                    syn::parse_quote_spanned!(span=> ::core::assert!(
+                        #shape == #value.raw_dim(),
+                        "`assign` of an active value is differentiated between arrays of one shape: broadcast the value first"
+                    );),
+                    syn::parse_quote_spanned!(span=> #target = #value;),
+                ];
+                for stmt in &stmts {
+                    self.stmt(stmt);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The array an in-place update changes, and its value after, as far as
+/// activity goes: `h.mapv_inplace(f)` gives `h.mapv(f)`,
+/// `h.scaled_add(a, &x)` gives `h + x * a`, `h.assign(&e)` and
+/// `m.row_mut(i).assign(&e)` give `e`. A loop carries what they update.
+pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)> {
+    if let (Some(_), Expr::MethodCall(lane), Some(value)) =
+        (lane_assign(m), &*m.receiver, m.args.first())
+    {
+        let name = super::place_root(&lane.receiver, false)?;
+        return Some((name.to_string(), value.clone()));
+    }
+    let Expr::Path(p) = &*m.receiver else {
+        return None;
+    };
+    let target = &m.receiver;
+    let value: Expr = match (
+        m.method.to_string().as_str(),
+        &m.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        ("mapv_inplace", [f]) => syn::parse_quote!(#target.mapv(#f)),
+        ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
+        ("assign", [rhs]) => (*rhs).clone(),
+        _ => return None,
+    };
+    Some((p.path.get_ident()?.to_string(), value))
+}
+
+/// `m.row_mut(i).assign(&v)` (or `column_mut(j)`) as the element writes
+/// it stands for, a loop of `m[[i, j]] = v[j]` after a length check
+/// (`assign` would broadcast, which this does not differentiate).
+pub(super) fn lane_assign(m: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+    let (Expr::MethodCall(lane), [value]) = (&*m.receiver, &m.args.iter().collect::<Vec<_>>()[..])
+    else {
+        return None;
+    };
+    let Expr::Path(matrix) = &*lane.receiver else {
+        return None;
+    };
+    if m.method != "assign" || lane.args.len() != 1 || matrix.path.get_ident().is_none() {
+        return None;
+    }
+    let k = &lane.args[0];
+    let span = m.method.span();
+    let (v, j) = (
+        Ident::new("__ad_lane_value", span),
+        Ident::new("__ad_lane_position", span),
+    );
+    let (index, len) = match lane.method.to_string().as_str() {
+        "row_mut" => (quote!([#k, #j]), quote!(ncols)),
+        "column_mut" => (quote!([#j, #k]), quote!(nrows)),
+        _ => return None,
+    };
+    let value = super::strip_refs(value);
+    Some(syn::parse_quote_spanned!(span=> {
+        let #v = #value;
+        ::core::assert_eq!(
+            #v.len(),
+            #matrix.#len(),
+            "`assign` into a row or column of active values takes as many values as it has"
+        );
+        for #j in 0..#v.len() {
+            #matrix[#index] = #v[#j];
+        }
+    }))
+}
