@@ -700,6 +700,29 @@ mod lanes_assigned {
     }
 }
 
+#[test]
+#[should_panic(
+    expected = "`assign` into a row or column of active values takes as many values as it has"
+)]
+fn assigning_a_row_of_another_length_panics() {
+    let _ = row_of_three::f_grad(&random(2, 71));
+}
+
+mod row_of_three {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut m = Array2::zeros((2, 3));
+        m.row_mut(0).assign(&(x * 2.0));
+        m.sum()
+    }
+}
+
+#[test]
+fn a_row_of_the_right_length_is_assigned() {
+    check_scalar!(row_of_three; ref x dx = random(3, 72););
+}
+
 /// A view of a constant local that the body assigns (its rows, element by
 /// element), read by the pullback: kept as an owned copy, which `f_vjp`'s
 /// closure may hold. Seed 51 of the program generator found a clone of the

@@ -20,4 +20,9 @@ fn named_zip(a: &Array1<f64>, b: &Array1<f64>) -> f64 {
     zip.map_collect(|&u, &v| u * v).sum()
 }
 
+#[differentiable]
+fn broadcast_part(a: &Array1<f64>, b: &Array1<f64>) -> f64 {
+    Zip::from(a).and_broadcast(b).map_collect(|&u, &v| u * v).sum()
+}
+
 fn main() {}
