@@ -130,8 +130,15 @@ impl<F: Float, D: Dimension> TangentSpace for Array<F, D> {
     fn zero_like(&self) -> Self {
         Array::zeros(self.raw_dim())
     }
+    /// An adjoint left empty (by `unset_tangent`, or an item of a list
+    /// that no cotangent reached) is zero: adding it changes nothing, and
+    /// adding to it gives the other.
     fn add_assign(&mut self, other: &Self) {
-        *self += other;
+        if self.is_empty() && !other.is_empty() {
+            *self = other.clone();
+        } else if !other.is_empty() {
+            *self += other;
+        }
     }
     fn scale(&mut self, factor: f64) {
         let k = F::of(factor);

@@ -713,3 +713,33 @@ snapshot!(hidden_closure_and_view_of_a_local, [reverse],
         if g(c[0]) > 0.0 { s * 2.0 } else { s }
     }
 );
+
+// Hidden states pushed onto a `Vec`, then read by a loop over it: the
+// push moves the state in (its shape stays for the pullback), and the
+// reverse sweep pops each item's cotangent off the list's adjoint.
+snapshot!(hidden_states_pushed, [reverse],
+    fn f(w: &Array2<f64>, v: &Array1<f64>, #[constant] steps: usize) -> f64 {
+        let mut hs = Vec::new();
+        let mut h = Array1::ones(w.nrows());
+        for _ in 0..steps {
+            h = w.dot(&h).mapv(f64::tanh);
+            hs.push(h.clone());
+        }
+        let mut loss = 0.0;
+        for h in &hs {
+            loss += h.dot(v);
+        }
+        loss
+    }
+);
+
+// A `Vec` of floats written by element, then made an array.
+snapshot!(vec_written_then_array, [forward, reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i].exp();
+        }
+        Array1::from(v).dot(x)
+    }
+);

@@ -354,6 +354,11 @@ fn inst_pair(g: &Gen<'_>, inst: &Inst, useful: bool) -> Vec<TokenStream> {
         ];
     }
     let tangent = tangent(g, inst);
+    if let Op::Push(..) = inst.op {
+        // The tangent first: the primal push moves a constant list, whose
+        // zero tangent the tangent push starts from.
+        return vec![quote!(let #d = #tangent;), primal];
+    }
     vec![primal, quote!(let #d = #tangent;)]
 }
 
@@ -492,6 +497,29 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 (Operand::Const(_), _) => quote!(#array[#idx] = #r::zero();),
             };
             quote_spanned!(s=> { let mut #array = #base; #write #array })
+        }
+        Op::Push(list, item) => {
+            let list = match list {
+                Operand::Var(v) => {
+                    let d = g.dot(*v);
+                    quote!(#d)
+                }
+                Operand::Const(c) => {
+                    let c = &c.tokens;
+                    quote!(#r::zero_tangent(&#c))
+                }
+            };
+            let item = match item {
+                Operand::Var(v) => {
+                    let d = g.tangent(*v);
+                    quote_spanned!(s=> #r::to_owned(#d))
+                }
+                Operand::Const(_) => {
+                    let c = g.place(item);
+                    quote_spanned!(s=> #r::zero_tangent(&#c))
+                }
+            };
+            quote_spanned!(s=> #r::push(#list, #item))
         }
         Op::Cast(..) | Op::Call(..) => {
             // Casts are linear; calls are emitted whole by `call`.

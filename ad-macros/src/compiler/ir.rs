@@ -116,6 +116,13 @@ pub enum Op {
     /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
     /// method returned.
     Unwrap(Operand, Option<Const>),
+    /// `list.push(item)` on a `Vec` local: the list with the item added
+    /// (`lists.rs` in the runtime).
+    Push(Operand, Operand),
+    /// `list[i]` of such a `Vec`: a float, or a view of an array.
+    Item(Operand, Const),
+    /// `Array1::from(list)` of such a `Vec` of floats.
+    FromList(Operand),
     /// `x.mapv(|v| body)`: the closure as written, and its body lowered.
     Mapv(Operand, Box<Closure>),
     /// `g(args)` for `g` with `g_vjp`/`g_jvp`.
@@ -260,7 +267,7 @@ impl Op {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
-            Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) => vec![a, b],
+            Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) | Op::Push(a, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
             Op::Stack(items) | Op::Join { parts: items, .. } => items.iter().collect(),
             Op::Neg(a)
@@ -279,6 +286,8 @@ impl Op {
             | Op::InsertAxis(a, _)
             | Op::IntoShape(a, _)
             | Op::Index(a, _)
+            | Op::Item(a, _)
+            | Op::FromList(a)
             | Op::FromElem(_, a)
             | Op::Place(a, _)
             | Op::Unwrap(a, _) => vec![a],
@@ -299,6 +308,7 @@ impl Op {
             | Op::InsertAxis(_, c)
             | Op::IntoShape(_, c)
             | Op::Index(_, c)
+            | Op::Item(_, c)
             | Op::FromElem(c, _)
             | Op::IndexWrite(_, c, _)
             | Op::IndexAdd(_, c, _)
@@ -332,6 +342,7 @@ impl Op {
                 | Op::InsertAxis(..)
                 | Op::IntoShape(..)
                 | Op::Place(..)
+                | Op::Item(..)
         )
     }
 
@@ -357,6 +368,9 @@ impl Op {
             Op::InsertAxis(..) => "insert_axis".into(),
             Op::IntoShape(..) => "into_shape_with_order".into(),
             Op::Index(..) => "index".into(),
+            Op::Push(..) => "push".into(),
+            Op::Item(..) => "item".into(),
+            Op::FromList(_) => "from_list".into(),
             Op::FromElem(..) => "from_elem".into(),
             Op::Stack(..) => "array".into(),
             Op::Join { new_axis, .. } => if *new_axis { "stack" } else { "concatenate" }.into(),

@@ -164,6 +164,11 @@ impl<'f> Gen<'f> {
                 let idx = &idx.tokens;
                 quote_spanned!(s=> #a[#idx])
             }
+            Op::Item(_, idx) => {
+                let idx = &idx.tokens;
+                quote_spanned!(s=> #r::item(&#a, #idx))
+            }
+            Op::FromList(_) => quote_spanned!(s=> #r::from_list(&#a)),
             Op::FromElem(shape, _) => {
                 let shape = &shape.tokens;
                 quote_spanned!(s=> #r::from_elem(#shape, #a))
@@ -186,7 +191,8 @@ impl<'f> Gen<'f> {
             | Op::Join { .. }
             | Op::Call(..)
             | Op::IndexWrite(..)
-            | Op::IndexAdd(..) => {
+            | Op::IndexAdd(..)
+            | Op::Push(..) => {
                 unreachable!("apply() is for one-operand instructions")
             }
         }
@@ -214,10 +220,62 @@ impl<'f> Gen<'f> {
         quote_spanned!(inst.span=> { let mut #array = #base; #array[#idx] #assign #value; #array })
     }
 
+    /// `rules::push(list, item)`: the list moves on with the item, or a
+    /// copy of the list when `copy` (the reverse sweep reads the list before
+    /// the push). The item moves in when `move_item`, and is copied
+    /// otherwise.
+    pub fn push(&self, inst: &Inst, copy: bool, move_item: bool) -> TokenStream {
+        let Op::Push(list, item) = &inst.op else {
+            unreachable!("push is for pushes")
+        };
+        let s = inst.span;
+        let r = &self.rules_at(s);
+        let list = match list {
+            Operand::Var(v) if copy => {
+                let x = self.ident(*v);
+                quote!(::core::clone::Clone::clone(&#x))
+            }
+            other => self.place(other),
+        };
+        let item = if move_item {
+            self.place(item)
+        } else {
+            self.owned(item, s)
+        };
+        quote_spanned!(s=> #r::push(#list, #item))
+    }
+
+    /// The item of a push that may move into the list: an owned value
+    /// made in the push's block, which nothing reads afterwards (the
+    /// reverse sweep aside, which the caller checks).
+    pub fn movable_item(&self, inst: &Inst) -> Option<VarId> {
+        let Op::Push(_, Operand::Var(item)) = &inst.op else {
+            return None;
+        };
+        let site = super::moves::Site::Operand {
+            inst: inst.dest,
+            pos: 1,
+        };
+        (self.owned_temporaries.contains(item)
+            && self.moves.contains(&site)
+            && self.blocks.get(item) == self.blocks.get(&inst.dest))
+        .then_some(*item)
+    }
+
+    /// An owned copy of an operand's value: a float, or an owned array.
+    pub fn owned(&self, o: &Operand, s: Span) -> TokenStream {
+        let r = &self.rules_at(s);
+        let o = self.operand(o);
+        quote_spanned!(s=> #r::to_owned(#o))
+    }
+
     /// Whether the instruction reads its operand natively (`x[i]`,
     /// `x.unwrap()`) rather than through `view`.
     pub fn native(op: &Op) -> bool {
-        matches!(op, Op::Index(..) | Op::Unwrap(..) | Op::Place(..))
+        matches!(
+            op,
+            Op::Index(..) | Op::Item(..) | Op::FromList(_) | Op::Unwrap(..) | Op::Place(..)
+        )
     }
 
     /// The primal value of an instruction (calls excepted: each mode calls
@@ -262,6 +320,7 @@ impl<'f> Gen<'f> {
                 quote_spanned!(s=> #func(#(#args),*))
             }
             Op::IndexWrite(..) | Op::IndexAdd(..) => self.element_write(inst, false),
+            Op::Push(..) => self.push(inst, false, self.movable_item(inst).is_some()),
             op => {
                 let a = &op.operands()[0];
                 let a = if Self::native(op) {
@@ -384,6 +443,7 @@ fn owned_temporaries(f: &Function) -> std::collections::HashSet<VarId> {
                     | Op::Dot(..)
                     | Op::ReduceAxis(super::ir::Reduce::Sum, ..)
                     | Op::Mapv(..)
+                    | Op::ToOwned(_)
             ) && !borrowed.contains(&i.dest)
         })
         .map(|i| i.dest)

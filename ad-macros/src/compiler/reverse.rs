@@ -271,6 +271,9 @@ impl Builder<'_, '_> {
                 return quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
             }
         }
+        if let Op::Push(list, _) = &inst.op {
+            return self.forward_push(inst, list);
+        }
         if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
             if let Operand::Var(v) = base {
                 if self.read_shapes.contains(v)
@@ -467,6 +470,10 @@ impl Builder<'_, '_> {
             .collect();
         if let Op::Call(..) = &inst.op {
             self.reverse_call(inst, &active);
+            return;
+        }
+        if let Op::Push(..) = &inst.op {
+            self.reverse_push(inst, &active);
             return;
         }
         if let Op::Place(Operand::Var(root), path) = &inst.op {
@@ -675,8 +682,83 @@ impl Builder<'_, '_> {
                     dense(quote_spanned!(s=> #r::mapv_capture_pullback(#dy, #x, #ds)))
                 }
             }
+            Op::Item(_, idx) => {
+                let idx = self.read_tokens(idx);
+                (
+                    quote_spanned!(s=> #r::item_pullback(#dy, #idx)),
+                    Kind::Shaped,
+                )
+            }
+            Op::FromList(_) => dense(quote_spanned!(s=> #r::from_list_pullback(#dy))),
             Op::Call(..) => unreachable!("calls are handled by reverse_call"),
+            Op::Push(..) => unreachable!("pushes are handled by reverse_push"),
         }
+    }
+
+    /// `let (hs_bar_list, hs_bar_item) = rules::push_pullback(hs_bar);`: the
+    /// list's adjoint without its last entry, and that entry (for a list of
+    /// arrays, `None` if no cotangent reached the item).
+    fn reverse_push(&mut self, inst: &Inst, active: &[(usize, VarId)]) {
+        let (r, dest_bar) = (&self.g.rules_at(inst.span), self.g.bar(inst.dest));
+        let names = [
+            format_ident!("{}_list", dest_bar),
+            format_ident!("{}_item", dest_bar),
+        ];
+        let pats = (0..2).map(|pos| {
+            if active.iter().any(|(p, _)| *p == pos) {
+                let n = &names[pos];
+                quote!(#n)
+            } else {
+                quote!(_)
+            }
+        });
+        self.reverse
+            .push(quote_spanned!(inst.span=> let (#(#pats),*) = #r::push_pullback(#dest_bar);));
+        for &(pos, v) in active {
+            let n = &names[pos];
+            // The list's adjoint is whole; the item's may be missing.
+            let kind = if pos == 0 { Kind::Dense } else { Kind::Shaped };
+            self.accumulate(v, quote!(#n), kind);
+        }
+    }
+
+    /// A push in the forward sweep. The list moves on with the item, unless
+    /// the reverse sweep reads the list (or a view of it) as it was; the
+    /// item moves in if nothing reads its value again. A value moved away
+    /// whose shape the reverse sweep reads leaves its shape under its name.
+    fn forward_push(&self, inst: &Inst, list: &Operand) -> TokenStream {
+        let g = self.g;
+        let item = g.movable_item(inst).filter(|v| !self.read_vars.contains(v));
+        let mut kept_shapes = Vec::new();
+        let copy_list = match list {
+            Operand::Var(list) if self.read_vars.contains(list) || self.reads_view_of(*list) => {
+                true
+            }
+            Operand::Var(list) if self.read_shapes.contains(list) => {
+                let here = g.blocks.get(list) == g.blocks.get(&inst.dest);
+                if here {
+                    kept_shapes.push(*list);
+                }
+                !here
+            }
+            _ => false,
+        };
+        kept_shapes.extend(item.filter(|v| self.read_shapes.contains(v)));
+        let mut code = g.bind(inst, g.push(inst, copy_list, item.is_some()));
+        for v in kept_shapes {
+            code = self.keeping_shape(v, code);
+        }
+        code
+    }
+
+    /// Whether the reverse sweep reads a view of `v` (an item of a list,
+    /// a row of an item), which borrows `v`.
+    fn reads_view_of(&self, v: VarId) -> bool {
+        ir::instructions(&self.g.f.body.stmts).iter().any(|i| {
+            i.op.makes_view()
+                && matches!(i.op.operands().first(), Some(Operand::Var(a)) if *a == v)
+                && (self.reads(i.dest) || self.reads_view_of(i.dest))
+        })
     }
 
     /// `let (a_bar_0, _, ...) = t_pullback(t_bar);` then one contribution per

@@ -15,6 +15,7 @@ mod fields;
 mod in_place;
 mod join;
 mod linalg;
+mod lists;
 mod loops;
 mod reduce;
 mod shape;
@@ -32,6 +33,7 @@ pub use fields::{
 pub use in_place::*;
 pub use join::*;
 pub use linalg::*;
+pub use lists::*;
 pub use loops::*;
 pub use reduce::*;
 pub use shape::*;

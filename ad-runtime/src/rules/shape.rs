@@ -178,21 +178,67 @@ pub fn from_elem_pullback<F: Float, D: Dimension>(dy: Array<F, D>) -> F {
     dy.sum()
 }
 
-/// `x_bar = y_bar` with the written element zeroed, for `y[index] = v`.
+/// `x_bar = y_bar` with the written element zeroed, for `y[index] = v`
+/// (into an array, or a `Vec` of floats).
 #[inline(always)]
-pub fn index_write_pullback_array<F: Float, D: Dimension, I: ndarray::NdIndex<D>>(
-    mut dy: Array<F, D>,
-    index: I,
-) -> Array<F, D> {
-    dy[index] = F::zero();
+pub fn index_write_pullback_array<T: WrittenElement<I>, I>(mut dy: T, index: I) -> T {
+    *dy.element_mut(index) = num_traits::Zero::zero();
     dy
 }
 
-/// `v_bar = y_bar[index]`, for `y[index] = v` and `y[index] += v`.
+/// `v_bar = y_bar[index]`, for `y[index] = v` and `y[index] += v`: `y_bar`
+/// by value or by reference.
 #[inline(always)]
-pub fn index_write_pullback_value<'d, F: Float, D: Dimension + 'd, I: ndarray::NdIndex<D>>(
-    dy: impl super::cotangent::IntoCot<'d, Array<F, D>>,
-    index: I,
-) -> F {
-    dy.into_cot().get()[index]
+pub fn index_write_pullback_value<T: ReadElement<I>, I>(dy: T, index: I) -> T::Elem {
+    dy.element(index)
+}
+
+/// The adjoint of an array or `Vec` of floats written element by element,
+/// read by value or by reference.
+pub trait ReadElement<I> {
+    type Elem: Float;
+    fn element(&self, index: I) -> Self::Elem;
+}
+
+/// Such an adjoint, owned, whose written element is cleared.
+pub trait WrittenElement<I>: ReadElement<I> {
+    fn element_mut(&mut self, index: I) -> &mut Self::Elem;
+}
+
+impl<F: Float, D: Dimension, I: ndarray::NdIndex<D>> ReadElement<I> for Array<F, D> {
+    type Elem = F;
+    #[inline(always)]
+    fn element(&self, index: I) -> F {
+        self[index]
+    }
+}
+
+impl<F: Float, D: Dimension, I: ndarray::NdIndex<D>> WrittenElement<I> for Array<F, D> {
+    #[inline(always)]
+    fn element_mut(&mut self, index: I) -> &mut F {
+        &mut self[index]
+    }
+}
+
+impl<F: Float> ReadElement<usize> for Vec<F> {
+    type Elem = F;
+    #[inline(always)]
+    fn element(&self, index: usize) -> F {
+        self[index]
+    }
+}
+
+impl<F: Float> WrittenElement<usize> for Vec<F> {
+    #[inline(always)]
+    fn element_mut(&mut self, index: usize) -> &mut F {
+        &mut self[index]
+    }
+}
+
+impl<I, T: ReadElement<I>> ReadElement<I> for &T {
+    type Elem = T::Elem;
+    #[inline(always)]
+    fn element(&self, index: I) -> T::Elem {
+        (**self).element(index)
+    }
 }

@@ -12,9 +12,8 @@ fn f(x: &Array1<f64>, m: &Array2<f64>, y: &[f64], #[constant] k: usize) -> f64 {
     let blocks: f64 = m.windows((2, 2)).into_iter().map(|w| w.sum()).sum();
     let lanes: f64 = m.axis_iter(Axis(k)).map(|r| r.sum()).sum();
     let kept: Array1<f64> = x.iter().filter(|v| **v > 0.0).cloned().collect();
-    let listed = x.iter().map(|v| v * 2.0).collect::<Vec<f64>>();
     let escaping: f64 = x.iter().map(|v| { if *v > 1.0 { return 0.0; } v * 2.0 }).fold(0.0, |a, b| a + b);
-    chained + rows + windows + blocks + lanes + kept.sum() + listed[0] + escaping
+    chained + rows + windows + blocks + lanes + kept.sum() + escaping
 }
 
 fn main() {}

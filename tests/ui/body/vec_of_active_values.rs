@@ -1,25 +1,24 @@
 use ad::differentiable;
 use ad::ndarray::Array1;
 
-// A `Vec` holds no active values: not written into, not pushed onto.
+// A `Vec` of active values is pushed onto, written and read by element,
+// and iterated; its other methods, and `vec![x; n]` of an active `x`, have
+// no derivative rule.
 #[differentiable]
-fn written(x: &Array1<f64>) -> f64 {
-    let mut v = vec![0.0; x.len()];
-    for i in 0..x.len() {
-        v[i] = x[i] * x[i];
-    }
-    v.iter().sum::<f64>()
+fn repeated(x: &Array1<f64>) -> f64 {
+    let v = vec![x[0]; x.len()];
+    v[1]
 }
 
 #[differentiable]
-fn pushed(x: &Array1<f64>) -> f64 {
+fn last(x: &Array1<f64>) -> f64 {
     let mut states = Vec::with_capacity(x.len());
     let mut h = 0.0;
     for i in 0..x.len() {
         h = (h + x[i]).tanh();
         states.push(h);
     }
-    h
+    *states.last().unwrap()
 }
 
 fn main() {}

@@ -240,7 +240,11 @@ impl Lowerer<'_> {
             _ if super::place_root(&m.receiver, false)
                 .is_some_and(|r| self.vec_locals.contains(&r.to_string())) =>
             {
-                self.vec_of_active_values(&m.receiver, &m.method);
+                let list = m.receiver.to_token_stream();
+                self.errors.at(
+                    &m.method,
+                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
+                );
                 None
             }
             _ => {
@@ -482,6 +486,14 @@ impl Lowerer<'_> {
         }
         // `Array1::from(vec![a, b])`, `Array::from_vec(vec![a, b])`: the
         // vector's items, stacked.
+        if let (Some("from" | "from_vec"), [list]) =
+            (segs.last().map(String::as_str), args.as_slice())
+        {
+            if self.names_vec_local(list) {
+                let list = self.expr(list)?;
+                return Some(self.op_or_constant(Op::FromList(list), e.span(), e));
+            }
+        }
         if let (Some("from" | "from_vec"), [Expr::Macro(m)]) =
             (segs.last().map(String::as_str), args.as_slice())
         {

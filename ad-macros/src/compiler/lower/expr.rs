@@ -415,6 +415,12 @@ impl Lowerer<'_> {
                 let (root, path) = self.place_chain(e)?;
                 Some(self.op_or_constant(Op::Place(root, path), span, e))
             }
+            // An item of a `Vec` local that holds active values.
+            Expr::Index(i) if self.names_vec_local(&i.expr) => {
+                let base = self.expr(&i.expr);
+                let index = self.inactive_arg(&i.index, "an index");
+                Some(self.op_or_constant(Op::Item(base?, index?), span, e))
+            }
             Expr::Index(i) => {
                 let base = self.expr(&i.expr);
                 let index = self.inactive_arg(&i.index, "an index");
@@ -469,6 +475,7 @@ impl Lowerer<'_> {
             {
                 self.joined_by_macro(m, e)
             }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_of_items(m, e),
             Expr::Macro(m) => {
                 let path = &m.mac.path;
                 self.errors.at(

@@ -5,13 +5,14 @@
 //! - `z.scaled_add(a, &x)` is `z += &x * a`;
 //! - `h.assign(&e)` is `h = e.to_owned()`, between arrays of one shape;
 //! - `m.row_mut(i).assign(&v)` (or `column_mut(j)`) is the element writes
-//!   `m[[i, j]] = v[j]`.
+//!   `m[[i, j]] = v[j]`;
+//! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`.
 //!
 //! A loop carries what they update to its next iteration, as it does an
 //! assigned name (`in_place_update`, which `control.rs` reads).
 
 use proc_macro2::Ident;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::Expr;
 
 use super::*;
@@ -47,6 +48,14 @@ impl Lowerer<'_> {
         let args: Vec<&Expr> = m.args.iter().collect();
         let span = m.method.span();
         match (m.method.to_string().as_str(), args.as_slice()) {
+            ("push", [item])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                self.push(&m.receiver, item, whole);
+                true
+            }
             ("mapv_inplace", [f]) => {
                 let mapped: Expr = syn::parse_quote_spanned!(span=> #target.mapv(#f));
                 self.assign(&m.receiver, None, &mapped, whole);
@@ -122,6 +131,8 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("mapv_inplace", [f]) => syn::parse_quote!(#target.mapv(#f)),
         ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
         ("assign", [rhs]) => (*rhs).clone(),
+        // A `Vec` that receives an active value holds one.
+        ("push", [item]) => (*item).clone(),
         _ => return None,
     };
     Some((p.path.get_ident()?.to_string(), value))

@@ -293,6 +293,11 @@ impl Lowerer<'_> {
                     }),
                 )
             }
+            // Into a `Vec`: pushed item by item, so a `filter` may drop some.
+            Terminal::Collect if turbofish.as_ref().is_some_and(is_vec_type) => (
+                syn::parse_quote_spanned!(span=> ::std::vec::Vec::new()),
+                syn::parse_quote!(#acc.push(#item);),
+            ),
             Terminal::Collect => {
                 if !steps.is_empty() {
                     self.errors.at(
@@ -361,6 +366,7 @@ impl Lowerer<'_> {
         // A computed value is an array: functions return floats or arrays.
         let named_array = matches!(array, Expr::Path(_))
             && self.sequence_named(array).is_none()
+            && !self.names_vec_local(array)
             && !self.one_axis(array);
         let is_array =
             (named_array || !super::expr::is_place(array)) && self.carries_derivative(array);
@@ -458,19 +464,9 @@ impl Lowerer<'_> {
     }
 
     /// The constructor of the array `collect()` fills: of the turbofish's
-    /// type, else of the signature's float type. A `Vec` of active values
-    /// would be a new kind of value; an array is one.
+    /// type, else of the signature's float type.
     fn collected_zeros(&self, turbofish: Option<&syn::Type>, at: &Ident) -> Result<Expr, ()> {
         match turbofish {
-            Some(syn::Type::Path(p))
-                if p.path.segments.last().is_some_and(|s| s.ident == "Vec") =>
-            {
-                self.errors.at(
-                    p,
-                    "a chain over active values collects into a 1-D array, not a `Vec`: write `collect::<Array1<_>>()`",
-                );
-                Err(())
-            }
             Some(ty) => Ok(syn::parse_quote_spanned!(at.span()=> <#ty>::zeros)),
             None => Ok(match &self.scalar_type {
                 Some(t) => {
@@ -775,4 +771,10 @@ pub(super) fn array_rank(ty: &syn::Type) -> Option<usize> {
         "D" => None,
         digits => digits.parse().ok(),
     }
+}
+
+/// `Vec<T>` (or `Vec<_>`), as a turbofish or annotation names it.
+pub(super) fn is_vec_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
 }

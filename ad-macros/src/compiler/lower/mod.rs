@@ -22,6 +22,7 @@ mod expr;
 mod in_place;
 mod iterators;
 mod labels;
+mod lists;
 mod sources;
 mod statistics;
 mod stmt;

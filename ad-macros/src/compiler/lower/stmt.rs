@@ -67,8 +67,29 @@ impl Lowerer<'_> {
             Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
         };
+        if let (Some(ty), Some(init)) = (&ty, &local.init) {
+            if let Expr::MethodCall(m) = &*init.expr {
+                // `let v: Vec<f64> = ..collect();` collects into a `Vec`, as
+                // `collect::<Vec<f64>>()` does.
+                if m.method == "collect"
+                    && m.turbofish.is_none()
+                    && super::iterators::is_vec_type(ty)
+                    && self.carries_derivative(&init.expr)
+                {
+                    let mut local = local.clone();
+                    let mut m = m.clone();
+                    m.turbofish = Some(syn::parse_quote!(::<#ty>));
+                    if let Some(init) = &mut local.init {
+                        *init.expr = Expr::MethodCall(m);
+                    }
+                    self.local(&local);
+                    return;
+                }
+            }
+        }
         self.rebind_for_closures(&scan::pattern_names(pat));
-        let makes_vec = local.init.as_ref().is_some_and(|i| makes_vec(&i.expr));
+        let makes_vec = local.init.as_ref().is_some_and(|i| makes_vec(&i.expr))
+            || ty.as_deref().is_some_and(super::iterators::is_vec_type);
         for name in scan::pattern_names(pat) {
             if makes_vec {
                 self.vec_locals.insert(name);
@@ -440,10 +461,6 @@ impl Lowerer<'_> {
         right: &Expr,
         whole: &Expr,
     ) {
-        if self.vec_locals.contains(&array.to_string()) {
-            self.vec_of_active_values(array, array);
-            return;
-        }
         let index = self.inactive_arg(index, "an index");
         let base = match self.env.get(&array.to_string()).cloned() {
             Some(Binding::Active(v)) => Some(Operand::Var(v)),
@@ -492,23 +509,16 @@ impl Lowerer<'_> {
     }
 }
 
-impl Lowerer<'_> {
-    /// Reports an active value put into the `Vec` `vec`, at `at`.
-    pub(super) fn vec_of_active_values(&mut self, vec: &impl ToTokens, at: &impl ToTokens) {
-        let vec = vec.to_token_stream();
-        self.errors.at(
-            at,
-            format!("`{vec}` is a `Vec`, which cannot hold active values yet: make it an ndarray array (`let mut {vec} = Array1::zeros(n);`, then `{vec}[i] = x;`)"),
-        );
-    }
-}
-
-/// Whether `e` makes a `Vec`: `vec![..]`, `Vec::new()`, `Vec::with_capacity(n)`.
+/// Whether `e` makes a `Vec`: `vec![..]`, `Vec::new()`,
+/// `Vec::with_capacity(n)`, `collect::<Vec<_>>()`.
 fn makes_vec(e: &Expr) -> bool {
     match e {
+        Expr::MethodCall(m) if m.method == "collect" => m.turbofish.as_ref().is_some_and(|t| {
+            matches!(t.args.first(), Some(syn::GenericArgument::Type(ty)) if super::iterators::is_vec_type(ty))
+        }),
         Expr::Macro(m) => m.mac.path.is_ident("vec"),
         Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
-            if p.path.segments.len() == 2 && p.path.segments[0].ident == "Vec"),
+            if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
         _ => false,
     }
 }

@@ -1,0 +1,86 @@
+//! `Vec` locals that hold active values: `hs.push(h)` is `hs = push(hs,
+//! h)`, `vec![a, b]` a `Vec::new()` pushed twice, and `hs[t]` reads an item
+//! (a float, or a view of an array). A loop over `&hs` or `hs.iter()`
+//! reads `hs[t]` (`sources.rs`).
+
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::Expr;
+
+use super::*;
+use crate::compiler::ir::{Const, Op, Operand};
+
+impl Lowerer<'_> {
+    /// `hs.push(item)` on a `Vec` local: `hs = push(hs, item)`, which makes
+    /// a `Vec` of constants (`Vec::new()`) active.
+    pub(super) fn push(&mut self, list: &Expr, item: &Expr, whole: &Expr) {
+        let Some(name) = super::place_root(list, false).cloned() else {
+            return;
+        };
+        let base = match self.env.get(&name.to_string()).cloned() {
+            Some(Binding::Active(v)) => Operand::Var(v),
+            Some(Binding::Const { renamed, .. }) => {
+                let ident = renamed.unwrap_or_else(|| name.clone());
+                Operand::Const(Const::opaque(ident.to_token_stream()))
+            }
+            None => {
+                self.errors.at(
+                    list,
+                    format!("`{name}` is not a local `Vec`: active values are pushed onto a `Vec` the function declares"),
+                );
+                return;
+            }
+        };
+        let first_new = self.vars.len();
+        let Some(item) = self.expr(item) else {
+            return;
+        };
+        let value = self.op_or_constant(Op::Push(base, item), whole.span(), whole);
+        self.bind(&name, value, first_new, None, false);
+    }
+
+    /// Whether `e` names a `Vec` local (`hs` in `hs[t]`).
+    pub(super) fn names_vec_local(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.names_vec_local(&p.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.vec_locals.contains(&i.to_string())),
+            _ => false,
+        }
+    }
+
+    /// `vec![a, b, c]` with active items: an empty `Vec`, then a push of
+    /// each. (`vec![x; n]` of an active `x` is not a list of pushes.)
+    pub(super) fn vec_of_items(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
+        let tokens = &m.mac.tokens;
+        let items = match syn::parse2::<Expr>(quote!([#tokens])) {
+            Ok(Expr::Array(items)) => items,
+            _ => {
+                self.errors.at(
+                    e,
+                    "`vec![x; n]` of an active value is not supported: push the items one by one, or use `Array1::from_elem(n, x)`",
+                );
+                return None;
+            }
+        };
+        let list = self.fresh_local("list", m.mac.path.span());
+        self.stmts.push(Stmt::Verbatim(
+            quote!(let mut #list = ::std::vec::Vec::new();),
+        ));
+        let mut value = Operand::Const(Const::opaque(list.to_token_stream()));
+        for expr in &items.elems {
+            value = match (value, self.expr(expr)?) {
+                // Constants before the first active item go in as written.
+                (Operand::Const(c), Operand::Const(item)) => {
+                    let item = &item.tokens;
+                    self.stmts.push(Stmt::Verbatim(quote!(#list.push(#item);)));
+                    Operand::Const(c)
+                }
+                (list, item) => self.inst(Op::Push(list, item), expr.span()),
+            };
+        }
+        Some(value)
+    }
+}

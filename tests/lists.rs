@@ -1,0 +1,209 @@
+//! `Vec` locals that hold active values: pushed onto (`hs.push(h)`), read
+//! by index (`hs[t]`) and iterated (`for h in &hs`), as back-propagation
+//! through time and bags of instances keep them. Each case against finite
+//! differences and forward mode.
+
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::{Array1, Array2};
+use support::random;
+
+/// Floats pushed in a loop, then read back by index and by iterator.
+mod floats {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, a: f64) -> f64 {
+        let mut ys = Vec::new();
+        for i in 0..x.len() {
+            ys.push((x[i] * a).sin());
+        }
+        let mut total = 0.0;
+        for i in 1..ys.len() {
+            total += ys[i] * ys[i - 1];
+        }
+        total + ys.iter().sum::<f64>()
+    }
+}
+
+/// Every hidden state of an RNN kept in a `Vec`, the loss read from them
+/// after the recurrence (back-propagation through time).
+mod hidden_states {
+    use super::*;
+    #[differentiable]
+    pub fn f(
+        w: &Array2<f64>,
+        u: &Array2<f64>,
+        v: &Array1<f64>,
+        #[constant] xs: &Array2<f64>,
+    ) -> f64 {
+        let mut hs = Vec::new();
+        let mut h = Array1::zeros(w.nrows());
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + u.dot(&xs.row(t))).mapv(f64::tanh);
+            hs.push(h.clone());
+        }
+        let mut loss = 0.0;
+        for h in &hs {
+            loss += (h.dot(v) - 0.5).powi(2);
+        }
+        loss
+    }
+}
+
+/// The recurrence reads the list it pushes onto: each state from the one
+/// before, by index.
+mod reads_while_pushing {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, h0: &Array1<f64>) -> f64 {
+        let mut hs = vec![h0.to_owned()];
+        for t in 0..3 {
+            let next = w.dot(&hs[t]).mapv(f64::tanh);
+            hs.push(next);
+        }
+        hs[3].sum() + hs[1][0]
+    }
+}
+
+/// A `vec![..]` of active and constant items (a constant first), pushed
+/// onto after.
+mod straight_line {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut parts = vec![c.to_owned(), x * 2.0];
+        for k in 0..2 {
+            parts.push(x.mapv(f64::exp) * k as f64);
+        }
+        let mut s = 0.0;
+        for p in parts.iter() {
+            s += p.dot(x);
+        }
+        s + parts[3][1] * parts[1][0] + parts[0][2]
+    }
+}
+
+/// A `Vec` of floats written by element, as `vec![0.0; n]` is filled.
+mod written {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i] * x[i];
+        }
+        v[0] += x[1].sin();
+        v[1] *= x[0];
+        v.iter().map(|t| t.exp()).sum::<f64>()
+    }
+}
+
+/// Pushes in the branches of an `if`, in a loop nested in another, and a
+/// chain over the list that enumerates and zips it.
+mod branches_and_chains {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] flags: &[bool]) -> f64 {
+        let mut hs = Vec::new();
+        for (k, &flag) in flags.iter().enumerate() {
+            if flag {
+                hs.push(x.mapv(|t| (t * k as f64).sin()));
+            } else {
+                for j in 0..2 {
+                    hs.push(x * (j as f64 + 1.0));
+                }
+            }
+        }
+        let weights = Array1::linspace(0.5, 1.5, hs.len());
+        hs.iter()
+            .zip(weights.iter())
+            .enumerate()
+            .map(|(i, (h, w))| h.sum() * w * i as f64 + h[0])
+            .sum::<f64>()
+    }
+}
+
+/// A bag's scores pushed one per instance, then a log-sum-exp over them
+/// and an array made of them.
+mod bag_scores {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, #[constant] bag: &Array2<f64>) -> f64 {
+        let mut scores: Vec<f64> = Vec::new();
+        for i in 0..bag.nrows() {
+            scores.push(w.dot(&bag.row(i)));
+        }
+        let m = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = scores.iter().map(|s| (s - m).exp()).sum();
+        let a = Array1::from(scores);
+        m + z.ln() + a.mapv(f64::tanh).sum()
+    }
+}
+
+#[test]
+fn bag_scores_pushed() {
+    for (n, seed) in [(1, 13), (4, 14), (7, 15)] {
+        let bag = random((n, 3), seed);
+        check_scalar!(bag_scores; ref w dw = random(3, 16); &bag);
+    }
+}
+
+#[test]
+fn floats_written_by_element() {
+    check_scalar!(written; ref x dx = random(4, 10););
+}
+
+#[test]
+fn pushes_in_branches_and_nested_loops() {
+    let flags = [true, false, true, false];
+    check_scalar!(branches_and_chains; ref x dx = random(3, 11); &flags[..]);
+    check_scalar!(branches_and_chains; ref x dx = random(2, 12); &[][..]);
+}
+
+#[test]
+fn floats_pushed_and_read() {
+    check_scalar!(floats; ref x dx = random(5, 1), val a da = 0.7;);
+}
+
+#[test]
+fn hidden_states_in_a_vec() {
+    let xs = random((4, 2), 5);
+    check_scalar!(hidden_states; ref w dw = random((3, 3), 2), ref u du = random((3, 2), 3), ref v dv = random(3, 4); &xs);
+}
+
+#[test]
+fn reading_the_list_being_pushed() {
+    check_scalar!(reads_while_pushing; ref w dw = random((3, 3), 6), ref h0 dh0 = random(3, 7););
+}
+
+#[test]
+fn pushes_in_straight_line_code() {
+    let c = random(3, 9);
+    check_scalar!(straight_line; ref x dx = random(3, 8); &c);
+}
+
+/// Chains collected into `Vec`s, by turbofish and by annotation, with a
+/// `filter` that keeps some of the items.
+mod collected {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &Array2<f64>) -> f64 {
+        let squares = x.iter().map(|v| v * v).collect::<Vec<_>>();
+        let kept: Vec<f64> = x.iter().filter(|v| **v > 0.0).map(|v| v.exp()).collect();
+        let rows: Vec<Array1<f64>> = w.rows().into_iter().map(|r| r.mapv(f64::sin)).collect();
+        let mut s = squares[0] + kept.iter().sum::<f64>();
+        for r in &rows {
+            s += r.dot(x);
+        }
+        s
+    }
+}
+
+#[test]
+fn chains_collected_into_vecs() {
+    check_scalar!(collected; ref x dx = random(3, 17), ref w dw = random((2, 3), 18););
+}
