@@ -15,18 +15,22 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() - ((k as f64 * 0.5) + y)),
-            _ => s1 += c.mean().unwrap(),
+        let v1 = a.mapv(f64::sin);
+        let mut s2 = ((y - x) - helper_scalar(y, (k as f64 * 0.5))).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * x.tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * (y * x);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
+        match k % 3 {
+            0 => s2 = a.mean().unwrap(),
+            1 => s2 = s2 * helper_scalar(a.mean().unwrap(), helper_scalar(s2, s2)),
+            _ => s2 += (1.0 + y * y).sqrt(),
         }
-        c.mapv(f64::tanh).sum() + s1
+        (s2 - a.mean().unwrap()) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -42,24 +46,33 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            w1[i] += (b[i] + y).sin();
+        }
+        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w1[j] * c[k % a.len()]).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            s2 += w1[i] * 0.2;
         }
-        s1 += s1;
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (c[0] + a[k % a.len()]),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w1[j] * 0.76).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += w1[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (0.79 + x);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + w1[i] * w1[k % a.len()]).tanh();
         }
-        (f64::tanh(0.20) / (1.0 + (c[k % a.len()] * 0.68) * (c[k % a.len()] * 0.68))) + s1 + w2.sum() * 0.3
+        (1.0 + x * x).ln() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -75,37 +88,46 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * f64::tanh(0.51).exp() - q2).reduce(f64::max).unwrap();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * 0.66;
+        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if k == 3 {
-            return b.mean().unwrap();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[0] + x);
         }
-        let mut s5 = (1.0 + helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), (1.0 + x * x).sqrt()) * helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), (1.0 + x * x).sqrt())).ln();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * helper_array(b, y);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + u2[j3 - 1] * (c[a.len() - 1] / (1.0 + y * y));
+        }
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * helper_scalar(0.62, 1.30),
+            _ => s1 += b[k % a.len()],
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + y * y).ln().sin() * j as f64,
+            _ if f64::sin(0.31) > 0.2 => s1 = s1 * helper_array(c, (a[k % a.len()] + s1)),
+            _ => s1 += x,
         }
         for i in (0..a.len()).rev() {
-            let t7 = w4[i] * (1.10 - 0.82);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += c[j] * t7;
+            if i % 3 == 2 {
+                continue;
             }
-            s5 = s5 + q8.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        if y.tanh().exp() > 0.1 {
-            s5 = 0.69;
-        } else {
-            s5 = s5 * ((1.0 + s5 * s5).ln() / (1.0 + helper_array(c, x) * helper_array(c, x)));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
         }
-        s5 + s5 + w4.sum() * 0.3
+        ((1.0 + y * y).sqrt() - (k as f64 * 0.5).cos()) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -122,34 +144,21 @@ mod p3 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * 0.42).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        s1 = (s1 * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos()).tanh();
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if (y - 0.69) > 0.2 => s1 = s1 * s1,
-            _ => s1 += ((k as f64 * 0.5) - x),
+        if c[0] < 0.0 {
+            s1 = (1.0 + helper_scalar(x, y) * helper_scalar(x, y)).sqrt();
+        } else {
+            s1 = s1 * helper_array(c, helper_array(c, x));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.24 * b[k % a.len()])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n3 = (&h2 * s1 + c).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c[0].cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        (c.mapv(f64::tanh).sum() * (1.29 - y)) + s1
+        (h2[0].cos() * helper_array(&h2, (k as f64 * 0.5))) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -165,20 +174,24 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(s3, c);
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (0.31 * y),
+            _ => s1 += (x - 1.03),
         }
-        if k == 3 {
-            return h4.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (y / (1.0 + y * y)).sin() * j as f64,
+            _ if ((k as f64 * 0.5) - y) > 0.2 => s1 = s1 * (s1 - x.sin()),
+            _ => s1 += y,
         }
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + (x + y);
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        s1 = (s1 * 0.5 + x).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[k % a.len()];
         }
-        s3 += s3 * 0.2;
-        y + s3 + h4.sum() * 0.3
+        c.dot(c) + s1
     }
 
     #[test]
@@ -195,27 +208,29 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_scalar((k as f64 * 0.5), y);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * helper_scalar(helper_array(c, s1), s1),
+            _ => s1 += helper_array(a, x),
         }
-        let mut h3 = a.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + x).sin();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * f64::sqrt((1.0 + 0.79 * 0.79));
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + w2[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + w2[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + h3[i] * s1).tanh();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * a.mapv(f64::tanh).sum();
-        }
-        x + s1 + h3.sum() * 0.3
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -232,19 +247,29 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.08;
-        }
-        let mut s3 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = b[i] * (1.36 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = a.dot(&w4);
-        let mut s6 = s5.tanh();
-        b.mapv(f64::tanh).sum() + s6 + w4.sum() * 0.3
+        let mut s2 = helper_scalar((1.0 + helper_array(a, 1.36) * helper_array(a, 1.36)).ln(), (y.sin() * 1.06));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (b[0] / (1.0 + x * x))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        let mut s3 = ((s2 / (1.0 + 0.51 * 0.51)).tanh() * s1);
+        match k % 3 {
+            0 => s3 = (k as f64 * 0.5),
+            1 => s3 = s3 * helper_scalar(s2, ((k as f64 * 0.5) * b[k % a.len()])),
+            _ => s3 += (k as f64 * 0.5),
+        }
+        (1.0 + s1 * s1).sqrt() + s3
     }
 
     #[test]
@@ -270,9 +295,8 @@ mod p7 {
                 break;
             }
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * (1.0 + y * y).ln() + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        helper_array(&f3, f64::ln((1.0 + 0.81 * 0.81))) + s2 + f3.sum() * 0.3
+        let mut s2 = (((1.0 + s1 * s1).sqrt() - s1) + c.dot(a));
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -288,21 +312,28 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x.cos() + d3[0] * (0.82 - a[a.len() - 1]);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+        let v1 = a.mapv(f64::sin);
+        let mut s2 = x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * s2).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s2 += b[i] * 0.2;
         }
-        let f5 = Array1::from_shape_fn(a.len(), |i6| a[i6] * helper_array(c, (k as f64 * 0.5)) + i6 as f64 * 0.1);
-        let mut s4 = f5.sum() * 0.3;
-        let v7 = (c + c);
-        b.mean().unwrap() + s4 + v7.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + a.dot(a);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        if c[0] < 0.0 {
+            s2 = s2;
+        } else {
+            s2 = s2 * s2;
+        }
+        helper_array(a, (k as f64 * 0.5)).tanh().exp() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -318,39 +349,34 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * c.dot(b);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, a);
         }
-        let (s5, c6) = (x * c.mean().unwrap()).sin_cos();
-        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, s1]];
-        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * s1.sin();
-        match k % 3 {
-            0 => s1 = (s4 - y),
-            1 => s1 = s1 * y,
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        if k == 3 {
+            return (a.dot(b) / (1.0 + b.dot(c) * b.dot(c)));
         }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s4 = s4.sin() * 0.9 + a[j8 - 1] * (y * s4);
+        let mut s2 = y;
+        if c.mapv(f64::tanh).sum() > 0.1 {
+            s2 = s2;
+        } else {
+            s2 = s2 * x;
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + (a[k % a.len()] + 0.61) * (a[k % a.len()] + 0.61)).ln(),
-            _ => s1 += (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
+        let v5 = vec![0.25; h1.len()];
+        let mut s6 = h1.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * b.mean().unwrap()).sum::<f64>();
+        let mut s7 = b[0];
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += helper_scalar(c[a.len() - 1], (k as f64 * 0.5)),
+            j if j > 1 => s2 = y * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (s7.tanh().exp() + (y - (k as f64 * 0.5))),
+            _ => s2 += b.mean().unwrap(),
         }
-        (0.64 + a[k % a.len()]).cos() + s4
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + helper_array(&h1, (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        (((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s7 + h1.sum() * 0.3
     }
 
     #[test]
@@ -366,21 +392,32 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        if k == 3 {
+            return (((k as f64 * 0.5) / (1.0 + 1.22 * 1.22)) + x.tanh().exp());
+        }
+        let mut s1: f64 = 0.99;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            let t2 = b[i] * f64::tanh(1.06);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s3: f64 = {
-            let t2 = helper_array(a, (k as f64 * 0.5));
-            t2 * t2 * 0.5 + 0.32
-        };
-        let v4 = (b * b).mapv(f64::tanh);
-        if k % 2 == 0 {
-            s1 = (b.dot(c) / (1.0 + s3.tanh().exp() * s3.tanh().exp()));
-        } else {
-            s1 = s1 * helper_array(a, (k as f64 * 0.5));
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = a.to_owned();
+        for i in 0..a.len() {
+            h6 = (&h6 * y + a).mapv(f64::tanh);
+            l4.push(h6.clone());
         }
-        s3 + s3 + v4.sum() * 0.3
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(a) * 0.5;
+        }
+        let mut s8 = q7;
+        let g10 = |p11: f64| (p11 * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+        let mut s9 = g10((s1 * a[k % a.len()])) + g10(b[0]);
+        ((s1 * y) / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))) + s9
     }
 
     #[test]
@@ -396,15 +433,21 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(b) * (x.sin() * helper_array(b, 0.37)));
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, (0.52 * 0.59)) * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += x.sin(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (y + y);
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, a);
+            if i == 3 {
+                break;
+            }
         }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s1 + w2.sum() * 0.3
+        helper_scalar((a[0] - a[a.len() - 1]), (y / (1.0 + c[k % a.len()] * c[k % a.len()]))) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -420,25 +463,28 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![c.mapv(f64::tanh).sum(), helper_array(c, y), a.mean().unwrap()].mapv(f64::sin).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v1 = (a * b).mapv(f64::tanh);
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = c[p3] * y;
         }
-        s1 = c.mean().unwrap();
-        let mut s3: f64 = {
-            let t2 = (k as f64 * 0.5);
-            t2 * t2 * 0.5 + helper_array(b, 1.25)
-        };
-        if k == 3 {
-            return b.mapv(f64::tanh).sum().tanh().exp();
+        l2[0] += x;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + v1[i] * (y * v1[k % a.len()])).tanh();
         }
-        a.dot(a).tanh().exp() + s3
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + v1[j6 - 1] * (k as f64 * 0.5).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s5 = v4.mapv(f64::tanh).sum() * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s5 = s5 * v1.mapv(f64::tanh).sum(),
+            _ => s5 += s5.tanh().exp(),
+        }
+        ((y * s5) + a[k % a.len()]) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -454,24 +500,21 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 1 {
-            let x = x * 0.5 + x;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1 = (y.tanh().exp() - ((y / (1.0 + a[0] * a[0])) + x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + y) / (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln()));
+        } else {
+            s1 = s1 * y;
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - x);
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| c[i4] * helper_scalar(s1, 1.03) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        b[k % a.len()] + s2 + f3.sum() * 0.3
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.scaled_add((k as f64 * 0.5).tanh().exp(), &u2);
+        }
+        (f64::sin(0.45) / (1.0 + x * x)) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -491,19 +534,21 @@ mod p14 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
+        let mut s2 = ad::ndarray::array![y, helper_array(b, 0.52), u1.mean().unwrap()].mapv(f64::sin).sum();
+        let v3 = a.mapv(f64::sin);
         if k == 3 {
-            return ((1.20 - 0.79) - helper_scalar(1.34, x));
+            return ((x + x) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x))));
         }
-        if k == 3 {
-            return (0.55 / (1.0 + x * x)).tanh().exp();
+        if c.dot(b) > 0.1 {
+            s2 = y;
+        } else {
+            s2 = s2 * x;
         }
-        let mut s2 = y;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4 = (&h4 * 0.5 + &u1).mapv(f64::sin);
         }
-        let mut s3 = a.mapv(f64::tanh).sum();
-        let mut s4 = ((s2 / (1.0 + u1.mapv(f64::tanh).sum() * u1.mapv(f64::tanh).sum())) + b[a.len() - 1]);
-        helper_array(b, c.mapv(f64::tanh).sum()) + s4 + u1.sum() * 0.3
+        (u1[a.len() - 1].tanh().exp() - y.tanh().exp()) + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -519,10 +564,27 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
-        s1 = (s1 * 0.5 + (a[a.len() - 1] * (x + x))).tanh();
-        let mut s2: f64 = 0.53;
-        helper_array(a, y) + s2
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(a);
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut s3 = (((k as f64 * 0.5).tanh().exp() + (y + y)) - a.dot(&u1));
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * y;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s3 += u5;
+            if i == 3 {
+                break;
+            }
+        }
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + helper_scalar(0.97, x)) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -538,19 +600,16 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut s1 = a[k % a.len()];
+        if c[0] < 0.0 {
+            s1 = 0.35;
+        } else {
+            s1 = s1 * (1.0 + (1.18 - (k as f64 * 0.5)) * (1.18 - (k as f64 * 0.5))).ln();
+        }
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.18 * 1.18))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        b.mean().unwrap() + s1
+        ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))) + s1
     }
 
     #[test]
@@ -566,25 +625,30 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.dot(b), x);
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x.sin();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + x * x));
         }
-        s1 += s1 * 0.2;
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        s1 = (s1 * 0.5 + (helper_scalar(y, (k as f64 * 0.5)) - v2.mapv(f64::tanh).sum())).tanh();
-        for i in 0..a.len() {
-            let t3 = c[i] * (c[k % a.len()] - (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t3.sin() * (s1 * s1);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * x);
         }
-        let v4 = b.mapv(f64::sin);
-        let mut s7 = v4.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + b.mapv(f64::tanh).sum());
-        s7 += (1.0 + c[0] * c[0]).sqrt();
-        v4.dot(&v4) + s7 + v4.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = u2[i] * y;
+        }
+        let mut s5: f64 = {
+            let t4 = b[0];
+            t4 * t4 * 0.5 + (x + (k as f64 * 0.5))
+        };
+        let mut h6 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.scaled_add(helper_scalar(y, a[k % a.len()]), b);
+        }
+        let l7: Vec<f64> = w3.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * (s5 * s5)).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        let mut s12 = b.iter().take(3).filter(|p10| **p10 < 0.5).cloned().fold(-0.5, |q11, p10| q11 * p10 + h6.mean().unwrap());
+        s9 + s12 + h6.sum() * 0.3
     }
 
     #[test]
@@ -601,29 +665,24 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 * y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (0.24 + 0.53)).sin();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (x * y);
-        }
-        let v4 = (a * b).mapv(f64::tanh);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        ((y * 0.25) - helper_scalar(s1, c[a.len() - 1])) + s1 + v4.sum() * 0.3
+        s1 += ((y / (1.0 + s1 * s1)) + (x * y));
+        let mut s4 = b.iter().map(|p2| p2 * s1.cos()).min_by(|p2, q3| (p2 - s1.cos()).abs().total_cmp(&(q3 - s1.cos()).abs())).unwrap();
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + a[i] * (0.53 - y)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + c[i] * 0.3;
+        }
+        if k == 3 {
+            return a[a.len() - 1];
+        }
+        let mut s6: f64 = {
+            let t5 = b.dot(c);
+            t5 * t5 * 0.5 + b.dot(c)
+        };
+        (helper_array(a, x) * helper_array(a, y)) + s6
     }
 
     #[test]
@@ -639,18 +698,31 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * f64::ln((1.0 + 0.72 * 0.72));
+        let mut s1 = c.dot(a);
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * helper_scalar(y, 0.22);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = w1.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (0.22 - x)).sum::<f64>();
-        let mut s6: f64 = {
-            let t5 = w1.dot(&w1);
-            t5 * t5 * 0.5 + (s4 + x)
-        };
-        s4 += (1.39 - c.mapv(f64::tanh).sum());
-        s4 = helper_scalar(y, a.mapv(f64::tanh).sum());
-        b.mean().unwrap() + s6 + w1.sum() * 0.3
+        for (p4, &q5) in c.iter().zip(b) {
+            s1 = (s1 * 0.7 + p4 * q5 * helper_scalar(y, b[0])).tanh();
+        }
+        let v8 = vec![0.25; b.len()];
+        let mut s9 = b.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * y.tanh().exp()).sum::<f64>();
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + helper_scalar(x, x);
+            s9 = (s9 * 0.8 + s1 * 0.3).tanh();
+        }
+        s9 += s1 * 0.2;
+        let l10 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s9)];
+        let mut s12 = l10.iter().enumerate().map(|(p11, v)| v.sum() * p11 as f64).sum::<f64>() + l10[2].dot(c);
+        helper_scalar((1.0 + x * x).ln(), (s12 * (k as f64 * 0.5))) + s12
     }
 
     #[test]
@@ -666,34 +738,32 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.58);
-        }
-        if y > 0.1 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * a.mean().unwrap();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * y;
-        }
-        if k == 3 {
-            return s1;
-        }
-        if k == 3 {
-            return a[0];
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + helper_array(b, (k as f64 * 0.5))
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = a[i] * 0.94;
+            w3[i] = a[i] * (y + y);
         }
-        s1 = (s1 * 0.5 + x).tanh();
-        c.mean().unwrap() + s1 + w4.sum() * 0.3
+        let g5 = |p6: f64| (p6 * (1.0 + b[0] * b[0]).sqrt()).tanh();
+        let mut s4 = g5((x - x)) + g5(b[0]);
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = w3[i] * f64::tanh(0.71).exp();
+        }
+        let m9 = w3.view().insert_axis(ad::ndarray::Axis(1)).dot(&w3.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s8 = m9.diag().mapv(|t| (t * s2).sin()).sum() * w7.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + w3[i] * (k as f64 * 0.5)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + w3[i] * helper_scalar((k as f64 * 0.5), s2)).tanh();
+        }
+        a.mapv(f64::tanh).sum() + s8 + w7.sum() * 0.3
     }
 
     #[test]
@@ -709,23 +779,18 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = a[i] * c.dot(c);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
+            w1[i] = a[i] * ((k as f64 * 0.5) - 0.35);
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + f64::tanh(1.05).exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s3: f64 = 1.39;
+        match k % 4 {
+            j if j > 1 => s3 = c.dot(&w1) * j as f64,
+            _ if w1.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt(),
+            _ => s3 += ((k as f64 * 0.5) / (1.0 + y * y)),
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_array(b, 0.35);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        a[k % a.len()] + s1
+        s3 + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -742,24 +807,25 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        let mut s3: f64 = {
-            let t2 = helper_array(b, (k as f64 * 0.5).cos());
-            t2 * t2 * 0.5 + x.tanh().exp()
-        };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + 0.20 * 0.20))).tanh();
+        match k % 3 {
+            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
+            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
+            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
         }
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + b.mean().unwrap();
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        s1 = (s1 - f64::tanh(0.46));
+        let mut h2 = b.to_owned();
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
         }
-        s3 += s3 * 0.2;
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_scalar(y, 0.64);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s3 = helper_array(b, (helper_array(&h2, 0.69) * (y - 0.59)));
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = h2[p5] * c[k % a.len()];
         }
-        s3 += y * 0.2;
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + helper_array(c, 0.69)) + s3
+        l4[0] += s3;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        (y + x).tanh() + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -775,40 +841,28 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s2: f64 = {
+            let t1 = (b.dot(b) - (y - (k as f64 * 0.5)));
+            t1 * t1 * 0.5 + a[a.len() - 1]
+        };
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        match k % 3 {
+            0 => s2 = b.mapv(f64::tanh).sum().sin(),
+            1 => s2 = s2 * (1.0 + helper_scalar(v3[k % a.len()], y) * helper_scalar(v3[k % a.len()], y)).ln(),
+            _ => s2 += helper_array(&v3, x),
         }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            h2.scaled_add(helper_array(b, x), c);
-            if i == 3 {
-                break;
+        s2 = helper_array(b, 1.03);
+        let v4 = (b * &v3).mapv(f64::tanh);
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * (v3[k % a.len()] / (1.0 + y * y));
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * v4[(i + 1) % a.len()];
             }
+            s2 += u6;
         }
-        if (1.0 + x * x).ln() > 0.1 {
-            s1 = y;
-        } else {
-            s1 = s1 * (a[a.len() - 1] / (1.0 + b[k % a.len()] * b[k % a.len()]));
-        }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| h2[i5] * c.dot(c) + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        let mut u6 = h2.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (1.0 + y * y).ln();
-        }
-        for i in (0..a.len()).rev() {
-            let t7 = f4[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-            s3 += t7.sin() * (k as f64 * 0.5);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(b, a.mapv(f64::tanh).sum()) * j as f64,
-            _ if s3.tanh().exp() > 0.2 => s1 = s1 * ((k as f64 * 0.5) * ((k as f64 * 0.5) - 1.07)),
-            _ => s1 += u6.mean().unwrap(),
-        }
-        s1 + s3 + u6.sum() * 0.3
+        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * (1.0 + v4[0] * v4[0]).sqrt()).sum::<f64>();
+        c.mapv(f64::tanh).sum() + s9 + v4.sum() * 0.3
     }
 
     #[test]
@@ -824,32 +878,29 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if c[0] < 0.0 {
-            s1 = (1.0 + (y - a[0]) * (y - a[0])).ln();
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
-        }
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * s1).sin()).sum() * c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = helper_array(c, 0.95).tanh().exp(),
-            1 => s1 = s1 * s2,
-            _ => s1 += c.dot(c),
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        let mut s1 = (x * y).tanh().tanh();
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * ((k as f64 * 0.5) / (1.0 + y * y));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * x.tanh().exp();
         }
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::tanh(0.76).exp() * f64::tanh(0.76).exp()).sqrt() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * a[k % a.len()].cos().tanh().exp(),
-            _ => s1 += a.dot(c),
+            j if j > 1 => s1 = helper_array(c, 0.95).tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) - x) > 0.2 => s1 = s1 * s2,
+            _ => s1 += c.dot(c),
         }
-        let mut s6 = a.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * b[0]) * q5 as f64).sum::<f64>();
-        (k as f64 * 0.5) + s6
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
+        }
+        match k % 3 {
+            0 => s2 = c.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * ((k as f64 * 0.5) * 0.83).tanh().exp(),
+            _ => s2 += a[k % a.len()].cos(),
+        }
+        a.dot(c) + s2
     }
 
     #[test]
@@ -865,12 +916,12 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * y;
-            s1 += t2.sin() * (x * y);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * y;
         }
-        (a.mean().unwrap() * helper_scalar(s1, x)) + s1
+        let v2 = (a * y);
+        (y * y).cos() + v2.sum() * 0.3
     }
 
     #[test]
@@ -886,25 +937,28 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + b);
-        let mut s2 = helper_scalar((k as f64 * 0.5), y);
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * (1.0 + y * y).sqrt();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        let mut s5 = helper_array(a, c.mean().unwrap());
-        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * s2 + d8[0] * (s5 - s2);
-        let mut s9 = (k as f64 * 0.5);
-        0.45 + s9 + v1.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
+        }
+        let mut l3 = vec![c.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * s1).sin()) + c;
+            l3.push(n);
+        }
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * (y * s1);
+        if c[0] < 0.0 {
+            s1 = v5.dot(a);
+        }
+        let mut s9 = a.iter().rev().skip(1).zip(v5.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (x * (k as f64 * 0.5))).sum::<f64>();
+        let mut s10 = s1;
+        a[0] + s10 + v5.sum() * 0.3
     }
 
     #[test]
@@ -920,25 +974,28 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, x).tanh().exp();
-        }
-        let mut s1 = helper_array(c, (c[a.len() - 1] + 1.16).cos());
+        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (b[k % a.len()] - (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
             s1 += c[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (b[k % a.len()] - (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(b, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s1 += y * 0.2;
-        (x.sin() - x) + s1
+        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
+        helper_array(b, (x - (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -955,24 +1012,18 @@ mod p28 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
+        s1 = a.dot(c);
         for i in 0..a.len() {
-            let t2 = a[i] * b.dot(a);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            let x = x * 0.5 + 1.23;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
+        s1 += x * 0.2;
         match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
             _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, b[0]),
             _ => s1 += y,
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.53 + 1.24);
-        }
-        y + s1 + u4.sum() * 0.3
+        helper_scalar((0.53 + 1.24), y) + s1
     }
 
     #[test]
@@ -988,23 +1039,22 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 1 {
-            let x = x * 0.5 + y.tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let g2 = |p3: f64| (p3 * a[0].tanh().exp()).tanh();
+        let mut s1 = g2((k as f64 * 0.5).tanh().exp()) + g2(b[0]);
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        if (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
-            s1 = ((1.0 + x * x).ln() / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()));
+        if k % 2 == 0 {
+            s1 = (1.0 + (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln();
         } else {
             s1 = s1 * y;
         }
-        let mut s2 = (((1.0 + y * y).sqrt() + ((k as f64 * 0.5) - 0.32)) - a.dot(b));
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x + y);
+        for i in 0..a.len() {
+            let y = y * 0.5 + (s1 + y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        ((1.0 + u3[k % a.len()] * u3[k % a.len()]).ln() + helper_array(c, s2)) + s2 + u3.sum() * 0.3
+        s1 += y * 0.2;
+        (c.mean().unwrap() - a.dot(b)) + s1
     }
 
     #[test]
@@ -1020,21 +1070,18 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a[a.len() - 1];
-            t1 * t1 * 0.5 + (1.0 + x * x).ln()
-        };
+        let mut s1 = a[a.len() - 1];
         match k % 4 {
-            j if j > 1 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
-            _ => s2 += helper_array(b, (k as f64 * 0.5)),
+            j if j > 1 => s1 = helper_array(a, a[a.len() - 1]).sin() * j as f64,
+            _ if (s1 - a[a.len() - 1]) > 0.2 => s1 = s1 * c[k % a.len()],
+            _ => s1 += f64::tanh(0.43).exp(),
         }
-        if k % 2 == 0 {
-            s2 = (b[0].tanh().exp() - (1.0 + x * x).sqrt());
-        } else {
-            s2 = s2 * (c.dot(b) - b.dot(c));
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_array(b, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        helper_scalar((y - (k as f64 * 0.5)), a.dot(c)) + s2
+        s1 += y * 0.2;
+        s1.tanh().exp().tanh().exp() + s1
     }
 
     #[test]
@@ -1051,17 +1098,21 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * b.mapv(f64::tanh).sum();
-            s1 += t2.sin() * (x - y);
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(b) * j as f64,
+            _ if y > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += ((k as f64 * 0.5) + b[a.len() - 1]),
         }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
+        for i in 0..a.len() {
+            let t2 = b[i] * a.mapv(f64::tanh).sum();
+            s1 += t2.sin() * (x * x);
         }
-        ((s3 + (k as f64 * 0.5)) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s3
+        let mut s4: f64 = {
+            let t3 = c.mapv(f64::tanh).sum();
+            t3 * t3 * 0.5 + helper_array(a, s1)
+        };
+        let mut s5 = helper_scalar(s4, a[0]);
+        (y + c.mean().unwrap()) + s5
     }
 
     #[test]
@@ -1077,30 +1128,31 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let v3 = (b * a).mapv(f64::tanh);
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n5 = (&h4 * y + c).mapv(f64::tanh);
-            h4.assign(&n5);
-        }
-        let mut h6 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = {
+            let t1 = ((k as f64 * 0.5).cos() + b.mean().unwrap());
+            t1 * t1 * 0.5 + (c[k % a.len()] / (1.0 + x * x))
+        };
+        s2 = y;
         for i in (0..a.len()).rev() {
-            let n7 = (&h6 * y + b).mapv(f64::tanh);
-            h6.assign(&n7);
+            s2 = (s2 * 0.7 + c[i] * y).tanh();
         }
-        let mut s8 = (y * (k as f64 * 0.5)).sin().tanh().exp();
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s8 = s8.sin() * 0.9 + h4[j9 - 1] * x;
+        match k % 4 {
+            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s2 = s2 * (x - (k as f64 * 0.5)),
+            _ => s2 += c.mean().unwrap(),
         }
-        let mut s10 = v3[k % a.len()];
-        b.mean().unwrap() + s10 + h6.sum() * 0.3
+        let mut f4 = c.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add(s2, &c);
+        let mut s3 = f4.sum() * 0.3;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + y).sin();
+        }
+        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&f4.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * (0.39 + (k as f64 * 0.5)) + d8[0] * (0.27 * f4[a.len() - 1]);
+        helper_array(b, (1.0 + x * x).sqrt()) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1117,13 +1169,17 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, a[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(c) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, s1),
+            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
         }
-        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + x);
-        helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) + s4
+        if k % 2 == 1 {
+            let x = x * 0.5 + 1.15;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        (1.0 + s1 * s1).ln() + s1
     }
 
     #[test]
@@ -1139,16 +1195,22 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if b.mean().unwrap() > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * s1;
+        let mut s1: f64 = 1.09;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2: f64 = 0.95;
-        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * c.mean().unwrap() + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        ((0.99 - f4[0]) - c.dot(a)) + s3 + f4.sum() * 0.3
+        let mut s2 = helper_array(a, 0.95);
+        let mut s4: f64 = {
+            let t3 = y;
+            t3 * t3 * 0.5 + b.dot(b)
+        };
+        (1.16 * y).sin() + s4
     }
 
     #[test]
@@ -1164,22 +1226,13 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * c[k % a.len()].tanh(),
-            _ => s1 += a.dot(b),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * j as f64,
-            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (y / (1.0 + 1.35 * 1.35)),
-        }
-        let mut s3: f64 = {
-            let t2 = (a[k % a.len()] * (k as f64 * 0.5)).tanh().exp();
-            t2 * t2 * 0.5 + (1.32 + 0.73)
+        let mut s2: f64 = {
+            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
+            t1 * t1 * 0.5 + helper_scalar(y, x)
         };
-        f64::tanh(0.37).exp().tanh().exp() + s3
+        let mut s3 = helper_scalar((c[0] * helper_array(c, x)), (k as f64 * 0.5));
+        s3 = (s3 * 0.5 + f64::sqrt((1.0 + 1.15 * 1.15)).cos()).tanh();
+        f64::cos(1.18).tanh() + s3
     }
 
     #[test]
@@ -1195,14 +1248,12 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
+        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
-        s1 = (s1 * 0.5 + helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
-        (1.0 + x * x).ln() + s1
+        (helper_scalar(0.88, y) / (1.0 + s1 * s1)) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1218,33 +1269,38 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let v1 = (c * a).mapv(f64::tanh);
+        let mut s2 = y;
+        if y.tanh().exp() > 0.1 {
+            s2 = a.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = c.to_owned();
         for i in 0..a.len() {
-            w2[i] += (c[i] + (x + 0.71)).sin();
+            h5 = (&h5 * x + b).mapv(f64::tanh);
+            l3.push(h5.clone());
+            if i == 3 {
+                break;
+            }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_array(c, w2[k % a.len()]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(c) * 0.5;
         }
-        s1 += y * 0.2;
-        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * b[0] + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        s1 + s3 + f4.sum() * 0.3
+        let mut s7 = q6;
+        for i in 0..a.len() {
+            let t8 = c[i] * helper_array(b, c[a.len() - 1]);
+            if i % 3 == 1 {
+                continue;
+            }
+            s7 += t8 * t8 * 0.5;
+            s7 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) * a[0]);
+        }
+        let mut s10: f64 = {
+            let t9 = ((v1[0] * v1[k % a.len()]) - (s7 - 0.40));
+            t9 * t9 * 0.5 + (s7 / (1.0 + b[k % a.len()] * b[k % a.len()]))
+        };
+        v1.dot(&v1) + s10 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1261,25 +1317,32 @@ mod p38 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * a.dot(c),
-            _ => s1 += a[k % a.len()].tanh().exp(),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n3 = (&h2 * x + a).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut s3: f64 = {
+            let t2 = b[k % a.len()];
+            t2 * t2 * 0.5 + helper_scalar(a[0], y)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * s3.tanh().exp()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + s1).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x;
-        }
-        w4[a.len() - 1] + s1 + u5.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -1295,30 +1358,24 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = 1.37 * j as f64,
+            _ if c.dot(c) > 0.2 => s1 = s1 * helper_array(c, c[a.len() - 1]),
+            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).ln(),
         }
-        let mut s1: f64 = 1.37;
-        s1 = helper_array(c, (1.0 + y * y).ln());
-        let mut s2 = c.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (s2 * (k as f64 * 0.5))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
+        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * x.sin()).sum::<f64>();
+        s4 += x;
+        let v5 = (b + a);
+        let mut s6 = c.mean().unwrap();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + v5[j7 - 1] * f64::tanh(1.10).exp();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b[0]).tanh();
-        }
-        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + a.mean().unwrap()).sum::<f64>();
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(1.10).exp();
-        }
-        f64::tanh(1.28).exp() + s5 + u6.sum() * 0.3
+        let f9: Array1<f64> = c.iter().rev().map(|p10| (p10 * 1.28).tanh() + y).collect();
+        let mut s8 = f9.dot(&f9) * 0.1;
+        y + s8 + f9.sum() * 0.3
     }
 
     #[test]
@@ -1334,15 +1391,19 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((y / (1.0 + x * x)) / (1.0 + x * x));
+        let v1 = (a + a);
+        let mut s2 = helper_array(c, y);
+        match k % 4 {
+            j if j > 1 => s2 = 0.20 * j as f64,
+            _ if x.tanh().exp() > 0.2 => s2 = s2 * (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + a.dot(&v1)),
+            _ => s2 += y,
         }
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = helper_scalar((1.15 - s1), (y + x));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
         }
-        s1 = helper_scalar((k as f64 * 0.5), (x - c[k % a.len()]));
-        (k as f64 * 0.5) + s1
+        (s2 - (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1358,33 +1419,42 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * (k as f64 * 0.5);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
         }
-        let mut s2 = a.mean().unwrap().tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.scaled_add((1.0 + x * x).sqrt(), c);
+            if i == 3 {
+                break;
             }
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
         }
-        let v3 = (&w1 + &w1);
-        s2 = (s2 * 0.5 + helper_scalar((1.0 + s2 * s2).sqrt(), (x / (1.0 + s2 * s2)))).tanh();
-        match k % 4 {
-            j if j > 1 => s2 = ((y / (1.0 + y * y)) - v3.mean().unwrap()) * j as f64,
-            _ if (x * 1.25) > 0.2 => s2 = s2 * y,
-            _ => s2 += (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt(),
+        let mut s3: f64 = 1.35;
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + u1[i] * helper_array(&u1, h2[a.len() - 1])).tanh();
         }
-        let mut s4 = (1.0 + w1.mean().unwrap() * w1.mean().unwrap()).sqrt();
-        if (y - (k as f64 * 0.5)) > 0.1 {
-            s4 = helper_array(b, (y * (k as f64 * 0.5)));
-        } else {
-            s4 = s4 * w1.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * c.mean().unwrap()).tanh();
         }
-        helper_scalar(b.mapv(f64::tanh).sum(), a[k % a.len()]) + s4 + v3.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * h2.mean().unwrap();
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = u1[i] * helper_scalar(x, y);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s3 = s3 + q6.tanh();
+        }
+        match k % 3 {
+            0 => s3 = (((k as f64 * 0.5) - (k as f64 * 0.5)) + (0.32 * s3)),
+            1 => s3 = s3 * y,
+            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        }
+        helper_array(&u1, (s3 * (k as f64 * 0.5))) + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1400,38 +1470,43 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar((k as f64 * 0.5), 0.82);
-        }
-        for (p3, &q4) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p3 * q4 * (k as f64 * 0.5).tanh().exp()).tanh();
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_scalar(x, x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let mut s4 = helper_scalar(b.dot(b), helper_array(b, helper_scalar((k as f64 * 0.5), 0.82)));
+        match k % 4 {
+            j if j > 1 => s4 = s3 * j as f64,
+            _ if y > 0.2 => s4 = s4 * helper_array(a, 0.46),
+            _ => s4 += b[k % a.len()].tanh().exp(),
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b[k % a.len()].tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + b[j] * c[k % a.len()]).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += b[i] * 0.2;
+            s3 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = c[i] * (s4 - (k as f64 * 0.5));
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * s1;
+        let mut l6 = Vec::with_capacity(3);
+        let mut h8 = c.to_owned();
+        for i in 0..a.len() {
+            h8 = (&h8 * y + c).mapv(f64::tanh);
+            l6.push(h8.clone());
         }
-        if c[0] < 0.0 {
-            s1 = (b[a.len() - 1] * b.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * 0.30;
+        let mut q9 = h8.sum();
+        for p7 in &l6 {
+            q9 += p7.dot(c) * 0.5;
         }
-        (1.0 + b.dot(c) * b.dot(c)).ln() + s1
+        let mut s10 = q9;
+        let mut s12: f64 = {
+            let t11 = 0.82;
+            t11 * t11 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        s4 + s12 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1448,30 +1523,36 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-        }
-        let mut s2 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + y * y)), x));
-        match k % 3 {
-            0 => s2 = b[0],
-            1 => s2 = s2 * (b.dot(b) - (1.23 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
-            _ => s2 += helper_array(b, y),
-        }
-        if c[0] < 0.0 {
-            s1 = s1;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * (b[a.len() - 1] * s2);
-            let mut q4 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q4 += a[j] * t3;
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = s1 + q4.tanh();
+            s1 += c[i] * 0.2;
         }
-        helper_scalar(((k as f64 * 0.5) + a[k % a.len()]), helper_array(a, s2)) + s2
+        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * b[a.len() - 1]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + 1.25;
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        }
+        s4 += s1 * 0.2;
+        for i in 0..a.len() {
+            let t5 = b[i] * ((k as f64 * 0.5) * y);
+            s1 += t5 * t5 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * b[0];
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::sin(0.31)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        helper_array(b, helper_array(b, y)) + s4
     }
 
     #[test]
@@ -1487,27 +1568,19 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
+            _ if y > 0.2 => s1 = s1 * a.dot(a),
+            _ => s1 += c.dot(c),
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+            h2.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), b);
         }
-        let mut s2 = x;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * b[a.len() - 1].tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
-        }
-        if k == 3 {
-            return (c.dot(&h1) + y);
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h3.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a);
-        }
-        (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).ln() + s2 + h3.sum() * 0.3
+        s1 += ((y - h2[a.len() - 1]) - c.dot(a));
+        let mut s3 = helper_array(a, y);
+        y + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1525,11 +1598,12 @@ mod p45 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
         s1 += s1;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[0] / (1.0 + x * x));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * b[0];
         }
-        ((y + (k as f64 * 0.5)) * y.tanh()) + s1 + u2.sum() * 0.3
+        y + s1
     }
 
     #[test]
@@ -1546,19 +1620,13 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        for i in 0..a.len() {
-            let t2 = b[i] * y;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1.tanh().exp(),
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
-        }
-        u4.dot(c) + s1 + u4.sum() * 0.3
+        let mut s2 = c.dot(b);
+        (0.78 * (k as f64 * 0.5)).sin() + s2
     }
 
     #[test]
@@ -1575,32 +1643,19 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f64::cos(1.00)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s2 = a[k % a.len()];
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, b);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = b[i] * (a[0] + s2);
+            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
         }
-        (c[0] - (k as f64 * 0.5)).tanh() + s2 + w4.sum() * 0.3
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * helper_array(b, 1.21);
+        }
+        u5.dot(b) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1616,31 +1671,43 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
+        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2 = (k as f64 * 0.5);
+        let mut s2 = (a.mean().unwrap() * helper_scalar(helper_array(c, s1), x));
+        let mut s3 = (b.mapv(f64::tanh).sum() * y);
+        match k % 3 {
+            0 => s3 = 0.24,
+            1 => s3 = s3 * a.dot(b),
+            _ => s3 += (s1 + 0.60),
+        }
+        let mut m5 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m5.row_mut(i).assign(&(a * (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + i as f64)));
+        }
+        let mut s4 = m5.row(1).dot(b) * 0.40;
         match k % 4 {
-            j if j > 1 => s2 = (x.tanh().exp() * (0.93 * (k as f64 * 0.5))) * j as f64,
-            _ if x > 0.2 => s2 = s2 * helper_array(b, (k as f64 * 0.5)),
-            _ => s2 += helper_array(&u1, u1[k % a.len()]),
+            j if j > 1 => s2 = (a.dot(a) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * j as f64,
+            _ if (0.93 - s4) > 0.2 => s2 = s2 * ((s3 - s1) - b[0]),
+            _ => s2 += helper_array(c, 0.67),
         }
-        s2 = y.tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * a[k % a.len()]).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + s3 * s3).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * a.mapv(f64::tanh).sum();
-        }
-        let mut h4 = u1.to_owned();
-        for i in (0..a.len()).rev() {
-            h4.scaled_add((0.40 / (1.0 + 0.57 * 0.57)), &u1);
-        }
-        let v5 = h4.mapv(|t| t * t * 0.5 - t);
-        helper_scalar((y - (k as f64 * 0.5)), 0.29) + s2 + v5.sum() * 0.3
+        (c[k % a.len()] / (1.0 + s1 * s1)).sin() + s4
     }
 
     #[test]
@@ -1656,12 +1723,13 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[a.len() - 1] * x);
+        let mut s1 = a.dot(a).tanh().exp().sin();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, b[a.len() - 1].tanh());
         }
-        a.dot(c) + s1 + u2.sum() * 0.3
+        let z3 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p4, &q5| (p4 * s1 - q5).sin());
+        let mut s2 = z3.sum() * (x + 1.06);
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -1677,26 +1745,23 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + f64::sin(1.10)
-        };
-        if k % 2 == 1 {
-            let x = x * 0.5 + (1.0 + y * y).ln();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        s2 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(s2, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
-            if i == 3 {
-                break;
+        let mut s1 = b.mean().unwrap().tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let mut s3 = ((1.0 + (y + a[a.len() - 1]) * (y + a[a.len() - 1])).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        s2 += c.mean().unwrap();
-        b[0] + s3
+        let mut s2 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (k as f64 * 0.5)).cos();
+        let mut s3 = a.mean().unwrap();
+        s3 = (s3 * 0.5 + (c.mapv(f64::tanh).sum() + s2)).tanh();
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -1713,37 +1778,32 @@ mod p51 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt().tanh().exp() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * b[k % a.len()],
+            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[0] - x)).sum::<f64>();
-        for (p5, &q6) in a.iter().zip(a) {
-            s4 = (s4 * 0.7 + p5 * q6 * (1.0 + s1 * s1).ln()).tanh();
+        s1 = b.dot(c);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (0.67 - x)).sin();
         }
-        let mut s7 = (f64::sin((0.27 - 1.34)) - (0.24 / (1.0 + (0.48 * (k as f64 * 0.5)) * (0.48 * (k as f64 * 0.5)))));
-        if ((k as f64 * 0.5) * b[a.len() - 1]) > 0.1 {
-            s4 = (s1 / (1.0 + s4.tanh().exp() * s4.tanh().exp()));
-        } else {
-            s4 = s4 * a.dot(a);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + x).sin();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t8 = b[i] * (0.87 * 1.24);
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * b[(i + 1) % a.len()];
-            }
-            s1 += u9;
+        let mut s5: f64 = {
+            let t4 = ((0.48 * (k as f64 * 0.5)) + helper_scalar((k as f64 * 0.5), y));
+            t4 * t4 * 0.5 + (k as f64 * 0.5)
+        };
+        for i in 0..a.len() {
+            let t6 = b[i] * (x - s5);
+            s1 += t6.sin() * c.mean().unwrap();
             if i == 3 {
                 break;
             }
         }
-        x.tanh() + s7
+        (k as f64 * 0.5) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1759,28 +1819,28 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
         match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * 0.34,
-            _ => s1 += c.dot(a),
+            0 => s2 = helper_array(b, s2),
+            1 => s2 = s2 * (a.dot(c) - helper_array(a, 0.76)),
+            _ => s2 += a.mean().unwrap(),
         }
-        let mut s3: f64 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + a.mean().unwrap()
-        };
-        if k % 2 == 0 {
-            s1 = (1.0 + helper_scalar(x, c[k % a.len()]) * helper_scalar(x, c[k % a.len()])).ln();
-        } else {
-            s1 = s1 * a.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + helper_scalar(x, v1[k % a.len()]) * helper_scalar(x, v1[k % a.len()])).ln() * j as f64,
+            _ if (1.25 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s2 = s2 * 0.97,
+            _ => s2 += 0.81,
         }
-        s3 = (s3 * 0.5 + (b.dot(c) / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))))).tanh();
-        (((k as f64 * 0.5) + y) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())) + s3
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = c[p4] * c.mean().unwrap();
+        }
+        l3[0] += y;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s7 = m8.diag().mapv(|t| (t * s6).sin()).sum() * ((k as f64 * 0.5) + y);
+        s6 + s7 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1797,16 +1857,30 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(c, c[a.len() - 1]);
         }
-        let mut s2 = helper_scalar(((b[a.len() - 1] * c[k % a.len()]) + helper_array(a, (k as f64 * 0.5))), y);
-        let mut s4: f64 = {
-            let t3 = a.mean().unwrap();
-            t3 * t3 * 0.5 + (1.0 + s1 * s1).ln()
-        };
-        let mut s7 = (0..a.len()).map(|q6| a[q6] * b[q6] + (1.0 + s4 * s4).ln()).sum::<f64>();
-        (f64::sin(1.22) - (s2 + s2)) + s7
+        for i in 0..a.len() {
+            let x = x * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[k % a.len()], c[0])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * (c.mapv(f64::tanh).sum() * (k as f64 * 0.5)),
+            _ => s1 += (1.0 + s1 * s1).ln(),
+        }
+        helper_scalar(helper_array(b, 1.40), a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -1823,33 +1897,28 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (a[k % a.len()] + s1).tanh().exp() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * y,
+            _ => s1 += y.cos(),
         }
-        if k == 3 {
-            return c.dot(c);
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + y * y).sqrt();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (y - 0.68);
+        s1 += x * 0.2;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * s1;
+            s1 = (s1 * 0.7 + u2[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += w3.mean().unwrap(),
-        }
-        1.30 + s1 + w3.sum() * 0.3
+        let mut s3 = (1.0 + ((k as f64 * 0.5) + (y * x)) * ((k as f64 * 0.5) + (y * x))).ln();
+        s1 + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1871,25 +1940,22 @@ mod p55 {
             _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
             _ => s1 += s1,
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if a[p3] > b[p3] {
+                l2.push((a[p3] * helper_array(c, y)).sin());
+            } else {
+                l2.push(b[p3] * y);
             }
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + f64::tanh(0.95).exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        s4 = (s4 * 0.5 + (f64::tanh(0.95).exp() - helper_array(a, x))).tanh();
+        let mut h5 = c.to_owned();
         for i in 0..3 {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+            h5.mapv_inplace(|t| (t * s4).tanh());
+            h5.scaled_add(0.5, c);
         }
-        0.33 + s1 + h2.sum() * 0.3
+        c.mapv(f64::tanh).sum().tanh().exp() + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -1905,19 +1971,13 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (b[0] + a[k % a.len()]) > 0.2 => s1 = s1 * helper_array(c, s1),
-            _ => s1 += 0.33,
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = (helper_array(c, x) * f64::cos(0.72).tanh().exp());
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h3 = (&h3 * 0.5 + b).mapv(f64::sin);
         }
-        let mut s2: f64 = 1.31;
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if y > 0.2 => s1 = s1 * f64::tanh(0.75).exp(),
-            _ => s1 += s1,
-        }
-        c.mapv(f64::tanh).sum() + s2
+        (s2 * 0.33) + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1933,11 +1993,12 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, y.tanh().exp());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, x)).tanh();
+        if k == 3 {
+            return helper_array(c, x.tanh().exp());
         }
-        x + s1
+        let g2 = |p3: f64| (p3 * helper_array(a, y)).tanh();
+        let mut s1 = g2(a.mapv(f64::tanh).sum()) + g2(b[0]);
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1953,37 +2014,34 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s1 = c.mean().unwrap();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        s1 = (s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + x.cos() * x.cos()))).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * helper_scalar(y, x);
-            s1 += t2.sin() * a[a.len() - 1].cos();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = b[i] * b[0];
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
+        let mut h2 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.scaled_add(y, b);
+            if i == 3 {
+                break;
             }
-            s1 += u4;
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(c, (k as f64 * 0.5));
+        let mut h3 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, a);
         }
-        a.dot(c) + s1 + u5.sum() * 0.3
+        let mut s4 = h3.dot(b);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = h3[i] * f64::sqrt((1.0 + 0.53 * 0.53));
+        }
+        let mut s6 = (a.var(0.0) + 0.1).sqrt() * c[k % a.len()];
+        (k as f64 * 0.5) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1999,25 +2057,25 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
+        }
+        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(&u1, c.dot(a)) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s2 = s2 * helper_scalar(helper_array(a, y), u1.mean().unwrap()),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        let v5 = vec![0.25; c.len()];
+        let mut s6 = c.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * ((k as f64 * 0.5) + 0.82)).sum::<f64>();
         for i in 0..a.len() {
-            let t2 = a[i] * b.mapv(f64::tanh).sum();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = s1 + q3.tanh();
+            s2 = (s2 * 0.7 + c[i] * (s6 * (k as f64 * 0.5))).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(1.01, y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        s1 = (s1 * 0.5 + (s1 + a.mapv(f64::tanh).sum())).tanh();
-        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * s1).sin()).sum() * helper_scalar(b[0], y);
-        (k as f64 * 0.5).cos() + s4
+        s2 + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2033,43 +2091,24 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..3 {
-            h1.scaled_add(helper_scalar(y, y), a);
-            if i == 3 {
-                break;
-            }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + (1.0 + y * y).ln()).sin();
+        if k == 3 {
+            return helper_scalar(helper_array(b, y), (b[0] - y));
         }
-        let mut s3 = x;
+        let v4 = vec![0.25; u1.len()];
+        let mut s5 = u1.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * (y + a[a.len() - 1])).sum::<f64>();
+        let mut s6 = a.mapv(f64::tanh).sum();
+        let l7 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&u1);
         match k % 4 {
-            j if j > 1 => s3 = (1.0 + s3.cos() * s3.cos()).ln() * j as f64,
-            _ if helper_array(&h1, s3) > 0.2 => s3 = s3 * w2.dot(a),
-            _ => s3 += y,
+            j if j > 1 => s5 = y * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * helper_scalar((y + x), x),
+            _ => s5 += helper_scalar(s6, (k as f64 * 0.5)),
         }
-        match k % 3 {
-            0 => s3 = helper_scalar((s3 + y), y),
-            1 => s3 = s3 * helper_scalar(((k as f64 * 0.5) - y), ((k as f64 * 0.5) * h1[k % a.len()])),
-            _ => s3 += ((k as f64 * 0.5) - s3),
-        }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w2[j] * b.dot(&w2)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += w2[i] * 0.2;
-        }
-        h1.mean().unwrap() + s3 + w2.sum() * 0.3
+        (helper_array(b, y) * x.sin()) + s9 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2085,29 +2124,26 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut m2 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m2.row_mut(i).assign(&(b * (0.58 + i as f64)));
+        let mut s1 = a.dot(a);
+        if k % 2 == 1 {
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s1 = m2.row(1).dot(c) * b.mean().unwrap();
-        let mut s4: f64 = {
-            let t3 = helper_scalar(b.mean().unwrap(), y.sin());
-            t3 * t3 * 0.5 + (x * y)
-        };
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        s1 += x * 0.2;
+        let mut s2 = ad::ndarray::array![helper_array(c, b[a.len() - 1]), y, x].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(0.87, y)).tanh();
+        }
         for i in 0..a.len() {
-            w5[i] += (a[i] + (y - s4)).sin();
+            let y = y * 0.5 + b.mean().unwrap();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (w5[i] + helper_scalar(x, x)).sin();
+        s2 += y * 0.2;
+        if k == 3 {
+            return b.dot(a);
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * c.mean().unwrap();
-        }
-        let mut s8: f64 = 0.24;
-        w5.dot(b) + s8 + w7.sum() * 0.3
+        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + f64::cos(1.03)).sum::<f64>();
+        a.dot(b) + s5
     }
 
     #[test]
@@ -2123,23 +2159,25 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
-            _ => s1 += a.dot(c),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::tanh(0.29).exp();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::tanh(0.88).exp() * f64::tanh(0.88).exp()).ln() * j as f64,
-            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s1 = s1 * ((1.15 - y) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            _ => s1 += y,
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + helper_array(a, a[k % a.len()])).sin();
+            h2.scaled_add(x, b);
         }
-        let mut s3 = (0.51 / (1.0 + a.dot(b) * a.dot(b)));
-        (a.mean().unwrap() - (k as f64 * 0.5)) + s3 + w2.sum() * 0.3
+        let mut s3 = x;
+        match k % 4 {
+            j if j > 1 => s3 = (1.22 * a.mean().unwrap()) * j as f64,
+            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s3 = s3 * ((1.29 / (1.0 + x * x)) * ((k as f64 * 0.5) * x)),
+            _ => s3 += helper_array(b, (k as f64 * 0.5)),
+        }
+        let mut h4 = a.to_owned();
+        for i in 0..3 {
+            h4.scaled_add(helper_array(c, (k as f64 * 0.5)), a);
+        }
+        ((c[0] + 1.06) * u1.mapv(f64::tanh).sum()) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2155,31 +2193,31 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
+        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (0.68 / (1.0 + c[0] * c[0]));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
+        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, x)).tanh();
+            h4.scaled_add((0.85 - a[k % a.len()]), a);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s5 = (helper_array(c, (y + h4[a.len() - 1])) / (1.0 + (b.mapv(f64::tanh).sum() + x) * (b.mapv(f64::tanh).sum() + x)));
+        let mut s6 = (0.86 - s1).tanh().cos();
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * x;
+            w7[i] += (b[i] + s5.cos()).sin();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+        for i in (0..a.len()).rev() {
+            s6 = (s6 * 0.7 + h4[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + a[i] * 0.3;
         }
-        let mut s5: f64 = {
-            let t4 = (f64::tanh(0.31) + (y + 0.44));
-            t4 * t4 * 0.5 + 1.07
-        };
-        let mut s6 = b.mapv(f64::tanh).sum();
-        (1.0 + (0.86 - x) * (0.86 - x)).ln() + s6 + w3.sum() * 0.3
+        helper_scalar((1.0 + x * x).ln(), w7.mapv(f64::tanh).sum()) + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -2196,13 +2234,17 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
-        }
+        s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar(helper_array(a, (k as f64 * 0.5)), a.dot(c)) + s1
+        (k as f64 * 0.5).sin().cos() + s1
     }
 
     #[test]
@@ -2218,13 +2260,14 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * helper_array(c, y);
-            s3 += t4 * t4 * 0.5;
-            s3 -= c[(i + 1) % a.len()] * a[k % a.len()].tanh().exp();
+        let mut s1 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).ln(),
+            1 => s1 = s1 * helper_scalar(helper_array(c, s1), 1.05),
+            _ => s1 += f64::sqrt((1.0 + 1.38 * 1.38)),
         }
-        b.dot(b) + s3
+        let mut s2 = b.mapv(f64::tanh).sum();
+        helper_scalar((x * (k as f64 * 0.5)), x) + s2
     }
 
     #[test]
@@ -2241,19 +2284,13 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mean().unwrap();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        match k % 4 {
+            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
+            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
+            _ => s1 += helper_array(a, s1),
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (0.28 / (1.0 + 1.25 * 1.25));
-        }
-        ((k as f64 * 0.5) * helper_array(&u4, s1)) + s1 + u4.sum() * 0.3
+        let mut s2 = (s1 + helper_scalar(0.34, x));
+        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
     }
 
     #[test]
@@ -2269,36 +2306,35 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * x.cos();
+        let mut s1 = a.mean().unwrap();
+        if x.cos() > 0.1 {
+            s1 = helper_scalar(1.28, (a[a.len() - 1] / (1.0 + y * y)));
+        } else {
+            s1 = s1 * 1.36;
         }
-        let mut s2 = c.dot(c);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * (a[a.len() - 1] / (1.0 + y * y))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + w1[i] * 0.3;
-        }
-        let mut s5 = b.iter().map(|p3| p3 * (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).min_by(|p3, q4| (p3 - (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).abs().total_cmp(&(q4 - (y / (1.0 + w1[k % a.len()] * w1[k % a.len()]))).abs())).unwrap();
-        let mut s7: f64 = {
-            let t6 = f64::cos(1.24);
-            t6 * t6 * 0.5 + y
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * a.mapv(f64::tanh).sum() + d4[0] * f64::tanh(1.15);
+        let mut s6: f64 = {
+            let t5 = c.mean().unwrap();
+            t5 * t5 * 0.5 + s2.tanh().exp()
         };
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * y.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
+        }
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * f64::ln((1.0 + 1.34 * 1.34));
+        }
         match k % 3 {
-            0 => s5 = (((k as f64 * 0.5) * 0.86) - y.cos()),
-            1 => s5 = s5 * ((b[0] * w1[0]) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
-            _ => s5 += a.dot(&w1),
+            0 => s6 = a.dot(&u7),
+            1 => s6 = s6 * a.dot(&u7),
+            _ => s6 += (k as f64 * 0.5),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t8 = w1[i] * helper_scalar(s5, x);
-            let mut q9 = 0.0;
-            for j in 0..a.len() {
-                q9 += w1[j] * t8;
-            }
-            s7 = s7 + q9.tanh();
-        }
-        let mut s10 = a[a.len() - 1];
-        y + s10 + w1.sum() * 0.3
+        let mut s8 = c.mapv(f64::tanh).sum();
+        (((k as f64 * 0.5) / (1.0 + u7[k % a.len()] * u7[k % a.len()])) * a.mapv(f64::tanh).sum()) + s8 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2314,26 +2350,14 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k == 3 {
+            return b.dot(b);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut h1 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h1.scaled_add(x, c);
         }
-        b.dot(c) + s1
+        (f64::tanh(0.70).exp() / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) + h1.sum() * 0.3
     }
 
     #[test]
@@ -2349,21 +2373,35 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * y + b).mapv(f64::tanh);
+            l1.push(h3.clone());
+        }
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
+        }
+        let mut s5 = q4;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + a[j6 - 1] * b[a.len() - 1];
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * (b[0] + c[a.len() - 1])).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
+            s5 = (s5 * 0.7 + b[i] * 0.29).tanh();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * helper_array(b, (k as f64 * 0.5));
-        }
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * (y / (1.0 + 0.29 * 0.29));
-        helper_array(b, a[0]) + s4 + h2.sum() * 0.3
+        (helper_array(a, s5) - helper_array(b, c[a.len() - 1])) + s5
     }
 
     #[test]
@@ -2380,35 +2418,27 @@ mod p70 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
-            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(a, 1.09)).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * (1.13 + s1)).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + s1);
+        if k % 2 == 1 {
+            let x = x * 0.5 + y;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s2 = helper_scalar(x, helper_scalar(a.mapv(f64::tanh).sum(), c[k % a.len()]));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).ln()).tanh();
         }
         if k == 3 {
-            return (a.dot(b) / (1.0 + helper_array(&u2, y) * helper_array(&u2, y)));
+            return c.dot(a);
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * s1).tanh());
-            h3.scaled_add(0.5, c);
-        }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (a[k % a.len()] / (1.0 + 1.17 * 1.17));
-        }
-        s1 = (1.09 - c[k % a.len()]).cos();
-        b.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
+        let mut s3 = c.dot(a);
+        let mut s4 = helper_array(c, c.mapv(f64::tanh).sum());
+        c.dot(b) + s4
     }
 
     #[test]
@@ -2424,38 +2454,49 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).sin();
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(x, s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
         }
-        s1 += x * 0.2;
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = c.to_owned();
         for i in 0..a.len() {
-            h2.scaled_add(x.sin(), c);
+            h5 = (&h5 * y + &u1).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        let mut s3 = helper_scalar(helper_array(a, b.mapv(f64::tanh).sum()), s1);
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(c) * 0.5;
+        }
+        let mut s7 = q6;
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = c[i] * 1.11;
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * b.dot(a)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * (y * 1.05)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s3 += a[i] * 0.2;
+            s2 += c[i] * 0.2;
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
+        let mut s10: f64 = {
+            let t9 = a.dot(&w8);
+            t9 * t9 * 0.5 + f64::tanh(1.06)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * helper_array(b, 1.22)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += u1[i] * 0.2;
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mapv(f64::tanh).sum();
-        }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + u4[i] * (x * (k as f64 * 0.5))).tanh();
-        }
-        a[a.len() - 1] + s3 + u5.sum() * 0.3
+        b[0] + s10 + w8.sum() * 0.3
     }
 
     #[test]
@@ -2472,48 +2513,31 @@ mod p72 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
-            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
-            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.98 - s1);
         }
-        let mut s2 = c[k % a.len()];
-        for i in 0..a.len() {
-            let t3 = a[i] * c.mean().unwrap();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        let mut s3 = (1.0 + (c.mean().unwrap() / (1.0 + y * y)) * (c.mean().unwrap() / (1.0 + y * y))).sqrt();
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), y).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + (s1 - s2) * (s1 - s2)).sqrt() * j as f64,
-            _ if (s2 / (1.0 + a[k % a.len()] * a[k % a.len()])) > 0.2 => s2 = s2 * helper_array(a, helper_array(b, x)),
-            _ => s2 += a.mapv(f64::tanh).sum(),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * y;
+            let mut q5 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q5 += a[j] * t4;
             }
-            s1 += b[i] * 0.2;
+            s1 = s1 + q5.tanh();
         }
-        match k % 3 {
-            0 => s1 = f64::tanh(0.74).exp(),
-            1 => s1 = s1 * (1.0 + f64::sqrt((1.0 + 0.68 * 0.68)) * f64::sqrt((1.0 + 0.68 * 0.68))).sqrt(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + c[j6 - 1] * c.mapv(f64::tanh).sum();
         }
-        0.99 + s2
+        let mut s7 = ((1.0 + (s1 - s3) * (s1 - s3)).sqrt() / (1.0 + helper_array(a, helper_array(b, x)) * helper_array(a, helper_array(b, x))));
+        s3 = (s3 * 0.5 + (k as f64 * 0.5)).tanh();
+        c.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -2529,27 +2553,28 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[0].tanh();
-        }
-        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        if a.mean().unwrap() > 0.1 {
-            s1 = (helper_scalar(x, s1) / (1.0 + (c[k % a.len()] * y) * (c[k % a.len()] * y)));
+        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
         } else {
-            s1 = s1 * helper_scalar(u2[0], v3.mapv(f64::tanh).sum());
+            s1 = s1 * c.mean().unwrap().cos();
         }
-        (0.45 - a.mapv(f64::tanh).sum()) + s1 + v3.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + b[0].tanh();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar((k as f64 * 0.5), 0.40);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        if k % 2 == 0 {
+            s1 = a.dot(c);
+        } else {
+            s1 = s1 * (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum());
+        }
+        helper_scalar(b[0], a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2565,29 +2590,41 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = y;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        }
+        let v3 = h2.mapv(|t| (t * s1).sin() + s1 * 0.5);
         if k == 3 {
-            return y;
+            return x;
         }
-        let mut s1 = x;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1.cos();
         }
-        s1 = (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s1 = w2.mean().unwrap() * j as f64,
-            _ if helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) > 0.2 => s1 = s1 * (0.88 / (1.0 + s1.cos() * s1.cos())),
-            _ => s1 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = a.to_owned();
+        for i in 0..3 {
+            h7 = (&h7 * y + a).mapv(f64::tanh);
+            l5.push(h7.clone());
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (1.03 * a[0]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(a) * 0.5;
         }
-        s1 += s1 * 0.2;
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        x + s1 + w2.sum() * 0.3
+        let mut s9 = q8;
+        s1 += (c[0].sin() / (1.0 + ((k as f64 * 0.5) + s1) * ((k as f64 * 0.5) + s1)));
+        (1.0 + (s9 * 1.37) * (s9 * 1.37)).ln() + s9 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2604,36 +2641,39 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * ((k as f64 * 0.5) - y);
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h4.scaled_add(a.mean().unwrap(), a);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = h2.iter().enumerate().map(|(q4, &p3)| (p3 * c.mean().unwrap()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
-        if k % 2 == 0 {
-            s5 = helper_scalar(x.tanh(), y);
-        } else {
-            s5 = s5 * (k as f64 * 0.5);
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
         }
-        let mut s6 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
-        for i in 0..a.len() {
-            let x = x * 0.5 + h2.dot(b);
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * y.tanh();
         }
-        s5 += x * 0.2;
-        match k % 3 {
-            0 => s5 = f64::ln((1.0 + 0.57 * 0.57)).tanh().exp(),
-            1 => s5 = s5 * helper_scalar((s1 - s5), b.mean().unwrap()),
-            _ => s5 += x,
+        let mut s7 = ad::ndarray::array![c.mapv(f64::tanh).sum(), y, b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + helper_array(c, h4[0]);
+            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
         }
-        s6 + s6 + h2.sum() * 0.3
+        s7 += s1 * 0.2;
+        (k as f64 * 0.5) + s7 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2649,12 +2689,20 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut s1 = b.dot(b);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2 = helper_array(b, (1.0 + y * y).ln().sin());
-        s2.tanh().exp().sin() + s2 + u1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.43).exp()).tanh();
+        }
+        helper_scalar(b[0], 0.74).tanh().exp() + s1
     }
 
     #[test]
@@ -2670,37 +2718,36 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut m2 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m2.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
+        if k == 3 {
+            return helper_scalar(b.mapv(f64::tanh).sum(), ((k as f64 * 0.5) + c[a.len() - 1]));
         }
-        let mut s1 = m2.row(1).dot(b) * a.mean().unwrap();
-        for (p3, &q4) in a.iter().zip(b) {
-            s1 = (s1 * 0.7 + p3 * q4 * (x / (1.0 + y * y))).tanh();
+        let mut s1 = ((k as f64 * 0.5) + b.dot(a).tanh().exp());
+        if ((k as f64 * 0.5) + y) > 0.1 {
+            s1 = helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh());
+        } else {
+            s1 = s1 * a.mean().unwrap();
         }
         if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
+            s1 = b.mapv(f64::tanh).sum().tanh().exp();
         } else {
-            s1 = s1 * helper_array(c, (k as f64 * 0.5).tanh().exp());
+            s1 = s1 * ((1.0 + y * y).ln() * helper_scalar((k as f64 * 0.5), y));
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + (k as f64 * 0.5).sin()).sin();
-        }
+        let mut s4 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mean().unwrap()).sum::<f64>();
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (1.0 + s1 * s1).ln();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let x = x * 0.5 + b[0];
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += s1 * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        s1 += x * 0.2;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + b[j6 - 1] * a.mean().unwrap();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + (x * s4)).sin();
         }
-        c.mean().unwrap() + s1 + w5.sum() * 0.3
+        0.88 + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2716,29 +2763,24 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
+        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let t2 = a[i] * (c[0] * (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        s1 + s1
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (x + helper_scalar(1.20, y)),
+            _ => s1 += c[0],
+        }
+        helper_array(c, b.dot(c)) + s1
     }
 
     #[test]
@@ -2754,16 +2796,16 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+        if k == 3 {
+            return (y + ((k as f64 * 0.5) + y));
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (c[a.len() - 1] * s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
+            _ => s1 += (c[a.len() - 1] * s1),
         }
-        s1 += x * 0.2;
-        c.dot(b) + s1
+        0.27 + s1
     }
 
     #[test]
@@ -2779,9 +2821,20 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut s2 = (k as f64 * 0.5);
-        x.cos() + s2 + v1.sum() * 0.3
+        let mut s2: f64 = {
+            let t1 = 0.44;
+            t1 * t1 * 0.5 + x.cos()
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -2798,31 +2851,23 @@ mod p81 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, c[a.len() - 1]).sin();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + s1);
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (0.65 * y);
         }
-        match k % 3 {
-            0 => s1 = ((0.65 * y) * a.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * (1.0 + (y - 0.71) * (y - 0.71)).sqrt(),
-            _ => s1 += ((k as f64 * 0.5) * x),
+        s1 = (s1 * 0.5 + helper_array(c, (y - 0.71))).tanh();
+        let mut l3 = vec![c.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * s1).sin()) + b;
+            l3.push(n);
         }
-        if c[0] < 0.0 {
-            s1 = (helper_scalar((k as f64 * 0.5), x) * (a[k % a.len()] - s1));
-        } else {
-            s1 = s1 * c.dot(c);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar((k as f64 * 0.5), 0.43)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        (helper_array(b, 0.37) + (x * (k as f64 * 0.5))) + s1
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * y;
+        (helper_scalar((k as f64 * 0.5), s6) * (b[k % a.len()] - s6)) + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2839,17 +2884,25 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a) * j as f64,
-            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (y.tanh().exp() - c[a.len() - 1]),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + y.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s1 += y * 0.2;
-        (k as f64 * 0.5) + s1
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -2865,23 +2918,48 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum().tanh();
-        if 1.19 > 0.1 {
-            s1 = (b[0] * (k as f64 * 0.5).tanh().exp());
-        }
-        let mut s2 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
-        let mut s3 = x;
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
         for i in 0..a.len() {
-            w4[i] += (c[i] + y).sin();
+            h3 = (&h3 * y + c).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut s7 = b.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * s2) * q6 as f64).sum::<f64>();
-        let mut s8 = s1;
-        let mut u9 = c.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * w4.mean().unwrap();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        (((k as f64 * 0.5) + u9[0]) / (1.0 + x.cos() * x.cos())) + s8 + u9.sum() * 0.3
+        let mut s5 = q4;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * b[0]).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s5 += c[i] * 0.2;
+        }
+        match k % 4 {
+            j if j > 1 => s5 = (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()).sqrt() * j as f64,
+            _ if y > 0.2 => s5 = s5 * 0.77,
+            _ => s5 += 0.98,
+        }
+        match k % 4 {
+            j if j > 1 => s5 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s5 = s5 * x.sin(),
+            _ => s5 += helper_array(b, a[a.len() - 1]),
+        }
+        let mut l6 = vec![0.0; a.len()];
+        for p7 in 0..a.len() {
+            l6[p7] = c[p7] * y.cos();
+        }
+        l6[0] += y;
+        let v8 = Array1::from(l6);
+        let mut s9 = v8[0] * 0.5;
+        let v10 = (a * a).mapv(f64::tanh);
+        let (s12, c13) = (x * helper_scalar(y, s9)).sin_cos();
+        let m14 = ad::ndarray::array![[c13, -s12, 0.5], [s12, c13, (s5 / (1.0 + 0.21 * 0.21))]];
+        let mut s11 = m14.t().dot(&m14).mapv(f64::tanh).sum() * s9.cos();
+        c.mapv(f64::tanh).sum() + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -2897,27 +2975,24 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (x + s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        if k == 3 {
+            return helper_scalar(a.dot(a), (x - y));
         }
-        let mut s4 = (b.mean().unwrap() / (1.0 + s1 * s1));
-        let mut s5 = (x * x);
+        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, 0.34)).tanh();
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        a.mean().unwrap() + s5
+        let mut s2 = c.mapv(f64::tanh).sum();
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s2
     }
 
     #[test]
@@ -2934,14 +3009,28 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        s1 = (s1 * 0.5 + helper_scalar((x * s1), helper_scalar(s1, x))).tanh();
-        let v2 = c.mapv(f64::sin);
-        if k == 3 {
-            return (v2.dot(c) - (x * 0.83));
+        let v2 = b.mapv(f64::sin);
+        match k % 3 {
+            0 => s1 = (s1 - helper_scalar(s1, x)),
+            1 => s1 = s1 * (y.tanh().exp() * (s1 / (1.0 + s1 * s1))),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut s3 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
-        let v4 = (b + b);
-        a.mean().unwrap() + s3 + v4.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = v2[i] * (x + 0.75);
+        }
+        for i in 0..a.len() {
+            let t4 = v2[i] * (x / (1.0 + v2[0] * v2[0]));
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        let (s7, c8) = (x * (k as f64 * 0.5)).sin_cos();
+        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (y * 0.27)]];
+        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * a.mean().unwrap();
+        (k as f64 * 0.5) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2957,19 +3046,22 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (x - x.tanh());
-        }
-        let mut s1 = (a.dot(c) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + (x / (1.0 + x * x))));
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()];
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (x - helper_scalar(1.18, x).tanh());
         for i in 0..a.len() {
-            w3[i] += (b[i] + helper_array(c, s1)).sin();
+            let x = x * 0.5 + y.tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        (helper_scalar(0.24, x) * w3.dot(a)) + s1 + w3.sum() * 0.3
+        s1 += x * 0.2;
+        if (x / (1.0 + y * y)) > 0.1 {
+            s1 = helper_scalar(s1, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        } else {
+            s1 = s1 * ((y + (k as f64 * 0.5)) * a.mean().unwrap());
+        }
+        s1 += (x + a.dot(a));
+        if k == 3 {
+            return y;
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -2985,16 +3077,23 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add((1.0 + y * y).sqrt(), a);
+        let mut s1 = c.dot(a);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let z3 = ad::ndarray::Zip::from(b).and(&h1).map_collect(|&p4, &q5| (p4 * y - q5).sin());
-        let mut s2 = z3.sum() * helper_scalar(h1[k % a.len()], (k as f64 * 0.5));
-        let m7 = h1.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * y).sin()).sum() * y + d8[0] * (y * y);
-        y + s6 + h1.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(c[k % a.len()], (k as f64 * 0.5));
+        }
+        let mut s5 = a.iter().map(|p3| p3 * (k as f64 * 0.5).tanh().exp()).min_by(|p3, q4| (p3 - (k as f64 * 0.5).tanh().exp()).abs().total_cmp(&(q4 - (k as f64 * 0.5).tanh().exp()).abs())).unwrap();
+        f64::ln((1.0 + 0.42 * 0.42)) + s5
     }
 
     #[test]
@@ -3010,17 +3109,20 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut h1 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h1.scaled_add(c.mapv(f64::tanh).sum(), a);
         }
-        s1 += x * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + y).sin();
+        let mut s2 = (1.0 + (y.cos() / (1.0 + (y + x) * (y + x))) * (y.cos() / (1.0 + (y + x) * (y + x)))).sqrt();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (y - x)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + h1[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        x + s1 + w2.sum() * 0.3
+        x + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3038,37 +3140,35 @@ mod p89 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
         for i in 0..a.len() {
-            let t2 = c[i] * (k as f64 * 0.5);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            let x = x * 0.5 + helper_array(b, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s2 = (b.mean().unwrap() * (c.mean().unwrap() / (1.0 + (0.21 - (k as f64 * 0.5)) * (0.21 - (k as f64 * 0.5)))));
+        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * (s1 + b[k % a.len()]) + d5[0] * ((k as f64 * 0.5) - x);
+        for i in 0..a.len() {
+            let t6 = c[i] * a.mapv(f64::tanh).sum();
+            s3 += t6.sin() * c.dot(a);
             if i == 3 {
                 break;
             }
         }
-        let mut s4 = ad::ndarray::array![b.mapv(f64::tanh).sum(), (x * s1), f64::sqrt((1.0 + 0.59 * 0.59))].mapv(f64::sin).sum();
-        let mut s5 = (k as f64 * 0.5);
-        if (y + b[k % a.len()]) > 0.1 {
-            s1 = (1.0 + y * y).ln().cos();
-        } else {
-            s1 = s1 * b.dot(c);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * b.mean().unwrap()).tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * (s4 / (1.0 + 0.47 * 0.47));
+        match k % 4 {
+            j if j > 1 => s3 = helper_scalar(x, s2).tanh().exp() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += c.mean().unwrap(),
         }
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + s5;
-            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
-        }
-        s5 += s1 * 0.2;
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h7.scaled_add(f64::tanh(0.99).exp(), &w6);
-        }
-        (a.mapv(f64::tanh).sum() + (1.36 + s5)) + s5 + h7.sum() * 0.3
+        helper_scalar(c.mapv(f64::tanh).sum(), (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3
     }
 
     #[test]
@@ -3085,20 +3185,14 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (a[k % a.len()] - c[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.scaled_add(s1, c);
-        }
-        h2.mapv(f64::tanh).sum() + s1 + h2.sum() * 0.3
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + (a[a.len() - 1] + b[0]));
+        f64::sqrt((1.0 + 1.15 * 1.15)) + s4
     }
 
     #[test]
@@ -3114,29 +3208,30 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let mut s2 = ((1.0 + x * x).sqrt().tanh().exp() / (1.0 + (x - helper_scalar(x, y)) * (x - helper_scalar(x, y))));
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * f64::ln((1.0 + 0.27 * 0.27));
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * v1[(i + 1) % a.len()];
-            }
-            s2 += u4;
-        }
-        s2 = (s2 * 0.5 + f64::sin(1.14)).tanh();
-        if k == 3 {
-            return ((1.0 + y * y).sqrt() - (0.79 * y));
-        }
-        let mut s6: f64 = {
-            let t5 = x;
-            t5 * t5 * 0.5 + a[a.len() - 1]
+        let mut s2: f64 = {
+            let t1 = a.mean().unwrap();
+            t1 * t1 * 0.5 + f64::sqrt((1.0 + 1.02 * 1.02))
         };
-        let mut s8: f64 = {
-            let t7 = ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp();
-            t7 * t7 * 0.5 + v1.mapv(f64::tanh).sum()
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) * y);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        if c[0] < 0.0 {
+            s2 = ((0.38 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) * (x / (1.0 + c[0] * c[0])));
+        }
+        if x.sin() > 0.1 {
+            s2 = ((s2 - y) + helper_scalar(x, x));
+        }
+        let mut s4: f64 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + b[a.len() - 1]
         };
-        1.07 + s8 + v1.sum() * 0.3
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(c, (k as f64 * 0.5));
+        }
+        helper_scalar(u5[0].cos(), (1.0 + x * x).sqrt()) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3153,25 +3248,23 @@ mod p92 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar(0.64, s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.64, s1);
         }
-        s1 += y * 0.2;
-        let mut s3: f64 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + f64::sin(0.80)
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * f64::sin(0.22);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * f64::sin(0.80);
+            s1 += t3 * t3 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * f64::tanh(0.22).exp();
         }
+        let mut s4 = a[k % a.len()];
         match k % 3 {
-            0 => s3 = (y / (1.0 + (y - (k as f64 * 0.5)) * (y - (k as f64 * 0.5)))),
-            1 => s3 = s3 * (1.0 + s3 * s3).sqrt().tanh().exp(),
-            _ => s3 += y.tanh(),
+            0 => s4 = (0.46 - y.tanh().exp()),
+            1 => s4 = s4 * 0.21,
+            _ => s4 += y.tanh(),
         }
-        helper_array(a, b[0]) + s3 + w4.sum() * 0.3
+        helper_array(a, c[0]) + s4
     }
 
     #[test]
@@ -3188,26 +3281,31 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        if (s1 - s1) > 0.1 {
-            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(a, 0.51));
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), x) * 1.30);
+        match k % 4 {
+            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
+            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
+            _ => s1 += y,
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(&v2, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + v2[i] * 0.3;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let l2 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
         for i in 0..a.len() {
-            w3[i] += (v2[i] + a[k % a.len()].sin()).sin();
+            let t5 = a[i] * y;
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * a[(i + 1) % a.len()];
+            }
+            s4 += u6;
+            if i == 3 {
+                break;
+            }
         }
-        b.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * s4,
+            _ => s1 += b[0].cos(),
+        }
+        s4 = (s4 * 0.5 + (1.0 + (y * 1.30) * (y * 1.30)).ln()).tanh();
+        (b[a.len() - 1] - (b[k % a.len()] + (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -3224,25 +3322,18 @@ mod p94 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
-        let mut s3: f64 = {
-            let t2 = x;
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        match k % 4 {
-            j if j > 1 => s3 = ((y - b[a.len() - 1]) * (1.39 + 1.29)) * j as f64,
-            _ if y > 0.2 => s3 = s3 * v1.dot(b),
-            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        let mut s2 = x;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * b.dot(a)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * b.mean().unwrap()).tanh();
         }
-        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s3 + v1.sum() * 0.3
+        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (k as f64 * 0.5)).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        a[k % a.len()].tanh() + s5 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3258,25 +3349,23 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let z2 = ad::ndarray::Zip::from(a).and(c).map_collect(|&p3, &q4| (p3 * y - q4).sin());
+        let mut s1 = z2.sum() * (x + (k as f64 * 0.5));
         match k % 3 {
-            0 => s1 = helper_scalar(a[a.len() - 1], a.dot(c)),
-            1 => s1 = s1 * y,
-            _ => s1 += (s1 - s1),
+            0 => s1 = (b[k % a.len()] * ((k as f64 * 0.5) + 0.97)),
+            1 => s1 = s1 * (y - s1).tanh().exp(),
+            _ => s1 += (k as f64 * 0.5),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(0.97, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 3 {
+            0 => s1 = helper_array(c, (1.0 + x * x).ln()),
+            1 => s1 = s1 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + (1.0 + c[0] * c[0]).sqrt() * (1.0 + c[0] * c[0]).sqrt())),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        let v4 = vec![0.25; b.len()];
-        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * y).sum::<f64>();
-        let mut s6 = c[k % a.len()];
-        f64::ln((1.0 + (0.83 / (1.0 + 1.05 * 1.05)) * (0.83 / (1.0 + 1.05 * 1.05)))) + s6
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = b[i] * helper_array(c, s1);
+        }
+        (c.mean().unwrap() + s1) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3293,27 +3382,19 @@ mod p96 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * c.mapv(f64::tanh).sum();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1.tanh();
         }
-        if k % 2 == 0 {
-            s1 = x;
-        } else {
-            s1 = s1 * (k as f64 * 0.5).tanh().exp();
+        let v3 = (b * c).mapv(f64::tanh);
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut s3 = (k as f64 * 0.5);
-        1.07 + s3
+        s1 += s1 * 0.2;
+        let mut s4 = (k as f64 * 0.5);
+        (1.0 + x * x).sqrt().tanh().exp() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3329,37 +3410,35 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = ((0.62 - (1.0 + y * y).sqrt()) * ((k as f64 * 0.5) / (1.0 + helper_array(a, c[k % a.len()]) * helper_array(a, c[k % a.len()]))));
-        match k % 3 {
-            0 => s2 = 1.35,
-            1 => s2 = s2 * (helper_array(a, s2) + u1.dot(&u1)),
-            _ => s2 += s2,
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + u1[j3 - 1] * u1.mean().unwrap();
-        }
-        if x.tanh().exp() > 0.1 {
-            s2 = helper_array(a, y.sin());
-        }
-        let mut s4 = b.dot(c);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * a[k % a.len()]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
-        }
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
+        let mut s4 = (x * 1.34);
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s4 = (s4 * 0.7 + b[i] * x.tanh().exp()).tanh();
+            s3 = (s3 * 0.7 + c[i] * helper_array(b, s3)).tanh();
         }
-        ((1.07 + y) + u1.mean().unwrap()) + s4 + u1.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (a[i] + helper_array(b, y)).sin();
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + w5[j6 - 1] * s3;
+        }
+        match k % 3 {
+            0 => s3 = b.mean().unwrap(),
+            1 => s3 = s3 * ((x * s3) + helper_array(a, (k as f64 * 0.5))),
+            _ => s3 += 0.48,
+        }
+        if a.mean().unwrap() > 0.1 {
+            s4 = a.mean().unwrap().tanh().exp();
+        } else {
+            s4 = s4 * y;
+        }
+        helper_array(b, helper_scalar(1.22, a[0])) + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3375,21 +3454,29 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add((1.0 + y * y).ln(), a);
+            if i == 3 {
+                break;
+            }
         }
-        let v4 = vec![0.25; a.len()];
-        let mut s5 = a.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * x.tanh().exp()).sum::<f64>();
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (u1[i] + u1[a.len() - 1].tanh().exp()).sin();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + b[0] * b[0]).ln();
         }
-        let mut s9 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (s5 + y)).sum::<f64>();
-        if k == 3 {
-            return (s5.tanh().exp() - (s9 * 0.51));
+        let mut s3 = (x / (1.0 + (u2.dot(a) + (y + x)) * (u2.dot(a) + (y + x))));
+        match k % 3 {
+            0 => s3 = ((0.51 / (1.0 + s3 * s3)) * helper_scalar(s3, b[0])),
+            1 => s3 = s3 * u2.dot(&h1),
+            _ => s3 += ((k as f64 * 0.5) + 0.20),
         }
-        helper_array(&w6, b.mapv(f64::tanh).sum()) + s9 + w6.sum() * 0.3
+        if (1.0 + x * x).sqrt() > 0.1 {
+            s3 = c.mean().unwrap().sin();
+        } else {
+            s3 = s3 * ((1.0 + u2[0] * u2[0]).ln() * s3);
+        }
+        1.28 + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3405,19 +3492,12 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+            w1[i] = b[i] * f64::ln((1.0 + 0.34 * 0.34));
         }
-        let g3 = |p4: f64| (p4 * 0.73).tanh();
-        let mut s2 = g3(b.mean().unwrap()) + g3(a[0]);
-        helper_scalar(((k as f64 * 0.5) - x), helper_scalar(y, c[k % a.len()])) + s2
+        let v2 = (a * f64::tanh(0.31));
+        (c.mean().unwrap() - c.mapv(f64::tanh).sum()) + v2.sum() * 0.3
     }
 
     #[test]
@@ -3433,26 +3513,27 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.tanh().exp();
-        let mut h2 = b.to_owned();
-        for i in 0..3 {
-            let n3 = (&h2 * y + b).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let v2 = (a + c);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (y - 1.23);
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
         if k == 3 {
-            return (c.mapv(f64::tanh).sum() / (1.0 + y.tanh() * y.tanh()));
+            return a.mean().unwrap();
         }
-        h2[k % a.len()] + s4 + h2.sum() * 0.3
+        (c.mapv(f64::tanh).sum() / (1.0 + x.tanh() * x.tanh())) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3468,13 +3549,18 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * (b[a.len() - 1] + y)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let mut s6: f64 = {
-            let t5 = (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt();
-            t5 * t5 * 0.5 + s4
-        };
-        b.mean().unwrap() + s6
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + c[0]).sin();
+        }
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = y;
+        match k % 3 {
+            0 => s3 = s3,
+            1 => s3 = s3 * 0.52,
+            _ => s3 += helper_array(b, x),
+        }
+        (c.mean().unwrap() - x.tanh().exp()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3490,32 +3576,38 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos().sin().sin();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (x * 0.50);
+        if k == 3 {
+            return (k as f64 * 0.5).sin().sin();
         }
+        let mut s1 = y;
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let y = y * 0.5 + (x * 0.50);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += s1 * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t3 = w2[i] * b.dot(&w2);
-            s1 += t3.sin() * y;
+        s1 += y * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(f64::sin(1.24), b);
-            if i == 3 {
-                break;
-            }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        let mut s4: f64 = {
+            let t3 = (k as f64 * 0.5);
+            t3 * t3 * 0.5 + y
+        };
+        if c[0] < 0.0 {
+            s4 = s4.tanh().exp();
+        } else {
+            s4 = s4 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        let mut s5 = c.dot(c);
-        s1 + s5 + h4.sum() * 0.3
+        match k % 3 {
+            0 => s4 = (1.0 + c.dot(b) * c.dot(b)).ln(),
+            1 => s4 = s4 * helper_scalar(helper_scalar(x, s4), b.mapv(f64::tanh).sum()),
+            _ => s4 += y,
+        }
+        (helper_array(c, 1.29) - (s4 / (1.0 + s4 * s4))) + s4
     }
 
     #[test]
@@ -3531,33 +3623,38 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * y.tanh()).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let mut s3: f64 = 1.29;
-        'outer: for i in 0..a.len() {
+        let mut s1: f64 = 0.55;
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * x.tanh().exp();
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s3 / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q3 += b[j] * t2;
             }
-            s1 += c[i] * 0.2;
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b[0];
+        if k % 2 == 1 {
+            let x = x * 0.5 + c[0].tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s7 = a.iter().rev().skip(1).zip(u4.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + (y * s3)).sum::<f64>();
+        s1 += x * 0.2;
+        s1 = (1.24 - x).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 - a[0])).tanh();
+        }
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if (s3 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(a, s1.tanh().exp()),
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
             _ => s1 += y,
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = u4[i] * s1.tanh().exp();
-        }
-        helper_array(b, b.mean().unwrap()) + s7 + w8.sum() * 0.3
+        let mut s6 = b.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * b.mapv(f64::tanh).sum()) * q5 as f64).sum::<f64>();
+        s6 = (s6 * 0.5 + (k as f64 * 0.5)).tanh();
+        helper_array(c, 0.38) + s6
     }
 
     #[test]
@@ -3573,14 +3670,18 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((1.25 + x) - helper_array(a, y));
-            t1 * t1 * 0.5 + (a[k % a.len()] - y)
-        };
-        let (s4, c5) = (x * (c[k % a.len()] * y)).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, 0.22]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * (k as f64 * 0.5);
-        helper_array(c, (1.16 / (1.0 + y * y))) + s3
+        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * 0.50,
+            _ => s1 += s1,
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(b);
+        }
+        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
     }
 
     #[test]
@@ -3597,19 +3698,20 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(x, y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = (f64::tanh(1.17).exp() - c.dot(b)),
+            1 => s1 = s1 * (a[a.len() - 1] + (1.31 + 0.82)),
+            _ => s1 += (s1 * (k as f64 * 0.5)),
         }
-        s1 += x * 0.2;
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * 1.05) * q3 as f64).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s4 = (b.mean().unwrap() / (1.0 + (s1 * (k as f64 * 0.5)) * (s1 * (k as f64 * 0.5)))) * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s4 = s4 * ((s1 + b[0]) * c.mean().unwrap()),
-            _ => s4 += (a[0] / (1.0 + s1 * s1)),
+        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * x.sin()).tanh();
         }
-        let mut s5 = ((a.dot(a) * b.mapv(f64::tanh).sum()) * 1.11);
-        (helper_array(b, x) / (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln())) + s5
+        let mut s3 = f64::ln((1.0 + 0.60 * 0.60)).tanh().exp();
+        ((1.23 * 0.47) * a.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3625,22 +3727,24 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + c).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        if k == 3 {
-            return (1.0 + helper_array(c, x) * helper_array(c, x)).ln();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
         }
-        let mut s2 = ((a.dot(a) - (c[0] / (1.0 + x * x))) * (a[k % a.len()] / (1.0 + 0.21 * 0.21)).tanh());
-        match k % 3 {
-            0 => s2 = (1.0 + u1.dot(b) * u1.dot(b)).sqrt(),
-            1 => s2 = s2 * 1.22,
-            _ => s2 += (b[k % a.len()] - s2),
+        let mut s5 = q4;
+        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (c[k % a.len()] - s5)).tanh());
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + a[i] * b.dot(c)).tanh();
         }
-        let v5 = vec![0.25; b.len()];
-        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * ((k as f64 * 0.5) * (k as f64 * 0.5))).sum::<f64>();
-        (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + a[0].sin() * a[0].sin())) + s6 + u1.sum() * 0.3
+        let f10: Array1<f64> = c.iter().rev().map(|p11| (p11 * a.dot(b)).tanh() + x).collect();
+        let mut s9 = f10.dot(&f10) * 0.1;
+        helper_array(b, c[k % a.len()]).cos() + s9 + f10.sum() * 0.3
     }
 
     #[test]
@@ -3657,34 +3761,37 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        for i in 0..a.len() {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
-        }
-        for (p3, &q4) in c.iter().zip(b) {
-            s1 = (s1 * 0.7 + p3 * q4 * (a[k % a.len()] / (1.0 + x * x))).tanh();
-        }
-        let f6: Array1<f64> = c.iter().rev().map(|p7| (p7 * (c[0] / (1.0 + s1 * s1))).tanh() + a.mapv(f64::tanh).sum()).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        if k == 3 {
-            return y;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t8 = a[i] * f6[a.len() - 1];
-            if i % 3 == 1 {
-                continue;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
             }
-            s5 += t8.sin() * (x - y);
         }
-        let f10 = Array1::from_shape_fn(a.len(), |i11| c[i11] * helper_scalar(x, 0.64) + i11 as f64 * 0.1);
-        let mut s9 = f10.sum() * 0.3;
-        helper_array(&f10, (1.0 + s5 * s5).sqrt()) + s9 + f10.sum() * 0.3
+        let mut s2 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_array(a, a[k % a.len()])).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * y.tanh().exp()).tanh() + (1.0 + x * x).sqrt()).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        if k % 2 == 1 {
+            let y = y * 0.5 + 1.33;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        if k == 3 {
+            return 0.46;
+        }
+        let mut s7: f64 = {
+            let t6 = (y / (1.0 + s2 * s2)).cos();
+            t6 * t6 * 0.5 + (x - s2)
+        };
+        s1.cos().tanh().exp() + s7 + f4.sum() * 0.3
     }
 
     #[test]
@@ -3701,21 +3808,11 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(y, a.mean().unwrap()) * j as f64,
-            _ if (y * c[a.len() - 1]) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        for i in 0..a.len() {
-            let t2 = c[i] * y.tanh().exp();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
-        }
-        s1 = (s1 * 0.5 + (s1.tanh() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin()))).tanh();
-        y + s1
+        s1 += f64::tanh((1.16 - 1.38));
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + d4[0] * y;
+        a.dot(b) + s2
     }
 
     #[test]
@@ -3732,15 +3829,16 @@ mod p109 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        if k % 2 == 1 {
-            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
         }
-        s1 += y * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
-        }
-        s1 + s1
+        let mut s4: f64 = {
+            let t3 = y;
+            t3 * t3 * 0.5 + s1
+        };
+        c.dot(a) + s4
     }
 
     #[test]
@@ -3756,23 +3854,12 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_array(c, y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        match k % 3 {
-            0 => s1 = (b.dot(b) + s1),
-            1 => s1 = s1 * (b[0] - (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += helper_scalar(x, 0.95),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((0.92 / (1.0 + b[0] * b[0])) + y) * j as f64,
-            _ if (1.0 + y * y).ln() > 0.2 => s1 = s1 * y,
-            _ => s1 += a[a.len() - 1],
-        }
-        a.dot(a) + s1
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * a.mapv(f64::tanh).sum() + d3[0] * helper_array(c, c[a.len() - 1]);
+        let mut s6 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + f64::tanh(0.55).exp()).sum::<f64>();
+        let mut s7 = (k as f64 * 0.5);
+        helper_scalar((0.95 / (1.0 + s7 * s7)), (s1 + 0.92)) + s7
     }
 
     #[test]
@@ -3789,37 +3876,42 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + x).sin();
         }
-        if k == 3 {
-            return x;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * y;
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        let v3 = c.mapv(|t| (t * y).sin() + y * 0.5);
         match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5).tanh().exp().sin() * j as f64,
-            _ if (s1 * v3[a.len() - 1]) > 0.2 => s1 = s1 * s2,
-            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+            j if j > 1 => s1 = w2.mapv(f64::tanh).sum() * j as f64,
+            _ if w3.dot(&w3) > 0.2 => s1 = s1 * (helper_array(b, x) / (1.0 + helper_array(&w2, x) * helper_array(&w2, x))),
+            _ => s1 += 0.55,
         }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * (k as f64 * 0.5).tanh().exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += a[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
+        }
+        let l6 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(a);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
+                s8 = (s8 * 0.8 + c[j] * f64::cos(0.26)).tanh();
+                if s8 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s2 += c[i] * 0.2;
+            s8 += c[i] * 0.2;
         }
-        (y.tanh().exp() - c.dot(b)) + s2 + v3.sum() * 0.3
+        0.70 + s8 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3839,15 +3931,25 @@ mod p112 {
             return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
         let mut s1 = y.tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[0], x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mean().unwrap();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = b[i] * (0.91 - 0.36);
-            s1 += t2.sin() * b.mean().unwrap();
+            w3[i] = a[i] * ((k as f64 * 0.5) - y);
         }
-        if k == 3 {
-            return (((k as f64 * 0.5) - y) - helper_scalar(x, 0.66));
-        }
-        let v3 = (b * s1);
-        s1 + s1 + v3.sum() * 0.3
+        helper_scalar((x + y), c.dot(a)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3863,14 +3965,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            h1.scaled_add((1.15 * x), b);
+        let mut s1 = (1.0 + y * y).ln();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        if k == 3 {
-            return (helper_scalar(x, b[a.len() - 1]) * a.mean().unwrap());
-        }
-        x + h1.sum() * 0.3
+        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
+        ((x - a[0]) * s1.tanh().exp()) + s1
     }
 
     #[test]
@@ -3887,24 +3987,15 @@ mod p114 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b[0].tanh().exp()).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 * (k as f64 * 0.5));
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b[a.len() - 1].sin()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        let mut s2 = (1.0 + helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36)) * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (x - 1.36))).ln();
-        let mut m4 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m4.row_mut(i).assign(&(a * (s1 + i as f64)));
-        }
-        let mut s3 = m4.row(1).dot(b) * helper_scalar(a[k % a.len()], a[k % a.len()]);
-        (s2.tanh().exp() * (c[k % a.len()] + s1)) + s3
+        s1 += helper_array(c, c[a.len() - 1].sin());
+        1.01 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3921,21 +4012,23 @@ mod p115 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x / (1.0 + s1 * s1));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) + (k as f64 * 0.5)),
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (y + y);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::cos(1.07)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q3 += c[j] * t2;
             }
-            s1 += b[i] * 0.2;
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        0.50 + s1
+        y.tanh().exp() + s1
     }
 
     #[test]
@@ -3951,29 +4044,37 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        if k == 3 {
-            return x;
-        }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * c[0].tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let mut h5 = Array1::<f64>::zeros(a.len());
+        let mut s5 = q4;
         for i in (0..a.len()).rev() {
-            let n6 = (&h5 * y + a).mapv(f64::tanh);
-            h5.assign(&n6);
+            let t6 = b[i] * (1.23 + y);
+            s5 += t6 * t6 * 0.5;
+            s5 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        (c.mapv(f64::tanh).sum() + (s1 / (1.0 + s4 * s4))) + s4 + h5.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s5 = x * j as f64,
+            _ if (y + 0.79) > 0.2 => s5 = s5 * ((1.0 + x * x).sqrt() * a.mapv(f64::tanh).sum()),
+            _ => s5 += helper_array(b, a[k % a.len()]),
+        }
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s5 = s5.sin() * 0.9 + c[j7 - 1] * s5;
+        }
+        let v8 = c.mapv(|t| (t * s5).sin() + s5 * 0.5);
+        ((1.18 - y) / (1.0 + helper_array(b, s5) * helper_array(b, s5))) + s5 + v8.sum() * 0.3
     }
 
     #[test]
@@ -3989,25 +4090,16 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        if k == 3 {
+            return ((k as f64 * 0.5) + (c[k % a.len()] * y));
         }
-        match k % 3 {
-            0 => s1 = helper_array(b, c.mean().unwrap()),
-            1 => s1 = s1 * helper_scalar(c.mean().unwrap(), c.mean().unwrap()),
-            _ => s1 += (0.70 * s1),
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        if c[0] < 0.0 {
+            s1 = ((b[k % a.len()] * 0.35) * helper_scalar(x, c[0]));
+        } else {
+            s1 = s1 * (s1.tanh().exp() * b.mean().unwrap());
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        b.mean().unwrap() + s1
+        a.dot(c) + s1
     }
 
     #[test]
@@ -4023,36 +4115,36 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        let mut s1 = c.mapv(f64::tanh).sum().cos();
+        let mut s1 = (k as f64 * 0.5);
         match k % 3 {
-            0 => s1 = c.dot(b),
-            1 => s1 = s1 * helper_scalar(helper_array(b, a[k % a.len()]), (k as f64 * 0.5)),
-            _ => s1 += x.tanh().exp(),
+            0 => s1 = c.mapv(f64::tanh).sum().cos(),
+            1 => s1 = s1 * (b.dot(b) / (1.0 + c.dot(b) * c.dot(b))),
+            _ => s1 += (y + (k as f64 * 0.5)),
         }
-        if k == 3 {
-            return 0.60;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
         }
-        let mut h2 = b.to_owned();
-        for i in 0..3 {
-            let n3 = (&h2 * x + b).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut s4 = y;
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
             if i == 3 {
                 break;
             }
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(s1, s4) * j as f64,
-            _ if y > 0.2 => s1 = s1 * h2.mean().unwrap(),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * y,
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        h2.mean().unwrap() + s4 + h2.sum() * 0.3
+        s1 += b.mapv(f64::tanh).sum();
+        let f4 = Array1::from_shape_fn(a.len(), |i5| a[i5] * y + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = b[i] * f4.mean().unwrap();
+        }
+        s3 + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -4068,15 +4160,15 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut m2 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m2.row_mut(i).assign(&(a * (helper_array(a, y) + i as f64)));
         }
-        let mut s2 = (x - ((k as f64 * 0.5) - c.mapv(f64::tanh).sum()));
-        1.23 + s2
+        let mut s1 = m2.row(1).dot(b) * a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
+        0.70 + s1
     }
 
     #[test]
@@ -4093,24 +4185,26 @@ mod p120 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let (s3, c4) = (x * (y * x)).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, b[0]]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * 1.29;
-        let mut s8 = c.iter().zip(c.iter()).map(|(p6, q7)| p6 * q7 * helper_scalar(s2, y)).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
+        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s8 = (s8 * 0.7 + v1[i] * s8.tanh()).tanh();
+            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
         }
-        let m10 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s9 = m10.diag().mapv(|t| (t * s2).sin()).sum() * (x - s2);
-        let mut h11 = v1.to_owned();
-        for i in 0..3 {
-            let n12 = (&h11 * s2 + &v1).mapv(f64::tanh);
-            h11.assign(&n12);
+        let mut h3 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
         }
-        b.mapv(f64::tanh).sum().tanh() + s9 + h11.sum() * 0.3
+        for i in 0..a.len() {
+            let x = x * 0.5 + h3.mean().unwrap();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        let m5 = v1.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * x).sin()).sum() * (y - y);
+        let v6 = v1.mapv(|t| (t * s4).sin() + s4 * 0.5);
+        helper_array(&h3, a[a.len() - 1]).tanh().exp() + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4126,18 +4220,15 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..a.len() {
-            h1.scaled_add(a.mean().unwrap(), c);
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        match k % 4 {
+            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+            _ => s1 += s1.cos(),
         }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            let n3 = (&h2 * y + c).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut s4 = h1.mean().unwrap();
-        s4 += a.mean().unwrap().tanh();
-        (helper_scalar(s4, c[a.len() - 1]) / (1.0 + a.mean().unwrap() * a.mean().unwrap())) + s4 + h2.sum() * 0.3
+        let v2 = (a + c);
+        let mut s3 = (a[k % a.len()] - ((y / (1.0 + v2[0] * v2[0])) - (v2[0] + 1.13)));
+        c.mapv(f64::tanh).sum() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4153,44 +4244,25 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(s1, y)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if k == 3 {
+            return helper_scalar(helper_scalar(y, b[a.len() - 1]), 1.21);
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * (k as f64 * 0.5);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut s1 = (helper_scalar(b.dot(a), (1.16 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + ((x - y) * (y / (1.0 + y * y))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
-        }
+        s1 += ((1.38 + x) / (1.0 + c.dot(a) * c.dot(a)));
+        let mut s3 = c.dot(b);
+        let mut s4 = (b[0] - c.mapv(f64::tanh).sum());
         match k % 3 {
-            0 => s1 = h4.dot(a),
-            1 => s1 = s1 * s1,
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+            0 => s1 = a.dot(a),
+            1 => s1 = s1 * a.dot(b),
+            _ => s1 += s3,
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * (1.0 + s1 * s1).sqrt();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (((k as f64 * 0.5) - 0.34) / (1.0 + x * x)) + s1 + h4.sum() * 0.3
+        let mut s7 = b.iter().enumerate().map(|(q6, &p5)| (p5 * a.mean().unwrap()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        ((x + y) / (1.0 + helper_array(c, b[k % a.len()]) * helper_array(c, b[k % a.len()]))) + s7
     }
 
     #[test]
@@ -4210,31 +4282,29 @@ mod p123 {
         for (p1, &q2) in b.iter().zip(b) {
             s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
         }
-        match k % 3 {
-            0 => s3 = helper_scalar((b[k % a.len()] * x), a.mapv(f64::tanh).sum()),
-            1 => s3 = s3 * ((x * 1.04) * (b[a.len() - 1] + x)),
-            _ => s3 += (a[0] - b[0]),
-        }
-        if k == 3 {
-            return a.dot(a);
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 = (s3 * 0.7 + c[i] * y).tanh();
+            s3 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + b.mean().unwrap();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        s3 = (s3 * 0.5 + (s3 * x).tanh().exp()).tanh();
+        let v4 = b.mapv(f64::sin);
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = c[p6] * y.tanh().exp();
         }
-        s3 += y * 0.2;
-        match k % 3 {
-            0 => s3 = y,
-            1 => s3 = s3 * c.dot(a),
-            _ => s3 += ((k as f64 * 0.5) * 0.90),
+        l5[0] += s3;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (v7[i] + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).sin();
         }
-        (1.0 + x.cos() * x.cos()).sqrt() + s3
+        s3 + s8 + w9.sum() * 0.3
     }
 
     #[test]
@@ -4250,32 +4320,29 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        for i in 0..a.len() {
-            let t2 = a[i] * a[a.len() - 1];
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        let mut s3 = (0..a.len()).map(|q2| a[q2] * a[q2] + f64::sqrt((1.0 + 0.53 * 0.53))).sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += u3;
+            s3 = (s3 * 0.7 + c[i] * (s3 / (1.0 + 0.38 * 0.38))).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut h4 = c.to_owned();
-        for i in 0..3 {
-            h4.mapv_inplace(|t| (t * y).tanh());
-            h4.scaled_add(0.5, c);
+        let mut s4 = (((0.79 - s3) * b.mean().unwrap()) * helper_array(b, ((k as f64 * 0.5) * y)));
+        let (s6, c7) = (x * (k as f64 * 0.5)).sin_cos();
+        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, helper_scalar(y, (k as f64 * 0.5))]];
+        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * f64::tanh(0.92).exp();
+        let v9 = c.mapv(|t| (t * s4).sin() + s4 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t10 = b[i] * a.mapv(f64::tanh).sum();
+            let mut q11 = 0.0;
+            for j in 0..a.len() {
+                q11 += c[j] * t10;
+            }
+            s4 = s4 + q11.tanh();
         }
-        let mut h5 = a.to_owned();
-        for i in 0..3 {
-            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
-        }
-        let mut s8 = h4.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * helper_scalar(s1, 0.60)).tanh());
-        match k % 3 {
-            0 => s1 = helper_scalar(f64::tanh(0.92).exp(), (1.0 + s8 * s8).sqrt()),
-            1 => s1 = s1 * a.mean().unwrap().cos(),
-            _ => s1 += a.dot(b),
-        }
-        s8 = (0.64 + a[0].tanh().exp());
-        (1.0 + helper_scalar((k as f64 * 0.5), h4[k % a.len()]) * helper_scalar((k as f64 * 0.5), h4[k % a.len()])).sqrt() + s8 + h5.sum() * 0.3
+        (0.64 + c[0].tanh().exp()) + s5 + v9.sum() * 0.3
     }
 
     #[test]
@@ -4291,20 +4358,26 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
-        let mut s2 = f64::cos(0.63);
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.scaled_add(helper_scalar(a[k % a.len()], y), a);
-            if i == 3 {
-                break;
-            }
+        let mut s1 = x;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        0.51 + s2 + h3.sum() * 0.3
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + a[k % a.len()].tanh().exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * x,
+            _ => s1 += a[a.len() - 1].cos(),
+        }
+        (helper_array(b, a[k % a.len()]) + (0.28 - 0.51)) + s1
     }
 
     #[test]
@@ -4320,22 +4393,25 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        match k % 4 {
-            j if j > 1 => s1 = (a.dot(a) - (s1 * 0.30)) * j as f64,
-            _ if helper_array(b, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += f64::sqrt((1.0 + 0.75 * 0.75)),
+        if k == 3 {
+            return (helper_array(c, b[k % a.len()]) - 1.38);
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s1 = (a.dot(a) - (a.dot(c) * (k as f64 * 0.5)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = helper_scalar(s1, b.mean().unwrap());
-            t2 * t2 * 0.5 + a.mean().unwrap()
-        };
-        helper_array(b, y).tanh() + s3
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * s1).tanh());
+            h2.scaled_add(0.5, c);
+        }
+        (helper_scalar(0.30, x) * a.mapv(f64::tanh).sum()) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4351,23 +4427,24 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + 1.18);
+        if k == 3 {
+            return ((0.24 + (k as f64 * 0.5)) * x);
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + x * x).sqrt();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * helper_scalar(y, 0.84);
         }
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (y * y)).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + b[j7 - 1] * 0.21;
+        let mut s2 = ((k as f64 * 0.5).tanh().exp().tanh().exp() / (1.0 + w1.mean().unwrap() * w1.mean().unwrap()));
+        match k % 4 {
+            j if j > 1 => s2 = f64::ln((1.0 + 0.55 * 0.55)) * j as f64,
+            _ if b[k % a.len()] > 0.2 => s2 = s2 * (y + (k as f64 * 0.5)).tanh(),
+            _ => s2 += (0.23 + x),
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s6 + u3.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * (1.0 + x * x).sqrt();
+        }
+        f64::ln((1.0 + 0.60 * 0.60)) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4383,18 +4460,18 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
-            _ => s1 += (s1 * (k as f64 * 0.5)),
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * c.dot(b) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((y * x) * c.mean().unwrap()),
-            _ => s1 += x.tanh(),
-        }
-        a.mean().unwrap() + s1
+        helper_array(c, y) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4411,15 +4488,14 @@ mod p129 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
+        match k % 3 {
+            0 => s1 = 0.73,
+            1 => s1 = s1 * 1.29,
+            _ => s1 += s1,
         }
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * a.dot(c) + d5[0] * c.mapv(f64::tanh).sum();
-        ((s1 * s1) / (1.0 + s3 * s3)) + s3
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * c.mapv(f64::tanh).sum()).tanh() + (x - 0.32)).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        (y * a.mean().unwrap()) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4435,20 +4511,33 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > a[p2] {
+                l1.push((c[p2] * ((k as f64 * 0.5) - y)).sin());
+            } else {
+                l1.push(a[p2] * y);
             }
-            s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
         }
-        let mut s2 = helper_array(a, y);
-        if k % 2 == 0 {
-            s1 = b[a.len() - 1];
-        } else {
-            s1 = s1 * a[0];
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > c[p5] {
+                l4.push((a[p5] * a.mean().unwrap()).sin());
+            } else {
+                l4.push(c[p5] * x);
+            }
         }
-        (k as f64 * 0.5) + s2
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        for i in (0..a.len()).rev() {
+            let t7 = c[i] * c.dot(a);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += b[j] * t7;
+            }
+            s6 = s6 + q8.tanh();
+        }
+        b[k % a.len()] + s6
     }
 
     #[test]
@@ -4464,39 +4553,36 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = b.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add(b.mean().unwrap(), &b);
-        let mut s1 = f2.sum() * 0.3;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * 1.39).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
         }
-        let mut s4: f64 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + a.mapv(f64::tanh).sum()
+        let mut s2 = y;
+        if c[a.len() - 1] > 0.1 {
+            s2 = b.mean().unwrap();
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n4 = (&h3 * s2 + c).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = a[p6] * (1.0 + s2 * s2).ln();
+        }
+        l5[0] += y;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        match k % 4 {
+            j if j > 1 => s2 = h3[a.len() - 1] * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * s2,
+            _ => s2 += (0.62 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        let mut s10: f64 = {
+            let t9 = (f64::cos(1.13) - b.dot(&v7));
+            t9 * t9 * 0.5 + a[0]
         };
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = b[i] * s4;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + c[a.len() - 1];
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s7: f64 = {
-            let t6 = helper_scalar((c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), x.cos());
-            t6 * t6 * 0.5 + 1.13
-        };
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + w5.mean().unwrap();
-            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
-        }
-        s7 += s1 * 0.2;
-        s7 + s7 + w5.sum() * 0.3
+        helper_array(&h3, y.tanh()) + s10 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4513,13 +4599,8 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
-        }
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        helper_array(b, y.cos()) + s1 + v3.sum() * 0.3
+        let v2 = b.mapv(f64::sin);
+        x + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4535,18 +4616,13 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        match k % 4 {
-            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
-            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
-            _ => s1 += s1,
+        if k == 3 {
+            return a.dot(b);
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + x;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * (0.95 + x) + d3[0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s1
     }
 
     #[test]
@@ -4562,21 +4638,26 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(a) + b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[a.len() - 1];
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        let mut s3 = (k as f64 * 0.5).tanh().exp();
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(s3, s3);
+        let mut s2 = w1.dot(&w1);
+        match k % 4 {
+            j if j > 1 => s2 = s2 * j as f64,
+            _ if y > 0.2 => s2 = s2 * ((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - w1[a.len() - 1]),
+            _ => s2 += a.mapv(f64::tanh).sum(),
         }
-        let v7 = vec![0.25; c.len()];
-        let mut s8 = c.iter().zip(&v7).map(|(p5, q6)| p5 * q6 * helper_scalar(u4[0], 0.63)).sum::<f64>();
-        let mut s11 = u4.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p9, q10)| p9 * q10 + b.mean().unwrap()).sum::<f64>();
-        x + s11 + u4.sum() * 0.3
+        s2 += (1.0 + x * x).sqrt();
+        let mut h3 = w1.to_owned();
+        for i in 0..3 {
+            h3.scaled_add(s2.tanh(), &w1);
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + (b[k % a.len()] - (k as f64 * 0.5))).sin();
+        }
+        ((s2 * x) * b[a.len() - 1].tanh()) + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4592,15 +4673,16 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        s1 = c.mean().unwrap();
-        let mut s2 = ((1.0 + y * y).ln() * helper_scalar(x.tanh().exp(), (x * 1.35)));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + helper_scalar(y, 0.53) * helper_scalar(y, 0.53)).ln() * j as f64,
-            _ if (0.71 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * s1,
-            _ => s1 += (y / (1.0 + y * y)),
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * x + a).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        ((1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() - helper_scalar(c[0], y)) + s2
+        let mut s3 = b.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + h1[i] * (c[a.len() - 1] - x)).tanh();
+        }
+        x + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4616,16 +4698,18 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, (k as f64 * 0.5));
+        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.01 * 1.01))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, c);
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (s1 - a[k % a.len()]) * (s1 - a[k % a.len()])).sqrt() * j as f64,
+            _ if (0.89 + y) > 0.2 => s1 = s1 * 0.48,
+            _ => s1 += a.dot(a),
         }
-        helper_array(c, h2.dot(&u1)) + h2.sum() * 0.3
+        ((y * s1) + f64::sqrt((1.0 + 0.33 * 0.33))) + s1
     }
 
     #[test]
@@ -4641,38 +4725,28 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = helper_array(a, a.dot(a));
-        let mut s4 = c.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * y).tanh());
-        let mut s5 = ((k as f64 * 0.5) * helper_scalar(helper_scalar(1.29, y), (k as f64 * 0.5)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * s1.tanh().exp()).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += b[i] * 0.2;
+        let mut s3 = a.iter().zip(a.iter()).map(|(p1, q2)| p1 * helper_scalar(y, y) - q2).reduce(f64::max).unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * c[a.len() - 1].tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + c[j6 - 1] * a[a.len() - 1];
-        }
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s5 = helper_scalar(helper_array(a, y), helper_scalar(c.dot(a), a.mapv(f64::tanh).sum()));
+        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * c.mean().unwrap()).tanh());
         for i in (0..a.len()).rev() {
-            let t7 = a[i] * (k as f64 * 0.5);
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * b[(i + 1) % a.len()];
+            let t9 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            let mut q10 = 0.0;
+            for j in 0..a.len() {
+                q10 += v4[j] * t9;
             }
-            s4 += u8;
+            s5 = s5 + q10.tanh();
         }
-        match k % 4 {
-            j if j > 1 => s4 = (y + (k as f64 * 0.5)) * j as f64,
-            _ if (1.0 + s4 * s4).ln() > 0.2 => s4 = s4 * x,
-            _ => s4 += 0.83,
+        let mut w11 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w11[i] = v4[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        s4 + s5
+        s8 + s8 + w11.sum() * 0.3
     }
 
     #[test]
@@ -4688,19 +4762,23 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * c.mean().unwrap();
+        if k == 3 {
+            return (1.0 + x * x).sqrt().tanh().exp();
         }
-        let mut s2 = f64::tanh(0.84).exp();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
+        let mut s1: f64 = 0.84;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if x > 0.2 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
+            _ => s1 += (k as f64 * 0.5),
         }
-        let mut s4: f64 = {
-            let t3 = w1.mean().unwrap();
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
-        };
-        y + s4 + w1.sum() * 0.3
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * a.mapv(f64::tanh).sum();
+        helper_array(a, v4[0]) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4716,24 +4794,22 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar(helper_scalar(y, 0.55), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))), y);
-        if k % 2 == 0 {
-            s1 = a[0].tanh().exp();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let g2 = |p3: f64| (p3 * helper_scalar(x, b[k % a.len()])).tanh();
+        let mut s1 = g2(c.mean().unwrap()) + g2(a[0]);
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            let n5 = (&h4 * x + b).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh().exp();
+        if k == 3 {
+            return (k as f64 * 0.5).tanh().exp();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[a.len() - 1];
+        let mut h6 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.mapv_inplace(|t| (t * x).tanh());
+            h6.scaled_add(0.5, b);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-        }
-        ((1.0 + y * y).sqrt() * c.mapv(f64::tanh).sum()) + s1 + u3.sum() * 0.3
+        s1 + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -4749,39 +4825,27 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * x).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.07 / (1.0 + y * y));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * y).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let mut s2 = helper_scalar(((u1[0] - (k as f64 * 0.5)) + (k as f64 * 0.5).tanh().exp()), x);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x / (1.0 + y * y));
         }
-        if k == 3 {
-            return (0.51 / (1.0 + s3 * s3));
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (1.0 + x * x).sqrt()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        if (c[k % a.len()] + y) > 0.1 {
+            s6 = (a[a.len() - 1] * 1.13).cos();
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * b.dot(b)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s2 = s6,
+            1 => s2 = s2 * s2,
+            _ => s2 += s6,
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.dot(a);
-        }
-        (a[a.len() - 1] * 1.13).cos() + s3 + u4.sum() * 0.3
+        let mut s7 = b.mean().unwrap().tanh().exp();
+        (u1.dot(b) + s7.tanh()) + s7 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4797,12 +4861,12 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
-        }
-        let v2 = (b * a).mapv(f64::tanh);
-        (1.21 / (1.0 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s1 + v2.sum() * 0.3
+        let mut s2: f64 = {
+            let t1 = x;
+            t1 * t1 * 0.5 + helper_array(a, (k as f64 * 0.5))
+        };
+        let v3 = a.mapv(f64::sin);
+        (helper_scalar(x, x) * 1.21) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4819,32 +4883,29 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(a, y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        if k == 3 {
+            return s1;
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (1.0 + y * y).sqrt()).tanh();
+        }
         match k % 3 {
-            0 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * (x + 1.16);
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * s1 + b).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * x,
+            0 => s1 = ((0.99 * c[a.len() - 1]) - x),
+            1 => s1 = s1 * y,
             _ => s1 += (k as f64 * 0.5),
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + h3[0].sin();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let v5 = (&h3 + &w2);
-        h3.mean().unwrap().cos() + s1 + v5.sum() * 0.3
+        let v3 = (c * (a[0] - (k as f64 * 0.5)));
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4861,38 +4922,24 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_array(b, x)).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if helper_array(b, x) > 0.2 => s1 = s1 * (a.dot(c) - helper_scalar(s1, y)),
+            _ => s1 += (y * y),
         }
         match k % 4 {
-            j if j > 1 => s1 = (x + y).tanh().exp() * j as f64,
-            _ if f64::sqrt((1.0 + 0.45 * 0.45)) > 0.2 => s1 = s1 * helper_scalar(a[0], s1).tanh().exp(),
-            _ => s1 += (x / (1.0 + y * y)),
+            j if j > 1 => s1 = c[a.len() - 1] * j as f64,
+            _ if (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() > 0.2 => s1 = s1 * ((0.35 + (k as f64 * 0.5)) / (1.0 + y.tanh().exp() * y.tanh().exp())),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            let n3 = (&h2 * y + c).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut s2 = ad::ndarray::array![f64::sqrt((1.0 + 0.45 * 0.45)), (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), (x / (1.0 + s1 * s1))].mapv(f64::sin).sum();
+        let mut s3 = (a.mean().unwrap() - s2);
+        let mut m5 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m5.row_mut(i).assign(&(b * (b[a.len() - 1].sin() + i as f64)));
         }
-        a.mapv(f64::tanh).sum() + s1 + h2.sum() * 0.3
+        let mut s4 = m5.row(1).dot(c) * ((k as f64 * 0.5) * y);
+        (a[k % a.len()].tanh() / (1.0 + a.dot(b) * a.dot(b))) + s4
     }
 
     #[test]
@@ -4909,17 +4956,21 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
+        s1 += x;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        s1 += helper_array(c, (y - s1));
-        x + s1
+        let mut s3: f64 = {
+            let t2 = (c.mapv(f64::tanh).sum() * (x + s1));
+            t2 * t2 * 0.5 + c[a.len() - 1].cos()
+        };
+        0.20 + s3
     }
 
     #[test]
@@ -4935,18 +4986,12 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s1 * x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (x + 0.76);
         }
-        s1 += y * 0.2;
-        match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => s1 = s1 * (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln(),
-            _ => s1 += (x + s1),
-        }
-        (helper_array(b, y) * y) + s1
+        let v2 = (b * &w1).mapv(f64::tanh);
+        a.mean().unwrap() + v2.sum() * 0.3
     }
 
     #[test]
@@ -4962,25 +5007,29 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add(y.tanh().exp(), &a);
-        let mut s1 = f2.sum() * 0.3;
-        if k % 2 == 0 {
-            s1 = helper_scalar((1.0 + y * y).sqrt(), helper_array(&f2, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (a[a.len() - 1] + 0.45).tanh().exp();
+        let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * s1.tanh().exp();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + s1 * s1).sqrt();
-        }
+        let mut s4: f64 = {
+            let t3 = helper_scalar((1.0 + y * y).sqrt(), helper_array(a, (k as f64 * 0.5)));
+            t3 * t3 * 0.5 + a.mean().unwrap()
+        };
         match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * x,
-            _ => s1 += f64::tanh(0.34).exp(),
+            0 => s1 = b.dot(a),
+            1 => s1 = s1 * 0.67,
+            _ => s1 += (1.0 + x * x).sqrt(),
         }
-        (1.0 + s1 * s1).ln() + s1 + u3.sum() * 0.3
+        let mut s6: f64 = {
+            let t5 = y.cos();
+            t5 * t5 * 0.5 + f64::tanh(0.34).exp()
+        };
+        (1.0 + y * y).ln() + s6
     }
 
     #[test]
@@ -4997,15 +5046,21 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.dot(b)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let (s3, c4) = (x * y).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, ((k as f64 * 0.5) * x)]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * b.mean().unwrap();
-        s1.sin() + s2
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, b);
+        }
+        (helper_array(&h2, c[a.len() - 1]) / (1.0 + y * y)) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5021,18 +5076,32 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().enumerate().map(|(q2, &p1)| (p1 * (x - 0.62)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        let mut s4 = a[a.len() - 1];
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        let mut s6: f64 = {
-            let t5 = (y / (1.0 + y * y));
-            t5 * t5 * 0.5 + b.mapv(f64::tanh).sum()
-        };
-        let mut s9 = c.iter().map(|p7| p7 * (1.0 + s4 * s4).sqrt()).min_by(|p7, q8| (p7 - (1.0 + s4 * s4).sqrt()).abs().total_cmp(&(q8 - (1.0 + s4 * s4).sqrt()).abs())).unwrap();
-        s3 += (helper_scalar(s9, 0.33) * (k as f64 * 0.5));
-        c.dot(c) + s9
+        let mut s2 = (((b[a.len() - 1] - 0.70) - y) / (1.0 + x * x));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * u1[0].tanh().exp();
+        }
+        let mut f5 = b.to_owned();
+        f5.mapv_inplace(|t| (t * s2).tanh());
+        f5.scaled_add(c.mapv(f64::tanh).sum(), &b);
+        let mut s4 = f5.sum() * 0.3;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + u1[i] * s2).tanh();
+        }
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * (x - u1[0])).tanh();
+        }
+        match k % 3 {
+            0 => s4 = s4,
+            1 => s4 = s4 * (k as f64 * 0.5),
+            _ => s4 += f5.mapv(f64::tanh).sum(),
+        }
+        (k as f64 * 0.5) + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -5049,32 +5118,23 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            let t2 = c[i] * (1.0 + y * y).sqrt();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (0.73 - (k as f64 * 0.5));
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, b[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (s1 - (k as f64 * 0.5));
+        if (y - s1) > 0.1 {
+            s1 = y;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + w3[i] * s1.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        b.dot(b) + s1 + w3.sum() * 0.3
+        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * helper_array(a, (k as f64 * 0.5)) - q3).reduce(f64::max).unwrap();
+        b.dot(a) + s4
     }
 
     #[test]
@@ -5091,30 +5151,24 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if f64::tanh(0.52).exp() > 0.2 => s1 = s1 * (s1 + a.dot(b)),
-            _ => s1 += helper_scalar(y, b[k % a.len()]),
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
-        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + a[i] * (s1 + s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        (k as f64 * 0.5) + s2
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * a.dot(b)).tanh();
+        }
+        let mut s2 = helper_scalar((1.0 + (a[a.len() - 1] / (1.0 + x * x)) * (a[a.len() - 1] / (1.0 + x * x))).sqrt(), c[a.len() - 1]);
+        let mut s4: f64 = {
+            let t3 = (f64::ln((1.0 + 0.62 * 0.62)) * a.mapv(f64::tanh).sum());
+            t3 * t3 * 0.5 + y
+        };
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (c[k % a.len()] * a[0]);
+        }
+        (k as f64 * 0.5).cos() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5130,20 +5184,15 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * a.dot(c);
+        if k == 3 {
+            return (k as f64 * 0.5).tanh().exp();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * 0.80).tanh();
+        let mut s1 = b.dot(c);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(c);
         }
-        v1.mapv(f64::tanh).sum() + s2 + v1.sum() * 0.3
+        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5159,16 +5208,17 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + x
-        };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * helper_array(b, s2);
+        let mut s1 = y;
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.dot(c);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        f64::tanh(1.31).exp().tanh().exp() + s2
+        s1 += x * 0.2;
+        let mut s3: f64 = {
+            let t2 = ((y - x) + (1.0 + a[0] * a[0]).ln());
+            t2 * t2 * 0.5 + (s1 / (1.0 + x * x))
+        };
+        helper_array(a, b[k % a.len()]) + s3
     }
 
     #[test]
@@ -5184,35 +5234,26 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut h2 = c.to_owned();
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, c);
-        }
-        let v3 = v1.mapv(f64::sin);
-        let mut s5: f64 = {
-            let t4 = a[k % a.len()];
-            t4 * t4 * 0.5 + helper_scalar(0.38, x)
-        };
+        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * b.mapv(f64::tanh).sum() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let v4 = c.mapv(|t| t * t * 0.5 - t);
+        s1 += y;
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s5 = (s5 * 0.7 + c[i] * helper_scalar(s5, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            w5[i] += (v4[i] + (0.56 * 0.72)).sin();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(&w5, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s5 = (s5 * 0.7 + a[i] * v1[k % a.len()].tanh().exp()).tanh();
+            s1 += c[i] * 0.2;
         }
-        (h2.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s5 + v3.sum() * 0.3
+        let f7: Array1<f64> = v4.iter().rev().map(|p8| (p8 * a.mean().unwrap()).tanh() + c.mean().unwrap()).collect();
+        let mut s6 = f7.dot(&f7) * 0.1;
+        f2.dot(&f7) + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -5228,14 +5269,15 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((y * 0.63), a[a.len() - 1].tanh().exp());
+        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut s1 = (a.mean().unwrap() - (0.57 * x).tanh());
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * a[q3] + (x * a[k % a.len()])).sum::<f64>();
         if k == 3 {
-            return c.mean().unwrap();
+            return s1;
         }
-        b.mean().unwrap() + s1
+        1.25 + s4
     }
 
     #[test]
@@ -5251,18 +5293,15 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(a, c[0]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let g2 = |p3: f64| (p3 * 0.23).tanh();
+        let mut s1 = g2(b.mean().unwrap()) + g2(a[0]);
+        let v4 = c.mapv(f64::sin);
         match k % 4 {
-            j if j > 1 => s1 = helper_array(a, (x - (k as f64 * 0.5))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += (x / (1.0 + x * x)),
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum().tanh() * j as f64,
+            _ if (x / (1.0 + x * x)) > 0.2 => s1 = s1 * 0.26,
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        0.89 + s1
+        (k as f64 * 0.5) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5278,34 +5317,18 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s2 = u1.mean().unwrap().cos();
+        let mut s3 = s2;
+        match k % 3 {
+            0 => s2 = u1[k % a.len()],
+            1 => s2 = s2 * (1.0 + u1.mean().unwrap() * u1.mean().unwrap()).sqrt(),
+            _ => s2 += (1.0 + s2 * s2).sqrt(),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * a.mean().unwrap();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * x;
-        }
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        }
-        helper_scalar(c[k % a.len()], x).tanh().exp() + s1
+        helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5321,40 +5344,39 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (c[k % a.len()] + (k as f64 * 0.5))).sin();
+        }
+        let mut s4 = w1.iter().map(|p2| p2 * ((k as f64 * 0.5) * y)).min_by(|p2, q3| (p2 - ((k as f64 * 0.5) * y)).abs().total_cmp(&(q3 - ((k as f64 * 0.5) * y)).abs())).unwrap();
+        let mut s6: f64 = {
+            let t5 = 0.38;
+            t5 * t5 * 0.5 + s4
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s6 = (s6 * 0.8 + c[j] * (x + 0.66)).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s6 += c[i] * 0.2;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        for i in (0..a.len()).rev() {
+            let t7 = b[i] * helper_scalar(y, (k as f64 * 0.5));
+            s6 += t7.sin() * s4;
+            if i == 3 {
+                break;
+            }
         }
-        let mut f4 = u2.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add(a.mapv(f64::tanh).sum(), &u2);
-        let mut s3 = f4.sum() * 0.3;
-        match k % 3 {
-            0 => s1 = helper_scalar(x, y),
-            1 => s1 = s1 * y,
-            _ => s1 += (s1 + y),
+        let g9 = |p10: f64| (p10 * (s4 + y)).tanh();
+        let mut s8 = g9(s4.tanh()) + g9(b[0]);
+        match k % 4 {
+            j if j > 1 => s4 = helper_scalar(b.mapv(f64::tanh).sum(), w1[a.len() - 1].tanh().exp()) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * c.mapv(f64::tanh).sum(),
+            _ => s4 += (s4 + s4),
         }
-        let mut h5 = f4.to_owned();
-        for i in 0..a.len() {
-            let n6 = (&h5 * y + &f4).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
-        let mut s7 = ad::ndarray::array![f4.mean().unwrap(), y.tanh().exp(), u2[a.len() - 1].tanh().exp()].mapv(f64::sin).sum();
-        let mut u8 = a.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * (s1 + s1);
-        }
-        (k as f64 * 0.5) + s7 + u8.sum() * 0.3
+        (c.mean().unwrap() * b.dot(a)) + s8 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5370,35 +5392,35 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (0.36 / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(c, (k as f64 * 0.5));
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * helper_scalar(y, y);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * u1[(i + 1) % a.len()];
             }
-            s1 += b[i] * 0.2;
+            s2 += u4;
         }
-        if c[0] < 0.0 {
-            s1 = (c.dot(b) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
-        } else {
-            s1 = s1 * ((1.0 + x * x).ln() - (k as f64 * 0.5).tanh());
+        let mut s6: f64 = {
+            let t5 = (((k as f64 * 0.5) + x) + helper_array(&u1, x));
+            t5 * t5 * 0.5 + b[a.len() - 1]
+        };
+        let mut s7 = a.dot(b);
+        let mut s8 = (helper_array(c, ((k as f64 * 0.5) - a[0])) * helper_scalar(x, x).cos());
+        match k % 3 {
+            0 => s7 = c.dot(b).sin(),
+            1 => s7 = s7 * u1.mapv(f64::tanh).sum().sin(),
+            _ => s7 += (s2 - s8),
         }
-        let mut s4 = a.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * b[0].cos()).sum::<f64>();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * s4.sin();
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] = b[i] * (1.0 + b[0] * b[0]).sqrt();
         }
-        s4 += (a[a.len() - 1].tanh().exp() - (1.0 + c[0] * c[0]).sqrt());
-        for (p6, &q7) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p6 * q7 * (1.25 + y)).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (x - y)).tanh();
-        }
-        helper_array(c, helper_array(c, b[0])) + s4
+        helper_scalar((s6 + 1.28), w9[0]) + s8 + w9.sum() * 0.3
     }
 
     #[test]
@@ -5414,37 +5436,26 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
+        }
         let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (s2 / (1.0 + x * x));
+        s2 += a.mapv(f64::tanh).sum();
+        let mut s3 = x;
+        let mut s4 = a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = y,
+            1 => s2 = s2 * (u1[0].tanh().exp() * b[a.len() - 1]),
+            _ => s2 += b.dot(c),
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + &v1).mapv(f64::sin);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = u1[i] * (1.0 + x * x).ln();
         }
-        for i in (0..a.len()).rev() {
-            let t5 = v1[i] * c.dot(c);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += h4[j] * t5;
-            }
-            s2 = s2 + q6.tanh();
-        }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s2 = s2.sin() * 0.9 + b[j7 - 1] * helper_scalar(0.45, 0.93);
-        }
-        let mut s10 = a.iter().zip(v1.iter()).map(|(p8, q9)| p8 * q9 * a.dot(a)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s10 = f64::cos(0.92) * j as f64,
-            _ if x > 0.2 => s10 = s10 * h4.mean().unwrap().sin(),
-            _ => s10 += c[k % a.len()].cos(),
-        }
-        h4.mapv(f64::tanh).sum().sin() + s10 + h4.sum() * 0.3
+        let z7 = ad::ndarray::Zip::from(&u1).and(&w5).map_collect(|&p8, &q9| (p8 * s2 - q9).sin());
+        let mut s6 = z7.sum() * (k as f64 * 0.5).cos();
+        b.mapv(f64::tanh).sum() + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5461,27 +5472,25 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1].tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
         match k % 3 {
-            0 => s1 = w2.dot(a),
-            1 => s1 = s1 * x,
-            _ => s1 += w2[a.len() - 1],
+            0 => s1 = y,
+            1 => s1 = s1 * (helper_array(c, y) * helper_array(c, y)),
+            _ => s1 += (k as f64 * 0.5),
         }
-        let v5 = vec![0.25; w2.len()];
-        let mut s6 = w2.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * (y + x)).sum::<f64>();
-        (1.0 + ((k as f64 * 0.5) / (1.0 + s6 * s6)) * ((k as f64 * 0.5) / (1.0 + s6 * s6))).sqrt() + s6 + w2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.09 * (k as f64 * 0.5))).tanh();
+        }
+        let v2 = c.mapv(f64::sin);
+        for i in 0..a.len() {
+            let t3 = v2[i] * b[k % a.len()].cos();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s1 += u4;
+        }
+        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (1.0 + x * x).sqrt();
+        (1.0 + y * y).ln() + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5498,35 +5507,34 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => s1 = s1 * x,
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * x,
             _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        for i in 0..a.len() {
-            let t2 = b[i] * helper_scalar(a[0], y);
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (0.74 * x);
             let mut u3 = t2;
             if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+                u3 = u3 * a[(i + 1) % a.len()];
             }
             s1 += u3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * b[a.len() - 1];
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.mapv(f64::tanh).sum();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (c.mean().unwrap() - c.dot(b)) * j as f64,
-            _ if s1.tanh().exp() > 0.2 => s1 = s1 * s1,
-            _ => s1 += b.mean().unwrap(),
+        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * s1).sin()).sum() * (1.00 / (1.0 + s1 * s1));
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * y.tanh().exp();
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5.mapv_inplace(|t| (t * s1).tanh());
-            h5.scaled_add(0.5, b);
-        }
-        c[k % a.len()] + s1 + h5.sum() * 0.3
+        c[k % a.len()] + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5542,34 +5550,23 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
-        }
-        let mut s5: f64 = {
-            let t4 = y;
-            t4 * t4 * 0.5 + (x - s1)
+        let mut s2: f64 = {
+            let t1 = (c[0] + 0.61).tanh();
+            t1 * t1 * 0.5 + (k as f64 * 0.5)
         };
-        if k % 2 == 0 {
-            s1 = s1;
+        let v3 = (c * c).mapv(f64::tanh);
+        let v4 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        let v5 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        if k == 3 {
+            return c.dot(&v4);
         }
-        let mut s6 = (s5 * 0.97);
-        match k % 3 {
-            0 => s5 = ((k as f64 * 0.5).sin() * (1.0 + x * x).sqrt()),
-            1 => s5 = s5 * helper_array(c, helper_scalar(0.40, s6)),
-            _ => s5 += x,
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * y.tanh().exp()).tanh();
         }
-        helper_scalar((s5 * (k as f64 * 0.5)), (a[a.len() - 1] * s1)) + s6
+        (c.dot(&v3) + 0.71) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5586,27 +5583,21 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 - s1);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (x - x);
+            s1 += t2.sin() * (y + b[k % a.len()]);
         }
-        let v6 = vec![0.25; b.len()];
-        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * x).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s7).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if a.mapv(f64::tanh).sum() > 0.1 {
+            s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()));
+        } else {
+            s1 = s1 * (1.0 + s1 * s1).ln();
         }
-        (y * u3.mapv(f64::tanh).sum()) + s7 + u3.sum() * 0.3
+        let mut s3 = (((k as f64 * 0.5).tanh() / (1.0 + (0.89 + (k as f64 * 0.5)) * (0.89 + (k as f64 * 0.5)))) * (k as f64 * 0.5));
+        let mut s4 = y;
+        c[0] + s4
     }
 
     #[test]
@@ -5623,43 +5614,37 @@ mod p164 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, c[0]);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += (a[k % a.len()] + b[0]),
-        }
-        if k == 3 {
-            return (b.mapv(f64::tanh).sum() + b.mapv(f64::tanh).sum());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * c[0].tanh();
+            w2[i] = a[i] * a[0];
         }
-        for i in (0..a.len()).rev() {
-            let t3 = w2[i] * a.mean().unwrap();
-            s1 += t3.sin() * 0.80;
+        if k == 3 {
+            return 1.07;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x.cos()).tanh();
+        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * a[0]).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        let mut u6 = w2.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * c[0];
         }
-        for i in (0..a.len()).rev() {
-            let t4 = b[i] * a.dot(c);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * w2[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + w2[j] * (s5 + s5)).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 += u5;
+            s5 += w2[i] * 0.2;
         }
-        b.dot(c) + s1 + w2.sum() * 0.3
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s5 = s5.sin() * 0.9 + a[j7 - 1] * helper_array(c, x);
+        }
+        w2[k % a.len()] + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -5676,34 +5661,19 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * (c[0] + 1.30)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * 0.25).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::ln((1.0 + 0.38 * 0.38));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        s1 + s1
+        helper_scalar(s1, helper_array(a, c[k % a.len()])) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5720,20 +5690,22 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        if k == 3 {
-            return s1;
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.dot(a);
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n4 = (&h3 * y + a).mapv(f64::tanh);
-            h3.assign(&n4);
+            let x = x * 0.5 + y;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        x.tanh() + s1 + h3.sum() * 0.3
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = (y * s1);
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2
     }
 
     #[test]
@@ -5758,39 +5730,28 @@ mod p167 {
             s1 += t2 * t2 * 0.5;
             s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + 0.47;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        if x.tanh() > 0.1 {
-            s1 = 1.37;
+        s1 += y * 0.2;
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5);
         } else {
-            s1 = s1 * helper_array(c, x).sin();
+            s1 = s1 * (b.dot(c) + c.mean().unwrap());
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.dot(b);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        s1 + s1 + u3.sum() * 0.3
+        let mut s7: f64 = {
+            let t6 = f64::tanh(0.29).exp();
+            t6 * t6 * 0.5 + helper_array(b, s5)
+        };
+        a.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -5806,36 +5767,30 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let t2 = b[i] * (1.0 + x * x).ln();
-            s1 += t2.sin() * c.mapv(f64::tanh).sum();
-        }
-        if k % 2 == 0 {
-            s1 = (c.mean().unwrap() + (y + a[k % a.len()]));
-        } else {
-            s1 = s1 * b[k % a.len()];
-        }
-        for i in 0..a.len() {
-            let y = y * 0.5 + ((k as f64 * 0.5) + c[a.len() - 1]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let z5 = ad::ndarray::Zip::from(c).and(c).map_collect(|&p6, &q7| (p6 * x - q7).sin());
+        let mut s4 = z5.sum() * a.dot(b);
         match k % 4 {
-            j if j > 1 => s1 = (helper_array(b, b[a.len() - 1]) - x.cos()) * j as f64,
-            _ if (x - b[k % a.len()]) > 0.2 => s1 = s1 * (a[0] - helper_scalar(a[a.len() - 1], y)),
-            _ => s1 += (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
+            j if j > 1 => s3 = (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * j as f64,
+            _ if b.dot(c) > 0.2 => s3 = s3 * c[a.len() - 1],
+            _ => s3 += (k as f64 * 0.5).sin(),
         }
-        if b.dot(c) > 0.1 {
-            s1 = y.sin();
+        s3 += (helper_array(b, b[a.len() - 1]) - s3.cos());
+        for i in 0..a.len() {
+            let y = y * 0.5 + c.mean().unwrap();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * s3.sin()).tanh();
+        }
+        if y > 0.1 {
+            s3 = b.dot(c).cos();
         } else {
-            s1 = s1 * helper_scalar((0.59 / (1.0 + 1.15 * 1.15)), y);
+            s3 = s3 * x.sin();
         }
-        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (1.0 + y * y).sqrt() - q4).reduce(f64::max).unwrap();
-        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * c.dot(c) + d8[0] * helper_array(b, x);
-        helper_array(c, c[a.len() - 1].tanh().exp()) + s6
+        (s4 + s4) + s4
     }
 
     #[test]
@@ -5866,10 +5821,10 @@ mod p169 {
                 break;
             }
         }
-        let m5 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * helper_array(c, (k as f64 * 0.5)) + d6[0] * (y / (1.0 + 0.62 * 0.62));
-        1.19 + s4
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
     }
 
     #[test]
@@ -5885,24 +5840,21 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, a);
+        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        let mut s2 = y;
-        match k % 3 {
-            0 => s2 = (helper_array(&h1, 0.59) - (a[k % a.len()] + h1[0])),
-            1 => s2 = s2 * (y / (1.0 + h1.mean().unwrap() * h1.mean().unwrap())),
-            _ => s2 += (1.0 + s2 * s2).ln(),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 + (k as f64 * 0.5))).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * h1.mapv(f64::tanh).sum();
+        let v2 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut u3 = v2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, y);
         }
-        let mut s4 = (c.dot(c) + helper_array(a, x).tanh());
-        helper_scalar((y + (k as f64 * 0.5)), (s2 - y)) + s4 + h1.sum() * 0.3
+        (1.0 + (s1 - 1.33) * (s1 - 1.33)).ln() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5919,20 +5871,18 @@ mod p171 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (1.0 + s1 * s1).ln();
+            s1 += t2.sin() * a.dot(c);
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        if k == 3 {
+            return (0.22 + s1).sin();
         }
-        let mut s2 = helper_array(a, 1.23);
-        b.dot(a) + s2
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
+        }
+        y + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5950,34 +5900,21 @@ mod p172 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
-            _ => s1 += s1,
+            j if j > 1 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sqrt() * j as f64,
+            _ if helper_scalar(1.36, s1) > 0.2 => s1 = s1 * helper_array(b, 1.17).sin(),
+            _ => s1 += (y - (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * helper_array(b, 1.36);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.40 / (1.0 + x * x));
+        let mut s2 = ad::ndarray::array![a.mean().unwrap(), x.tanh().exp(), helper_array(a, b[a.len() - 1])].mapv(f64::sin).sum();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * y.tanh().exp();
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(b, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s4 = (a.mapv(f64::tanh).sum() + (b.mapv(f64::tanh).sum() - helper_scalar(b[a.len() - 1], s2)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 0.56 * 0.56))).tanh();
         }
-        s1 += s1 * 0.2;
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (c.mean().unwrap() / (1.0 + y * y)),
-            _ => s1 += helper_array(b, b[a.len() - 1]),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if (x * (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-        }
-        s1 + s1
+        s2 + s4
     }
 
     #[test]
@@ -5993,24 +5930,21 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
+        if k == 3 {
+            return helper_array(b, helper_scalar(0.68, 0.80));
+        }
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x - x);
+        }
+        let mut s2 = (1.0 + ((x / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + b.dot(a) * b.dot(a))) * ((x / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + b.dot(a) * b.dot(a)))).sqrt();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            s2 = (s2 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(a * ((y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + i as f64)));
-        }
-        let mut s2 = m3.row(1).dot(a) * c.dot(a);
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * s2.tanh().exp();
-        }
-        y + s2
+        helper_array(a, c.mean().unwrap()) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6027,8 +5961,11 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut s2 = a.mapv(f64::tanh).sum();
-        a.mapv(f64::tanh).sum().tanh().exp() + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        }
+        s1 = c.mapv(f64::tanh).sum();
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -6044,22 +5981,22 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        if k == 3 {
+            return 1.12;
         }
-        let mut s2 = (c.dot(a) * c.mean().unwrap());
-        let mut s3 = b.mapv(f64::tanh).sum().tanh();
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (&u1 * b.mean().unwrap()).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        let f7 = Array1::from_shape_fn(a.len(), |i8| c[i8] * helper_scalar(s4, y) + i8 as f64 * 0.1);
-        let mut s6 = f7.sum() * 0.3;
-        let mut m10 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m10.row_mut(i).assign(&(a * (y + i as f64)));
+        let mut s2: f64 = {
+            let t1 = (c.dot(b) * c.mean().unwrap());
+            t1 * t1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        };
+        let v3 = (b * a).mapv(f64::tanh);
+        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * s2 - q5).reduce(f64::max).unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + a.dot(a);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s9 = m10.row(1).dot(&f7) * (c[a.len() - 1] + s3);
-        a.dot(&u1) + s9 + f7.sum() * 0.3
+        s2 += y * 0.2;
+        let mut s7 = c.dot(b);
+        s7.tanh().exp() + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6075,18 +6012,18 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
-        match k % 3 {
-            0 => s3 = (k as f64 * 0.5).tanh(),
-            1 => s3 = s3 * (x + x).tanh().exp(),
-            _ => s3 += (k as f64 * 0.5),
-        }
+        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        s1 += a.mapv(f64::tanh).sum();
+        let mut f3 = b.to_owned();
+        f3.mapv_inplace(|t| (t * y).tanh());
+        f3.scaled_add(((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])), &b);
+        let mut s2 = f3.sum() * 0.3;
         let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n5 = (&h4 * y + c).mapv(f64::tanh);
-            h4.assign(&n5);
+        for i in 0..a.len() {
+            h4.mapv_inplace(|t| (t * y).tanh());
+            h4.scaled_add(0.5, b);
         }
-        helper_array(&h4, x) + s3 + h4.sum() * 0.3
+        helper_scalar(b.dot(&f3), helper_array(a, f3[a.len() - 1])) + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6103,13 +6040,35 @@ mod p177 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        s1 += (a.dot(c) / (1.0 + x * x));
-        if k == 3 {
-            return helper_scalar((b[0] - a[a.len() - 1]), b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.dot(c)).tanh();
         }
-        let mut s2 = y;
-        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        b.dot(b) + s2 + v3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = helper_scalar((b[0] - a[a.len() - 1]), b.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += helper_array(c, (k as f64 * 0.5)),
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.48).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        s1 + s1
     }
 
     #[test]
@@ -6125,21 +6084,20 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, y) - 1.21);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + a[i] * x).tanh();
         }
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            h3.scaled_add((1.17 * s1), a);
+        match k % 4 {
+            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
+            _ if ((k as f64 * 0.5) + 0.40) > 0.2 => s3 = s3 * 1.17,
+            _ => s3 += helper_array(c, 0.76),
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + ((k as f64 * 0.5) + 0.40)).sin();
-        }
-        (c[0].sin() + helper_scalar(x, 0.32)) + s1 + w4.sum() * 0.3
+        a.dot(a) + s3
     }
 
     #[test]
@@ -6155,17 +6113,18 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = b.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut h3 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            let n4 = (&h3 * y + a).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        x.tanh().exp() + h3.sum() * 0.3
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        helper_scalar(b.mapv(f64::tanh).sum(), f64::tanh(0.89)) + s4
     }
 
     #[test]
@@ -6181,22 +6140,22 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
-        for (p1, &q2) in b.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
+        let mut s1 = c.mean().unwrap();
+        s1 = helper_array(c, s1);
+        let mut s2: f64 = 0.83;
+        let mut l3 = vec![b.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * s1).sin()) + c;
+            l3.push(n);
         }
-        let v4 = (a * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt());
-        let v5 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v4[j] * helper_scalar(c[0], y)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += v4[i] * 0.2;
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * 0.40;
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + a[i] * 0.3;
         }
-        b.dot(&v4) + s3 + v5.sum() * 0.3
+        s1 + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6213,31 +6172,26 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        s1 += b[a.len() - 1];
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2.scaled_add((c[a.len() - 1] - y), a);
-        }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s4: f64 = {
-            let t3 = c.dot(a);
-            t3 * t3 * 0.5 + helper_scalar(0.97, 1.12)
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * b.dot(c);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, b[0])).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), a[0])).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + a[i] * 0.3;
         }
-        s1 + s4 + h2.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = (s1 + y).tanh().exp();
+        }
+        s1 += (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
+        let mut s4 = b.iter().zip(a.iter()).map(|(p2, q3)| p2 * c.mean().unwrap() - q3).reduce(f64::max).unwrap();
+        match k % 4 {
+            j if j > 1 => s4 = c.dot(b) * j as f64,
+            _ if s1 > 0.2 => s4 = s4 * (c[k % a.len()].cos() + y),
+            _ => s4 += y,
+        }
+        let mut s5 = helper_array(a, helper_array(b, s1));
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s5
     }
 
     #[test]
@@ -6253,33 +6207,30 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.mapv(f64::tanh).sum();
-        for (p1, &q2) in b.iter().zip(c) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_array(a, y)).tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + b.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        let g5 = |p6: f64| (p6 * b[a.len() - 1].tanh().exp()).tanh();
-        let mut s4 = g5(a.mean().unwrap()) + g5(a[0]);
-        let mut s7 = c.mapv(f64::tanh).sum();
+        let mut s1 = helper_array(b, y);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s7 = (s7 * 0.8 + c[j] * a.dot(a)).tanh();
-                if s7 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s7 += c[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        match k % 3 {
-            0 => s4 = ((1.0 + s7 * s7).ln() / (1.0 + x * x)),
-            1 => s4 = s4 * helper_array(c, helper_scalar(b[0], s4)),
-            _ => s4 += helper_scalar(a[0], s3),
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
         }
-        s4.tanh().exp() + s7
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + &u2).mapv(f64::sin);
+        }
+        let v4 = (c * &u2).mapv(f64::tanh);
+        if k == 3 {
+            return helper_array(&h3, x.tanh().exp());
+        }
+        s1 = c[k % a.len()];
+        a.dot(a) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6295,31 +6246,30 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + b.dot(b)).sin();
+            w1[i] = b[i] * a.dot(b);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (w2[k % a.len()] - a[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s2: f64 = 0.74;
+        match k % 4 {
+            j if j > 1 => s2 = ((s2 - (k as f64 * 0.5)) - ((k as f64 * 0.5) - y)) * j as f64,
+            _ if c[a.len() - 1].cos() > 0.2 => s2 = s2 * (y - s2.cos()),
+            _ => s2 += w1[k % a.len()],
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + w1[i] * a.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 += c[i] * 0.2;
         }
-        let z4 = ad::ndarray::Zip::from(&w2).and(a).map_collect(|&p5, &q6| (p5 * x - q6).sin());
-        let mut s3 = z4.sum() * (k as f64 * 0.5).tanh().exp();
-        if k % 2 == 0 {
-            s1 = (w2.dot(b) - x);
-        } else {
-            s1 = s1 * b.mapv(f64::tanh).sum();
+        let l3: Vec<f64> = w1.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * b.dot(a)).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
         }
-        x + s3 + w2.sum() * 0.3
+        helper_array(a, s5) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6335,23 +6285,17 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()]).tanh();
+        let mut s2: f64 = {
+            let t1 = b.dot(b);
+            t1 * t1 * 0.5 + 1.21
+        };
+        let mut s3 = x.tanh().exp();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * s3;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
-        }
-        (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos() + s1
+        helper_scalar(helper_scalar(s3, y), s2) + s3
     }
 
     #[test]
@@ -6368,27 +6312,19 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
+        s1 += c[k % a.len()];
+        s1 = (s1 * 0.5 + s1).tanh();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            s1 = (s1 * 0.7 + c[i] * (y + s1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s3: f64 = {
-            let t2 = (a.mean().unwrap() / (1.0 + 0.98 * 0.98));
-            t2 * t2 * 0.5 + s1.sin()
-        };
-        let f5: Array1<f64> = a.iter().rev().map(|p6| (p6 * 0.62).tanh() + s3).collect();
-        let mut s4 = f5.dot(&f5) * 0.1;
-        let v7 = a.mapv(f64::sin);
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = f5[i] * 0.78;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + y * y))).tanh();
         }
-        0.52 + s4 + w8.sum() * 0.3
+        s1 = (s1 * 0.5 + 1.11).tanh();
+        helper_array(c, 0.52) + s1
     }
 
     #[test]
@@ -6404,22 +6340,43 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
-        for i in 0..a.len() {
-            let y = y * 0.5 + y;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        s2 += y * 0.2;
-        let mut s5 = b.iter().zip(v1.iter()).map(|(p3, q4)| p3 * (k as f64 * 0.5) - q4).reduce(f64::max).unwrap();
-        let mut u6 = v1.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(&v1, x);
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 = (1.0 + x * x).ln();
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * a.dot(b)).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        (helper_scalar(x, x) - f64::tanh(1.35).exp()) + s7 + u6.sum() * 0.3
+        let mut s3 = (k as f64 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + u1[j] * s2.sin()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += u1[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6435,17 +6392,11 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * helper_array(c, y)) * q2 as f64).sum::<f64>();
-        for i in 0..a.len() {
-            let x = x * 0.5 + x.tanh().exp();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        if k == 3 {
-            return helper_scalar((1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), (y * (k as f64 * 0.5)));
-        }
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        b.dot(c) + s3 + v4.sum() * 0.3
+        let mut s1 = a[k % a.len()];
+        let v2 = (b * a).mapv(f64::tanh);
+        let mut s5 = v2.iter().zip(a.iter()).map(|(p3, q4)| p3 * x.tanh().exp() - q4).reduce(f64::max).unwrap();
+        let mut s6 = helper_scalar((1.0 + helper_scalar(x, 1.02) * helper_scalar(x, 1.02)).sqrt(), helper_scalar(0.29, 1.12).tanh());
+        (helper_scalar(s6, s5) / (1.0 + ((k as f64 * 0.5) / (1.0 + s6 * s6)) * ((k as f64 * 0.5) / (1.0 + s6 * s6)))) + s6 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6462,35 +6413,15 @@ mod p188 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0].sin();
-        for i in 0..a.len() {
-            let t2 = b[i] * f64::tanh(1.08).exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * (1.37 - x);
-            if i == 3 {
-                break;
-            }
+        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.scaled_add(y.sin(), a);
         }
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (y / (1.0 + (x * c[0]) * (x * c[0]))),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + s1).sin();
-        }
-        for i in 0..a.len() {
-            let t4 = c[i] * (w3[0] * w3[k % a.len()]);
-            s1 += t4.sin() * y;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() / (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5)))) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * ((w3[k % a.len()] / (1.0 + c[0] * c[0])) / (1.0 + (y + x) * (y + x))),
-            _ => s1 += (s1 - x),
-        }
-        w3.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
+        let mut s5 = h2.iter().enumerate().map(|(q4, &p3)| (p3 * y).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        let v6 = b.mapv(f64::sin);
+        let mut s9 = c.iter().enumerate().map(|(q8, &p7)| (p7 * h2.mapv(f64::tanh).sum()).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        (helper_array(a, 1.24) / (1.0 + s5 * s5)) + s9 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6506,22 +6437,30 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = (a[k % a.len()] + (y + y)) * j as f64,
-            _ if (s1 - s1) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = a.to_owned();
+        for i in (0..k % 3) {
+            h6 = (&h6 * y + b).mapv(f64::tanh);
+            l4.push(h6.clone());
         }
-        if k % 2 == 0 {
-            s1 = 0.42;
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(a) * 0.5;
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (1.21 + y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s8 = q7;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * (c[0] - 0.46)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        s1 += y * 0.2;
-        let mut s2 = s1.cos();
-        y + s2
+        let l9: Vec<f64> = b.iter().filter(|p10| **p10 > 0.0).map(|p10| (p10 * (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh()).collect();
+        let mut s11 = l9.iter().sum::<f64>();
+        helper_scalar(x, s8) + s11
     }
 
     #[test]
@@ -6538,46 +6477,32 @@ mod p190 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let t2 = b[i] * x;
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * s1;
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(b[0], c.dot(a)) * j as f64,
-            _ if y > 0.2 => s1 = s1 * ((1.0 + s1 * s1).ln() * (y + (k as f64 * 0.5))),
-            _ => s1 += c.mean().unwrap(),
+        s1 += x * 0.2;
+        let mut s2 = helper_scalar(a.dot(c), a[k % a.len()]);
+        match k % 3 {
+            0 => s2 = (0.72 - s1.tanh().exp()),
+            1 => s2 = s2 * (1.0 + helper_array(c, x) * helper_array(c, x)).sqrt(),
+            _ => s2 += f64::sin(1.30),
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 0.90).tanh();
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * s1).tanh());
+            h3.scaled_add(0.5, c);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x.tanh().exp()).tanh();
+        let mut l4 = vec![b.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * y).sin()) + a;
+            l4.push(n);
         }
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * a.mean().unwrap();
-        }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        c.mapv(f64::tanh).sum() + s1
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * s1;
+        let v8 = (a + &v6);
+        let mut s9 = (helper_scalar((a[0] * a[0]), 0.93) * c.mapv(f64::tanh).sum());
+        (s1.cos() * v6.mapv(f64::tanh).sum()) + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -6593,37 +6518,28 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += helper_array(c, y),
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(c);
+        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * helper_array(a, x) + d7[0] * 1.23;
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h2.scaled_add((s1 - s1), c);
+            w8[i] = b[i] * helper_array(a, y);
         }
-        let mut s3 = s1.cos();
-        let mut s6 = h2.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * s1) * q5 as f64).sum::<f64>();
-        if k == 3 {
-            return s3.tanh().exp().tanh().exp();
-        }
-        let mut s8: f64 = {
-            let t7 = (b.dot(&h2) * (1.06 / (1.0 + y * y)));
-            t7 * t7 * 0.5 + c[a.len() - 1].tanh().exp()
-        };
-        for i in (0..a.len()).rev() {
-            let t9 = c[i] * (1.0 + x * x).ln();
-            if i % 3 == 1 {
-                continue;
-            }
-            s6 += t9 * t9 * 0.5;
-            s6 -= c[(i + 1) % a.len()] * (1.0 + s1 * s1).sqrt();
-            if i == 3 {
-                break;
+        let v9 = (c * &w8).mapv(f64::tanh);
+        let mut s12 = w8.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * ((k as f64 * 0.5) - x)).sum::<f64>();
+        let mut l13 = Vec::new();
+        for p14 in 0..a.len() {
+            if v9[p14] > a[p14] {
+                l13.push((v9[p14] * w8.mapv(f64::tanh).sum()).sin());
+            } else {
+                l13.push(a[p14] * s12);
             }
         }
-        (k as f64 * 0.5) + s8 + h2.sum() * 0.3
+        let mut s15 = l13.iter().map(|p14| p14 * p14).sum::<f64>() + l13[0];
+        v9[0] + s15 + v9.sum() * 0.3
     }
 
     #[test]
@@ -6640,22 +6556,31 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        s1 += (1.0 + x * x).ln().tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
+            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += y,
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w2[i] * (s1 - (k as f64 * 0.5))).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 - y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        let mut s4: f64 = {
-            let t3 = (s1 * s1).tanh();
-            t3 * t3 * 0.5 + x.sin()
+        let mut s3: f64 = {
+            let t2 = b.dot(a);
+            t2 * t2 * 0.5 + s1.tanh()
         };
-        helper_scalar((1.0 + y * y).sqrt(), helper_array(b, s4)) + s4 + w2.sum() * 0.3
+        let mut s6 = c.iter().map(|p4| p4 * (k as f64 * 0.5).tanh().exp()).min_by(|p4, q5| (p4 - (k as f64 * 0.5).tanh().exp()).abs().total_cmp(&(q5 - (k as f64 * 0.5).tanh().exp()).abs())).unwrap();
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = a[i] * helper_scalar(s3, s6);
+        }
+        let mut s10 = w7.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * w7.mapv(f64::tanh).sum()) * q9 as f64).sum::<f64>();
+        (s10.tanh().exp() / (1.0 + w7[a.len() - 1] * w7[a.len() - 1])) + s10 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6671,29 +6596,25 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * x).sin()).sum() * helper_scalar(y, 1.13);
-        let mut s4: f64 = {
-            let t3 = helper_array(c, helper_scalar(y, a[k % a.len()]));
-            t3 * t3 * 0.5 + a.dot(c)
+        let mut s2: f64 = {
+            let t1 = helper_array(b, helper_array(a, x));
+            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
         };
-        let mut s5 = helper_array(c, ((s1 / (1.0 + s1 * s1)) * ((k as f64 * 0.5) + s1)));
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
+        let mut s3: f64 = 0.53;
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        match k % 3 {
-            0 => s5 = (b[a.len() - 1] * s5),
-            1 => s5 = s5 * ((y - b[0]) - (k as f64 * 0.5)),
-            _ => s5 += a.dot(c),
+        match k % 4 {
+            j if j > 1 => s3 = (x / (1.0 + b[0] * b[0])) * j as f64,
+            _ if x > 0.2 => s3 = s3 * (1.0 + (u4[0] * s2) * (u4[0] * s2)).sqrt(),
+            _ => s3 += ((k as f64 * 0.5) + s2),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + u6[i] * c[k % a.len()]).tanh();
-            if i == 3 {
-                break;
-            }
+        s3 = y;
+        if c[0] < 0.0 {
+            s3 = (s2 * s3).sin();
         }
-        y + s5 + u6.sum() * 0.3
+        b[0] + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6709,22 +6630,17 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = 0.71;
-            t1 * t1 * 0.5 + (y * 0.87)
-        };
-        let mut s5 = (0..a.len()).map(|q4| c[q4] * a[q4] + b[0].tanh().exp()).sum::<f64>();
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.mean().unwrap();
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+        let mut s1: f64 = 0.71;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
         }
-        s5 += x * 0.2;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + a[j6 - 1] * c.mapv(f64::tanh).sum();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * (0.89 / (1.0 + u2[0] * u2[0]));
         }
-        a[0] + s5
+        let mut s4 = b.dot(a);
+        helper_array(&u2, b[k % a.len()].tanh().exp()) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6741,24 +6657,22 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s1 = (k as f64 * 0.5);
+        let mut s3: f64 = {
+            let t2 = helper_array(a, s1).cos();
+            t2 * t2 * 0.5 + (x / (1.0 + x * x))
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 * y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s1 += y * 0.2;
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.54 * x);
-        }
-        let mut h3 = u2.to_owned();
-        for i in 0..a.len() {
-            h3.scaled_add(c.dot(c), &u2);
-        }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(&h3, y);
-        }
-        (a.mapv(f64::tanh).sum() * helper_array(&u4, 0.93)) + s1 + u4.sum() * 0.3
+        s1 = (s1 * 0.5 + (x.tanh() * (c[k % a.len()] + 0.93))).tanh();
+        (1.36 - (0.22 + s1)) + s3
     }
 
     #[test]
@@ -6774,14 +6688,17 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(1.21);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * 0.62;
         }
-        let mut s3 = ((k as f64 * 0.5) * ((k as f64 * 0.5) * y).tanh());
-        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s3
+        let mut s2 = helper_scalar((x + (k as f64 * 0.5)), x.tanh()).tanh().exp();
+        if k % 2 == 1 {
+            let y = y * 0.5 + a.dot(c);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        w1.mean().unwrap() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6798,18 +6715,18 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        s1 = (s1 * 0.5 + c[0]).tanh();
+        s1 = s1;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (y * c[a.len() - 1]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w2[i] += (a[i] + s1).sin();
         }
-        s1 += s1 * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 0.70).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * y).tanh());
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + helper_scalar(0.70, s5);
+            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
         }
-        helper_array(c, b.dot(a)) + s1
+        s5 += s1 * 0.2;
+        w2.dot(c) + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6827,37 +6744,39 @@ mod p198 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
         s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::tanh(0.23).exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s2 = helper_scalar(x, x);
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * helper_array(c, (k as f64 * 0.5));
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += b[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
-        }
-        let g6 = |p7: f64| (p7 * helper_array(b, 0.68)).tanh();
-        let mut s5 = g6((y / (1.0 + b[0] * b[0]))) + g6(a[0]);
-        match k % 4 {
-            j if j > 1 => s5 = ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y))) * j as f64,
-            _ if b[0].tanh().exp() > 0.2 => s5 = s5 * helper_scalar(y, b.dot(b)),
-            _ => s5 += c.mapv(f64::tanh).sum(),
-        }
         if k % 2 == 1 {
-            let s2 = s2 * 0.5 + (c[a.len() - 1] + 1.03);
-            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + f64::tanh(0.23).exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s5 += s2 * 0.2;
-        helper_scalar(s5, c.mapv(f64::tanh).sum()) + s5
+        s1 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (1.0 + y * y).ln();
+            s1 += t2.sin() * (c[a.len() - 1] + b[a.len() - 1]);
+        }
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = a.to_owned();
+        for i in (0..k % 3) {
+            h5 = (&h5 * y + c).mapv(f64::tanh);
+            l3.push(h5.clone());
+        }
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(a) * 0.5;
+        }
+        let mut s7 = q6;
+        let m9 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s8 = m9.diag().mapv(|t| (t * s7).sin()).sum() * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar((k as f64 * 0.5), y);
+            s7 = (s7 * 0.8 + y * 0.3).tanh();
+        }
+        s7 += y * 0.2;
+        let mut h10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h10.mapv_inplace(|t| (t * y).tanh());
+            h10.scaled_add(0.5, b);
+        }
+        1.19 + s8 + h10.sum() * 0.3
     }
 
     #[test]
@@ -6874,28 +6793,33 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        if k % 2 == 1 {
-            let x = x * 0.5 + ((k as f64 * 0.5) - 0.81);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
+        let mut s4 = a.iter().zip(c.iter()).map(|(p2, q3)| p2 * s1 - q3).reduce(f64::max).unwrap();
+        let mut h5 = a.to_owned();
+        for i in 0..3 {
+            let n6 = (&h5 * s1 + a).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        s1 += x * 0.2;
-        let v2 = (b * a).mapv(f64::tanh);
-        let mut s3: f64 = 0.43;
-        match k % 3 {
-            0 => s3 = s3,
-            1 => s3 = s3 * b.mapv(f64::tanh).sum(),
-            _ => s3 += helper_scalar(s1, y),
+        if 0.67 > 0.1 {
+            s1 = (a.dot(c) - helper_scalar(0.77, h5[0]));
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) - (k as f64 * 0.5));
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * a.mean().unwrap();
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if c[p8] > h5[p8] {
+                l7.push((c[p8] * (b[k % a.len()] + s1)).sin());
+            } else {
+                l7.push(h5[p8] * x);
+            }
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (0.39 * 0.77);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
+        let mut m11 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m11.row_mut(i).assign(&(c * (a[a.len() - 1].sin() + i as f64)));
         }
-        s1 += x * 0.2;
-        ((k as f64 * 0.5) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s3 + w4.sum() * 0.3
+        let mut s10 = m11.row(1).dot(&h5) * (1.0 + s4 * s4).ln();
+        c.dot(b).tanh().exp() + s10 + h5.sum() * 0.3
     }
 
     #[test]

@@ -622,6 +622,93 @@ impl Program {
         self.mutable.push(name);
     }
 
+    /// A `Vec` local that receives active values: floats or arrays pushed
+    /// in a loop (also in its branches, also read while pushing), a
+    /// `vec![..]` of arrays, element writes into `vec![0.0; n]`, or a chain
+    /// collected into a `Vec`; then read by index, by loop or by chain.
+    fn vec_local(&mut self) {
+        let (u, u_ref) = self.array();
+        let (w, w_ref) = self.array();
+        let (u, w) = (u.name, w.name);
+        let e = self.scalar(1);
+        let (list, p) = (self.name("l"), self.name("p"));
+        let i = self.pick(self.scalars.len());
+        let c = self.scalars[i].name.clone();
+        let value = match self.pick(6) {
+            0 => {
+                self.line(format!("let mut {list} = Vec::new();"));
+                self.line(format!("for {p} in 0..a.len() {{"));
+                self.line(format!("    if {u}[{p}] > {w}[{p}] {{"));
+                self.line(format!("        {list}.push(({u}[{p}] * {e}).sin());"));
+                self.line("    } else {");
+                self.line(format!("        {list}.push({w}[{p}] * {c});"));
+                self.line("    }");
+                self.line("}");
+                format!("{list}.iter().map(|{p}| {p} * {p}).sum::<f64>() + {list}[0]")
+            }
+            1 => {
+                let h = self.name("h");
+                self.line(format!("let mut {list} = Vec::with_capacity(3);"));
+                self.line(format!("let mut {h} = {u}.to_owned();"));
+                self.for_header(["0..3", "0..a.len()", "(0..k % 3)"]);
+                self.line(format!("{h} = (&{h} * {c} + {w_ref}).mapv(f64::tanh);"));
+                self.line(format!("{list}.push({h}.clone());"));
+                self.for_end();
+                let acc = self.name("q");
+                self.line(format!("let mut {acc} = {h}.sum();"));
+                self.line(format!("for {p} in &{list} {{"));
+                self.line(format!("    {acc} += {p}.dot({u_ref}) * 0.5;"));
+                self.line("}");
+                acc
+            }
+            2 => {
+                self.line(format!("let mut {list} = vec![{u}.to_owned()];"));
+                self.line(format!("for {p} in 0..2 {{"));
+                self.line(format!(
+                    "    let n = {list}[{p}].mapv(|t| (t * {c}).sin()) + {w_ref};"
+                ));
+                self.line(format!("    {list}.push(n);"));
+                self.line("}");
+                let last = self.name("v");
+                self.line(format!("let {last} = {list}[{list}.len() - 1].to_owned();"));
+                self.push_local_array(&last);
+                format!("{list}[1][0] * {e}")
+            }
+            3 => {
+                self.line(format!("let mut {list} = vec![0.0; a.len()];"));
+                self.line(format!("for {p} in 0..a.len() {{"));
+                self.line(format!("    {list}[{p}] = {u}[{p}] * {e};"));
+                self.line("}");
+                self.line(format!("{list}[0] += {c};"));
+                let v = self.name("v");
+                self.line(format!("let {v} = Array1::from({list});"));
+                self.push_local_array(&v);
+                format!("{v}[0] * 0.5")
+            }
+            4 => {
+                self.line(format!(
+                    "let {list}: Vec<f64> = {u}.iter().filter(|{p}| **{p} > 0.0).map(|{p}| ({p} * {e}).tanh()).collect();"
+                ));
+                format!("{list}.iter().sum::<f64>()")
+            }
+            _ => {
+                self.line(format!(
+                    "let {list} = vec![{u}.to_owned(), c.mapv(|t| t * 0.5), {u}.mapv(|t| t * {c})];"
+                ));
+                format!(
+                    "{list}.iter().enumerate().map(|({p}, v)| v.sum() * {p} as f64).sum::<f64>() + {list}[2].dot({w_ref})"
+                )
+            }
+        };
+        let name = self.name("s");
+        self.line(format!("let mut {name} = {value};"));
+        self.scalars.push(Var {
+            name: name.clone(),
+            active: true,
+        });
+        self.mutable.push(name);
+    }
+
     /// How an array is passed by reference (`a` for a parameter, `&v` for
     /// a local).
     fn borrow_of(&self, name: &str) -> String {
@@ -778,7 +865,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(20) {
+        match self.pick(21) {
+            20 => self.vec_local(),
             19 => self.array_loop(),
             18 => self.constructed(),
             17 => self.iterator_chain(),
