@@ -43,6 +43,58 @@ scenario! {
 }
 
 scenario! {
+    scalar rnn_states_in_a_vec in Loops, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, v: &Array1<f64>, #[constant] xs: &Array2<f64>) -> f64 {
+        let mut hs = Vec::new();
+        let mut h = Array1::zeros(w.nrows());
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
+            hs.push(h.clone());
+        }
+        let mut loss = 0.0;
+        for h in &hs {
+            loss += (h.dot(v) - 0.5).powi(2);
+        }
+        loss
+    }
+    inputs(n) { ref w dw = random((8, 8), 76) * 0.5, ref v dv = random(8, 77) }
+    constants { ref xs = random((n, 8), 78) }
+    hand {
+        // Back-propagation through time, every state's loss term adding
+        // into the state's cotangent.
+        let mut hs = vec![Array1::<f64>::zeros(w.nrows())];
+        for t in 0..xs.nrows() {
+            let h = (w.dot(&hs[t]) + xs.row(t)).mapv(f64::tanh);
+            hs.push(h);
+        }
+        let (mut gw, mut gv) = (Array2::zeros(w.raw_dim()), Array1::zeros(v.len()));
+        let mut dh = Array1::<f64>::zeros(w.nrows());
+        for t in (0..xs.nrows()).rev() {
+            let r = 2.0 * (hs[t + 1].dot(v) - 0.5);
+            gv.scaled_add(r, &hs[t + 1]);
+            dh.scaled_add(r, v);
+            let dz = &dh * &hs[t + 1].mapv(|h| 1.0 - h * h);
+            gw += &dz
+                .view()
+                .insert_axis(ad::ndarray::Axis(1))
+                .dot(&hs[t].view().insert_axis(ad::ndarray::Axis(0)));
+            dh = w.t().dot(&dz);
+        }
+        (gw, gv)
+    }
+    dual {
+        let mut h = Array1::from_elem(w.nrows(), Dual64::from(0.0));
+        let mut loss = Dual64::from(0.0);
+        for t in 0..xs.nrows() {
+            h = (w.dot(&h) + xs.row(t).mapv(Dual64::from)).mapv(|v| v.tanh());
+            loss += (h.dot(v) - 0.5).powi(2);
+        }
+        loss
+    }
+}
+
+scenario! {
     scalar horner_polynomial in Loops, sizes [1, 5, 40];
     #[differentiable]
     pub fn f(coefficients: &Array1<f64>, x: f64) -> f64 {
@@ -280,6 +332,7 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         rosenbrock::scenario(),
         rnn::scenario(),
+        rnn_states_in_a_vec::scenario(),
         horner_polynomial::scenario(),
         while_with_break_and_continue::scenario(),
         stepped_and_reversed_ranges::scenario(),
