@@ -207,3 +207,28 @@ mod collected {
 fn chains_collected_into_vecs() {
     check_scalar!(collected; ref x dx = random(3, 17), ref w dw = random((2, 3), 18););
 }
+
+/// Items read before a later push, in straight-line code (the list is kept
+/// for the reverse sweep) and in a loop over floats that reads the list it
+/// pushes onto (each item saved on the tape instead).
+mod read_then_pushed {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut hs = vec![x.mapv(f64::sin)];
+        let first = hs[0].dot(x);
+        hs.push(&hs[0] * s);
+        let mut ys = vec![s];
+        for i in 0..x.len() {
+            let next = (ys[i] * x[i]).tanh() + ys[0];
+            ys.push(next);
+        }
+        first * hs[1].sum() + ys[x.len()] * ys[1]
+    }
+}
+
+#[test]
+fn items_read_before_a_push() {
+    check_scalar!(read_then_pushed; ref x dx = random(4, 19), val s ds = 0.6;);
+    check_scalar!(read_then_pushed; ref x dx = random(1, 20), val s ds = -0.3;);
+}

@@ -743,3 +743,17 @@ snapshot!(vec_written_then_array, [forward, reverse],
         Array1::from(v).dot(x)
     }
 );
+
+// A loop that reads the list it pushes onto: the item read is an owned
+// copy saved on the tape, so the list moves on at each push instead of
+// being kept whole for every iteration.
+snapshot!(list_read_while_pushing, [reverse],
+    fn f(w: &Array2<f64>, h0: &Array1<f64>) -> f64 {
+        let mut hs = vec![h0.to_owned()];
+        for t in 0..3 {
+            let next = w.dot(&hs[t]).mapv(f64::tanh);
+            hs.push(next);
+        }
+        hs[3].sum()
+    }
+);

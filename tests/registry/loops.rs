@@ -49,7 +49,7 @@ scenario! {
         let mut hs = Vec::new();
         let mut h = Array1::zeros(w.nrows());
         for t in 0..xs.nrows() {
-            h = (w.dot(&h) + &xs.row(t)).mapv(f64::tanh);
+            h = (w.dot(&h) + xs.row(t)).mapv(f64::tanh);
             hs.push(h.clone());
         }
         let mut loss = 0.0;

@@ -69,6 +69,10 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) useful: HashSet<VarId>,
     /// Calls whose pullback closure the reverse sweep calls.
     pub(super) read_pullbacks: HashSet<VarId>,
+    /// Items of lists that the records of their blocks save as owned
+    /// copies (`reverse_flow.rs`): the reverse sweep reads them there, not
+    /// through the list.
+    pub(super) owned_items: HashSet<VarId>,
     /// The names each nested block saves for the reverse sweep, by block.
     pub(super) records: HashMap<(usize, usize), Vec<TokenStream>>,
     /// What the forward sweep saves for each record entry: the value, or
@@ -145,6 +149,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         eager: place_roots(&f.body.stmts),
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
+        owned_items: HashSet::new(),
         records: HashMap::new(),
         saves: HashMap::new(),
         record_idents: HashMap::new(),
@@ -273,6 +278,13 @@ impl Builder<'_, '_> {
         }
         if let Op::Push(list, _) = &inst.op {
             return self.forward_push(inst, list);
+        }
+        if self.owned_items.contains(&inst.dest) && self.reads(inst.dest) {
+            // Saved for the reverse sweep: an owned copy from the start, as
+            // the list moves on before the record is written.
+            let r = g.rules_at(inst.span);
+            let item = g.primal(inst);
+            return g.bind(inst, quote_spanned!(inst.span=> #r::to_owned(#item)));
         }
         if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
             if let Operand::Var(v) = base {
@@ -757,6 +769,7 @@ impl Builder<'_, '_> {
         ir::instructions(&self.g.f.body.stmts).iter().any(|i| {
             i.op.makes_view()
                 && matches!(i.op.operands().first(), Some(Operand::Var(a)) if *a == v)
+                && !self.owned_items.contains(&i.dest)
                 && (self.reads(i.dest) || self.reads_view_of(i.dest))
         })
     }

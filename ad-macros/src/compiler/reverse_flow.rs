@@ -377,8 +377,20 @@ impl Builder<'_, '_> {
                 scalar_chain.insert(inst.dest);
             }
         }
+        // An item of a list the block defines (the list a loop pushes onto)
+        // is saved as an owned copy: recomputed, it would keep each
+        // iteration's version of the list.
+        for stmt in stmts {
+            if let Stmt::Inst(inst) = stmt {
+                if matches!(&inst.op, Op::Item(Operand::Var(l), _) if local.contains(l)) {
+                    self.owned_items.insert(inst.dest);
+                }
+            }
+        }
+        let owned_items = self.owned_items.clone();
+        let recomputed_view = |v: &VarId| g.f.vars[v.0].is_view && !owned_items.contains(v);
         let recomputable = |inst: &Inst| {
-            g.f.vars[inst.dest.0].is_view
+            recomputed_view(&inst.dest)
                 || scalar_chain.contains(&inst.dest)
                 || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b))
         };
@@ -406,7 +418,7 @@ impl Builder<'_, '_> {
                 match o {
                     Operand::Var(v)
                         if local.contains(v)
-                            && (g.f.vars[v.0].is_view || scalar_chain.contains(v)) =>
+                            && (recomputed_view(v) || scalar_chain.contains(v)) =>
                     {
                         need.insert(*v);
                     }
@@ -437,7 +449,8 @@ impl Builder<'_, '_> {
         let mut items = Vec::new();
         let mut saves = Vec::new();
         for v in vars {
-            if g.f.vars[v.0].is_view || recomputed.contains(v) {
+            let owned_item = self.owned_items.contains(v);
+            if g.f.vars[v.0].is_view && !owned_item || recomputed.contains(v) {
                 // Recomputed, not saved.
             } else if self.read_vars.contains(v) {
                 let x = g.ident(*v);
