@@ -223,7 +223,7 @@ mod read_then_pushed {
             let next = (ys[i] * x[i]).tanh() + ys[0];
             ys.push(next);
         }
-        first * hs[1].sum() + ys[x.len()] * ys[1]
+        first * hs[1].sum() + ys[x.len()] * ys[1] + *ys.last().unwrap() * hs.first().unwrap().sum()
     }
 }
 

@@ -11,14 +11,14 @@ fn repeated(x: &Array1<f64>) -> f64 {
 }
 
 #[differentiable]
-fn last(x: &Array1<f64>) -> f64 {
+fn popped(x: &Array1<f64>) -> f64 {
     let mut states = Vec::with_capacity(x.len());
     let mut h = 0.0;
     for i in 0..x.len() {
         h = (h + x[i]).tanh();
         states.push(h);
     }
-    *states.last().unwrap()
+    states.pop().unwrap()
 }
 
 fn main() {}

@@ -51,6 +51,27 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `hs.first().unwrap()` and `hs.last().unwrap()` (or `.expect(..)`) of
+    /// a `Vec` local: the item `hs[0]` or `hs[hs.len() - 1]`, which panics
+    /// where `unwrap` would, with the index's message.
+    pub(super) fn end_item(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let Expr::MethodCall(end) = &*m.receiver else {
+            return None;
+        };
+        let list = &end.receiver;
+        let unwraps = (m.method == "unwrap" && m.args.is_empty())
+            || (m.method == "expect" && m.args.len() == 1);
+        if !unwraps || !end.args.is_empty() || !self.names_vec_local(list) {
+            return None;
+        }
+        let span = end.method.span();
+        match end.method.to_string().as_str() {
+            "first" => Some(syn::parse_quote_spanned!(span=> #list[0])),
+            "last" => Some(syn::parse_quote_spanned!(span=> #list[#list.len() - 1])),
+            _ => None,
+        }
+    }
+
     /// `vec![a, b, c]` with active items: an empty `Vec`, then a push of
     /// each. (`vec![x; n]` of an active `x` is not a list of pushes.)
     pub(super) fn vec_of_items(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
