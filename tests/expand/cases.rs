@@ -757,3 +757,13 @@ snapshot!(list_read_while_pushing, [reverse],
         hs[3].sum()
     }
 );
+
+// A chain collected into a `Vec` is a `Vec::new()` pushed item by item
+// (so a `filter` may drop some); `first().unwrap()` and `last().unwrap()`
+// are its items at 0 and at `len() - 1`.
+snapshot!(chain_collected_into_a_vec, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let kept: Vec<f64> = x.iter().filter(|v| **v > 0.0).map(|v| v.exp()).collect();
+        kept.first().unwrap() * kept.last().unwrap()
+    }
+);
