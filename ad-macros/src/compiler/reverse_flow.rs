@@ -380,15 +380,19 @@ impl Builder<'_, '_> {
         // An item of a list the block defines (the list a loop pushes onto)
         // is saved as an owned copy: recomputed, it would keep each
         // iteration's version of the list.
-        for stmt in stmts {
-            if let Stmt::Inst(inst) = stmt {
-                if matches!(&inst.op, Op::Item(Operand::Var(l), _) if local.contains(l)) {
-                    self.owned_items.insert(inst.dest);
+        let owned: HashSet<VarId> = stmts
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Inst(inst)
+                    if matches!(&inst.op, Op::Item(Operand::Var(l), _) if local.contains(l)) =>
+                {
+                    Some(inst.dest)
                 }
-            }
-        }
-        let owned_items = self.owned_items.clone();
-        let recomputed_view = |v: &VarId| g.f.vars[v.0].is_view && !owned_items.contains(v);
+                _ => None,
+            })
+            .collect();
+        self.owned_items.extend(&owned);
+        let recomputed_view = |v: &VarId| g.f.vars[v.0].is_view && !owned.contains(v);
         let recomputable = |inst: &Inst| {
             recomputed_view(&inst.dest)
                 || scalar_chain.contains(&inst.dest)

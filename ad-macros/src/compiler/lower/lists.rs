@@ -17,19 +17,12 @@ impl Lowerer<'_> {
         let Some(name) = super::place_root(list, false).cloned() else {
             return;
         };
-        let base = match self.env.get(&name.to_string()).cloned() {
-            Some(Binding::Active(v)) => Operand::Var(v),
-            Some(Binding::Const { renamed, .. }) => {
-                let ident = renamed.unwrap_or_else(|| name.clone());
-                Operand::Const(Const::opaque(ident.to_token_stream()))
-            }
-            None => {
-                self.errors.at(
-                    list,
-                    format!("`{name}` is not a local `Vec`: active values are pushed onto a `Vec` the function declares"),
-                );
-                return;
-            }
+        let Some(base) = self.updated_local(&name) else {
+            self.errors.at(
+                list,
+                format!("`{name}` is not a local `Vec`: active values are pushed onto a `Vec` the function declares"),
+            );
+            return;
         };
         let first_new = self.vars.len();
         let Some(item) = self.expr(item) else {

@@ -447,6 +447,19 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
+    /// The value of a local that an element write or a push updates: its
+    /// active variable, or the constant it holds so far (by its generated
+    /// name if it has one). `None` if no local has the name.
+    pub(super) fn updated_local(&self, name: &Ident) -> Option<Operand> {
+        match self.env.get(&name.to_string())? {
+            Binding::Active(v) => Some(Operand::Var(*v)),
+            Binding::Const { renamed, .. } => {
+                let ident = renamed.clone().unwrap_or_else(|| name.clone());
+                Some(Operand::Const(Const::opaque(ident.to_token_stream())))
+            }
+        }
+    }
+
     /// `y[idx] = e`, `y[idx] += e`, ...: a new value of `y` that differs in
     /// one element. Writing an active value into an array made inactive
     /// (`Array1::zeros(n)`) makes it active.
@@ -462,17 +475,10 @@ impl Lowerer<'_> {
         whole: &Expr,
     ) {
         let index = self.inactive_arg(index, "an index");
-        let base = match self.env.get(&array.to_string()).cloned() {
-            Some(Binding::Active(v)) => Some(Operand::Var(v)),
-            Some(Binding::Const { renamed, .. }) => {
-                let ident = renamed.unwrap_or_else(|| array.clone());
-                Some(Operand::Const(Const::opaque(ident.to_token_stream())))
-            }
-            None => {
-                self.errors.at(array, format!("`{array}` is not a local array: element writes go into arrays the function declares"));
-                None
-            }
-        };
+        let base = self.updated_local(array);
+        if base.is_none() {
+            self.errors.at(array, format!("`{array}` is not a local array: element writes go into arrays the function declares"));
+        }
         let first_new = self.vars.len();
         let span = whole.span();
         let op = match (op, base, index) {
