@@ -636,6 +636,75 @@ fn labelled_break_and_continue() {
     }
 }
 
+/// Loops as values: `break e` out of a `loop` bound by `let`, assigned, and
+/// ending the body; a `break` out of a loop bound to `_` (a `()` value);
+/// and `break 'l e` out of a labelled `loop` from a nested `for`.
+mod loops_with_values {
+    use super::*;
+    #[allow(clippy::let_unit_value)]
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] steps: usize) -> f64 {
+        // Newton's iteration for the square root of each element.
+        let mut total: f64 = 0.0;
+        for i in 0..x.len() {
+            let mut r = x[i] + 1.0;
+            let mut k = 0;
+            let root = loop {
+                let next = 0.5 * (r + (x[i] * x[i] + 0.5) / r);
+                k += 1;
+                if k >= steps {
+                    break next;
+                }
+                r = next;
+            };
+            total += root * (i as f64 + 1.0);
+        }
+        let mut v = x.to_owned();
+        let mut n = 0;
+        let w = 'scaled: loop {
+            for j in 0..v.len() {
+                if n >= steps {
+                    break 'scaled &v * 2.0;
+                }
+                v[j] = v[j].tanh() * 1.5;
+                n += 1;
+            }
+        };
+        let mut s = total;
+        let _ = loop {
+            s = s * 0.75;
+            if s.abs() < 1.0 {
+                break;
+            }
+        };
+        total = loop {
+            if n == 0 {
+                break total + s;
+            }
+            total = total * 0.9 + w[n % w.len()];
+            n -= 1;
+        };
+        let mut t = total;
+        loop {
+            t = t.sin() + 0.5 * t;
+            if t.abs() < 0.01 || n > 4 {
+                break t * w.sum();
+            }
+            n += 1;
+        }
+    }
+}
+
+#[test]
+fn loops_with_values() {
+    for n in [1, 2, 5] {
+        let x = random(n, 34);
+        for steps in [1, 3, 9] {
+            check_scalar!(loops_with_values; ref x dx = x.clone(); steps);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

@@ -438,6 +438,23 @@ snapshot!(labelled_break, [reverse],
     }
 );
 
+// A `loop` used as a value: `break next` stores `next` in
+// `__ad_break_value_1` beside the exit flag, and the loop carries it like
+// any variable it assigns; after the loop, `root` is the stored value.
+snapshot!(loop_with_a_value, [reverse],
+    pub fn fixed_point(x: f64, #[constant] tol: f64) -> f64 {
+        let mut y = x;
+        let root = loop {
+            let next = 0.5 * (y + x / y);
+            if (next - y).abs() < tol {
+                break next;
+            }
+            y = next;
+        };
+        root * x
+    }
+);
+
 // A loop over an active `Vec` field's elements is a loop over its indices
 // binding `let layer = &m.layers[k];`; `layer.w` is read as `m.layers[k].w`.
 snapshot!(loop_over_layers, [reverse],

@@ -15,22 +15,26 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut s2 = ((y - x) - helper_scalar(y, (k as f64 * 0.5))).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = x;
+        if k % 2 == 1 {
+            let y = y * 0.5 + b.mean().unwrap();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(0.47, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + c[i] * x.tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => s2 = s2 * helper_scalar(a.mean().unwrap(), helper_scalar(s2, s2)),
-            _ => s2 += (1.0 + y * y).sqrt(),
-        }
-        (s2 - a.mean().unwrap()) + s2 + v1.sum() * 0.3
+        u2.dot(a) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -46,33 +50,32 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = c.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a[a.len() - 1];
+                }
+            }
+            if n2 > 2 {
+                break s1 + a[a.len() - 1];
+            }
+        };
+        let v4 = (a * b).mapv(f64::tanh);
         for i in 0..a.len() {
-            w1[i] += (b[i] + y).sin();
+            let y = y * 0.5 + helper_scalar(v4[k % a.len()], 0.76);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * c[k % a.len()]).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += w1[i] * 0.2;
+        s1 += y * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + (v4[k % a.len()] - (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * 0.76).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += w1[i] * 0.2;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + w1[i] * w1[k % a.len()]).tanh();
-        }
-        (1.0 + x * x).ln() + s2 + w1.sum() * 0.3
+        s1 += x * 0.2;
+        b.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -88,46 +91,44 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.scaled_add(c.dot(c), a);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s2 = b.mean().unwrap().cos();
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s2 = s2 + h1[i] * 0.3;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[0] + x);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + u2[j3 - 1] * (c[a.len() - 1] / (1.0 + y * y));
-        }
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * helper_scalar(0.62, 1.30),
-            _ => s1 += b[k % a.len()],
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).ln().sin() * j as f64,
-            _ if f64::sin(0.31) > 0.2 => s1 = s1 * helper_array(c, (a[k % a.len()] + s1)),
-            _ => s1 += x,
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (a[0] + x)).sin();
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t4 = a[i] * helper_scalar(y, y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * h1[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+            s2 += u5;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
+        let mut s7: f64 = {
+            let t6 = 0.62;
+            t6 * t6 * 0.5 + 1.30
+        };
+        let v8 = (b + b);
+        let mut u9 = h1.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * (k as f64 * 0.5).sin();
         }
-        ((1.0 + y * y).sqrt() - (k as f64 * 0.5).cos()) + s1 + u2.sum() * 0.3
+        u9.mapv(f64::tanh).sum() + s7 + u9.sum() * 0.3
     }
 
     #[test]
@@ -143,22 +144,21 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 = (s1 * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos()).tanh();
-        if k == 3 {
-            return b.mean().unwrap();
-        }
+        let mut s1 = y;
         if c[0] < 0.0 {
-            s1 = (1.0 + helper_scalar(x, y) * helper_scalar(x, y)).sqrt();
+            s1 = ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - 1.08);
         } else {
-            s1 = s1 * helper_array(c, helper_array(c, x));
+            s1 = s1 * (s1 - ((k as f64 * 0.5) - x));
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n3 = (&h2 * s1 + c).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut s2 = (a.dot(c) / (1.0 + (1.24 * b[k % a.len()]) * (1.24 * b[k % a.len()]))).tanh().exp();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(c);
         }
-        (h2[0].cos() * helper_array(&h2, (k as f64 * 0.5))) + s1 + h2.sum() * 0.3
+        if k == 3 {
+            return (1.0 + s2.tanh().exp() * s2.tanh().exp()).ln();
+        }
+        a.mapv(f64::tanh).sum().tanh() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -175,23 +175,38 @@ mod p4 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (0.31 * y),
-            _ => s1 += (x - 1.03),
+        for i in 0..a.len() {
+            let t2 = c[i] * (y * 0.38);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * a.dot(a);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (y / (1.0 + y * y)).sin() * j as f64,
-            _ if ((k as f64 * 0.5) - y) > 0.2 => s1 = s1 * (s1 - x.sin()),
-            _ => s1 += y,
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (y / (1.0 + y * y));
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
-        s1 = (s1 * 0.5 + x).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c[k % a.len()];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        c.dot(c) + s1
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.46 / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * b[0];
+                }
+            }
+            if n5 > 2 {
+                break s1 + b[0];
+            }
+        };
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -208,29 +223,15 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * helper_scalar(helper_array(c, s1), s1),
-            _ => s1 += helper_array(a, x),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_scalar((k as f64 * 0.5), y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + x).sin();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * f64::sqrt((1.0 + 0.79 * 0.79));
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + w2[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w2[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        x + s1 + w2.sum() * 0.3
+        let mut s5 = (0..a.len()).map(|q4| a[q4] * b[q4] + x).sum::<f64>();
+        let v6 = (a + c);
+        let v7 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        (c.dot(c) - (s1 + y)) + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -246,30 +247,41 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[0] - y);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > b[p2] {
+                l1.push((c[p2] * b[0]).sin());
+            } else {
+                l1.push(b[p2] * x);
             }
         }
-        let mut s2 = helper_scalar((1.0 + helper_array(a, 1.36) * helper_array(a, 1.36)).ln(), (y.sin() * 1.06));
-        'outer: for i in 0..a.len() {
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (b[0] / (1.0 + x * x))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + a[j] * 1.08).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * a[0];
                 }
             }
-            s2 += c[i] * 0.2;
-        }
-        let mut s3 = ((s2 / (1.0 + 0.51 * 0.51)).tanh() * s1);
+            if n4 > 2 {
+                break s3 + a[0];
+            }
+        };
         match k % 3 {
             0 => s3 = (k as f64 * 0.5),
-            1 => s3 = s3 * helper_scalar(s2, ((k as f64 * 0.5) * b[k % a.len()])),
-            _ => s3 += (k as f64 * 0.5),
+            1 => s3 = s3 * s5,
+            _ => s3 += (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        (1.0 + s1 * s1).sqrt() + s3
+        if (x / (1.0 + a[0] * a[0])) > 0.1 {
+            s3 = b.dot(a);
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * f64::cos(0.97);
+        }
+        (s5 / (1.0 + 0.51 * 0.51)).tanh() + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -285,18 +297,17 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = c[k % a.len()];
+        if (a[a.len() - 1] / (1.0 + 0.65 * 0.65)) > 0.1 {
+            s1 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s1, s1));
+        } else {
+            s1 = s1 * y;
         }
-        let mut s2 = (((1.0 + s1 * s1).sqrt() - s1) + c.dot(a));
-        c.mapv(f64::tanh).sum() + s2
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add(c.mean().unwrap(), b);
+        }
+        (c.mean().unwrap() + (s1 - s1)) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -312,28 +323,27 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut s2 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * s2).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut s1 = x;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + a.dot(a);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            w3[i] += (b[i] + 0.54).sin();
         }
-        s2 += y * 0.2;
-        if c[0] < 0.0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * s2;
+        match k % 4 {
+            j if j > 1 => s1 = ((s1 - x) + a.dot(c)) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt(),
+            _ => s1 += s1,
         }
-        helper_array(a, (k as f64 * 0.5)).tanh().exp() + s2 + v1.sum() * 0.3
+        let mut h4 = w3.to_owned();
+        for i in 0..a.len() {
+            let n5 = (&h4 * s1 + &w3).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        0.87 + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -349,34 +359,49 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, a);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.dot(a);
         }
+        let mut s2 = (helper_scalar((k as f64 * 0.5), a.mean().unwrap()) * helper_scalar(x.tanh(), y));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * (1.0 + y * y).sqrt()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * u1.dot(c);
+                }
+            }
+            if n3 > 2 {
+                break s2 + u1.dot(c);
+            }
+        };
         if k == 3 {
-            return (a.dot(b) / (1.0 + b.dot(c) * b.dot(c)));
-        }
-        let mut s2 = y;
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s2 = s2;
-        } else {
-            s2 = s2 * x;
-        }
-        let v5 = vec![0.25; h1.len()];
-        let mut s6 = h1.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * b.mean().unwrap()).sum::<f64>();
-        let mut s7 = b[0];
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (s7.tanh().exp() + (y - (k as f64 * 0.5))),
-            _ => s2 += b.mean().unwrap(),
+            return (s4 - y);
         }
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_array(&h1, (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            let t5 = u1[i] * (0.84 + s2);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += b[j] * t5;
+            }
+            s2 = s2 + q6.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 += s2 * 0.2;
-        (((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s7 + h1.sum() * 0.3
+        let v7 = (a + b);
+        match k % 3 {
+            0 => s2 = (c[a.len() - 1] / (1.0 + a[0] * a[0])).sin(),
+            1 => s2 = s2 * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            _ => s2 += s4.tanh().exp(),
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (c[i] + v7.mapv(f64::tanh).sum()).sin();
+        }
+        w8.mapv(f64::tanh).sum().cos() + s2 + w8.sum() * 0.3
     }
 
     #[test]
@@ -395,29 +420,14 @@ mod p10 {
         if k == 3 {
             return (((k as f64 * 0.5) / (1.0 + 1.22 * 1.22)) + x.tanh().exp());
         }
-        let mut s1: f64 = 0.99;
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * f64::tanh(1.06);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
-        }
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = a.to_owned();
+        let v3 = vec![0.25; c.len()];
+        let mut s4 = c.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(b, y)).sum::<f64>();
+        let mut s5: f64 = 1.06;
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h6 = (&h6 * y + a).mapv(f64::tanh);
-            l4.push(h6.clone());
+            w6[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(a) * 0.5;
-        }
-        let mut s8 = q7;
-        let g10 = |p11: f64| (p11 * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
-        let mut s9 = g10((s1 * a[k % a.len()])) + g10(b[0]);
-        ((s1 * y) / (1.0 + ((k as f64 * 0.5) + x) * ((k as f64 * 0.5) + x))) + s9
+        (k as f64 * 0.5) + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -433,21 +443,13 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(b, (0.52 * 0.59)) * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += x.sin(),
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * y) + d3[0] * c.dot(a);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b[0].tanh().exp()).tanh();
         }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
-        }
-        helper_scalar((a[0] - a[a.len() - 1]), (y / (1.0 + c[k % a.len()] * c[k % a.len()]))) + s1 + h2.sum() * 0.3
+        ((y - (k as f64 * 0.5)) + (1.0 + x * x).ln()) + s1
     }
 
     #[test]
@@ -463,28 +465,24 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = c[p3] * y;
+        if k == 3 {
+            return y;
         }
-        l2[0] += x;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
+        let mut s1 = helper_array(c, a.mean().unwrap());
         for i in 0..a.len() {
-            s5 = (s5 * 0.7 + v1[i] * (y * v1[k % a.len()])).tanh();
+            let x = x * 0.5 + (a[k % a.len()] + y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + v1[j6 - 1] * (k as f64 * 0.5).tanh();
+        s1 += x * 0.2;
+        s1 = c.mean().unwrap();
+        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (k as f64 * 0.5).tanh()).tanh() + helper_scalar(y, x)).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n6 = (&h5 * x + c).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        match k % 4 {
-            j if j > 1 => s5 = v4.mapv(f64::tanh).sum() * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s5 = s5 * v1.mapv(f64::tanh).sum(),
-            _ => s5 += s5.tanh().exp(),
-        }
-        ((y * s5) + a[k % a.len()]) + s5 + v4.sum() * 0.3
+        a.dot(c) + s2 + h5.sum() * 0.3
     }
 
     #[test]
@@ -500,21 +498,17 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y.tanh().exp() - ((y / (1.0 + a[0] * a[0])) + x));
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + y) / (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln()));
-        } else {
-            s1 = s1 * y;
+        let mut s1 = y;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * 0.60).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - x);
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.scaled_add((k as f64 * 0.5).tanh().exp(), &u2);
-        }
-        (f64::sin(0.45) / (1.0 + x * x)) + s1 + h3.sum() * 0.3
+        let g3 = |p4: f64| (p4 * 1.08).tanh();
+        let mut s2 = g3(y) + g3(a[0]);
+        let v5 = (c * c).mapv(f64::tanh);
+        (c[a.len() - 1] * v5.mapv(f64::tanh).sum()) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -530,25 +524,36 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = ad::ndarray::array![y, helper_array(b, 0.52), u1.mean().unwrap()].mapv(f64::sin).sum();
-        let v3 = a.mapv(f64::sin);
-        if k == 3 {
-            return ((x + x) / (1.0 + (0.78 / (1.0 + x * x)) * (0.78 / (1.0 + x * x))));
-        }
-        if c.dot(b) > 0.1 {
-            s2 = y;
-        } else {
-            s2 = s2 * x;
-        }
-        let mut h4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
         for i in 0..a.len() {
-            h4 = (&h4 * 0.5 + &u1).mapv(f64::sin);
+            let x = x * 0.5 + (s1 + 1.31);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        (u1[a.len() - 1].tanh().exp() - y.tanh().exp()) + s2 + h4.sum() * 0.3
+        s1 += x * 0.2;
+        let mut s2 = (b.mapv(f64::tanh).sum() + a.dot(c));
+        if k == 3 {
+            return y;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + b[a.len() - 1];
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * s2).tanh());
+            h3.scaled_add(0.5, a);
+        }
+        y + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -564,27 +569,14 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(a);
+        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        if k % 2 == 0 {
+            s1 = helper_array(b, helper_scalar(s1, s1));
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        if k == 3 {
+            return (1.26 + (y + 0.53));
         }
-        let mut s3 = (((k as f64 * 0.5).tanh().exp() + (y + y)) - a.dot(&u1));
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * y;
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s3 += u5;
-            if i == 3 {
-                break;
-            }
-        }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + helper_scalar(0.97, x)) + s3 + h2.sum() * 0.3
+        helper_array(a, s1) + s1
     }
 
     #[test]
@@ -600,16 +592,16 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        if c[0] < 0.0 {
-            s1 = 0.35;
-        } else {
-            s1 = s1 * (1.0 + (1.18 - (k as f64 * 0.5)) * (1.18 - (k as f64 * 0.5))).ln();
+        let mut f2 = c.to_owned();
+        f2.mapv_inplace(|t| (t * x).tanh());
+        f2.scaled_add((0.35 + (k as f64 * 0.5)), &c);
+        let mut s1 = f2.sum() * 0.3;
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (s1 * x) * (s1 * x)).ln() * j as f64,
+            _ if (y + s1) > 0.2 => s1 = s1 * ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))),
+            _ => s1 += b.mean().unwrap(),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))) + s1
+        a[a.len() - 1] + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -625,30 +617,24 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + x * x));
-        }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * x);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(b.dot(b), x);
         for i in 0..a.len() {
-            w3[i] = u2[i] * y;
+            let mut s1 = s1 * 0.5 + x.sin();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s5: f64 = {
-            let t4 = b[0];
-            t4 * t4 * 0.5 + (x + (k as f64 * 0.5))
-        };
-        let mut h6 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h6.scaled_add(helper_scalar(y, a[k % a.len()]), b);
+        s1 += s1 * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * b[0].tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let l7: Vec<f64> = w3.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * (s5 * s5)).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
-        let mut s12 = b.iter().take(3).filter(|p10| **p10 < 0.5).cloned().fold(-0.5, |q11, p10| q11 * p10 + h6.mean().unwrap());
-        s9 + s12 + h6.sum() * 0.3
+        let v2 = (b * a).mapv(f64::tanh);
+        let v5 = vec![0.25; a.len()];
+        let mut s6 = a.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * helper_scalar(y, c[k % a.len()])).sum::<f64>();
+        s6 = c.dot(a);
+        let v7 = (a + c);
+        s1 = (s1 * 0.5 + helper_scalar((s1 * s6), (v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
+        (v7.dot(&v7) - helper_array(a, s1)) + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -664,25 +650,26 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
-        }
-        s1 += ((y / (1.0 + s1 * s1)) + (x * y));
-        let mut s4 = b.iter().map(|p2| p2 * s1.cos()).min_by(|p2, q3| (p2 - s1.cos()).abs().total_cmp(&(q3 - s1.cos()).abs())).unwrap();
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + a[i] * (0.53 - y)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + c[i] * 0.3;
-        }
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar((k as f64 * 0.5), y)).sum::<f64>();
         if k == 3 {
-            return a[a.len() - 1];
+            return (c[k % a.len()] + (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()])));
         }
-        let mut s6: f64 = {
-            let t5 = b.dot(c);
-            t5 * t5 * 0.5 + b.dot(c)
-        };
-        (helper_array(a, x) * helper_array(a, y)) + s6
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (s3 * y);
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (a[i] + (x / (1.0 + x * x))).sin();
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        let mut s6 = (y - (helper_scalar(s3, 0.21) - (1.03 - x)));
+        b.dot(b) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -700,29 +687,35 @@ mod p19 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * helper_scalar(y, 0.22);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += u3;
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
             if i == 3 {
                 break;
             }
         }
-        for (p4, &q5) in c.iter().zip(b) {
-            s1 = (s1 * 0.7 + p4 * q5 * helper_scalar(y, b[0])).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let v8 = vec![0.25; b.len()];
-        let mut s9 = b.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * y.tanh().exp()).sum::<f64>();
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + helper_scalar(x, x);
-            s9 = (s9 * 0.8 + s1 * 0.3).tanh();
+        let mut s3: f64 = {
+            let t2 = helper_scalar(y, c.mapv(f64::tanh).sum());
+            t2 * t2 * 0.5 + helper_array(a, 1.11)
+        };
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * (1.0 + x * x).ln()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s9 += s1 * 0.2;
-        let l10 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s9)];
-        let mut s12 = l10.iter().enumerate().map(|(p11, v)| v.sum() * p11 as f64).sum::<f64>() + l10[2].dot(c);
-        helper_scalar((1.0 + x * x).ln(), (s12 * (k as f64 * 0.5))) + s12
+        helper_scalar(a.mapv(f64::tanh).sum(), y.cos()) + s3
     }
 
     #[test]
@@ -738,32 +731,40 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + helper_array(b, (k as f64 * 0.5))
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (y + y);
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = helper_scalar((0.58 + y), y),
+            1 => s1 = s1 * ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())),
+            _ => s1 += y,
         }
-        let g5 = |p6: f64| (p6 * (1.0 + b[0] * b[0]).sqrt()).tanh();
-        let mut s4 = g5((x - x)) + g5(b[0]);
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = w3[i] * f64::tanh(0.71).exp();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[0];
         }
-        let m9 = w3.view().insert_axis(ad::ndarray::Axis(1)).dot(&w3.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s8 = m9.diag().mapv(|t| (t * s2).sin()).sum() * w7.mapv(f64::tanh).sum();
+        let mut s3 = b[a.len() - 1].tanh().exp();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + f64::tanh(1.28).exp()).sin();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * (x * (k as f64 * 0.5));
+        }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t6 = a[i] * a.dot(&w4);
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * w4[(i + 1) % a.len()];
             }
-            s2 = (s2 * 0.7 + w3[i] * (k as f64 * 0.5)).tanh();
+            s3 += u7;
         }
+        let mut h8 = a.to_owned();
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + w3[i] * helper_scalar((k as f64 * 0.5), s2)).tanh();
+            h8.scaled_add(s1, a);
         }
-        a.mapv(f64::tanh).sum() + s8 + w7.sum() * 0.3
+        0.25 + s3 + h8.sum() * 0.3
     }
 
     #[test]
@@ -779,18 +780,23 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
         for i in 0..a.len() {
-            w1[i] = a[i] * ((k as f64 * 0.5) - 0.35);
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, b[k % a.len()])).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s3: f64 = 1.39;
-        match k % 4 {
-            j if j > 1 => s3 = c.dot(&w1) * j as f64,
-            _ if w1.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt(),
-            _ => s3 += ((k as f64 * 0.5) / (1.0 + y * y)),
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s3 + s3 + v2.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + f64::tanh(1.05).exp()).sin();
+        }
+        w2.mapv(f64::tanh).sum().tanh().exp() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -806,26 +812,32 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) + x);
+        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        if k % 2 == 0 {
+            s1 = helper_array(b, (k as f64 * 0.5).cos());
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
+        }
         match k % 3 {
-            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
-            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
-            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (1.38 / (1.0 + 1.20 * 1.20)),
+            _ => s1 += (0.21 - x),
         }
-        s1 = (s1 - f64::tanh(0.46));
-        let mut h2 = b.to_owned();
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
+        let mut s3: f64 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + ((k as f64 * 0.5) - x)
+        };
+        match k % 4 {
+            j if j > 1 => s3 = (helper_array(c, (k as f64 * 0.5)) + (c[0] - s3)) * j as f64,
+            _ if (y / (1.0 + x * x)) > 0.2 => s3 = s3 * ((0.92 / (1.0 + b[k % a.len()] * b[k % a.len()])) * helper_scalar(s3, 0.76)),
+            _ => s3 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
         }
-        let mut s3 = helper_array(b, (helper_array(&h2, 0.69) * (y - 0.59)));
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = h2[p5] * c[k % a.len()];
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(a) * j as f64,
+            _ if c.dot(a) > 0.2 => s1 = s1 * (x.tanh().exp() * y),
+            _ => s1 += (k as f64 * 0.5),
         }
-        l4[0] += s3;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        (y + x).tanh() + s7 + v6.sum() * 0.3
+        a[a.len() - 1] + s3
     }
 
     #[test]
@@ -841,28 +853,32 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (b.dot(b) - (y - (k as f64 * 0.5)));
-            t1 * t1 * 0.5 + a[a.len() - 1]
-        };
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        match k % 3 {
-            0 => s2 = b.mapv(f64::tanh).sum().sin(),
-            1 => s2 = s2 * (1.0 + helper_scalar(v3[k % a.len()], y) * helper_scalar(v3[k % a.len()], y)).ln(),
-            _ => s2 += helper_array(&v3, x),
+        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h2.scaled_add((1.0 + y * y).ln(), b);
         }
-        s2 = helper_array(b, 1.03);
-        let v4 = (b * &v3).mapv(f64::tanh);
         for i in (0..a.len()).rev() {
-            let t5 = c[i] * (v3[k % a.len()] / (1.0 + y * y));
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * v4[(i + 1) % a.len()];
+            let t3 = b[i] * c.mapv(f64::tanh).sum();
+            if i % 3 == 1 {
+                continue;
             }
-            s2 += u6;
+            s1 += t3.sin() * helper_array(b, y);
         }
-        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * (1.0 + v4[0] * v4[0]).sqrt()).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s9 + v4.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (a[a.len() - 1] / (1.0 + b[k % a.len()] * b[k % a.len()])),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        if c[0] < 0.0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * ((y * b[0]) / (1.0 + (1.0 + h2[a.len() - 1] * h2[a.len() - 1]).sqrt() * (1.0 + h2[a.len() - 1] * h2[a.len() - 1]).sqrt()));
+        }
+        let g5 = |p6: f64| (p6 * y.cos()).tanh();
+        let mut s4 = g5(((k as f64 * 0.5) / (1.0 + y * y))) + g5(c[0]);
+        let v7 = c.mapv(|t| t * t * 0.5 - t);
+        b.dot(c) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -879,28 +895,25 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x * y).tanh().tanh();
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * ((k as f64 * 0.5) / (1.0 + y * y));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * x.tanh().exp();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(c, 0.95).tanh().exp() * j as f64,
-            _ if ((k as f64 * 0.5) - x) > 0.2 => s1 = s1 * s2,
-            _ => s1 += c.dot(c),
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
-        }
         match k % 3 {
-            0 => s2 = c.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * ((k as f64 * 0.5) * 0.83).tanh().exp(),
-            _ => s2 += a[k % a.len()].cos(),
+            0 => s1 = x,
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += a.mean().unwrap(),
         }
-        a.dot(c) + s2
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()].tanh().exp();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * s1.tanh().exp();
+        }
+        if k == 3 {
+            return helper_array(&w3, 0.95).tanh().exp();
+        }
+        s1 += a.dot(a).tanh();
+        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        (y.cos() - x) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -916,12 +929,21 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * y;
-        }
-        let v2 = (a * y);
-        (y * y).cos() + v2.sum() * 0.3
+        let mut s1 = x;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1.cos();
+                }
+            }
+            if n2 > 2 {
+                break s1 + s1.cos();
+            }
+        };
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -937,28 +959,30 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * b[k % a.len()].tanh()).tanh() + (1.0 + y * y).ln()).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+            w4[i] += (f2[i] + (s1 * y)).sin();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h5.scaled_add(s1.tanh().exp(), b);
         }
-        let mut l3 = vec![c.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * s1).sin()) + c;
-            l3.push(n);
+        if k % 2 == 1 {
+            let x = x * 0.5 + h5.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * (y * s1);
-        if c[0] < 0.0 {
-            s1 = v5.dot(a);
+        s1 += x * 0.2;
+        if s1.tanh().exp() > 0.1 {
+            s1 = s1;
         }
-        let mut s9 = a.iter().rev().skip(1).zip(v5.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (x * (k as f64 * 0.5))).sum::<f64>();
-        let mut s10 = s1;
-        a[0] + s10 + v5.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + y * y)) > 0.2 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
+            _ => s1 += w4[0],
+        }
+        (y.tanh().exp() + w4.mapv(f64::tanh).sum()) + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -974,28 +998,15 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s2: f64 = {
+            let t1 = helper_array(a, x).tanh().exp();
+            t1 * t1 * 0.5 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(b, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
-        helper_array(b, (x - (k as f64 * 0.5))) + s4
+        let mut s5 = b.iter().enumerate().map(|(q4, &p3)| (p3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        helper_scalar((b[k % a.len()] - (k as f64 * 0.5)), (x - (k as f64 * 0.5))) + s5
     }
 
     #[test]
@@ -1012,18 +1023,33 @@ mod p28 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        s1 = a.dot(c);
         for i in 0..a.len() {
-            let x = x * 0.5 + 1.23;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t2 = a[i] * b.dot(a);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        s1 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, b[0]),
-            _ => s1 += y,
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * helper_array(a, c[a.len() - 1]);
+                }
+            }
+            if n4 > 2 {
+                break s1 + helper_array(a, c[a.len() - 1]);
+            }
+        };
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * a.dot(b),
+            _ => s1 += helper_scalar((k as f64 * 0.5), s5),
         }
-        helper_scalar((0.53 + 1.24), y) + s1
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -1039,22 +1065,30 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * a[0].tanh().exp()).tanh();
-        let mut s1 = g2((k as f64 * 0.5).tanh().exp()) + g2(b[0]);
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        if k % 2 == 0 {
-            s1 = (1.0 + (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln();
-        } else {
-            s1 = s1 * y;
-        }
+        let mut s1 = x;
         for i in 0..a.len() {
-            let y = y * 0.5 + (s1 + y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        (c.mean().unwrap() - a.dot(b)) + s1
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * x,
+            _ => s1 += (1.0 + x * x).ln(),
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, (k as f64 * 0.5));
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * (1.0 + x * x).sqrt();
+        }
+        u2.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1071,17 +1105,19 @@ mod p30 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, a[a.len() - 1]).sin() * j as f64,
-            _ if (s1 - a[a.len() - 1]) > 0.2 => s1 = s1 * c[k % a.len()],
-            _ => s1 += f64::tanh(0.43).exp(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.63);
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_array(b, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * (0.62 - c[a.len() - 1]) + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        if c[0] < 0.0 {
+            s3 = s1.tanh().exp().tanh();
+        } else {
+            s3 = s3 * (c[0].tanh().exp() - (1.0 + s1 * s1).sqrt());
         }
-        s1 += y * 0.2;
-        s1.tanh().exp().tanh().exp() + s1
+        (a.mean().unwrap() / (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1))) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -1098,21 +1134,27 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(b) * j as f64,
-            _ if y > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += ((k as f64 * 0.5) + b[a.len() - 1]),
-        }
-        for i in 0..a.len() {
-            let t2 = b[i] * a.mapv(f64::tanh).sum();
-            s1 += t2.sin() * (x * x);
-        }
-        let mut s4: f64 = {
-            let t3 = c.mapv(f64::tanh).sum();
-            t3 * t3 * 0.5 + helper_array(a, s1)
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.59 - x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y.tanh();
+                }
+            }
+            if n2 > 2 {
+                break s1 + y.tanh();
+            }
         };
-        let mut s5 = helper_scalar(s4, a[0]);
-        (y + c.mean().unwrap()) + s5
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * (k as f64 * 0.5)).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        match k % 3 {
+            0 => s1 = (helper_array(b, y) + helper_array(a, x)),
+            1 => s1 = s1 * s1,
+            _ => s1 += y,
+        }
+        a[0] + s4
     }
 
     #[test]
@@ -1128,31 +1170,43 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((k as f64 * 0.5).cos() + b.mean().unwrap());
-            t1 * t1 * 0.5 + (c[k % a.len()] / (1.0 + x * x))
-        };
-        s2 = y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        if c[0] < 0.0 {
+            s2 = s2;
+        } else {
+            s2 = s2 * (x / (1.0 + (x * s2) * (x * s2)));
+        }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
+            s2 = (s2 * 0.7 + c[i] * (x * (k as f64 * 0.5))).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s2 = s2 * (x - (k as f64 * 0.5)),
-            _ => s2 += c.mean().unwrap(),
-        }
-        let mut f4 = c.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add(s2, &c);
+        let mut f4 = a.to_owned();
+        f4.mapv_inplace(|t| (t * y).tanh());
+        f4.scaled_add(b.mean().unwrap(), &a);
         let mut s3 = f4.sum() * 0.3;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (c[i] + y).sin();
+            w5[i] = f4[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&f4.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * (0.39 + (k as f64 * 0.5)) + d8[0] * (0.27 * f4[a.len() - 1]);
-        helper_array(b, (1.0 + x * x).sqrt()) + s6 + w5.sum() * 0.3
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
+        }
+        a.dot(b) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1174,12 +1228,12 @@ mod p33 {
             _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, s1),
             _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 1.15;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = (helper_array(c, 0.80) * s1),
+            1 => s1 = s1 * (x.tanh().exp() / (1.0 + (s1 / (1.0 + y * y)) * (s1 / (1.0 + y * y)))),
+            _ => s1 += a.dot(a),
         }
-        s1 += x * 0.2;
-        (1.0 + s1 * s1).ln() + s1
+        b.dot(b) + s1
     }
 
     #[test]
@@ -1196,21 +1250,20 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (0.69 * s1),
+            _ => s1 += x,
         }
-        let mut s2 = helper_array(a, 0.95);
-        let mut s4: f64 = {
-            let t3 = y;
-            t3 * t3 * 0.5 + b.dot(b)
+        let mut s3: f64 = {
+            let t2 = (c.mean().unwrap() * (k as f64 * 0.5).cos());
+            t2 * t2 * 0.5 + s1
         };
-        (1.16 * y).sin() + s4
+        let mut s5: f64 = {
+            let t4 = ((0.99 - a[0]) - c.dot(a));
+            t4 * t4 * 0.5 + (k as f64 * 0.5)
+        };
+        b.mean().unwrap().tanh().exp() + s5
     }
 
     #[test]
@@ -1226,13 +1279,26 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
-            t1 * t1 * 0.5 + helper_scalar(y, x)
-        };
-        let mut s3 = helper_scalar((c[0] * helper_array(c, x)), (k as f64 * 0.5));
-        s3 = (s3 * 0.5 + f64::sqrt((1.0 + 1.15 * 1.15)).cos()).tanh();
-        f64::cos(1.18).tanh() + s3
+        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (x - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        if c[0] < 0.0 {
+            s1 = c[0];
+        } else {
+            s1 = s1 * c[0];
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
+        }
+        u2.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1249,11 +1315,16 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, s1)).tanh();
         }
-        (helper_scalar(0.88, y) / (1.0 + s1 * s1)) + s1 + h2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        }
+        y + s1
     }
 
     #[test]
@@ -1269,38 +1340,36 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * a).mapv(f64::tanh);
-        let mut s2 = y;
-        if y.tanh().exp() > 0.1 {
-            s2 = a.mapv(f64::tanh).sum();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
         }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = c.to_owned();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * x).tanh());
+        let mut h6 = b.to_owned();
         for i in 0..a.len() {
-            h5 = (&h5 * x + b).mapv(f64::tanh);
-            l3.push(h5.clone());
-            if i == 3 {
-                break;
+            h6.scaled_add(y, b);
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * b[0].tanh().exp()).tanh();
+                if s5 > 0.3 && j > n7 {
+                    break 'search s5 * s5.tanh();
+                }
             }
-        }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(c) * 0.5;
-        }
-        let mut s7 = q6;
-        for i in 0..a.len() {
-            let t8 = c[i] * helper_array(b, c[a.len() - 1]);
-            if i % 3 == 1 {
-                continue;
+            if n7 > 2 {
+                break s5 + s5.tanh();
             }
-            s7 += t8 * t8 * 0.5;
-            s7 -= b[(i + 1) % a.len()] * ((k as f64 * 0.5) * a[0]);
-        }
-        let mut s10: f64 = {
-            let t9 = ((v1[0] * v1[k % a.len()]) - (s7 - 0.40));
-            t9 * t9 * 0.5 + (s7 / (1.0 + b[k % a.len()] * b[k % a.len()]))
         };
-        v1.dot(&v1) + s10 + v1.sum() * 0.3
+        (((k as f64 * 0.5) - x) * h6[k % a.len()].tanh().exp()) + s5 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1320,29 +1389,21 @@ mod p38 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = b[k % a.len()];
-            t2 * t2 * 0.5 + helper_scalar(a[0], y)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * s3.tanh().exp()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * y + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(0.66, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + h2[i] * 0.3;
         }
-        a.mapv(f64::tanh).sum() + s3
+        let mut s4 = x;
+        a[a.len() - 1] + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1358,24 +1419,38 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = 1.37 * j as f64,
-            _ if c.dot(c) > 0.2 => s1 = s1 * helper_array(c, c[a.len() - 1]),
-            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).ln(),
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
+        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * helper_scalar(c[0], a[k % a.len()]) - q5).reduce(f64::max).unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * b[0]).tanh();
         }
-        let mut s4 = c.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * x.sin()).sum::<f64>();
-        s4 += x;
-        let v5 = (b + a);
-        let mut s6 = c.mean().unwrap();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + v5[j7 - 1] * f64::tanh(1.10).exp();
+        let mut s7 = b[0];
+        let mut s9: f64 = {
+            let t8 = s3.sin();
+            t8 * t8 * 0.5 + a[0].tanh().exp()
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + a[j] * (y / (1.0 + 1.28 * 1.28))).tanh();
+                if s7 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s7 += a[i] * 0.2;
         }
-        let f9: Array1<f64> = c.iter().rev().map(|p10| (p10 * 1.28).tanh() + y).collect();
-        let mut s8 = f9.dot(&f9) * 0.1;
-        y + s8 + f9.sum() * 0.3
+        let mut l10 = Vec::with_capacity(3);
+        let mut h12 = a.to_owned();
+        for i in (0..k % 3) {
+            h12 = (&h12 * x + a).mapv(f64::tanh);
+            l10.push(h12.clone());
+        }
+        let mut q13 = h12.sum();
+        for p11 in &l10 {
+            q13 += p11.dot(a) * 0.5;
+        }
+        let mut s14 = q13;
+        helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (k as f64 * 0.5)) + s14
     }
 
     #[test]
@@ -1391,19 +1466,18 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + a);
-        let mut s2 = helper_array(c, y);
-        match k % 4 {
-            j if j > 1 => s2 = 0.20 * j as f64,
-            _ if x.tanh().exp() > 0.2 => s2 = s2 * (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + a.dot(&v1)),
-            _ => s2 += y,
+        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        match k % 3 {
+            0 => s1 = helper_array(a, (1.0 + x * x).sqrt()),
+            1 => s1 = s1 * s1,
+            _ => s1 += y,
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5);
+        let v2 = a.mapv(f64::sin);
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
         }
-        (s2 - (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()) + s2 + v1.sum() * 0.3
+        (s1 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1419,42 +1493,37 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_array(a, 0.60) > 0.2 => s1 = s1 * (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s1)),
+            _ => s1 += (x / (1.0 + s1 * s1)),
         }
-        let mut h2 = c.to_owned();
-        for i in 0..3 {
-            h2.scaled_add((1.0 + x * x).sqrt(), c);
-            if i == 3 {
-                break;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        }
+        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * c.mean().unwrap()).view()]).unwrap();
+        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
+        let mut s5 = b.mean().unwrap();
+        if (0.32 * s5) > 0.1 {
+            s3 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(b, s3));
+        } else {
+            s3 = s3 * (k as f64 * 0.5);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * c.dot(c)).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-        }
-        let mut s3: f64 = 1.35;
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + u1[i] * helper_array(&u1, h2[a.len() - 1])).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * c.mean().unwrap()).tanh();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * h2.mean().unwrap();
+            s5 += a[i] * 0.2;
         }
         for i in (0..a.len()).rev() {
-            let t5 = u1[i] * helper_scalar(x, y);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
-            }
-            s3 = s3 + q6.tanh();
+            s1 = (s1 * 0.7 + b[i] * (1.0 + a[0] * a[0]).sqrt()).tanh();
         }
-        match k % 3 {
-            0 => s3 = (((k as f64 * 0.5) - (k as f64 * 0.5)) + (0.32 * s3)),
-            1 => s3 = s3 * y,
-            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-        }
-        helper_array(&u1, (s3 * (k as f64 * 0.5))) + s3 + w4.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s5 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1470,43 +1539,34 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_scalar(x, x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let mut s4 = helper_scalar(b.dot(b), helper_array(b, helper_scalar((k as f64 * 0.5), 0.82)));
-        match k % 4 {
-            j if j > 1 => s4 = s3 * j as f64,
-            _ if y > 0.2 => s4 = s4 * helper_array(a, 0.46),
-            _ => s4 += b[k % a.len()].tanh().exp(),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * c[k % a.len()]).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let v1 = (c * c).mapv(f64::tanh);
+        let mut s2 = ((k as f64 * 0.5) * helper_scalar((k as f64 * 0.5), y).cos());
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
             }
-            s3 += b[i] * 0.2;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = c[i] * (s4 - (k as f64 * 0.5));
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + c[i] * helper_array(&v1, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
         }
-        let mut l6 = Vec::with_capacity(3);
-        let mut h8 = c.to_owned();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h8 = (&h8 * y + c).mapv(f64::tanh);
-            l6.push(h8.clone());
+            w3[i] += (b[i] + helper_scalar(y, x)).sin();
         }
-        let mut q9 = h8.sum();
-        for p7 in &l6 {
-            q9 += p7.dot(c) * 0.5;
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * (x + x)).tanh();
         }
-        let mut s10 = q9;
-        let mut s12: f64 = {
-            let t11 = 0.82;
-            t11 * t11 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        s4 + s12 + w5.sum() * 0.3
+        if k == 3 {
+            return (b[a.len() - 1] * a.mapv(f64::tanh).sum());
+        }
+        s2 = 0.82;
+        c.dot(a) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1522,37 +1582,40 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
+        }
+        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
+                s2 = (s2 * 0.8 + w1[j] * y).tanh();
+                if s2 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
-        }
-        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * b[a.len() - 1]).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + 1.25;
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
-        }
-        s4 += s1 * 0.2;
-        for i in 0..a.len() {
-            let t5 = b[i] * ((k as f64 * 0.5) * y);
-            s1 += t5 * t5 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * b[0];
+            s2 += w1[i] * 0.2;
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::sin(0.31)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * (w1[k % a.len()] / (1.0 + y * y))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s2 += c[i] * 0.2;
         }
-        helper_array(b, helper_array(b, y)) + s4
+        for i in 0..a.len() {
+            let t3 = b[i] * (1.32 - x);
+            s2 += t3.sin() * (1.23 / (1.0 + w1[a.len() - 1] * w1[a.len() - 1]));
+        }
+        for i in 0..a.len() {
+            let y = y * 0.5 + (c[k % a.len()] + y);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        s2 = b.dot(c);
+        y.cos() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1569,18 +1632,28 @@ mod p44 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
-            _ if y > 0.2 => s1 = s1 * a.dot(a),
-            _ => s1 += c.dot(c),
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(y, 0.68)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y.tanh().exp();
+                }
+            }
+            if n2 > 2 {
+                break s1 + y.tanh().exp();
+            }
+        };
+        if k == 3 {
+            return helper_array(b, (k as f64 * 0.5));
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), b);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
         }
-        s1 += ((y - h2[a.len() - 1]) - c.dot(a));
-        let mut s3 = helper_array(a, y);
-        y + s3 + h2.sum() * 0.3
+        s1 += (f64::sin(0.53) - ((k as f64 * 0.5) - s1));
+        helper_array(a, c.dot(a)) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1598,12 +1671,12 @@ mod p45 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
         s1 += s1;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b[0];
+        match k % 4 {
+            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + (y - x) * (y - x))) * j as f64,
+            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(y, c[a.len() - 1]) + c[a.len() - 1].tanh().exp()),
+            _ => s1 += (c[k % a.len()] - x),
         }
-        y + s1
+        (k as f64 * 0.5).tanh().exp() + s1
     }
 
     #[test]
@@ -1620,13 +1693,24 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1.tanh().exp(),
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1.cos()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x.tanh().exp();
+                }
+            }
+            if n2 > 2 {
+                break s1 + x.tanh().exp();
+            }
+        };
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(helper_array(a, s1), c);
         }
-        let mut s2 = c.dot(b);
-        (0.78 * (k as f64 * 0.5)).sin() + s2
+        a.mapv(f64::tanh).sum() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1642,20 +1726,29 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
+        let v1 = a.mapv(f64::sin);
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = b[p3] * (k as f64 * 0.5);
+        }
+        l2[0] += y;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        let v6 = (c * &v1).mapv(f64::tanh);
+        for i in (0..a.len()).rev() {
+            let t7 = v6[i] * helper_array(b, x);
+            s5 += t7 * t7 * 0.5;
+            s5 -= v1[(i + 1) % a.len()] * v1[k % a.len()];
         }
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
+            let t8 = c[i] * 1.03;
+            let mut q9 = 0.0;
+            for j in 0..a.len() {
+                q9 += a[j] * t8;
+            }
+            s5 = s5 + q9.tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * helper_array(b, 1.21);
-        }
-        u5.dot(b) + s4 + w6.sum() * 0.3
+        (x * helper_array(&v4, s5)) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1672,42 +1765,31 @@ mod p48 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s2 = y;
+        let mut s3 = b.mapv(f64::tanh).sum();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * (k as f64 * 0.5);
         }
-        let mut s2 = (a.mean().unwrap() * helper_scalar(helper_array(c, s1), x));
-        let mut s3 = (b.mapv(f64::tanh).sum() * y);
-        match k % 3 {
-            0 => s3 = 0.24,
-            1 => s3 = s3 * a.dot(b),
-            _ => s3 += (s1 + 0.60),
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = c.to_owned();
+        for i in 0..3 {
+            h7 = (&h7 * s3 + c).mapv(f64::tanh);
+            l5.push(h7.clone());
         }
-        let mut m5 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m5.row_mut(i).assign(&(a * (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + i as f64)));
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(c) * 0.5;
         }
-        let mut s4 = m5.row(1).dot(b) * 0.40;
+        let mut s9 = q8;
+        let v10 = c.mapv(f64::sin);
         match k % 4 {
-            j if j > 1 => s2 = (a.dot(a) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * j as f64,
-            _ if (0.93 - s4) > 0.2 => s2 = s2 * ((s3 - s1) - b[0]),
-            _ => s2 += helper_array(c, 0.67),
+            j if j > 1 => s9 = y * j as f64,
+            _ if (s3 + 0.60) > 0.2 => s9 = s9 * f64::sqrt((1.0 + 0.24 * 0.24)),
+            _ => s9 += b.mean().unwrap(),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + s3 * s3).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        (c[k % a.len()] / (1.0 + s1 * s1)).sin() + s4
+        0.55 + s9 + v10.sum() * 0.3
     }
 
     #[test]
@@ -1723,13 +1805,13 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).tanh().exp().sin();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, b[a.len() - 1].tanh());
+        if k == 3 {
+            return (c.mean().unwrap() * (y / (1.0 + y * y)));
         }
-        let z3 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p4, &q5| (p4 * s1 - q5).sin());
-        let mut s2 = z3.sum() * (x + 1.06);
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + (k as f64 * 0.5)) + s2
+        if k == 3 {
+            return (b[a.len() - 1].tanh() / (1.0 + c[0].tanh().exp() * c[0].tanh().exp()));
+        }
+        (0.58 * b[k % a.len()]).tanh().exp()
     }
 
     #[test]
@@ -1748,20 +1830,26 @@ mod p50 {
         if k == 3 {
             return b.mapv(f64::tanh).sum();
         }
-        let mut s1 = b.mean().unwrap().tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = ((1.0 + y * y).ln().tanh().exp() - helper_scalar(x.cos(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()));
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (y / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
+            s2 += t3.sin() * (0.58 - x);
         }
-        let mut s2 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (k as f64 * 0.5)).cos();
-        let mut s3 = a.mean().unwrap();
-        s3 = (s3 * 0.5 + (c.mapv(f64::tanh).sum() + s2)).tanh();
-        c.mapv(f64::tanh).sum() + s3
+        for i in (0..a.len()).rev() {
+            let t4 = v1[i] * x;
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t4 * t4 * 0.5;
+            s2 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + b[j5 - 1] * (v1[a.len() - 1] * 1.22);
+        }
+        helper_scalar((k as f64 * 0.5), helper_scalar(x, (k as f64 * 0.5))) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1777,33 +1865,31 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * c[0].sin() + d3[0] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::tanh(1.03).exp();
+        }
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(c * ((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + i as f64)));
+        }
+        let mut s5 = m6.row(1).dot(c) * a.mean().unwrap();
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt().tanh().exp() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * b[k % a.len()],
-            _ => s1 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
+            j if j > 1 => s5 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s5 = s5 * f64::sin((0.27 - 1.34)),
+            _ => s5 += (a[0] / (1.0 + 1.30 * 1.30)),
         }
-        s1 = b.dot(c);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s7 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            w2[i] += (b[i] + (0.67 - x)).sin();
+            let s7 = s7 * 0.5 + (0.34 + s1);
+            s5 = (s5 * 0.8 + s7 * 0.3).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + x).sin();
-        }
-        let mut s5: f64 = {
-            let t4 = ((0.48 * (k as f64 * 0.5)) + helper_scalar((k as f64 * 0.5), y));
-            t4 * t4 * 0.5 + (k as f64 * 0.5)
-        };
-        for i in 0..a.len() {
-            let t6 = b[i] * (x - s5);
-            s1 += t6.sin() * c.mean().unwrap();
-            if i == 3 {
-                break;
-            }
-        }
-        (k as f64 * 0.5) + s5 + w3.sum() * 0.3
+        s5 += s7 * 0.2;
+        c.dot(a) + s7
     }
 
     #[test]
@@ -1819,28 +1905,30 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
+        let mut s1 = (k as f64 * 0.5);
         match k % 3 {
-            0 => s2 = helper_array(b, s2),
-            1 => s2 = s2 * (a.dot(c) - helper_array(a, 0.76)),
+            0 => s1 = ((0.85 + s1) + (y - s1)),
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * 0.34,
+            _ => s1 += c.dot(a),
+        }
+        let g3 = |p4: f64| (p4 * a.mean().unwrap()).tanh();
+        let mut s2 = g3(a.mean().unwrap()) + g3(c[0]);
+        match k % 3 {
+            0 => s2 = (1.0 + helper_array(a, 0.41) * helper_array(a, 0.41)).ln(),
+            1 => s2 = s2 * (1.25 * b.dot(a)),
             _ => s2 += a.mean().unwrap(),
         }
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + helper_scalar(x, v1[k % a.len()]) * helper_scalar(x, v1[k % a.len()])).ln() * j as f64,
-            _ if (1.25 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s2 = s2 * 0.97,
-            _ => s2 += 0.81,
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + a[j5 - 1] * (s1 * y);
         }
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = c[p4] * c.mean().unwrap();
-        }
-        l3[0] += y;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s7 = m8.diag().mapv(|t| (t * s6).sin()).sum() * ((k as f64 * 0.5) + y);
-        s6 + s7 + v5.sum() * 0.3
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s2
     }
 
     #[test]
@@ -1857,30 +1945,13 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(c, c[a.len() - 1]);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, c[a.len() - 1]);
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[k % a.len()], c[0])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * (c.mapv(f64::tanh).sum() * (k as f64 * 0.5)),
-            _ => s1 += (1.0 + s1 * s1).ln(),
-        }
-        helper_scalar(helper_array(b, 1.40), a.mapv(f64::tanh).sum()) + s1
+        let mut s3 = a.mean().unwrap();
+        let mut s4 = helper_scalar(((u2[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))), s1);
+        b.dot(b) + s4 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1897,28 +1968,38 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = (a[k % a.len()] + s1).tanh().exp() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * y,
+        match k % 3 {
+            0 => s1 = (a[k % a.len()] + s1).tanh().exp(),
+            1 => s1 = s1 * y,
             _ => s1 += y.cos(),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (1.0 + y * y).sqrt();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + u2[i] * (k as f64 * 0.5)).tanh();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5).tanh().exp();
+            }
+        };
+        let mut s5: f64 = {
+            let t4 = s3;
+            t4 * t4 * 0.5 + (k as f64 * 0.5)
+        };
+        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * 1.30) * q7 as f64).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t9 = c[i] * (0.49 + c[k % a.len()]);
+            s5 += t9 * t9 * 0.5;
+            s5 -= b[(i + 1) % a.len()] * x.tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s3 = (1.0 + ((k as f64 * 0.5) + (y * x)) * ((k as f64 * 0.5) + (y * x))).ln();
-        s1 + s3 + u2.sum() * 0.3
+        (s8.tanh().exp() * 0.65) + s8
     }
 
     #[test]
@@ -1935,27 +2016,30 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        match k % 4 {
-            j if j > 1 => s1 = a[0] * j as f64,
-            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1,
-        }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if a[p3] > b[p3] {
-                l2.push((a[p3] * helper_array(c, y)).sin());
-            } else {
-                l2.push(b[p3] * y);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 + s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+                }
             }
+            if n2 > 2 {
+                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
+        };
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * s1;
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += c[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        s4 = (s4 * 0.5 + (f64::tanh(0.95).exp() - helper_array(a, x))).tanh();
-        let mut h5 = c.to_owned();
-        for i in 0..3 {
-            h5.mapv_inplace(|t| (t * s4).tanh());
-            h5.scaled_add(0.5, c);
-        }
-        c.mapv(f64::tanh).sum().tanh().exp() + s4 + h5.sum() * 0.3
+        let v6 = b.mapv(f64::sin);
+        let mut s7 = b.mean().unwrap();
+        f64::tanh((0.95 / (1.0 + 0.70 * 0.70))).exp() + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1971,13 +2055,18 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (helper_array(c, x) * f64::cos(0.72).tanh().exp());
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h3 = (&h3 * 0.5 + b).mapv(f64::sin);
+        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
+        if k % 2 == 1 {
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (s2 * 0.33) + s2 + h3.sum() * 0.3
+        s1 += y * 0.2;
+        let mut s3: f64 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + 0.33
+        };
+        s1 = s1;
+        y + s3
     }
 
     #[test]
@@ -1993,11 +2082,22 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(c, x.tanh().exp());
+        let mut s1 = helper_array(c, y.tanh().exp());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let g2 = |p3: f64| (p3 * helper_array(a, y)).tanh();
-        let mut s1 = g2(a.mapv(f64::tanh).sum()) + g2(b[0]);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
+        }
         b.mapv(f64::tanh).sum() + s1
     }
 
@@ -2015,33 +2115,28 @@ mod p58 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = helper_array(b, (x * 1.12)),
+            1 => s1 = s1 * helper_array(b, 1.04).cos(),
+            _ => s1 += helper_scalar(x, x),
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(x, x);
+        }
+        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        s1 += (c[k % a.len()].tanh().exp() / (1.0 + a[a.len() - 1].cos() * a[a.len() - 1].cos()));
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            w4[i] = v3[i] * x;
         }
-        let mut h2 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.scaled_add(y, b);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut h3 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, a);
-        }
-        let mut s4 = h3.dot(b);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = h3[i] * f64::sqrt((1.0 + 0.53 * 0.53));
-        }
-        let mut s6 = (a.var(0.0) + 0.1).sqrt() * c[k % a.len()];
-        (k as f64 * 0.5) + s6 + w5.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2057,25 +2152,30 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
-        }
-        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(&u1, c.dot(a)) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s2 = s2 * helper_scalar(helper_array(a, y), u1.mean().unwrap()),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        let v5 = vec![0.25; c.len()];
-        let mut s6 = c.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * ((k as f64 * 0.5) + 0.82)).sum::<f64>();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = c.dot(a);
+        s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x)));
+        let (s3, c4) = (x * helper_scalar(1.01, y)).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (0.98 - (k as f64 * 0.5))]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * (0.63 + s1);
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + b[0])).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * helper_scalar(s1, x);
+                }
             }
-            s2 = (s2 * 0.7 + c[i] * (s6 * (k as f64 * 0.5))).tanh();
+            if n6 > 2 {
+                break s1 + helper_scalar(s1, x);
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        s2 + s6 + u1.sum() * 0.3
+        helper_scalar(f64::sqrt((1.0 + 1.17 * 1.17)), (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -2091,24 +2191,30 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
-        }
+        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
+        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
         if k == 3 {
-            return helper_scalar(helper_array(b, y), (b[0] - y));
+            return c.mapv(f64::tanh).sum();
         }
-        let v4 = vec![0.25; u1.len()];
-        let mut s5 = u1.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * (y + a[a.len() - 1])).sum::<f64>();
-        let mut s6 = a.mapv(f64::tanh).sum();
-        let l7 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&u1);
+        let v2 = (a * a).mapv(f64::tanh);
+        let mut l3 = vec![v2.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * s1).sin()) + b;
+            l3.push(n);
+        }
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * a.mean().unwrap();
         match k % 4 {
-            j if j > 1 => s5 = y * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * helper_scalar((y + x), x),
-            _ => s5 += helper_scalar(s6, (k as f64 * 0.5)),
+            j if j > 1 => s6 = x * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s6 = s6 * helper_array(a, v5[a.len() - 1]),
+            _ => s6 += helper_scalar(y, (k as f64 * 0.5)),
         }
-        (helper_array(b, y) * x.sin()) + s9 + u1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(&v2, c.dot(&v2)) * j as f64,
+            _ if x.sin() > 0.2 => s1 = s1 * ((k as f64 * 0.5).tanh().exp() * s6.tanh()),
+            _ => s1 += s6,
+        }
+        ((k as f64 * 0.5) * b[0].tanh()) + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2125,25 +2231,28 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        if k % 2 == 1 {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_array(c, s1);
         }
-        s1 += x * 0.2;
-        let mut s2 = ad::ndarray::array![helper_array(c, b[a.len() - 1]), y, x].mapv(f64::sin).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(0.87, y)).tanh();
+        let mut s3 = ad::ndarray::array![helper_array(b, (k as f64 * 0.5)), y, x].mapv(f64::sin).sum();
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if 0.93 > 0.2 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += (y - s3),
         }
         for i in 0..a.len() {
-            let y = y * 0.5 + b.mean().unwrap();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
         }
-        s2 += y * 0.2;
-        if k == 3 {
-            return b.dot(a);
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            h4.scaled_add(a.dot(b), b);
         }
-        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + f64::cos(1.03)).sum::<f64>();
-        a.dot(b) + s5
+        (((k as f64 * 0.5) / (1.0 + x * x)) + b.mean().unwrap()) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2159,25 +2268,36 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::tanh(0.29).exp();
+        let mut s1 = x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.scaled_add(x, b);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + x * x))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s3 = x;
-        match k % 4 {
-            j if j > 1 => s3 = (1.22 * a.mean().unwrap()) * j as f64,
-            _ if (y / (1.0 + 0.30 * 0.30)) > 0.2 => s3 = s3 * ((1.29 / (1.0 + x * x)) * ((k as f64 * 0.5) * x)),
-            _ => s3 += helper_array(b, (k as f64 * 0.5)),
-        }
-        let mut h4 = a.to_owned();
-        for i in 0..3 {
-            h4.scaled_add(helper_array(c, (k as f64 * 0.5)), a);
-        }
-        ((c[0] + 1.06) * u1.mapv(f64::tanh).sum()) + s3 + h4.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x * 1.29)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mean().unwrap();
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.mean().unwrap();
+            }
+        };
+        let mut s4 = (helper_scalar(s1, (s3 / (1.0 + 0.30 * 0.30))) - (helper_array(a, a[k % a.len()]) * f64::cos(0.21)));
+        (a.dot(a) + (s1 - (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -2193,31 +2313,36 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (0.68 / (1.0 + c[0] * c[0]));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
+        if k == 3 {
+            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
+        }
+        let mut s2: f64 = {
+            let t1 = c.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + b[a.len() - 1].sin()
+        };
+        let mut s3 = b.mean().unwrap();
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = s1 + q3.tanh();
         }
         let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n5 = (&h4 * y + a).mapv(f64::tanh);
+            h4.assign(&n5);
+            if i == 3 {
+                break;
+            }
+        }
+        let l6: Vec<f64> = h4.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * h4[k % a.len()]).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
         for i in 0..a.len() {
-            h4.scaled_add((0.85 - a[k % a.len()]), a);
+            let mut s2 = s2 * 0.5 + helper_array(&h4, (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut s5 = (helper_array(c, (y + h4[a.len() - 1])) / (1.0 + (b.mapv(f64::tanh).sum() + x) * (b.mapv(f64::tanh).sum() + x)));
-        let mut s6 = (0.86 - s1).tanh().cos();
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (b[i] + s5.cos()).sin();
-        }
-        for i in (0..a.len()).rev() {
-            s6 = (s6 * 0.7 + h4[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s6 = s6 + a[i] * 0.3;
-        }
-        helper_scalar((1.0 + x * x).ln(), w7.mapv(f64::tanh).sum()) + s6 + w7.sum() * 0.3
+        s2 += s2 * 0.2;
+        y + s8 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2234,17 +2359,8 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        s1 = (s1 * 0.5 + s1.sin().tanh().exp()).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (k as f64 * 0.5).sin().cos() + s1
+        let mut s4 = b.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * s1.sin()).sum::<f64>();
+        (x.tanh() + a[k % a.len()]) + s4
     }
 
     #[test]
@@ -2260,14 +2376,12 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).ln(),
-            1 => s1 = s1 * helper_scalar(helper_array(c, s1), 1.05),
-            _ => s1 += f64::sqrt((1.0 + 1.38 * 1.38)),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + 0.56).sin();
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        helper_scalar((x * (k as f64 * 0.5)), x) + s2
+        let mut s2 = (1.0 + (c.mean().unwrap() / (1.0 + helper_array(&w1, y) * helper_array(&w1, y))) * (c.mean().unwrap() / (1.0 + helper_array(&w1, y) * helper_array(&w1, y)))).sqrt();
+        1.05 + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2283,14 +2397,12 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
-            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
-            _ => s1 += helper_array(a, s1),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] * c[0]);
         }
-        let mut s2 = (s1 + helper_scalar(0.34, x));
-        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + (k as f64 * 0.5).tanh()).sum::<f64>();
+        0.28 + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2306,35 +2418,40 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        if x.cos() > 0.1 {
-            s1 = helper_scalar(1.28, (a[a.len() - 1] / (1.0 + y * y)));
-        } else {
-            s1 = s1 * 1.36;
+        let mut s1 = (k as f64 * 0.5);
+        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * 1.28;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * s1).sin()).sum() * a.mapv(f64::tanh).sum() + d4[0] * f64::tanh(1.15);
-        let mut s6: f64 = {
-            let t5 = c.mean().unwrap();
-            t5 * t5 * 0.5 + s2.tanh().exp()
-        };
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+        let mut s4 = helper_scalar((a.dot(a) - a.mapv(f64::tanh).sum()), f64::ln((1.0 + 0.71 * 0.71)).tanh());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * f64::ln((1.0 + 1.34 * 1.34));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.86, x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s6 = a.dot(&u7),
-            1 => s6 = s6 * a.dot(&u7),
-            _ => s6 += (k as f64 * 0.5),
-        }
-        let mut s8 = c.mapv(f64::tanh).sum();
-        (((k as f64 * 0.5) / (1.0 + u7[k % a.len()] * u7[k % a.len()])) * a.mapv(f64::tanh).sum()) + s8 + u7.sum() * 0.3
+        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * (a[0] * a[0])).tanh() + c.mapv(f64::tanh).sum()).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
+        let f9: Array1<f64> = a.iter().rev().map(|p10| (p10 * c.mapv(f64::tanh).sum()).tanh() + s1).collect();
+        let mut s8 = f9.dot(&f9) * 0.1;
+        (1.0 + f9[a.len() - 1] * f9[a.len() - 1]).sqrt() + s8 + f9.sum() * 0.3
     }
 
     #[test]
@@ -2353,11 +2470,13 @@ mod p68 {
         if k == 3 {
             return b.dot(b);
         }
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h1.scaled_add(x, c);
+        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
         }
-        (f64::tanh(0.70).exp() / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) + h1.sum() * 0.3
+        helper_scalar(helper_scalar(x, s1), s1) + s1
     }
 
     #[test]
@@ -2373,35 +2492,28 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * y + b).mapv(f64::tanh);
-            l1.push(h3.clone());
-        }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
-        }
-        let mut s5 = q4;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + a[j6 - 1] * b[a.len() - 1];
-        }
+        let mut s1 = x;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * (b[0] + c[a.len() - 1])).tanh();
-                if s5 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s5 += a[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + b[i] * 0.29).tanh();
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * y + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        (helper_array(a, s5) - helper_array(b, c[a.len() - 1])) + s5
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + h2[j4 - 1] * (b[0] + b[a.len() - 1]);
+        }
+        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (y / (1.0 + 0.29 * 0.29));
+        helper_array(b, a[0]) + s5 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2418,27 +2530,44 @@ mod p70 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(a, 1.09)).tanh();
+        match k % 3 {
+            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
+            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
+        }
+        let (s3, c4) = (x * c[0]).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, a[k % a.len()].cos()]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum();
+        if (x * 1.10) > 0.1 {
+            s1 = (helper_array(c, s2) - helper_scalar(s1, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (s2 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        }
+        let mut s8 = c.iter().enumerate().map(|(q7, &p6)| (p6 * (k as f64 * 0.5).tanh().exp()).sin() * (q7 as f64 + 1.0)).sum::<f64>();
+        let mut l9 = Vec::with_capacity(3);
+        let mut h11 = b.to_owned();
+        for i in 0..3 {
+            h11 = (&h11 * x + a).mapv(f64::tanh);
+            l9.push(h11.clone());
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + y;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut q12 = h11.sum();
+        for p10 in &l9 {
+            q12 += p10.dot(b) * 0.5;
         }
-        s1 += x * 0.2;
-        let mut s2 = helper_scalar(x, helper_scalar(a.mapv(f64::tanh).sum(), c[k % a.len()]));
+        let mut s13 = q12;
+        let mut u14 = a.to_owned();
+        for i in 1..u14.len() {
+            u14[i] = u14[i - 1] * 0.5 + u14[i] * s2;
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).ln()).tanh();
+            let mut s1 = s1 * 0.5 + (s2 + (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        if k == 3 {
-            return c.dot(a);
-        }
-        let mut s3 = c.dot(a);
-        let mut s4 = helper_array(c, c.mapv(f64::tanh).sum());
-        c.dot(b) + s4
+        s1 += s1 * 0.2;
+        a[k % a.len()] + s13 + u14.sum() * 0.3
     }
 
     #[test]
@@ -2454,49 +2583,39 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x / (1.0 + x * x));
-        }
-        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = c.to_owned();
-        for i in 0..a.len() {
-            h5 = (&h5 * y + &u1).mapv(f64::tanh);
-            l3.push(h5.clone());
-        }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(c) * 0.5;
-        }
-        let mut s7 = q6;
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = c[i] * 1.11;
-        }
-        'outer: for i in 0..a.len() {
+        let mut s1 = a.dot(a).sin();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (y * 1.05)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(x, s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
                 }
             }
-            s2 += c[i] * 0.2;
-        }
-        let mut s10: f64 = {
-            let t9 = a.dot(&w8);
-            t9 * t9 * 0.5 + f64::tanh(1.06)
+            if n2 > 2 {
+                break s1 + s1;
+            }
         };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * helper_array(b, 1.22)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += u1[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x.sin()).tanh();
         }
-        b[0] + s10 + w8.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = helper_array(a, b.mapv(f64::tanh).sum());
+            t4 * t4 * 0.5 + y
+        };
+        let mut s7: f64 = {
+            let t6 = c.dot(c);
+            t6 * t6 * 0.5 + f64::tanh(1.06)
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t8 = c[i] * 1.22;
+            s1 += t8 * t8 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        }
+        let v9 = (b + c);
+        let mut s10 = s5;
+        s5.tanh().exp().cos() + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -2512,32 +2631,41 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.98 - s1);
-        }
-        let mut s3 = (1.0 + (c.mean().unwrap() / (1.0 + y * y)) * (c.mean().unwrap() / (1.0 + y * y))).sqrt();
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), y).tanh();
-        }
+        let mut s3 = a.iter().map(|p1| p1 * y.cos()).min_by(|p1, q2| (p1 - y.cos()).abs().total_cmp(&(q2 - y.cos()).abs())).unwrap();
         for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * y;
-            let mut q5 = 0.0;
+            let t4 = b[i] * helper_scalar(1.40, 0.54);
+            s3 += t4 * t4 * 0.5;
+            s3 -= a[(i + 1) % a.len()] * (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        }
+        let mut s6: f64 = {
+            let t5 = (c[k % a.len()] - y).tanh();
+            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + a[i] * ((k as f64 * 0.5) * s6)).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s3 = ((s6 * y) - (k as f64 * 0.5)) * j as f64,
+            _ if (s6 / (1.0 + a[k % a.len()] * a[k % a.len()])) > 0.2 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += a.mapv(f64::tanh).sum(),
+        }
+        let mut l7 = vec![0.0; a.len()];
+        for p8 in 0..a.len() {
+            l7[p8] = b[p8] * 0.61;
+        }
+        l7[0] += s6;
+        let v9 = Array1::from(l7);
+        let mut s10 = v9[0] * 0.5;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q5 += a[j] * t4;
+                s6 = (s6 * 0.8 + c[j] * x.tanh().exp()).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q5.tanh();
+            s6 += c[i] * 0.2;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + c[j6 - 1] * c.mapv(f64::tanh).sum();
-        }
-        let mut s7 = ((1.0 + (s1 - s3) * (s1 - s3)).sqrt() / (1.0 + helper_array(a, helper_array(b, x)) * helper_array(a, helper_array(b, x))));
-        s3 = (s3 * 0.5 + (k as f64 * 0.5)).tanh();
-        c.mapv(f64::tanh).sum() + s7
+        c.mapv(f64::tanh).sum() + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -2553,28 +2681,31 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap().cos();
+        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), 0.46);
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[0].tanh();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s3 = (x.tanh() + (k as f64 * 0.5).cos().tanh());
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.02 / (1.0 + s3 * s3))).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * helper_array(b, s3);
+                }
+            }
+            if n4 > 2 {
+                break s1 + helper_array(b, s3);
+            }
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar((k as f64 * 0.5), 0.40);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if k % 2 == 0 {
-            s1 = a.dot(c);
-        } else {
-            s1 = s1 * (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum());
-        }
-        helper_scalar(b[0], a.mapv(f64::tanh).sum()) + s1
+        s3 + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2592,39 +2723,42 @@ mod p74 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + b[i] * (s1 * a[a.len() - 1])).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] / (1.0 + 1.37 * 1.37));
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * (a[a.len() - 1] * s1);
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (1.06 - 0.77);
+                }
             }
+            if n4 > 2 {
+                break s1 + (1.06 - 0.77);
+            }
+        };
+        let mut s6 = (1.0 + (b.dot(&u2) + (k as f64 * 0.5)) * (b.dot(&u2) + (k as f64 * 0.5))).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
-        }
-        let v3 = h2.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        if k == 3 {
-            return x;
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1.cos();
-        }
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = a.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * y + a).mapv(f64::tanh);
-            l5.push(h7.clone());
-        }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(a) * 0.5;
-        }
-        let mut s9 = q8;
-        s1 += (c[0].sin() / (1.0 + ((k as f64 * 0.5) + s1) * ((k as f64 * 0.5) + s1)));
-        (1.0 + (s9 * 1.37) * (s9 * 1.37)).ln() + s9 + v3.sum() * 0.3
+        ((s5 - x) / (1.0 + (x / (1.0 + 1.37 * 1.37)) * (x / (1.0 + 1.37 * 1.37)))) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2641,39 +2775,29 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * ((k as f64 * 0.5) - y);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        s1 += b.dot(b);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * a.mapv(f64::tanh).sum();
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h4.scaled_add(a.mean().unwrap(), a);
-            if i == 3 {
-                break;
-            }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + &w2).mapv(f64::sin);
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.mean().unwrap();
+        let mut s4 = b.mean().unwrap();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + y).sin();
         }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * y.tanh();
+        let mut f7 = h3.to_owned();
+        f7.mapv_inplace(|t| (t * s4).tanh());
+        f7.scaled_add(y, &h3);
+        let mut s6 = f7.sum() * 0.3;
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = a[i] * a.mean().unwrap();
         }
-        let mut s7 = ad::ndarray::array![c.mapv(f64::tanh).sum(), y, b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + helper_array(c, h4[0]);
-            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
-        }
-        s7 += s1 * 0.2;
-        (k as f64 * 0.5) + s7 + u6.sum() * 0.3
+        w8.dot(b) + s6 + w8.sum() * 0.3
     }
 
     #[test]
@@ -2690,19 +2814,17 @@ mod p76 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.43).exp()).tanh();
+        s1 += s1 * 0.2;
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
         }
-        helper_scalar(b[0], 0.74).tanh().exp() + s1
+        let mut s2 = m3.row(1).dot(c) * a.mean().unwrap();
+        y + s2
     }
 
     #[test]
@@ -2718,36 +2840,32 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(b.mapv(f64::tanh).sum(), ((k as f64 * 0.5) + c[a.len() - 1]));
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => s1 = s1 * helper_array(a, b.dot(a)),
+            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
         }
-        let mut s1 = ((k as f64 * 0.5) + b.dot(a).tanh().exp());
-        if ((k as f64 * 0.5) + y) > 0.1 {
-            s1 = helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh());
-        } else {
-            s1 = s1 * a.mean().unwrap();
-        }
-        if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum().tanh().exp();
-        } else {
-            s1 = s1 * ((1.0 + y * y).ln() * helper_scalar((k as f64 * 0.5), y));
-        }
-        let mut s4 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mean().unwrap()).sum::<f64>();
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[0];
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * (k as f64 * 0.5).tanh() + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
         }
         let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] += (a[i] + (x * s4)).sin();
+            w6[i] += (a[i] + x.sin()).sin();
         }
-        0.88 + s4 + w6.sum() * 0.3
+        let mut s8: f64 = {
+            let t7 = a.mean().unwrap();
+            t7 * t7 * 0.5 + helper_scalar((k as f64 * 0.5), x)
+        };
+        s2 = (s2 * 0.5 + 0.77).tanh();
+        let mut s10: f64 = {
+            let t9 = (1.0 + helper_scalar(s2, x) * helper_scalar(s2, x)).ln();
+            t9 * t9 * 0.5 + ((k as f64 * 0.5) + s8)
+        };
+        helper_array(&u5, s8).sin() + s10 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2763,24 +2881,17 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, x).tanh().exp();
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * 0.29).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
         }
-        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
-        for i in 0..a.len() {
-            let t2 = a[i] * (c[0] * (k as f64 * 0.5));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        for (p4, &q5) in c.iter().zip(a) {
+            s3 = (s3 * 0.7 + p4 * q5 * (c[0] * (k as f64 * 0.5))).tanh();
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (x + helper_scalar(1.20, y)),
-            _ => s1 += c[0],
-        }
-        helper_array(c, b.dot(c)) + s1
+        (s3.cos() / (1.0 + (x + x) * (x + x))) + s3
     }
 
     #[test]
@@ -2796,16 +2907,15 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (y + ((k as f64 * 0.5) + y));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * helper_scalar(y, x);
         }
-        let mut s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
-            _ => s1 += (c[a.len() - 1] * s1),
+        let mut s2 = helper_scalar(y, (1.0 + (y - x) * (y - x)).ln());
+        if a.dot(a) > 0.1 {
+            s2 = c.mean().unwrap();
         }
-        0.27 + s1
+        (w1.dot(a) * x) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2821,20 +2931,14 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = 0.44;
-            t1 * t1 * 0.5 + x.cos()
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut s1: f64 = 0.44;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
         }
-        c.mean().unwrap() + s2
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2850,24 +2954,23 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (0.65 * y);
+        match k % 3 {
+            0 => s3 = (helper_scalar(x, y) - (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
+            _ => s3 += f64::sqrt((1.0 + 0.29 * 0.29)),
         }
-        s1 = (s1 * 0.5 + helper_array(c, (y - 0.71))).tanh();
-        let mut l3 = vec![c.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * s1).sin()) + b;
-            l3.push(n);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + a[j5 - 1] * (y * x);
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * y;
-        (helper_scalar((k as f64 * 0.5), s6) * (b[k % a.len()] - s6)) + s6 + v5.sum() * 0.3
+        (helper_scalar(s3, (k as f64 * 0.5)) * x) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2884,25 +2987,13 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        a.mapv(f64::tanh).sum() + s1
+        s1 += x * 0.2;
+        let mut s2 = x.tanh().exp();
+        helper_array(b, c.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -2918,48 +3009,37 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
+        let mut s1 = a.dot(c);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        if (s1 * x) > 0.1 {
+            s1 = helper_scalar((1.0 + s1 * s1).sqrt(), x);
+        } else {
+            s1 = s1 * y;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * y + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+            w3[i] += (c[i] + y).sin();
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
+        s1 += helper_scalar(x.sin(), s1);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
         }
-        let mut s5 = q4;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * b[0]).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * w3.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + w3[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s5 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s5 = (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()).sqrt() * j as f64,
-            _ if y > 0.2 => s5 = s5 * 0.77,
-            _ => s5 += 0.98,
-        }
-        match k % 4 {
-            j if j > 1 => s5 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s5 = s5 * x.sin(),
-            _ => s5 += helper_array(b, a[a.len() - 1]),
-        }
-        let mut l6 = vec![0.0; a.len()];
-        for p7 in 0..a.len() {
-            l6[p7] = c[p7] * y.cos();
-        }
-        l6[0] += y;
-        let v8 = Array1::from(l6);
-        let mut s9 = v8[0] * 0.5;
-        let v10 = (a * a).mapv(f64::tanh);
-        let (s12, c13) = (x * helper_scalar(y, s9)).sin_cos();
-        let m14 = ad::ndarray::array![[c13, -s12, 0.5], [s12, c13, (s5 / (1.0 + 0.21 * 0.21))]];
-        let mut s11 = m14.t().dot(&m14).mapv(f64::tanh).sum() * s9.cos();
-        c.mapv(f64::tanh).sum() + s11 + v10.sum() * 0.3
+        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * x.cos()).tanh() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
+        x + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -2975,24 +3055,18 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (x - y)).sin();
+        }
+        let mut s2 = (c.var(0.0) + 0.1).sqrt() * (x / (1.0 + w1[k % a.len()] * w1[k % a.len()]));
         if k == 3 {
-            return helper_scalar(a.dot(a), (x - y));
+            return (k as f64 * 0.5);
         }
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s2
+        s2 + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3008,29 +3082,35 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        let v2 = b.mapv(f64::sin);
-        match k % 3 {
-            0 => s1 = (s1 - helper_scalar(s1, x)),
-            1 => s1 = s1 * (y.tanh().exp() * (s1 / (1.0 + s1 * s1))),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * a.mapv(f64::tanh).sum()).tanh() + c.dot(a)).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut h4 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = v2[i] * (x + 0.75);
-        }
-        for i in 0..a.len() {
-            let t4 = v2[i] * (x / (1.0 + v2[0] * v2[0]));
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.69 - h4[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += u5;
+            s1 += c[i] * 0.2;
         }
-        let (s7, c8) = (x * (k as f64 * 0.5)).sin_cos();
-        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (y * 0.27)]];
-        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * a.mean().unwrap();
-        (k as f64 * 0.5) + s6 + w3.sum() * 0.3
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h5.scaled_add(y, a);
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * s1;
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + (s1 - 0.91);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        b.mapv(f64::tanh).sum() + s1 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3048,20 +3128,30 @@ mod p86 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
         for i in 0..a.len() {
-            let x = x * 0.5 + y.tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        if (x / (1.0 + y * y)) > 0.1 {
-            s1 = helper_scalar(s1, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
-        } else {
-            s1 = s1 * ((y + (k as f64 * 0.5)) * a.mean().unwrap());
+        let (s3, c4) = (x * b[k % a.len()].sin()).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (1.0 + s1 * s1).sqrt()]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * s1.tanh().exp();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        s1 += (x + a.dot(a));
-        if k == 3 {
-            return y;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * c[0]).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        b.mean().unwrap() + s1
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -3078,22 +3168,17 @@ mod p87 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(c[k % a.len()], (k as f64 * 0.5));
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s5 = a.iter().map(|p3| p3 * (k as f64 * 0.5).tanh().exp()).min_by(|p3, q4| (p3 - (k as f64 * 0.5).tanh().exp()).abs().total_cmp(&(q4 - (k as f64 * 0.5).tanh().exp()).abs())).unwrap();
-        f64::ln((1.0 + 0.42 * 0.42)) + s5
+        s1 += y * 0.2;
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (c[0] / (1.0 + 0.62 * 0.62))).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        x + s2
     }
 
     #[test]
@@ -3109,20 +3194,25 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h1.scaled_add(c.mapv(f64::tanh).sum(), a);
-        }
-        let mut s2 = (1.0 + (y.cos() / (1.0 + (y + x) * (y + x))) * (y.cos() / (1.0 + (y + x) * (y + x)))).sqrt();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (y - x)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + h1[i] * 0.3;
+        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, y)).tanh();
             if i == 3 {
                 break;
             }
         }
-        x + s2 + h1.sum() * 0.3
+        for i in 0..a.len() {
+            let t2 = a[i] * ((k as f64 * 0.5) * x);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        helper_scalar(helper_scalar((k as f64 * 0.5), s1), helper_scalar(0.86, 0.41)) + s1
     }
 
     #[test]
@@ -3139,36 +3229,28 @@ mod p89 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(b, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s2 = (b.mean().unwrap() * (c.mean().unwrap() / (1.0 + (0.21 - (k as f64 * 0.5)) * (0.21 - (k as f64 * 0.5)))));
-        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * x).sin()).sum() * (s1 + b[k % a.len()]) + d5[0] * ((k as f64 * 0.5) - x);
-        for i in 0..a.len() {
-            let t6 = c[i] * a.mapv(f64::tanh).sum();
-            s3 += t6.sin() * c.dot(a);
-            if i == 3 {
-                break;
-            }
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * b.mean().unwrap()).tanh();
-        }
+        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + y);
         match k % 4 {
-            j if j > 1 => s3 = helper_scalar(x, s2).tanh().exp() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += c.mean().unwrap(),
+            j if j > 1 => s4 = (k as f64 * 0.5) * j as f64,
+            _ if helper_scalar(y, b[0]) > 0.2 => s4 = s4 * (s1 - y),
+            _ => s4 += f64::ln((1.0 + 1.08 * 1.08)),
         }
-        helper_scalar(c.mapv(f64::tanh).sum(), (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5.scaled_add(a[a.len() - 1], b);
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * a.dot(b);
+        }
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + w6[j7 - 1] * b.mean().unwrap();
+        }
+        let g9 = |p10: f64| (p10 * 0.91).tanh();
+        let mut s8 = g9(y) + g9(a[0]);
+        (h5.mapv(f64::tanh).sum() - c.mapv(f64::tanh).sum()) + s8 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3185,14 +3267,14 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (1.0 + y * y).sqrt().tanh().exp(),
+            _ => s1 += (y * s1),
         }
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + (a[a.len() - 1] + b[0]));
-        f64::sqrt((1.0 + 1.15 * 1.15)) + s4
+        let v4 = vec![0.25; b.len()];
+        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * (y / (1.0 + a[0] * a[0]))).sum::<f64>();
+        a.mean().unwrap() + s5
     }
 
     #[test]
@@ -3208,30 +3290,34 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.mean().unwrap();
-            t1 * t1 * 0.5 + f64::sqrt((1.0 + 1.02 * 1.02))
+        let mut s1 = a.mean().unwrap();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (y * c[0]);
+        }
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(s1, x);
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + u4[j] * (w2[0] - 1.16)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * x;
+                }
+            }
+            if n5 > 2 {
+                break s1 + x;
+            }
         };
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) * y);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (b[i] + s6.sin()).sin();
         }
-        s2 += s2 * 0.2;
-        if c[0] < 0.0 {
-            s2 = ((0.38 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) * (x / (1.0 + c[0] * c[0])));
-        }
-        if x.sin() > 0.1 {
-            s2 = ((s2 - y) + helper_scalar(x, x));
-        }
-        let mut s4: f64 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + b[a.len() - 1]
-        };
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(c, (k as f64 * 0.5));
-        }
-        helper_scalar(u5[0].cos(), (1.0 + x * x).sqrt()) + s4 + u5.sum() * 0.3
+        ((y - y) + helper_scalar(s6, s1)) + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -3247,24 +3333,20 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.64, s1);
+        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + (x / (1.0 + y * y))).sum::<f64>();
+        let g5 = |p6: f64| (p6 * a.mean().unwrap()).tanh();
+        let mut s4 = g5(f64::tanh(0.51).exp()) + g5(c[0]);
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_scalar(0.64, s3);
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * f64::sin(0.80);
-            s1 += t3 * t3 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * f64::tanh(0.22).exp();
-        }
-        let mut s4 = a[k % a.len()];
+        s4 += x * 0.2;
         match k % 3 {
-            0 => s4 = (0.46 - y.tanh().exp()),
-            1 => s4 = s4 * 0.21,
-            _ => s4 += y.tanh(),
+            0 => s3 = (f64::sin(0.80) + helper_array(c, (k as f64 * 0.5))),
+            1 => s3 = s3 * (s3 / (1.0 + a[k % a.len()] * a[k % a.len()])),
+            _ => s3 += (y - y),
         }
-        helper_array(a, c[0]) + s4
+        s3 + s4
     }
 
     #[test]
@@ -3280,32 +3362,37 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap().sin();
-        match k % 4 {
-            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
-            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
-            _ => s1 += y,
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.67;
         }
-        let l2 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
-        for i in 0..a.len() {
-            let t5 = a[i] * y;
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * a[(i + 1) % a.len()];
+        let mut s2 = helper_scalar(a[a.len() - 1], y);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * y).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (1.0 + s2 * s2).ln();
+                }
             }
-            s4 += u6;
-            if i == 3 {
-                break;
+            if n3 > 2 {
+                break s2 + (1.0 + s2 * s2).ln();
             }
+        };
+        let l5: Vec<f64> = a.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * b.mean().unwrap()).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_array(&u1, x);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * s4,
-            _ => s1 += b[0].cos(),
+        s2 += y * 0.2;
+        let mut m9 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m9.row_mut(i).assign(&(c * (x + i as f64)));
         }
-        s4 = (s4 * 0.5 + (1.0 + (y * 1.30) * (y * 1.30)).ln()).tanh();
-        (b[a.len() - 1] - (b[k % a.len()] + (k as f64 * 0.5))) + s4
+        let mut s8 = m9.row(1).dot(b) * (1.0 + y * y).sqrt();
+        helper_array(b, (k as f64 * 0.5)).tanh().exp() + s8 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3321,19 +3408,25 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
-        let mut s2 = x;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - s1);
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
-        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (k as f64 * 0.5)).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        a[k % a.len()].tanh() + s5 + v1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (y - b[a.len() - 1])).tanh();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + u3.dot(b);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3349,23 +3442,18 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(a).and(c).map_collect(|&p3, &q4| (p3 * y - q4).sin());
-        let mut s1 = z2.sum() * (x + (k as f64 * 0.5));
-        match k % 3 {
-            0 => s1 = (b[k % a.len()] * ((k as f64 * 0.5) + 0.97)),
-            1 => s1 = s1 * (y - s1).tanh().exp(),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        match k % 3 {
-            0 => s1 = helper_array(c, (1.0 + x * x).ln()),
-            1 => s1 = s1 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + (1.0 + c[0] * c[0]).sqrt() * (1.0 + c[0] * c[0]).sqrt())),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s2 = helper_scalar(a[a.len() - 1], a.dot(c));
+        let mut h3 = c.to_owned();
         for i in 0..a.len() {
-            w5[i] = b[i] * helper_array(c, s1);
+            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
         }
-        (c.mean().unwrap() + s1) + s1 + w5.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * c.dot(c);
+        }
+        ((x - s1) - h3.mapv(f64::tanh).sum()) + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3381,20 +3469,22 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * s1.tanh();
-        }
-        let v3 = (b * c).mapv(f64::tanh);
+        let mut h1 = b.to_owned();
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            h1.scaled_add((y - y), b);
+            if i == 3 {
+                break;
+            }
         }
-        s1 += s1 * 0.2;
-        let mut s4 = (k as f64 * 0.5);
-        (1.0 + x * x).sqrt().tanh().exp() + s4 + v3.sum() * 0.3
+        let mut s2 = (a.dot(a) * (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + h1[i] * c[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
+        }
+        let mut s3 = (((y / (1.0 + x * x)) * (y + c[a.len() - 1])) / (1.0 + h1.dot(c) * h1.dot(c)));
+        let mut s6 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_scalar(s3, 0.84)).sum::<f64>();
+        0.66 + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3410,35 +3500,26 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
-        let mut s4 = (x * 1.34);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * helper_array(b, s3)).tanh();
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.mean().unwrap();
         for i in 0..a.len() {
-            w5[i] += (a[i] + helper_array(b, y)).sin();
+            let mut s1 = s1 * 0.5 + (0.20 * a[0]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + w5[j6 - 1] * s3;
+        s1 += s1 * 0.2;
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
-        match k % 3 {
-            0 => s3 = b.mean().unwrap(),
-            1 => s3 = s3 * ((x * s3) + helper_array(a, (k as f64 * 0.5))),
-            _ => s3 += 0.48,
+        let mut s3 = helper_array(a, helper_scalar((k as f64 * 0.5), 1.35));
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        for i in 0..a.len() {
+            let t5 = c[i] * helper_array(&v4, x);
+            s1 += t5.sin() * a.mean().unwrap();
         }
-        if a.mean().unwrap() > 0.1 {
-            s4 = a.mean().unwrap().tanh().exp();
-        } else {
-            s4 = s4 * y;
-        }
-        helper_array(b, helper_scalar(1.22, a[0])) + s4 + w5.sum() * 0.3
+        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[v4.view(), (&h2 * x.tanh().exp()).view()]).unwrap();
+        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
+        let v8 = (c * y.tanh().exp());
+        (c[k % a.len()] + helper_array(b, (k as f64 * 0.5))) + s6 + v8.sum() * 0.3
     }
 
     #[test]
@@ -3454,29 +3535,28 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add((1.0 + y * y).ln(), a);
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, (1.0 + y * y).ln()) * j as f64,
+            _ if (y + x) > 0.2 => s1 = s1 * y,
+            _ => s1 += (s1 + y),
         }
-        let mut u2 = c.to_owned();
+        let mut u2 = b.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + b[0] * b[0]).ln();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * 0.51);
         }
-        let mut s3 = (x / (1.0 + (u2.dot(a) + (y + x)) * (u2.dot(a) + (y + x))));
-        match k % 3 {
-            0 => s3 = ((0.51 / (1.0 + s3 * s3)) * helper_scalar(s3, b[0])),
-            1 => s3 = s3 * u2.dot(&h1),
-            _ => s3 += ((k as f64 * 0.5) + 0.20),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (b[0] * s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if (1.0 + x * x).sqrt() > 0.1 {
-            s3 = c.mean().unwrap().sin();
-        } else {
-            s3 = s3 * ((1.0 + u2[0] * u2[0]).ln() * s3);
+        let g4 = |p5: f64| (p5 * y).tanh();
+        let mut s3 = g4((1.0 + x * x).sqrt()) + g4(b[0]);
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1.tanh().exp();
         }
-        1.28 + s3 + u2.sum() * 0.3
+        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3492,12 +3572,25 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = c.mean().unwrap();
         for i in 0..a.len() {
-            w1[i] = b[i] * f64::ln((1.0 + 0.34 * 0.34));
+            let t2 = a[i] * c.dot(a);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v2 = (a * f64::tanh(0.31));
-        (c.mean().unwrap() - c.mapv(f64::tanh).sum()) + v2.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + s1 * s1))).tanh();
+        }
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -3513,27 +3606,36 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        let mut s2: f64 = {
+            let t1 = ((x * a[a.len() - 1]) / (1.0 + 0.45 * 0.45));
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))
+        };
+        let mut s4: f64 = {
+            let t3 = y;
+            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s2 += c[i] * 0.2;
         }
-        let v2 = (a + c);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
+        let mut s6: f64 = {
+            let t5 = helper_scalar(s4, s2).tanh().exp();
+            t5 * t5 * 0.5 + (0.38 + y)
+        };
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * x.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        (c.mapv(f64::tanh).sum() / (1.0 + x.tanh() * x.tanh())) + s1 + v2.sum() * 0.3
+        c[0] + s6
     }
 
     #[test]
@@ -3549,18 +3651,20 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (b[a.len() - 1] + y)).tanh();
+        }
         for i in 0..a.len() {
-            w1[i] += (c[i] + c[0]).sin();
+            let t2 = a[i] * (y + 0.36);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = y;
-        match k % 3 {
-            0 => s3 = s3,
-            1 => s3 = s3 * 0.52,
-            _ => s3 += helper_array(b, x),
-        }
-        (c.mean().unwrap() - x.tanh().exp()) + s3 + v2.sum() * 0.3
+        let v4 = (c * b).mapv(f64::tanh);
+        v4[a.len() - 1] + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3576,38 +3680,44 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (k as f64 * 0.5).sin().sin();
-        }
-        let mut s1 = y;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (x * 0.50);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut s4: f64 = {
-            let t3 = (k as f64 * 0.5);
-            t3 * t3 * 0.5 + y
-        };
-        if c[0] < 0.0 {
-            s4 = s4.tanh().exp();
-        } else {
-            s4 = s4 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
-        }
+        let mut s1 = y.cos().sin().sin();
         match k % 3 {
-            0 => s4 = (1.0 + c.dot(b) * c.dot(b)).ln(),
-            1 => s4 = s4 * helper_scalar(helper_scalar(x, s4), b.mapv(f64::tanh).sum()),
-            _ => s4 += y,
+            0 => s1 = s1,
+            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            _ => s1 += b.mean().unwrap(),
         }
-        (helper_array(c, 1.29) - (s4 / (1.0 + s4 * s4))) + s4
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + (s1 - c[0])).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((1.0 + s1 * s1).ln(), b.mapv(f64::tanh).sum()) * j as f64,
+            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())),
+            _ => s1 += c.mean().unwrap(),
+        }
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n6 = (&h5 * s1 + a).mapv(f64::tanh);
+            h5.assign(&n6);
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + h5[i] * (y + y)).tanh();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t7 = b[i] * x;
+            s4 += t7 * t7 * 0.5;
+            s4 -= c[(i + 1) % a.len()] * (y * 1.20);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * f64::tanh(0.55).exp()).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
+        }
+        s1 + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3624,37 +3734,40 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * x.tanh().exp();
-            let mut q3 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s1 += b[i] * 0.2;
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[0].tanh().exp();
+        }
+        let mut f4 = u2.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add((s1 - x), &u2);
+        let mut s3 = f4.sum() * 0.3;
+        for i in (1..a.len()).step_by(2) {
+            let t5 = a[i] * (0.52 + y);
+            s1 += t5.sin() * (y / (1.0 + s3 * s3));
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + c[0].tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s6 = s1.tanh().exp();
+        if c[0] < 0.0 {
+            s3 = b.mean().unwrap();
         }
-        s1 += x * 0.2;
-        s1 = (1.24 - x).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 - a[0])).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
-        }
-        let mut s6 = b.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * b.mapv(f64::tanh).sum()) * q5 as f64).sum::<f64>();
-        s6 = (s6 * 0.5 + (k as f64 * 0.5)).tanh();
-        helper_array(c, 0.38) + s6
+        s6 + s6 + f4.sum() * 0.3
     }
 
     #[test]
@@ -3671,17 +3784,11 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * 0.50,
-            _ => s1 += s1,
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + 0.22).sin();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(b);
-        }
-        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3698,20 +3805,35 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        match k % 3 {
-            0 => s1 = (f64::tanh(1.17).exp() - c.dot(b)),
-            1 => s1 = s1 * (a[a.len() - 1] + (1.31 + 0.82)),
-            _ => s1 += (s1 * (k as f64 * 0.5)),
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_scalar(x, y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let x = x * 0.5 + 1.05;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 * (k as f64 * 0.5));
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * x.sin()).tanh();
+            if n2 > 2 {
+                break s1 + (s1 * (k as f64 * 0.5));
+            }
+        };
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + c.dot(c);
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s3 = f64::ln((1.0 + 0.60 * 0.60)).tanh().exp();
-        ((1.23 * 0.47) * a.mapv(f64::tanh).sum()) + s3 + v2.sum() * 0.3
+        s1 += s3 * 0.2;
+        f64::sin(0.27) + s1
     }
 
     #[test]
@@ -3727,24 +3849,20 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
+        s1 = s1;
+        if c[0] < 0.0 {
+            s1 = helper_array(a, 0.21);
+        } else {
+            s1 = s1 * (1.0 + b.dot(a) * b.dot(a)).sqrt();
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(c, a[k % a.len()]) - a[k % a.len()]) * j as f64,
+            _ if f64::ln((1.0 + 0.72 * 0.72)) > 0.2 => s1 = s1 * helper_scalar(helper_scalar(a[0], (k as f64 * 0.5)), (k as f64 * 0.5)),
+            _ => s1 += b[0].sin(),
         }
-        let mut s5 = q4;
-        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (c[k % a.len()] - s5)).tanh());
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + a[i] * b.dot(c)).tanh();
-        }
-        let f10: Array1<f64> = c.iter().rev().map(|p11| (p11 * a.dot(b)).tanh() + x).collect();
-        let mut s9 = f10.dot(&f10) * 0.1;
-        helper_array(b, c[k % a.len()]).cos() + s9 + f10.sum() * 0.3
+        let mut s2 = x;
+        1.15 + s2
     }
 
     #[test]
@@ -3761,37 +3879,35 @@ mod p107 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
+        let v2 = (b + c);
+        let mut s3 = (v2.dot(&v2) + helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), helper_array(a, v2[0])));
+        for i in 0..a.len() {
+            let t4 = b[i] * (1.0 + x * x).sqrt();
+            if i % 3 == 1 {
+                continue;
             }
-        }
-        let mut s2 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
+            let mut q5 = 0.0;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(a, a[k % a.len()])).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q5 += v2[j] * t4;
             }
-            s2 += c[i] * 0.2;
+            s1 = s1 + q5.tanh();
         }
-        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * y.tanh().exp()).tanh() + (1.0 + x * x).sqrt()).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
         if k % 2 == 1 {
-            let y = y * 0.5 + 1.33;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            let y = y * 0.5 + (1.33 - s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s2 += y * 0.2;
-        if k == 3 {
-            return 0.46;
+        s1 += y * 0.2;
+        let mut h6 = v2.to_owned();
+        for i in 0..a.len() {
+            h6.mapv_inplace(|t| (t * y).tanh());
+            h6.scaled_add(0.5, &v2);
         }
-        let mut s7: f64 = {
-            let t6 = (y / (1.0 + s2 * s2)).cos();
-            t6 * t6 * 0.5 + (x - s2)
-        };
-        s1.cos().tanh().exp() + s7 + f4.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = x * j as f64,
+            _ if (y * x) > 0.2 => s3 = s3 * (s1 - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s3 += (s3 - s1),
+        }
+        (y / (1.0 + s1 * s1)).tanh().exp() + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -3808,11 +3924,17 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        s1 += f64::tanh((1.16 - 1.38));
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + d4[0] * y;
-        a.dot(b) + s2
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + c.dot(a));
+        (a[k % a.len()].tanh().exp() - (s7 / (1.0 + x * x))) + s7
     }
 
     #[test]
@@ -3828,17 +3950,12 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + x).sin();
         }
-        let mut s4: f64 = {
-            let t3 = y;
-            t3 * t3 * 0.5 + s1
-        };
-        c.dot(a) + s4
+        let v2 = w1.mapv(|t| t * t * 0.5 - t);
+        0.65 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3854,12 +3971,27 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * a.mapv(f64::tanh).sum() + d3[0] * helper_array(c, c[a.len() - 1]);
-        let mut s6 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + f64::tanh(0.55).exp()).sum::<f64>();
-        let mut s7 = (k as f64 * 0.5);
-        helper_scalar((0.95 / (1.0 + s7 * s7)), (s1 + 0.92)) + s7
+        let mut s1 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(c, y) * j as f64,
+            _ if f64::tanh(0.55).exp() > 0.2 => s1 = s1 * (1.00 * b.dot(b)),
+            _ => s1 += s1,
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.95 / (1.0 + y * y));
+                }
+            }
+            if n2 > 2 {
+                break s1 + (0.95 / (1.0 + y * y));
+            }
+        };
+        let mut s4 = (0.92 - a.mapv(f64::tanh).sum());
+        s3 + s4
     }
 
     #[test]
@@ -3876,42 +4008,40 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + x).sin();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * y;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = w2.mapv(f64::tanh).sum() * j as f64,
-            _ if w3.dot(&w3) > 0.2 => s1 = s1 * (helper_array(b, x) / (1.0 + helper_array(&w2, x) * helper_array(&w2, x))),
-            _ => s1 += 0.55,
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * (k as f64 * 0.5).tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += a[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
-        }
-        let l6 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(a);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s8 = (s8 * 0.8 + c[j] * f64::cos(0.26)).tanh();
-                if s8 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + c[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s8 += c[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        0.70 + s8 + w3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * y.tanh().exp();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+        }
+        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * f64::sqrt((1.0 + 0.55 * 0.55)) - q4).reduce(f64::max).unwrap();
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * c.dot(b);
+        }
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n8 = (&h7 * s1 + a).mapv(f64::tanh);
+            h7.assign(&n8);
+        }
+        let mut s11 = b.iter().fold(0.5, |q10, p9| (q10 * 0.8 + p9 * (x / (1.0 + s5 * s5))).tanh());
+        for i in (1..a.len()).step_by(2) {
+            let t12 = h7[i] * y;
+            let mut u13 = t12;
+            if t12 > 0.1 {
+                u13 = u13 * c[(i + 1) % a.len()];
+            }
+            s11 += u13;
+        }
+        0.70 + s11 + h7.sum() * 0.3
     }
 
     #[test]
@@ -3927,29 +4057,33 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a[a.len() - 1] - b[a.len() - 1]).sin();
-        }
-        let mut s1 = y.tanh().exp();
-        'outer: for i in 0..a.len() {
+        let (s2, c3) = (x * 0.73).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, a[a.len() - 1]]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[0], x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + c[j] * b[0]).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_scalar(b[0], x);
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mean().unwrap();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+            if n5 > 2 {
+                break s1 + helper_scalar(b[0], x);
+            }
+        };
         for i in 0..a.len() {
-            w3[i] = a[i] * ((k as f64 * 0.5) - y);
+            let y = y * 0.5 + 0.97;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        helper_scalar((x + y), c.dot(a)) + s1 + w3.sum() * 0.3
+        s1 += y * 0.2;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * helper_scalar(s1, x);
+        }
+        helper_scalar((0.66 + (k as f64 * 0.5)), a.dot(a)) + s1
     }
 
     #[test]
@@ -3966,11 +4100,17 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + y * y).ln();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(x, (1.0 + x * x).sqrt()) * j as f64,
+            _ if (x - a[0]) > 0.2 => s1 = s1 * (y + c.mean().unwrap()),
+            _ => s1 += s1,
         }
-        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
-        ((x - a[0]) * s1.tanh().exp()) + s1
+        if k % 2 == 0 {
+            s1 = b[k % a.len()];
+        } else {
+            s1 = s1 * helper_scalar(y, (s1 * c[a.len() - 1]));
+        }
+        helper_array(b, (0.50 + y)) + s1
     }
 
     #[test]
@@ -3986,16 +4126,27 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 * (k as f64 * 0.5));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * c[0].tanh().exp();
         }
-        s1 += helper_array(c, c[a.len() - 1].sin());
-        1.01 + s1 + u2.sum() * 0.3
+        let mut s3 = a.mean().unwrap();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * c[a.len() - 1].sin();
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + w1[i] * b[k % a.len()]).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        helper_array(&w1, x.cos()) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4011,24 +4162,12 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.95;
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) + (k as f64 * 0.5)),
-        }
+        let mut h1 = c.to_owned();
         for i in (0..a.len()).rev() {
-            let t2 = a[i] * (y + y);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
-        y.tanh().exp() + s1
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * a[q3] + a[a.len() - 1]).sum::<f64>();
+        b.mapv(f64::tanh).sum().tanh().exp() + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4058,23 +4197,30 @@ mod p116 {
             q4 += p2.dot(b) * 0.5;
         }
         let mut s5 = q4;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * (s5 / (1.0 + x * x));
+        }
+        if k == 3 {
+            return (c.mean().unwrap() / (1.0 + x * x));
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
+                if s5 > 0.3 && j > n7 {
+                    break 'search s5 * (w6[0] + x);
+                }
+            }
+            if n7 > 2 {
+                break s5 + (w6[0] + x);
+            }
+        };
         for i in (0..a.len()).rev() {
-            let t6 = b[i] * (1.23 + y);
-            s5 += t6 * t6 * 0.5;
-            s5 -= b[(i + 1) % a.len()] * (1.0 + x * x).ln();
+            s5 = (s5 * 0.7 + w6[i] * f64::sqrt((1.0 + 0.36 * 0.36))).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s5 = x * j as f64,
-            _ if (y + 0.79) > 0.2 => s5 = s5 * ((1.0 + x * x).sqrt() * a.mapv(f64::tanh).sum()),
-            _ => s5 += helper_array(b, a[k % a.len()]),
-        }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s5 = s5.sin() * 0.9 + c[j7 - 1] * s5;
-        }
-        let v8 = c.mapv(|t| (t * s5).sin() + s5 * 0.5);
-        ((1.18 - y) / (1.0 + helper_array(b, s5) * helper_array(b, s5))) + s5 + v8.sum() * 0.3
+        s8 + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -4090,16 +4236,11 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((k as f64 * 0.5) + (c[k % a.len()] * y));
-        }
-        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        if c[0] < 0.0 {
-            s1 = ((b[k % a.len()] * 0.35) * helper_scalar(x, c[0]));
-        } else {
-            s1 = s1 * (s1.tanh().exp() * b.mean().unwrap());
-        }
-        a.dot(c) + s1
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * b.dot(a)).tanh() + c[k % a.len()]).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        s1 = ((c[k % a.len()] * 0.35) * helper_scalar(x, c[0]));
+        (s1.tanh().exp() * b.mean().unwrap()) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4116,35 +4257,37 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum().cos(),
-            1 => s1 = s1 * (b.dot(b) / (1.0 + c.dot(b) * c.dot(b))),
-            _ => s1 += (y + (k as f64 * 0.5)),
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_scalar(b[k % a.len()], 1.37);
+        if c[0] < 0.0 {
+            s2 = s1;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, a[0])).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+        let mut s3 = s2.tanh().exp().tanh();
+        for i in 0..a.len() {
+            let t4 = b[i] * b.mapv(f64::tanh).sum();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s2 += u5;
             if i == 3 {
                 break;
             }
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * y,
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        s1 += b.mapv(f64::tanh).sum();
-        let f4 = Array1::from_shape_fn(a.len(), |i5| a[i5] * y + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = b[i] * f4.mean().unwrap();
+            let s3 = s3 * 0.5 + a.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + s3 * 0.3).tanh();
         }
-        s3 + s3 + w6.sum() * 0.3
+        s2 += s3 * 0.2;
+        y + s3
     }
 
     #[test]
@@ -4160,15 +4303,15 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut m2 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m2.row_mut(i).assign(&(a * (helper_array(a, y) + i as f64)));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + helper_array(a, y)).sin();
         }
-        let mut s1 = m2.row(1).dot(b) * a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - x);
         }
-        0.70 + s1
+        helper_array(&u2, x).tanh() + u2.sum() * 0.3
     }
 
     #[test]
@@ -4184,27 +4327,40 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
         }
-        let mut h3 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar((k as f64 * 0.5), s1);
         }
+        let mut s4: f64 = {
+            let t3 = ((u2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (b[a.len() - 1] + (k as f64 * 0.5)));
+            t3 * t3 * 0.5 + y.tanh().exp()
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_array(c, x);
+                }
+            }
+            if n5 > 2 {
+                break s1 + helper_array(c, x);
+            }
+        };
+        let v7 = c.mapv(f64::sin);
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + h3.mean().unwrap();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            w8[i] = u2[i] * (0.24 / (1.0 + s1 * s1));
         }
-        s2 += x * 0.2;
-        let m5 = v1.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * x).sin()).sum() * (y - y);
-        let v6 = v1.mapv(|t| (t * s4).sin() + s4 * 0.5);
-        helper_array(&h3, a[a.len() - 1]).tanh().exp() + s4 + v6.sum() * 0.3
+        (k as f64 * 0.5).tanh().exp() + s4 + w8.sum() * 0.3
     }
 
     #[test]
@@ -4220,15 +4376,30 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        match k % 4 {
-            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
-            _ => s1 += s1.cos(),
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(b);
         }
-        let v2 = (a + c);
-        let mut s3 = (a[k % a.len()] - ((y / (1.0 + v2[0] * v2[0])) - (v2[0] + 1.13)));
-        c.mapv(f64::tanh).sum() + s3 + v2.sum() * 0.3
+        let mut s2 = y;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_array(&u1, x)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (0.76 - 1.36);
+                }
+            }
+            if n3 > 2 {
+                break s2 + (0.76 - 1.36);
+            }
+        };
+        match k % 3 {
+            0 => s2 = u1.mean().unwrap(),
+            1 => s2 = s2 * s4,
+            _ => s2 += helper_scalar(y, b[a.len() - 1]),
+        }
+        c.mean().unwrap() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4244,25 +4415,56 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(helper_scalar(y, b[a.len() - 1]), 1.21);
+        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if b[0] > 0.2 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
+            _ => s1 += f64::tanh(1.25).exp(),
         }
-        let mut s1 = (helper_scalar(b.dot(a), (1.16 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + ((x - y) * (y / (1.0 + y * y))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = a.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * y + b).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        s1 += ((1.38 + x) / (1.0 + c.dot(a) * c.dot(a)));
-        let mut s3 = c.dot(b);
-        let mut s4 = (b[0] - c.mapv(f64::tanh).sum());
-        match k % 3 {
-            0 => s1 = a.dot(a),
-            1 => s1 = s1 * a.dot(b),
-            _ => s1 += s3,
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(a) * 0.5;
         }
-        let mut s7 = b.iter().enumerate().map(|(q6, &p5)| (p5 * a.mean().unwrap()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        ((x + y) / (1.0 + helper_array(c, b[k % a.len()]) * helper_array(c, b[k % a.len()]))) + s7
+        let mut s6 = q5;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut s7 = helper_scalar((b[0] - c.mapv(f64::tanh).sum()), a.dot(a).tanh().exp());
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + a[j] * (s6 / (1.0 + s7 * s7))).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * (0.38 / (1.0 + x * x));
+                }
+            }
+            if n8 > 2 {
+                break s7 + (0.38 / (1.0 + x * x));
+            }
+        };
+        match k % 4 {
+            j if j > 1 => s6 = (b.mapv(f64::tanh).sum() + helper_array(c, b[k % a.len()])) * j as f64,
+            _ if f64::tanh(0.54).exp() > 0.2 => s6 = s6 * s7,
+            _ => s6 += helper_scalar(c[0], s1),
+        }
+        let mut s11: f64 = {
+            let t10 = b.mapv(f64::tanh).sum();
+            t10 * t10 * 0.5 + (b[0] - s9)
+        };
+        helper_array(a, helper_array(c, b[0])) + s11
     }
 
     #[test]
@@ -4278,33 +4480,22 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
+        let mut s2 = (((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - helper_scalar((k as f64 * 0.5), 0.20)) * (a.dot(c) - s1.tanh().exp()));
+        let mut s4: f64 = {
+            let t3 = s1;
+            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        };
+        for (p5, &q6) in b.iter().zip(b) {
+            s1 = (s1 * 0.7 + p5 * q6 * s4.tanh().exp()).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let v7 = (c * a).mapv(f64::tanh);
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + b[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + b[i] * 0.3;
         }
-        s3 = (s3 * 0.5 + (s3 * x).tanh().exp()).tanh();
-        let v4 = b.mapv(f64::sin);
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = c[p6] * y.tanh().exp();
-        }
-        l5[0] += s3;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] += (v7[i] + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).sin();
-        }
-        s3 + s8 + w9.sum() * 0.3
+        ((s1 * y) - (k as f64 * 0.5)) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4320,29 +4511,45 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| a[q2] * a[q2] + f64::sqrt((1.0 + 0.53 * 0.53))).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        let mut s2 = a.dot(&u1);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + u1[j3 - 1] * b.dot(c);
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + c[i] * (s3 / (1.0 + 0.38 * 0.38))).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+            s2 = (s2 * 0.7 + a[i] * helper_scalar(s2, y)).tanh();
         }
-        let mut s4 = (((0.79 - s3) * b.mean().unwrap()) * helper_array(b, ((k as f64 * 0.5) * y)));
-        let (s6, c7) = (x * (k as f64 * 0.5)).sin_cos();
-        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, helper_scalar(y, (k as f64 * 0.5))]];
-        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * f64::tanh(0.92).exp();
-        let v9 = c.mapv(|t| (t * s4).sin() + s4 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t10 = b[i] * a.mapv(f64::tanh).sum();
-            let mut q11 = 0.0;
-            for j in 0..a.len() {
-                q11 += c[j] * t10;
-            }
-            s4 = s4 + q11.tanh();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4.scaled_add((k as f64 * 0.5), &u1);
         }
-        (0.64 + c[0].tanh().exp()) + s5 + v9.sum() * 0.3
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = c[p6] * (a[a.len() - 1] + 0.70);
+        }
+        l5[0] += x;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        let mut l9 = Vec::with_capacity(3);
+        let mut h11 = b.to_owned();
+        for i in 0..a.len() {
+            h11 = (&h11 * s2 + a).mapv(f64::tanh);
+            l9.push(h11.clone());
+        }
+        let mut q12 = h11.sum();
+        for p10 in &l9 {
+            q12 += p10.dot(b) * 0.5;
+        }
+        let mut s13 = q12;
+        c.mean().unwrap() + s13 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4358,26 +4565,25 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * s1,
+            _ => s1 += (s1 / (1.0 + x * x)),
         }
-        let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + a[k % a.len()].tanh().exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * a[a.len() - 1].cos()).tanh());
         match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * x,
-            _ => s1 += a[a.len() - 1].cos(),
+            j if j > 1 => s1 = (helper_array(b, a[k % a.len()]) + (0.28 - 0.51)) * j as f64,
+            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += c.mean().unwrap(),
         }
-        (helper_array(b, a[k % a.len()]) + (0.28 - 0.51)) + s1
+        b.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4393,25 +4599,19 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (helper_array(c, b[k % a.len()]) - 1.38);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * y;
         }
-        let mut s1 = (a.dot(a) - (a.dot(c) * (k as f64 * 0.5)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s2 = helper_array(b, (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt());
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.mean().unwrap();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * s1).tanh());
-            h2.scaled_add(0.5, c);
-        }
-        (helper_scalar(0.30, x) * a.mapv(f64::tanh).sum()) + s1 + h2.sum() * 0.3
+        s2 += x * 0.2;
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s2)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(&w1);
+        helper_array(c, helper_array(a, (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4430,21 +4630,21 @@ mod p127 {
         if k == 3 {
             return ((0.24 + (k as f64 * 0.5)) * x);
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_scalar(y, 0.84);
+        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.29 / (1.0 + c[k % a.len()] * c[k % a.len()]))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = ((k as f64 * 0.5).tanh().exp().tanh().exp() / (1.0 + w1.mean().unwrap() * w1.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s2 = f64::ln((1.0 + 0.55 * 0.55)) * j as f64,
-            _ if b[k % a.len()] > 0.2 => s2 = s2 * (y + (k as f64 * 0.5)).tanh(),
-            _ => s2 += (0.23 + x),
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * x.tanh()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (1.0 + x * x).sqrt();
-        }
-        f64::ln((1.0 + 0.60 * 0.60)) + s2 + w3.sum() * 0.3
+        y + s4
     }
 
     #[test]
@@ -4460,18 +4660,16 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * c.dot(b) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.dot(b);
         }
-        helper_array(c, y) + s1 + f2.sum() * 0.3
+        let mut s2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (1.0 + u1[a.len() - 1] * u1[a.len() - 1]).sqrt();
+            s2 += t3.sin() * (x * (k as f64 * 0.5));
+        }
+        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4487,15 +4685,16 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0];
-        match k % 3 {
-            0 => s1 = 0.73,
-            1 => s1 = s1 * 1.29,
-            _ => s1 += s1,
+        let mut s2: f64 = {
+            let t1 = b[0];
+            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        if k % 2 == 0 {
+            s2 = (a.dot(c) + c.mapv(f64::tanh).sum());
+        } else {
+            s2 = s2 * ((s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s2.sin());
         }
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * c.mapv(f64::tanh).sum()).tanh() + (x - 0.32)).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        (y * a.mean().unwrap()) + s2 + f3.sum() * 0.3
+        y + s2
     }
 
     #[test]
@@ -4511,33 +4710,32 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > a[p2] {
-                l1.push((c[p2] * ((k as f64 * 0.5) - y)).sin());
-            } else {
-                l1.push(a[p2] * y);
-            }
-        }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > c[p5] {
-                l4.push((a[p5] * a.mean().unwrap()).sin());
-            } else {
-                l4.push(c[p5] * x);
-            }
-        }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        for i in (0..a.len()).rev() {
-            let t7 = c[i] * c.dot(a);
-            let mut q8 = 0.0;
+        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                q8 += b[j] * t7;
+                s1 = (s1 * 0.8 + a[j] * (0.85 - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 - a[a.len() - 1]);
+                }
             }
-            s6 = s6 + q8.tanh();
+            if n2 > 2 {
+                break s1 + (s1 - a[a.len() - 1]);
+            }
+        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        b[k % a.len()] + s6
+        for i in 0..a.len() {
+            let t4 = b[i] * b.mean().unwrap();
+            s1 += t4 * t4 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * a.dot(c);
+        }
+        (1.0 + x.cos() * x.cos()).ln() + s1
     }
 
     #[test]
@@ -4553,36 +4751,50 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * y.tanh().exp(),
+            _ => s1 += 1.39,
+        }
         for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s2 = y;
-        if c[a.len() - 1] > 0.1 {
-            s2 = b.mean().unwrap();
+        s1 = helper_array(b, y.tanh().exp());
+        if s1 > 0.1 {
+            s1 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b)));
+        } else {
+            s1 = s1 * (1.0 + s1 * s1).ln();
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * s2 + c).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = a[p6] * (1.0 + s2 * s2).ln();
-        }
-        l5[0] += y;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        match k % 4 {
-            j if j > 1 => s2 = h3[a.len() - 1] * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s2 = s2 * s2,
-            _ => s2 += (0.62 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        let mut s10: f64 = {
-            let t9 = (f64::cos(1.13) - b.dot(&v7));
-            t9 * t9 * 0.5 + a[0]
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(b, y)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.20 - 0.41);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.20 - 0.41);
+            }
         };
-        helper_array(&h3, y.tanh()) + s10 + v7.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * b.mapv(f64::tanh).sum();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + w4[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += w4[i] * 0.2;
+        }
+        ((k as f64 * 0.5) * helper_scalar(1.10, s1)) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4599,8 +4811,14 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        let v2 = b.mapv(f64::sin);
-        x + s1 + v2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
+        }
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * s1).tanh() + y).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        x.sin().tanh().exp() + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -4616,13 +4834,17 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.dot(b);
+        let mut s1 = a.dot(b);
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if c[p3] > b[p3] {
+                l2.push((c[p3] * b.mean().unwrap()).sin());
+            } else {
+                l2.push(b[p3] * y);
+            }
         }
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * (0.95 + x) + d3[0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s1
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        (1.0 + helper_array(a, y) * helper_array(a, y)).sqrt() + s4
     }
 
     #[test]
@@ -4638,26 +4860,44 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (c.dot(a) + b.dot(b));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[a.len() - 1];
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, c);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = w1.dot(&w1);
-        match k % 4 {
-            j if j > 1 => s2 = s2 * j as f64,
-            _ if y > 0.2 => s2 = s2 * ((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - w1[a.len() - 1]),
-            _ => s2 += a.mapv(f64::tanh).sum(),
-        }
-        s2 += (1.0 + x * x).sqrt();
-        let mut h3 = w1.to_owned();
-        for i in 0..3 {
-            h3.scaled_add(s2.tanh(), &w1);
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(h3[0], 0.63)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (b[a.len() - 1] - 1.26);
+                }
+            }
+            if n4 > 2 {
+                break s1 + (b[a.len() - 1] - 1.26);
+            }
+        };
         for i in 0..a.len() {
-            w4[i] += (a[i] + (b[k % a.len()] - (k as f64 * 0.5))).sin();
+            let mut s1 = s1 * 0.5 + b.dot(&h3);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        ((s2 * x) * b[a.len() - 1].tanh()) + s2 + w4.sum() * 0.3
+        s1 += s1 * 0.2;
+        ((x + 0.93) - c.dot(c)) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4673,16 +4913,21 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + a).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x + a[k % a.len()]);
         }
-        let mut s3 = b.dot(a);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + h1[i] * (c[a.len() - 1] - x)).tanh();
+        if k == 3 {
+            return x;
         }
-        x + s3 + h1.sum() * 0.3
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = b[p3] * (c[a.len() - 1] - x);
+        }
+        l2[0] += x;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        (a.mean().unwrap() * (x / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4699,17 +4944,16 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.01 * 1.01))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + (s1 - a[k % a.len()]) * (s1 - a[k % a.len()])).sqrt() * j as f64,
-            _ if (0.89 + y) > 0.2 => s1 = s1 * 0.48,
-            _ => s1 += a.dot(a),
+            j if j > 1 => s1 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt() * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += a.mean().unwrap(),
         }
-        ((y * s1) + f64::sqrt((1.0 + 0.33 * 0.33))) + s1
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * 0.48);
+        }
+        b.dot(&u2) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4725,28 +4969,41 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(a.iter()).map(|(p1, q2)| p1 * helper_scalar(y, y) - q2).reduce(f64::max).unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * c[a.len() - 1].tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
-        }
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s5 = helper_scalar(helper_array(a, y), helper_scalar(c.dot(a), a.mapv(f64::tanh).sum()));
-        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * c.mean().unwrap()).tanh());
-        for i in (0..a.len()).rev() {
-            let t9 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            let mut q10 = 0.0;
-            for j in 0..a.len() {
-                q10 += v4[j] * t9;
-            }
-            s5 = s5 + q10.tanh();
-        }
-        let mut w11 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
         for i in 0..a.len() {
-            w11[i] = v4[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let y = y * 0.5 + (c[0] + s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s8 + s8 + w11.sum() * 0.3
+        s1 += y * 0.2;
+        s1 = (s1 * 0.5 + y).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x + (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut s3 = u2.dot(a);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * s1.cos();
+                }
+            }
+            if n4 > 2 {
+                break s3 + s1.cos();
+            }
+        };
+        let mut s7: f64 = {
+            let t6 = (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1)).sqrt();
+            t6 * t6 * 0.5 + y
+        };
+        (k as f64 * 0.5) + s7 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4762,23 +5019,20 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        }
         if k == 3 {
-            return (1.0 + x * x).sqrt().tanh().exp();
+            return helper_scalar(u1.mapv(f64::tanh).sum(), x.tanh().exp());
         }
-        let mut s1: f64 = 0.84;
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if x > 0.2 => s1 = s1 * (a.mean().unwrap() / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
-            _ => s1 += (k as f64 * 0.5),
+        let mut s2 = (c.mean().unwrap() / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * x;
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * a.mapv(f64::tanh).sum();
-        helper_array(a, v4[0]) + s5 + v4.sum() * 0.3
+        1.11 + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4794,22 +5048,50 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * helper_scalar(x, b[k % a.len()])).tanh();
-        let mut s1 = g2(c.mean().unwrap()) + g2(a[0]);
-        let mut h4 = b.to_owned();
-        for i in 0..3 {
-            let n5 = (&h4 * x + b).mapv(f64::tanh);
-            h4.assign(&n5);
+        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return (k as f64 * 0.5).tanh().exp();
-        }
-        let mut h6 = b.to_owned();
         for i in (0..a.len()).rev() {
-            h6.mapv_inplace(|t| (t * x).tanh());
-            h6.scaled_add(0.5, b);
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
         }
-        s1 + s1 + h6.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * ((k as f64 * 0.5) * c[a.len() - 1]);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += c[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (x * helper_array(a, 0.65)) + s1
     }
 
     #[test]
@@ -4825,27 +5107,34 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.07 / (1.0 + y * y));
+        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * helper_scalar(x, (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = helper_scalar(((u1[0] - (k as f64 * 0.5)) + (k as f64 * 0.5).tanh().exp()), x);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (x / (1.0 + y * y));
+        let mut s4 = (0.51 / (1.0 + s1 * s1));
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (1.0 + x * x).sqrt()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        if (c[k % a.len()] + y) > 0.1 {
-            s6 = (a[a.len() - 1] * 1.13).cos();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + u5[j6 - 1] * helper_scalar(s4, x);
         }
-        match k % 3 {
-            0 => s2 = s6,
-            1 => s2 = s2 * s2,
-            _ => s2 += s6,
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        let mut s7 = b.mean().unwrap().tanh().exp();
-        (u1.dot(b) + s7.tanh()) + s7 + u1.sum() * 0.3
+        if (a[a.len() - 1] * 1.13) > 0.1 {
+            s4 = s4.tanh().exp();
+        } else {
+            s4 = s4 * helper_scalar(s4, c.mapv(f64::tanh).sum());
+        }
+        b.mean().unwrap() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4861,12 +5150,10 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = x;
-            t1 * t1 * 0.5 + helper_array(a, (k as f64 * 0.5))
-        };
-        let v3 = a.mapv(f64::sin);
-        (helper_scalar(x, x) * 1.21) + s2 + v3.sum() * 0.3
+        let mut s1 = x;
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * x).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        (x - 0.31).tanh().exp() + s4
     }
 
     #[test]
@@ -4882,30 +5169,26 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.tanh().exp().tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(a, y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v1 = b.mapv(f64::sin);
+        if k == 3 {
+            return b.dot(b);
         }
         if k == 3 {
-            return s1;
+            return ((y / (1.0 + y * y)) / (1.0 + x * x));
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
+        let mut s2 = v1.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * (c[a.len() - 1] + y)).tanh();
+        }
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (1.0 + y * y).sqrt()).tanh();
+            s2 = (s2 * 0.7 + c[i] * 0.99).tanh();
         }
-        match k % 3 {
-            0 => s1 = ((0.99 * c[a.len() - 1]) - x),
-            1 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5),
+        if k % 2 == 0 {
+            s2 = x;
+        } else {
+            s2 = s2 * helper_array(&v1, c[0].cos());
         }
-        let v3 = (c * (a[0] - (k as f64 * 0.5)));
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2 + v3.sum() * 0.3
+        b.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4921,25 +5204,34 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0];
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if helper_array(b, x) > 0.2 => s1 = s1 * (a.dot(c) - helper_scalar(s1, y)),
-            _ => s1 += (y * y),
+        let mut s2: f64 = {
+            let t1 = a[0];
+            t1 * t1 * 0.5 + (k as f64 * 0.5).sin()
+        };
+        let mut s4: f64 = {
+            let t3 = (1.0 + (x + (k as f64 * 0.5)) * (x + (k as f64 * 0.5))).sqrt();
+            t3 * t3 * 0.5 + y.tanh().exp()
+        };
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * b[k % a.len()].tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = c[a.len() - 1] * j as f64,
-            _ if (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() > 0.2 => s1 = s1 * ((0.35 + (k as f64 * 0.5)) / (1.0 + y.tanh().exp() * y.tanh().exp())),
-            _ => s1 += a.mean().unwrap(),
+        if k % 2 == 0 {
+            s2 = c[a.len() - 1];
+        } else {
+            s2 = s2 * (0.35 + 1.18);
         }
-        let mut s2 = ad::ndarray::array![f64::sqrt((1.0 + 0.45 * 0.45)), (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), (x / (1.0 + s1 * s1))].mapv(f64::sin).sum();
-        let mut s3 = (a.mean().unwrap() - s2);
-        let mut m5 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m5.row_mut(i).assign(&(b * (b[a.len() - 1].sin() + i as f64)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * y.tanh().exp()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        let mut s4 = m5.row(1).dot(c) * ((k as f64 * 0.5) * y);
-        (a[k % a.len()].tanh() / (1.0 + a.dot(b) * a.dot(b))) + s4
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -4956,21 +5248,14 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 += x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if c.dot(a) > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s3: f64 = {
-            let t2 = (c.mapv(f64::tanh).sum() * (x + s1));
-            t2 * t2 * 0.5 + c[a.len() - 1].cos()
-        };
-        0.20 + s3
+        s1 += b[k % a.len()];
+        s1 += (a.mean().unwrap() + b.mean().unwrap());
+        helper_array(b, 0.20) + s1
     }
 
     #[test]
@@ -4986,12 +5271,20 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * (x + 0.76);
+        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(c) * j as f64,
+            _ if a[k % a.len()].sin() > 0.2 => s1 = s1 * a.dot(b),
+            _ => s1 += s1,
         }
-        let v2 = (b * &w1).mapv(f64::tanh);
-        a.mean().unwrap() + v2.sum() * 0.3
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * s1).sin()) + c;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (x + s1);
+        helper_array(b, a.mapv(f64::tanh).sum()) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5008,28 +5301,22 @@ mod p146 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * s1.tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = (s1.tanh().exp() / (1.0 + y * y)) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += y,
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * f64::cos(0.30);
             s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
-            if i == 3 {
-                break;
-            }
+            s1 -= a[(i + 1) % a.len()] * helper_scalar(0.45, 0.67);
         }
-        let mut s4: f64 = {
-            let t3 = helper_scalar((1.0 + y * y).sqrt(), helper_array(a, (k as f64 * 0.5)));
-            t3 * t3 * 0.5 + a.mean().unwrap()
-        };
-        match k % 3 {
-            0 => s1 = b.dot(a),
-            1 => s1 = s1 * 0.67,
-            _ => s1 += (1.0 + x * x).sqrt(),
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (0.34 * (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s6: f64 = {
-            let t5 = y.cos();
-            t5 * t5 * 0.5 + f64::tanh(0.34).exp()
-        };
-        (1.0 + y * y).ln() + s6
+        s1 += s1 * 0.2;
+        0.96 + s1
     }
 
     #[test]
@@ -5045,22 +5332,12 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(b)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) + b[k % a.len()]);
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, b);
-        }
-        (helper_array(&h2, c[a.len() - 1]) / (1.0 + y * y)) + s1 + h2.sum() * 0.3
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        y + v2.sum() * 0.3
     }
 
     #[test]
@@ -5076,32 +5353,28 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
-        }
-        let mut s2 = (((b[a.len() - 1] - 0.70) - y) / (1.0 + x * x));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * u1[0].tanh().exp();
-        }
-        let mut f5 = b.to_owned();
-        f5.mapv_inplace(|t| (t * s2).tanh());
-        f5.scaled_add(c.mapv(f64::tanh).sum(), &b);
-        let mut s4 = f5.sum() * 0.3;
+        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + u1[i] * s2).tanh();
+            let t2 = a[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t2.sin() * helper_array(a, x);
         }
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * (x - u1[0])).tanh();
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
+        if k == 3 {
+            return (1.0 + (y + 0.48) * (y + 0.48)).ln();
         }
-        match k % 3 {
-            0 => s4 = s4,
-            1 => s4 = s4 * (k as f64 * 0.5),
-            _ => s4 += f5.mapv(f64::tanh).sum(),
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * f64::ln((1.0 + 0.33 * 0.33));
         }
-        (k as f64 * 0.5) + s4 + f5.sum() * 0.3
+        if c.dot(c) > 0.1 {
+            s5 = (helper_scalar(b[0], a[a.len() - 1]) - b.mapv(f64::tanh).sum());
+        } else {
+            s5 = s5 * (x.cos() + (s1 / (1.0 + a[0] * a[0])));
+        }
+        let v7 = a.mapv(|t| t * t * 0.5 - t);
+        s5 + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5118,23 +5391,30 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + a[j] * helper_array(c, b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) * a[a.len() - 1]);
                 }
             }
-            s1 += a[i] * 0.2;
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) * a[a.len() - 1]);
+            }
+        };
+        let mut s4 = s3.tanh();
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + x;
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+        s1 += s4 * 0.2;
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
         }
-        if (y - s1) > 0.1 {
-            s1 = y;
-        }
-        let mut s4 = a.iter().zip(a.iter()).map(|(p2, q3)| p2 * helper_array(a, (k as f64 * 0.5)) - q3).reduce(f64::max).unwrap();
-        b.dot(a) + s4
+        x + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5150,25 +5430,19 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let mut s4 = b[a.len() - 1];
+        let (s6, c7) = (x * (s3 - y)).sin_cos();
+        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, (y * b[a.len() - 1])]];
+        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * a[0];
+        let v9 = (a * s4);
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s3 = s3.sin() * 0.9 + a[j10 - 1] * helper_scalar(b[0], 0.52);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a.dot(b)).tanh();
-        }
-        let mut s2 = helper_scalar((1.0 + (a[a.len() - 1] / (1.0 + x * x)) * (a[a.len() - 1] / (1.0 + x * x))).sqrt(), c[a.len() - 1]);
-        let mut s4: f64 = {
-            let t3 = (f64::ln((1.0 + 0.62 * 0.62)) * a.mapv(f64::tanh).sum());
-            t3 * t3 * 0.5 + y
-        };
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (c[k % a.len()] * a[0]);
-        }
-        (k as f64 * 0.5).cos() + s4 + u5.sum() * 0.3
+        (s4 - v9[a.len() - 1]) + s5 + v9.sum() * 0.3
     }
 
     #[test]
@@ -5184,15 +5458,25 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (k as f64 * 0.5).tanh().exp();
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut s1 = b.dot(c);
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (k as f64 * 0.5) + s1 + u2.sum() * 0.3
+        let (s4, c5) = (x * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_array(b, 0.49)]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * helper_scalar(a[k % a.len()], (k as f64 * 0.5));
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -5209,16 +5493,21 @@ mod p152 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.dot(c);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s1 += x * 0.2;
-        let mut s3: f64 = {
-            let t2 = ((y - x) + (1.0 + a[0] * a[0]).ln());
-            t2 * t2 * 0.5 + (s1 / (1.0 + x * x))
-        };
-        helper_array(a, b[k % a.len()]) + s3
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a) * j as f64,
+            _ if (x - x) > 0.2 => s1 = s1 * c.dot(c).tanh().exp(),
+            _ => s1 += f64::tanh(0.87).exp(),
+        }
+        (b[k % a.len()] + (1.01 / (1.0 + b[0] * b[0]))) + s1
     }
 
     #[test]
@@ -5234,26 +5523,25 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * b.mapv(f64::tanh).sum() + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let v4 = c.mapv(|t| t * t * 0.5 - t);
-        s1 += y;
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let mut s4 = s3.tanh().exp();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s3 * 0.56);
+        }
+        match k % 4 {
+            j if j > 1 => s3 = helper_scalar(c.dot(&u5), x) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s3 = s3 * f64::tanh(0.40).exp().tanh().exp(),
+            _ => s3 += a.mean().unwrap(),
+        }
+        let mut s8 = a.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * a.dot(a)).sum::<f64>();
+        let mut h9 = a.to_owned();
         for i in 0..a.len() {
-            w5[i] += (v4[i] + (0.56 * 0.72)).sin();
+            h9.mapv_inplace(|t| (t * s3).tanh());
+            h9.scaled_add(0.5, a);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(&w5, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let f7: Array1<f64> = v4.iter().rev().map(|p8| (p8 * a.mean().unwrap()).tanh() + c.mean().unwrap()).collect();
-        let mut s6 = f7.dot(&f7) * 0.1;
-        f2.dot(&f7) + s6 + f7.sum() * 0.3
+        helper_array(a, (y / (1.0 + 0.20 * 0.20))) + s8 + h9.sum() * 0.3
     }
 
     #[test]
@@ -5273,11 +5561,13 @@ mod p154 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * a[q3] + (x * a[k % a.len()])).sum::<f64>();
-        if k == 3 {
-            return s1;
+        s1 = ((s1 * 1.00) + b.mean().unwrap());
+        if c[0] < 0.0 {
+            s1 = (c[k % a.len()] * (x / (1.0 + c[0] * c[0])));
+        } else {
+            s1 = s1 * ((x + y) - (1.0 + c[0] * c[0]).sqrt());
         }
-        1.25 + s4
+        helper_scalar(a[k % a.len()].tanh(), (k as f64 * 0.5).tanh()) + s1
     }
 
     #[test]
@@ -5293,15 +5583,22 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * 0.23).tanh();
-        let mut s1 = g2(b.mean().unwrap()) + g2(a[0]);
-        let v4 = c.mapv(f64::sin);
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum().tanh() * j as f64,
-            _ if (x / (1.0 + x * x)) > 0.2 => s1 = s1 * 0.26,
+        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
+            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
             _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        (k as f64 * 0.5) + s1 + v4.sum() * 0.3
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = b[0] * j as f64,
+            _ if s1.tanh().exp() > 0.2 => s1 = s1 * (y / (1.0 + 1.22 * 1.22)).tanh().exp(),
+            _ => s1 += (c[k % a.len()] / (1.0 + x * x)),
+        }
+        x + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5317,18 +5614,19 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
+        let mut s1 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap().cos();
+        } else {
+            s1 = s1 * s1;
         }
-        let mut s2 = u1.mean().unwrap().cos();
-        let mut s3 = s2;
-        match k % 3 {
-            0 => s2 = u1[k % a.len()],
-            1 => s2 = s2 * (1.0 + u1.mean().unwrap() * u1.mean().unwrap()).sqrt(),
-            _ => s2 += (1.0 + s2 * s2).sqrt(),
+        if k % 2 == 0 {
+            s1 = 1.28;
+        } else {
+            s1 = s1 * ((x / (1.0 + b[0] * b[0])) * helper_array(b, c[a.len() - 1]));
         }
-        helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh() + s3 + u1.sum() * 0.3
+        let mut s2 = helper_array(a, helper_scalar(helper_array(c, x), (k as f64 * 0.5)));
+        s1.tanh() + s2
     }
 
     #[test]
@@ -5344,39 +5642,37 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (c[k % a.len()] + (k as f64 * 0.5))).sin();
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
+        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (0.38 * x);
         }
-        let mut s4 = w1.iter().map(|p2| p2 * ((k as f64 * 0.5) * y)).min_by(|p2, q3| (p2 - ((k as f64 * 0.5) * y)).abs().total_cmp(&(q3 - ((k as f64 * 0.5) * y)).abs())).unwrap();
-        let mut s6: f64 = {
-            let t5 = 0.38;
-            t5 * t5 * 0.5 + s4
-        };
-        'outer: for i in 0..a.len() {
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = c[i] * a[k % a.len()].tanh().exp();
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_array(&w8, (k as f64 * 0.5));
+            s6 = (s6 * 0.8 + x * 0.3).tanh();
+        }
+        s6 += x * 0.2;
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + c[j] * (x + 0.66)).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + w8[j] * helper_scalar(w8[0], (k as f64 * 0.5))).tanh();
+                if s3 > 0.3 && j > n9 {
+                    break 'search s3 * (1.0 + s3 * s3).ln();
                 }
             }
-            s6 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
-            let t7 = b[i] * helper_scalar(y, (k as f64 * 0.5));
-            s6 += t7.sin() * s4;
-            if i == 3 {
-                break;
+            if n9 > 2 {
+                break s3 + (1.0 + s3 * s3).ln();
             }
-        }
-        let g9 = |p10: f64| (p10 * (s4 + y)).tanh();
-        let mut s8 = g9(s4.tanh()) + g9(b[0]);
-        match k % 4 {
-            j if j > 1 => s4 = helper_scalar(b.mapv(f64::tanh).sum(), w1[a.len() - 1].tanh().exp()) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * c.mapv(f64::tanh).sum(),
-            _ => s4 += (s4 + s4),
-        }
-        (c.mean().unwrap() * b.dot(a)) + s8 + w1.sum() * 0.3
+        };
+        let mut s13 = (0..a.len()).map(|q12| a[q12] * c[q12] + w8.dot(&w8)).sum::<f64>();
+        ((0.38 * x) - helper_scalar((k as f64 * 0.5), y)) + s13 + w8.sum() * 0.3
     }
 
     #[test]
@@ -5392,35 +5688,54 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(c, (k as f64 * 0.5));
+        let mut s1 = helper_array(c, helper_scalar(a.mapv(f64::tanh).sum(), x));
+        if c[0] < 0.0 {
+            s1 = helper_scalar((s1 - 0.49), helper_scalar(a[0], (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * x;
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * helper_scalar(y, y);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * u1[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        match k % 4 {
+            j if j > 1 => s1 = ((c[a.len() - 1] + 0.71) - b.dot(a)) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (helper_array(a, 0.64) * (1.0 + x * x).ln()),
+            _ => s1 += (k as f64 * 0.5).tanh(),
         }
-        let mut s6: f64 = {
-            let t5 = (((k as f64 * 0.5) + x) + helper_array(&u1, x));
-            t5 * t5 * 0.5 + b[a.len() - 1]
-        };
-        let mut s7 = a.dot(b);
-        let mut s8 = (helper_array(c, ((k as f64 * 0.5) - a[0])) * helper_scalar(x, x).cos());
-        match k % 3 {
-            0 => s7 = c.dot(b).sin(),
-            1 => s7 = s7 * u1.mapv(f64::tanh).sum().sin(),
-            _ => s7 += (s2 - s8),
-        }
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w9[i] = b[i] * (1.0 + b[0] * b[0]).sqrt();
+            h2.mapv_inplace(|t| (t * s1).tanh());
+            h2.scaled_add(0.5, b);
         }
-        helper_scalar((s6 + 1.28), w9[0]) + s8 + w9.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = (1.0 + y.sin() * y.sin()).ln();
+            t3 * t3 * 0.5 + (s1 - s1)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += b[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        a[k % a.len()] + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5436,26 +5751,47 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
+        let mut s1 = ((helper_array(b, y) / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))) * (k as f64 * 0.5));
+        if (y + y) > 0.1 {
+            s1 = (c.dot(c) - a[0].tanh().exp());
+        } else {
+            s1 = s1 * b.mean().unwrap();
         }
-        let mut s2 = y;
-        s2 += a.mapv(f64::tanh).sum();
-        let mut s3 = x;
-        let mut s4 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s2 = y,
-            1 => s2 = s2 * (u1[0].tanh().exp() * b[a.len() - 1]),
-            _ => s2 += b.dot(c),
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.dot(c),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = u1[i] * (1.0 + x * x).ln();
+            w2[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         }
-        let z7 = ad::ndarray::Zip::from(&u1).and(&w5).map_collect(|&p8, &q9| (p8 * s2 - q9).sin());
-        let mut s6 = z7.sum() * (k as f64 * 0.5).cos();
-        b.mapv(f64::tanh).sum() + s6 + w5.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s4: f64 = {
+            let t3 = x.tanh().exp();
+            t3 * t3 * 0.5 + (1.0 + y * y).ln()
+        };
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.26 * x);
+        }
+        0.59 + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5472,25 +5808,42 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (helper_array(c, y) * helper_array(c, y)),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.09 * (k as f64 * 0.5))).tanh();
-        }
-        let v2 = c.mapv(f64::sin);
         for i in 0..a.len() {
-            let t3 = v2[i] * b[k % a.len()].cos();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s1 += u4;
+            let y = y * 0.5 + helper_scalar(s1, s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (1.0 + x * x).sqrt();
-        (1.0 + y * y).ln() + s5 + v2.sum() * 0.3
+        s1 += y * 0.2;
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if b[p3] > c[p3] {
+                l2.push((b[p3] * (1.0 + y * y).sqrt()).sin());
+            } else {
+                l2.push(c[p3] * y);
+            }
+        }
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        let mut h5 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
+        }
+        let mut s7: f64 = {
+            let t6 = (h5.dot(a) / (1.0 + x * x));
+            t6 * t6 * 0.5 + h5[a.len() - 1]
+        };
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + b[j] * (s4 + s7)).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * helper_scalar(a[0], (k as f64 * 0.5));
+                }
+            }
+            if n8 > 2 {
+                break s7 + helper_scalar(a[0], (k as f64 * 0.5));
+            }
+        };
+        a.mapv(f64::tanh).sum() + s7 + h5.sum() * 0.3
     }
 
     #[test]
@@ -5507,34 +5860,27 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * x,
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * (0.74 * x);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += u3;
-            if i == 3 {
-                break;
-            }
+            s1 += c[i] * 0.2;
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (a[0].cos() + 0.74);
         }
-        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * s1).sin()).sum() * (1.00 / (1.0 + s1 * s1));
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * y.tanh().exp();
+        let mut s2 = (helper_scalar(c[a.len() - 1], x) * (c.mean().unwrap() - c.dot(b)));
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (k as f64 * 0.5);
+            s1 += t3.sin() * x.sin();
         }
-        c[k % a.len()] + s5 + u4.sum() * 0.3
+        let mut s6 = c.iter().map(|p4| p4 * c[a.len() - 1]).min_by(|p4, q5| (p4 - c[a.len() - 1]).abs().total_cmp(&(q5 - c[a.len() - 1]).abs())).unwrap();
+        helper_scalar((s1 * b[0]), (1.0 + s2 * s2).ln()) + s6
     }
 
     #[test]
@@ -5550,23 +5896,32 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (c[0] + 0.61).tanh();
-            t1 * t1 * 0.5 + (k as f64 * 0.5)
-        };
-        let v3 = (c * c).mapv(f64::tanh);
-        let v4 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        let v5 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        if k == 3 {
-            return c.dot(&v4);
-        }
+        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
+        let mut h2 = c.to_owned();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * y.tanh().exp()).tanh();
+            h2.scaled_add((c[k % a.len()] + x), c);
         }
-        (c.dot(&v3) + 0.71) + s2 + v5.sum() * 0.3
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if a[p4] > a[p4] {
+                l3.push((a[p4] * (k as f64 * 0.5)).sin());
+            } else {
+                l3.push(a[p4] * y);
+            }
+        }
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + c[j6 - 1] * b.mapv(f64::tanh).sum();
+        }
+        s1 = (s1 * 0.5 + (b.dot(c) + s1)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = 0.42 * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * h2[0],
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        (k as f64 * 0.5) + s5 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5583,21 +5938,21 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c);
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (x - x) > 0.2 => s1 = s1 * y,
+            _ => s1 += helper_scalar(s1, b[k % a.len()]),
+        }
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (x - x);
-            s1 += t2.sin() * (y + b[k % a.len()]);
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[0];
         }
-        if a.mapv(f64::tanh).sum() > 0.1 {
-            s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()));
-        } else {
-            s1 = s1 * (1.0 + s1 * s1).ln();
-        }
-        let mut s3 = (((k as f64 * 0.5).tanh() / (1.0 + (0.89 + (k as f64 * 0.5)) * (0.89 + (k as f64 * 0.5)))) * (k as f64 * 0.5));
-        let mut s4 = y;
-        c[0] + s4
+        let mut s5 = u2.iter().rev().skip(1).zip(u2.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + 0.90).sum::<f64>();
+        c[k % a.len()] + s5 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5613,38 +5968,36 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if b[p2] > c[p2] {
+                l1.push((b[p2] * c.mapv(f64::tanh).sum()).sin());
+            } else {
+                l1.push(c[p2] * x);
+            }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * a[0];
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut s4 = (1.0 + c.dot(b) * c.dot(b)).ln();
+        let v5 = (a + a);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + b[j6 - 1] * x;
         }
-        if k == 3 {
-            return 1.07;
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * a[0]).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        let mut u6 = w2.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * c[0];
-        }
+        s3 = a.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + w2[j] * (s5 + s5)).tanh();
-                if s5 > 0.3 && j > i {
+                s4 = (s4 * 0.8 + a[j] * c[0]).tanh();
+                if s4 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s5 += w2[i] * 0.2;
+            s4 += a[i] * 0.2;
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s5 = s5.sin() * 0.9 + a[j7 - 1] * helper_array(c, x);
-        }
-        w2[k % a.len()] + s5 + u6.sum() * 0.3
+        s4 + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5661,19 +6014,24 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * (c[0] + 1.30)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::ln((1.0 + 0.38 * 0.38));
+        if k == 3 {
+            return (0.25 * a.dot(a));
         }
-        helper_scalar(s1, helper_array(a, c[k % a.len()])) + s1 + u2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * (c[k % a.len()] + helper_array(c, s1)),
+            _ => s1 += (y * a[a.len() - 1]),
+        }
+        (x + a.mean().unwrap()) + s1
     }
 
     #[test]
@@ -5690,22 +6048,24 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        for i in 0..a.len() {
-            let x = x * 0.5 + y;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = a.to_owned();
+        for i in (0..k % 3) {
+            h4 = (&h4 * s1 + a).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(a) * 0.5;
         }
-        let mut s2 = (y * s1);
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s2
+        let mut s6 = q5;
+        s6 = b.dot(b);
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * x;
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s6
     }
 
     #[test]
@@ -5721,37 +6081,32 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        for i in 0..a.len() {
-            let t2 = b[i] * b[k % a.len()];
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
+        let mut s3 = c.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * helper_array(a, (k as f64 * 0.5))).tanh());
+        match k % 3 {
+            0 => s3 = b.dot(a),
+            1 => s3 = s3 * b.mapv(f64::tanh).sum(),
+            _ => s3 += f64::ln((1.0 + 0.27 * 0.27)),
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let y = y * 0.5 + 0.47;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5);
+        if s3 > 0.1 {
+            s3 = a[k % a.len()];
         } else {
-            s1 = s1 * (b.dot(c) + c.mean().unwrap());
+            s3 = s3 * (helper_scalar(x, (k as f64 * 0.5)) * (1.0 + y * y).ln());
         }
-        let mut s7: f64 = {
-            let t6 = f64::tanh(0.29).exp();
-            t6 * t6 * 0.5 + helper_array(b, s5)
-        };
-        a.mapv(f64::tanh).sum() + s7
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        for i in 0..a.len() {
+            let t4 = b[i] * x.tanh();
+            s3 += t4 * t4 * 0.5;
+            s3 -= b[(i + 1) % a.len()] * c.mean().unwrap();
+            if i == 3 {
+                break;
+            }
+        }
+        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5) + d7[0] * (x / (1.0 + y * y));
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -5767,30 +6122,50 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let z5 = ad::ndarray::Zip::from(c).and(c).map_collect(|&p6, &q7| (p6 * x - q7).sin());
-        let mut s4 = z5.sum() * a.dot(b);
-        match k % 4 {
-            j if j > 1 => s3 = (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * j as f64,
-            _ if b.dot(c) > 0.2 => s3 = s3 * c[a.len() - 1],
-            _ => s3 += (k as f64 * 0.5).sin(),
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.0 + s1 * s1).ln();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.0 + s1 * s1).ln();
+            }
+        };
+        let g5 = |p6: f64| (p6 * s3).tanh();
+        let mut s4 = g5(helper_array(a, x)) + g5(a[0]);
+        let mut s9 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + s1).sum::<f64>();
+        let mut l10 = vec![c.to_owned()];
+        for p11 in 0..2 {
+            let n = l10[p11].mapv(|t| (t * s9).sin()) + c;
+            l10.push(n);
         }
-        s3 += (helper_array(b, b[a.len() - 1]) - s3.cos());
-        for i in 0..a.len() {
-            let y = y * 0.5 + c.mean().unwrap();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * s3.sin()).tanh();
-        }
-        if y > 0.1 {
-            s3 = b.dot(c).cos();
+        let v12 = l10[l10.len() - 1].to_owned();
+        let mut s13 = l10[1][0] * ((k as f64 * 0.5) - s4);
+        if c[0] < 0.0 {
+            s13 = b.mapv(f64::tanh).sum();
         } else {
-            s3 = s3 * x.sin();
+            s13 = s13 * (((k as f64 * 0.5) - a[a.len() - 1]) - (k as f64 * 0.5).tanh().exp());
         }
-        (s4 + s4) + s4
+        let mut n14 = 0;
+        let s15 = 'search: loop {
+            n14 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n14 {
+                    break 'search s1 * (1.0 + s4 * s4).ln();
+                }
+            }
+            if n14 > 2 {
+                break s1 + (1.0 + s4 * s4).ln();
+            }
+        };
+        s1 = s1;
+        a.mapv(f64::tanh).sum() + s13 + v12.sum() * 0.3
     }
 
     #[test]
@@ -5806,25 +6181,27 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * y.cos();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, a);
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut s2 = y;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + h1[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s1
+        (x.sin() * y) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5840,21 +6217,25 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, a);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 + (k as f64 * 0.5))).tanh();
+        if k == 3 {
+            return y;
         }
-        let v2 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut u3 = v2.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, y);
+        let mut s2 = (helper_array(&h1, (a[k % a.len()] * (k as f64 * 0.5))) - (1.0 + (y + y) * (y + y)).ln());
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + h1[i] * (1.0 + s2 * s2).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        (1.0 + (s1 - 1.33) * (s1 - 1.33)).ln() + s1 + u3.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * c.dot(c);
+            s2 += t3.sin() * helper_array(a, x);
+        }
+        a.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5871,18 +6252,24 @@ mod p171 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (1.0 + s1 * s1).ln();
-            s1 += t2.sin() * a.dot(c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k == 3 {
-            return (0.22 + s1).sin();
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = c[p3] * a.dot(c);
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * x;
-        }
-        y + s1 + u3.sum() * 0.3
+        l2[0] += s1;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        let v6 = a.mapv(f64::sin);
+        (1.23 + v6.dot(&v6)) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -5899,22 +6286,27 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sqrt() * j as f64,
-            _ if helper_scalar(1.36, s1) > 0.2 => s1 = s1 * helper_array(b, 1.17).sin(),
-            _ => s1 += (y - (k as f64 * 0.5)),
+        s1 = (s1 * 0.5 + s1).tanh();
+        let mut s2 = s1;
+        s1 += (y * s1.tanh().exp());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        let mut s2 = ad::ndarray::array![a.mean().unwrap(), x.tanh().exp(), helper_array(a, b[a.len() - 1])].mapv(f64::sin).sum();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y.tanh().exp();
+        if k % 2 == 0 {
+            s2 = s1;
         }
-        let mut s4 = (a.mapv(f64::tanh).sum() + (b.mapv(f64::tanh).sum() - helper_scalar(b[a.len() - 1], s2)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 0.56 * 0.56))).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * (k as f64 * 0.5);
+            s1 += t3 * t3 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
         }
-        s2 + s4
+        s2 + s2
     }
 
     #[test]
@@ -5930,21 +6322,19 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, helper_scalar(0.68, 0.80));
+        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
         }
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x - x);
+        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = (1.0 + ((x / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + b.dot(a) * b.dot(a))) * ((x / (1.0 + c[a.len() - 1] * c[a.len() - 1])) / (1.0 + b.dot(a) * b.dot(a)))).sqrt();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        helper_array(a, c.mean().unwrap()) + s2 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        (k as f64 * 0.5) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5960,12 +6350,15 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        let mut s3 = y;
+        for (p1, &q2) in a.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * f64::sqrt((1.0 + 0.27 * 0.27))).tanh();
         }
-        s1 = c.mapv(f64::tanh).sum();
-        (k as f64 * 0.5) + s1
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        }
+        (k as f64 * 0.5) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5981,22 +6374,29 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 1.12;
+        let mut s1: f64 = 1.12;
+        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + 0.47).sin();
         }
-        let mut s2: f64 = {
-            let t1 = (c.dot(b) * c.mean().unwrap());
-            t1 * t1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
-        };
-        let v3 = (b * a).mapv(f64::tanh);
-        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * s2 - q5).reduce(f64::max).unwrap();
-        if k % 2 == 1 {
-            let y = y * 0.5 + a.dot(a);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        if f64::sqrt((1.0 + 0.85 * 0.85)) > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_scalar((y * x), helper_array(&w5, x));
         }
-        s2 += y * 0.2;
-        let mut s7 = c.dot(b);
-        s7.tanh().exp() + s7 + v3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * (s1 / (1.0 + x * x))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + 0.35).sin();
+        }
+        (a.dot(&w5) * w5.mapv(f64::tanh).sum()) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6013,17 +6413,19 @@ mod p176 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        s1 += a.mapv(f64::tanh).sum();
-        let mut f3 = b.to_owned();
-        f3.mapv_inplace(|t| (t * y).tanh());
-        f3.scaled_add(((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])), &b);
-        let mut s2 = f3.sum() * 0.3;
-        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h4.mapv_inplace(|t| (t * y).tanh());
-            h4.scaled_add(0.5, b);
+            let t2 = a[i] * (x + (k as f64 * 0.5));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        helper_scalar(b.dot(&f3), helper_array(a, f3[a.len() - 1])) + s2 + h4.sum() * 0.3
+        if k == 3 {
+            return helper_scalar(helper_array(c, c[k % a.len()]), c.mean().unwrap());
+        }
+        s1 = (s1 * 0.5 + b[a.len() - 1].cos().tanh().exp()).tanh();
+        c.dot(b) + s1
     }
 
     #[test]
@@ -6040,35 +6442,19 @@ mod p177 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.dot(c)).tanh();
+        if k == 3 {
+            return (a.dot(c) / (1.0 + x * x));
         }
-        match k % 3 {
-            0 => s1 = helper_scalar((b[0] - a[a.len() - 1]), b.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += helper_array(c, (k as f64 * 0.5)),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_scalar(y, b[0])).sin();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + w2[i] * (s1 + (k as f64 * 0.5))).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s1 = s1 + b[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.48).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        s1 + s1
+        b.dot(b) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6084,20 +6470,22 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + a[i] * x).tanh();
+        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
+        if y > 0.1 {
+            s1 = helper_array(a, helper_scalar(y, 0.40));
+        } else {
+            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
         match k % 4 {
-            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
-            _ if ((k as f64 * 0.5) + 0.40) > 0.2 => s3 = s3 * 1.17,
-            _ => s3 += helper_array(c, 0.76),
+            j if j > 1 => s1 = (0.90 / (1.0 + h2[a.len() - 1] * h2[a.len() - 1])) * j as f64,
+            _ if (x / (1.0 + x * x)) > 0.2 => s1 = s1 * y,
+            _ => s1 += s1,
         }
-        a.dot(a) + s3
+        helper_array(b, (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6114,17 +6502,25 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(c, x);
                 }
             }
-            s1 += c[i] * 0.2;
+            if n2 > 2 {
+                break s1 + helper_array(c, x);
+            }
+        };
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * helper_scalar(f64::tanh(0.89), c.dot(c)),
+            _ => s1 += a[0].tanh().exp(),
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
-        helper_scalar(b.mapv(f64::tanh).sum(), f64::tanh(0.89)) + s4
+        (1.0 + helper_array(c, (k as f64 * 0.5)) * helper_array(c, (k as f64 * 0.5))).ln() + s1
     }
 
     #[test]
@@ -6140,22 +6536,19 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 = helper_array(c, s1);
-        let mut s2: f64 = 0.83;
-        let mut l3 = vec![b.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * s1).sin()) + c;
-            l3.push(n);
+        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
+        for (p1, &q2) in b.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * 0.40;
-        for i in (0..a.len()).step_by(2) {
-            s6 = (s6 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s6 = s6 + a[i] * 0.3;
+        let l4 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
+        for i in 0..a.len() {
+            let x = x * 0.5 + s6;
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        s1 + s6 + v5.sum() * 0.3
+        s3 += x * 0.2;
+        let mut s9 = (0..a.len()).map(|q8| c[q8] * a[q8] + s6).sum::<f64>();
+        (c.dot(c) * (k as f64 * 0.5)) + s9
     }
 
     #[test]
@@ -6172,26 +6565,30 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), a[0])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        if c[0] < 0.0 {
-            s1 = (s1 + y).tanh().exp();
-        }
-        s1 += (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
-        let mut s4 = b.iter().zip(a.iter()).map(|(p2, q3)| p2 * c.mean().unwrap() - q3).reduce(f64::max).unwrap();
         match k % 4 {
-            j if j > 1 => s4 = c.dot(b) * j as f64,
-            _ if s1 > 0.2 => s4 = s4 * (c[k % a.len()].cos() + y),
-            _ => s4 += y,
+            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (x * y)),
+            _ => s1 += ((k as f64 * 0.5) * y),
         }
-        let mut s5 = helper_array(a, helper_array(b, s1));
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s5
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        }
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        if k == 3 {
+            return (c.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
+        }
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(b * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + i as f64)));
+        }
+        let mut s2 = m3.row(1).dot(b) * c[k % a.len()];
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (k as f64 * 0.5).tanh()).sin();
+        }
+        s2 + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6208,29 +6605,22 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let v4 = vec![0.25; c.len()];
+        let mut s5 = c.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * c[a.len() - 1].tanh()).sum::<f64>();
+        let mut s8 = (0..a.len()).map(|q7| b[q7] * a[q7] + (a[k % a.len()] / (1.0 + y * y))).sum::<f64>();
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] = a[i] * x.sin();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s8 = a[k % a.len()] * j as f64,
+            _ if (s5 - b[a.len() - 1]) > 0.2 => s8 = s8 * (k as f64 * 0.5),
+            _ => s8 += y.tanh().exp(),
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + &u2).mapv(f64::sin);
+        if x > 0.1 {
+            s5 = (1.0 + helper_scalar(c[0], s5) * helper_scalar(c[0], s5)).sqrt();
         }
-        let v4 = (c * &u2).mapv(f64::tanh);
-        if k == 3 {
-            return helper_array(&h3, x.tanh().exp());
-        }
-        s1 = c[k % a.len()];
-        a.dot(a) + s1 + v4.sum() * 0.3
+        w9.mean().unwrap() + s8 + w9.sum() * 0.3
     }
 
     #[test]
@@ -6246,30 +6636,27 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * a.dot(b);
-        }
-        let mut s2: f64 = 0.74;
-        match k % 4 {
-            j if j > 1 => s2 = ((s2 - (k as f64 * 0.5)) - ((k as f64 * 0.5) - y)) * j as f64,
-            _ if c[a.len() - 1].cos() > 0.2 => s2 = s2 * (y - s2.cos()),
-            _ => s2 += w1[k % a.len()],
-        }
+        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + w1[i] * a.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let l3: Vec<f64> = w1.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * b.dot(a)).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(b) * j as f64,
+            _ if y > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln().cos(),
+            _ => s1 += b[a.len() - 1],
         }
-        helper_array(a, s5) + s5 + w1.sum() * 0.3
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        for i in 0..a.len() {
+            let y = y * 0.5 + ((k as f64 * 0.5) - s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+        }
+        0.60 + s1
     }
 
     #[test]
@@ -6285,17 +6672,27 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.dot(b);
-            t1 * t1 * 0.5 + 1.21
+        let mut s1 = b.dot(b);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.0 + x * x).ln();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.0 + x * x).ln();
+            }
         };
-        let mut s3 = x.tanh().exp();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * s3;
+        match k % 3 {
+            0 => s1 = s3,
+            1 => s1 = s1 * helper_scalar(helper_scalar(s3, y), s1),
+            _ => s1 += (1.0 + s3 * s3).ln(),
         }
-        helper_scalar(helper_scalar(s3, y), s2) + s3
+        let mut s4 = helper_array(b, s1);
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -6312,19 +6709,34 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        s1 += c[k % a.len()];
-        s1 = (s1 * 0.5 + s1).tanh();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (y + s1)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c[k % a.len()] * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (s1 + 0.84).tanh().exp(),
+            _ => s1 += x.tanh().exp(),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + y * y))).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + x * x));
         }
-        s1 = (s1 * 0.5 + 1.11).tanh();
-        helper_array(c, 0.52) + s1
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * 0.78;
+        }
+        let mut s5: f64 = {
+            let t4 = 0.52;
+            t4 * t4 * 0.5 + helper_scalar(y, 1.33)
+        };
+        (s5 - 0.84).cos() + s5
     }
 
     #[test]
@@ -6340,43 +6752,41 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
+        for i in 0..a.len() {
+            h3 = (&h3 * y + b).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
         }
-        let mut s3 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s5 = q4;
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(y, 1.15);
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + u1[j] * s2.sin()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += u1[i] * 0.2;
+        s5 += x * 0.2;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * (k as f64 * 0.5);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s5 = (k as f64 * 0.5) * j as f64,
+            _ if b.dot(b) > 0.2 => s5 = s5 * (y / (1.0 + 1.26 * 1.26)).cos(),
+            _ => s5 += (k as f64 * 0.5),
         }
-        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
+        let mut u7 = c.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
+        }
+        let mut s9: f64 = {
+            let t8 = (0.79 * ((k as f64 * 0.5) + x));
+            t8 * t8 * 0.5 + c.mean().unwrap()
+        };
+        a.dot(&u7) + s9 + u7.sum() * 0.3
     }
 
     #[test]
@@ -6393,10 +6803,22 @@ mod p187 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[k % a.len()];
-        let v2 = (b * a).mapv(f64::tanh);
-        let mut s5 = v2.iter().zip(a.iter()).map(|(p3, q4)| p3 * x.tanh().exp() - q4).reduce(f64::max).unwrap();
-        let mut s6 = helper_scalar((1.0 + helper_scalar(x, 1.02) * helper_scalar(x, 1.02)).sqrt(), helper_scalar(0.29, 1.12).tanh());
-        (helper_scalar(s6, s5) / (1.0 + ((k as f64 * 0.5) / (1.0 + s6 * s6)) * ((k as f64 * 0.5) / (1.0 + s6 * s6)))) + s6 + v2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 1.18 * 1.18))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut l2 = vec![c.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt();
+        let v6 = b.mapv(|t| t * t * 0.5 - t);
+        let z8 = ad::ndarray::Zip::from(&v6).and(a).map_collect(|&p9, &q10| (p9 * s5 - q10).sin());
+        let mut s7 = z8.sum() * a.mean().unwrap();
+        (v4.dot(&v4) + b.mean().unwrap()) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6412,16 +6834,25 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.scaled_add(y.sin(), a);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
         }
-        let mut s5 = h2.iter().enumerate().map(|(q4, &p3)| (p3 * y).sin() * (q4 as f64 + 1.0)).sum::<f64>();
-        let v6 = b.mapv(f64::sin);
-        let mut s9 = c.iter().enumerate().map(|(q8, &p7)| (p7 * h2.mapv(f64::tanh).sum()).sin() * (q8 as f64 + 1.0)).sum::<f64>();
-        (helper_array(a, 1.24) / (1.0 + s5 * s5)) + s9 + v6.sum() * 0.3
+        let mut s2 = (1.0 + helper_scalar(y, (k as f64 * 0.5)).sin() * helper_scalar(y, (k as f64 * 0.5)).sin()).ln();
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if (x * u1[0]) > 0.2 => s2 = s2 * (s2 - 0.84).sin(),
+            _ => s2 += y,
+        }
+        s2 = ((s2 / (1.0 + 0.83 * 0.83)) - (x / (1.0 + s2 * s2)));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + u1[i] * f64::ln((1.0 + 0.53 * 0.53))).tanh();
+        }
+        let mut s5 = b.iter().zip(c.iter()).map(|(p3, q4)| p3 * (x * y) - q4).reduce(f64::max).unwrap();
+        (0.70 + y).tanh() + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6437,30 +6868,28 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = a.to_owned();
-        for i in (0..k % 3) {
-            h6 = (&h6 * y + b).mapv(f64::tanh);
-            l4.push(h6.clone());
+        let mut s1 = y;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + 0.46;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(a) * 0.5;
+        s1 += s1 * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n3 = (&h2 * y + c).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        let mut s8 = q7;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * (c[0] - 0.46)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        let mut h4 = c.to_owned();
+        for i in 0..a.len() {
+            h4.mapv_inplace(|t| (t * s1).tanh());
+            h4.scaled_add(0.5, c);
         }
-        let l9: Vec<f64> = b.iter().filter(|p10| **p10 > 0.0).map(|p10| (p10 * (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh()).collect();
-        let mut s11 = l9.iter().sum::<f64>();
-        helper_scalar(x, s8) + s11
+        match k % 4 {
+            j if j > 1 => s1 = (c.dot(&h4) - 0.42) * j as f64,
+            _ if h4.mean().unwrap() > 0.2 => s1 = s1 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+        }
+        helper_scalar(s1, x) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6476,33 +6905,39 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + helper_array(b, x)).sin();
         }
-        s1 += x * 0.2;
-        let mut s2 = helper_scalar(a.dot(c), a[k % a.len()]);
-        match k % 3 {
-            0 => s2 = (0.72 - s1.tanh().exp()),
-            1 => s2 = s2 * (1.0 + helper_array(c, x) * helper_array(c, x)).sqrt(),
-            _ => s2 += f64::sin(1.30),
+        let mut s2 = c.mean().unwrap();
+        if k % 2 == 0 {
+            s2 = s2;
+        } else {
+            s2 = s2 * (helper_scalar(0.62, x) + w1.dot(c));
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * s1).tanh());
-            h3.scaled_add(0.5, c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w1[j] * w1.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += w1[i] * 0.2;
         }
-        let mut l4 = vec![b.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * y).sin()) + a;
-            l4.push(n);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + ((k as f64 * 0.5) - 0.39)).sin();
         }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * s1;
-        let v8 = (a + &v6);
-        let mut s9 = (helper_scalar((a[0] * a[0]), 0.93) * c.mapv(f64::tanh).sum());
-        (s1.cos() * v6.mapv(f64::tanh).sum()) + s9 + v8.sum() * 0.3
+        let l4 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(&w3);
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (w3[i] + s2).sin();
+        }
+        if c[0] < 0.0 {
+            s2 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp();
+        }
+        helper_array(a, a[0]) + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6518,28 +6953,35 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(c);
-        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&v1.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * helper_array(a, x) + d7[0] * 1.23;
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = b[i] * helper_array(a, y);
-        }
-        let v9 = (c * &w8).mapv(f64::tanh);
-        let mut s12 = w8.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * ((k as f64 * 0.5) - x)).sum::<f64>();
-        let mut l13 = Vec::new();
-        for p14 in 0..a.len() {
-            if v9[p14] > a[p14] {
-                l13.push((v9[p14] * w8.mapv(f64::tanh).sum()).sin());
-            } else {
-                l13.push(a[p14] * s12);
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
+        let mut s4 = c.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * s4.cos()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s3 += b[i] * 0.2;
         }
-        let mut s15 = l13.iter().map(|p14| p14 * p14).sum::<f64>() + l13[0];
-        v9[0] + s15 + v9.sum() * 0.3
+        if k % 2 == 0 {
+            s4 = b.mapv(f64::tanh).sum().sin();
+        }
+        for i in 0..a.len() {
+            let s4 = s4 * 0.5 + b.dot(b);
+            s3 = (s3 * 0.8 + s4 * 0.3).tanh();
+        }
+        s3 += s4 * 0.2;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = b[i] * b[k % a.len()];
+        }
+        let mut h6 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.mapv_inplace(|t| (t * x).tanh());
+            h6.scaled_add(0.5, c);
+        }
+        w5.mapv(f64::tanh).sum().cos() + s4 + h6.sum() * 0.3
     }
 
     #[test]
@@ -6555,32 +6997,23 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.48;
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
-            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
+        if k == 3 {
+            return 0.48;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 - y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[a.len() - 1].tanh();
         }
-        let mut s3: f64 = {
-            let t2 = b.dot(a);
-            t2 * t2 * 0.5 + s1.tanh()
-        };
-        let mut s6 = c.iter().map(|p4| p4 * (k as f64 * 0.5).tanh().exp()).min_by(|p4, q5| (p4 - (k as f64 * 0.5).tanh().exp()).abs().total_cmp(&(q5 - (k as f64 * 0.5).tanh().exp()).abs())).unwrap();
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * helper_scalar(s3, s6);
+        let mut s4 = (0..a.len()).map(|q3| u1[q3] * b[q3] + x).sum::<f64>();
+        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * (1.30 / (1.0 + s4 * s4));
+        match k % 3 {
+            0 => s5 = (x + x).cos(),
+            1 => s5 = s5 * a.mean().unwrap().tanh().exp(),
+            _ => s5 += s4,
         }
-        let mut s10 = w7.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * w7.mapv(f64::tanh).sum()) * q9 as f64).sum::<f64>();
-        (s10.tanh().exp() / (1.0 + w7[a.len() - 1] * w7[a.len() - 1])) + s10 + w7.sum() * 0.3
+        let mut s7 = y;
+        (1.0 + (x - 0.78) * (x - 0.78)).ln() + s7 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6596,25 +7029,27 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(b, helper_array(a, x));
-            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
+        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
+        let v2 = b.mapv(f64::sin);
+        for i in 0..a.len() {
+            let t3 = a[i] * (v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 += t3 * t3 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * c[k % a.len()];
+            if i == 3 {
+                break;
+            }
+        }
+        s1 = (s1 * 0.5 + helper_array(b, (v2[0] * s1))).tanh();
+        let mut s5: f64 = {
+            let t4 = helper_array(c, (k as f64 * 0.5)).cos();
+            t4 * t4 * 0.5 + (1.0 + s1 * s1).ln()
         };
-        let mut s3: f64 = 0.53;
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s1 = (s1.sin() - s5.tanh().exp()),
+            1 => s1 = s1 * helper_array(b, ((k as f64 * 0.5) + 1.22)),
+            _ => s1 += b[0].tanh().exp(),
         }
-        match k % 4 {
-            j if j > 1 => s3 = (x / (1.0 + b[0] * b[0])) * j as f64,
-            _ if x > 0.2 => s3 = s3 * (1.0 + (u4[0] * s2) * (u4[0] * s2)).sqrt(),
-            _ => s3 += ((k as f64 * 0.5) + s2),
-        }
-        s3 = y;
-        if c[0] < 0.0 {
-            s3 = (s2 * s3).sin();
-        }
-        b[0] + s3 + u4.sum() * 0.3
+        b.mean().unwrap() + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6631,16 +7066,29 @@ mod p194 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.71;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * (0.89 / (1.0 + u2[0] * u2[0]));
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (0.89 / (1.0 + b[0] * b[0]));
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = b.dot(a);
-        helper_array(&u2, b[k % a.len()].tanh().exp()) + s4 + w3.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (s1 - x)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        (helper_scalar(x, s3) * s1) + s3
     }
 
     #[test]
@@ -6657,22 +7105,34 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        s1 = (k as f64 * 0.5);
-        let mut s3: f64 = {
-            let t2 = helper_array(a, s1).cos();
-            t2 * t2 * 0.5 + (x / (1.0 + x * x))
-        };
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 * y)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + b[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(a, s1);
                 }
             }
-            s1 += b[i] * 0.2;
+            if n2 > 2 {
+                break s1 + helper_array(a, s1);
+            }
+        };
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (s3 / (1.0 + s1 * s1));
         }
-        s1 = (s1 * 0.5 + (x.tanh() * (c[k % a.len()] + 0.93))).tanh();
-        (1.36 - (0.22 + s1)) + s3
+        let v5 = (b * helper_scalar(y, y));
+        let mut l6 = Vec::new();
+        for p7 in 0..a.len() {
+            if v5[p7] > v5[p7] {
+                l6.push((v5[p7] * x.tanh()).sin());
+            } else {
+                l6.push(v5[p7] * s3);
+            }
+        }
+        let mut s8 = l6.iter().map(|p7| p7 * p7).sum::<f64>() + l6[0];
+        helper_array(c, (1.0 + y * y).ln()) + s8 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6688,17 +7148,15 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (c + a);
+        let mut s2 = c.mean().unwrap().cos();
         for i in 0..a.len() {
-            w1[i] = c[i] * 0.62;
+            s2 = (s2 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = helper_scalar((x + (k as f64 * 0.5)), x.tanh()).tanh().exp();
-        if k % 2 == 1 {
-            let y = y * 0.5 + a.dot(c);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        w1.mean().unwrap() + s2 + w1.sum() * 0.3
+        (c.mapv(f64::tanh).sum() * (x + (k as f64 * 0.5))) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6715,18 +7173,26 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        s1 = s1;
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
+        }
         for i in 0..a.len() {
-            w2[i] += (a[i] + s1).sin();
+            let t3 = b[i] * x;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
-        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * y).tanh());
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + helper_scalar(0.70, s5);
-            s5 = (s5 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (0.70 / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1)))) * j as f64,
+            _ if (1.06 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (b.dot(a) * (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += a.mean().unwrap(),
         }
-        s5 += s1 * 0.2;
-        w2.dot(c) + s5 + w2.sum() * 0.3
+        s1 = b[k % a.len()];
+        (b.mean().unwrap() / (1.0 + a.dot(c) * a.dot(c))) + s1
     }
 
     #[test]
@@ -6743,40 +7209,38 @@ mod p198 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
-        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + f64::tanh(0.23).exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in 0..a.len() {
+            let t2 = b[i] * (y - x);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * 0.23;
         }
-        s1 += s1 * 0.2;
         for i in (0..a.len()).rev() {
-            let t2 = a[i] * (1.0 + y * y).ln();
-            s1 += t2.sin() * (c[a.len() - 1] + b[a.len() - 1]);
+            s1 = (s1 * 0.7 + a[i] * 0.32).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = a.to_owned();
-        for i in (0..k % 3) {
-            h5 = (&h5 * y + c).mapv(f64::tanh);
-            l3.push(h5.clone());
+        let mut l3 = vec![b.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * x).sin()) + c;
+            l3.push(n);
         }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(a) * 0.5;
-        }
-        let mut s7 = q6;
-        let m9 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s8 = m9.diag().mapv(|t| (t * s7).sin()).sum() * (k as f64 * 0.5);
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * (c[a.len() - 1] + b[a.len() - 1]);
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar((k as f64 * 0.5), y);
-            s7 = (s7 * 0.8 + y * 0.3).tanh();
+            w7[i] += (a[i] + (0.68 - s6)).sin();
         }
-        s7 += y * 0.2;
-        let mut h10 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h10.mapv_inplace(|t| (t * y).tanh());
-            h10.scaled_add(0.5, b);
+        let mut s8 = (k as f64 * 0.5);
+        if (k as f64 * 0.5) > 0.1 {
+            s8 = x;
+        } else {
+            s8 = s8 * ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y)));
         }
-        1.19 + s8 + h10.sum() * 0.3
+        let mut s11 = c.iter().zip(c.iter()).map(|(p9, q10)| p9 * s8 - q10).reduce(f64::max).unwrap();
+        (b.mapv(f64::tanh).sum() - c[0].tanh().exp()) + s11 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6793,33 +7257,24 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
-        let mut s4 = a.iter().zip(c.iter()).map(|(p2, q3)| p2 * s1 - q3).reduce(f64::max).unwrap();
-        let mut h5 = a.to_owned();
-        for i in 0..3 {
-            let n6 = (&h5 * s1 + a).mapv(f64::tanh);
-            h5.assign(&n6);
+        match k % 4 {
+            j if j > 1 => s1 = (f64::sin(0.53) - helper_scalar(x, 0.43)) * j as f64,
+            _ if (x + y) > 0.2 => s1 = s1 * (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt(),
+            _ => s1 += c.mean().unwrap(),
         }
-        if 0.67 > 0.1 {
-            s1 = (a.dot(c) - helper_scalar(0.77, h5[0]));
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) - (k as f64 * 0.5));
+        let mut s3: f64 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + (s1 - s1)
+        };
+        let v6 = vec![0.25; b.len()];
+        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (1.0 + s3 * s3).ln()).sum::<f64>();
+        s3 = (s3 * 0.5 + helper_scalar(s3, s7.tanh().exp())).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if c[p8] > h5[p8] {
-                l7.push((c[p8] * (b[k % a.len()] + s1)).sin());
-            } else {
-                l7.push(h5[p8] * x);
-            }
-        }
-        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
-        let mut m11 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m11.row_mut(i).assign(&(c * (a[a.len() - 1].sin() + i as f64)));
-        }
-        let mut s10 = m11.row(1).dot(&h5) * (1.0 + s4 * s4).ln();
-        c.dot(b).tanh().exp() + s10 + h5.sum() * 0.3
+        let m9 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s8 = m9.diag().mapv(|t| (t * x).sin()).sum() * (1.0 + s7 * s7).ln();
+        0.44 + s8
     }
 
     #[test]

@@ -542,6 +542,32 @@ impl Program {
         self.line("}");
     }
 
+    /// A `loop` used as a value: `break e` from its own body, or
+    /// `break 'search e` from a `for` inside it.
+    fn loop_value(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let (e, e2) = (self.scalar(1), self.scalar(1));
+        let (n, name) = (self.name("n"), self.name("s"));
+        self.line(format!("let mut {n} = 0;"));
+        self.line(format!("let {name} = 'search: loop {{"));
+        self.line(format!("    {n} += 1;"));
+        self.line("    for j in 0..a.len() {");
+        self.line(format!(
+            "        {acc} = ({acc} * 0.8 + {}[j] * {e}).tanh();",
+            v.name
+        ));
+        self.line(format!("        if {acc} > 0.3 && j > {n} {{"));
+        self.line(format!("            break 'search {acc} * {e2};"));
+        self.line("        }");
+        self.line("    }");
+        self.line(format!("    if {n} > 2 {{"));
+        self.line(format!("        break {acc} + {e2};"));
+        self.line("    }");
+        self.line("};");
+        self.scalars.push(Var { name, active: true });
+    }
+
     /// Nested loops left by a labelled `continue` or `break` from the
     /// inner one.
     fn labelled_exit(&mut self) {
@@ -865,7 +891,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(21) {
+        match self.pick(22) {
+            21 => self.loop_value(),
             20 => self.vec_local(),
             19 => self.array_loop(),
             18 => self.constructed(),

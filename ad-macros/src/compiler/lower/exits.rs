@@ -11,6 +11,10 @@
 //!   `if c { return e; } rest` becomes `if c { e } else { rest }`. Inside a
 //!   loop it stores `e`, sets a flag and breaks; after the loop,
 //!   `if returned { return value; }` is desugared in turn.
+//! - `break e` out of a `loop` stores `e` and sets the exit flag; the loop
+//!   used as a value becomes a block ending in the stored value:
+//!   `let v = loop { .. break e; .. };` is
+//!   `let v = { let mut value = Default::default(); loop { .. } value };`.
 
 use proc_macro2::{Ident, Span};
 use syn::visit::Visit;
@@ -18,14 +22,16 @@ use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Block, Expr, Stmt};
 
 /// The flags the desugaring introduces are named `__ad_exit_k`,
-/// `__ad_returned_k` and `__ad_return_value_k` for the `k`-th loop: the
-/// `__ad_` prefix is reserved.
+/// `__ad_returned_k`, `__ad_return_value_k` and `__ad_break_value_k` for
+/// the `k`-th loop: the `__ad_` prefix is reserved.
 
 #[derive(Default, Clone, Copy)]
 struct Exits {
     brk: bool,
     cont: bool,
     ret: bool,
+    /// A `break e`, which gives the loop a value.
+    value: bool,
     /// A `break` or `continue` of a nested loop.
     nested: bool,
 }
@@ -58,6 +64,7 @@ impl<'ast> Visit<'ast> for Finder {
     fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
         if self.depth == 0 {
             self.exits.brk = true;
+            self.exits.value |= b.expr.is_some();
         } else {
             self.exits.nested = true;
         }
@@ -237,9 +244,9 @@ impl Desugar {
                     // is desugared as in any loop.
                     let block = &b.block;
                     let once: Expr = parse_quote!(for _ in 0..1 #block);
-                    let (desugared, returns) = self.loop_(&once);
-                    out.extend(desugared);
-                    if let Some(k) = returns {
+                    let desugared = self.loop_(&once);
+                    out.extend(desugared.stmts);
+                    if let Some(k) = desugared.returns {
                         out.extend(self.after_return_flag(k, rest, cx));
                         return out;
                     }
@@ -247,12 +254,19 @@ impl Desugar {
                 Some(loop_expr @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)))
                     if needs_desugar(stmt) =>
                 {
-                    let (desugared, returns) = self.loop_(loop_expr);
-                    out.extend(desugared);
-                    if let Some(k) = returns {
-                        out.extend(self.after_return_flag(k, rest, cx));
+                    let desugared = self.loop_(loop_expr);
+                    out.extend(desugared.stmts);
+                    // A loop ending a block gives the block its value.
+                    let tail = matches!(stmt, Stmt::Expr(_, None));
+                    let value: Vec<Stmt> = match desugared.value {
+                        Some(value) if tail => vec![Stmt::Expr(parse_quote!(#value), None)],
+                        _ => Vec::new(),
+                    };
+                    if let Some(k) = desugared.returns {
+                        out.extend(self.after_return_flag(k, &followed_by(value, rest), cx));
                         return out;
                     }
+                    out.extend(value);
                 }
                 _ if needs_desugar(stmt) && !stmt_exits(stmt).any() => {
                     // Only loops nested in this statement's blocks exit
@@ -280,9 +294,16 @@ impl Desugar {
     fn exit(&mut self, expr: &Expr, cx: Context) -> Vec<Stmt> {
         match (expr, cx) {
             (Expr::Continue(_), _) => Vec::new(),
-            (Expr::Break(_), _) => {
-                let exit = flag("exit", self.current());
-                vec![parse_quote!(#exit = true;)]
+            (Expr::Break(b), _) => {
+                let k = self.current();
+                let exit = flag("exit", k);
+                let mut stmts: Vec<Stmt> = Vec::new();
+                if let Some(e) = &b.expr {
+                    let value = flag("break_value", k);
+                    stmts.push(parse_quote!(#value = #e;));
+                }
+                stmts.push(parse_quote!(#exit = true;));
+                stmts
             }
             (Expr::Return(r), Context::Top) => match &r.expr {
                 Some(e) => vec![Stmt::Expr((**e).clone(), None)],
@@ -313,9 +334,8 @@ impl Desugar {
     /// A loop whose body may exit: its body desugared, with the flags
     /// declared before it and the check after each iteration marked by a
     /// trailing `if exit_flag { break; }` (which lowering turns into the
-    /// loop's exit condition). Returns the loop's number if its body may
-    /// `return`.
-    fn loop_(&mut self, expr: &Expr) -> (Vec<Stmt>, Option<usize>) {
+    /// loop's exit condition).
+    fn loop_(&mut self, expr: &Expr) -> DesugaredLoop {
         let exits = loop_body_exits(expr);
         self.counter += 1;
         let k = self.counter;
@@ -339,6 +359,10 @@ impl Desugar {
             out.push(parse_quote!(let mut #returned = false;));
             out.push(parse_quote!(let mut #value = ::core::default::Default::default();));
         }
+        let value = exits.value.then(|| flag("break_value", k));
+        if let Some(value) = &value {
+            out.push(parse_quote!(let mut #value = ::core::default::Default::default();));
+        }
         let new_body: Block = parse_quote!({ #(#stmts)* });
         let new_loop: Expr = match expr {
             Expr::ForLoop(l) => {
@@ -359,8 +383,22 @@ impl Desugar {
             _ => unreachable!(),
         };
         out.push(Stmt::Expr(new_loop, None));
-        (out, exits.ret.then_some(k))
+        DesugaredLoop {
+            stmts: out,
+            returns: exits.ret.then_some(k),
+            value,
+        }
     }
+}
+
+/// A loop with its exits desugared.
+struct DesugaredLoop {
+    /// The flags' declarations, then the loop.
+    stmts: Vec<Stmt>,
+    /// The loop's number, if its body may `return`.
+    returns: Option<usize>,
+    /// Where a `break e` stores the loop's value.
+    value: Option<Ident>,
 }
 
 /// Desugars the statements of every block it reaches; the loops among
@@ -373,6 +411,20 @@ struct NestedBlocks<'a> {
 impl VisitMut for NestedBlocks<'_> {
     fn visit_block_mut(&mut self, b: &mut Block) {
         b.stmts = self.desugar.stmts(&b.stmts, self.cx);
+    }
+    /// A loop used as a value (`let v = loop { .. break e; };`) becomes a
+    /// block: the flags, the loop, then the value its `break e` stored.
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let is_loop = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        if !is_loop || !loop_body_exits(e).any() {
+            return syn::visit_mut::visit_expr_mut(self, e);
+        }
+        let desugared = self.desugar.loop_(e);
+        let mut stmts = desugared.stmts;
+        if let Some(value) = desugared.value {
+            stmts.push(Stmt::Expr(parse_quote!(#value), None));
+        }
+        *e = parse_quote!({ #(#stmts)* });
     }
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
@@ -391,10 +443,10 @@ fn followed_by(mut stmts: Vec<Stmt>, rest: &[Stmt]) -> Vec<Stmt> {
     stmts
 }
 
-/// `break;`, `continue;`, `return e;` as a statement.
+/// `break;`, `break e;`, `continue;`, `return e;` as a statement.
 fn exit_expr(stmt: &Stmt) -> Option<&Expr> {
     match stmt_expr(stmt)? {
-        e @ Expr::Break(b) if b.label.is_none() && b.expr.is_none() => Some(e),
+        e @ Expr::Break(b) if b.label.is_none() => Some(e),
         e @ Expr::Continue(c) if c.label.is_none() => Some(e),
         e @ Expr::Return(_) => Some(e),
         _ => None,

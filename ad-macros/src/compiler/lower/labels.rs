@@ -14,7 +14,10 @@
 //!
 //! A `continue 'l` is the same with a flag the labelled loop clears at the
 //! start of each iteration and tests with `continue`. Each loop between the
-//! exit and its target is left by a plain `break` after its own end.
+//! exit and its target is left by a plain `break` after its own end. A
+//! `break 'l e` from a nested loop stores `e` in `__ad_break_value_l`
+//! beside its flag, and the labelled loop breaks with the stored value; a
+//! labelled loop used as a value becomes a block of its flags and itself.
 
 use proc_macro2::{Ident, Span};
 use syn::visit_mut::VisitMut;
@@ -32,15 +35,42 @@ struct Loops;
 
 impl VisitMut for Loops {
     fn visit_block_mut(&mut self, b: &mut Block) {
-        syn::visit_mut::visit_block_mut(self, b);
         let mut out = Vec::with_capacity(b.stmts.len());
-        for stmt in b.stmts.drain(..) {
-            out.extend(labelled_loop(stmt));
+        for mut stmt in b.stmts.drain(..) {
+            match &mut stmt {
+                // A statement: the flags go before it in this block.
+                Stmt::Expr(e, _) if is_labelled_loop(e) => {
+                    syn::visit_mut::visit_expr_mut(self, e);
+                    out.extend(labelled_loop(stmt));
+                }
+                _ => {
+                    self.visit_stmt_mut(&mut stmt);
+                    out.push(stmt);
+                }
+            }
         }
         b.stmts = out;
     }
+    /// A labelled loop used as a value (`let v = 'l: loop { .. }`) becomes
+    /// a block of the flags and the loop, which gives the block its value.
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        if is_labelled_loop(e) {
+            let stmts = labelled_loop(Stmt::Expr(e.clone(), None));
+            *e = parse_quote!({ #(#stmts)* });
+        }
+    }
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn is_labelled_loop(e: &Expr) -> bool {
+    match e {
+        Expr::ForLoop(f) => f.label.is_some(),
+        Expr::While(w) => w.label.is_some(),
+        Expr::Loop(l) => l.label.is_some(),
+        _ => false,
+    }
 }
 
 fn flag(kind: &str, label: &Lifetime) -> Ident {
@@ -70,6 +100,10 @@ fn labelled_loop(stmt: Stmt) -> Vec<Stmt> {
         out.push(parse_quote!(let mut #cont = false;));
         body.stmts.insert(0, parse_quote!(#cont = false;));
     }
+    if used.value {
+        let value = flag("break_value", &label);
+        out.push(parse_quote!(let mut #value = ::core::default::Default::default();));
+    }
     let mut stmt = stmt;
     if let Stmt::Expr(e, _) = &mut stmt {
         match e {
@@ -96,6 +130,8 @@ fn labelled_loop(stmt: Stmt) -> Vec<Stmt> {
 struct Used {
     brk: bool,
     cont: bool,
+    /// A `break 'l e` from a nested loop, which stores `e`.
+    value: bool,
 }
 
 /// Rewrites the exits to `label` in `stmts`, which are `depth` loops
@@ -143,7 +179,7 @@ impl Exits<'_> {
                         _ => None,
                     };
                     match kind {
-                        Some(kind) => out.extend(self.exit(kind)),
+                        Some(kind) => out.extend(self.exit(kind, break_value(&stmt))),
                         None => {
                             self.visit_stmt_mut(&mut stmt);
                             out.push(stmt);
@@ -158,30 +194,38 @@ impl Exits<'_> {
     /// `"break"` or `"continue"` for an exit to this label.
     fn kind_of(&self, e: &Expr) -> Option<&'static str> {
         match e {
-            Expr::Break(b) if b.expr.is_none() && b.label.as_ref() == Some(self.label) => {
-                Some("break")
-            }
+            Expr::Break(b) if b.label.as_ref() == Some(self.label) => Some("break"),
             Expr::Continue(c) if c.label.as_ref() == Some(self.label) => Some("continue"),
             _ => None,
         }
     }
 
     /// What an exit to the label becomes: itself unlabelled at the labelled
-    /// loop's level, further in its flag set and a plain `break`.
-    fn exit(&mut self, kind: &str) -> Vec<Stmt> {
+    /// loop's level, further in its flag set (and a `break 'l e`'s value
+    /// stored) and a plain `break`.
+    fn exit(&mut self, kind: &str, value: Option<&Expr>) -> Vec<Stmt> {
         if self.depth == 0 {
-            return vec![match kind {
-                "break" => parse_quote!(break;),
+            return vec![match (kind, value) {
+                ("break", Some(e)) => parse_quote!(break #e;),
+                ("break", None) => parse_quote!(break;),
                 _ => parse_quote!(continue;),
             }];
         }
         let f = flag(kind, self.label);
+        let mut stmts: Vec<Stmt> = Vec::new();
         if kind == "break" {
             self.used.brk = true;
         } else {
             self.used.cont = true;
         }
-        vec![parse_quote!(#f = true;), parse_quote!(break;)]
+        if let Some(e) = value {
+            let stored = flag("break_value", self.label);
+            stmts.push(parse_quote!(#stored = #e;));
+            self.used.value = true;
+        }
+        stmts.push(parse_quote!(#f = true;));
+        stmts.push(parse_quote!(break;));
+        stmts
     }
 
     /// A nested loop's body, one level deeper; returns what leaves this
@@ -197,10 +241,15 @@ impl Exits<'_> {
             parse_quote!(break)
         };
         let mut after: Vec<Stmt> = Vec::new();
-        if used.brk {
+        if used.value && self.depth == 0 {
+            // The labelled loop's own `break e`, of the value stored.
+            let stored = flag("break_value", self.label);
+            after.push(parse_quote!(if #brk { break #stored; }));
+        } else if used.brk {
             after.push(parse_quote!(if #brk { break; }));
-            self.used.brk = true;
         }
+        self.used.brk |= used.brk;
+        self.used.value |= used.value;
         if used.cont {
             after.push(parse_quote!(if #cont { #leave; }));
             self.used.cont = true;
@@ -219,7 +268,11 @@ impl VisitMut for Exits<'_> {
             _ => match self.kind_of(e) {
                 // In an expression (`_ => break 'rows,`): a block.
                 Some(kind) => {
-                    let stmts = self.exit(kind);
+                    let value = match e {
+                        Expr::Break(b) => b.expr.as_deref().cloned(),
+                        _ => None,
+                    };
+                    let stmts = self.exit(kind, value.as_ref());
                     *e = parse_quote!({ #(#stmts)* });
                 }
                 None => syn::visit_mut::visit_expr_mut(self, e),
@@ -227,4 +280,12 @@ impl VisitMut for Exits<'_> {
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The value of a `break e` statement.
+fn break_value(stmt: &Stmt) -> Option<&Expr> {
+    match stmt {
+        Stmt::Expr(Expr::Break(b), _) => b.expr.as_deref(),
+        _ => None,
+    }
 }

@@ -110,6 +110,11 @@ impl Lowerer<'_> {
             self.verbatim_local(local);
             return;
         }
+        if matches!(pat, Pat::Wild(_)) && init.diverge.is_none() {
+            // `let _ = e;` evaluates `e` and drops it, as `e;` does.
+            self.expr_stmt(&init.expr, true);
+            return;
+        }
         if !matches!(pat, Pat::Ident(_)) && !self.carries_derivative(&init.expr) {
             // `let (n, d) = (x.nrows(), x.ncols());`: inactive values that
             // only look at active ones, kept as written (renamed).
