@@ -11,6 +11,7 @@ mod emit;
 mod errors;
 mod forward;
 mod fused;
+mod guard;
 mod ir;
 mod lower;
 mod methods;
@@ -65,13 +66,21 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let function = lower::lower(&sig, &errors, modes.reverse);
-    let mut out = as_written.unwrap_or_else(|| sig.item.to_token_stream());
-    let derived = if errors.is_empty() {
-        emit::derivatives(&sig, &function, modes)
-    } else {
-        emit::stubs(&sig, modes)
+    let compiled = guard::guarded(|| {
+        let function = lower::lower(&sig, &errors, modes.reverse);
+        errors
+            .is_empty()
+            .then(|| emit::derivatives(&sig, &function, modes))
+    });
+    let derived = match compiled {
+        Ok(Some(derived)) => derived,
+        Ok(None) => emit::stubs(&sig, modes),
+        Err(panic) => {
+            errors.at(&sig.item.sig.ident, guard::internal_error(&panic));
+            emit::stubs(&sig, modes)
+        }
     };
+    let mut out = as_written.unwrap_or_else(|| sig.item.to_token_stream());
     out.extend(if is_method {
         methods::as_methods(derived, &name)
     } else {
