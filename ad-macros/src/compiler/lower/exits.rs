@@ -21,6 +21,8 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Block, Expr, Stmt};
 
+use super::super::errors::Errors;
+
 /// The flags the desugaring introduces are named `__ad_exit_k`,
 /// `__ad_returned_k`, `__ad_return_value_k` and `__ad_break_value_k` for
 /// the `k`-th loop: the `__ad_` prefix is reserved.
@@ -458,4 +460,23 @@ fn stmt_expr(stmt: &Stmt) -> Option<&Expr> {
         Stmt::Expr(e, _) => Some(e),
         _ => None,
     }
+}
+
+/// What a `return` the desugaring could not move is told: it sits inside
+/// a value, where the generated functions, which return derivatives too,
+/// cannot return it as written.
+pub const RETURN_IN_A_VALUE: &str = "a `return` inside a value (the `if`, `match`, `loop` or block a `let` binds, or an operand) is not supported yet: return from a statement instead, as in `if c { return e; }` before the `let`";
+
+/// Reports every `return` left after desugaring (outside closures and
+/// items): each is inside a value.
+pub fn report_remaining_returns(block: &Block, errors: &Errors) {
+    struct Returns<'a>(&'a Errors);
+    impl<'ast> Visit<'ast> for Returns<'_> {
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            self.0.at(r.return_token, RETURN_IN_A_VALUE);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    Returns(errors).visit_block(block);
 }

@@ -513,7 +513,8 @@ impl Lowerer<'_> {
                 None
             }
             Expr::Return(r) => {
-                self.errors.at(r.return_token, "early `return` is not supported yet: return the value as the body's last expression");
+                self.errors
+                    .at(r.return_token, super::exits::RETURN_IN_A_VALUE);
                 None
             }
             _ => {

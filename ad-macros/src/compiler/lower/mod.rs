@@ -209,6 +209,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
     let block = tuples::Tuples::default().body(&sig.item.block);
     let block = labels::rewrite(&block);
     let block = exits::Desugar::new().body(&block);
+    exits::report_remaining_returns(&block, errors);
     l.body_assigned = control::assignments(&block)
         .into_iter()
         .filter(|(_, _, is_let)| !is_let)
