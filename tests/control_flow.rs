@@ -705,6 +705,56 @@ fn loops_with_values() {
     }
 }
 
+/// A `let` of an `if` or `match` one of whose arms exits (`return`,
+/// `continue`, `break`): the `let` and what follows move into the arms
+/// that give a value.
+mod exits_in_let_arms {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] scale: Option<f64>) -> f64 {
+        let first = if x[0] > 2.0 {
+            x[0] * 2.0
+        } else {
+            return x[0] * x[0];
+        };
+        let s = match scale {
+            Some(s) if s > 10.0 => return first * s,
+            Some(s) => s,
+            None => {
+                let fallback = first.sin();
+                return fallback * 3.0;
+            }
+        };
+        let mut acc = first;
+        for i in 0..x.len() {
+            let v = match i % 3 {
+                0 => continue,
+                1 => x[i] * s,
+                _ => {
+                    if x[i] > 0.0 {
+                        break;
+                    }
+                    x[i].tanh()
+                }
+            };
+            let w = if v > 0.5 { v.sqrt() } else { continue };
+            acc += w * first;
+        }
+        acc
+    }
+}
+
+#[test]
+fn exits_in_let_arms() {
+    for (n, shift) in [(1, 3.0), (4, 3.0), (6, 3.0), (4, 0.0)] {
+        let x = random(n, 35).mapv(|v| v + 0.4)
+            + shift * Array1::from_shape_fn(n, |i| (i == 0) as u8 as f64);
+        for scale in [Some(0.8), Some(20.0), None] {
+            check_scalar!(exits_in_let_arms; ref x dx = x.clone(); scale);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

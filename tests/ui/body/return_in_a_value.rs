@@ -1,13 +1,24 @@
 use ad::differentiable;
 
 #[differentiable]
-fn f(x: f64, #[constant] scale: Option<f64>) -> f64 {
-    let y = if x > 0.0 { x * 2.0 } else { return 0.0 };
-    let s = match scale {
-        Some(s) => s,
-        None => return y,
+fn f(x: f64) -> f64 {
+    let y = {
+        if x > 1.0 {
+            return x;
+        }
+        x * 2.0
     };
-    y * s
+    // The arm's own `y` would hide the outer `y` from what follows.
+    let z = if x > 0.0 {
+        let y = y * 2.0;
+        if y > 5.0 {
+            return 0.0;
+        }
+        y
+    } else {
+        -y
+    };
+    z * y
 }
 
 fn main() {}

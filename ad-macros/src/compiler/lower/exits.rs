@@ -186,6 +186,10 @@ impl Desugar {
                 out.extend(self.exit(expr, cx));
                 return out;
             }
+            if let Some(branches) = let_of_diverging_arms(stmt, rest) {
+                out.extend(self.stmts(&[branches], cx));
+                return out;
+            }
             match stmt_expr(stmt) {
                 Some(Expr::If(e)) if stmt_exits(stmt).any() => {
                     // Move what follows into both branches, then desugar them.
@@ -430,6 +434,96 @@ impl VisitMut for NestedBlocks<'_> {
     }
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `let p = if c { a } else { return e };` then `rest`, as the statement
+/// `if c { let p = a; rest } else { return e; }`, so the `return` can be
+/// desugared like any other (the same for `match`, and for `break` and
+/// `continue`). An arm that exits as a whole (an exit, or a block ending
+/// in one) is not followed by `rest`; one without exits keeps its value as
+/// a block; a block that may exit (`{ if c { break; } v }`) is followed by
+/// `let p = v;` and `rest`, unless its own `let`s would hide names `rest`
+/// reads, in which case the `let` is left for lowering to report.
+fn let_of_diverging_arms(stmt: &Stmt, rest: &[Stmt]) -> Option<Stmt> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    if !stmt_exits(stmt).any() {
+        return None;
+    }
+    let pat = &local.pat;
+    // The statements an arm becomes.
+    let arm = |body: &Expr| -> Option<Vec<Stmt>> {
+        match body {
+            e @ (Expr::Return(_) | Expr::Break(_) | Expr::Continue(_)) => {
+                Some(vec![Stmt::Expr(e.clone(), Some(Default::default()))])
+            }
+            Expr::Block(b)
+                if b.label.is_none() && b.block.stmts.last().and_then(exit_expr).is_some() =>
+            {
+                Some(b.block.stmts.clone())
+            }
+            Expr::Block(b) if b.label.is_none() && !hides_names(&b.block.stmts, rest) => {
+                // `{ if c { break; } v }`: its statements, then `let p = v;`.
+                let (last, init) = b.block.stmts.split_last()?;
+                let Stmt::Expr(value, None) = last else {
+                    return None;
+                };
+                let mut stmts = init.to_vec();
+                stmts.push(parse_quote!(let #pat = #value;));
+                stmts.extend(rest.iter().cloned());
+                Some(stmts)
+            }
+            value if !exits_in(|f| f.visit_expr(value)).any() => {
+                let mut stmts: Vec<Stmt> = vec![parse_quote!(let #pat = #value;)];
+                stmts.extend(rest.iter().cloned());
+                Some(stmts)
+            }
+            _ => None,
+        }
+    };
+    match &*init.expr {
+        Expr::If(e) => {
+            let (_, els) = e.else_branch.as_ref()?;
+            let then = arm(&Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: e.then_branch.clone(),
+            }))?;
+            let els = arm(els)?;
+            let cond = &e.cond;
+            Some(Stmt::Expr(
+                parse_quote!(if #cond { #(#then)* } else { #(#els)* }),
+                None,
+            ))
+        }
+        Expr::Match(m) => {
+            let mut m = m.clone();
+            for a in &mut m.arms {
+                let body = arm(&a.body)?;
+                *a.body = parse_quote!({ #(#body)* });
+                a.comma = Some(Default::default());
+            }
+            Some(Stmt::Expr(Expr::Match(m), None))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a `let` among `stmts` binds a name that `rest` reads, which
+/// moving `rest` after `stmts` would make it see.
+fn hides_names(stmts: &[Stmt], rest: &[Stmt]) -> bool {
+    let bound: std::collections::HashSet<String> = stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Local(l) => Some(super::super::scan::pattern_names(&l.pat)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let read = super::super::scan::token_names(&quote::quote!(#(#rest)*));
+    bound.iter().any(|name| read.contains(name))
 }
 
 /// `stmts` then `rest`: a last expression of `stmts` gets its `;` when
