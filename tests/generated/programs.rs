@@ -21,20 +21,13 @@ mod p0 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        let mut s2 = c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(b) * j as f64,
+            _ if b.dot(c) > 0.2 => s1 = s1 * (((k as f64 * 0.5) + x) * (0.68 + y)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(0.47, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        u2.dot(a) + s1 + u2.sum() * 0.3
+        y + s2
     }
 
     #[test]
@@ -50,32 +43,21 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a[a.len() - 1];
-                }
-            }
-            if n2 > 2 {
-                break s1 + a[a.len() - 1];
-            }
+        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_array(a, x)).sum::<f64>();
+        let mut s5: f64 = {
+            let t4 = (x + (k as f64 * 0.5));
+            t4 * t4 * 0.5 + s3
         };
-        let v4 = (a * b).mapv(f64::tanh);
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar(v4[k % a.len()], 0.76);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s7: f64 = {
+            let t6 = (1.0 + s5 * s5).sqrt();
+            t6 * t6 * 0.5 + helper_array(c, s5)
+        };
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + a[j8 - 1] * (k as f64 * 0.5).tanh();
         }
-        s1 += y * 0.2;
-        if k % 2 == 1 {
-            let x = x * 0.5 + (v4[k % a.len()] - (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        b.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
+        (1.0 + s5 * s5).ln() + s7
     }
 
     #[test]
@@ -91,44 +73,36 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = c.dot(c);
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(1.12, (k as f64 * 0.5));
+        }
+        let mut s3 = a[k % a.len()];
+        if k == 3 {
+            return (s3.sin() + b.mean().unwrap());
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+        }
+        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h1.scaled_add(c.dot(c), a);
+            h4.mapv_inplace(|t| (t * s3).tanh());
+            h4.scaled_add(0.5, a);
             if i == 3 {
                 break;
             }
         }
-        let mut s2 = b.mean().unwrap().cos();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(1.12, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + h1[i] * 0.3;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + (a[0] + x)).sin();
-        }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * helper_scalar(y, y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * h1[(i + 1) % a.len()];
-            }
-            s2 += u5;
-        }
-        let mut s7: f64 = {
-            let t6 = 0.62;
-            t6 * t6 * 0.5 + 1.30
-        };
-        let v8 = (b + b);
-        let mut u9 = h1.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * (k as f64 * 0.5).sin();
-        }
-        u9.mapv(f64::tanh).sum() + s7 + u9.sum() * 0.3
+        let mut s5 = (c.mean().unwrap() + h4.mean().unwrap());
+        ((1.0 + s1 * s1).ln() / (1.0 + helper_array(c, x) * helper_array(c, x))) + s5 + h4.sum() * 0.3
     }
 
     #[test]
@@ -144,21 +118,38 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if c[0] < 0.0 {
-            s1 = ((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - 1.08);
-        } else {
-            s1 = s1 * (s1 - ((k as f64 * 0.5) - x));
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
         }
-        let mut s2 = (a.dot(c) / (1.0 + (1.24 * b[k % a.len()]) * (1.24 * b[k % a.len()]))).tanh().exp();
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(c);
+        let mut s2 = (f64::cos(1.08) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * helper_scalar(y, y);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += h1[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => h1[i] * (1.24 * c[k % a.len()]),
+                _ => {
+                    if h1[i] > 0.8 {
+                        break;
+                    }
+                    h1[i].tanh()
+                }
+            };
+            s2 += w5 * (k as f64 * 0.5);
+        }
+        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5) };
         if k == 3 {
-            return (1.0 + s2.tanh().exp() * s2.tanh().exp()).ln();
+            return (h1[0].cos() * helper_array(&h1, (k as f64 * 0.5)));
         }
-        a.mapv(f64::tanh).sum().tanh() + s2 + u3.sum() * 0.3
+        (a.mapv(f64::tanh).sum() * (1.29 - x)) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -174,39 +165,37 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * (y * 0.38);
-            if i % 3 == 1 {
-                continue;
+            w1[i] += (a[i] + (y / (1.0 + y * y))).sin();
+        }
+        let mut s2: f64 = 0.31;
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (x - 1.03)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + w1[i] * 0.3;
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * w1.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
             }
-            s1 += t2.sin() * a.dot(a);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (y / (1.0 + y * y));
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.46 / (1.0 + x * x))).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * b[0];
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => w1[i] * (x + 0.67),
+                _ => {
+                    if w1[i] > 0.8 {
+                        break;
+                    }
+                    w1[i].tanh()
                 }
-            }
-            if n5 > 2 {
-                break s1 + b[0];
-            }
-        };
-        c[k % a.len()] + s1
+            };
+            s2 += w3 * (1.0 + y * y).sqrt();
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + y * y).sqrt() };
+        ((x - s4) / (1.0 + (0.22 / (1.0 + a[k % a.len()] * a[k % a.len()])) * (0.22 / (1.0 + a[k % a.len()] * a[k % a.len()])))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -222,16 +211,23 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_scalar((k as f64 * 0.5), y);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + f64::ln((1.0 + 1.02 * 1.02))).sin();
         }
-        let mut s5 = (0..a.len()).map(|q4| a[q4] * b[q4] + x).sum::<f64>();
-        let v6 = (a + c);
-        let v7 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        (c.dot(c) - (s1 + y)) + s5 + v7.sum() * 0.3
+        let mut s2 = helper_scalar((a.dot(b) + x), helper_array(&w1, (y + (k as f64 * 0.5))));
+        s2 += w1.mean().unwrap();
+        let mut s4: f64 = {
+            let t3 = (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).ln();
+            t3 * t3 * 0.5 + (x + x)
+        };
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + w1[i] * (w1[0] * 1.29)).tanh();
+        }
+        w1.dot(&w1) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -247,41 +243,33 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > b[p2] {
-                l1.push((c[p2] * b[0]).sin());
-            } else {
-                l1.push(b[p2] * x);
-            }
+        let mut s1 = (b[0] - y);
+        for i in 0..a.len() {
+            let t2 = a[i] * (a[0] - y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_array(a, 1.36);
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y / (1.0 + a[0] * a[0]));
+        }
+        let mut s4 = b.dot(a);
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * 1.08).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * a[0];
+                s4 = (s4 * 0.8 + a[j] * f64::cos(0.97)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * 0.71;
                 }
             }
-            if n4 > 2 {
-                break s3 + a[0];
+            if n5 > 2 {
+                break s4 + 0.71;
             }
         };
-        match k % 3 {
-            0 => s3 = (k as f64 * 0.5),
-            1 => s3 = s3 * s5,
-            _ => s3 += (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        if (x / (1.0 + a[0] * a[0])) > 0.1 {
-            s3 = b.dot(a);
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * f64::cos(0.97);
-        }
-        (s5 / (1.0 + 0.51 * 0.51)).tanh() + s3 + w6.sum() * 0.3
+        s1 += (s6 / (1.0 + s4 * s4)).tanh().exp();
+        (1.0 + y.cos() * y.cos()).sqrt() + s4
     }
 
     #[test]
@@ -297,17 +285,13 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[k % a.len()];
-        if (a[a.len() - 1] / (1.0 + 0.65 * 0.65)) > 0.1 {
-            s1 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s1, s1));
-        } else {
-            s1 = s1 * y;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65));
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.scaled_add(c.mean().unwrap(), b);
-        }
-        (c.mean().unwrap() + (s1 - s1)) + s1 + h2.sum() * 0.3
+        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        s2 += ((1.0 + s2 * s2).sqrt() - s2);
+        a.dot(c) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -323,27 +307,30 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = {
+            let t1 = x;
+            t1 * t1 * 0.5 + x
+        };
+        let v3 = (b + b);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v3[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * ((k as f64 * 0.5) + y);
+                }
+            }
+            if n4 > 2 {
+                break s2 + ((k as f64 * 0.5) + y);
+            }
+        };
         for i in 0..a.len() {
-            w3[i] += (b[i] + 0.54).sin();
+            let x = x * 0.5 + a.dot(c);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((s1 - x) + a.dot(c)) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt(),
-            _ => s1 += s1,
-        }
-        let mut h4 = w3.to_owned();
-        for i in 0..a.len() {
-            let n5 = (&h4 * s1 + &w3).mapv(f64::tanh);
-            h4.assign(&n5);
-        }
-        0.87 + s1 + h4.sum() * 0.3
+        s2 += x * 0.2;
+        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -359,49 +346,34 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.dot(a);
-        }
-        let mut s2 = (helper_scalar((k as f64 * 0.5), a.mean().unwrap()) * helper_scalar(x.tanh(), y));
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * (1.0 + y * y).sqrt()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * u1.dot(c);
-                }
-            }
-            if n3 > 2 {
-                break s2 + u1.dot(c);
-            }
-        };
-        if k == 3 {
-            return (s4 - y);
-        }
+        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * a.dot(a) + d3[0] * 1.10;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t5 = u1[i] * (0.84 + s2);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += b[j] * t5;
-            }
-            s2 = s2 + q6.tanh();
-            if i == 3 {
-                break;
-            }
+            w4[i] += (b[i] + b.mapv(f64::tanh).sum()).sin();
         }
-        let v7 = (a + b);
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * 1.31;
+        }
+        let mut u6 = u5.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
+        }
         match k % 3 {
-            0 => s2 = (c[a.len() - 1] / (1.0 + a[0] * a[0])).sin(),
-            1 => s2 = s2 * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-            _ => s2 += s4.tanh().exp(),
+            0 => s1 = ((k as f64 * 0.5) - s1).tanh().exp(),
+            1 => s1 = s1 * x,
+            _ => s1 += x,
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (c[i] + v7.mapv(f64::tanh).sum()).sin();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + u5[j7 - 1] * a.mean().unwrap();
         }
-        w8.mapv(f64::tanh).sum().cos() + s2 + w8.sum() * 0.3
+        let v10 = vec![0.25; c.len()];
+        let mut s11 = c.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * u6.mapv(f64::tanh).sum()).sum::<f64>();
+        b.mean().unwrap() + s11 + u6.sum() * 0.3
     }
 
     #[test]
@@ -417,17 +389,27 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (((k as f64 * 0.5) / (1.0 + 1.22 * 1.22)) + x.tanh().exp());
+        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (1.0 + x * x).sqrt().tanh(),
+            _ => s1 += helper_array(a, 1.39),
         }
-        let v3 = vec![0.25; c.len()];
-        let mut s4 = c.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(b, y)).sum::<f64>();
-        let mut s5: f64 = 1.06;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        (k as f64 * 0.5) + s5 + w6.sum() * 0.3
+        let mut s2 = helper_scalar((c.dot(b) / (1.0 + s1.tanh().exp() * s1.tanh().exp())), s1);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 + 0.58);
+        }
+        helper_scalar(b.mean().unwrap(), s2.tanh()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -443,13 +425,18 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * y) + d3[0] * c.dot(a);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b[0].tanh().exp()).tanh();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        ((y - (k as f64 * 0.5)) + (1.0 + x * x).ln()) + s1
+        s1 += s1 * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(c);
+        }
+        (s1 / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())) + s1
     }
 
     #[test]
@@ -465,24 +452,37 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
-        }
-        let mut s1 = helper_array(c, a.mean().unwrap());
+        let mut s1 = y;
         for i in 0..a.len() {
-            let x = x * 0.5 + (a[k % a.len()] + y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t2 = c[i] * a.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (1.0 + x * x).ln();
         }
-        s1 += x * 0.2;
-        s1 = c.mean().unwrap();
-        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (k as f64 * 0.5).tanh()).tanh() + helper_scalar(y, x)).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n6 = (&h5 * x + c).mapv(f64::tanh);
-            h5.assign(&n6);
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * y.tanh().exp();
         }
-        a.dot(c) + s2 + h5.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh().exp() };
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        let l5: Vec<f64> = a.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * b.dot(c)).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        c.mean().unwrap() + s7
     }
 
     #[test]
@@ -505,10 +505,17 @@ mod p13 {
                 break;
             }
         }
-        let g3 = |p4: f64| (p4 * 1.08).tanh();
-        let mut s2 = g3(y) + g3(a[0]);
-        let v5 = (c * c).mapv(f64::tanh);
-        (c[a.len() - 1] * v5.mapv(f64::tanh).sum()) + s2 + v5.sum() * 0.3
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * s1).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * (k as f64 * 0.5).sin()).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
+        }
+        (1.0 + (y * s1) * (y * s1)).sqrt() + s4
     }
 
     #[test]
@@ -530,30 +537,28 @@ mod p14 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut s2 = (b.mapv(f64::tanh).sum() + a.dot(c));
         if k == 3 {
-            return y;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+            return (b.mapv(f64::tanh).sum() + a.dot(c));
         }
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + b[a.len() - 1];
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            let t2 = b[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        s2 += s2 * 0.2;
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * s2).tanh());
-            h3.scaled_add(0.5, a);
+        if k % 2 == 0 {
+            s1 = (a[a.len() - 1].tanh().exp() - y.tanh().exp());
+        } else {
+            s1 = s1 * (f64::cos(0.53) - a[0]);
         }
-        y + s2 + h3.sum() * 0.3
+        let mut s6 = (0..a.len()).map(|q5| b[q5] * b[q5] + (1.0 + s1 * s1).ln()).sum::<f64>();
+        let v7 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -569,14 +574,18 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        if k % 2 == 0 {
-            s1 = helper_array(b, helper_scalar(s1, s1));
+        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * a[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        if k == 3 {
-            return (1.26 + (y + 0.53));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(0.53, s1);
         }
-        helper_array(a, s1) + s1
+        ((1.0 + s1 * s1).sqrt() * x) + s1
     }
 
     #[test]
@@ -592,16 +601,11 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = c.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add((0.35 + (k as f64 * 0.5)), &c);
-        let mut s1 = f2.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (s1 * x) * (s1 * x)).ln() * j as f64,
-            _ if (y + s1) > 0.2 => s1 = s1 * ((b[k % a.len()] + (k as f64 * 0.5)) / (1.0 + (y - y) * (y - y))),
-            _ => s1 += b.mean().unwrap(),
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + (c[0] + 0.35)).sum::<f64>();
+        if c[0] < 0.0 {
+            s3 = (helper_scalar(a[k % a.len()], b[k % a.len()]) / (1.0 + (x * s3) * (x * s3)));
         }
-        a[a.len() - 1] + s1 + f2.sum() * 0.3
+        ((b[k % a.len()] - s3) + (k as f64 * 0.5).tanh().exp()) + s3
     }
 
     #[test]
@@ -618,23 +622,44 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x.sin();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * b[0].tanh().exp()).tanh();
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * b[0]).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        let v2 = (b * a).mapv(f64::tanh);
-        let v5 = vec![0.25; a.len()];
-        let mut s6 = a.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * helper_scalar(y, c[k % a.len()])).sum::<f64>();
-        s6 = c.dot(a);
-        let v7 = (a + c);
-        s1 = (s1 * 0.5 + helper_scalar((s1 * s6), (v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
-        (v7.dot(&v7) - helper_array(a, s1)) + s6 + v7.sum() * 0.3
+        if k == 3 {
+            return x;
+        }
+        let mut s3: f64 = {
+            let t2 = b.mean().unwrap();
+            t2 * t2 * 0.5 + s1.tanh().exp()
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * x).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * s3;
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
+        }
+        ((k as f64 * 0.5).tanh() / (1.0 + x.cos() * x.cos())) + s3
     }
 
     #[test]
@@ -650,26 +675,40 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar((k as f64 * 0.5), y)).sum::<f64>();
-        if k == 3 {
-            return (c[k % a.len()] + (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()])));
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (s3 * y);
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
         for i in 0..a.len() {
-            w5[i] += (a[i] + (x / (1.0 + x * x))).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (s1 * y),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * c.mean().unwrap();
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 0.53).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s3 += x * 0.2;
-        let mut s6 = (y - (helper_scalar(s3, 0.21) - (1.03 - x)));
-        b.dot(b) + s6 + w5.sum() * 0.3
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        }
+        let mut s6: f64 = {
+            let t5 = b.dot(c);
+            t5 * t5 * 0.5 + y
+        };
+        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * helper_array(b, y)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        ((s1 / (1.0 + s3 * s3)) * s6) + s9 + u4.sum() * 0.3
     }
 
     #[test]
@@ -694,28 +733,19 @@ mod p19 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (x - c.dot(b));
         }
+        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + b.mapv(f64::tanh).sum());
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = helper_scalar(y, c.mapv(f64::tanh).sum());
-            t2 * t2 * 0.5 + helper_array(a, 1.11)
-        };
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * (1.0 + x * x).ln()).tanh();
-            if i == 3 {
-                break;
-            }
+        for (p5, &q6) in c.iter().zip(a) {
+            s1 = (s1 * 0.7 + p5 * q6 * s4).tanh();
         }
-        helper_scalar(a.mapv(f64::tanh).sum(), y.cos()) + s3
+        y + s4
     }
 
     #[test]
@@ -732,39 +762,33 @@ mod p20 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 3 {
-            0 => s1 = helper_scalar((0.58 + y), y),
-            1 => s1 = s1 * ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())),
-            _ => s1 += y,
+        s1 = helper_scalar((0.58 + y), y);
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + a[0] * a[0]).sqrt();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[0];
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        let mut s3 = b[a.len() - 1].tanh().exp();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + f64::tanh(1.28).exp()).sin();
+        s1 = c[0];
+        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
+        let mut s4 = z5.sum() * x;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) + y);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * (x * (k as f64 * 0.5));
-        }
-        for i in (0..a.len()).rev() {
-            let t6 = a[i] * a.dot(&w4);
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * w4[(i + 1) % a.len()];
+        s1 += s1 * 0.2;
+        let mut l8 = Vec::new();
+        for p9 in 0..a.len() {
+            if u2[p9] > c[p9] {
+                l8.push((u2[p9] * (k as f64 * 0.5)).sin());
+            } else {
+                l8.push(c[p9] * s4);
             }
-            s3 += u7;
         }
-        let mut h8 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h8.scaled_add(s1, a);
-        }
-        0.25 + s3 + h8.sum() * 0.3
+        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
+        helper_scalar(c.mapv(f64::tanh).sum(), (c[a.len() - 1] * s1)) + s10 + u3.sum() * 0.3
     }
 
     #[test]
@@ -780,23 +804,19 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, b[k % a.len()])).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = (0.35 - ((k as f64 * 0.5).sin() * (1.0 + x * x).sqrt()));
+        if k % 2 == 0 {
+            s1 = x.tanh().exp().tanh();
+        } else {
+            s1 = s1 * ((x - 0.90) / (1.0 + s1 * s1));
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if ((k as f64 * 0.5) + y) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += f64::tanh(0.68),
         }
-        s1 += s1 * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + f64::tanh(1.05).exp()).sin();
-        }
-        w2.mapv(f64::tanh).sum().tanh().exp() + s1 + w2.sum() * 0.3
+        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), x);
+        helper_array(c, y) + s2
     }
 
     #[test]
@@ -818,26 +838,14 @@ mod p22 {
         } else {
             s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (1.38 / (1.0 + 1.20 * 1.20)),
-            _ => s1 += (0.21 - x),
+        if k == 3 {
+            return (f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y)));
         }
-        let mut s3: f64 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + ((k as f64 * 0.5) - x)
-        };
-        match k % 4 {
-            j if j > 1 => s3 = (helper_array(c, (k as f64 * 0.5)) + (c[0] - s3)) * j as f64,
-            _ if (y / (1.0 + x * x)) > 0.2 => s3 = s3 * ((0.92 / (1.0 + b[k % a.len()] * b[k % a.len()])) * helper_scalar(s3, 0.76)),
-            _ => s3 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(a) * j as f64,
-            _ if c.dot(a) > 0.2 => s1 = s1 * (x.tanh().exp() * y),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        a[a.len() - 1] + s3
+        let mut s2 = s1;
+        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * c.mean().unwrap() + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        let mut s6 = helper_array(&f4, helper_array(b, (0.59 - f4[a.len() - 1])));
+        c[k % a.len()] + s6 + f4.sum() * 0.3
     }
 
     #[test]
@@ -854,31 +862,46 @@ mod p23 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.scaled_add((1.0 + y * y).ln(), b);
+        if (y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) > 0.1 {
+            s1 = helper_array(c, c[a.len() - 1].cos());
+        } else {
+            s1 = s1 * 1.06;
         }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * c.mapv(f64::tanh).sum();
-            if i % 3 == 1 {
+        let mut s2 = f64::ln((1.0 + 1.03 * 1.03));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (0.41 - a[a.len() - 1])).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
                 continue;
             }
-            s1 += t3.sin() * helper_array(b, y);
+            s2 = (s2 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
         match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (a[a.len() - 1] / (1.0 + b[k % a.len()] * b[k % a.len()])),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+            j if j > 1 => s2 = s2 * j as f64,
+            _ if x.tanh() > 0.2 => s2 = s2 * (c.mapv(f64::tanh).sum() * y),
+            _ => s2 += helper_array(c, (k as f64 * 0.5)),
         }
-        if c[0] < 0.0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * ((y * b[0]) / (1.0 + (1.0 + h2[a.len() - 1] * h2[a.len() - 1]).sqrt() * (1.0 + h2[a.len() - 1] * h2[a.len() - 1]).sqrt()));
-        }
-        let g5 = |p6: f64| (p6 * y.cos()).tanh();
-        let mut s4 = g5(((k as f64 * 0.5) / (1.0 + y * y))) + g5(c[0]);
-        let v7 = c.mapv(|t| t * t * 0.5 - t);
-        b.dot(c) + s4 + v7.sum() * 0.3
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+                }
+            }
+            if n3 > 2 {
+                break s1 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+            }
+        };
+        (k as f64 * 0.5).tanh() + s2
     }
 
     #[test]
@@ -894,26 +917,35 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * y).tanh().tanh();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += a.mean().unwrap(),
+        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_array(b, y)).sum::<f64>();
+        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (y + 1.23)).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        for (p7, &q8) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p7 * q8 * ((k as f64 * 0.5) * y)).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[k % a.len()].tanh().exp();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * s1.tanh().exp();
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s3.tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w9 * s3;
         }
-        if k == 3 {
-            return helper_array(&w3, 0.95).tanh().exp();
+        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
+        if c[0] < 0.0 {
+            s3 = helper_scalar(x, c.dot(c));
+        } else {
+            s3 = s3 * helper_scalar((k as f64 * 0.5).tanh(), ((k as f64 * 0.5) - (k as f64 * 0.5)));
         }
-        s1 += a.dot(a).tanh();
-        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        (y.cos() - x) + s1 + v4.sum() * 0.3
+        let m12 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d13 = m12.diag();
+        let mut s11 = d13.mapv(|t| (t * s3).sin()).sum() * (1.0 + s3 * s3).ln() + d13[0] * y.sin();
+        0.47 + s11
     }
 
     #[test]
@@ -930,20 +962,9 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1.cos();
-                }
-            }
-            if n2 > 2 {
-                break s1 + s1.cos();
-            }
-        };
-        b.mapv(f64::tanh).sum() + s1
+        let l2: Vec<f64> = b.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (c[a.len() - 1] * (k as f64 * 0.5))).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        (b.mean().unwrap() * a[k % a.len()]) + s4
     }
 
     #[test]
@@ -959,30 +980,39 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * b[k % a.len()].tanh()).tanh() + (1.0 + y * y).ln()).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (f2[i] + (s1 * y)).sin();
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + y * y).sqrt();
         }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * (k as f64 * 0.5);
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
         let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h5.scaled_add(s1.tanh().exp(), b);
+        for i in (0..a.len()).rev() {
+            h5.mapv_inplace(|t| (t * s1).tanh());
+            h5.scaled_add(0.5, a);
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + h5.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if s1.tanh().exp() > 0.1 {
-            s1 = s1;
-        }
+        s1 = h5.mapv(f64::tanh).sum();
         match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + y * y)) > 0.2 => s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
-            _ => s1 += w4[0],
+            j if j > 1 => s1 = h5.dot(a).tanh().exp() * j as f64,
+            _ if (y + (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_array(a, 0.45),
+            _ => s1 += ((k as f64 * 0.5) + a[0]),
         }
-        (y.tanh().exp() + w4.mapv(f64::tanh).sum()) + s1 + h5.sum() * 0.3
+        let v6 = (b + a);
+        y.sin().sin() + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -998,15 +1028,21 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(a, x).tanh().exp();
-            t1 * t1 * 0.5 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, a);
         }
-        let mut s5 = b.iter().enumerate().map(|(q4, &p3)| (p3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
-        helper_scalar((b[k % a.len()] - (k as f64 * 0.5)), (x - (k as f64 * 0.5))) + s5
+        if k == 3 {
+            return (h1[a.len() - 1] / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt()));
+        }
+        let mut s2 = a.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s2 = (b.mapv(f64::tanh).sum() - (s2 + (k as f64 * 0.5))) * j as f64,
+            _ if x > 0.2 => s2 = s2 * (h1.mapv(f64::tanh).sum() - b.dot(b)),
+            _ => s2 += x.sin(),
+        }
+        c.dot(c) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1022,34 +1058,19 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = a[i] * b.dot(a);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            w1[i] = b[i] * (y * y);
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * helper_array(a, c[a.len() - 1]);
-                }
+        let mut s2 = c.dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * (x / (1.0 + 1.28 * 1.28));
+            s2 += t3.sin() * (y * 0.56);
+            if i == 3 {
+                break;
             }
-            if n4 > 2 {
-                break s1 + helper_array(a, c[a.len() - 1]);
-            }
-        };
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * a.dot(b),
-            _ => s1 += helper_scalar((k as f64 * 0.5), s5),
         }
-        a.mean().unwrap() + s1
+        f64::ln((1.0 + (1.28 / (1.0 + 1.26 * 1.26)) * (1.28 / (1.0 + 1.26 * 1.26)))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1065,30 +1086,23 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return x;
         }
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * x,
-            _ => s1 += (1.0 + x * x).ln(),
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, (k as f64 * 0.5));
+        if k == 3 {
+            return y.sin();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * (1.0 + x * x).sqrt();
+        let mut s2 = (1.0 + helper_array(c, y) * helper_array(c, y)).sqrt();
+        if (b[0] / (1.0 + 0.81 * 0.81)) > 0.1 {
+            s2 = s2.tanh().exp();
+        } else {
+            s2 = s2 * (((k as f64 * 0.5) - 0.32) * b.dot(&u1));
         }
-        u2.mapv(f64::tanh).sum() + s1 + w3.sum() * 0.3
+        x + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1105,19 +1119,22 @@ mod p30 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sin(0.63);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + f64::sin(0.63);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * (0.62 - c[a.len() - 1]) + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        if c[0] < 0.0 {
-            s3 = s1.tanh().exp().tanh();
-        } else {
-            s3 = s3 * (c[0].tanh().exp() - (1.0 + s1 * s1).sqrt());
+        s1 += s1 * 0.2;
+        match k % 3 {
+            0 => s1 = (helper_array(c, (k as f64 * 0.5)) / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))),
+            1 => s1 = s1 * (1.0 + ((k as f64 * 0.5) - y) * ((k as f64 * 0.5) - y)).sqrt(),
+            _ => s1 += y,
         }
-        (a.mean().unwrap() / (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1))) + s3 + f4.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if x > 0.2 => s1 = s1 * f64::ln((1.0 + 1.10 * 1.10)),
+            _ => s1 += x,
+        }
+        ((1.14 - y) - b.dot(c)) + s1
     }
 
     #[test]
@@ -1133,28 +1150,24 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.59 - x)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y.tanh();
-                }
-            }
-            if n2 > 2 {
-                break s1 + y.tanh();
-            }
-        };
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * (k as f64 * 0.5)).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        match k % 3 {
-            0 => s1 = (helper_array(b, y) + helper_array(a, x)),
-            1 => s1 = s1 * s1,
-            _ => s1 += y,
+        if k == 3 {
+            return helper_array(a, y).tanh();
         }
-        a[0] + s4
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > b[p2] {
+                l1.push((c[p2] * helper_scalar(y, y)).sin());
+            } else {
+                l1.push(b[p2] * x);
+            }
+        }
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let v4 = (c * b).mapv(f64::tanh);
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        }
+        y + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1170,43 +1183,34 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = b[p2] * (k as f64 * 0.5).cos();
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        if c[0] < 0.0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * (x / (1.0 + (x * s2) * (x * s2)));
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * (x * (k as f64 * 0.5))).tanh();
-        }
-        let mut f4 = a.to_owned();
-        f4.mapv_inplace(|t| (t * y).tanh());
-        f4.scaled_add(b.mean().unwrap(), &a);
-        let mut s3 = f4.sum() * 0.3;
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        s4 = (s4 * 0.5 + a[k % a.len()]).tanh();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            s4 = (s4 * 0.7 + b[i] * (x - 1.01)).tanh();
             let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s4 = s4 + b[i] * 0.3;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s6: f64 = {
+            let t5 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * ((k as f64 * 0.5) - x));
+            t5 * t5 * 0.5 + (k as f64 * 0.5)
+        };
+        match k % 3 {
+            0 => s6 = (f64::sqrt((1.0 + 0.96 * 0.96)) * (1.0 + s4 * s4).sqrt()),
+            1 => s6 = s6 * (v3.mapv(f64::tanh).sum() * f64::tanh(0.22).exp()),
+            _ => s6 += y,
+        }
+        let v7 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] = f4[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            w8[i] += (v3[i] + (k as f64 * 0.5)).sin();
         }
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        a.dot(b) + s3 + h6.sum() * 0.3
+        (c[a.len() - 1] / (1.0 + helper_scalar(a[0], c[0]) * helper_scalar(a[0], c[0]))) + s6 + w8.sum() * 0.3
     }
 
     #[test]
@@ -1222,18 +1226,13 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(c) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, s1),
-            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = (helper_array(c, 0.80) * s1),
-            1 => s1 = s1 * (x.tanh().exp() / (1.0 + (s1 / (1.0 + y * y)) * (s1 / (1.0 + y * y)))),
-            _ => s1 += a.dot(a),
+        if k == 3 {
+            return c.dot(c);
         }
-        b.dot(b) + s1
+        helper_array(a, x)
     }
 
     #[test]
@@ -1250,20 +1249,32 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (0.69 * s1),
-            _ => s1 += x,
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        if k % 2 == 0 {
+            s1 = c.dot(c);
         }
-        let mut s3: f64 = {
-            let t2 = (c.mean().unwrap() * (k as f64 * 0.5).cos());
-            t2 * t2 * 0.5 + s1
-        };
-        let mut s5: f64 = {
-            let t4 = ((0.99 - a[0]) - c.dot(a));
-            t4 * t4 * 0.5 + (k as f64 * 0.5)
-        };
-        b.mean().unwrap().tanh().exp() + s5
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5).cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        ((y - 0.99) * (s3 / (1.0 + s1 * s1))) + s1
     }
 
     #[test]
@@ -1280,25 +1291,16 @@ mod p35 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (x - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        s1 = (s1 * 0.5 + b.dot(b)).tanh();
+        let (s3, c4) = (x * c[k % a.len()]).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, a.dot(b)]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * c[0];
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s2 = s2.sin() * 0.9 + a[j6 - 1] * y.cos();
         }
-        if c[0] < 0.0 {
-            s1 = c[0];
-        } else {
-            s1 = s1 * c[0];
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
-        }
-        u2.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        (1.35 + helper_array(c, (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -1315,14 +1317,10 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(a, s1)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        match k % 3 {
+            0 => s1 = helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            1 => s1 = s1 * s1,
+            _ => s1 += x,
         }
         y + s1
     }
@@ -1340,36 +1338,48 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > b[p2] {
+                l1.push((c[p2] * y).sin());
+            } else {
+                l1.push(b[p2] * y);
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * x).tanh());
-        let mut h6 = b.to_owned();
-        for i in 0..a.len() {
-            h6.scaled_add(y, b);
-        }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * b[0].tanh().exp()).tanh();
-                if s5 > 0.3 && j > n7 {
-                    break 'search s5 * s5.tanh();
+                s3 = (s3 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n7 > 2 {
-                break s5 + s5.tanh();
+            s3 += b[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (1.0 + s3 * s3).ln()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-        };
-        (((k as f64 * 0.5) - x) * h6[k % a.len()].tanh().exp()) + s5 + h6.sum() * 0.3
+            s3 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * 1.30).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (1.0 + y * y).sqrt();
+        }
+        a[k % a.len()] + s3
     }
 
     #[test]
@@ -1386,24 +1396,22 @@ mod p38 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
-        }
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            let n3 = (&h2 * y + a).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(0.66, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + h2[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = x;
-        a[a.len() - 1] + s4 + h2.sum() * 0.3
+        let mut s3: f64 = {
+            let t2 = b[k % a.len()].tanh().exp().tanh().exp();
+            t2 * t2 * 0.5 + helper_scalar(a[0], y)
+        };
+        let mut s4 = a.mean().unwrap();
+        let v5 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        (s4 * a[a.len() - 1]) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1419,38 +1427,41 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
-        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * helper_scalar(c[0], a[k % a.len()]) - q5).reduce(f64::max).unwrap();
+        let mut s1 = c.mean().unwrap();
+        for i in 0..a.len() {
+            let x = x * 0.5 + b.dot(c);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + y).sin();
+        }
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * b[0]).tanh();
-        }
-        let mut s7 = b[0];
-        let mut s9: f64 = {
-            let t8 = s3.sin();
-            t8 * t8 * 0.5 + a[0].tanh().exp()
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + a[j] * (y / (1.0 + 1.28 * 1.28))).tanh();
-                if s7 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
+            if i == 3 {
+                break;
             }
-            s7 += a[i] * 0.2;
         }
-        let mut l10 = Vec::with_capacity(3);
-        let mut h12 = a.to_owned();
-        for i in (0..k % 3) {
-            h12 = (&h12 * x + a).mapv(f64::tanh);
-            l10.push(h12.clone());
+        if x > 0.1 {
+            s1 = b.mapv(f64::tanh).sum();
         }
-        let mut q13 = h12.sum();
-        for p11 in &l10 {
-            q13 += p11.dot(a) * 0.5;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * f64::sin(1.24);
         }
-        let mut s14 = q13;
-        helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (k as f64 * 0.5)) + s14
+        let mut h4 = w2.to_owned();
+        for i in 0..3 {
+            let n5 = (&h4 * x + &w2).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 1.28).tanh();
+        }
+        helper_array(c, f64::tanh(0.21).exp()) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1467,17 +1478,29 @@ mod p40 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
-        match k % 3 {
-            0 => s1 = helper_array(a, (1.0 + x * x).sqrt()),
-            1 => s1 = s1 * s1,
-            _ => s1 += y,
+        for i in 0..a.len() {
+            let t2 = a[i] * (1.0 + y * y).sqrt();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v2 = a.mapv(f64::sin);
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.tanh().exp();
         }
-        (s1 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s1 + u3.sum() * 0.3
+        let mut f6 = b.to_owned();
+        f6.mapv_inplace(|t| (t * s1).tanh());
+        f6.scaled_add(b.mean().unwrap(), &b);
+        let mut s5 = f6.sum() * 0.3;
+        x + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -1493,37 +1516,49 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_array(a, 0.60) > 0.2 => s1 = s1 * (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s1)),
-            _ => s1 += (x / (1.0 + s1 * s1)),
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = a[p2] * f64::cos(1.29);
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
-        }
-        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * c.mean().unwrap()).view()]).unwrap();
-        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
-        let mut s5 = b.mean().unwrap();
-        if (0.32 * s5) > 0.1 {
-            s3 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - helper_array(b, s3));
-        } else {
-            s3 = s3 * (k as f64 * 0.5);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * c.dot(c)).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s5 += a[i] * 0.2;
+        l1[0] += y;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        s4 += x.tanh().exp();
+        if k == 3 {
+            return (helper_array(b, v3[k % a.len()]) - helper_scalar(b[0], s4));
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + a[0] * a[0]).sqrt()).tanh();
+            s4 = (s4 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + b[i] * 0.3;
         }
-        b.mapv(f64::tanh).sum() + s5 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + c[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + d7[0] * (x * 1.25);
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_array(b, b[k % a.len()]),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s4 += w8 * a[k % a.len()].tanh().exp();
+        }
+        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * a[k % a.len()].tanh().exp() };
+        c.dot(a) + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1539,34 +1574,36 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * c).mapv(f64::tanh);
-        let mut s2 = ((k as f64 * 0.5) * helper_scalar((k as f64 * 0.5), y).cos());
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return (helper_scalar(x, x) - x.cos());
         }
-        for i in 0..a.len() {
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * y.tanh()).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let mut s4 = helper_array(a, 0.46).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + c[i] * helper_array(&v1, (k as f64 * 0.5))).tanh();
+            s3 = (s3 * 0.7 + b[i] * helper_scalar(y, x)).tanh();
             let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + helper_scalar(y, x)).sin();
+        let mut l5 = Vec::new();
+        for p6 in 0..a.len() {
+            if a[p6] > a[p6] {
+                l5.push((a[p6] * (s3 / (1.0 + b[k % a.len()] * b[k % a.len()]))).sin());
+            } else {
+                l5.push(a[p6] * s3);
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * (x + x)).tanh();
+        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
+        if c[0] < 0.0 {
+            s7 = (k as f64 * 0.5);
         }
-        if k == 3 {
-            return (b[a.len() - 1] * a.mapv(f64::tanh).sum());
-        }
-        s2 = 0.82;
-        c.dot(a) + s2 + w3.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -1582,40 +1619,53 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
-        }
-        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-        'outer: for i in 0..a.len() {
+        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * y).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
                 }
             }
-            s2 += w1[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
+            if n2 > 2 {
+                break s1 + s1;
+            }
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (w1[k % a.len()] / (1.0 + y * y))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + b[j] * (y - s1)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * s1;
                 }
             }
-            s2 += c[i] * 0.2;
-        }
-        for i in 0..a.len() {
-            let t3 = b[i] * (1.32 - x);
-            s2 += t3.sin() * (1.23 / (1.0 + w1[a.len() - 1] * w1[a.len() - 1]));
-        }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (c[k % a.len()] + y);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        s2 = b.dot(c);
-        y.cos() + s2 + w1.sum() * 0.3
+            if n4 > 2 {
+                break s1 + s1;
+            }
+        };
+        let mut s7: f64 = {
+            let t6 = (c.mapv(f64::tanh).sum() / (1.0 + helper_scalar(x, 0.66) * helper_scalar(x, 0.66)));
+            t6 * t6 * 0.5 + c.mean().unwrap()
+        };
+        let mut s10 = (0..a.len()).map(|q9| a[q9] * b[q9] + c.dot(b)).sum::<f64>();
+        let v11 = (a + b);
+        let mut n12 = 0;
+        let s13 = 'search: loop {
+            n12 += 1;
+            for j in 0..a.len() {
+                s10 = (s10 * 0.8 + b[j] * helper_array(c, s5)).tanh();
+                if s10 > 0.3 && j > n12 {
+                    break 'search s10 * (1.0 + s7 * s7).ln();
+                }
+            }
+            if n12 > 2 {
+                break s10 + (1.0 + s7 * s7).ln();
+            }
+        };
+        helper_array(a, s10).cos() + s10 + v11.sum() * 0.3
     }
 
     #[test]
@@ -1631,29 +1681,17 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(y, 0.68)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y.tanh().exp();
-                }
-            }
-            if n2 > 2 {
-                break s1 + y.tanh().exp();
-            }
-        };
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        }
+        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
+        s2 += c.dot(a);
+        let mut s3 = helper_array(c, (k as f64 * 0.5));
         if k == 3 {
-            return helper_array(b, (k as f64 * 0.5));
+            return b.dot(c);
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
-        }
-        s1 += (f64::sin(0.53) - ((k as f64 * 0.5) - s1));
-        helper_array(a, c.dot(a)) + s1 + u4.sum() * 0.3
+        s3 + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1669,14 +1707,16 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += s1;
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + (y - x) * (y - x))) * j as f64,
-            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(y, c[a.len() - 1]) + c[a.len() - 1].tanh().exp()),
-            _ => s1 += (c[k % a.len()] - x),
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        (k as f64 * 0.5).tanh().exp() + s1
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = (1.0 + (b[0] / (1.0 + x * x)) * (b[0] / (1.0 + x * x))).ln(),
+            1 => s1 = s1 * 1.32,
+            _ => s1 += y.cos(),
+        }
+        b.dot(a) + s1
     }
 
     #[test]
@@ -1692,25 +1732,24 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[0];
+        if k == 3 {
+            return c[0];
+        }
+        let mut s1 = (helper_scalar(helper_array(c, x), helper_array(c, x)) / (1.0 + 0.52 * 0.52));
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1.cos()).tanh();
+                s1 = (s1 * 0.8 + a[j] * s1.tanh().exp()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * x.tanh().exp();
+                    break 'search s1 * a.dot(a);
                 }
             }
             if n2 > 2 {
-                break s1 + x.tanh().exp();
+                break s1 + a.dot(a);
             }
         };
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(helper_array(a, s1), c);
-        }
-        a.mapv(f64::tanh).sum() + s1 + h4.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1726,29 +1765,23 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = b[p3] * (k as f64 * 0.5);
-        }
-        l2[0] += y;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        let v6 = (c * &v1).mapv(f64::tanh);
-        for i in (0..a.len()).rev() {
-            let t7 = v6[i] * helper_array(b, x);
-            s5 += t7 * t7 * 0.5;
-            s5 -= v1[(i + 1) % a.len()] * v1[k % a.len()];
-        }
+        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
+        let z3 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p4, &q5| (p4 * y - q5).sin());
+        let mut s2 = z3.sum() * f64::cos(1.00);
+        let mut h6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t8 = c[i] * 1.03;
-            let mut q9 = 0.0;
-            for j in 0..a.len() {
-                q9 += a[j] * t8;
-            }
-            s5 = s5 + q9.tanh();
+            h6.mapv_inplace(|t| (t * s2).tanh());
+            h6.scaled_add(0.5, a);
         }
-        (x * helper_array(&v4, s5)) + s5 + v6.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_array(a, a[0])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        }
+        ((x + s1) * (x - 0.75)) + s2 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1764,32 +1797,36 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        let mut s2 = y;
-        let mut s3 = b.mapv(f64::tanh).sum();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * (k as f64 * 0.5);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + b.dot(c)).sin();
         }
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = c.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * s3 + c).mapv(f64::tanh);
-            l5.push(h7.clone());
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * ((k as f64 * 0.5) * x)) * q3 as f64).sum::<f64>();
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + w1[i] * (b[0] * (k as f64 * 0.5))).tanh();
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(c) * 0.5;
-        }
-        let mut s9 = q8;
-        let v10 = c.mapv(f64::sin);
+        let mut s6: f64 = {
+            let t5 = (1.0 + x * x).ln();
+            t5 * t5 * 0.5 + (y * y)
+        };
+        let mut s8: f64 = {
+            let t7 = helper_scalar(w1.dot(b), b.dot(b));
+            t7 * t7 * 0.5 + (s4 + 0.60)
+        };
         match k % 4 {
-            j if j > 1 => s9 = y * j as f64,
-            _ if (s3 + 0.60) > 0.2 => s9 = s9 * f64::sqrt((1.0 + 0.24 * 0.24)),
-            _ => s9 += b.mean().unwrap(),
+            j if j > 1 => s4 = (helper_array(b, s6) / (1.0 + 0.81 * 0.81)) * j as f64,
+            _ if b[a.len() - 1] > 0.2 => s4 = s4 * (((k as f64 * 0.5) * (k as f64 * 0.5)) * b.mean().unwrap()),
+            _ => s4 += ((k as f64 * 0.5) - s6),
         }
-        0.55 + s9 + v10.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t9 = b[i] * (k as f64 * 0.5);
+            let mut u10 = t9;
+            if t9 > 0.1 {
+                u10 = u10 * c[(i + 1) % a.len()];
+            }
+            s4 += u10;
+        }
+        helper_array(c, 0.67).tanh().exp() + s8 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1805,13 +1842,16 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c.mean().unwrap() * (y / (1.0 + y * y)));
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n2 = (&h1 * x + c).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        if k == 3 {
-            return (b[a.len() - 1].tanh() / (1.0 + c[0].tanh().exp() * c[0].tanh().exp()));
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * (a[k % a.len()] + 1.22);
         }
-        (0.58 * b[k % a.len()]).tanh().exp()
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + w3.sum() * 0.3
     }
 
     #[test]
@@ -1827,29 +1867,23 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap().tanh().exp() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (1.0 + y * y).ln().tanh().exp(),
+            _ => s1 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
         }
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = ((1.0 + y * y).ln().tanh().exp() - helper_scalar(x.cos(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()));
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * (y / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
-            s2 += t3.sin() * (0.58 - x);
+        s1 = (s1 * 0.5 + ((k as f64 * 0.5) - 0.77)).tanh();
+        for (p2, &q3) in c.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t4 = v1[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t4 * t4 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
+        let mut s4 = (c.mapv(f64::tanh).sum() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        if k % 2 == 0 {
+            s4 = x;
+        } else {
+            s4 = s4 * b.mean().unwrap();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + b[j5 - 1] * (v1[a.len() - 1] * 1.22);
-        }
-        helper_scalar((k as f64 * 0.5), helper_scalar(x, (k as f64 * 0.5))) + s2 + v1.sum() * 0.3
+        0.30 + s4
     }
 
     #[test]
@@ -1865,31 +1899,35 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * c[0].sin() + d3[0] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * f64::tanh(1.03).exp();
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * c[0].tanh().exp()).tanh());
+        let v4 = (c * helper_scalar(x, s3));
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * c.dot(b)).tanh();
         }
-        let mut m6 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m6.row_mut(i).assign(&(c * ((1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + i as f64)));
-        }
-        let mut s5 = m6.row(1).dot(c) * a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s5 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s5 = s5 * f64::sin((0.27 - 1.34)),
-            _ => s5 += (a[0] / (1.0 + 1.30 * 1.30)),
-        }
-        let mut s7 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            let s7 = s7 * 0.5 + (0.34 + s1);
-            s5 = (s5 * 0.8 + s7 * 0.3).tanh();
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.dot(c),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w5 * x;
         }
-        s5 += s7 * 0.2;
-        c.dot(a) + s7
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (b[i] + helper_scalar(v4[0], s6)).sin();
+        }
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + (0.27 - 1.34);
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
+        helper_array(b, 1.30) + s3 + w7.sum() * 0.3
     }
 
     #[test]
@@ -1906,29 +1944,42 @@ mod p52 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = ((0.85 + s1) + (y - s1)),
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x * (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * helper_array(c, s1);
         }
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * 0.34,
-            _ => s1 += c.dot(a),
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, s1) };
+        let mut s5: f64 = {
+            let t4 = b.dot(c);
+            t4 * t4 * 0.5 + c.dot(b)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let g3 = |p4: f64| (p4 * a.mean().unwrap()).tanh();
-        let mut s2 = g3(a.mean().unwrap()) + g3(c[0]);
-        match k % 3 {
-            0 => s2 = (1.0 + helper_array(a, 0.41) * helper_array(a, 0.41)).ln(),
-            1 => s2 = s2 * (1.25 * b.dot(a)),
-            _ => s2 += a.mean().unwrap(),
+        match k % 4 {
+            j if j > 1 => s5 = c.dot(a) * j as f64,
+            _ if (s3 + c[0]) > 0.2 => s5 = s5 * helper_array(c, x),
+            _ => s5 += (x + c[k % a.len()]),
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + a[j5 - 1] * (s1 * y);
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + a[i] * c[0]).tanh();
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s2
+        helper_scalar(a.mapv(f64::tanh).sum(), helper_scalar(0.66, 0.59)) + s5
     }
 
     #[test]
@@ -1945,13 +1996,30 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, c[a.len() - 1]);
+        s1 = 0.74;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.32 / (1.0 + x * x));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = a.mean().unwrap();
-        let mut s4 = helper_scalar(((u2[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))), s1);
-        b.dot(b) + s4 + u2.sum() * 0.3
+        s1 += y * 0.2;
+        if k == 3 {
+            return c.dot(c);
+        }
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (c[0] * (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y;
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        a.dot(a) + s1
     }
 
     #[test]
@@ -1968,38 +2036,23 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = (a[k % a.len()] + s1).tanh().exp(),
-            1 => s1 = s1 * y,
-            _ => s1 += y.cos(),
+        if k == 3 {
+            return (a[k % a.len()] + s1).tanh().exp();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
-                }
-            }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5).tanh().exp();
-            }
-        };
-        let mut s5: f64 = {
-            let t4 = s3;
-            t4 * t4 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * 1.30) * q7 as f64).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t9 = c[i] * (0.49 + c[k % a.len()]);
-            s5 += t9 * t9 * 0.5;
-            s5 -= b[(i + 1) % a.len()] * x.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut h2 = a.to_owned();
+        for i in 0..a.len() {
+            h2.scaled_add((k as f64 * 0.5).sin(), a);
         }
-        (s8.tanh().exp() * 0.65) + s8
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + helper_scalar(s1, y) * helper_scalar(s1, y)).sqrt() * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * 1.16,
+            _ => s1 += h2[a.len() - 1],
+        }
+        let mut s4: f64 = {
+            let t3 = helper_scalar(c.mean().unwrap(), (y * x));
+            t3 * t3 * 0.5 + x.tanh()
+        };
+        0.38 + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2016,30 +2069,22 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 + s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * s1;
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += c[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
+        s1 = a[0];
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * b[k % a.len()];
         }
-        let v6 = b.mapv(f64::sin);
-        let mut s7 = b.mean().unwrap();
-        f64::tanh((0.95 / (1.0 + 0.70 * 0.70))).exp() + s7 + v6.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + 0.67;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add((a[0] - 1.24), b);
+        }
+        ((s1 + x) * (k as f64 * 0.5)) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2055,18 +2100,19 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        if k % 2 == 1 {
-            let y = y * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = b[p2] * (1.0 + y * y).ln();
         }
-        s1 += y * 0.2;
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + 0.33
-        };
-        s1 = s1;
-        y + s3
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5).tanh().exp();
+        }
+        let mut s8 = v3.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (y - y));
+        helper_array(&v3, x) + s8 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2083,22 +2129,17 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, y.tanh().exp());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, helper_array(b, x)) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_scalar((x - y), y),
+            _ => s1 += x,
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + s1.cos();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        b.mapv(f64::tanh).sum() + s1
+        s1 += s1 * 0.2;
+        (c.mapv(f64::tanh).sum() + a.dot(b)) + s1
     }
 
     #[test]
@@ -2114,29 +2155,41 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = helper_array(b, (x * 1.12)),
-            1 => s1 = s1 * helper_array(b, 1.04).cos(),
-            _ => s1 += helper_scalar(x, x),
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(x, x);
-        }
-        let v3 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        s1 += (c[k % a.len()].tanh().exp() / (1.0 + a[a.len() - 1].cos() * a[a.len() - 1].cos()));
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let v3 = vec![0.25; c.len()];
+        let mut s4 = c.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * a.dot(c)).sum::<f64>();
         for i in 0..a.len() {
-            w4[i] = v3[i] * x;
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * 1.12,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s4 += w5 * s4.cos();
         }
-        a.mapv(f64::tanh).sum() + s1 + w4.sum() * 0.3
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * s4.cos() };
+        if k % 2 == 0 {
+            s4 = helper_scalar((s6 + x), y.cos());
+        } else {
+            s4 = s4 * y;
+        }
+        let mut s9 = a.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * f64::tanh(1.11).exp()) * q8 as f64).sum::<f64>();
+        let mut l10 = Vec::with_capacity(3);
+        let mut h12 = c.to_owned();
+        for i in 0..3 {
+            h12 = (&h12 * s9 + c).mapv(f64::tanh);
+            l10.push(h12.clone());
+        }
+        let mut q13 = h12.sum();
+        for p11 in &l10 {
+            q13 += p11.dot(c) * 0.5;
+        }
+        let mut s14 = q13;
+        let mut s15 = (a.mapv(f64::tanh).sum() - (y / (1.0 + s14 * s14)));
+        helper_scalar(b.dot(a), b.dot(a)) + s15
     }
 
     #[test]
@@ -2153,29 +2206,21 @@ mod p59 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        s1 = (0.65 / (1.0 + (0.74 - x) * (0.74 - x)));
-        let (s3, c4) = (x * helper_scalar(1.01, y)).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (0.98 - (k as f64 * 0.5))]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * (0.63 + s1);
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + b[0])).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * helper_scalar(s1, x);
-                }
-            }
-            if n6 > 2 {
-                break s1 + helper_scalar(s1, x);
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * 0.65).tanh();
         }
-        helper_scalar(f64::sqrt((1.0 + 1.17 * 1.17)), (k as f64 * 0.5)) + s2
+        if b.dot(a) > 0.1 {
+            s1 = (b.dot(b) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        } else {
+            s1 = s1 * (s1 + a.mapv(f64::tanh).sum());
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(b, 1.18) + (y * (k as f64 * 0.5))) * j as f64,
+            _ if y.cos() > 0.2 => s1 = s1 * y,
+            _ => s1 += s1,
+        }
+        let mut s2: f64 = 0.81;
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -2191,30 +2236,38 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((((k as f64 * 0.5) + y) + y) / (1.0 + ((1.0 + y * y).ln() - 0.36) * ((1.0 + y * y).ln() - 0.36)));
-        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp();
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * (1.0 + y * y).ln();
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += a[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
         }
-        let v2 = (a * a).mapv(f64::tanh);
-        let mut l3 = vec![v2.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * s1).sin()) + b;
-            l3.push(n);
+        for i in 0..a.len() {
+            let y = y * 0.5 + (k as f64 * 0.5).cos();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s6 = x * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s6 = s6 * helper_array(a, v5[a.len() - 1]),
-            _ => s6 += helper_scalar(y, (k as f64 * 0.5)),
+        s3 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * x).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(&v2, c.dot(&v2)) * j as f64,
-            _ if x.sin() > 0.2 => s1 = s1 * ((k as f64 * 0.5).tanh().exp() * s6.tanh()),
-            _ => s1 += s6,
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * s3).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        ((k as f64 * 0.5) * b[0].tanh()) + s6 + v5.sum() * 0.3
+        for i in 0..a.len() {
+            let t6 = c[i] * (c[a.len() - 1] - 1.32);
+            s3 += t6.sin() * (k as f64 * 0.5);
+        }
+        helper_scalar((1.0 + s3 * s3).ln(), s3) + s3
     }
 
     #[test]
@@ -2231,28 +2284,55 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_array(c, s1);
-        }
-        let mut s3 = ad::ndarray::array![helper_array(b, (k as f64 * 0.5)), y, x].mapv(f64::sin).sum();
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if 0.93 > 0.2 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += (y - s3),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            let t2 = b[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
+            s1 += u3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut h4 = b.to_owned();
-        for i in 0..3 {
-            h4.scaled_add(a.dot(b), b);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * f64::tanh(1.14).exp();
+                }
+            }
+            if n4 > 2 {
+                break s1 + f64::tanh(1.14).exp();
+            }
+        };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * b.mean().unwrap();
         }
-        (((k as f64 * 0.5) / (1.0 + x * x)) + b.mean().unwrap()) + s3 + h4.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        if k % 2 == 0 {
+            s1 = (0.24 - a.dot(b));
+        } else {
+            s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) + c.mean().unwrap());
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -2268,36 +2348,18 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + x * x))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x * 1.29)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.mean().unwrap();
-            }
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))).sum::<f64>();
+        let mut s6: f64 = {
+            let t5 = y;
+            t5 * t5 * 0.5 + f64::tanh(0.97).exp()
         };
-        let mut s4 = (helper_scalar(s1, (s3 / (1.0 + 0.30 * 0.30))) - (helper_array(a, a[k % a.len()]) * f64::cos(0.21)));
-        (a.dot(a) + (s1 - (k as f64 * 0.5))) + s4
+        s4 = (s4 * 0.5 + (1.22 * a.mean().unwrap())).tanh();
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (y / (1.0 + 1.15 * 1.15));
+        }
+        helper_scalar(c[a.len() - 1], s6).cos() + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2313,36 +2375,48 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
+        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
+        match k % 3 {
+            0 => s1 = (1.0 + y * y).ln(),
+            1 => s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52)),
+            _ => s1 += x,
         }
-        let mut s2: f64 = {
-            let t1 = c.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + b[a.len() - 1].sin()
+        let mut s3: f64 = {
+            let t2 = ((1.0 + s1 * s1).sqrt() / (1.0 + a[k % a.len()] * a[k % a.len()]));
+            t2 * t2 * 0.5 + helper_scalar(0.76, y)
         };
-        let mut s3 = b.mean().unwrap();
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * s3).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n5 = (&h4 * y + a).mapv(f64::tanh);
-            h4.assign(&n5);
+        let mut s4 = (0.86 - s1).tanh().cos();
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + (k as f64 * 0.5);
+            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
+        }
+        s4 += s3 * 0.2;
+        if k % 2 == 0 {
+            s4 = helper_scalar(0.30, b.mean().unwrap());
+        }
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = a.to_owned();
+        for i in (0..k % 3) {
+            h7 = (&h7 * y + b).mapv(f64::tanh);
+            l5.push(h7.clone());
             if i == 3 {
                 break;
             }
         }
-        let l6: Vec<f64> = h4.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * h4[k % a.len()]).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_array(&h4, (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(a) * 0.5;
         }
-        s2 += s2 * 0.2;
-        y + s8 + h4.sum() * 0.3
+        let mut s9 = q8;
+        (a.dot(a) / (1.0 + s1 * s1)) + s9
     }
 
     #[test]
@@ -2359,8 +2433,17 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        let mut s4 = b.iter().zip(a.iter()).map(|(p2, q3)| p2 * q3 * s1.sin()).sum::<f64>();
-        (x.tanh() + a[k % a.len()]) + s4
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut s2 = ((0.87 + s1).tanh() + helper_scalar((k as f64 * 0.5).sin(), helper_array(a, (k as f64 * 0.5))));
+        a.dot(c) + s2
     }
 
     #[test]
@@ -2376,12 +2459,25 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + 0.56).sin();
+        let mut s1: f64 = 0.56;
+        if k % 2 == 0 {
+            s1 = c.mean().unwrap();
         }
-        let mut s2 = (1.0 + (c.mean().unwrap() / (1.0 + helper_array(&w1, y) * helper_array(&w1, y))) * (c.mean().unwrap() / (1.0 + helper_array(&w1, y) * helper_array(&w1, y)))).sqrt();
-        1.05 + s2 + w1.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(c[k % a.len()], s1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * 1.05;
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 1.05 };
+        (1.0 + ((k as f64 * 0.5) * x) * ((k as f64 * 0.5) * x)).ln() + s1
     }
 
     #[test]
@@ -2401,8 +2497,11 @@ mod p66 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] * c[0]);
         }
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + (k as f64 * 0.5).tanh()).sum::<f64>();
-        0.28 + s4 + u1.sum() * 0.3
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh().exp();
+        }
+        helper_scalar((0.28 / (1.0 + 1.25 * 1.25)), (0.68 * 1.14)) + u2.sum() * 0.3
     }
 
     #[test]
@@ -2419,39 +2518,25 @@ mod p67 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * 1.28;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        let mut s4 = helper_scalar((a.dot(a) - a.mapv(f64::tanh).sum()), f64::ln((1.0 + 0.71 * 0.71)).tanh());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, y)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
+        let v2 = (b * c).mapv(f64::tanh);
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.86, x)).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, b[0])).tanh();
         }
-        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * (a[0] * a[0])).tanh() + c.mapv(f64::tanh).sum()).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        let f9: Array1<f64> = a.iter().rev().map(|p10| (p10 * c.mapv(f64::tanh).sum()).tanh() + s1).collect();
-        let mut s8 = f9.dot(&f9) * 0.1;
-        (1.0 + f9[a.len() - 1] * f9[a.len() - 1]).sqrt() + s8 + f9.sum() * 0.3
+        if (1.36 - 0.71) > 0.1 {
+            s1 = (f64::tanh(1.15) / (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))));
+        } else {
+            s1 = s1 * helper_array(&v2, c.mean().unwrap());
+        }
+        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * ((k as f64 * 0.5) * 0.86) - q4).reduce(f64::max).unwrap();
+        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (k as f64 * 0.5)).tanh());
+        let mut h9 = c.to_owned();
+        for i in 0..3 {
+            h9.scaled_add((v2[k % a.len()] / (1.0 + 0.44 * 0.44)), c);
+        }
+        (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s8 + h9.sum() * 0.3
     }
 
     #[test]
@@ -2467,16 +2552,20 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.dot(b);
+        let mut s1 = b.dot(b);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
         }
-        helper_scalar(helper_scalar(x, s1), s1) + s1
+        (u2.dot(c) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2493,27 +2582,38 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()) * j as f64,
+            _ if (x - y) > 0.2 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
+            _ => s1 += s1.tanh(),
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut h2 = a.to_owned();
         for i in (0..a.len()).rev() {
-            let n3 = (&h2 * y + a).mapv(f64::tanh);
-            h2.assign(&n3);
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + h2[j4 - 1] * (b[0] + b[a.len() - 1]);
+        for i in 0..a.len() {
+            let t3 = b[i] * a[0];
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = (c.var(0.0) + 0.1).sqrt() * (y / (1.0 + 0.29 * 0.29));
-        helper_array(b, a[0]) + s5 + h2.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + h2[j5 - 1] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2530,44 +2630,47 @@ mod p70 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = (helper_array(a, 1.09) / (1.0 + s1.tanh() * s1.tanh())),
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
-            _ => s1 += (b[k % a.len()] / (1.0 + x * x)),
-        }
-        let (s3, c4) = (x * c[0]).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, a[k % a.len()].cos()]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum();
-        if (x * 1.10) > 0.1 {
-            s1 = (helper_array(c, s2) - helper_scalar(s1, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (s2 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
-        }
-        let mut s8 = c.iter().enumerate().map(|(q7, &p6)| (p6 * (k as f64 * 0.5).tanh().exp()).sin() * (q7 as f64 + 1.0)).sum::<f64>();
-        let mut l9 = Vec::with_capacity(3);
-        let mut h11 = b.to_owned();
-        for i in 0..3 {
-            h11 = (&h11 * x + a).mapv(f64::tanh);
-            l9.push(h11.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q12 = h11.sum();
-        for p10 in &l9 {
-            q12 += p10.dot(b) * 0.5;
-        }
-        let mut s13 = q12;
-        let mut u14 = a.to_owned();
-        for i in 1..u14.len() {
-            u14[i] = u14[i - 1] * 0.5 + u14[i] * s2;
-        }
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (s2 + (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (a[0] * 1.08),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (1.0 + s1 * s1).sqrt();
         }
-        s1 += s1 * 0.2;
-        a[k % a.len()] + s13 + u14.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + s1 * s1).sqrt() };
+        let mut f5 = b.to_owned();
+        f5.mapv_inplace(|t| (t * x).tanh());
+        f5.scaled_add((b[k % a.len()] / (1.0 + s1 * s1)), &b);
+        let mut s4 = f5.sum() * 0.3;
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s1.tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w6 * (y + (k as f64 * 0.5));
+        }
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y + (k as f64 * 0.5)) };
+        s1 += a.dot(b).sin();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s4 = s4.sin() * 0.9 + f5[j8 - 1] * helper_array(c, s1);
+        }
+        s1 = (s1 * 0.5 + (s3 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()))).tanh();
+        let mut s11 = f5.iter().fold(0.5, |q10, p9| (q10 * 0.8 + p9 * y.cos()).tanh());
+        helper_array(c, s7) + s11 + f5.sum() * 0.3
     }
 
     #[test]
@@ -2583,39 +2686,48 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).sin();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, b);
+        }
+        let mut s2 = (helper_scalar(x, helper_array(&h1, x)) + x.sin().cos());
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(x, s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
+                s2 = (s2 * 0.8 + a[j] * helper_scalar(s2, s2)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * x;
                 }
             }
-            if n2 > 2 {
-                break s1 + s1;
+            if n3 > 2 {
+                break s2 + x;
             }
         };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * a.dot(a)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
+        }
+        let mut s5 = (((1.0 + s4 * s4).ln() - h1.mapv(f64::tanh).sum()) / (1.0 + h1[0] * h1[0]));
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + s2;
+            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
+        }
+        s5 += s2 * 0.2;
+        let mut s6 = s4.tanh().exp();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x.sin()).tanh();
+            s5 = (s5 * 0.7 + b[i] * (0.63 + (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5: f64 = {
-            let t4 = helper_array(a, b.mapv(f64::tanh).sum());
-            t4 * t4 * 0.5 + y
-        };
-        let mut s7: f64 = {
-            let t6 = c.dot(c);
-            t6 * t6 * 0.5 + f64::tanh(1.06)
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t8 = c[i] * 1.22;
-            s1 += t8 * t8 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        }
-        let v9 = (b + c);
-        let mut s10 = s5;
-        s5.tanh().exp().cos() + s10 + v9.sum() * 0.3
+        (b.mapv(f64::tanh).sum() / (1.0 + (s4 * y) * (s4 * y))) + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2631,41 +2743,44 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().map(|p1| p1 * y.cos()).min_by(|p1, q2| (p1 - y.cos()).abs().total_cmp(&(q2 - y.cos()).abs())).unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * helper_scalar(1.40, 0.54);
-            s3 += t4 * t4 * 0.5;
-            s3 -= a[(i + 1) % a.len()] * (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        let mut s1 = c.mean().unwrap();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (0.98 - s1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * c.mapv(f64::tanh).sum();
         }
-        let mut s6: f64 = {
-            let t5 = (c[k % a.len()] - y).tanh();
-            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        for i in (0..a.len()).step_by(2) {
-            s6 = (s6 * 0.7 + a[i] * ((k as f64 * 0.5) * s6)).tanh();
-        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        let mut s4 = helper_scalar(((k as f64 * 0.5) - 0.68), helper_array(b, (k as f64 * 0.5))).sin();
+        s1 = (s1 * 0.5 + (c[k % a.len()] - x).tanh()).tanh();
         match k % 4 {
-            j if j > 1 => s3 = ((s6 * y) - (k as f64 * 0.5)) * j as f64,
-            _ if (s6 / (1.0 + a[k % a.len()] * a[k % a.len()])) > 0.2 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += a.mapv(f64::tanh).sum(),
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if (1.0 + s4 * s4).sqrt() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut l7 = vec![0.0; a.len()];
-        for p8 in 0..a.len() {
-            l7[p8] = b[p8] * 0.61;
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + c[i] * helper_array(a, 0.37)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + b[i] * 0.3;
         }
-        l7[0] += s6;
-        let v9 = Array1::from(l7);
-        let mut s10 = v9[0] * 0.5;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + c[j] * x.tanh().exp()).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
+                s4 = (s4 * 0.8 + b[j] * (s4 - s3)).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s6 += c[i] * 0.2;
+            s4 += b[i] * 0.2;
         }
-        c.mapv(f64::tanh).sum() + s10 + v9.sum() * 0.3
+        let v5 = (c + a);
+        helper_array(b, x) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2681,31 +2796,22 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar((k as f64 * 0.5), 0.46);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut s3 = (x.tanh() + (k as f64 * 0.5).cos().tanh());
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.02 / (1.0 + s3 * s3))).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * helper_array(b, s3);
-                }
-            }
-            if n4 > 2 {
-                break s1 + helper_array(b, s3);
-            }
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut s2 = (((k as f64 * 0.5) + y) * (0.22 * (k as f64 * 0.5))).sin();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_scalar((k as f64 * 0.5), 0.46);
+        }
+        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = c[i] * c.mapv(f64::tanh).sum();
+            h4.scaled_add(x, &u1);
         }
-        s3 + s3 + w6.sum() * 0.3
+        let mut s5 = helper_scalar(a.mean().unwrap(), x).tanh().exp();
+        helper_scalar((s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(c, s2)) + s5 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2722,43 +2828,50 @@ mod p74 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
+        s1 = (s1 * 0.5 + y).tanh();
+        match k % 3 {
+            0 => s1 = a[a.len() - 1],
+            1 => s1 = s1 * (b.dot(b) * (c[0] / (1.0 + 1.37 * 1.37))),
+            _ => s1 += (0.88 * b[a.len() - 1]),
+        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (s1 * a[a.len() - 1])).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if b.dot(a) > 0.2 => s1 = s1 * ((b[0] / (1.0 + c[0] * c[0])) * ((k as f64 * 0.5) + x)),
+            _ => s1 += helper_scalar(c[k % a.len()], y),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (0.76 - a[a.len() - 1])).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut u2 = b.to_owned();
+        let mut u2 = c.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] / (1.0 + 1.37 * 1.37));
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x.tanh().exp();
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * (a[a.len() - 1] * s1);
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + y * y).sqrt()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (1.06 - 0.77);
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => u2[i] * f64::sqrt((1.0 + 0.32 * 0.32)),
+                _ => {
+                    if u2[i] > 0.8 {
+                        break;
+                    }
+                    u2[i].tanh()
                 }
-            }
-            if n4 > 2 {
-                break s1 + (1.06 - 0.77);
-            }
-        };
-        let mut s6 = (1.0 + (b.dot(&u2) + (k as f64 * 0.5)) * (b.dot(&u2) + (k as f64 * 0.5))).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+            };
+            s1 += w3 * u2.mapv(f64::tanh).sum();
         }
-        ((s5 - x) / (1.0 + (x / (1.0 + 1.37 * 1.37)) * (x / (1.0 + 1.37 * 1.37)))) + s6 + w3.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * u2.mapv(f64::tanh).sum() };
+        0.99 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2775,29 +2888,39 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        s1 += b.dot(b);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * a.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(b) * j as f64,
+            _ if y > 0.2 => s1 = s1 * (y - (k as f64 * 0.5)),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + &w2).mapv(f64::sin);
+        if k % 2 == 0 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * x;
         }
-        let mut s4 = b.mean().unwrap();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + y).sin();
+        if k == 3 {
+            return helper_scalar(y.tanh(), x);
         }
-        let mut f7 = h3.to_owned();
-        f7.mapv_inplace(|t| (t * s4).tanh());
-        f7.scaled_add(y, &h3);
-        let mut s6 = f7.sum() * 0.3;
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = a[i] * a.mean().unwrap();
-        }
-        w8.dot(b) + s6 + w8.sum() * 0.3
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s4: f64 = {
+            let t3 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+            t3 * t3 * 0.5 + helper_scalar(s1, s1)
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_array(b, 0.57);
+                }
+            }
+            if n5 > 2 {
+                break s1 + helper_array(b, 0.57);
+            }
+        };
+        let mut s7 = helper_scalar((a.dot(c) - b.mean().unwrap()), x);
+        y + s7 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2814,17 +2937,17 @@ mod p76 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin()).ln(),
+            1 => s1 = s1 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
+            _ => s1 += s1.tanh().exp(),
+        }
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.69 * 0.69));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let x = x * 0.5 + helper_scalar(b[0], 0.74);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += s1 * 0.2;
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
-        }
-        let mut s2 = m3.row(1).dot(c) * a.mean().unwrap();
-        y + s2
+        s1 += x * 0.2;
+        (b.dot(b) - b.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2841,31 +2964,41 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => s1 = s1 * helper_array(a, b.dot(a)),
-            _ => s1 += ((k as f64 * 0.5) * c[k % a.len()]),
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (y + a[0])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        let mut s4 = helper_scalar(helper_array(c, (k as f64 * 0.5).sin()), a.mean().unwrap().sin());
+        s1 += (1.0 + (s3 * y) * (s3 * y)).sqrt();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * (k as f64 * 0.5).tanh() + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
         let mut u5 = a.to_owned();
         for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + x.sin()).sin();
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (y * s4) > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += helper_scalar(s3, x),
         }
-        let mut s8: f64 = {
-            let t7 = a.mean().unwrap();
-            t7 * t7 * 0.5 + helper_scalar((k as f64 * 0.5), x)
+        let mut s7: f64 = {
+            let t6 = 0.88;
+            t6 * t6 * 0.5 + (k as f64 * 0.5).tanh()
         };
-        s2 = (s2 * 0.5 + 0.77).tanh();
-        let mut s10: f64 = {
-            let t9 = (1.0 + helper_scalar(s2, x) * helper_scalar(s2, x)).ln();
-            t9 * t9 * 0.5 + ((k as f64 * 0.5) + s8)
-        };
-        helper_array(&u5, s8).sin() + s10 + w6.sum() * 0.3
+        helper_array(a, s7) + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2881,17 +3014,18 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * c.mapv(f64::tanh).sum();
+        }
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s3 = ((0.29 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) - a.mean().unwrap());
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * 0.29).tanh();
+            s3 = (s3 * 0.7 + v2[i] * helper_array(b, (k as f64 * 0.5))).tanh();
             let i = (i + 1) % c.len();
             s3 = s3 + a[i] * 0.3;
         }
-        for (p4, &q5) in c.iter().zip(a) {
-            s3 = (s3 * 0.7 + p4 * q5 * (c[0] * (k as f64 * 0.5))).tanh();
-        }
-        (s3.cos() / (1.0 + (x + x) * (x + x))) + s3
+        (1.0 + x * x).sqrt().cos() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2907,15 +3041,18 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_scalar(y, x);
+        let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (0.99 - y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s2 = helper_scalar(y, (1.0 + (y - x) * (y - x)).ln());
-        if a.dot(a) > 0.1 {
-            s2 = c.mean().unwrap();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1;
         }
-        (w1.dot(a) * x) + s2 + w1.sum() * 0.3
+        c.dot(b) + s1
     }
 
     #[test]
@@ -2932,13 +3069,8 @@ mod p80 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.44;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
-        }
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        c.mean().unwrap() + s1
+        let mut s2 = (k as f64 * 0.5);
+        x.cos() + s2
     }
 
     #[test]
@@ -2954,23 +3086,20 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        let mut s2 = (helper_scalar(c.mean().unwrap(), (0.65 * y)) - a.mapv(f64::tanh).sum());
+        match k % 4 {
+            j if j > 1 => s2 = (s1.sin() - ((k as f64 * 0.5) * s1)) * j as f64,
+            _ if helper_array(c, s2) > 0.2 => s2 = s2 * (helper_scalar(s1, (k as f64 * 0.5)) * s2),
+            _ => s2 += (a[k % a.len()] - s2),
         }
-        match k % 3 {
-            0 => s3 = (helper_scalar(x, y) - (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            1 => s3 = s3 * a.mapv(f64::tanh).sum(),
-            _ => s3 += f64::sqrt((1.0 + 0.29 * 0.29)),
+        let mut m4 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m4.row_mut(i).assign(&(c * (((k as f64 * 0.5) - (k as f64 * 0.5)) + i as f64)));
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + a[j5 - 1] * (y * x);
-        }
-        (helper_scalar(s3, (k as f64 * 0.5)) * x) + s3 + u4.sum() * 0.3
+        let mut s3 = m4.row(1).dot(c) * x.cos();
+        ((0.75 - x) + helper_scalar((k as f64 * 0.5), b[0])) + s3
     }
 
     #[test]
@@ -2987,13 +3116,12 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        s1 = b.dot(a);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + y).sin();
         }
-        s1 += x * 0.2;
-        let mut s2 = x.tanh().exp();
-        helper_array(b, c.mapv(f64::tanh).sum()) + s2
+        helper_array(&w2, c.mapv(f64::tanh).sum()) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3009,37 +3137,38 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * b.mapv(f64::tanh).sum();
+        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = v1.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * y + &v1).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        if (s1 * x) > 0.1 {
-            s1 = helper_scalar((1.0 + s1 * s1).sqrt(), x);
-        } else {
-            s1 = s1 * y;
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(&v1) * 0.5;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + y).sin();
+        let mut s6 = q5;
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (1.0 + s6 * s6).sqrt()).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        let mut s11 = c.iter().enumerate().map(|(q10, &p9)| (p9 * 0.34).sin() * (q10 as f64 + 1.0)).sum::<f64>();
+        match k % 3 {
+            0 => s7 = y.sin(),
+            1 => s7 = s7 * helper_array(c, v1.mean().unwrap()),
+            _ => s7 += (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        s1 += helper_scalar(x.sin(), s1);
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x;
+        let mut u12 = a.to_owned();
+        for i in 1..u12.len() {
+            u12[i] = u12[i - 1] * 0.5 + u12[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * w3.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w3[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut l13 = vec![c.to_owned()];
+        for p14 in 0..2 {
+            let n = l13[p14].mapv(|t| (t * x).sin()) + &u12;
+            l13.push(n);
         }
-        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * x.cos()).tanh() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        x + s5 + f6.sum() * 0.3
+        let v15 = l13[l13.len() - 1].to_owned();
+        let mut s16 = l13[1][0] * s11;
+        helper_scalar(helper_scalar(s16, s16), (s6 / (1.0 + 0.21 * 0.21))) + s16 + v15.sum() * 0.3
     }
 
     #[test]
@@ -3055,18 +3184,30 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (x - y)).sin();
+        let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (x + s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s2 = (c.var(0.0) + 0.1).sqrt() * (x / (1.0 + w1[k % a.len()] * w1[k % a.len()]));
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut s4 = (b.mean().unwrap() / (1.0 + s1 * s1));
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5.mapv_inplace(|t| (t * s4).tanh());
+            h5.scaled_add(0.5, b);
+            if i == 3 {
+                break;
+            }
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * s2).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if x > 0.2 => s1 = s1 * helper_array(a, a[k % a.len()]),
+            _ => s1 += h5.mean().unwrap(),
         }
-        s2 + s2 + w1.sum() * 0.3
+        h5.mapv(f64::tanh).sum() + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3082,35 +3223,43 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * a.mapv(f64::tanh).sum()).tanh() + c.dot(a)).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut h4 = a.to_owned();
+        let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
         for i in (0..a.len()).rev() {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.69 - h4[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            let t2 = b[i] * (x * s1);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
             }
-            s1 += c[i] * 0.2;
+            s1 += u3;
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h5.scaled_add(y, a);
+        for i in 0..a.len() {
+            let t4 = c[i] * y;
+            s1 += t4.sin() * y;
+        }
+        let mut h5 = a.to_owned();
+        for i in 0..a.len() {
+            h5.mapv_inplace(|t| (t * y).tanh());
+            h5.scaled_add(0.5, a);
+            if i == 3 {
+                break;
+            }
         }
         let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = c[i] * s1;
+            w6[i] = h5[i] * f64::cos(0.36);
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (s1 - 0.91);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * h5[0]).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        b.mapv(f64::tanh).sum() + s1 + w6.sum() * 0.3
+        let mut m8 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m8.row_mut(i).assign(&(c * (helper_array(c, s1) + i as f64)));
+        }
+        let mut s7 = m8.row(1).dot(&w6) * (0.27 - 1.35);
+        w6.mapv(f64::tanh).sum() + s7 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3126,32 +3275,20 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - helper_scalar(1.18, x).tanh());
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s2 = x;
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + y)).tanh();
-            if i == 3 {
-                break;
-            }
+            let mut s2 = s2 * 0.5 + a.mean().unwrap();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let (s3, c4) = (x * b[k % a.len()].sin()).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (1.0 + s1 * s1).sqrt()]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * s1.tanh().exp();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        s2 += s2 * 0.2;
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * c[0]).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        c.mean().unwrap() + s2
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * (k as f64 * 0.5)) + d5[0] * (x / (1.0 + y * y));
+        helper_scalar(s2.tanh().exp(), (x + (k as f64 * 0.5))) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3171,14 +3308,13 @@ mod p87 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + f64::sin(1.07) * f64::sin(1.07)).sqrt() * j as f64,
+            _ if x > 0.2 => s1 = s1 * ((s1 - y) / (1.0 + y * y)),
+            _ => s1 += helper_scalar((k as f64 * 0.5), x),
         }
-        s1 += y * 0.2;
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (c[0] / (1.0 + 0.62 * 0.62))).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        x + s2
+        b[k % a.len()] + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3194,25 +3330,16 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, y)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = (c[a.len() - 1] - helper_scalar((c[0] + x), y));
+        if k % 2 == 0 {
+            s1 = x.tanh().exp();
+        } else {
+            s1 = s1 * c.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * ((k as f64 * 0.5) * x);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        if k == 3 {
+            return ((1.23 - (k as f64 * 0.5)) - x.sin());
         }
-        helper_scalar(helper_scalar((k as f64 * 0.5), s1), helper_scalar(0.86, 0.41)) + s1
+        (((k as f64 * 0.5) - b[a.len() - 1]) * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
     }
 
     #[test]
@@ -3228,29 +3355,47 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
-        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + y);
-        match k % 4 {
-            j if j > 1 => s4 = (k as f64 * 0.5) * j as f64,
-            _ if helper_scalar(y, b[0]) > 0.2 => s4 = s4 * (s1 - y),
-            _ => s4 += f64::ln((1.0 + 1.08 * 1.08)),
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * b[k % a.len()];
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5.scaled_add(a[a.len() - 1], b);
+        l1[0] += y;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let mut h5 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h5.scaled_add(0.77, c);
+            if i == 3 {
+                break;
+            }
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * a.dot(b);
+        if k == 3 {
+            return h5.mapv(f64::tanh).sum();
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + w6[j7 - 1] * b.mean().unwrap();
+        let mut s7: f64 = {
+            let t6 = (k as f64 * 0.5);
+            t6 * t6 * 0.5 + (y - s4)
+        };
+        match k % 3 {
+            0 => s7 = (1.0 + f64::sqrt((1.0 + 0.59 * 0.59)) * f64::sqrt((1.0 + 0.59 * 0.59))).ln(),
+            1 => s7 = s7 * helper_array(c, s4),
+            _ => s7 += y.tanh().exp(),
         }
-        let g9 = |p10: f64| (p10 * 0.91).tanh();
-        let mut s8 = g9(y) + g9(a[0]);
-        (h5.mapv(f64::tanh).sum() - c.mapv(f64::tanh).sum()) + s8 + w6.sum() * 0.3
+        if c[0] < 0.0 {
+            s7 = (1.0 + x * x).ln().cos();
+        } else {
+            s7 = s7 * h5.dot(&v3);
+        }
+        let mut l8 = Vec::new();
+        for p9 in 0..a.len() {
+            if b[p9] > a[p9] {
+                l8.push((b[p9] * v3.mapv(f64::tanh).sum()).sin());
+            } else {
+                l8.push(a[p9] * s7);
+            }
+        }
+        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
+        v3.mean().unwrap() + s10 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3272,9 +3417,8 @@ mod p90 {
             1 => s1 = s1 * (1.0 + y * y).sqrt().tanh().exp(),
             _ => s1 += (y * s1),
         }
-        let v4 = vec![0.25; b.len()];
-        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * (y / (1.0 + a[0] * a[0]))).sum::<f64>();
-        a.mean().unwrap() + s5
+        let mut s2 = helper_array(b, b.mapv(f64::tanh).sum());
+        (k as f64 * 0.5).tanh().exp() + s2
     }
 
     #[test]
@@ -3290,34 +3434,31 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * (y * c[0]);
+            w1[i] += (b[i] + a.mean().unwrap()).sin();
         }
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(s1, x);
+        let mut s2 = (1.0 + x * x).sqrt().tanh().exp();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * helper_scalar(s2, x)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + w1[i] * 0.3;
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + u4[j] * (w2[0] - 1.16)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * x;
-                }
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if b[p4] > w1[p4] {
+                l3.push((b[p4] * 1.16).sin());
+            } else {
+                l3.push(w1[p4] * s2);
             }
-            if n5 > 2 {
-                break s1 + x;
-            }
-        };
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (b[i] + s6.sin()).sin();
         }
-        ((y - y) + helper_scalar(s6, s1)) + s1 + w7.sum() * 0.3
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        let mut s8 = w1.iter().enumerate().map(|(q7, &p6)| (p6 * s5.sin()).sin() * (q7 as f64 + 1.0)).sum::<f64>();
+        let mut u9 = a.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * (y - x);
+        }
+        helper_scalar(0.79, (y - s2)) + s8 + u9.sum() * 0.3
     }
 
     #[test]
@@ -3333,20 +3474,28 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + (x / (1.0 + y * y))).sum::<f64>();
-        let g5 = |p6: f64| (p6 * a.mean().unwrap()).tanh();
-        let mut s4 = g5(f64::tanh(0.51).exp()) + g5(c[0]);
+        let mut s2: f64 = {
+            let t1 = ((x / (1.0 + y * y)) / (1.0 + (c[0] * y) * (c[0] * y)));
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.22 * 0.22))
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (0.77 + (k as f64 * 0.5));
+        }
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(0.64, s3);
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s4 += x * 0.2;
-        match k % 3 {
-            0 => s3 = (f64::sin(0.80) + helper_array(c, (k as f64 * 0.5))),
-            1 => s3 = s3 * (s3 / (1.0 + a[k % a.len()] * a[k % a.len()])),
-            _ => s3 += (y - y),
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        s3 + s4
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -3362,37 +3511,45 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.67;
+        let mut s1 = a.mean().unwrap().sin();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x + y),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y;
         }
-        let mut s2 = helper_scalar(a[a.len() - 1], y);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * y).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (1.0 + s2 * s2).ln();
+                s1 = (s1 * 0.8 + a[j] * (s3 + x)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (0.31 * (k as f64 * 0.5));
                 }
             }
-            if n3 > 2 {
-                break s2 + (1.0 + s2 * s2).ln();
+            if n4 > 2 {
+                break s1 + (0.31 * (k as f64 * 0.5));
             }
         };
-        let l5: Vec<f64> = a.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * b.mean().unwrap()).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_array(&u1, x);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut l6 = vec![c.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * x).sin()) + b;
+            l6.push(n);
         }
-        s2 += y * 0.2;
-        let mut m9 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m9.row_mut(i).assign(&(c * (x + i as f64)));
-        }
-        let mut s8 = m9.row(1).dot(b) * (1.0 + y * y).sqrt();
-        helper_array(b, (k as f64 * 0.5)).tanh().exp() + s8 + u1.sum() * 0.3
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * 0.22;
+        let g11 = |p12: f64| (p12 * x).tanh();
+        let mut s10 = g11(1.30) + g11(c[0]);
+        let v13 = v8.mapv(|t| (t * s9).sin() + s9 * 0.5);
+        a[0] + s10 + v13.sum() * 0.3
     }
 
     #[test]
@@ -3408,25 +3565,29 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y - s1);
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
+        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n4 > 2 {
+                break s3 + c.mapv(f64::tanh).sum();
+            }
+        };
+        match k % 4 {
+            j if j > 1 => s3 = (a[a.len() - 1] + (1.39 + 1.29)) * j as f64,
+            _ if x > 0.2 => s3 = s3 * c.dot(a),
+            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (y - b[a.len() - 1])).tanh();
+            s3 = (s3 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + u3.dot(b);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
+        helper_scalar(s3, b[k % a.len()]).tanh() + s3
     }
 
     #[test]
@@ -3442,18 +3603,15 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut s2 = helper_scalar(a[a.len() - 1], a.dot(c));
-        let mut h3 = c.to_owned();
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
+            w5[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * c.dot(c);
-        }
-        ((x - s1) - h3.mapv(f64::tanh).sum()) + s2 + h3.sum() * 0.3
+        let v6 = (c + a);
+        s4 = (s4 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        ((k as f64 * 0.5) + 0.97).tanh() + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3469,22 +3627,17 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
+        if k == 3 {
+            return ((1.20 - x) - y);
+        }
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h1.scaled_add((y - y), b);
-            if i == 3 {
-                break;
-            }
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
         }
-        let mut s2 = (a.dot(a) * (k as f64 * 0.5));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + h1[i] * c[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
-        }
-        let mut s3 = (((y / (1.0 + x * x)) * (y + c[a.len() - 1])) / (1.0 + h1.dot(c) * h1.dot(c)));
-        let mut s6 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_scalar(s3, 0.84)).sum::<f64>();
-        0.66 + s6 + h1.sum() * 0.3
+        let mut s2 = (k as f64 * 0.5);
+        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * c[a.len() - 1]).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        s2 + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3501,25 +3654,36 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (0.20 * a[0]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        s1 += s1 * 0.2;
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        match k % 3 {
+            0 => s1 = (c.mapv(f64::tanh).sum() * helper_array(b, y)),
+            1 => s1 = s1 * 1.35,
+            _ => s1 += ((k as f64 * 0.5) + b[0]),
         }
-        let mut s3 = helper_array(a, helper_scalar((k as f64 * 0.5), 1.35));
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        for i in 0..a.len() {
-            let t5 = c[i] * helper_array(&v4, x);
-            s1 += t5.sin() * a.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * x;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[v4.view(), (&h2 * x.tanh().exp()).view()]).unwrap();
-        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
-        let v8 = (c * y.tanh().exp());
-        (c[k % a.len()] + helper_array(b, (k as f64 * 0.5))) + s6 + v8.sum() * 0.3
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * a.dot(a),
+            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+        }
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        }
+        s1 = (s1 * 0.5 + b.dot(c)).tanh();
+        let v5 = b.mapv(f64::sin);
+        c[k % a.len()] + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3535,28 +3699,23 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
+        let mut s2: f64 = {
+            let t1 = (c[k % a.len()] - a[0]).tanh();
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) * c[a.len() - 1])
+        };
+        let v3 = (c * b).mapv(f64::tanh);
+        match k % 3 {
+            0 => s2 = helper_scalar((s2 + y), (y + x)),
+            1 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += (x * 0.51),
+        }
+        s2 = (s2 * 0.5 + helper_scalar((b[0] * s2), (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
         match k % 4 {
-            j if j > 1 => s1 = helper_array(b, (1.0 + y * y).ln()) * j as f64,
-            _ if (y + x) > 0.2 => s1 = s1 * y,
-            _ => s1 += (s1 + y),
+            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
+            _ if x > 0.2 => s2 = s2 * x,
+            _ => s2 += (y / (1.0 + x * x)),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * 0.51);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (b[0] * s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let g4 = |p5: f64| (p5 * y).tanh();
-        let mut s3 = g4((1.0 + x * x).sqrt()) + g4(b[0]);
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1.tanh().exp();
-        }
-        (1.0 + f64::ln((1.0 + 0.56 * 0.56)) * f64::ln((1.0 + 0.56 * 0.56))).ln() + s3 + u6.sum() * 0.3
+        ((1.0 + b[0] * b[0]).ln() * s2) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3573,24 +3732,14 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in 0..a.len() {
-            let t2 = a[i] * c.dot(a);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = a[p3] * s1;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (y / (1.0 + s1 * s1))).tanh();
-        }
-        a.mapv(f64::tanh).sum() + s1
+        l2[0] += s1;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        s5 + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3606,36 +3755,26 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((x * a[a.len() - 1]) / (1.0 + 0.45 * 0.45));
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))
-        };
-        let mut s4: f64 = {
-            let t3 = y;
-            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
+        let mut s3 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (x * a[a.len() - 1])).sum::<f64>();
+        if k % 2 == 1 {
+            let mut s3 = s3 * 0.5 + x.tanh();
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(s4, s2).tanh().exp();
-            t5 * t5 * 0.5 + (0.38 + y)
-        };
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * x.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        s3 += s3 * 0.2;
+        let mut l4 = vec![c.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * s3).sin()) + b;
+            l4.push(n);
         }
-        c[0] + s6
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        match k % 4 {
+            j if j > 1 => s7 = (1.0 + helper_scalar(c[0], (k as f64 * 0.5)) * helper_scalar(c[0], (k as f64 * 0.5))).ln() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s7 = s7 * c.dot(b),
+            _ => s7 += b.mean().unwrap(),
+        }
+        s7 = (s7 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        a.dot(b) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3652,19 +3791,18 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (b[a.len() - 1] + y)).tanh();
-        }
+        s1 = (s1 * 0.5 + 0.52).tanh();
         for i in 0..a.len() {
-            let t2 = a[i] * (y + 0.36);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            let y = y * 0.5 + (x - 1.27);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v4 = (c * b).mapv(f64::tanh);
-        v4[a.len() - 1] + s1 + v4.sum() * 0.3
+        s1 += y * 0.2;
+        match k % 3 {
+            0 => s1 = helper_array(a, 0.94).sin(),
+            1 => s1 = s1 * helper_array(c, (y * s1)),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        s1 + s1
     }
 
     #[test]
@@ -3680,44 +3818,35 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos().sin().sin();
+        if k == 3 {
+            return (k as f64 * 0.5).sin().sin();
+        }
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + y
+        };
         match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            _ => s1 += b.mean().unwrap(),
+            0 => s2 = c.mean().unwrap(),
+            1 => s2 = s2 * a[k % a.len()],
+            _ => s2 += y,
         }
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + (s1 - c[0])).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((1.0 + s1 * s1).ln(), b.mapv(f64::tanh).sum()) * j as f64,
-            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())),
-            _ => s1 += c.mean().unwrap(),
-        }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n6 = (&h5 * s1 + a).mapv(f64::tanh);
-            h5.assign(&n6);
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + h5[i] * (y + y)).tanh();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t7 = b[i] * x;
-            s4 += t7 * t7 * 0.5;
-            s4 -= c[(i + 1) % a.len()] * (y * 1.20);
-        }
+        let v3 = (b * c).mapv(f64::tanh);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * f64::tanh(0.55).exp()).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + b[j] * (1.0 + b[0] * b[0]).sqrt()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s4 += c[i] * 0.2;
+            s2 += b[i] * 0.2;
         }
-        s1 + s4 + h5.sum() * 0.3
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (1.0 + x * x).ln()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + helper_scalar(y, v3[0]);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        b.dot(b).cos() + s6 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3734,40 +3863,53 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (x - (k as f64 * 0.5));
                 }
             }
-            s1 += b[i] * 0.2;
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[0].tanh().exp();
-        }
-        let mut f4 = u2.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add((s1 - x), &u2);
-        let mut s3 = f4.sum() * 0.3;
-        for i in (1..a.len()).step_by(2) {
-            let t5 = a[i] * (0.52 + y);
-            s1 += t5.sin() * (y / (1.0 + s3 * s3));
-            if i == 3 {
-                break;
+            if n2 > 2 {
+                break s1 + (x - (k as f64 * 0.5));
             }
+        };
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (s3 + s3)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s6 = s1.tanh().exp();
-        if c[0] < 0.0 {
-            s3 = b.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (y - s3)).tanh();
         }
-        s6 + s6 + f4.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        }
+        let mut s6 = (0..a.len()).map(|q5| a[q5] * c[q5] + c.mean().unwrap()).sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + b[i] * helper_array(c, y)).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + b[i] * 0.3;
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + b[j] * c.mean().unwrap()).tanh();
+                if s6 > 0.3 && j > n7 {
+                    break 'search s6 * helper_array(a, 0.38);
+                }
+            }
+            if n7 > 2 {
+                break s6 + helper_array(a, 0.38);
+            }
+        };
+        c.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -3784,11 +3926,27 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + 0.22).sin();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * 0.50;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        x + s1 + w2.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (y * x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        ((s1 * (k as f64 * 0.5)) - (s1 - s1)) + s1
     }
 
     #[test]
@@ -3805,35 +3963,33 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(x, y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(x, y);
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let x = x * 0.5 + 1.05;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if c[0] < 0.0 {
+            s1 = (a[a.len() - 1] + (1.31 + 0.82));
         }
-        s1 += x * 0.2;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 * (k as f64 * 0.5));
+                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (b[0] * (k as f64 * 0.5));
                 }
             }
-            if n2 > 2 {
-                break s1 + (s1 * (k as f64 * 0.5));
+            if n3 > 2 {
+                break s1 + (b[0] * (k as f64 * 0.5));
             }
         };
-        if k % 2 == 1 {
-            let s3 = s3 * 0.5 + c.dot(c);
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
+        let mut h5 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h5.mapv_inplace(|t| (t * s4).tanh());
+            h5.scaled_add(0.5, c);
         }
-        s1 += s3 * 0.2;
-        f64::sin(0.27) + s1
+        (1.0 + y * y).sqrt().tanh().exp() + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3849,20 +4005,32 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        s1 = s1;
-        if c[0] < 0.0 {
-            s1 = helper_array(a, 0.21);
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + c).mapv(f64::tanh);
+            l1.push(h3.clone());
+        }
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
+        }
+        let mut s5 = q4;
+        if k % 2 == 0 {
+            s5 = (c.dot(c) - (c[0] / (1.0 + s5 * s5)));
         } else {
-            s1 = s1 * (1.0 + b.dot(a) * b.dot(a)).sqrt();
+            s5 = s5 * a[0];
         }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(c, a[k % a.len()]) - a[k % a.len()]) * j as f64,
-            _ if f64::ln((1.0 + 0.72 * 0.72)) > 0.2 => s1 = s1 * helper_scalar(helper_scalar(a[0], (k as f64 * 0.5)), (k as f64 * 0.5)),
-            _ => s1 += b[0].sin(),
+        if k % 2 == 0 {
+            s5 = a.dot(b);
+        } else {
+            s5 = s5 * b.dot(a);
         }
-        let mut s2 = x;
-        1.15 + s2
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + s5.cos()).sin();
+        }
+        s5 + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3878,36 +4046,60 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        let v2 = (b + c);
-        let mut s3 = (v2.dot(&v2) + helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), helper_array(a, v2[0])));
+        let mut s2: f64 = {
+            let t1 = ((k as f64 * 0.5) - c.dot(c));
+            t1 * t1 * 0.5 + (0.33 - y)
+        };
         for i in 0..a.len() {
-            let t4 = b[i] * (1.0 + x * x).sqrt();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(b, (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() };
+        for (p5, &q6) in c.iter().zip(a) {
+            s2 = (s2 * 0.7 + p5 * q6 * x).tanh();
+        }
+        match k % 3 {
+            0 => s2 = (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln())),
+            1 => s2 = s2 * ((1.33 - s2) - 0.46),
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        let mut s9 = a.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * x) * q8 as f64).sum::<f64>();
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
             for j in 0..a.len() {
-                q5 += v2[j] * t4;
+                s2 = (s2 * 0.8 + c[j] * a.mean().unwrap()).tanh();
+                if s2 > 0.3 && j > n10 {
+                    break 'search s2 * ((k as f64 * 0.5) * (k as f64 * 0.5));
+                }
             }
-            s1 = s1 + q5.tanh();
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.33 - s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut h6 = v2.to_owned();
-        for i in 0..a.len() {
-            h6.mapv_inplace(|t| (t * y).tanh());
-            h6.scaled_add(0.5, &v2);
-        }
-        match k % 4 {
-            j if j > 1 => s3 = x * j as f64,
-            _ if (y * x) > 0.2 => s3 = s3 * (s1 - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s3 += (s3 - s1),
-        }
-        (y / (1.0 + s1 * s1)).tanh().exp() + s3 + h6.sum() * 0.3
+            if n10 > 2 {
+                break s2 + ((k as f64 * 0.5) * (k as f64 * 0.5));
+            }
+        };
+        let mut n12 = 0;
+        let s13 = 'search: loop {
+            n12 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * c[a.len() - 1].tanh().exp()).tanh();
+                if s2 > 0.3 && j > n12 {
+                    break 'search s2 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n12 > 2 {
+                break s2 + c.mapv(f64::tanh).sum();
+            }
+        };
+        (s4 / (1.0 + s4 * s4)).tanh().exp() + s9
     }
 
     #[test]
@@ -3924,17 +4116,27 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * y;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y.tanh(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * a.mean().unwrap();
         }
-        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + c.dot(a));
-        (a[k % a.len()].tanh().exp() - (s7 / (1.0 + x * x))) + s7
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
+        let mut s4: f64 = 1.07;
+        if c[0] < 0.0 {
+            s1 = (y.tanh() * a.dot(b));
+        } else {
+            s1 = s1 * a[k % a.len()].cos().tanh().exp();
+        }
+        b.dot(a) + s4
     }
 
     #[test]
@@ -3950,12 +4152,14 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + x).sin();
+        let mut s1 = b.mean().unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v2 = w1.mapv(|t| t * t * 0.5 - t);
-        0.65 + v2.sum() * 0.3
+        s1 += y * 0.2;
+        let v2 = (c * a).mapv(f64::tanh);
+        v2[k % a.len()] + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3971,27 +4175,19 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(c, y) * j as f64,
-            _ if f64::tanh(0.55).exp() > 0.2 => s1 = s1 * (1.00 * b.dot(b)),
-            _ => s1 += s1,
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.95 / (1.0 + y * y));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (0.95 / (1.0 + y * y));
-            }
-        };
-        let mut s4 = (0.92 - a.mapv(f64::tanh).sum());
-        s3 + s4
+        let mut u2 = u1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + x * x).sqrt();
+        }
+        let mut f4 = b.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add(x, &b);
+        let mut s3 = f4.sum() * 0.3;
+        (k as f64 * 0.5) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -4008,40 +4204,25 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
+        s1 = (s1 * 0.5 + x).tanh();
+        s1 = y;
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * y.tanh().exp();
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 0.75 * 0.75))).tanh();
         }
-        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * f64::sqrt((1.0 + 0.55 * 0.55)) - q4).reduce(f64::max).unwrap();
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * c.dot(b);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut h7 = Array1::<f64>::zeros(a.len());
+        s1 += w2.dot(b);
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            let n8 = (&h7 * s1 + a).mapv(f64::tanh);
-            h7.assign(&n8);
-        }
-        let mut s11 = b.iter().fold(0.5, |q10, p9| (q10 * 0.8 + p9 * (x / (1.0 + s5 * s5))).tanh());
-        for i in (1..a.len()).step_by(2) {
-            let t12 = h7[i] * y;
-            let mut u13 = t12;
-            if t12 > 0.1 {
-                u13 = u13 * c[(i + 1) % a.len()];
+            let n4 = (&h3 * x + c).mapv(f64::tanh);
+            h3.assign(&n4);
+            if i == 3 {
+                break;
             }
-            s11 += u13;
         }
-        0.70 + s11 + h7.sum() * 0.3
+        x + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4057,33 +4238,24 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * 0.73).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, a[a.len() - 1]]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b[0]).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_scalar(b[0], x);
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n5 > 2 {
-                break s1 + helper_scalar(b[0], x);
-            }
-        };
-        for i in 0..a.len() {
-            let y = y * 0.5 + 0.97;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s1 += b[i] * 0.2;
         }
-        s1 += y * 0.2;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + b[j7 - 1] * helper_scalar(s1, x);
+        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_array(b, 0.91)).tanh());
+        match k % 3 {
+            0 => s1 = (b.mean().unwrap() + ((k as f64 * 0.5) + s1)),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (k as f64 * 0.5).cos(),
         }
-        helper_scalar((0.66 + (k as f64 * 0.5)), a.dot(a)) + s1
+        let mut s5 = (helper_scalar(a.dot(a), (1.0 + x * x).sqrt()) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        b.dot(b) + s5
     }
 
     #[test]
@@ -4100,17 +4272,12 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + y * y).ln();
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(x, (1.0 + x * x).sqrt()) * j as f64,
-            _ if (x - a[0]) > 0.2 => s1 = s1 * (y + c.mean().unwrap()),
-            _ => s1 += s1,
+        s1 += helper_scalar(x, (1.0 + x * x).sqrt());
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        if k % 2 == 0 {
-            s1 = b[k % a.len()];
-        } else {
-            s1 = s1 * helper_scalar(y, (s1 * c[a.len() - 1]));
-        }
-        helper_array(b, (0.50 + y)) + s1
+        (1.05 * x).tanh().exp() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4126,27 +4293,23 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * c[0].tanh().exp();
-        }
-        let mut s3 = a.mean().unwrap();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * c[a.len() - 1].sin();
-        }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + w1[i] * b[k % a.len()]).tanh();
-            if i == 3 {
-                break;
+        let mut s1 = a[a.len() - 1];
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (k as f64 * 0.5);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
+            s1 += u3;
         }
-        helper_array(&w1, x.cos()) + s3 + w2.sum() * 0.3
+        if k == 3 {
+            return helper_array(a, b[a.len() - 1].sin());
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        }
+        b[k % a.len()] + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4162,12 +4325,26 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let mut s1: f64 = 0.95;
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) + (k as f64 * 0.5)),
         }
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * a[q3] + a[a.len() - 1]).sum::<f64>();
-        b.mapv(f64::tanh).sum().tanh().exp() + s4 + h1.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        (1.0 + f64::sqrt((1.0 + 0.38 * 0.38)) * f64::sqrt((1.0 + 0.38 * 0.38))).sqrt() + s1
     }
 
     #[test]
@@ -4183,44 +4360,39 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
-        }
-        let mut s5 = q4;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * (s5 / (1.0 + x * x));
-        }
-        if k == 3 {
-            return (c.mean().unwrap() / (1.0 + x * x));
-        }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut s1 = y;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
-                if s5 > 0.3 && j > n7 {
-                    break 'search s5 * (w6[0] + x);
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n7 > 2 {
-                break s5 + (w6[0] + x);
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + w6[i] * f64::sqrt((1.0 + 0.36 * 0.36))).tanh();
+            s1 += c[i] * 0.2;
         }
-        s8 + s5 + w6.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (k as f64 * 0.5).tanh().exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * c.mapv(f64::tanh).sum();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))).tanh();
+        }
+        let mut s4 = (1.0 + x * x).sqrt().tanh().exp();
+        let mut s5 = a.mapv(f64::tanh).sum();
+        (s5.tanh().exp() / (1.0 + f64::sqrt((1.0 + 0.36 * 0.36)) * f64::sqrt((1.0 + 0.36 * 0.36)))) + s5
     }
 
     #[test]
@@ -4236,11 +4408,16 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * b.dot(a)).tanh() + c[k % a.len()]).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        s1 = ((c[k % a.len()] * 0.35) * helper_scalar(x, c[0]));
-        (s1.tanh().exp() * b.mean().unwrap()) + s1 + v4.sum() * 0.3
+        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_array(b, x);
+        let mut s4: f64 = {
+            let t3 = 0.95;
+            t3 * t3 * 0.5 + x.tanh().exp()
+        };
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -4256,38 +4433,58 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_scalar(b[k % a.len()], 1.37);
-        if c[0] < 0.0 {
-            s2 = s1;
-        }
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = a.mapv(f64::tanh).sum().cos();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, a[0])).tanh();
+            let x = x * 0.5 + c.dot(b);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = s2.tanh().exp().tanh();
-        for i in 0..a.len() {
-            let t4 = b[i] * b.mapv(f64::tanh).sum();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s2 += u5;
+        s2 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * y;
+            s2 += t3 * t3 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * x;
             if i == 3 {
                 break;
             }
         }
-        for i in 0..a.len() {
-            let s3 = s3 * 0.5 + a.mapv(f64::tanh).sum();
-            s2 = (s2 * 0.8 + s3 * 0.3).tanh();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * (1.0 + v1[a.len() - 1] * v1[a.len() - 1]).ln();
+                }
+            }
+            if n4 > 2 {
+                break s2 + (1.0 + v1[a.len() - 1] * v1[a.len() - 1]).ln();
+            }
+        };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * c.mean().unwrap();
+                }
+            }
+            if n6 > 2 {
+                break s2 + c.mean().unwrap();
+            }
+        };
+        let mut s10 = c.iter().take(3).filter(|p8| **p8 < 0.5).cloned().fold(-0.5, |q9, p8| q9 * p8 + helper_scalar(s7, x));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s10 = (s10 * 0.8 + v1[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s10 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s10 += v1[i] * 0.2;
         }
-        s2 += s3 * 0.2;
-        y + s3
+        (v1.mean().unwrap() - (s10 * (k as f64 * 0.5))) + s10 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4303,15 +4500,14 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(a, y)).sin();
+        let mut s1 = helper_array(a, y);
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), y) + (x / (1.0 + 0.73 * 0.73)));
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x - x);
-        }
-        helper_array(&u2, x).tanh() + u2.sum() * 0.3
+        let mut s2 = (a.dot(a) - y);
+        0.28 + s2
     }
 
     #[test]
@@ -4327,40 +4523,44 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => v1[i] * s2,
+                _ => {
+                    if v1[i] > 0.8 {
+                        break;
+                    }
+                    v1[i].tanh()
+                }
+            };
+            s2 += w3 * helper_scalar(s2, y);
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar((k as f64 * 0.5), s1);
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(s2, y) };
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + v1[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v1[i] * 0.3;
         }
-        let mut s4: f64 = {
-            let t3 = ((u2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (b[a.len() - 1] + (k as f64 * 0.5)));
-            t3 * t3 * 0.5 + y.tanh().exp()
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * y.tanh().exp();
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_array(c, x);
+                s2 = (s2 * 0.8 + c[j] * (v1[0] / (1.0 + x * x))).tanh();
+                if s2 > 0.3 && j > n7 {
+                    break 'search s2 * s4.tanh();
                 }
             }
-            if n5 > 2 {
-                break s1 + helper_array(c, x);
+            if n7 > 2 {
+                break s2 + s4.tanh();
             }
         };
-        let v7 = c.mapv(f64::sin);
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = u2[i] * (0.24 / (1.0 + s1 * s1));
-        }
-        (k as f64 * 0.5).tanh().exp() + s4 + w8.sum() * 0.3
+        let mut s9 = ((1.0 + s2 * s2).sqrt() / (1.0 + v1[a.len() - 1] * v1[a.len() - 1]));
+        (f64::sqrt((1.0 + 1.22 * 1.22)) * x) + s9 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4376,30 +4576,23 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(b);
-        }
-        let mut s2 = y;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(&u1, x)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (0.76 - 1.36);
-                }
-            }
-            if n3 > 2 {
-                break s2 + (0.76 - 1.36);
-            }
-        };
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
         match k % 3 {
-            0 => s2 = u1.mean().unwrap(),
-            1 => s2 = s2 * s4,
-            _ => s2 += helper_scalar(y, b[a.len() - 1]),
+            0 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            1 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+            _ => s1 += s1.cos(),
         }
-        c.mean().unwrap() + s2 + u1.sum() * 0.3
+        match k % 3 {
+            0 => s1 = helper_scalar(f64::tanh(0.23).exp(), (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))),
+            1 => s1 = s1 * ((y / (1.0 + a[0] * a[0])) - (b[0] + 1.13)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        if k % 2 == 0 {
+            s1 = (0.47 + helper_array(a, a[0]));
+        } else {
+            s1 = s1 * y;
+        }
+        y + s1
     }
 
     #[test]
@@ -4415,56 +4608,40 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if b[0] > 0.2 => s1 = s1 * helper_scalar((y * (k as f64 * 0.5)), s1),
-            _ => s1 += f64::tanh(1.25).exp(),
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = (1.0 + (helper_scalar(a[a.len() - 1], y) + a.mean().unwrap()) * (helper_scalar(a[a.len() - 1], y) + a.mean().unwrap())).sqrt();
+        if (b[a.len() - 1] - y) > 0.1 {
+            s2 = (((k as f64 * 0.5) - y) * (x / (1.0 + x * x)));
+        } else {
+            s2 = s2 * (0.81 + ((k as f64 * 0.5) / (1.0 + x * x)));
         }
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = a.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * y + b).mapv(f64::tanh);
-            l2.push(h4.clone());
-        }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(a) * 0.5;
-        }
-        let mut s6 = q5;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.dot(&v1),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            s1 += a[i] * 0.2;
+            };
+            s2 += w3 * a.mapv(f64::tanh).sum();
         }
-        let mut s7 = helper_scalar((b[0] - c.mapv(f64::tanh).sum()), a.dot(a).tanh().exp());
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + a[j] * (s6 / (1.0 + s7 * s7))).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * (0.38 / (1.0 + x * x));
-                }
-            }
-            if n8 > 2 {
-                break s7 + (0.38 / (1.0 + x * x));
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s6 = (b.mapv(f64::tanh).sum() + helper_array(c, b[k % a.len()])) * j as f64,
-            _ if f64::tanh(0.54).exp() > 0.2 => s6 = s6 * s7,
-            _ => s6 += helper_scalar(c[0], s1),
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.mapv(f64::tanh).sum() };
+        let z6 = ad::ndarray::Zip::from(a).and(&v1).map_collect(|&p7, &q8| (p7 * x - q8).sin());
+        let mut s5 = z6.sum() * helper_scalar(y, (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut s11: f64 = {
-            let t10 = b.mapv(f64::tanh).sum();
-            t10 * t10 * 0.5 + (b[0] - s9)
+        s5 += s2 * 0.2;
+        let mut s10: f64 = {
+            let t9 = x;
+            t9 * t9 * 0.5 + (s5 - s5)
         };
-        helper_array(a, helper_array(c, b[0])) + s11
+        let mut s11 = helper_array(a, b.mapv(f64::tanh).sum());
+        s5 + s11 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4480,22 +4657,40 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        let mut s2 = (((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - helper_scalar((k as f64 * 0.5), 0.20)) * (a.dot(c) - s1.tanh().exp()));
-        let mut s4: f64 = {
-            let t3 = s1;
-            t3 * t3 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s3 / (1.0 + s3 * s3));
+        }
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + s3.tanh().exp();
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
+        let mut s5 = (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt().tanh().exp();
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * b[0]).tanh();
+                if s5 > 0.3 && j > n6 {
+                    break 'search s5 * (1.0 + y * y).ln();
+                }
+            }
+            if n6 > 2 {
+                break s5 + (1.0 + y * y).ln();
+            }
         };
-        for (p5, &q6) in b.iter().zip(b) {
-            s1 = (s1 * 0.7 + p5 * q6 * s4.tanh().exp()).tanh();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s5 = s5.sin() * 0.9 + a[j8 - 1] * s3;
         }
-        let v7 = (c * a).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + b[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + b[i] * 0.3;
-        }
-        ((s1 * y) - (k as f64 * 0.5)) + s4 + v7.sum() * 0.3
+        ((s3 * y) - (k as f64 * 0.5)) + s5
     }
 
     #[test]
@@ -4511,45 +4706,25 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if y > 0.2 => s1 = s1 * 0.50,
+            _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        let mut s2 = a.dot(&u1);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + u1[j3 - 1] * b.dot(c);
+        if helper_array(b, 0.84) > 0.1 {
+            s1 = (k as f64 * 0.5);
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(s2, y)).tanh();
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * (a[a.len() - 1] + 0.70)) * q3 as f64).sum::<f64>();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(0.92).exp();
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h4.scaled_add((k as f64 * 0.5), &u1);
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + u5[i] * x).tanh();
         }
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = c[p6] * (a[a.len() - 1] + 0.70);
-        }
-        l5[0] += x;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        let mut l9 = Vec::with_capacity(3);
-        let mut h11 = b.to_owned();
-        for i in 0..a.len() {
-            h11 = (&h11 * s2 + a).mapv(f64::tanh);
-            l9.push(h11.clone());
-        }
-        let mut q12 = h11.sum();
-        for p10 in &l9 {
-            q12 += p10.dot(b) * 0.5;
-        }
-        let mut s13 = q12;
-        c.mean().unwrap() + s13 + v7.sum() * 0.3
+        let v6 = (&u5 * f64::tanh(0.85).exp());
+        (0.64 + a[0].tanh().exp()) + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4566,24 +4741,23 @@ mod p125 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * s1,
-            _ => s1 += (s1 / (1.0 + x * x)),
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * s1.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * a[a.len() - 1].cos()).tanh());
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(b, a[k % a.len()]) + (0.28 - 0.51)) * j as f64,
-            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += c.mean().unwrap(),
+        if (0.47 * a[k % a.len()]) > 0.1 {
+            s1 = (y - x);
         }
-        b.mapv(f64::tanh).sum() + s4
+        if k == 3 {
+            return a[a.len() - 1];
+        }
+        let mut s2 = b.dot(a);
+        helper_array(b, 0.65) + s2
     }
 
     #[test]
@@ -4599,19 +4773,29 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (b * c).mapv(f64::tanh);
+        let mut s2 = (1.0 + helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())).ln();
         for i in 0..a.len() {
-            w1[i] = b[i] * y;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * 1.09,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s2 += w3 * (x * b[a.len() - 1]);
         }
-        let mut s2 = helper_array(b, (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt());
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (x * b[a.len() - 1]) };
         for i in 0..a.len() {
-            let x = x * 0.5 + c.mean().unwrap();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            s2 = (s2 * 0.7 + v1[i] * s4).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s2 += x * 0.2;
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s2)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(&w1);
-        helper_array(c, helper_array(a, (k as f64 * 0.5))) + s5 + w1.sum() * 0.3
+        (y * (s2 * 0.30)) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4627,24 +4811,23 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        }
         if k == 3 {
-            return ((0.24 + (k as f64 * 0.5)) * x);
+            return f64::ln((1.0 + 0.55 * 0.55));
         }
-        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.29 / (1.0 + c[k % a.len()] * c[k % a.len()]))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (y + (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * x.tanh()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
+        s1 += s1 * 0.2;
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
-        y + s4
+        (1.0 + s1 * s1).ln() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4660,16 +4843,12 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.dot(b);
-        }
-        let mut s2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (1.0 + u1[a.len() - 1] * u1[a.len() - 1]).sqrt();
-            s2 += t3.sin() * (x * (k as f64 * 0.5));
-        }
-        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
+        let mut s2: f64 = {
+            let t1 = (1.0 + ((k as f64 * 0.5) * c[k % a.len()]) * ((k as f64 * 0.5) * c[k % a.len()])).ln();
+            t1 * t1 * 0.5 + y.tanh()
+        };
+        let mut s3 = x;
+        (1.0 + s2.tanh() * s2.tanh()).sqrt() + s3
     }
 
     #[test]
@@ -4685,16 +4864,19 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b[0];
-            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        if k % 2 == 0 {
-            s2 = (a.dot(c) + c.mapv(f64::tanh).sum());
-        } else {
-            s2 = s2 * ((s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - s2.sin());
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (x - 0.32)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        y + s2
+        ((s1 / (1.0 + s1 * s1)) / (1.0 + x * x)) + s1
     }
 
     #[test]
@@ -4710,32 +4892,13 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (0.85 - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 - a[a.len() - 1]);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (s1 - a[a.len() - 1]);
-            }
-        };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let mut s3 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + ((k as f64 * 0.5) - y)).sum::<f64>();
+        let mut s4 = ((a.mean().unwrap() - helper_scalar(0.30, s3)) / (1.0 + c.dot(a) * c.dot(a)));
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t4 = b[i] * b.mean().unwrap();
-            s1 += t4 * t4 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * a.dot(c);
+            w5[i] += (b[i] + ((k as f64 * 0.5) + b[k % a.len()])).sin();
         }
-        (1.0 + x.cos() * x.cos()).ln() + s1
+        x + s4 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4751,50 +4914,40 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
+        let mut s3 = (0..a.len()).map(|q2| b[q2] * b[q2] + y).sum::<f64>();
+        if k == 3 {
+            return y;
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s3 += u5;
+        }
         match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * y.tanh().exp(),
-            _ => s1 += 1.39,
+            0 => s3 = 1.34,
+            1 => s3 = s3 * b.dot(a),
+            _ => s3 += (1.0 + s3 * s3).ln(),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5).tanh().exp();
         }
-        s1 = helper_array(b, y.tanh().exp());
-        if s1 > 0.1 {
-            s1 = (helper_scalar(b[k % a.len()], (k as f64 * 0.5)) / (1.0 + b.dot(b) * b.dot(b)));
-        } else {
-            s1 = s1 * (1.0 + s1 * s1).ln();
+        match k % 4 {
+            j if j > 1 => s3 = x * j as f64,
+            _ if b.dot(&u6) > 0.2 => s3 = s3 * helper_scalar((c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y.cos()),
+            _ => s3 += 1.13,
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(b, y)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.20 - 0.41);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.20 - 0.41);
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * b.mapv(f64::tanh).sum();
+            w7[i] += (u6[i] + u6.mean().unwrap()).sin();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + w4[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += w4[i] * 0.2;
-        }
-        ((k as f64 * 0.5) * helper_scalar(1.10, s1)) + s1 + w4.sum() * 0.3
+        w7[0].tanh().exp() + s3 + w7.sum() * 0.3
     }
 
     #[test]
@@ -4811,14 +4964,25 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * 0.61,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * b.dot(a);
         }
-        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * s1).tanh() + y).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
-        x.sin().tanh().exp() + s3 + f4.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3.cos();
+        }
+        (1.0 + x.cos() * x.cos()).sqrt() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4835,16 +4999,20 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if c[p3] > b[p3] {
-                l2.push((c[p3] * b.mean().unwrap()).sin());
-            } else {
-                l2.push(b[p3] * y);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.95 + x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        (1.0 + helper_array(a, y) * helper_array(a, y)).sqrt() + s4
+        let mut h2 = b.to_owned();
+        for i in 0..3 {
+            h2.scaled_add(c.dot(c), b);
+        }
+        (1.0 + (s1 + a[a.len() - 1]) * (s1 + a[a.len() - 1])).ln() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4861,43 +5029,28 @@ mod p134 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.dot(a) + b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[a.len() - 1];
+        match k % 3 {
+            0 => s1 = a[a.len() - 1],
+            1 => s1 = s1 * (b.mean().unwrap() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_scalar(b.dot(c), x);
         for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, c);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(h3[0], 0.63)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (b[a.len() - 1] - 1.26);
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * ((k as f64 * 0.5) - 1.26),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n4 > 2 {
-                break s1 + (b[a.len() - 1] - 1.26);
-            }
-        };
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + b.dot(&h3);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            };
+            s1 += w3 * x.tanh();
         }
-        s1 += s1 * 0.2;
-        ((x + 0.93) - c.dot(c)) + s1 + h3.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh() };
+        s2 = (s2 * 0.5 + b.dot(c)).tanh();
+        (y * s1).sin() + s2
     }
 
     #[test]
@@ -4913,21 +5066,23 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x + a[k % a.len()]);
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * x + a).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        if k == 3 {
-            return x;
+        let mut s3 = b.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = b[p3] * (c[a.len() - 1] - x);
-        }
-        l2[0] += x;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        (a.mean().unwrap() * (x / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s5 + v4.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = x;
+            t4 * t4 * 0.5 + (x * 1.35)
+        };
+        c.dot(b) + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4943,17 +5098,16 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt() * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += a.mean().unwrap(),
+        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
+        for (p1, &q2) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y * 0.48);
+        match k % 3 {
+            0 => s3 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt(),
+            1 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += a.mean().unwrap(),
         }
-        b.dot(&u2) + s1 + u2.sum() * 0.3
+        (1.0 + (s3 - a[k % a.len()]) * (s3 - a[k % a.len()])).sqrt() + s3
     }
 
     #[test]
@@ -4969,41 +5123,41 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, y);
+        }
+        let mut s2 = u1.dot(c);
+        match k % 3 {
+            0 => s2 = helper_array(c, y),
+            1 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (c[0] + s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            w3[i] = c[i] * u1.mean().unwrap();
         }
-        s1 += y * 0.2;
-        s1 = (s1 * 0.5 + y).tanh();
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x + (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let mut s3 = u2.dot(a);
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut s6 = u1.iter().zip(c.iter()).map(|(p4, q5)| p4 * helper_scalar((k as f64 * 0.5), x) - q5).reduce(f64::max).unwrap();
+        let mut s9 = b.iter().fold(0.5, |q8, p7| (q8 * 0.8 + p7 * (1.0 + c[0] * c[0]).sqrt()).tanh());
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * s1.cos();
+                s6 = (s6 * 0.8 + u1[j] * (k as f64 * 0.5)).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n4 > 2 {
-                break s3 + s1.cos();
+            s6 += u1[i] * 0.2;
+        }
+        let mut l10 = Vec::new();
+        for p11 in 0..a.len() {
+            if u1[p11] > b[p11] {
+                l10.push((u1[p11] * b.mapv(f64::tanh).sum()).sin());
+            } else {
+                l10.push(b[p11] * s2);
             }
-        };
-        let mut s7: f64 = {
-            let t6 = (1.0 + helper_scalar(x, s1) * helper_scalar(x, s1)).sqrt();
-            t6 * t6 * 0.5 + y
-        };
-        (k as f64 * 0.5) + s7 + u2.sum() * 0.3
+        }
+        let mut s12 = l10.iter().map(|p11| p11 * p11).sum::<f64>() + l10[0];
+        s6 + s12 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5019,20 +5173,15 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
+        s1 += ((s1 - 1.20) * a.mean().unwrap());
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        if k == 3 {
-            return helper_scalar(u1.mapv(f64::tanh).sum(), x.tanh().exp());
-        }
-        let mut s2 = (c.mean().unwrap() / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * x;
-        }
-        1.11 + s2 + u1.sum() * 0.3
+        let mut s2 = helper_scalar(s1.tanh().exp(), x.tanh());
+        s2.tanh().exp() + s2
     }
 
     #[test]
@@ -5048,50 +5197,29 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
+        let mut s2: f64 = {
+            let t1 = helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
+            t1 * t1 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + b[j] * 0.47).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s2 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c[0]).tanh();
+        if k % 2 == 0 {
+            s2 = c[0].cos();
+        } else {
+            s2 = s2 * (s2 - ((k as f64 * 0.5) * s2));
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
-            }
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * ((k as f64 * 0.5) * c[a.len() - 1]);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += c[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        (x * helper_array(a, 0.65)) + s1
+        (1.0 + (y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5109,32 +5237,48 @@ mod p140 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * helper_scalar(x, (k as f64 * 0.5));
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += u3;
+            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + y * y))).tanh();
         }
-        let mut s4 = (0.51 / (1.0 + s1 * s1));
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.dot(b),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * helper_scalar(s1, s1);
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + u5[j6 - 1] * helper_scalar(s4, x);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(s1, s1) };
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(helper_scalar(1.19, c[a.len() - 1]), a.mapv(f64::tanh).sum()) * j as f64,
+            _ if s3 > 0.2 => s1 = s1 * s3.tanh().exp(),
+            _ => s1 += s1,
         }
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > a[p5] {
+                l4.push((b[p5] * a.mean().unwrap()).sin());
+            } else {
+                l4.push(a[p5] * y);
+            }
         }
-        if (a[a.len() - 1] * 1.13) > 0.1 {
-            s4 = s4.tanh().exp();
-        } else {
-            s4 = s4 * helper_scalar(s4, c.mapv(f64::tanh).sum());
-        }
-        b.mean().unwrap() + s4 + u5.sum() * 0.3
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * s3).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + d9[0] * ((k as f64 * 0.5) - x);
+        (y / (1.0 + s3 * s3)) + s7
     }
 
     #[test]
@@ -5151,9 +5295,8 @@ mod p141 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * x).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        (x - 0.31).tanh().exp() + s4
+        let mut s2 = b.mean().unwrap();
+        helper_scalar(s1, (k as f64 * 0.5)).tanh().exp() + s2
     }
 
     #[test]
@@ -5169,26 +5312,37 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        if k == 3 {
-            return b.dot(b);
+        let mut s1 = y.tanh().exp().tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
         }
         if k == 3 {
-            return ((y / (1.0 + y * y)) / (1.0 + x * x));
+            return (helper_scalar(y, s1) / (1.0 + (c[a.len() - 1] * x) * (c[a.len() - 1] * x)));
         }
-        let mut s2 = v1.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (c[a.len() - 1] + y)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * helper_array(c, a[0].cos()),
+            _ => s1 += c.mean().unwrap(),
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * 0.99).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s2 = x;
-        } else {
-            s2 = s2 * helper_array(&v1, c[0].cos());
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mapv(f64::tanh).sum();
         }
-        b.mean().unwrap() + s2 + v1.sum() * 0.3
+        if k == 3 {
+            return ((1.0 + y * y).ln() * f64::tanh(1.17).exp());
+        }
+        a.mean().unwrap() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5204,34 +5358,27 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a[0];
-            t1 * t1 * 0.5 + (k as f64 * 0.5).sin()
-        };
-        let mut s4: f64 = {
-            let t3 = (1.0 + (x + (k as f64 * 0.5)) * (x + (k as f64 * 0.5))).sqrt();
-            t3 * t3 * 0.5 + y.tanh().exp()
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * b[k % a.len()].tanh();
+        let mut s1 = a[0];
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(y, c[0]);
         }
-        if k % 2 == 0 {
-            s2 = c[a.len() - 1];
-        } else {
-            s2 = s2 * (0.35 + 1.18);
+        for i in 0..a.len() {
+            let y = y * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * y.tanh().exp()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        s1 += y * 0.2;
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&v3 * helper_array(b, x)).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
         }
-        a.mapv(f64::tanh).sum() + s4
+        y.tanh().exp() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5247,15 +5394,23 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if c.dot(a) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s2: f64 = {
+            let t1 = x;
+            t1 * t1 * 0.5 + 0.39
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + b[0]).sin();
         }
-        s1 += b[k % a.len()];
-        s1 += (a.mean().unwrap() + b.mean().unwrap());
-        helper_array(b, 0.20) + s1
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + w3[i] * (y - s2)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
+        }
+        (w3[a.len() - 1].cos() * 0.20) + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5271,20 +5426,17 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(c) * j as f64,
-            _ if a[k % a.len()].sin() > 0.2 => s1 = s1 * a.dot(b),
-            _ => s1 += s1,
+        let mut s1 = (1.0 + y * y).sqrt();
+        if (x + 0.76) > 0.1 {
+            s1 = c.dot(c).tanh();
+        } else {
+            s1 = s1 * (s1.tanh().exp() / (1.0 + a[k % a.len()].sin() * a[k % a.len()].sin()));
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * s1).sin()) + c;
-            l2.push(n);
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (x + s1);
-        helper_array(b, a.mapv(f64::tanh).sum()) + s5 + v4.sum() * 0.3
+        (((k as f64 * 0.5) * b[a.len() - 1]) * (k as f64 * 0.5).sin()) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5300,23 +5452,23 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s1 = (s1.tanh().exp() / (1.0 + y * y)) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += y,
+        let mut s2: f64 = {
+            let t1 = (k as f64 * 0.5);
+            t1 * t1 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * helper_scalar(y, b[k % a.len()])).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * f64::cos(0.30);
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * helper_scalar(0.45, 0.67);
+        let g4 = |p5: f64| (p5 * y).tanh();
+        let mut s3 = g4((a[a.len() - 1] + (k as f64 * 0.5))) + g4(b[0]);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (c[i] + 0.45).sin();
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (0.34 * (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        0.96 + s1
+        b.mean().unwrap() + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -5332,12 +5484,10 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) + b[k % a.len()]);
-        }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        y + v2.sum() * 0.3
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let v4 = b.mapv(f64::sin);
+        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5353,28 +5503,26 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
-        for i in 0..a.len() {
-            let t2 = a[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t2.sin() * helper_array(a, x);
-        }
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
         if k == 3 {
-            return (1.0 + (y + 0.48) * (y + 0.48)).ln();
+            return helper_array(b, ((k as f64 * 0.5) * 0.62));
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * f64::ln((1.0 + 0.33 * 0.33));
+        let mut s1 = (0.98 - (y + x));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[0].tanh().exp();
         }
-        if c.dot(c) > 0.1 {
-            s5 = (helper_scalar(b[0], a[a.len() - 1]) - b.mapv(f64::tanh).sum());
+        let mut s5 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (y - (k as f64 * 0.5))).sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (y + 0.48)).tanh();
+        }
+        let v6 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        if k % 2 == 0 {
+            s1 = a.mapv(f64::tanh).sum();
         } else {
-            s5 = s5 * (x.cos() + (s1 / (1.0 + a[0] * a[0])));
+            s1 = s1 * b.mean().unwrap();
         }
-        let v7 = a.mapv(|t| t * t * 0.5 - t);
-        s5 + s5 + v7.sum() * 0.3
+        helper_scalar(s5, x).cos() + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -5404,17 +5552,22 @@ mod p149 {
                 break s1 + ((k as f64 * 0.5) * a[a.len() - 1]);
             }
         };
-        let mut s4 = s3.tanh();
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + x;
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = c[p5] * s1;
         }
-        s1 += s4 * 0.2;
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        l4[0] += s3;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let mut h8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h8.scaled_add(c.mapv(f64::tanh).sum(), c);
+            if i == 3 {
+                break;
+            }
         }
-        x + s4 + u5.sum() * 0.3
+        let mut s11 = a.iter().zip(a.iter()).map(|(p9, q10)| p9 * v6.dot(b) - q10).reduce(f64::max).unwrap();
+        1.39 + s11 + h8.sum() * 0.3
     }
 
     #[test]
@@ -5430,19 +5583,30 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let mut s4 = b[a.len() - 1];
-        let (s6, c7) = (x * (s3 - y)).sin_cos();
-        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, (y * b[a.len() - 1])]];
-        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * a[0];
-        let v9 = (a * s4);
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s3 = s3.sin() * 0.9 + a[j10 - 1] * helper_scalar(b[0], 0.52);
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * b[q2] + b.mapv(f64::tanh).sum()).sum::<f64>();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * (b[a.len() - 1] + s3);
+            s3 += t4.sin() * (s3 * (k as f64 * 0.5));
+            if i == 3 {
+                break;
+            }
         }
-        (s4 - v9[a.len() - 1]) + s5 + v9.sum() * 0.3
+        let mut l5 = vec![c.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * s3;
+        for i in (0..a.len()).rev() {
+            s8 = (s8 * 0.7 + c[i] * (k as f64 * 0.5).tanh()).tanh();
+        }
+        if c[0] < 0.0 {
+            s3 = c.mapv(f64::tanh).sum();
+        } else {
+            s3 = s3 * v7[a.len() - 1];
+        }
+        f64::ln((1.0 + 0.62 * 0.62)).tanh() + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5464,19 +5628,17 @@ mod p151 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + c.dot(c);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let (s4, c5) = (x * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_array(b, 0.49)]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * helper_scalar(a[k % a.len()], (k as f64 * 0.5));
-        a.mapv(f64::tanh).sum() + s3
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) + s1) / (1.0 + a.mean().unwrap() * a.mean().unwrap())) * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s1 = s1 * helper_scalar(1.07, b.mapv(f64::tanh).sum()),
+            _ => s1 += x,
+        }
+        x + s1
     }
 
     #[test]
@@ -5493,21 +5655,11 @@ mod p152 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        s1 = c.dot(c);
+        if k == 3 {
+            return x;
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a) * j as f64,
-            _ if (x - x) > 0.2 => s1 = s1 * c.dot(c).tanh().exp(),
-            _ => s1 += f64::tanh(0.87).exp(),
-        }
-        (b[k % a.len()] + (1.01 / (1.0 + b[0] * b[0]))) + s1
+        (a.mapv(f64::tanh).sum() - c.dot(c)) + s1
     }
 
     #[test]
@@ -5523,25 +5675,28 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let mut s4 = s3.tanh().exp();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s3 * 0.56);
-        }
-        match k % 4 {
-            j if j > 1 => s3 = helper_scalar(c.dot(&u5), x) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s3 = s3 * f64::tanh(0.40).exp().tanh().exp(),
-            _ => s3 += a.mean().unwrap(),
-        }
-        let mut s8 = a.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * a.dot(a)).sum::<f64>();
-        let mut h9 = a.to_owned();
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h9.mapv_inplace(|t| (t * s3).tanh());
-            h9.scaled_add(0.5, a);
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
         }
-        helper_array(a, (y / (1.0 + 0.20 * 0.20))) + s8 + h9.sum() * 0.3
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + &h1).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * c.mean().unwrap();
+        }
+        let z6 = ad::ndarray::Zip::from(b).and(&v2).map_collect(|&p7, &q8| (p7 * x - q8).sin());
+        let mut s5 = z6.sum() * w4.mean().unwrap();
+        for i in 0..a.len() {
+            s5 = (s5 * 0.7 + h1[i] * y).tanh();
+        }
+        a.dot(a).tanh() + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5559,15 +5714,26 @@ mod p154 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s1.sin(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * c.dot(c);
         }
-        s1 = ((s1 * 1.00) + b.mean().unwrap());
-        if c[0] < 0.0 {
-            s1 = (c[k % a.len()] * (x / (1.0 + c[0] * c[0])));
-        } else {
-            s1 = s1 * ((x + y) - (1.0 + c[0] * c[0]).sqrt());
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
+        let v4 = (a * (a[k % a.len()] + (k as f64 * 0.5)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * 1.25).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        helper_scalar(a[k % a.len()].tanh(), (k as f64 * 0.5).tanh()) + s1
+        v4.dot(c) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5583,22 +5749,19 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
-        match k % 3 {
-            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
-            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * 0.23;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
+        let mut s3: f64 = {
+            let t2 = (1.0 + (y * y) * (y * y)).sqrt();
+            t2 * t2 * 0.5 + w1.mean().unwrap()
+        };
+        let mut h4 = a.to_owned();
+        for i in 0..a.len() {
+            h4.scaled_add(0.26, a);
         }
-        match k % 4 {
-            j if j > 1 => s1 = b[0] * j as f64,
-            _ if s1.tanh().exp() > 0.2 => s1 = s1 * (y / (1.0 + 1.22 * 1.22)).tanh().exp(),
-            _ => s1 += (c[k % a.len()] / (1.0 + x * x)),
-        }
-        x + s1 + u2.sum() * 0.3
+        ((x / (1.0 + x * x)) + (k as f64 * 0.5)) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5615,18 +5778,26 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap().cos();
-        } else {
-            s1 = s1 * s1;
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5).tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if k % 2 == 0 {
-            s1 = 1.28;
-        } else {
-            s1 = s1 * ((x / (1.0 + b[0] * b[0])) * helper_array(b, c[a.len() - 1]));
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s2 = helper_array(a, helper_scalar(helper_array(c, x), (k as f64 * 0.5)));
-        s1.tanh() + s2
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        }
+        let mut s3 = u2.mean().unwrap();
+        y + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5642,37 +5813,44 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
-        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (0.38 * x);
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = c[i] * a[k % a.len()].tanh().exp();
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(&w8, (k as f64 * 0.5));
-            s6 = (s6 * 0.8 + x * 0.3).tanh();
-        }
-        s6 += x * 0.2;
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        let mut s1 = (a.var(0.0) + 0.1).sqrt() * (c[k % a.len()] + (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w8[j] * helper_scalar(w8[0], (k as f64 * 0.5))).tanh();
-                if s3 > 0.3 && j > n9 {
-                    break 'search s3 * (1.0 + s3 * s3).ln();
+                s1 = (s1 * 0.8 + c[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n9 > 2 {
-                break s3 + (1.0 + s3 * s3).ln();
-            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s3: f64 = {
+            let t2 = helper_array(a, (k as f64 * 0.5));
+            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
         };
-        let mut s13 = (0..a.len()).map(|q12| a[q12] * c[q12] + w8.dot(&w8)).sum::<f64>();
-        ((0.38 * x) - helper_scalar((k as f64 * 0.5), y)) + s13 + w8.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + f64::sqrt((1.0 + 0.63 * 0.63));
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + a[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+        }
+        let mut m5 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m5.row_mut(i).assign(&(c * (a.dot(b) + i as f64)));
+        }
+        let mut s4 = m5.row(1).dot(a) * (1.0 + s1 * s1).sqrt();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + c[j6 - 1] * a[a.len() - 1];
+        }
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -5688,54 +5866,35 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, helper_scalar(a.mapv(f64::tanh).sum(), x));
-        if c[0] < 0.0 {
-            s1 = helper_scalar((s1 - 0.49), helper_scalar(a[0], (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * x;
+        let mut s2: f64 = {
+            let t1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
+            t1 * t1 * 0.5 + x
+        };
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
         }
         match k % 4 {
-            j if j > 1 => s1 = ((c[a.len() - 1] + 0.71) - b.dot(a)) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (helper_array(a, 0.64) * (1.0 + x * x).ln()),
-            _ => s1 += (k as f64 * 0.5).tanh(),
+            j if j > 1 => s2 = (helper_scalar(b[0], (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
+            _ if (s2 * x) > 0.2 => s2 = s2 * (helper_array(&u3, x) / (1.0 + b[a.len() - 1] * b[a.len() - 1])),
+            _ => s2 += helper_scalar(s2, x),
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.mapv_inplace(|t| (t * s1).tanh());
-            h2.scaled_add(0.5, b);
+        let v4 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + u3[j5 - 1] * helper_array(&u3, x);
         }
-        let mut s4: f64 = {
-            let t3 = (1.0 + y.sin() * y.sin()).ln();
-            t3 * t3 * 0.5 + (s1 - s1)
+        for i in (0..a.len()).rev() {
+            let t6 = a[i] * (x + y);
+            s2 += t6 * t6 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * u3.mapv(f64::tanh).sum();
+        }
+        let mut s8: f64 = {
+            let t7 = x;
+            t7 * t7 * 0.5 + (y + b[k % a.len()])
         };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += b[i] * 0.2;
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        a[k % a.len()] + s4 + h2.sum() * 0.3
+        helper_scalar(b[0], 1.25).cos() + s8 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5751,47 +5910,52 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(b, y) / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))) * (k as f64 * 0.5));
-        if (y + y) > 0.1 {
-            s1 = (c.dot(c) - a[0].tanh().exp());
-        } else {
-            s1 = s1 * b.mean().unwrap();
-        }
+        let mut s1 = a.mean().unwrap();
         match k % 4 {
             j if j > 1 => s1 = x * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.dot(c),
-            _ => s1 += a.mean().unwrap(),
+            _ if (x / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
+            _ => s1 += b.dot(b),
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, s1);
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.dot(c)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * helper_array(a, a[a.len() - 1]);
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * x.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            if n3 > 2 {
+                break s1 + helper_array(a, a[a.len() - 1]);
             }
-            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s4: f64 = {
-            let t3 = x.tanh().exp();
-            t3 * t3 * 0.5 + (1.0 + y * y).ln()
         };
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.26 * x);
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + u2[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * 0.92;
+                }
+            }
+            if n5 > 2 {
+                break s1 + 0.92;
+            }
+        };
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + u2[i] * s1).tanh();
         }
-        0.59 + s4 + u5.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = x.tanh();
+        } else {
+            s1 = s1 * a.dot(&u2);
+        }
+        let mut s9 = b.iter().map(|p7| p7 * (s1 - s6)).min_by(|p7, q8| (p7 - (s1 - s6)).abs().total_cmp(&(q8 - (s1 - s6)).abs())).unwrap();
+        s6 + s9 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5808,42 +5972,31 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar(s1, s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if b[p3] > c[p3] {
-                l2.push((b[p3] * (1.0 + y * y).sqrt()).sin());
-            } else {
-                l2.push(c[p3] * y);
-            }
-        }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        let mut h5 = b.to_owned();
         for i in (0..a.len()).rev() {
-            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
+            s1 = (s1 * 0.7 + a[i] * (x * c[k % a.len()])).tanh();
         }
-        let mut s7: f64 = {
-            let t6 = (h5.dot(a) / (1.0 + x * x));
-            t6 * t6 * 0.5 + h5[a.len() - 1]
-        };
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        match k % 3 {
+            0 => s1 = (1.0 + s1 * s1).sqrt().sin(),
+            1 => s1 = s1 * x,
+            _ => s1 += b[a.len() - 1],
+        }
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.scaled_add(x, c);
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s7 = (s7 * 0.8 + b[j] * (s4 + s7)).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * helper_scalar(a[0], (k as f64 * 0.5));
+                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n8 > 2 {
-                break s7 + helper_scalar(a[0], (k as f64 * 0.5));
-            }
-        };
-        a.mapv(f64::tanh).sum() + s7 + h5.sum() * 0.3
+            s1 += a[i] * 0.2;
+        }
+        (s1.tanh().exp() * (1.0 + x * x).ln()) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5859,28 +6012,32 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        'outer: for i in 0..a.len() {
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln();
+        } else {
+            s1 = s1 * a.dot(a);
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + b[j] * f64::tanh(0.48).exp()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y;
                 }
             }
-            s1 += c[i] * 0.2;
-        }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (a[0].cos() + 0.74);
-        }
-        let mut s2 = (helper_scalar(c[a.len() - 1], x) * (c.mean().unwrap() - c.dot(b)));
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (k as f64 * 0.5);
-            s1 += t3.sin() * x.sin();
-        }
-        let mut s6 = c.iter().map(|p4| p4 * c[a.len() - 1]).min_by(|p4, q5| (p4 - c[a.len() - 1]).abs().total_cmp(&(q5 - c[a.len() - 1]).abs())).unwrap();
-        helper_scalar((s1 * b[0]), (1.0 + s2 * s2).ln()) + s6
+            if n2 > 2 {
+                break s1 + y;
+            }
+        };
+        let mut s5: f64 = {
+            let t4 = (helper_scalar(c[a.len() - 1], s3) + (s3 + 1.00));
+            t4 * t4 * 0.5 + c.dot(b)
+        };
+        let v6 = (c * b.mean().unwrap());
+        let v7 = (c * a).mapv(f64::tanh);
+        s1.tanh().exp().sin() + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5896,32 +6053,51 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.scaled_add((c[k % a.len()] + x), c);
+        let mut l1 = vec![b.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * y).sin()) + b;
+            l1.push(n);
         }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if a[p4] > a[p4] {
-                l3.push((a[p4] * (k as f64 * 0.5)).sin());
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * c[0].sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + v3[j] * v3.mapv(f64::tanh).sum()).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += v3[i] * 0.2;
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = v3[i] * (1.0 + b[0] * b[0]).ln();
+        }
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (k as f64 * 0.5),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s4 += w6 * y;
+        }
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * y };
+        s4 += c.mapv(f64::tanh).sum();
+        let mut l8 = Vec::new();
+        for p9 in 0..a.len() {
+            if b[p9] > a[p9] {
+                l8.push((b[p9] * w5.dot(b)).sin());
             } else {
-                l3.push(a[p4] * y);
+                l8.push(a[p9] * y);
             }
         }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + c[j6 - 1] * b.mapv(f64::tanh).sum();
-        }
-        s1 = (s1 * 0.5 + (b.dot(c) + s1)).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = 0.42 * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * h2[0],
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        (k as f64 * 0.5) + s5 + h2.sum() * 0.3
+        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
+        0.26 + s10 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5937,22 +6113,37 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (x - x) > 0.2 => s1 = s1 * y,
-            _ => s1 += helper_scalar(s1, b[k % a.len()]),
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, c);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + y).sin();
+        }
+        let mut s3 = c.dot(a);
+        match k % 3 {
+            0 => s3 = ((x + (k as f64 * 0.5)) - y.cos()),
+            1 => s3 = s3 * (1.0 + (0.43 * y) * (0.43 * y)).ln(),
+            _ => s3 += y,
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            s3 = (s3 * 0.7 + b[i] * helper_array(&w2, (k as f64 * 0.5))).tanh();
         }
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b[0];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * w2.mapv(f64::tanh).sum()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        let mut s5 = u2.iter().rev().skip(1).zip(u2.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + 0.90).sum::<f64>();
-        c[k % a.len()] + s5 + u2.sum() * 0.3
+        (y / (1.0 + x.sin() * x.sin())) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5968,36 +6159,38 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if b[p2] > c[p2] {
-                l1.push((b[p2] * c.mapv(f64::tanh).sum()).sin());
-            } else {
-                l1.push(c[p2] * x);
-            }
+        let mut s1 = helper_array(c, c[0]);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (1.0 + s1 * s1).sqrt()).sin();
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut s4 = (1.0 + c.dot(b) * c.dot(b)).ln();
-        let v5 = (a + a);
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + b[j6 - 1] * x;
-        }
+        let mut s3 = ((w2.mean().unwrap() * (w2[k % a.len()] + b[0])) / (1.0 + a[0] * a[0]));
         for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        s3 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * c[0]).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
+            if i % 3 == 2 {
+                continue;
             }
-            s4 += a[i] * 0.2;
+            s1 = (s1 * 0.7 + w2[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + w2[i] * 0.3;
         }
-        s4 + s4 + v5.sum() * 0.3
+        let g5 = |p6: f64| (p6 * s3).tanh();
+        let mut s4 = g5(helper_array(b, 1.24)) + g5(a[0]);
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => w2[i] * (1.38 * (k as f64 * 0.5)),
+                _ => {
+                    if w2[i] > 0.8 {
+                        break;
+                    }
+                    w2[i].tanh()
+                }
+            };
+            s4 += w7 * (s1 - y);
+        }
+        let s8 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s1 - y) };
+        let mut s9 = helper_scalar((a[0] + w2.mean().unwrap()), c.mapv(f64::tanh).sum());
+        ((w2[k % a.len()] - s9) - (0.34 / (1.0 + 0.40 * 0.40))) + s9 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6014,24 +6207,27 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * f64::tanh(0.25).exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s1 += c[i] * 0.2;
+            };
+            s1 += w3 * a.dot(a);
         }
-        if k == 3 {
-            return (0.25 * a.dot(a));
-        }
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * (c[k % a.len()] + helper_array(c, s1)),
-            _ => s1 += (y * a[a.len() - 1]),
-        }
-        (x + a.mean().unwrap()) + s1
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(a) };
+        s1 += s1;
+        s4 + s1
     }
 
     #[test]
@@ -6048,24 +6244,26 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = a.to_owned();
-        for i in (0..k % 3) {
-            h4 = (&h4 * s1 + a).mapv(f64::tanh);
-            l2.push(h4.clone());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.dot(b);
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(a) * 0.5;
+        if (1.26 * s1) > 0.1 {
+            s1 = (y * s1);
+        } else {
+            s1 = s1 * (1.0 + helper_scalar((k as f64 * 0.5), 1.05) * helper_scalar((k as f64 * 0.5), 1.05)).ln();
         }
-        let mut s6 = q5;
-        s6 = b.dot(b);
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + b[j7 - 1] * x;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 + y);
         }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s6
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.dot(&u3);
+        }
+        (a.mean().unwrap() - c[0]) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6081,32 +6279,44 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * helper_array(a, (k as f64 * 0.5))).tanh());
-        match k % 3 {
-            0 => s3 = b.dot(a),
-            1 => s3 = s3 * b.mapv(f64::tanh).sum(),
-            _ => s3 += f64::ln((1.0 + 0.27 * 0.27)),
-        }
-        if s3 > 0.1 {
-            s3 = a[k % a.len()];
-        } else {
-            s3 = s3 * (helper_scalar(x, (k as f64 * 0.5)) * (1.0 + y * y).ln());
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b[k % a.len()].cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
         for i in 0..a.len() {
-            let t4 = b[i] * x.tanh();
-            s3 += t4 * t4 * 0.5;
-            s3 -= b[(i + 1) % a.len()] * c.mean().unwrap();
-            if i == 3 {
-                break;
+            let t2 = c[i] * (b[k % a.len()] * 0.98);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
             }
+            s1 = s1 + q3.tanh();
         }
-        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5) + d7[0] * (x / (1.0 + y * y));
-        (k as f64 * 0.5) + s5
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = 0.47;
+        } else {
+            s1 = s1 * f64::tanh((0.37 + 1.37));
+        }
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * (k as f64 * 0.5);
+            s1 += t4.sin() * b.dot(c);
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5).tanh().exp();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        if k % 2 == 0 {
+            s1 = ((x + b[a.len() - 1]) * a[k % a.len()]);
+        } else {
+            s1 = s1 * c[0];
+        }
+        b[k % a.len()] + s1
     }
 
     #[test]
@@ -6123,49 +6333,34 @@ mod p168 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.0 + s1 * s1).ln();
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.0 + s1 * s1).ln();
-            }
-        };
-        let g5 = |p6: f64| (p6 * s3).tanh();
-        let mut s4 = g5(helper_array(a, x)) + g5(a[0]);
-        let mut s9 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + s1).sum::<f64>();
-        let mut l10 = vec![c.to_owned()];
-        for p11 in 0..2 {
-            let n = l10[p11].mapv(|t| (t * s9).sin()) + c;
-            l10.push(n);
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v12 = l10[l10.len() - 1].to_owned();
-        let mut s13 = l10[1][0] * ((k as f64 * 0.5) - s4);
-        if c[0] < 0.0 {
-            s13 = b.mapv(f64::tanh).sum();
-        } else {
-            s13 = s13 * (((k as f64 * 0.5) - a[a.len() - 1]) - (k as f64 * 0.5).tanh().exp());
+        s1 += x * 0.2;
+        if k % 2 == 0 {
+            s1 = a.dot(b);
         }
-        let mut n14 = 0;
-        let s15 = 'search: loop {
-            n14 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n14 {
-                    break 'search s1 * (1.0 + s4 * s4).ln();
-                }
-            }
-            if n14 > 2 {
-                break s1 + (1.0 + s4 * s4).ln();
-            }
+        let mut s3: f64 = {
+            let t2 = helper_array(a, s1.tanh());
+            t2 * t2 * 0.5 + a.dot(a)
         };
-        s1 = s1;
-        a.mapv(f64::tanh).sum() + s13 + v12.sum() * 0.3
+        let mut s6 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + a[k % a.len()]).sum::<f64>();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + c[j7 - 1] * ((k as f64 * 0.5) - s1);
+        }
+        let mut h8 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h8.mapv_inplace(|t| (t * s6).tanh());
+            h8.scaled_add(0.5, c);
+        }
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (b[i] + (b[a.len() - 1] - a[a.len() - 1])).sin();
+        }
+        helper_scalar((b[0] + s6), (s1 + y)) + s6 + w9.sum() * 0.3
     }
 
     #[test]
@@ -6181,27 +6376,17 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s2 = y;
-        for i in (0..a.len()).rev() {
+        let mut s3 = a.iter().map(|p1| p1 * (1.0 + y * y).sqrt()).min_by(|p1, q2| (p1 - (1.0 + y * y).sqrt()).abs().total_cmp(&(q2 - (1.0 + y * y).sqrt()).abs())).unwrap();
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + a[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + h1[i] * 0.3;
+            s3 = (s3 * 0.7 + b[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
             if i == 3 {
                 break;
             }
         }
-        (x.sin() * y) + s2 + h1.sum() * 0.3
+        f64::sin(0.32) + s3
     }
 
     #[test]
@@ -6217,25 +6402,11 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, a);
-        }
-        if k == 3 {
-            return y;
-        }
-        let mut s2 = (helper_array(&h1, (a[k % a.len()] * (k as f64 * 0.5))) - (1.0 + (y + y) * (y + y)).ln());
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + h1[i] * (1.0 + s2 * s2).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * c.dot(c);
-            s2 += t3.sin() * helper_array(a, x);
-        }
-        a.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
+        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        let v2 = (c + c);
+        let mut s3 = helper_array(a, (1.0 + (x + y) * (x + y)).ln());
+        let mut s4 = ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + helper_array(&v2, c.dot(a)) * helper_array(&v2, c.dot(a))));
+        c.dot(c) + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6251,25 +6422,22 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s1 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = (a.mean().unwrap() - 1.14);
+        } else {
+            s1 = s1 * helper_scalar((1.0 + s1 * s1).ln(), a.dot(c));
         }
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = c[p3] * a.dot(c);
+        if k % 2 == 0 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * helper_array(a, 1.23);
         }
-        l2[0] += s1;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        let v6 = a.mapv(f64::sin);
-        (1.23 + v6.dot(&v6)) + s5 + v6.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * b.mean().unwrap();
+        }
+        y + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6286,27 +6454,31 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        s1 = (s1 * 0.5 + s1).tanh();
-        let mut s2 = s1;
-        s1 += (y * s1.tanh().exp());
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + c[j] * f64::sqrt((1.0 + 0.48 * 0.48))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s2 += b[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s2 = s1;
+        if s1 > 0.1 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * ((k as f64 * 0.5).tanh() * s1.tanh().exp());
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * (k as f64 * 0.5);
-            s1 += t3 * t3 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
+        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
+        let mut s5 = s1;
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * b.mapv(f64::tanh).sum();
         }
-        s2 + s2
+        if k == 3 {
+            return u6.mean().unwrap();
+        }
+        (b.mapv(f64::tanh).sum() + (s5 - s5)) + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6323,18 +6495,33 @@ mod p173 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y;
+                }
+            }
+            if n2 > 2 {
+                break s1 + y;
+            }
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * b.dot(a);
+            s1 += t4.sin() * s3.tanh().exp();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        (k as f64 * 0.5) + s1 + v3.sum() * 0.3
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -6350,15 +6537,19 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = y;
-        for (p1, &q2) in a.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * f64::sqrt((1.0 + 0.27 * 0.27))).tanh();
+        if k == 3 {
+            return y;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+            let t2 = b[i] * a.mean().unwrap();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        (k as f64 * 0.5) + s3 + h4.sum() * 0.3
+        (b.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
     }
 
     #[test]
@@ -6375,28 +6566,45 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        match k % 3 {
+            0 => s1 = (c.dot(b) * c.mean().unwrap()),
+            1 => s1 = s1 * (1.0 + (b[a.len() - 1] * s1) * (b[a.len() - 1] * s1)).sqrt(),
+            _ => s1 += 0.47,
+        }
+        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + f64::sqrt((1.0 + 0.85 * 0.85))).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let v5 = a.mapv(|t| (t * s4).sin() + s4 * 0.5);
         for i in 0..a.len() {
-            w5[i] += (c[i] + 0.47).sin();
-        }
-        if f64::sqrt((1.0 + 0.85 * 0.85)) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_scalar((y * x), helper_array(&w5, x));
-        }
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * (s1 / (1.0 + x * x))).tanh();
+            let t6 = b[i] * helper_scalar(0.28, y);
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += a[j] * t6;
+            }
+            s1 = s1 + q7.tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] += (a[i] + 0.35).sin();
+            let t8 = c[i] * helper_scalar(y, y);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q9 = 0.0;
+            for j in 0..a.len() {
+                q9 += v5[j] * t8;
+            }
+            s1 = s1 + q9.tanh();
         }
-        (a.dot(&w5) * w5.mapv(f64::tanh).sum()) + s4 + w6.sum() * 0.3
+        v5.dot(c).sin() + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6413,19 +6621,14 @@ mod p176 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        for i in 0..a.len() {
-            let t2 = a[i] * (x + (k as f64 * 0.5));
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
+            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
         }
-        if k == 3 {
-            return helper_scalar(helper_array(c, c[k % a.len()]), c.mean().unwrap());
-        }
-        s1 = (s1 * 0.5 + b[a.len() - 1].cos().tanh().exp()).tanh();
-        c.dot(b) + s1
+        let mut s2 = b[a.len() - 1];
+        let mut s3 = ad::ndarray::array![b[a.len() - 1].cos(), c.dot(c), helper_array(c, c[a.len() - 1])].mapv(f64::sin).sum();
+        a.mapv(f64::tanh).sum().tanh().exp() + s3
     }
 
     #[test]
@@ -6442,19 +6645,21 @@ mod p177 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        if k == 3 {
-            return (a.dot(c) / (1.0 + x * x));
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * b[k % a.len()].tanh().exp();
+            s1 += t2.sin() * helper_scalar(y, b[0]);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + helper_scalar(y, b[0])).sin();
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += helper_array(c, (k as f64 * 0.5)),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w2[i] * (s1 + (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        b.dot(b) + s1 + w2.sum() * 0.3
+        let mut s3 = x;
+        let mut s5: f64 = {
+            let t4 = ((y - (k as f64 * 0.5)) / (1.0 + s3 * s3));
+            t4 * t4 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        x + s5
     }
 
     #[test]
@@ -6470,22 +6675,39 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
-        if y > 0.1 {
-            s1 = helper_array(a, helper_scalar(y, 0.40));
-        } else {
-            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        let mut s1 = (helper_array(a, y) - 1.21);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * 0.91;
+                }
+            }
+            if n2 > 2 {
+                break s1 + 0.91;
+            }
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.17 * s3)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * b.mean().unwrap();
+                }
+            }
+            if n4 > 2 {
+                break s1 + b.mean().unwrap();
+            }
+        };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + b[j6 - 1] * (0.81 * s1);
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (0.90 / (1.0 + h2[a.len() - 1] * h2[a.len() - 1])) * j as f64,
-            _ if (x / (1.0 + x * x)) > 0.2 => s1 = s1 * y,
-            _ => s1 += s1,
-        }
-        helper_array(b, (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + h2.sum() * 0.3
+        (x + helper_scalar(s1, 0.32)) + s1
     }
 
     #[test]
@@ -6502,25 +6724,22 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(c, x);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[0],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + helper_array(c, x);
-            }
-        };
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * helper_scalar(f64::tanh(0.89), c.dot(c)),
-            _ => s1 += a[0].tanh().exp(),
+            };
+            s1 += w2 * helper_array(c, x);
         }
-        (1.0 + helper_array(c, (k as f64 * 0.5)) * helper_array(c, (k as f64 * 0.5))).ln() + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, x) };
+        let mut s4 = x;
+        b.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -6536,19 +6755,18 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
-        for (p1, &q2) in b.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
-        }
-        let l4 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
+        let mut s1 = c.mean().unwrap();
         for i in 0..a.len() {
-            let x = x * 0.5 + s6;
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + c[i] * (s1 * a[0])).tanh();
         }
-        s3 += x * 0.2;
-        let mut s9 = (0..a.len()).map(|q8| c[q8] * a[q8] + s6).sum::<f64>();
-        (c.dot(c) * (k as f64 * 0.5)) + s9
+        if c[0] < 0.0 {
+            s1 = (c.dot(c) * c.dot(a));
+        }
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        let mut s2 = x;
+        helper_array(c, y) + s2
     }
 
     #[test]
@@ -6565,30 +6783,19 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        match k % 4 {
-            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (x * y)),
-            _ => s1 += ((k as f64 * 0.5) * y),
+        let mut s2 = ad::ndarray::array![y, helper_array(a, 0.37), 0.69].mapv(f64::sin).sum();
+        let mut f4 = c.to_owned();
+        f4.mapv_inplace(|t| (t * s1).tanh());
+        f4.scaled_add((s1 * 0.93), &c);
+        let mut s3 = f4.sum() * 0.3;
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * helper_scalar(0.97, 1.12)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        if k == 3 {
-            return (c.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
-        }
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(b * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + i as f64)));
-        }
-        let mut s2 = m3.row(1).dot(b) * c[k % a.len()];
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + (k as f64 * 0.5).tanh()).sin();
-        }
-        s2 + s2 + w4.sum() * 0.3
+        let v5 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s6 = ad::ndarray::array![f4[k % a.len()].cos(), y, x].mapv(f64::sin).sum();
+        helper_scalar(b.mapv(f64::tanh).sum(), (k as f64 * 0.5).tanh()) + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6604,23 +6811,41 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, y);
-        let v4 = vec![0.25; c.len()];
-        let mut s5 = c.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * c[a.len() - 1].tanh()).sum::<f64>();
-        let mut s8 = (0..a.len()).map(|q7| b[q7] * a[q7] + (a[k % a.len()] / (1.0 + y * y))).sum::<f64>();
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] = a[i] * x.sin();
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = h1[a.len() - 1];
+        match k % 4 {
+            j if j > 1 => s3 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s3 = s3 * c.mapv(f64::tanh).sum(),
+            _ => s3 += (c[k % a.len()] / (1.0 + y * y)),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + h1[j] * (x * h1[k % a.len()])).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * a.dot(a);
+                }
+            }
+            if n4 > 2 {
+                break s3 + a.dot(a);
+            }
+        };
+        match k % 4 {
+            j if j > 1 => s3 = (1.0 + (s5 - b[a.len() - 1]) * (s5 - b[a.len() - 1])).sqrt() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s3 = s3 * ((k as f64 * 0.5).tanh().exp() - (1.0 + s3 * s3).ln()),
+            _ => s3 += s5,
         }
         match k % 4 {
-            j if j > 1 => s8 = a[k % a.len()] * j as f64,
-            _ if (s5 - b[a.len() - 1]) > 0.2 => s8 = s8 * (k as f64 * 0.5),
-            _ => s8 += y.tanh().exp(),
+            j if j > 1 => s3 = c.dot(a) * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * (h1.mapv(f64::tanh).sum() - (s3 - x)),
+            _ => s3 += (1.0 + s5 * s5).ln(),
         }
-        if x > 0.1 {
-            s5 = (1.0 + helper_scalar(c[0], s5) * helper_scalar(c[0], s5)).sqrt();
-        }
-        w9.mean().unwrap() + s8 + w9.sum() * 0.3
+        helper_scalar((k as f64 * 0.5), s5) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6638,25 +6863,26 @@ mod p183 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let t2 = b[i] * ((k as f64 * 0.5) - y);
+            s1 += t2.sin() * (1.05 - x);
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(b) * j as f64,
-            _ if y > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln().cos(),
-            _ => s1 += b[a.len() - 1],
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        for i in 0..a.len() {
-            let y = y * 0.5 + ((k as f64 * 0.5) - s1);
+        if k % 2 == 1 {
+            let y = y * 0.5 + b[a.len() - 1];
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+        let mut s3 = x;
+        let v4 = c.mapv(f64::sin);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        0.60 + s1
+        (b.dot(a) * (k as f64 * 0.5)) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6673,26 +6899,22 @@ mod p184 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.0 + x * x).ln();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + (1.0 + x * x).ln();
-            }
-        };
-        match k % 3 {
-            0 => s1 = s3,
-            1 => s1 = s1 * helper_scalar(helper_scalar(s3, y), s1),
-            _ => s1 += (1.0 + s3 * s3).ln(),
+            s1 += a[i] * 0.2;
         }
-        let mut s4 = helper_array(b, s1);
-        a.mapv(f64::tanh).sum() + s4
+        let v2 = c.mapv(f64::sin);
+        for i in 0..a.len() {
+            let x = x * 0.5 + y;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        ((0.43 - x) - f64::tanh(0.50).exp()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6708,35 +6930,30 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        match k % 4 {
-            j if j > 1 => s1 = c[k % a.len()] * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (s1 + 0.84).tanh().exp(),
-            _ => s1 += x.tanh().exp(),
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = b[p2] * (y * x);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + a[i] * x).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+            s4 = s4 + c[i] * 0.3;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + x * x));
+        for i in 0..a.len() {
+            let x = x * 0.5 + x;
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * 0.78;
+        s4 += x * 0.2;
+        if k % 2 == 1 {
+            let mut s4 = s4 * 0.5 + (y + s4);
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut s5: f64 = {
-            let t4 = 0.52;
-            t4 * t4 * 0.5 + helper_scalar(y, 1.33)
-        };
-        (s5 - 0.84).cos() + s5
+        s4 += s4 * 0.2;
+        let mut s5 = x;
+        ((s5 / (1.0 + x * x)) - v3.mapv(f64::tanh).sum()) + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6752,41 +6969,42 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            h3 = (&h3 * y + b).mapv(f64::tanh);
-            l1.push(h3.clone());
-        }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
-        }
-        let mut s5 = q4;
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(y, 1.15);
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
-        }
-        s5 += x * 0.2;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * (k as f64 * 0.5);
-        }
-        match k % 4 {
-            j if j > 1 => s5 = (k as f64 * 0.5) * j as f64,
-            _ if b.dot(b) > 0.2 => s5 = s5 * (y / (1.0 + 1.26 * 1.26)).cos(),
-            _ => s5 += (k as f64 * 0.5),
-        }
-        let mut u7 = c.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
-        }
-        let mut s9: f64 = {
-            let t8 = (0.79 * ((k as f64 * 0.5) + x));
-            t8 * t8 * 0.5 + c.mean().unwrap()
+        let mut s2: f64 = {
+            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
         };
-        a.dot(&u7) + s9 + u7.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) - y)).tanh();
+        }
+        let mut s5 = (0..a.len()).map(|q4| a[q4] * b[q4] + a[k % a.len()].cos()).sum::<f64>();
+        for i in 0..a.len() {
+            let t6 = b[i] * ((k as f64 * 0.5) - 0.50);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * b[(i + 1) % a.len()];
+            }
+            s2 += u7;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = b[i] * helper_scalar(x, s5);
+        }
+        c.mean().unwrap() + s5 + w8.sum() * 0.3
     }
 
     #[test]
@@ -6802,23 +7020,30 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
+        let mut h1 = c.to_owned();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 1.18 * 1.18))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
-        let mut l2 = vec![c.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
-            l2.push(n);
+        let mut s2 = (1.0 + (x.tanh().exp() + (c[0] + h1[a.len() - 1])) * (x.tanh().exp() + (c[0] + h1[a.len() - 1]))).ln();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * y).tanh();
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt();
-        let v6 = b.mapv(|t| t * t * 0.5 - t);
-        let z8 = ad::ndarray::Zip::from(&v6).and(a).map_collect(|&p9, &q10| (p9 * s5 - q10).sin());
-        let mut s7 = z8.sum() * a.mean().unwrap();
-        (v4.dot(&v4) + b.mean().unwrap()) + s7 + v6.sum() * 0.3
+        let v3 = (a + c);
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x.tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w4 * helper_scalar(0.88, y);
+        }
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(0.88, y) };
+        helper_scalar((0.38 - x), a.dot(&h1)) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6834,25 +7059,34 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y + y);
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(0.70, a);
         }
-        let mut s2 = (1.0 + helper_scalar(y, (k as f64 * 0.5)).sin() * helper_scalar(y, (k as f64 * 0.5)).sin()).ln();
-        match k % 4 {
-            j if j > 1 => s2 = y * j as f64,
-            _ if (x * u1[0]) > 0.2 => s2 = s2 * (s2 - 0.84).sin(),
-            _ => s2 += y,
-        }
-        s2 = ((s2 / (1.0 + 0.83 * 0.83)) - (x / (1.0 + s2 * s2)));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s2 = helper_scalar(a[0], 1.37).sin();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * s2).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * a.mapv(f64::tanh).sum();
+                }
             }
-            s2 = (s2 * 0.7 + u1[i] * f64::ln((1.0 + 0.53 * 0.53))).tanh();
+            if n3 > 2 {
+                break s2 + a.mapv(f64::tanh).sum();
+            }
+        };
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + y;
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut s5 = b.iter().zip(c.iter()).map(|(p3, q4)| p3 * (x * y) - q4).reduce(f64::max).unwrap();
-        (0.70 + y).tanh() + s5 + u1.sum() * 0.3
+        s2 += s2 * 0.2;
+        if k % 2 == 0 {
+            s2 = (h1.mapv(f64::tanh).sum() / (1.0 + h1.dot(a) * h1.dot(a)));
+        }
+        let mut s5 = helper_scalar(s2, (1.12 * a.mapv(f64::tanh).sum()));
+        ((y - 0.56) / (1.0 + (1.17 * y) * (1.17 * y))) + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6868,28 +7102,28 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + 0.46;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * helper_array(b, x)).tanh() + a[k % a.len()]).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * ((k as f64 * 0.5) + y);
         }
-        s1 += s1 * 0.2;
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n3 = (&h2 * y + c).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut h4 = c.to_owned();
-        for i in 0..a.len() {
-            h4.mapv_inplace(|t| (t * s1).tanh());
-            h4.scaled_add(0.5, c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
         match k % 4 {
-            j if j > 1 => s1 = (c.dot(&h4) - 0.42) * j as f64,
-            _ if h4.mean().unwrap() > 0.2 => s1 = s1 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+            j if j > 1 => s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(a, helper_scalar(1.25, (k as f64 * 0.5))),
+            _ => s1 += x,
         }
-        helper_scalar(s1, x) + s1 + h4.sum() * 0.3
+        0.31 + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -6905,39 +7139,42 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + helper_array(b, x)).sin();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = c.mean().unwrap();
-        if k % 2 == 0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * (helper_scalar(0.62, x) + w1.dot(c));
-        }
+        s1 += x * 0.2;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * w1.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s2 += w1[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + ((k as f64 * 0.5) - 0.39)).sin();
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2.scaled_add((0.72 / (1.0 + a[0] * a[0])), a);
         }
-        let l4 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(&w3);
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (w3[i] + s2).sin();
+        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * helper_array(&h2, x);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (s1 / (1.0 + x * x))).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        if c[0] < 0.0 {
-            s2 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp();
-        }
-        helper_array(a, a[0]) + s6 + w7.sum() * 0.3
+        s3 = (s3 * 0.5 + ((c[k % a.len()] * s3) - h2.mean().unwrap())).tanh();
+        let mut s6: f64 = {
+            let t5 = 0.93;
+            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        (x.cos() * a.mapv(f64::tanh).sum()) + s6 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6953,35 +7190,27 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
-        let mut s4 = c.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * s4.cos()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
+        let mut s1 = helper_array(a, a.mapv(f64::tanh).sum());
         if k % 2 == 0 {
-            s4 = b.mapv(f64::tanh).sum().sin();
+            s1 = helper_array(a, (k as f64 * 0.5).tanh());
         }
-        for i in 0..a.len() {
-            let s4 = s4 * 0.5 + b.dot(b);
-            s3 = (s3 * 0.8 + s4 * 0.3).tanh();
+        let mut s2: f64 = 1.23;
+        let mut s3 = b.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s3 = helper_scalar((1.0 + s2 * s2).sqrt(), ((k as f64 * 0.5) - c[a.len() - 1])) * j as f64,
+            _ if c.dot(a) > 0.2 => s3 = s3 * b[k % a.len()],
+            _ => s3 += ((k as f64 * 0.5) - y),
         }
-        s3 += s4 * 0.2;
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = b[i] * b[k % a.len()];
+        if k % 2 == 1 {
+            let y = y * 0.5 + y.tanh().exp();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut h6 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h6.mapv_inplace(|t| (t * x).tanh());
-            h6.scaled_add(0.5, c);
+        s2 += y * 0.2;
+        let mut s4 = c.mapv(f64::tanh).sum();
+        if k == 3 {
+            return y;
         }
-        w5.mapv(f64::tanh).sum().cos() + s4 + h6.sum() * 0.3
+        (1.0 + ((k as f64 * 0.5) - s2) * ((k as f64 * 0.5) - s2)).sqrt() + s4
     }
 
     #[test]
@@ -6997,23 +7226,51 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.48;
+        let mut s1: f64 = 0.48;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * c.dot(c)).tanh();
         }
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c[a.len() - 1].tanh();
+        let mut h2 = a.to_owned();
+        for i in 0..a.len() {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, a);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = (0..a.len()).map(|q3| u1[q3] * b[q3] + x).sum::<f64>();
-        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * (1.30 / (1.0 + s4 * s4));
-        match k % 3 {
-            0 => s5 = (x + x).cos(),
-            1 => s5 = s5 * a.mean().unwrap().tanh().exp(),
-            _ => s5 += s4,
+        s1 = (s1 * 0.5 + ((y * 0.50) / (1.0 + (s1 - y) * (s1 - y)))).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s7 = y;
-        (1.0 + (x - 0.78) * (x - 0.78)).ln() + s7 + u1.sum() * 0.3
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                }
+            }
+            if n4 > 2 {
+                break s1 + (k as f64 * 0.5).tanh().exp();
+            }
+        };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(y, y)).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+                }
+            }
+            if n6 > 2 {
+                break s1 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+            }
+        };
+        (y / (1.0 + x * x)).tanh().exp() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -7030,26 +7287,38 @@ mod p193 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
-        let v2 = b.mapv(f64::sin);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.53 - y);
+        }
         for i in 0..a.len() {
-            let t3 = a[i] * (v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 += t3 * t3 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * c[k % a.len()];
-            if i == 3 {
-                break;
-            }
+            let mut s1 = s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + helper_array(b, (v2[0] * s1))).tanh();
-        let mut s5: f64 = {
-            let t4 = helper_array(c, (k as f64 * 0.5)).cos();
-            t4 * t4 * 0.5 + (1.0 + s1 * s1).ln()
+        s1 += s1 * 0.2;
+        let mut s4: f64 = {
+            let t3 = a[k % a.len()];
+            t3 * t3 * 0.5 + a[0]
         };
-        match k % 3 {
-            0 => s1 = (s1.sin() - s5.tanh().exp()),
-            1 => s1 = s1 * helper_array(b, ((k as f64 * 0.5) + 1.22)),
-            _ => s1 += b[0].tanh().exp(),
+        for i in 0..a.len() {
+            let mut s4 = s4 * 0.5 + helper_array(a, s1);
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        b.mean().unwrap() + s5 + v2.sum() * 0.3
+        s4 += s4 * 0.2;
+        for (p5, &q6) in c.iter().zip(a) {
+            s1 = (s1 * 0.7 + p5 * q6 * b.mapv(f64::tanh).sum()).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        b[a.len() - 1] + s4
     }
 
     #[test]
@@ -7066,29 +7335,20 @@ mod p194 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.71;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (x / (1.0 + a[0] * a[0]));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (0.89 / (1.0 + b[0] * b[0]));
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let t2 = b[i] * b.dot(a);
+            s1 += t2.sin() * b[k % a.len()].tanh().exp();
             if i == 3 {
                 break;
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (s1 - x)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        (helper_scalar(x, s3) * s1) + s3
+        let mut s3 = a.mean().unwrap();
+        (f64::tanh(0.43) + (s1 - x)) + s3
     }
 
     #[test]
@@ -7104,35 +7364,24 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(a, s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_array(a, s1);
-            }
+        let mut s2: f64 = {
+            let t1 = a.dot(c);
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) - c[a.len() - 1])
         };
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (s3 / (1.0 + s1 * s1));
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * (x + 1.24)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        let v5 = (b * helper_scalar(y, y));
-        let mut l6 = Vec::new();
-        for p7 in 0..a.len() {
-            if v5[p7] > v5[p7] {
-                l6.push((v5[p7] * x.tanh()).sin());
-            } else {
-                l6.push(v5[p7] * s3);
-            }
+        if k == 3 {
+            return (b.dot(a) - a.mapv(f64::tanh).sum());
         }
-        let mut s8 = l6.iter().map(|p7| p7 * p7).sum::<f64>() + l6[0];
-        helper_array(c, (1.0 + y * y).ln()) + s8 + v5.sum() * 0.3
+        match k % 3 {
+            0 => s2 = (helper_array(c, y) - (1.0 + c[0] * c[0]).ln()),
+            1 => s2 = s2 * helper_array(b, 1.36),
+            _ => s2 += (0.22 + x),
+        }
+        (a[k % a.len()] / (1.0 + x * x)) + s2
     }
 
     #[test]
@@ -7148,15 +7397,18 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + a);
-        let mut s2 = c.mean().unwrap().cos();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
+        let mut s1: f64 = 0.66;
+        s1 = (s1 * 0.5 + b.mean().unwrap().cos()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) * s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        (c.mapv(f64::tanh).sum() * (x + (k as f64 * 0.5))) + s2 + v1.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -7179,20 +7431,22 @@ mod p197 {
             s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
         }
         for i in 0..a.len() {
-            let t3 = b[i] * x;
+            s1 = (s1 * 0.7 + c[i] * (y * c[a.len() - 1])).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * ((k as f64 * 0.5) / (1.0 + x * x));
             let mut u4 = t3;
             if t3 > 0.1 {
                 u4 = u4 * c[(i + 1) % a.len()];
             }
             s1 += u4;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (0.70 / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1)))) * j as f64,
-            _ if (1.06 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (b.dot(a) * (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += a.mean().unwrap(),
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * f64::tanh(1.04);
         }
-        s1 = b[k % a.len()];
-        (b.mean().unwrap() / (1.0 + a.dot(c) * a.dot(c))) + s1
+        (s1.tanh().exp() / (1.0 + y * y)) + s1
     }
 
     #[test]
@@ -7210,37 +7464,37 @@ mod p198 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
         for i in 0..a.len() {
-            let t2 = b[i] * (y - x);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * 0.23;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 0.32).tanh();
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut l3 = vec![b.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * x).sin()) + c;
-            l3.push(n);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 0.23).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (y - x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (y - x);
+            }
+        };
+        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
+        let mut s7 = (helper_array(b, (s1 + s3)) * (a.dot(b) / (1.0 + helper_array(b, x) * helper_array(b, x))));
+        if a.dot(c) > 0.1 {
+            s7 = ((s6 / (1.0 + s7 * s7)) / (1.0 + helper_scalar((k as f64 * 0.5), s6) * helper_scalar((k as f64 * 0.5), s6)));
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * (c[a.len() - 1] + b[a.len() - 1]);
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (a[i] + (0.68 - s6)).sin();
+        if k == 3 {
+            return x;
         }
-        let mut s8 = (k as f64 * 0.5);
-        if (k as f64 * 0.5) > 0.1 {
-            s8 = x;
-        } else {
-            s8 = s8 * ((x / (1.0 + y * y)) / (1.0 + helper_scalar((k as f64 * 0.5), y) * helper_scalar((k as f64 * 0.5), y)));
+        if c[0] < 0.0 {
+            s6 = 1.19;
         }
-        let mut s11 = c.iter().zip(c.iter()).map(|(p9, q10)| p9 * s8 - q10).reduce(f64::max).unwrap();
-        (b.mapv(f64::tanh).sum() - c[0].tanh().exp()) + s11 + w7.sum() * 0.3
+        (y - s6).tanh().exp() + s7
     }
 
     #[test]
@@ -7256,25 +7510,30 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        match k % 4 {
-            j if j > 1 => s1 = (f64::sin(0.53) - helper_scalar(x, 0.43)) * j as f64,
-            _ if (x + y) > 0.2 => s1 = s1 * (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt(),
-            _ => s1 += c.mean().unwrap(),
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + y * y));
         }
-        let mut s3: f64 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + (s1 - s1)
-        };
-        let v6 = vec![0.25; b.len()];
-        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (1.0 + s3 * s3).ln()).sum::<f64>();
-        s3 = (s3 * 0.5 + helper_scalar(s3, s7.tanh().exp())).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        let mut s2 = x;
+        for i in 0..a.len() {
+            let t3 = b[i] * 0.81;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
-        let m9 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s8 = m9.diag().mapv(|t| (t * x).sin()).sum() * (1.0 + s7 * s7).ln();
-        0.44 + s8
+        s2 = (s2 * 0.5 + 0.43).tanh();
+        for (p5, &q6) in a.iter().zip(c) {
+            s2 = (s2 * 0.7 + p5 * q6 * u1.dot(b)).tanh();
+        }
+        s2 = (u1.dot(b) - s2.tanh().exp());
+        if c[0] < 0.0 {
+            s2 = 0.77;
+        } else {
+            s2 = s2 * ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        }
+        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
     }
 
     #[test]

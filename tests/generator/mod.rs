@@ -542,6 +542,33 @@ impl Program {
         self.line("}");
     }
 
+    /// A `let` of a `match` or `if` with arms that exit: `continue`, a
+    /// block that may `break`, and a `return` at the top level.
+    fn exits_in_let_arms(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let (e, e2) = (self.scalar(1), self.scalar(1));
+        let (u, w) = (v.name, self.name("w"));
+        self.line("for i in 0..a.len() {");
+        self.line(format!("    let {w} = match i % 3 {{"));
+        self.line("        0 => continue,");
+        self.line(format!("        1 => {u}[i] * {e},"));
+        self.line("        _ => {");
+        self.line(format!("            if {u}[i] > 0.8 {{"));
+        self.line("                break;");
+        self.line("            }");
+        self.line(format!("            {u}[i].tanh()"));
+        self.line("        }");
+        self.line("    };");
+        self.line(format!("    {acc} += {w} * {e2};"));
+        self.line("}");
+        let name = self.name("s");
+        self.line(format!(
+            "let {name} = if {acc} < 5.0 {{ {acc} * 0.5 }} else {{ return {acc} * {e2} }};"
+        ));
+        self.scalars.push(Var { name, active: true });
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -891,7 +918,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(22) {
+        match self.pick(23) {
+            22 => self.exits_in_let_arms(),
             21 => self.loop_value(),
             20 => self.vec_local(),
             19 => self.array_loop(),
