@@ -755,6 +755,36 @@ fn exits_in_let_arms() {
     }
 }
 
+/// A `match` on a shape whose last arm binds it (`n => ..`), which is
+/// lowered to `let n = x.len() else { .. }`: inactive, though it reads `x`.
+mod match_binding_a_shape {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>) -> f64 {
+        let mut total = 0.0;
+        for row in x.rows() {
+            let m = match row.len() {
+                0 => continue,
+                n => row.sum() / n as f64,
+            };
+            total += m * m;
+        }
+        match x.nrows() {
+            0 => {}
+            n => total += x.sum() / n as f64,
+        }
+        total
+    }
+}
+
+#[test]
+fn match_binding_a_shape() {
+    for shape in [(1, 1), (3, 2), (2, 5)] {
+        let x = random(shape, 36);
+        check_scalar!(match_binding_a_shape; ref x dx = x.clone(););
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

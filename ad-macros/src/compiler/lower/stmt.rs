@@ -115,6 +115,12 @@ impl Lowerer<'_> {
             self.expr_stmt(&init.expr, true);
             return;
         }
+        if init.diverge.is_some() && !self.carries_derivative(&init.expr) {
+            // `let n = x.len() else { .. }` (the last arm of a `match` on
+            // `x.len()` binds `n` this way): inactive, kept as written.
+            self.verbatim_local(local);
+            return;
+        }
         if !matches!(pat, Pat::Ident(_)) && !self.carries_derivative(&init.expr) {
             // `let (n, d) = (x.nrows(), x.ncols());`: inactive values that
             // only look at active ones, kept as written (renamed).
