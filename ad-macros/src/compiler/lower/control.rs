@@ -486,9 +486,7 @@ impl Lowerer<'_> {
     fn reject_exits(&self, block: &syn::Block, what: &str) {
         let mut exits = super::exits::Finder::default();
         exits.visit_block(block);
-        // A `return` left here is reported with every other left
-        // `return` (`report_remaining_returns`).
-        for (span, kind) in exits.found.into_iter().filter(|(_, k)| *k != "return") {
+        for (span, kind) in exits.found {
             self.errors.at_span(
                 span,
                 format!("this `{kind}` inside a {what} that computes active values is not supported yet (labelled, or in an expression): use an unlabelled `{kind}` as a statement"),

@@ -52,9 +52,9 @@ fn exits_in(visit: impl FnOnce(&mut Finder)) -> Exits {
     f.exits
 }
 
-/// Finds exits: the kinds at this loop's level, and the span of each exit
-/// that belongs to this loop or cannot be desugared (a label, a `break`
-/// with a value, any `return`).
+/// Finds exits: the kinds at this loop's level, and the span of each
+/// `break` and `continue` that belongs to this loop or has a label (a
+/// `return` is reported by [`report_remaining_returns`]).
 #[derive(Default)]
 pub struct Finder {
     exits: Exits,
@@ -84,9 +84,8 @@ impl<'ast> Visit<'ast> for Finder {
             self.found.push((c.continue_token.span, "continue"));
         }
     }
-    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+    fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
         self.exits.ret = true;
-        self.found.push((r.return_token.span, "return"));
     }
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.depth += 1;
@@ -456,9 +455,7 @@ fn let_of_diverging_arms(stmt: &Stmt, rest: &[Stmt]) -> Option<Stmt> {
     // The statements an arm becomes.
     let arm = |body: &Expr| -> Option<Vec<Stmt>> {
         match body {
-            e @ (Expr::Return(_) | Expr::Break(_) | Expr::Continue(_)) => {
-                Some(vec![Stmt::Expr(e.clone(), Some(Default::default()))])
-            }
+            e if is_exit(e) => Some(vec![Stmt::Expr(e.clone(), Some(Default::default()))]),
             Expr::Block(b)
                 if b.label.is_none() && b.block.stmts.last().and_then(exit_expr).is_some() =>
             {
@@ -541,15 +538,20 @@ fn followed_by(mut stmts: Vec<Stmt>, rest: &[Stmt]) -> Vec<Stmt> {
 
 /// `break;`, `break e;`, `continue;`, `return e;` as a statement.
 fn exit_expr(stmt: &Stmt) -> Option<&Expr> {
-    match stmt_expr(stmt)? {
-        e @ Expr::Break(b) if b.label.is_none() => Some(e),
-        e @ Expr::Continue(c) if c.label.is_none() => Some(e),
-        e @ Expr::Return(_) => Some(e),
-        _ => None,
+    stmt_expr(stmt).filter(|e| is_exit(e))
+}
+
+/// `break`, `break e`, `continue` or `return e`, unlabelled.
+fn is_exit(e: &Expr) -> bool {
+    match e {
+        Expr::Break(b) => b.label.is_none(),
+        Expr::Continue(c) => c.label.is_none(),
+        Expr::Return(_) => true,
+        _ => false,
     }
 }
 
-fn stmt_expr(stmt: &Stmt) -> Option<&Expr> {
+pub(super) fn stmt_expr(stmt: &Stmt) -> Option<&Expr> {
     match stmt {
         Stmt::Expr(e, _) => Some(e),
         _ => None,

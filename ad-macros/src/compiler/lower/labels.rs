@@ -23,6 +23,8 @@ use proc_macro2::{Ident, Span};
 use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Block, Expr, Lifetime, Stmt};
 
+use super::exits::stmt_expr;
+
 /// `block` with every labelled loop's labelled exits rewritten.
 pub fn rewrite(block: &Block) -> Block {
     let mut block = block.clone();
@@ -174,12 +176,12 @@ impl Exits<'_> {
                 None => {
                     // As a statement, the exit's statements in place, so no
                     // block hides the `break`.
-                    let kind = match &stmt {
-                        Stmt::Expr(e, _) => self.kind_of(e),
-                        _ => None,
-                    };
-                    match kind {
-                        Some(kind) => out.extend(self.exit(kind, break_value(&stmt))),
+                    let exit = stmt_expr(&stmt);
+                    match exit.and_then(|e| self.kind_of(e)) {
+                        Some(kind) => {
+                            let value = exit.and_then(break_value).cloned();
+                            out.extend(self.exit(kind, value.as_ref()))
+                        }
                         None => {
                             self.visit_stmt_mut(&mut stmt);
                             out.push(stmt);
@@ -268,10 +270,7 @@ impl VisitMut for Exits<'_> {
             _ => match self.kind_of(e) {
                 // In an expression (`_ => break 'rows,`): a block.
                 Some(kind) => {
-                    let value = match e {
-                        Expr::Break(b) => b.expr.as_deref().cloned(),
-                        _ => None,
-                    };
+                    let value = break_value(e).cloned();
                     let stmts = self.exit(kind, value.as_ref());
                     *e = parse_quote!({ #(#stmts)* });
                 }
@@ -282,10 +281,10 @@ impl VisitMut for Exits<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// The value of a `break e` statement.
-fn break_value(stmt: &Stmt) -> Option<&Expr> {
-    match stmt {
-        Stmt::Expr(Expr::Break(b), _) => b.expr.as_deref(),
+/// The value of a `break e`.
+fn break_value(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Break(b) => b.expr.as_deref(),
         _ => None,
     }
 }
