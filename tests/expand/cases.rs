@@ -455,6 +455,19 @@ snapshot!(loop_with_a_value, [reverse],
     }
 );
 
+// A `let` of a `match` with a `return` arm: the `let` and what follows
+// move into the arm that gives a value, and the `return` is desugared as
+// any other (`if c { return e; } rest` is `if c { e } else { rest }`).
+snapshot!(return_in_a_let_arm, [reverse],
+    fn f(x: f64, #[constant] scale: Option<f64>) -> f64 {
+        let s = match scale {
+            Some(s) => s,
+            None => return x.sin(),
+        };
+        x * s
+    }
+);
+
 // A loop over an active `Vec` field's elements is a loop over its indices
 // binding `let layer = &m.layers[k];`; `layer.w` is read as `m.layers[k].w`.
 snapshot!(loop_over_layers, [reverse],
