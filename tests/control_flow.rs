@@ -785,6 +785,49 @@ fn match_binding_a_shape() {
     }
 }
 
+/// `let y;` with no type, initialised later by active assignments (in
+/// every arm, in some arms beside a literal, or in a nested block): the
+/// derivative code names each assigned value itself, and the declaration
+/// goes where nothing else reads it.
+// Late initialisation is what these test.
+#[allow(clippy::needless_late_init)]
+mod declared_then_assigned {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let head;
+        if k > 1 {
+            head = x[0] * x[0];
+        } else {
+            head = x[0].sin();
+        }
+        let tail;
+        match k {
+            0 => tail = Array1::from_elem(x.len(), 0.5),
+            _ => tail = x.mapv(f64::exp),
+        }
+        let mut scaled;
+        scaled = head * 3.0;
+        scaled = scaled * tail.sum();
+        let inner = {
+            let w;
+            w = x[x.len() - 1].cos();
+            w * 2.0
+        };
+        scaled + inner
+    }
+}
+
+#[test]
+fn declared_then_assigned() {
+    for n in [1, 3] {
+        let x = random(n, 37);
+        for k in [0, 1, 2] {
+            check_scalar!(declared_then_assigned; ref x dx = x.clone(); k);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

@@ -797,3 +797,18 @@ snapshot!(chain_collected_into_a_vec, [reverse],
         kept.first().unwrap() * kept.last().unwrap()
     }
 );
+
+// `let y;` initialised by an active value in each branch: each branch's
+// value gets a name of its own (`y_1`, `y_2`, joined in `y_3`), and the
+// declaration, which nothing reads any more, is left out.
+snapshot!(declared_then_assigned, [reverse],
+    fn f(x: f64, #[constant] n: usize) -> f64 {
+        let y;
+        if n > 2 {
+            y = x * x;
+        } else {
+            y = x.sin();
+        }
+        y + 1.0
+    }
+);

@@ -407,6 +407,67 @@ pub fn instructions(stmts: &[Stmt]) -> Vec<&Inst> {
     out
 }
 
+/// Every stretch of inactive code in a body, nested blocks and closure
+/// bodies included: what may name a local by its written name.
+pub fn token_streams(body: &Body) -> Vec<&TokenStream> {
+    fn operand<'a>(o: &'a Operand, out: &mut Vec<&'a TokenStream>) {
+        if let Operand::Const(c) = o {
+            out.push(&c.tokens);
+        }
+    }
+    fn walk<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a TokenStream>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Inst(i) => {
+                    for o in i.op.operands() {
+                        operand(o, out);
+                    }
+                    out.extend(i.op.inline_tokens());
+                    match &i.op {
+                        Op::Call(_, args) => out.extend(args.iter().map(|a| &a.source)),
+                        Op::Mapv(_, c) => {
+                            out.push(&c.source);
+                            walk(&c.body.stmts, out);
+                            operand(&c.body.result, out);
+                        }
+                        _ => {}
+                    }
+                }
+                Stmt::Verbatim(t) | Stmt::InactiveLet { tokens: t, .. } => out.push(t),
+                Stmt::Const { expr, .. } => out.push(expr),
+                Stmt::If(i) => {
+                    out.push(&i.cond);
+                    walk(&i.then, out);
+                    walk(&i.els, out);
+                    if let Some(c) = &i.value {
+                        out.extend([&c.then, &c.els]);
+                    }
+                    for p in &i.phis {
+                        operand(&p.then, out);
+                        operand(&p.els, out);
+                    }
+                }
+                Stmt::Loop(l) => {
+                    match &l.head {
+                        LoopHead::For { pat, iter, .. } => out.extend([pat, iter]),
+                        LoopHead::While { cond } => out.push(cond),
+                    }
+                    walk(&l.body, out);
+                    for c in &l.carried {
+                        operand(&c.init, out);
+                        operand(&c.next, out);
+                    }
+                    out.extend(&l.exit);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&body.stmts, &mut out);
+    operand(&body.result, &mut out);
+    out
+}
+
 impl Function {
     pub fn ident(&self, v: VarId) -> &Ident {
         &self.vars[v.0].ident

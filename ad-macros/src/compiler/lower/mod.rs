@@ -17,6 +17,7 @@ mod call;
 mod closures;
 mod constructors;
 mod control;
+mod declarations;
 mod exits;
 mod expr;
 mod in_place;
@@ -216,10 +217,11 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         .map(|(name, _, _)| name)
         .collect();
     let result = l.block(&block.stmts, sig.item.block.span());
-    let body = Body {
+    let mut body = Body {
         stmts: std::mem::take(&mut l.stmts),
         result,
     };
+    declarations::drop_taken_over(&mut body);
     let scalar_params = sig
         .params
         .iter()
