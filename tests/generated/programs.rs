@@ -16,18 +16,29 @@ mod p0 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if k % 2 == 1 {
-            let y = y * 0.5 + b.mean().unwrap();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        s1 += y * 0.2;
-        let mut s2 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * ((k as f64 * 0.5) + s1);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + s1) };
         match k % 4 {
-            j if j > 1 => s1 = b.dot(b) * j as f64,
-            _ if b.dot(c) > 0.2 => s1 = s1 * (((k as f64 * 0.5) + x) * (0.68 + y)),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if c.dot(b) > 0.2 => s1 = s1 * (a.mapv(f64::tanh).sum() - b.dot(c)),
+            _ => s1 += y,
         }
-        y + s2
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -43,21 +54,25 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_array(a, x)).sum::<f64>();
-        let mut s5: f64 = {
-            let t4 = (x + (k as f64 * 0.5));
-            t4 * t4 * 0.5 + s3
-        };
-        let mut s7: f64 = {
-            let t6 = (1.0 + s5 * s5).sqrt();
-            t6 * t6 * 0.5 + helper_array(c, s5)
-        };
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + a[j8 - 1] * (k as f64 * 0.5).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + y).sin();
         }
-        (1.0 + s5 * s5).ln() + s7
+        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+        if k % 2 == 1 {
+            let y = y * 0.5 + c[k % a.len()];
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        match k % 3 {
+            0 => s2 = x,
+            1 => s2 = s2 * (a[0] + w1[k % a.len()]),
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * (x * (k as f64 * 0.5))).tanh();
+        }
+        (s2.sin() * f64::ln((1.0 + 0.68 * 0.68))) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -73,36 +88,36 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = c.dot(c);
-        } else {
-            s1 = s1 * ((k as f64 * 0.5) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + x).sin();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(1.12, (k as f64 * 0.5));
+        let mut s2 = (1.0 + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap()) * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap())).ln();
+        match k % 4 {
+            j if j > 1 => s2 = ((y / (1.0 + b[k % a.len()] * b[k % a.len()])) + (1.0 + x * x).sqrt()) * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s2 = s2 * (b[a.len() - 1] / (1.0 + x * x)).sin(),
+            _ => s2 += helper_scalar((k as f64 * 0.5), y),
         }
-        let mut s3 = a[k % a.len()];
-        if k == 3 {
-            return (s3.sin() + b.mean().unwrap());
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + helper_scalar(0.20, (k as f64 * 0.5))).sin();
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+        s2 = (s2 * 0.5 + c[k % a.len()]).tanh();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + ((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sin();
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.mapv_inplace(|t| (t * s3).tanh());
-            h4.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + c[j5 - 1] * (c[k % a.len()] + s2);
         }
-        let mut s5 = (c.mean().unwrap() + h4.mean().unwrap());
-        ((1.0 + s1 * s1).ln() / (1.0 + helper_array(c, x) * helper_array(c, x))) + s5 + h4.sum() * 0.3
+        let mut h6 = c.to_owned();
+        for i in 0..a.len() {
+            h6.mapv_inplace(|t| (t * s2).tanh());
+            h6.scaled_add(0.5, c);
+        }
+        s2 + s2 + h6.sum() * 0.3
     }
 
     #[test]
@@ -118,38 +133,28 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, c);
-        }
-        let mut s2 = (f64::cos(1.08) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * helper_scalar(y, y);
-            let mut q4 = 0.0;
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * y).tanh() + f64::cos(0.42)).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                q4 += h1[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-        }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => h1[i] * (1.24 * c[k % a.len()]),
-                _ => {
-                    if h1[i] > 0.8 {
-                        break;
-                    }
-                    h1[i].tanh()
+                s1 = (s1 * 0.8 + b[j] * s1).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * ((k as f64 * 0.5) - x);
                 }
-            };
-            s2 += w5 * (k as f64 * 0.5);
+            }
+            if n4 > 2 {
+                break s1 + ((k as f64 * 0.5) - x);
+            }
+        };
+        let mut s6 = (a.dot(&f2) / (1.0 + (1.24 * c[k % a.len()]) * (1.24 * c[k % a.len()]))).tanh().exp();
+        for i in 0..a.len() {
+            let s5 = s5 * 0.5 + (x * (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
         }
-        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5) };
-        if k == 3 {
-            return (h1[0].cos() * helper_array(&h1, (k as f64 * 0.5)));
-        }
-        (a.mapv(f64::tanh).sum() * (1.29 - x)) + s2 + h1.sum() * 0.3
+        s1 += s5 * 0.2;
+        helper_array(&f2, (k as f64 * 0.5)).tanh().exp() + s6 + f2.sum() * 0.3
     }
 
     #[test]
@@ -165,37 +170,23 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (y / (1.0 + y * y))).sin();
-        }
-        let mut s2: f64 = 0.31;
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (x - 1.03)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + w1[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * w1.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        let mut s1 = y;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (x * 0.38)).tanh();
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => w1[i] * (x + 0.67),
-                _ => {
-                    if w1[i] > 0.8 {
-                        break;
-                    }
-                    w1[i].tanh()
-                }
-            };
-            s2 += w3 * (1.0 + y * y).sqrt();
+        let mut s2 = a.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * a.dot(c);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + y * y).sqrt() };
-        ((x - s4) / (1.0 + (0.22 / (1.0 + a[k % a.len()] * a[k % a.len()])) * (0.22 / (1.0 + a[k % a.len()] * a[k % a.len()])))) + s2 + w1.sum() * 0.3
+        helper_scalar((1.0 + b[0] * b[0]).ln(), 0.67) + s2
     }
 
     #[test]
@@ -211,23 +202,34 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(c[a.len() - 1], a);
+        }
+        let mut s2 = helper_array(a, (1.0 + x * x).ln());
         for i in 0..a.len() {
-            w1[i] += (a[i] + f64::ln((1.0 + 1.02 * 1.02))).sin();
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => h1[i] * (x + (k as f64 * 0.5)),
+                _ => {
+                    if h1[i] > 0.8 {
+                        break;
+                    }
+                    h1[i].tanh()
+                }
+            };
+            s2 += w3 * x;
         }
-        let mut s2 = helper_scalar((a.dot(b) + x), helper_array(&w1, (y + (k as f64 * 0.5))));
-        s2 += w1.mean().unwrap();
-        let mut s4: f64 = {
-            let t3 = (1.0 + ((k as f64 * 0.5) - x) * ((k as f64 * 0.5) - x)).ln();
-            t3 * t3 * 0.5 + (x + x)
-        };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + w1[i] * (w1[0] * 1.29)).tanh();
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
+        let s5;
+        match k % 3 {
+            0 => s5 = s4,
+            1 => { s5 = (s4 + y); }
+            _ => s5 = b.mean().unwrap(),
         }
-        w1.dot(&w1) + s4 + w1.sum() * 0.3
+        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&h1.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s6 = m7.diag().mapv(|t| (t * s2).sin()).sum() * a[a.len() - 1];
+        (h1.mean().unwrap() / (1.0 + h1[a.len() - 1] * h1[a.len() - 1])) + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -244,32 +246,34 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[0] - y);
-        for i in 0..a.len() {
-            let t2 = a[i] * (a[0] - y);
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_array(a, 1.36);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y / (1.0 + a[0] * a[0]));
-        }
-        let mut s4 = b.dot(a);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * f64::cos(0.97)).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * 0.71;
+                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (x / (1.0 + 0.50 * 0.50));
                 }
             }
-            if n5 > 2 {
-                break s4 + 0.71;
+            if n2 > 2 {
+                break s1 + (x / (1.0 + 0.50 * 0.50));
             }
         };
-        s1 += (s6 / (1.0 + s4 * s4)).tanh().exp();
-        (1.0 + y.cos() * y.cos()).sqrt() + s4
+        if c[0] < 0.0 {
+            s1 = (s3 / (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))));
+        } else {
+            s1 = s1 * b.mean().unwrap().tanh();
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = s3,
+            1 => { s4 = (0.97 - y); }
+            _ => s4 = a.mapv(f64::tanh).sum(),
+        }
+        if c[0] < 0.0 {
+            s1 = (s4 / (1.0 + s3 * s3)).tanh().exp();
+        }
+        (1.0 + y.cos() * y.cos()).sqrt() + s1
     }
 
     #[test]
@@ -285,13 +289,18 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65));
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut s2 = helper_scalar(b.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        s2 += ((1.0 + s2 * s2).sqrt() - s2);
-        a.dot(c) + s2 + u1.sum() * 0.3
+        a.dot(a) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -311,26 +320,18 @@ mod p8 {
             let t1 = x;
             t1 * t1 * 0.5 + x
         };
-        let v3 = (b + b);
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v3[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * ((k as f64 * 0.5) + y);
-                }
-            }
-            if n4 > 2 {
-                break s2 + ((k as f64 * 0.5) + y);
-            }
-        };
-        for i in 0..a.len() {
-            let x = x * 0.5 + a.dot(c);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        s2 = (s2 * 0.5 + s2).tanh();
+        let mut h3 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h3.mapv_inplace(|t| (t * s2).tanh());
+            h3.scaled_add(0.5, b);
         }
-        s2 += x * 0.2;
-        (k as f64 * 0.5) + s2 + v3.sum() * 0.3
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + (s2 + (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt() + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -346,34 +347,36 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * a.dot(a) + d3[0] * 1.10;
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (a.mean().unwrap() * 1.10);
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if helper_array(c, 0.44) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += helper_scalar(y, y),
+        }
+        s1 = x.tanh().exp();
         for i in 0..a.len() {
-            w4[i] += (b[i] + b.mapv(f64::tanh).sum()).sin();
+            let t2 = b[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * 1.31;
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n4 = (&h3 * x + b).mapv(f64::tanh);
+            h3.assign(&n4);
+            if i == 3 {
+                break;
+            }
         }
-        let mut u6 = u5.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * b.mean().unwrap();
+            s1 += t5 * t5 * 0.5;
+            s1 -= h3[(i + 1) % a.len()] * (h3[k % a.len()] + 0.61);
         }
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) - s1).tanh().exp(),
-            1 => s1 = s1 * x,
-            _ => s1 += x,
-        }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + u5[j7 - 1] * a.mean().unwrap();
-        }
-        let v10 = vec![0.25; c.len()];
-        let mut s11 = c.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * u6.mapv(f64::tanh).sum()).sum::<f64>();
-        b.mean().unwrap() + s11 + u6.sum() * 0.3
+        let v6 = (&h3 * &h3).mapv(f64::tanh);
+        a[a.len() - 1] + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -390,26 +393,22 @@ mod p10 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+        }
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * (1.39 / (1.0 + x * x))).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
         match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (1.0 + x * x).sqrt().tanh(),
-            _ => s1 += helper_array(a, 1.39),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (1.0 + (s1 * a[k % a.len()]) * (s1 * a[k % a.len()])).ln(),
+            _ => s1 += ((k as f64 * 0.5) + s2),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s2 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if y.tanh().exp() > 0.2 => s2 = s2 * c.mean().unwrap(),
+            _ => s2 += s2.tanh(),
         }
-        let mut s2 = helper_scalar((c.dot(b) / (1.0 + s1.tanh().exp() * s1.tanh().exp())), s1);
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s2 + 0.58);
-        }
-        helper_scalar(b.mean().unwrap(), s2.tanh()) + s2 + u3.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -425,18 +424,20 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        s1 += s1 * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(c);
+        let mut s1 = helper_array(b, (x.sin() * helper_array(b, 0.37)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (s1 / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())) + s1
+        helper_scalar(b.dot(c), c[0].cos()) + s1
     }
 
     #[test]
@@ -452,37 +453,16 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let v1 = (a * b).mapv(f64::tanh);
+        let mut s4 = c.iter().zip(v1.iter()).map(|(p2, q3)| p2 * q3 * y).sum::<f64>();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * a.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (1.0 + x * x).ln();
+            w5[i] += (c[i] + (a[k % a.len()] + y)).sin();
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * y.tanh().exp();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh().exp() };
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        let l5: Vec<f64> = a.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * b.dot(c)).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        c.mean().unwrap() + s7
+        s4 = w5.mean().unwrap();
+        let f7: Array1<f64> = v1.iter().rev().map(|p8| (p8 * (k as f64 * 0.5).tanh()).tanh() + helper_scalar(y, x)).collect();
+        let mut s6 = f7.dot(&f7) * 0.1;
+        (k as f64 * 0.5) + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -499,23 +479,19 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * 0.60).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
+            l2.push(n);
         }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * s1).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * (k as f64 * 0.5).sin()).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += c[i] * 0.2;
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * 0.60;
+        match k % 4 {
+            j if j > 1 => s1 = b[0] * j as f64,
+            _ if y.tanh() > 0.2 => s1 = s1 * s1,
+            _ => s1 += v4.dot(a),
         }
-        (1.0 + (y * s1) * (y * s1)).sqrt() + s4
+        (c[a.len() - 1] * v4.mapv(f64::tanh).sum()) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -531,34 +507,36 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
-        for i in 0..a.len() {
-            let x = x * 0.5 + (s1 + 1.31);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = (y.sin() * (1.20 - 0.79)),
+            1 => { s1 = (x + y); }
+            _ => s1 = helper_scalar(helper_array(b, x), (k as f64 * 0.5).tanh().exp()),
         }
-        s1 += x * 0.2;
-        if k == 3 {
-            return (b.mapv(f64::tanh).sum() + a.dot(c));
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            let n3 = (&h2 * y + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        for i in 0..a.len() {
-            let t2 = b[i] * y;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
-        }
-        if k % 2 == 0 {
-            s1 = (a[a.len() - 1].tanh().exp() - y.tanh().exp());
+        let mut s4 = ((s1 / (1.0 + h2.mapv(f64::tanh).sum() * h2.mapv(f64::tanh).sum())) + b[a.len() - 1]);
+        if (a[a.len() - 1] / (1.0 + y * y)) > 0.1 {
+            s4 = c.mean().unwrap();
         } else {
-            s1 = s1 * (f64::cos(0.53) - a[0]);
+            s4 = s4 * a.dot(&h2);
         }
-        let mut s6 = (0..a.len()).map(|q5| b[q5] * b[q5] + (1.0 + s1 * s1).ln()).sum::<f64>();
-        let v7 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s6 + v7.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + h2[j5 - 1] * (k as f64 * 0.5).sin();
+        }
+        let v6 = (b + c);
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + h2[i] * h2.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (1.0 + h2.mapv(f64::tanh).sum() * h2.mapv(f64::tanh).sum()).sqrt() + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -574,18 +552,15 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (x + v1.mean().unwrap());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x - c[a.len() - 1]);
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(0.53, s1);
-        }
-        ((1.0 + s1 * s1).sqrt() * x) + s1
+        let mut s4 = x;
+        a.mean().unwrap() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -601,11 +576,14 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + (c[0] + 0.35)).sum::<f64>();
-        if c[0] < 0.0 {
-            s3 = (helper_scalar(a[k % a.len()], b[k % a.len()]) / (1.0 + (x * s3) * (x * s3)));
+        let mut s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        ((b[k % a.len()] - s3) + (k as f64 * 0.5).tanh().exp()) + s3
+        let mut s2 = (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum());
+        (x.tanh() - (k as f64 * 0.5).tanh().exp()) + s2
     }
 
     #[test]
@@ -628,38 +606,51 @@ mod p17 {
                 break;
             }
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add(((k as f64 * 0.5) + y), c);
         }
-        if k == 3 {
-            return x;
+        if (a[0] / (1.0 + y * y)) > 0.1 {
+            s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln();
+        } else {
+            s1 = s1 * (c.dot(a) * helper_scalar(c[k % a.len()], (k as f64 * 0.5)));
         }
-        let mut s3: f64 = {
-            let t2 = b.mean().unwrap();
-            t2 * t2 * 0.5 + s1.tanh().exp()
-        };
-        'outer: for i in 0..a.len() {
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * x).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + h2[j] * x).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
                 }
             }
-            s3 += b[i] * 0.2;
+            if n3 > 2 {
+                break s1 + (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * h2.dot(&h2)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_array(c, s1);
+                }
+            }
+            if n5 > 2 {
+                break s1 + helper_array(c, s1);
+            }
+        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(0.24, h2[0])).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * s3;
+        let s7;
+        match k % 3 {
+            0 => s7 = s4,
+            1 => { s7 = 0.5; }
+            _ => s7 = a.mean().unwrap(),
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
-        }
-        ((k as f64 * 0.5).tanh() / (1.0 + x.cos() * x.cos())) + s3
+        c.dot(b) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -676,39 +667,35 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (s1 * y),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * c.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 0.53).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = ((y / (1.0 + s1 * s1)) + (x * y)) * j as f64,
+            _ if helper_array(a, x) > 0.2 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 / (1.0 + x * x));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s6: f64 = {
-            let t5 = b.dot(c);
-            t5 * t5 * 0.5 + y
+        s1 += s1 * 0.2;
+        let mut s3: f64 = {
+            let t2 = a[a.len() - 1].tanh().exp();
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
         };
-        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * helper_array(b, y)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
-        ((s1 / (1.0 + s3 * s3)) * s6) + s9 + u4.sum() * 0.3
+        let mut l4 = vec![b.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * x).sin()) + c;
+            l4.push(n);
+        }
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * b.dot(c);
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (v6[i] + a.dot(b)).sin();
+        }
+        y + s7 + w8.sum() * 0.3
     }
 
     #[test]
@@ -725,27 +712,45 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        for i in 0..a.len() {
+            let y = y * 0.5 + c[a.len() - 1];
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + helper_scalar(x, c[a.len() - 1]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * c.dot(b);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(b) };
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n5 = (&h4 * x + a).mapv(f64::tanh);
+            h4.assign(&n5);
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
         }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (x - c.dot(b));
+        let s6;
+        match k % 3 {
+            0 => s6 = c.dot(a),
+            1 => { s6 = s1; }
+            _ => s6 = (a.mapv(f64::tanh).sum() - helper_array(b, 1.11)),
         }
-        let mut s4 = a.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-        }
-        for (p5, &q6) in c.iter().zip(a) {
-            s1 = (s1 * 0.7 + p5 * q6 * s4).tanh();
-        }
-        y + s4
+        (1.0 + (a[k % a.len()] + s6) * (a[k % a.len()] + s6)).sqrt() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -761,34 +766,39 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        s1 = helper_scalar((0.58 + y), y);
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + a[0] * a[0]).sqrt();
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (k as f64 * 0.5)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * (y + y)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        match k % 4 {
+            j if j > 1 => s3 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
+            _ if (x + x) > 0.2 => s3 = s3 * (y - (k as f64 * 0.5)),
+            _ => s3 += a[0],
         }
-        s1 = c[0];
-        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
-        let mut s4 = z5.sum() * x;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) + y);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut l8 = Vec::new();
-        for p9 in 0..a.len() {
-            if u2[p9] > c[p9] {
-                l8.push((u2[p9] * (k as f64 * 0.5)).sin());
+        s3 = c.mapv(f64::tanh).sum();
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > a[p5] {
+                l4.push((a[p5] * c.mean().unwrap()).sin());
             } else {
-                l8.push(c[p9] * s4);
+                l4.push(a[p5] * s3);
             }
         }
-        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
-        helper_scalar(c.mapv(f64::tanh).sum(), (c[a.len() - 1] * s1)) + s10 + u3.sum() * 0.3
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        if c[0] < 0.0 {
+            s3 = helper_scalar(b.mean().unwrap(), b.dot(c));
+        } else {
+            s3 = s3 * helper_scalar((k as f64 * 0.5), x).tanh().exp();
+        }
+        let mut s7 = helper_array(a, s3);
+        (((k as f64 * 0.5) / (1.0 + x * x)) + (k as f64 * 0.5).sin()) + s7
     }
 
     #[test]
@@ -804,19 +814,22 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.35 - ((k as f64 * 0.5).sin() * (1.0 + x * x).sqrt()));
-        if k % 2 == 0 {
-            s1 = x.tanh().exp().tanh();
-        } else {
-            s1 = s1 * ((x - 0.90) / (1.0 + s1 * s1));
-        }
+        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
         match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if ((k as f64 * 0.5) + y) > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += f64::tanh(0.68),
+            j if j > 1 => s1 = (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s1 = s1 * ((x + (k as f64 * 0.5)) + x),
+            _ => s1 += f64::tanh(1.05).exp(),
         }
-        let mut s2 = helper_scalar(c.mapv(f64::tanh).sum(), x);
-        helper_array(c, y) + s2
+        let mut s3: f64 = {
+            let t2 = helper_array(b, ((k as f64 * 0.5) * (k as f64 * 0.5)));
+            t2 * t2 * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar(s3, a[0]);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        helper_array(c, y) + s3
     }
 
     #[test]
@@ -838,14 +851,22 @@ mod p22 {
         } else {
             s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return (f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y)));
+        let mut s3: f64 = {
+            let t2 = (f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y)));
+            t2 * t2 * 0.5 + b.mean().unwrap()
+        };
+        let mut s5: f64 = {
+            let t4 = c[a.len() - 1].tanh();
+            t4 * t4 * 0.5 + (0.79 - 0.69)
+        };
+        let mut s6 = helper_array(c, (helper_array(c, 0.69) * (y - 0.59)));
+        let s7;
+        match k % 3 {
+            0 => s7 = (k as f64 * 0.5),
+            1 => { s7 = ((k as f64 * 0.5) + c[0]); }
+            _ => s7 = b[k % a.len()],
         }
-        let mut s2 = s1;
-        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * c.mean().unwrap() + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        let mut s6 = helper_array(&f4, helper_array(b, (0.59 - f4[a.len() - 1])));
-        c[k % a.len()] + s6 + f4.sum() * 0.3
+        ((s3 / (1.0 + s7 * s7)) * (k as f64 * 0.5)) + s6
     }
 
     #[test]
@@ -861,47 +882,31 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        if (y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) > 0.1 {
-            s1 = helper_array(c, c[a.len() - 1].cos());
-        } else {
-            s1 = s1 * 1.06;
+        let mut s3 = (helper_scalar(a[a.len() - 1], b.dot(b)) - b.mapv(f64::tanh).sum());
+        for (p1, &q2) in a.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * b.dot(b)).tanh();
         }
-        let mut s2 = f64::ln((1.0 + 1.03 * 1.03));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (0.41 - a[a.len() - 1])).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s3 = helper_array(c, helper_scalar(c[k % a.len()], y)) * j as f64,
+            _ if helper_array(c, x) > 0.2 => s3 = s3 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
+            _ => s3 += (k as f64 * 0.5),
         }
-        for i in (0..a.len()).step_by(2) {
+        match k % 4 {
+            j if j > 1 => s3 = y * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * (s3 - a.mapv(f64::tanh).sum()),
+            _ => s3 += c.mean().unwrap(),
+        }
+        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s3)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            s6 = (s6 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s2 = s2 * j as f64,
-            _ if x.tanh() > 0.2 => s2 = s2 * (c.mapv(f64::tanh).sum() * y),
-            _ => s2 += helper_array(c, (k as f64 * 0.5)),
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-                }
-            }
-            if n3 > 2 {
-                break s1 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-            }
-        };
-        (k as f64 * 0.5).tanh() + s2
+        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * x).sum::<f64>();
+        let mut s10 = x.sin().tanh();
+        (1.0 + s3 * s3).ln() + s10
     }
 
     #[test]
@@ -917,16 +922,14 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_array(b, y)).sum::<f64>();
-        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (y + 1.23)).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        for (p7, &q8) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p7 * q8 * ((k as f64 * 0.5) * y)).tanh();
+        let mut s1 = (x * y).tanh().tanh();
+        if k == 3 {
+            return x;
         }
         for i in 0..a.len() {
-            let w9 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * s3.tanh().exp(),
+                1 => b[i] * a.mean().unwrap(),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -934,18 +937,22 @@ mod p24 {
                     b[i].tanh()
                 }
             };
-            s3 += w9 * s3;
+            s1 += w2 * ((k as f64 * 0.5) * s1);
         }
-        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
-        if c[0] < 0.0 {
-            s3 = helper_scalar(x, c.dot(c));
-        } else {
-            s3 = s3 * helper_scalar((k as f64 * 0.5).tanh(), ((k as f64 * 0.5) - (k as f64 * 0.5)));
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) * s1) };
+        let s4;
+        match k % 3 {
+            0 => s4 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => { s4 = 0.5; }
+            _ => s4 = s1,
         }
-        let m12 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d13 = m12.diag();
-        let mut s11 = d13.mapv(|t| (t * s3).sin()).sum() * (1.0 + s3 * s3).ln() + d13[0] * y.sin();
-        0.47 + s11
+        let mut s5 = s3;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * y;
+        }
+        c.dot(c) + s5
     }
 
     #[test]
@@ -961,10 +968,16 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let l2: Vec<f64> = b.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (c[a.len() - 1] * (k as f64 * 0.5))).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        (b.mean().unwrap() * a[k % a.len()]) + s4
+        if k == 3 {
+            return x;
+        }
+        let s1;
+        match k % 3 {
+            0 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * x.cos()),
+            1 => { s1 = 0.5; }
+            _ => s1 = b.mapv(f64::tanh).sum(),
+        }
+        (a.mean().unwrap() * helper_scalar(s1, x))
     }
 
     #[test]
@@ -981,38 +994,24 @@ mod p26 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + y * y).sqrt();
-        }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * (k as f64 * 0.5);
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        let mut h5 = Array1::<f64>::zeros(a.len());
+        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (c[k % a.len()] - s1);
+        }
+        let mut s4 = helper_array(&v2, 0.45);
         for i in (0..a.len()).rev() {
-            h5.mapv_inplace(|t| (t * s1).tanh());
-            h5.scaled_add(0.5, a);
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        s1 = h5.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = h5.dot(a).tanh().exp() * j as f64,
-            _ if (y + (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_array(a, 0.45),
-            _ => s1 += ((k as f64 * 0.5) + a[0]),
-        }
-        let v6 = (b + a);
-        y.sin().sin() + s1 + v6.sum() * 0.3
+        v2.mean().unwrap() + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1028,21 +1027,27 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, a);
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = c.dot(a);
+        } else {
+            s1 = s1 * 1.09;
         }
-        if k == 3 {
-            return (h1[a.len() - 1] / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt()));
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (s1 - s1),
         }
-        let mut s2 = a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s2 = (b.mapv(f64::tanh).sum() - (s2 + (k as f64 * 0.5))) * j as f64,
-            _ if x > 0.2 => s2 = s2 * (h1.mapv(f64::tanh).sum() - b.dot(b)),
-            _ => s2 += x.sin(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        c.dot(c) + s2 + h1.sum() * 0.3
+        (y - 1.38).tanh() + s1
     }
 
     #[test]
@@ -1058,19 +1063,18 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * (y * y);
+        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (a.mean().unwrap() - (1.0 + a[0] * a[0]).sqrt()),
+            _ => s1 += b.dot(c),
         }
-        let mut s2 = c.dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * (x / (1.0 + 1.28 * 1.28));
-            s2 += t3.sin() * (y * 0.56);
-            if i == 3 {
-                break;
-            }
+        let mut s2 = y;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (b[a.len() - 1] - s2);
         }
-        f64::ln((1.0 + (1.28 / (1.0 + 1.26 * 1.26)) * (1.28 / (1.0 + 1.26 * 1.26)))) + s2 + w1.sum() * 0.3
+        a.mean().unwrap() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1086,23 +1090,34 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y;
+                }
+            }
+            if n2 > 2 {
+                break s1 + y;
+            }
+        };
+        let mut s4 = s3;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * helper_array(c, s4)).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += a[i] * 0.2;
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.tanh().exp();
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * helper_scalar(x, (k as f64 * 0.5))).tanh();
         }
-        if k == 3 {
-            return y.sin();
-        }
-        let mut s2 = (1.0 + helper_array(c, y) * helper_array(c, y)).sqrt();
-        if (b[0] / (1.0 + 0.81 * 0.81)) > 0.1 {
-            s2 = s2.tanh().exp();
-        } else {
-            s2 = s2 * (((k as f64 * 0.5) - 0.32) * b.dot(&u1));
-        }
-        x + s2 + u1.sum() * 0.3
+        s3 + s4
     }
 
     #[test]
@@ -1118,23 +1133,15 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + f64::sin(0.63);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * ((k as f64 * 0.5) + 0.84);
+        let s2;
         match k % 3 {
-            0 => s1 = (helper_array(c, (k as f64 * 0.5)) / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))),
-            1 => s1 = s1 * (1.0 + ((k as f64 * 0.5) - y) * ((k as f64 * 0.5) - y)).sqrt(),
-            _ => s1 += y,
+            0 => s2 = helper_scalar((x / (1.0 + s1 * s1)), f64::sqrt((1.0 + 1.02 * 1.02))),
+            1 => { s2 = y; }
+            _ => s2 = (k as f64 * 0.5),
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if x > 0.2 => s1 = s1 * f64::ln((1.0 + 1.10 * 1.10)),
-            _ => s1 += x,
-        }
-        ((1.14 - y) - b.dot(c)) + s1
+        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * y.tanh().exp()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        helper_scalar(x, b[0]).tanh().exp() + s5
     }
 
     #[test]
@@ -1153,21 +1160,27 @@ mod p31 {
         if k == 3 {
             return helper_array(a, y).tanh();
         }
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > b[p2] {
-                l1.push((c[p2] * helper_scalar(y, y)).sin());
-            } else {
-                l1.push(b[p2] * x);
-            }
+        let mut s1 = (helper_scalar(b.mean().unwrap(), x) - helper_array(b, a.dot(b)));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * a.mapv(f64::tanh).sum();
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let v4 = (c * b).mapv(f64::tanh);
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1.tanh();
         }
-        y + s3 + u5.sum() * 0.3
+        let mut s5 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), y.tanh().exp()).tanh().exp();
+        helper_scalar(y, b[0]) + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1183,34 +1196,61 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = b[p2] * (k as f64 * 0.5).cos();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        s4 = (s4 * 0.5 + a[k % a.len()]).tanh();
+        let mut s2 = u1.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * s2).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += u1[i] * 0.2;
+        }
+        let v3 = (&u1 + b);
+        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * f64::tanh(1.01).exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + v3[j] * s2).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += v3[i] * 0.2;
+        }
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * (x - 1.01)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + b[i] * 0.3;
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (0.38 * 0.96),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s4 += w6 * s2.tanh();
         }
-        let mut s6: f64 = {
-            let t5 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * ((k as f64 * 0.5) - x));
-            t5 * t5 * 0.5 + (k as f64 * 0.5)
-        };
-        match k % 3 {
-            0 => s6 = (f64::sqrt((1.0 + 0.96 * 0.96)) * (1.0 + s4 * s4).sqrt()),
-            1 => s6 = s6 * (v3.mapv(f64::tanh).sum() * f64::tanh(0.22).exp()),
-            _ => s6 += y,
-        }
-        let v7 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut w8 = Array1::<f64>::zeros(a.len());
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * s2.tanh() };
         for i in 0..a.len() {
-            w8[i] += (v3[i] + (k as f64 * 0.5)).sin();
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w8 * f64::tanh(0.22).exp();
         }
-        (c[a.len() - 1] / (1.0 + helper_scalar(a[0], c[0]) * helper_scalar(a[0], c[0]))) + s6 + w8.sum() * 0.3
+        let s9 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::tanh(0.22).exp() };
+        s4 + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1226,13 +1266,15 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * helper_array(a, x);
         }
-        if k == 3 {
-            return c.dot(c);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        helper_array(a, x)
+        ((0.74 / (1.0 + c[0] * c[0])) * a.mapv(f64::tanh).sum()) + u2.sum() * 0.3
     }
 
     #[test]
@@ -1248,33 +1290,31 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.09;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if b.mean().unwrap() > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * s1;
+        }
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
+                s1 = (s1 * 0.8 + a[j] * (y * 1.18)).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
+                    break 'search s1 * (k as f64 * 0.5).cos();
                 }
             }
             if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
+                break s1 + (k as f64 * 0.5).cos();
             }
         };
         if k % 2 == 0 {
-            s1 = c.dot(c);
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5).cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        ((y - 0.99) * (s3 / (1.0 + s1 * s1))) + s1
+        (c.mapv(f64::tanh).sum() / (1.0 + s3 * s3)) + s1
     }
 
     #[test]
@@ -1290,17 +1330,18 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum().tanh().exp();
-        s1 = (s1 * 0.5 + b.dot(b)).tanh();
-        let (s3, c4) = (x * c[k % a.len()]).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, a.dot(b)]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * c[0];
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s2 = s2.sin() * 0.9 + a[j6 - 1] * y.cos();
+        let v1 = b.mapv(f64::sin);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = v1[i] * x;
         }
-        (1.35 + helper_array(c, (k as f64 * 0.5))) + s2
+        let mut s3 = x;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (a[k % a.len()] * 0.57);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        x + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1316,13 +1357,21 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
-        match k % 3 {
-            0 => s1 = helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            1 => s1 = s1 * s1,
-            _ => s1 += x,
+        let mut s1 = a.dot(b);
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
         }
-        y + s1
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * s1;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        (y - c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -1338,48 +1387,38 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > b[p2] {
-                l1.push((c[p2] * y).sin());
-            } else {
-                l1.push(b[p2] * y);
-            }
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + b).mapv(f64::sin);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (1.0 + s3 * s3).ln()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (x * x) * (x * x)).ln() * j as f64,
+            _ if x.tanh() > 0.2 => s1 = s1 * (y - helper_array(c, h3[k % a.len()])),
+            _ => s1 += (x * b[0]),
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * h3[0];
+            if i % 3 == 1 {
                 continue;
             }
-            s3 = (s3 * 0.7 + b[i] * 1.30).tanh();
-            if i == 3 {
-                break;
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += h3[j] * t4;
             }
+            s1 = s1 + q5.tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (1.0 + y * y).sqrt();
+        if k % 2 == 1 {
+            let y = y * 0.5 + 1.06;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        a[k % a.len()] + s3
+        s1 += y * 0.2;
+        0.44 + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1395,23 +1434,30 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = u1.mapv(f64::tanh).sum(),
+            1 => { s2 = c[k % a.len()].tanh().exp(); }
+            _ => s2 = (1.0 + c.dot(a) * c.dot(a)).sqrt(),
+        }
+        let mut s3 = helper_scalar((y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))), u1[k % a.len()]);
+        if c[0] < 0.0 {
+            s3 = b.mean().unwrap();
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + b[j] * (0.42 + (k as f64 * 0.5))).tanh();
+                if s3 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s3 += b[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = b[k % a.len()].tanh().exp().tanh().exp();
-            t2 * t2 * 0.5 + helper_scalar(a[0], y)
-        };
-        let mut s4 = a.mean().unwrap();
-        let v5 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        (s4 * a[a.len() - 1]) + s4 + v5.sum() * 0.3
+        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1427,41 +1473,27 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in 0..a.len() {
-            let x = x * 0.5 + b.dot(c);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        s1 += x * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + y).sin();
+        let mut s1: f64 = 1.37;
+        s1 = helper_array(c, (1.0 + y * y).ln());
+        if k == 3 {
+            return c.mean().unwrap();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * (k as f64 * 0.5));
         }
-        if x > 0.1 {
-            s1 = b.mapv(f64::tanh).sum();
+        s1 = (s1 * 0.5 + (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + y))).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if helper_array(c, x) > 0.2 => s1 = s1 * (x.tanh().exp() / (1.0 + (y / (1.0 + 1.28 * 1.28)) * (y / (1.0 + 1.28 * 1.28)))),
+            _ => s1 += x,
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * f64::sin(1.24);
-        }
-        let mut h4 = w2.to_owned();
-        for i in 0..3 {
-            let n5 = (&h4 * x + &w2).mapv(f64::tanh);
-            h4.assign(&n5);
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 1.28).tanh();
-        }
-        helper_array(c, f64::tanh(0.21).exp()) + s1 + h4.sum() * 0.3
+        s1 = ((1.02 + s1) - c[a.len() - 1]);
+        helper_array(b, b.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -1477,30 +1509,23 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
         for i in 0..a.len() {
-            let t2 = a[i] * (1.0 + y * y).sqrt();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.tanh().exp();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
         }
-        let mut f6 = b.to_owned();
-        f6.mapv_inplace(|t| (t * s1).tanh());
-        f6.scaled_add(b.mean().unwrap(), &b);
-        let mut s5 = f6.sum() * 0.3;
-        x + s5 + f6.sum() * 0.3
+        let mut s5 = q4;
+        s5 = (s5 * 0.5 + (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + c.dot(c))).tanh();
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + b).mapv(f64::sin);
+        }
+        helper_scalar((k as f64 * 0.5), (x - b[k % a.len()])) + s5 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1516,49 +1541,38 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = a[p2] * f64::cos(1.29);
-        }
-        l1[0] += y;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        s4 += x.tanh().exp();
-        if k == 3 {
-            return (helper_array(b, v3[k % a.len()]) - helper_scalar(b[0], s4));
-        }
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + b[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + c[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + d7[0] * (x * 1.25);
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_array(b, b[k % a.len()]),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * f64::cos(1.29)).tanh());
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (k as f64 * 0.5).tanh().exp()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * 0.50;
                 }
-            };
-            s4 += w8 * a[k % a.len()].tanh().exp();
+            }
+            if n4 > 2 {
+                break s3 + 0.50;
+            }
+        };
+        s3 = (s3 * 0.5 + f64::tanh(0.79).exp()).tanh();
+        let s6;
+        match k % 3 {
+            0 => s6 = helper_scalar((1.0 + s3 * s3).sqrt(), (y / (1.0 + x * x))),
+            1 => { s6 = 0.5; }
+            _ => s6 = helper_array(a, (0.65 - s3)),
         }
-        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * a[k % a.len()].tanh().exp() };
-        c.dot(a) + s5 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_scalar(s6, x);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * (s6 * 1.25)).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * b.dot(b)).tanh();
+        }
+        helper_array(a, 0.69) + s9
     }
 
     #[test]
@@ -1574,36 +1588,42 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        }
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += y,
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
+        }
         if k == 3 {
-            return (helper_scalar(x, x) - x.cos());
+            return (s1 / (1.0 + c.dot(a) * c.dot(a)));
         }
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * y.tanh()).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut s4 = helper_array(a, 0.46).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s4: f64 = {
+            let t3 = b[a.len() - 1];
+            t3 * t3 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
             }
-            s3 = (s3 * 0.7 + b[i] * helper_scalar(y, x)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-        }
-        let mut l5 = Vec::new();
-        for p6 in 0..a.len() {
-            if a[p6] > a[p6] {
-                l5.push((a[p6] * (s3 / (1.0 + b[k % a.len()] * b[k % a.len()]))).sin());
-            } else {
-                l5.push(a[p6] * s3);
+            if n5 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
             }
-        }
-        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
-        if c[0] < 0.0 {
-            s7 = (k as f64 * 0.5);
-        }
-        a.mapv(f64::tanh).sum() + s7
+        };
+        let mut s7 = a.mean().unwrap();
+        x + s7
     }
 
     #[test]
@@ -1633,39 +1653,28 @@ mod p43 {
                 break s1 + s1;
             }
         };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y - s1)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * s1;
-                }
-            }
-            if n4 > 2 {
-                break s1 + s1;
-            }
-        };
-        let mut s7: f64 = {
-            let t6 = (c.mapv(f64::tanh).sum() / (1.0 + helper_scalar(x, 0.66) * helper_scalar(x, 0.66)));
-            t6 * t6 * 0.5 + c.mean().unwrap()
-        };
-        let mut s10 = (0..a.len()).map(|q9| a[q9] * b[q9] + c.dot(b)).sum::<f64>();
-        let v11 = (a + b);
-        let mut n12 = 0;
-        let s13 = 'search: loop {
-            n12 += 1;
-            for j in 0..a.len() {
-                s10 = (s10 * 0.8 + b[j] * helper_array(c, s5)).tanh();
-                if s10 > 0.3 && j > n12 {
-                    break 'search s10 * (1.0 + s7 * s7).ln();
-                }
-            }
-            if n12 > 2 {
-                break s10 + (1.0 + s7 * s7).ln();
-            }
-        };
-        helper_array(a, s10).cos() + s10 + v11.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * y.cos();
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar((0.51 * y), helper_scalar(s3, 0.66)),
+            1 => s1 = s1 * w4.mean().unwrap(),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + x * x)),
+        }
+        let l5 = vec![w4.to_owned(), c.mapv(|t| t * 0.5), w4.mapv(|t| t * s3)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
+        match k % 3 {
+            0 => s7 = ((w4[a.len() - 1] * (k as f64 * 0.5)) + (a[a.len() - 1] + s1)),
+            1 => s7 = s7 * s7.cos(),
+            _ => s7 += helper_array(&w4, s1),
+        }
+        let mut h8 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h8.mapv_inplace(|t| (t * s7).tanh());
+            h8.scaled_add(0.5, a);
+        }
+        0.69 + s7 + h8.sum() * 0.3
     }
 
     #[test]
@@ -1681,17 +1690,25 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
+            _ if y > 0.2 => s1 = s1 * a.dot(a),
+            _ => s1 += c.dot(c),
         }
-        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
-        s2 += c.dot(a);
-        let mut s3 = helper_array(c, (k as f64 * 0.5));
-        if k == 3 {
-            return b.dot(c);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * x;
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            if i == 3 {
+                break;
+            }
         }
-        s3 + s3 + u1.sum() * 0.3
+        let mut s3 = (b.var(0.0) + 0.1).sqrt() * helper_array(b, c[0]);
+        let v4 = c.mapv(|t| t * t * 0.5 - t);
+        ((s1 / (1.0 + s1 * s1)) * a[k % a.len()]) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1707,16 +1724,24 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
+            _ => s1 += (1.32 * y),
         }
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = (1.0 + (b[0] / (1.0 + x * x)) * (b[0] / (1.0 + x * x))).ln(),
-            1 => s1 = s1 * 1.32,
-            _ => s1 += y.cos(),
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = b.to_owned();
+        for i in (0..k % 3) {
+            h4 = (&h4 * y + a).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        b.dot(a) + s1
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(b) * 0.5;
+        }
+        let mut s6 = q5;
+        a.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -1732,24 +1757,27 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c[0];
+        let mut s1 = c[0];
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1.tanh().exp(),
         }
-        let mut s1 = (helper_scalar(helper_array(c, x), helper_array(c, x)) / (1.0 + 0.52 * 0.52));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.dot(a);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(y, 1.32),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + a.dot(a);
-            }
-        };
-        (k as f64 * 0.5) + s1
+            };
+            s1 += w2 * (y / (1.0 + y * y));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
+        s1 + s1
     }
 
     #[test]
@@ -1766,22 +1794,28 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let z3 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p4, &q5| (p4 * y - q5).sin());
-        let mut s2 = z3.sum() * f64::cos(1.00);
-        let mut h6 = Array1::<f64>::zeros(a.len());
+        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
+        }
         for i in 0..a.len() {
-            h6.mapv_inplace(|t| (t * s2).tanh());
-            h6.scaled_add(0.5, a);
+            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_array(a, a[0])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-        }
-        ((x + s1) * (x - 0.75)) + s2 + h6.sum() * 0.3
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 1.03).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * (a[0] + s4);
+                }
+            }
+            if n6 > 2 {
+                break s1 + (a[0] + s4);
+            }
+        };
+        a.mean().unwrap() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1797,36 +1831,39 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + b.dot(c)).sin();
-        }
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * ((k as f64 * 0.5) * x)) * q3 as f64).sum::<f64>();
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + w1[i] * (b[0] * (k as f64 * 0.5))).tanh();
-        }
-        let mut s6: f64 = {
-            let t5 = (1.0 + x * x).ln();
-            t5 * t5 * 0.5 + (y * y)
-        };
-        let mut s8: f64 = {
-            let t7 = helper_scalar(w1.dot(b), b.dot(b));
-            t7 * t7 * 0.5 + (s4 + 0.60)
-        };
-        match k % 4 {
-            j if j > 1 => s4 = (helper_array(b, s6) / (1.0 + 0.81 * 0.81)) * j as f64,
-            _ if b[a.len() - 1] > 0.2 => s4 = s4 * (((k as f64 * 0.5) * (k as f64 * 0.5)) * b.mean().unwrap()),
-            _ => s4 += ((k as f64 * 0.5) - s6),
-        }
-        for i in (0..a.len()).rev() {
-            let t9 = b[i] * (k as f64 * 0.5);
-            let mut u10 = t9;
-            if t9 > 0.1 {
-                u10 = u10 * c[(i + 1) % a.len()];
+        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (x / (1.0 + y * y));
+            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
+            if i == 3 {
+                break;
             }
-            s4 += u10;
         }
-        helper_array(c, 0.67).tanh().exp() + s8 + w1.sum() * 0.3
+        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s1 + 0.60);
+        }
+        let mut s5 = helper_array(a, helper_array(b, (0.40 / (1.0 + 0.57 * 0.57))));
+        let mut s7: f64 = {
+            let t6 = (helper_scalar((k as f64 * 0.5), 1.14) * ((k as f64 * 0.5) - s3));
+            t6 * t6 * 0.5 + c[a.len() - 1]
+        };
+        for i in (0..a.len()).rev() {
+            let t8 = b[i] * (k as f64 * 0.5);
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * c[(i + 1) % a.len()];
+            }
+            s5 += u9;
+        }
+        match k % 3 {
+            0 => s5 = helper_array(c, (y * 0.93)),
+            1 => s5 = s5 * helper_array(b, (s7 + s5)),
+            _ => s5 += helper_scalar(s5, 1.38),
+        }
+        c[k % a.len()] + s7
     }
 
     #[test]
@@ -1842,16 +1879,25 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n2 = (&h1 * x + c).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         for i in 0..a.len() {
-            w3[i] = a[i] * (a[k % a.len()] + 1.22);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b[a.len() - 1].tanh(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * c[0].tanh().exp();
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + w3.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c[0].tanh().exp() };
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[k % a.len()], s1)).tanh();
+        }
+        b.mean().unwrap().sin() + s1
     }
 
     #[test]
@@ -1868,22 +1914,47 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap().tanh().exp() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (1.0 + y * y).ln().tanh().exp(),
-            _ => s1 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        s1 = (s1 * 0.5 + ((k as f64 * 0.5) - 0.77)).tanh();
-        for (p2, &q3) in c.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * y).tanh();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s4 = (c.mapv(f64::tanh).sum() / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        if k % 2 == 0 {
-            s4 = x;
-        } else {
-            s4 = s4 * b.mean().unwrap();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (y - x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
         }
-        0.30 + s4
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1])) };
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * (c[0] + x);
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * b[(i + 1) % a.len()];
+            }
+            s1 += u6;
+            if i == 3 {
+                break;
+            }
+        }
+        ((s1 - h4[a.len() - 1]) * ((k as f64 * 0.5) * (k as f64 * 0.5))) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1899,35 +1970,36 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * c[0].tanh().exp()).tanh());
-        let v4 = (c * helper_scalar(x, s3));
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * c.dot(b)).tanh();
+        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).sqrt();
         }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.dot(c),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (c[0] - x)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * a.mean().unwrap();
                 }
-            };
-            s3 += w5 * x;
-        }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x };
-        let mut w7 = Array1::<f64>::zeros(a.len());
+            }
+            if n3 > 2 {
+                break s1 + a.mean().unwrap();
+            }
+        };
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] += (b[i] + helper_scalar(v4[0], s6)).sin();
+            w5[i] += (c[i] + b.dot(c)).sin();
         }
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + (0.27 - 1.34);
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (f64::sin(0.30) - 0.31) * j as f64,
+            _ if (0.34 + y) > 0.2 => s1 = s1 * (helper_array(b, y) / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1)))),
+            _ => s1 += ((k as f64 * 0.5) * a[a.len() - 1]),
         }
-        s3 += s3 * 0.2;
-        helper_array(b, 1.30) + s3 + w7.sum() * 0.3
+        let mut s6 = a.dot(&w5);
+        b.dot(b) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1943,43 +2015,38 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (x * (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(c, s1);
+        let mut l1 = vec![a.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * x).sin()) + b;
+            l1.push(n);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, s1) };
-        let mut s5: f64 = {
-            let t4 = b.dot(c);
-            t4 * t4 * 0.5 + c.dot(b)
-        };
-        'outer: for i in 0..a.len() {
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * (x * y);
+        let s5;
+        match k % 3 {
+            0 => s5 = ((k as f64 * 0.5) - v3.dot(a)),
+            1 => { s5 = (b[k % a.len()] + s4); }
+            _ => s5 = a.dot(&v3),
+        }
+        s4 += a.dot(c);
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * y;
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s4 = (s4 * 0.8 + c[j] * helper_array(&u6, s4)).tanh();
+                if s4 > 0.3 && j > n7 {
+                    break 'search s4 * (u6[k % a.len()] + 0.45);
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        match k % 4 {
-            j if j > 1 => s5 = c.dot(a) * j as f64,
-            _ if (s3 + c[0]) > 0.2 => s5 = s5 * helper_array(c, x),
-            _ => s5 += (x + c[k % a.len()]),
-        }
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + a[i] * c[0]).tanh();
-        }
-        helper_scalar(a.mapv(f64::tanh).sum(), helper_scalar(0.66, 0.59)) + s5
+            if n7 > 2 {
+                break s4 + (u6[k % a.len()] + 0.45);
+            }
+        };
+        c.mean().unwrap() + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -1995,31 +2062,35 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        s1 = 0.74;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.32 / (1.0 + x * x));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        if k == 3 {
-            return c.dot(c);
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (c[0] * (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let v1 = (c + a);
+        let mut s2: f64 = 0.74;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * (x - 1.32)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * c.mean().unwrap();
                 }
-            };
-            s1 += w2 * y;
+            }
+            if n3 > 2 {
+                break s2 + c.mean().unwrap();
+            }
+        };
+        let mut s6: f64 = {
+            let t5 = c.dot(b);
+            t5 * t5 * 0.5 + helper_scalar(c[k % a.len()], v1[0])
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_scalar(y, 0.84)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        a.dot(a) + s1
+        (1.0 + s6 * s6).sqrt().tanh().exp() + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2035,24 +2106,51 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
         if k == 3 {
-            return (a[k % a.len()] + s1).tanh().exp();
+            return a.mapv(f64::tanh).sum();
         }
-        let mut h2 = a.to_owned();
-        for i in 0..a.len() {
-            h2.scaled_add((k as f64 * 0.5).sin(), a);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + helper_scalar(s1, y) * helper_scalar(s1, y)).sqrt() * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * 1.16,
-            _ => s1 += h2[a.len() - 1],
-        }
-        let mut s4: f64 = {
-            let t3 = helper_scalar(c.mean().unwrap(), (y * x));
-            t3 * t3 * 0.5 + x.tanh()
+        let mut s1 = ((c[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(s1, y);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_scalar(s1, y);
+            }
         };
-        0.38 + s4 + h2.sum() * 0.3
+        if a.mean().unwrap() > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_scalar((b[0] - 0.49), (x * y));
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * 0.28).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (s1 * y);
+                }
+            }
+            if n4 > 2 {
+                break s1 + (s1 * y);
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        ((s5 - s3) + a.dot(b)) + s1
     }
 
     #[test]
@@ -2069,22 +2167,25 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        s1 = a[0];
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * b[k % a.len()];
+        match k % 4 {
+            j if j > 1 => s1 = a[0] * j as f64,
+            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1,
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 0.67;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s3: f64 = {
+            let t2 = helper_scalar(helper_array(c, y), x);
+            t2 * t2 * 0.5 + b.mean().unwrap()
+        };
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(a, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.scaled_add((a[0] - 1.24), b);
-        }
-        ((s1 + x) * (k as f64 * 0.5)) + s1 + h2.sum() * 0.3
+        s1 = (s1 * 0.5 + c.dot(a)).tanh();
+        (k as f64 * 0.5).tanh().tanh().exp() + s3
     }
 
     #[test]
@@ -2100,19 +2201,28 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = b[p2] * (1.0 + y * y).ln();
+        let s1;
+        match k % 3 {
+            0 => s1 = ((1.0 + y * y).ln() + 0.93),
+            1 => { s1 = b[a.len() - 1].sin(); }
+            _ => s1 = 1.34,
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (k as f64 * 0.5).tanh().exp();
+        let mut s2 = y;
+        match k % 3 {
+            0 => s2 = (x * 0.33),
+            1 => s2 = s2 * (s1 + (y + a[k % a.len()])),
+            _ => s2 += (s1 * y),
         }
-        let mut s8 = v3.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (y - y));
-        helper_array(&v3, x) + s8 + u5.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -2128,18 +2238,16 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, y.tanh().exp());
+        if k == 3 {
+            return helper_array(c, x.tanh().exp());
+        }
+        let mut s1 = y.tanh();
         match k % 4 {
-            j if j > 1 => s1 = helper_array(a, helper_array(b, x)) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_scalar((x - y), y),
-            _ => s1 += x,
+            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5), y).tanh().exp() * j as f64,
+            _ if x > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += y,
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + s1.cos();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        (c.mapv(f64::tanh).sum() + a.dot(b)) + s1
+        s1 + s1
     }
 
     #[test]
@@ -2155,41 +2263,37 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; c.len()];
-        let mut s4 = c.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * a.dot(c)).sum::<f64>();
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => c[i] * 1.12,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = a[p2] * c.mean().unwrap();
+        }
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        match k % 4 {
+            j if j > 1 => s4 = helper_array(b, 1.04).cos() * j as f64,
+            _ if f64::tanh(1.11).exp() > 0.2 => s4 = s4 * helper_scalar((x + y), x.cos()),
+            _ => s4 += (s4 / (1.0 + b[0] * b[0])),
+        }
+        let g6 = |p7: f64| (p7 * c.dot(a)).tanh();
+        let mut s5 = g6(helper_array(a, y)) + g6(v3[0]);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + b[j] * (s5 + (k as f64 * 0.5))).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s4 += w5 * s4.cos();
+            }
+            s5 += b[i] * 0.2;
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * s4.cos() };
-        if k % 2 == 0 {
-            s4 = helper_scalar((s6 + x), y.cos());
-        } else {
-            s4 = s4 * y;
+        for i in 0..a.len() {
+            let t8 = v3[i] * (y * s5);
+            s4 += t8.sin() * helper_scalar(s5, x);
         }
-        let mut s9 = a.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * f64::tanh(1.11).exp()) * q8 as f64).sum::<f64>();
-        let mut l10 = Vec::with_capacity(3);
-        let mut h12 = c.to_owned();
-        for i in 0..3 {
-            h12 = (&h12 * s9 + c).mapv(f64::tanh);
-            l10.push(h12.clone());
-        }
-        let mut q13 = h12.sum();
-        for p11 in &l10 {
-            q13 += p11.dot(c) * 0.5;
-        }
-        let mut s14 = q13;
-        let mut s15 = (a.mapv(f64::tanh).sum() - (y / (1.0 + s14 * s14)));
-        helper_scalar(b.dot(a), b.dot(a)) + s15
+        a.dot(c) + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2205,22 +2309,25 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * 0.65).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = c.dot(a),
+            1 => { s1 = 0.5; }
+            _ => s1 = y,
         }
-        if b.dot(a) > 0.1 {
-            s1 = (b.dot(b) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        let mut s2 = helper_array(b, b.dot(a)).cos();
+        s2 += (b.dot(b) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        if k % 2 == 0 {
+            s2 = c.dot(b);
         } else {
-            s1 = s1 * (s1 + a.mapv(f64::tanh).sum());
+            s2 = s2 * helper_scalar(((k as f64 * 0.5) + b[0]), helper_scalar(s1, x));
         }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(b, 1.18) + (y * (k as f64 * 0.5))) * j as f64,
-            _ if y.cos() > 0.2 => s1 = s1 * y,
-            _ => s1 += s1,
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        let mut s2: f64 = 0.81;
-        c.mapv(f64::tanh).sum() + s2
+        helper_scalar(f64::sqrt((1.0 + 1.17 * 1.17)), (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -2236,38 +2343,49 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * (1.0 + y * y).ln();
-            let mut q5 = 0.0;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
+        }
+        let mut s2 = helper_scalar(helper_array(b, (1.0 + b[k % a.len()] * b[k % a.len()]).ln()), y);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                q5 += a[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-        }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5).cos();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * x).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * s3).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + u1[j] * x).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (a[a.len() - 1] - (k as f64 * 0.5));
                 }
             }
-            s3 += a[i] * 0.2;
-        }
+            if n3 > 2 {
+                break s2 + (a[a.len() - 1] - (k as f64 * 0.5));
+            }
+        };
+        let mut f6 = a.to_owned();
+        f6.mapv_inplace(|t| (t * y).tanh());
+        f6.scaled_add(1.00, &a);
+        let mut s5 = f6.sum() * 0.3;
         for i in 0..a.len() {
-            let t6 = c[i] * (c[a.len() - 1] - 1.32);
-            s3 += t6.sin() * (k as f64 * 0.5);
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(a, x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s5 += w7 * helper_scalar(1.32, s4);
         }
-        helper_scalar((1.0 + s3 * s3).ln(), s3) + s3
+        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * helper_scalar(1.32, s4) };
+        if c[0] < 0.0 {
+            s2 = (helper_array(&u1, s2) * y.sin());
+        } else {
+            s2 = s2 * s5;
+        }
+        let v9 = (b + &u1);
+        1.06 + s5 + v9.sum() * 0.3
     }
 
     #[test]
@@ -2284,55 +2402,44 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += helper_array(c, b[a.len() - 1]),
         }
-        for i in 0..a.len() {
-            let t2 = b[i] * x;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * f64::tanh(1.14).exp();
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(c, x);
                 }
             }
-            if n4 > 2 {
-                break s1 + f64::tanh(1.14).exp();
+            if n2 > 2 {
+                break s1 + helper_array(c, x);
             }
         };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * b.mean().unwrap();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * (s1 * 1.14);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut h5 = c.to_owned();
+        for i in 0..3 {
+            let n6 = (&h5 * s3 + c).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        if k % 2 == 0 {
-            s1 = (0.24 - a.dot(b));
-        } else {
-            s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) + c.mean().unwrap());
+        if k == 3 {
+            return h5.dot(b);
         }
-        (k as f64 * 0.5) + s1
+        let s7;
+        match k % 3 {
+            0 => s7 = b.mean().unwrap(),
+            1 => { s7 = 0.5; }
+            _ => s7 = (0.24 - h5.dot(&h5)),
+        }
+        (((k as f64 * 0.5) / (1.0 + s7 * s7)) + b.mean().unwrap()) + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2348,18 +2455,29 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))).sum::<f64>();
-        let mut s6: f64 = {
-            let t5 = y;
-            t5 * t5 * 0.5 + f64::tanh(0.97).exp()
-        };
-        s4 = (s4 * 0.5 + (1.22 * a.mean().unwrap())).tanh();
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (y / (1.0 + 1.15 * 1.15));
+        let v1 = (a * (x / (1.0 + c[k % a.len()] * c[k % a.len()])));
+        let mut s2 = x;
+        match k % 3 {
+            0 => s2 = x.tanh().exp(),
+            1 => s2 = s2 * ((1.22 / (1.0 + b[0] * b[0])) / (1.0 + (x * 1.29) * (x * 1.29))),
+            _ => s2 += b.mean().unwrap(),
         }
-        helper_scalar(c[a.len() - 1], s6).cos() + s6 + u7.sum() * 0.3
+        let v3 = (a * b).mapv(f64::tanh);
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w4 * b.mapv(f64::tanh).sum();
+        }
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.mapv(f64::tanh).sum() };
+        s2 + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2375,48 +2493,29 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        match k % 3 {
-            0 => s1 = (1.0 + y * y).ln(),
-            1 => s1 = s1 * helper_scalar(helper_array(a, x), helper_scalar((k as f64 * 0.5), 0.52)),
-            _ => s1 += x,
+        if k == 3 {
+            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
         }
-        let mut s3: f64 = {
-            let t2 = ((1.0 + s1 * s1).sqrt() / (1.0 + a[k % a.len()] * a[k % a.len()]));
-            t2 * t2 * 0.5 + helper_scalar(0.76, y)
-        };
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * s3).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s4 = (0.86 - s1).tanh().cos();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s3 = s3 * 0.5 + (k as f64 * 0.5);
-            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
-        }
-        s4 += s3 * 0.2;
-        if k % 2 == 0 {
-            s4 = helper_scalar(0.30, b.mean().unwrap());
-        }
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = a.to_owned();
-        for i in (0..k % 3) {
-            h7 = (&h7 * y + b).mapv(f64::tanh);
-            l5.push(h7.clone());
+            h2.scaled_add((0.68 / (1.0 + c[0] * c[0])), b);
             if i == 3 {
                 break;
             }
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(a) * 0.5;
-        }
-        let mut s9 = q8;
-        (a.dot(a) / (1.0 + s1 * s1)) + s9
+        s1 = (s1 * 0.5 + helper_scalar(x, y).sin()).tanh();
+        let mut f4 = b.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add(h2.dot(c), &b);
+        let mut s3 = f4.sum() * 0.3;
+        let f6: Array1<f64> = b.iter().rev().map(|p7| (p7 * s3.tanh().exp()).tanh() + y.cos()).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
+        let mut s9: f64 = {
+            let t8 = helper_scalar(c[a.len() - 1], s3);
+            t8 * t8 * 0.5 + helper_array(&f6, (k as f64 * 0.5))
+        };
+        0.30 + s9 + f6.sum() * 0.3
     }
 
     #[test]
@@ -2433,17 +2532,11 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
         }
-        let mut s2 = ((0.87 + s1).tanh() + helper_scalar((k as f64 * 0.5).sin(), helper_array(a, (k as f64 * 0.5))));
-        a.dot(c) + s2
+        let mut s4 = (0..a.len()).map(|q3| b[q3] * c[q3] + (0.87 + s1)).sum::<f64>();
+        ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp() + s4
     }
 
     #[test]
@@ -2459,25 +2552,9 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.56;
-        if k % 2 == 0 {
-            s1 = c.mean().unwrap();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(c[k % a.len()], s1),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * 1.05;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 1.05 };
-        (1.0 + ((k as f64 * 0.5) * x) * ((k as f64 * 0.5) * x)).ln() + s1
+        let mut s1 = a.mean().unwrap();
+        let mut s4 = a.iter().map(|p2| p2 * (1.0 + x * x).sqrt()).min_by(|p2, q3| (p2 - (1.0 + x * x).sqrt()).abs().total_cmp(&(q3 - (1.0 + x * x).sqrt()).abs())).unwrap();
+        helper_scalar(helper_array(c, s1), 1.05) + s4
     }
 
     #[test]
@@ -2493,15 +2570,10 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] * c[0]);
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh().exp();
-        }
-        helper_scalar((0.28 / (1.0 + 1.25 * 1.25)), (0.68 * 1.14)) + u2.sum() * 0.3
+        let mut s1 = x;
+        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
+        s1 = 1.25;
+        0.68 + s1
     }
 
     #[test]
@@ -2518,25 +2590,50 @@ mod p67 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        let v2 = (b * c).mapv(f64::tanh);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, b[0])).tanh();
-        }
-        if (1.36 - 0.71) > 0.1 {
-            s1 = (f64::tanh(1.15) / (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5))));
+        if (x * s1) > 0.1 {
+            s1 = (helper_array(c, 0.25) * a.mapv(f64::tanh).sum());
         } else {
-            s1 = s1 * helper_array(&v2, c.mean().unwrap());
+            s1 = s1 * (a.dot(a) - a.mapv(f64::tanh).sum());
         }
-        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * ((k as f64 * 0.5) * 0.86) - q4).reduce(f64::max).unwrap();
-        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (k as f64 * 0.5)).tanh());
-        let mut h9 = c.to_owned();
-        for i in 0..3 {
-            h9.scaled_add((v2[k % a.len()] / (1.0 + 0.44 * 0.44)), c);
+        if k == 3 {
+            return (1.0 + f64::ln((1.0 + 0.71 * 0.71)) * f64::ln((1.0 + 0.71 * 0.71))).sqrt();
         }
-        (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s8 + h9.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_array(a, 1.37),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * s1.tanh().exp();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
+        let mut s5: f64 = {
+            let t4 = c.mean().unwrap();
+            t4 * t4 * 0.5 + y.cos()
+        };
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => c[i] * f64::ln((1.0 + 0.56 * 0.56)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s5 += w6 * (b[k % a.len()] / (1.0 + 0.44 * 0.44));
+        }
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * (b[k % a.len()] / (1.0 + 0.44 * 0.44)) };
+        if k == 3 {
+            return (s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        y + s5
     }
 
     #[test]
@@ -2553,19 +2650,12 @@ mod p68 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        if c[0] < 0.0 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * 0.89;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * a.mean().unwrap();
-        }
-        (u2.dot(c) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())) + s1 + u2.sum() * 0.3
+        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
     }
 
     #[test]
@@ -2581,39 +2671,31 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()) * j as f64,
-            _ if (x - y) > 0.2 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
-            _ => s1 += s1.tanh(),
-        }
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
-                break;
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s3: f64 = {
+            let t2 = (helper_scalar(v1[0], y) * y.tanh().exp());
+            t2 * t2 * 0.5 + helper_scalar((k as f64 * 0.5), y)
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t4 = v1[i] * a[k % a.len()];
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += v1[j] * t4;
             }
+            s3 = s3 + q5.tanh();
         }
-        for i in 0..a.len() {
-            let t3 = b[i] * a[0];
+        for i in (0..a.len()).rev() {
+            let t6 = c[i] * helper_array(b, s3);
             if i % 3 == 1 {
                 continue;
             }
-            let mut q4 = 0.0;
+            let mut q7 = 0.0;
             for j in 0..a.len() {
-                q4 += a[j] * t3;
+                q7 += c[j] * t6;
             }
-            s1 = s1 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+            s3 = s3 + q7.tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + h2[j5 - 1] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
+        (a[0] - x) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2629,48 +2711,38 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (a[0] * 1.08),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let v1 = (c * a).mapv(f64::tanh);
+        let mut s2 = (helper_array(&v1, c.mean().unwrap()) / (1.0 + (1.0 + a[0] * a[0]).ln() * (1.0 + a[0] * a[0]).ln()));
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v1[i] * 0.3;
+        }
+        let (s4, c5) = (x * s2).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (1.13 + s2)]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * s2;
+        let mut s7 = (c.dot(a) + (a.dot(b) / (1.0 + helper_array(&v1, s3) * helper_array(&v1, s3))));
+        let s8;
+        match k % 3 {
+            0 => s8 = c.dot(a),
+            1 => { s8 = s3.cos(); }
+            _ => s8 = (f64::sin(0.71) / (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17)))),
+        }
+        s7 = (s7 * 0.5 + (s3 * (0.39 - v1[k % a.len()]))).tanh();
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + a[j] * x).tanh();
+                if s7 > 0.3 && j > n9 {
+                    break 'search s7 * c.mean().unwrap();
                 }
-            };
-            s1 += w2 * (1.0 + s1 * s1).sqrt();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + s1 * s1).sqrt() };
-        let mut f5 = b.to_owned();
-        f5.mapv_inplace(|t| (t * x).tanh());
-        f5.scaled_add((b[k % a.len()] / (1.0 + s1 * s1)), &b);
-        let mut s4 = f5.sum() * 0.3;
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * s1.tanh().exp(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w6 * (y + (k as f64 * 0.5));
-        }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y + (k as f64 * 0.5)) };
-        s1 += a.dot(b).sin();
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s4 = s4.sin() * 0.9 + f5[j8 - 1] * helper_array(c, s1);
-        }
-        s1 = (s1 * 0.5 + (s3 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()))).tanh();
-        let mut s11 = f5.iter().fold(0.5, |q10, p9| (q10 * 0.8 + p9 * y.cos()).tanh());
-        helper_array(c, s7) + s11 + f5.sum() * 0.3
+            }
+            if n9 > 2 {
+                break s7 + c.mean().unwrap();
+            }
+        };
+        (y + (k as f64 * 0.5)) + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2686,48 +2758,41 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, b);
-        }
-        let mut s2 = (helper_scalar(x, helper_array(&h1, x)) + x.sin().cos());
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * helper_scalar(s2, s2)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * x;
-                }
-            }
-            if n3 > 2 {
-                break s2 + x;
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * a.dot(a)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += a[i] * 0.2;
-        }
-        let mut s5 = (((1.0 + s4 * s4).ln() - h1.mapv(f64::tanh).sum()) / (1.0 + h1[0] * h1[0]));
+        let mut s1 = a.dot(a).sin();
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + s2;
-            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        s5 += s2 * 0.2;
-        let mut s6 = s4.tanh().exp();
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + b[i] * (0.63 + (k as f64 * 0.5))).tanh();
+        for i in 0..a.len() {
+            let t2 = b[i] * ((k as f64 * 0.5) - 0.47);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * helper_scalar(y, x);
             if i == 3 {
                 break;
             }
         }
-        (b.mapv(f64::tanh).sum() / (1.0 + (s4 * y) * (s4 * y))) + s6 + h1.sum() * 0.3
+        let mut s3 = s1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * c.dot(b);
+        }
+        let v5 = (a + b);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + v5[i] * 1.22).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (s1 * (c[k % a.len()] / (1.0 + x * x))) * j as f64,
+            _ if b[k % a.len()].cos() > 0.2 => s1 = s1 * y.tanh().exp().cos(),
+            _ => s1 += a[k % a.len()].cos(),
+        }
+        1.05 + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2743,44 +2808,53 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (0.98 - s1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * c.mapv(f64::tanh).sum();
+            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        let mut s4 = helper_scalar(((k as f64 * 0.5) - 0.68), helper_array(b, (k as f64 * 0.5))).sin();
-        s1 = (s1 * 0.5 + (c[k % a.len()] - x).tanh()).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if (1.0 + s4 * s4).sqrt() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + c[i] * helper_array(a, 0.37)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + b[i] * 0.3;
-        }
-        'outer: for i in 0..a.len() {
+        s2 += x * 0.2;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * (s4 - s3)).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + c[j] * ((k as f64 * 0.5) - 0.68)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_array(&u1, (k as f64 * 0.5));
                 }
             }
-            s4 += b[i] * 0.2;
+            if n3 > 2 {
+                break s2 + helper_array(&u1, (k as f64 * 0.5));
+            }
+        };
+        if k % 2 == 0 {
+            s2 = ((b[k % a.len()] - y) * c.mapv(f64::tanh).sum());
         }
-        let v5 = (c + a);
-        helper_array(b, x) + s4 + v5.sum() * 0.3
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) * s4)).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * (1.0 + y * y).sqrt();
+                }
+            }
+            if n5 > 2 {
+                break s2 + (1.0 + y * y).sqrt();
+            }
+        };
+        let z8 = ad::ndarray::Zip::from(b).and(&u1).map_collect(|&p9, &q10| (p9 * y - q10).sin());
+        let mut s7 = z8.sum() * (s6 * s6);
+        if k % 2 == 0 {
+            s7 = a[k % a.len()];
+        } else {
+            s7 = s7 * (0.61 * c.mean().unwrap());
+        }
+        s2 + s7 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2796,22 +2870,37 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * c.mean().unwrap().cos();
         }
-        let mut s2 = (((k as f64 * 0.5) + y) * (0.22 * (k as f64 * 0.5))).sin();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_scalar((k as f64 * 0.5), 0.46);
-        }
-        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h4.scaled_add(x, &u1);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b[0].tanh(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * y.tanh();
         }
-        let mut s5 = helper_scalar(a.mean().unwrap(), x).tanh().exp();
-        helper_scalar((s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(c, s2)) + s5 + h4.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh() };
+        match k % 3 {
+            0 => s1 = (1.02 / (1.0 + s3 * s3)).cos(),
+            1 => s1 = s1 * helper_array(b, helper_array(b, s1)),
+            _ => s1 += (s1 * s3),
+        }
+        if k % 2 == 0 {
+            s1 = 0.69;
+        } else {
+            s1 = s1 * 0.45;
+        }
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -2828,50 +2917,54 @@ mod p74 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = (s1 * 0.5 + y).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
+        }
+        let s4;
         match k % 3 {
-            0 => s1 = a[a.len() - 1],
-            1 => s1 = s1 * (b.dot(b) * (c[0] / (1.0 + 1.37 * 1.37))),
-            _ => s1 += (0.88 * b[a.len() - 1]),
+            0 => s4 = c.mapv(f64::tanh).sum(),
+            1 => { s4 = 0.5; }
+            _ => s4 = (b[0] / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))),
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (1..a.len()).step_by(2) {
+            let t5 = b[i] * s4;
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * c[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            s1 += u6;
+            if i == 3 {
+                break;
+            }
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if b.dot(a) > 0.2 => s1 = s1 * ((b[0] / (1.0 + c[0] * c[0])) * ((k as f64 * 0.5) + x)),
-            _ => s1 += helper_scalar(c[k % a.len()], y),
+        if b.dot(c) > 0.1 {
+            s1 = (1.0 + (a[0] + 0.26) * (a[0] + 0.26)).sqrt();
+        } else {
+            s1 = s1 * helper_scalar((1.0 + s1 * s1).sqrt(), (y / (1.0 + y * y)));
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t7 = b[i] * w3.mean().unwrap();
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * c[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + b[i] * (0.76 - a[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 += u8;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x.tanh().exp();
+        if k % 2 == 1 {
+            let x = x * 0.5 + s1.sin();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => u2[i] * f64::sqrt((1.0 + 0.32 * 0.32)),
-                _ => {
-                    if u2[i] > 0.8 {
-                        break;
-                    }
-                    u2[i].tanh()
-                }
-            };
-            s1 += w3 * u2.mapv(f64::tanh).sum();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * u2.mapv(f64::tanh).sum() };
-        0.99 + s1 + u2.sum() * 0.3
+        s1 += x * 0.2;
+        y + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2887,40 +2980,43 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * b.mean().unwrap();
+        }
+        let l2: Vec<f64> = w1.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * ((k as f64 * 0.5) - y)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
         match k % 4 {
-            j if j > 1 => s1 = b.dot(b) * j as f64,
-            _ if y > 0.2 => s1 = s1 * (y - (k as f64 * 0.5)),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+            j if j > 1 => s4 = 0.25 * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s4 = s4 * (1.0 + x * x).ln(),
+            _ => s4 += y,
         }
-        if k % 2 == 0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * x;
+        let mut l5 = Vec::new();
+        for p6 in 0..a.len() {
+            if c[p6] > b[p6] {
+                l5.push((c[p6] * helper_array(c, (k as f64 * 0.5))).sin());
+            } else {
+                l5.push(b[p6] * x);
+            }
         }
-        if k == 3 {
-            return helper_scalar(y.tanh(), x);
-        }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s4: f64 = {
-            let t3 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
-            t3 * t3 * 0.5 + helper_scalar(s1, s1)
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_array(b, 0.57);
+                s7 = (s7 * 0.8 + c[j] * s4).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * w1.mapv(f64::tanh).sum();
                 }
             }
-            if n5 > 2 {
-                break s1 + helper_array(b, 0.57);
+            if n8 > 2 {
+                break s7 + w1.mapv(f64::tanh).sum();
             }
         };
-        let mut s7 = helper_scalar((a.dot(c) - b.mean().unwrap()), x);
-        y + s7 + v2.sum() * 0.3
+        let mut s10 = c.mean().unwrap();
+        let l11: Vec<f64> = w1.iter().filter(|p12| **p12 > 0.0).map(|p12| (p12 * a.mean().unwrap()).tanh()).collect();
+        let mut s13 = l11.iter().sum::<f64>();
+        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s13 + w1.sum() * 0.3
     }
 
     #[test]
@@ -2936,18 +3032,13 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin()).ln(),
-            1 => s1 = s1 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
-            _ => s1 += s1.tanh().exp(),
-        }
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(b[0], 0.74);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
         }
-        s1 += x * 0.2;
-        (b.dot(b) - b.mapv(f64::tanh).sum()) + s1
+        let mut s4 = h1.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (k as f64 * 0.5)).sum::<f64>();
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2964,41 +3055,29 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y + a[0])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        let mut s4 = helper_scalar(helper_array(c, (k as f64 * 0.5).sin()), a.mean().unwrap().sin());
-        s1 += (1.0 + (s3 * y) * (s3 * y)).sqrt();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) * c[k % a.len()]);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).sin()).tanh();
+        }
+        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (y * x)).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        let mut s8 = c.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) * (k as f64 * 0.5))) * q7 as f64).sum::<f64>();
+        if k % 2 == 1 {
+            let s5 = s5 * 0.5 + s8;
+            s8 = (s8 * 0.8 + s5 * 0.3).tanh();
+        }
+        s8 += s5 * 0.2;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
-            if i == 3 {
-                break;
-            }
+            s5 = (s5 * 0.7 + c[i] * b[0]).tanh();
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (y * s4) > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += helper_scalar(s3, x),
-        }
-        let mut s7: f64 = {
-            let t6 = 0.88;
-            t6 * t6 * 0.5 + (k as f64 * 0.5).tanh()
-        };
-        helper_array(a, s7) + s7 + u5.sum() * 0.3
+        (k as f64 * 0.5) + s8
     }
 
     #[test]
@@ -3014,18 +3093,14 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
+        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s3 = ((0.29 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) - a.mean().unwrap());
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + v2[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-        }
-        (1.0 + x * x).sqrt().cos() + s3 + v2.sum() * 0.3
+        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3042,17 +3117,21 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (0.99 - y);
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (k as f64 * 0.5).tanh().exp();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * s1;
-        }
-        c.dot(b) + s1
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.99 - s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (0.99 - s1);
+            }
+        };
+        let mut s6 = b.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        b.dot(a) + s6
     }
 
     #[test]
@@ -3068,9 +3147,11 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.44;
-        let mut s2 = (k as f64 * 0.5);
-        x.cos() + s2
+        let v1 = (a + b);
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        x.cos() + v1.sum() * 0.3
     }
 
     #[test]
@@ -3086,20 +3167,20 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, c[a.len() - 1]).sin();
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        let mut s2 = (helper_scalar(c.mean().unwrap(), (0.65 * y)) - a.mapv(f64::tanh).sum());
+        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        if k % 2 == 1 {
+            let y = y * 0.5 + (x + s3);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        let v4 = (a * (0.65 * y));
         match k % 4 {
-            j if j > 1 => s2 = (s1.sin() - ((k as f64 * 0.5) * s1)) * j as f64,
-            _ if helper_array(c, s2) > 0.2 => s2 = s2 * (helper_scalar(s1, (k as f64 * 0.5)) * s2),
-            _ => s2 += (a[k % a.len()] - s2),
+            j if j > 1 => s3 = helper_array(b, (y - 0.71)) * j as f64,
+            _ if 1.09 > 0.2 => s3 = s3 * (helper_scalar(x, (k as f64 * 0.5)) * y),
+            _ => s3 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
         }
-        let mut m4 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m4.row_mut(i).assign(&(c * (((k as f64 * 0.5) - (k as f64 * 0.5)) + i as f64)));
-        }
-        let mut s3 = m4.row(1).dot(c) * x.cos();
-        ((0.75 - x) + helper_scalar((k as f64 * 0.5), b[0])) + s3
+        b[k % a.len()] + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3116,12 +3197,23 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        s1 = b.dot(a);
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + y).sin();
+            let t2 = b[i] * (x * x);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        helper_array(&w2, c.mapv(f64::tanh).sum()) + s1 + w2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * ((k as f64 * 0.5) + y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s1 += u5;
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() + s1
     }
 
     #[test]
@@ -3137,38 +3229,54 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = v1.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * y + &v1).mapv(f64::tanh);
-            l2.push(h4.clone());
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..a.len() {
+            h3 = (&h3 * y + c).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(&v1) * 0.5;
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        let mut s6 = q5;
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (1.0 + s6 * s6).sqrt()).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        let mut s11 = c.iter().enumerate().map(|(q10, &p9)| (p9 * 0.34).sin() * (q10 as f64 + 1.0)).sum::<f64>();
+        let mut s5 = q4;
+        if (b[0] * (k as f64 * 0.5)) > 0.1 {
+            s5 = s5;
+        } else {
+            s5 = s5 * y;
+        }
+        let mut h6 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.mapv_inplace(|t| (t * x).tanh());
+            h6.scaled_add(0.5, a);
+        }
+        let mut u7 = c.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
+        }
+        match k % 4 {
+            j if j > 1 => s5 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s5 = s5 * x.sin(),
+            _ => s5 += helper_array(b, u7[a.len() - 1]),
+        }
+        let s8;
         match k % 3 {
-            0 => s7 = y.sin(),
-            1 => s7 = s7 * helper_array(c, v1.mean().unwrap()),
-            _ => s7 += (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            0 => s8 = h6.mean().unwrap(),
+            1 => { s8 = 0.5; }
+            _ => s8 = (k as f64 * 0.5).tanh(),
         }
-        let mut u12 = a.to_owned();
-        for i in 1..u12.len() {
-            u12[i] = u12[i - 1] * 0.5 + u12[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut l9 = Vec::with_capacity(3);
+        let mut h11 = u7.to_owned();
+        for i in (0..k % 3) {
+            h11 = (&h11 * y + a).mapv(f64::tanh);
+            l9.push(h11.clone());
         }
-        let mut l13 = vec![c.to_owned()];
-        for p14 in 0..2 {
-            let n = l13[p14].mapv(|t| (t * x).sin()) + &u12;
-            l13.push(n);
+        let mut q12 = h11.sum();
+        for p10 in &l9 {
+            q12 += p10.dot(&u7) * 0.5;
         }
-        let v15 = l13[l13.len() - 1].to_owned();
-        let mut s16 = l13[1][0] * s11;
-        helper_scalar(helper_scalar(s16, s16), (s6 / (1.0 + 0.21 * 0.21))) + s16 + v15.sum() * 0.3
+        let mut s13 = q12;
+        c.dot(c) + s13 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3185,29 +3293,34 @@ mod p84 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (x + s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        let mut s4 = (b.mean().unwrap() / (1.0 + s1 * s1));
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5.mapv_inplace(|t| (t * s4).tanh());
-            h5.scaled_add(0.5, b);
-            if i == 3 {
-                break;
-            }
-        }
         match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if x > 0.2 => s1 = s1 * helper_array(a, a[k % a.len()]),
-            _ => s1 += h5.mean().unwrap(),
+            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
+            _ => s1 += ((k as f64 * 0.5) - 1.23),
         }
-        h5.mapv(f64::tanh).sum() + s4 + h5.sum() * 0.3
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (1.09 * y)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let mut l5 = vec![a.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * helper_array(c, 0.34);
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + v7[j] * x).tanh();
+                if s1 > 0.3 && j > n9 {
+                    break 'search s1 * v7.mapv(f64::tanh).sum();
+                }
+            }
+            if n9 > 2 {
+                break s1 + v7.mapv(f64::tanh).sum();
+            }
+        };
+        (s8.cos() + helper_array(c, 0.93)) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -3224,42 +3337,23 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (x * s1);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(0.94, x);
         }
-        for i in 0..a.len() {
-            let t4 = c[i] * y;
-            s1 += t4.sin() * y;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * a[0].tanh().exp();
         }
-        let mut h5 = a.to_owned();
-        for i in 0..a.len() {
-            h5.mapv_inplace(|t| (t * y).tanh());
-            h5.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum().tanh().exp()).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (x * 0.83);
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = h5[i] * f64::cos(0.36);
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * h5[0]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut m8 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m8.row_mut(i).assign(&(c * (helper_array(c, s1) + i as f64)));
-        }
-        let mut s7 = m8.row(1).dot(&w6) * (0.27 - 1.35);
-        w6.mapv(f64::tanh).sum() + s7 + w6.sum() * 0.3
+        let mut s5 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
+        (u2.mean().unwrap() - u2.mapv(f64::tanh).sum()) + s5 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3275,20 +3369,28 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s2 = x;
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + a.mean().unwrap();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut s1 = (x - helper_scalar(1.18, x).tanh());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s2 += s2 * 0.2;
+        if (x / (1.0 + y * y)) > 0.1 {
+            s1 = helper_scalar(s1, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        } else {
+            s1 = s1 * ((y + (k as f64 * 0.5)) * a.mean().unwrap());
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
         if k == 3 {
-            return a.mean().unwrap();
+            return c.mean().unwrap();
         }
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * (k as f64 * 0.5)) + d5[0] * (x / (1.0 + y * y));
-        helper_scalar(s2.tanh().exp(), (x + (k as f64 * 0.5))) + s3 + v1.sum() * 0.3
+        (b.mean().unwrap() - 0.20) + s1
     }
 
     #[test]
@@ -3306,15 +3408,14 @@ mod p87 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
+            let t2 = b[i] * helper_scalar(a[k % a.len()], y);
+            s1 += t2.sin() * x;
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + f64::sin(1.07) * f64::sin(1.07)).sqrt() * j as f64,
-            _ if x > 0.2 => s1 = s1 * ((s1 - y) / (1.0 + y * y)),
-            _ => s1 += helper_scalar((k as f64 * 0.5), x),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + x * x).ln()).tanh();
         }
-        b[k % a.len()] + s1 + v2.sum() * 0.3
+        let v3 = a.mapv(|t| t * t * 0.5 - t);
+        y + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3330,16 +3431,18 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c[a.len() - 1] - helper_scalar((c[0] + x), y));
-        if k % 2 == 0 {
-            s1 = x.tanh().exp();
-        } else {
-            s1 = s1 * c.mapv(f64::tanh).sum();
+        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if k == 3 {
-            return ((1.23 - (k as f64 * 0.5)) - x.sin());
+        s1 += x * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5).sin();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        (((k as f64 * 0.5) - b[a.len() - 1]) * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
+        s1 += x * 0.2;
+        (((k as f64 * 0.5) * y) / (1.0 + y * y)) + s1
     }
 
     #[test]
@@ -3355,47 +3458,31 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * b[k % a.len()];
-        }
-        l1[0] += y;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let mut h5 = c.to_owned();
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            h5.scaled_add(0.77, c);
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
             if i == 3 {
                 break;
             }
         }
-        if k == 3 {
-            return h5.mapv(f64::tanh).sum();
+        let mut u2 = h1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
         }
-        let mut s7: f64 = {
-            let t6 = (k as f64 * 0.5);
-            t6 * t6 * 0.5 + (y - s4)
-        };
-        match k % 3 {
-            0 => s7 = (1.0 + f64::sqrt((1.0 + 0.59 * 0.59)) * f64::sqrt((1.0 + 0.59 * 0.59))).ln(),
-            1 => s7 = s7 * helper_array(c, s4),
-            _ => s7 += y.tanh().exp(),
+        let mut s3: f64 = 0.32;
+        s3 += y;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(x, &u2);
         }
-        if c[0] < 0.0 {
-            s7 = (1.0 + x * x).ln().cos();
-        } else {
-            s7 = s7 * h5.dot(&v3);
+        let (s6, c7) = (x * f64::ln((1.0 + 1.08 * 1.08))).sin_cos();
+        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, helper_scalar(x, u2[0])]];
+        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * helper_scalar(x, s3);
+        let mut u9 = h1.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * y.cos();
         }
-        let mut l8 = Vec::new();
-        for p9 in 0..a.len() {
-            if b[p9] > a[p9] {
-                l8.push((b[p9] * v3.mapv(f64::tanh).sum()).sin());
-            } else {
-                l8.push(a[p9] * s7);
-            }
-        }
-        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
-        v3.mean().unwrap() + s10 + h5.sum() * 0.3
+        (k as f64 * 0.5) + s5 + u9.sum() * 0.3
     }
 
     #[test]
@@ -3412,13 +3499,18 @@ mod p90 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (1.0 + y * y).sqrt().tanh().exp(),
-            _ => s1 += (y * s1),
+        for i in 0..a.len() {
+            let t2 = c[i] * y;
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s2 = helper_array(b, b.mapv(f64::tanh).sum());
-        (k as f64 * 0.5).tanh().exp() + s2
+        (a[a.len() - 1] + b[0]).tanh().exp() + s1
     }
 
     #[test]
@@ -3434,31 +3526,29 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + a.mean().unwrap()).sin();
+        let v1 = (b + a);
+        let mut s2 = ((1.0 + x * x).sqrt().tanh().exp() / (1.0 + (x - helper_scalar(x, y)) * (x - helper_scalar(x, y))));
+        match k % 4 {
+            j if j > 1 => s2 = a[a.len() - 1] * j as f64,
+            _ if (x / (1.0 + x * x)) > 0.2 => s2 = s2 * (1.16 / (1.0 + x * x)),
+            _ => s2 += a.mapv(f64::tanh).sum(),
         }
-        let mut s2 = (1.0 + x * x).sqrt().tanh().exp();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * helper_scalar(s2, x)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + w1[i] * 0.3;
+        if k == 3 {
+            return ((1.0 + y * y).sqrt() - (0.79 * y));
         }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if b[p4] > w1[p4] {
-                l3.push((b[p4] * 1.16).sin());
-            } else {
-                l3.push(w1[p4] * s2);
-            }
+        let mut s4: f64 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + a[a.len() - 1]
+        };
+        let mut s6: f64 = {
+            let t5 = ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp();
+            t5 * t5 * 0.5 + v1.mapv(f64::tanh).sum()
+        };
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + x * x).sqrt();
         }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        let mut s8 = w1.iter().enumerate().map(|(q7, &p6)| (p6 * s5.sin()).sin() * (q7 as f64 + 1.0)).sum::<f64>();
-        let mut u9 = a.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * (y - x);
-        }
-        helper_scalar(0.79, (y - s2)) + s8 + u9.sum() * 0.3
+        helper_scalar(helper_scalar(s6, s6), u7[0]) + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3474,28 +3564,25 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((x / (1.0 + y * y)) / (1.0 + (c[0] * y) * (c[0] * y)));
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) / (1.0 + 0.22 * 0.22))
+        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + (x / (1.0 + y * y))).sum::<f64>();
+        let mut s5: f64 = {
+            let t4 = a.dot(a);
+            t4 * t4 * 0.5 + f64::tanh(0.51).exp()
         };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (0.77 + (k as f64 * 0.5));
-        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            w6[i] += (b[i] + helper_scalar(s5, s5)).sin();
         }
-        if k == 3 {
-            return a.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
         }
-        c.mean().unwrap() + s2
+        x + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3512,44 +3599,26 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (x + y),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * y;
+        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s3 + x)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (0.31 * (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s1 + (0.31 * (k as f64 * 0.5));
-            }
-        };
-        let mut l6 = vec![c.to_owned()];
-        for p7 in 0..2 {
-            let n = l6[p7].mapv(|t| (t * x).sin()) + b;
-            l6.push(n);
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = c[p3] * s1;
         }
-        let v8 = l6[l6.len() - 1].to_owned();
-        let mut s9 = l6[1][0] * 0.22;
-        let g11 = |p12: f64| (p12 * x).tanh();
-        let mut s10 = g11(1.30) + g11(c[0]);
-        let v13 = v8.mapv(|t| (t * s9).sin() + s9 * 0.5);
-        a[0] + s10 + v13.sum() * 0.3
+        l2[0] += x;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        if f64::sin(0.22) > 0.1 {
+            s5 = s1;
+        } else {
+            s5 = s5 * f64::tanh(1.30).exp();
+        }
+        for (p6, &q7) in v4.iter().zip(b) {
+            s1 = (s1 * 0.7 + p6 * q7 * s5).tanh();
+        }
+        v4[0] + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3565,29 +3634,29 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * c.mapv(f64::tanh).sum();
-                }
-            }
-            if n4 > 2 {
-                break s3 + c.mapv(f64::tanh).sum();
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s3 = (a[a.len() - 1] + (1.39 + 1.29)) * j as f64,
-            _ if x > 0.2 => s3 = s3 * c.dot(a),
-            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
+        let mut s2 = x;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = a[i] * (1.39 + 1.29);
         }
-        helper_scalar(s3, b[k % a.len()]).tanh() + s3
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = c.to_owned();
+        for i in 0..a.len() {
+            h6 = (&h6 * y + b).mapv(f64::tanh);
+            l4.push(h6.clone());
+        }
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(c) * 0.5;
+        }
+        let mut s8 = q7;
+        a[k % a.len()] + s8 + w3.sum() * 0.3
     }
 
     #[test]
@@ -3603,15 +3672,20 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
-        let v6 = (c + a);
-        s4 = (s4 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        ((k as f64 * 0.5) + 0.97).tanh() + s4 + v6.sum() * 0.3
+        let v2 = (a * helper_scalar(y, x));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + v2[i] * helper_scalar(0.97, x)).tanh();
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        v2[k % a.len()] + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3627,17 +3701,27 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.20 - x) - y);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, c);
-        }
-        let mut s2 = (k as f64 * 0.5);
-        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * c[a.len() - 1]).sin() * (q4 as f64 + 1.0)).sum::<f64>();
-        s2 + s5 + h1.sum() * 0.3
+        let mut s2 = ((1.0 + ((k as f64 * 0.5) - a[k % a.len()]) * ((k as f64 * 0.5) - a[k % a.len()])).sqrt() - (c.mapv(f64::tanh).sum() + y.tanh()));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
+                }
+            }
+            if n3 > 2 {
+                break s2 + (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
+            }
+        };
+        let mut s5: f64 = 0.60;
+        let mut s6 = (s2 - u1.dot(c));
+        1.07 + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3653,37 +3737,48 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s1 = (c.mapv(f64::tanh).sum() * helper_array(b, y)),
-            1 => s1 = s1 * 1.35,
-            _ => s1 += ((k as f64 * 0.5) + b[0]),
+        let v2 = (&u1 * (b[0] - y));
+        let mut m4 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m4.row_mut(i).assign(&(c * (1.34 + i as f64)));
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * x;
-            let mut q3 = 0.0;
+        let mut s3 = m4.row(1).dot(&u1) * (k as f64 * 0.5);
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s3 = (s3 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * c[k % a.len()].sin();
+                }
             }
-            s1 = s1 + q3.tanh();
-        }
+            if n5 > 2 {
+                break s3 + c[k % a.len()].sin();
+            }
+        };
+        let s7;
         match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * a.dot(a),
-            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+            0 => s7 = x,
+            1 => { s7 = 0.5; }
+            _ => s7 = a.mean().unwrap().cos(),
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+        if k == 3 {
+            return (v2.dot(a) * helper_array(&v2, (k as f64 * 0.5)));
         }
-        s1 = (s1 * 0.5 + b.dot(c)).tanh();
-        let v5 = b.mapv(f64::sin);
-        c[k % a.len()] + s1 + v5.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * helper_scalar(s3, s6)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        (y + s3).tanh().exp() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3699,23 +3794,29 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (c[k % a.len()] - a[0]).tanh();
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) * c[a.len() - 1])
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add((1.0 + y * y).ln(), a);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s3: f64 = {
+            let t2 = helper_scalar(helper_array(b, y), h1.mapv(f64::tanh).sum());
+            t2 * t2 * 0.5 + x
         };
-        let v3 = (c * b).mapv(f64::tanh);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut s7 = a.iter().enumerate().map(|(q6, &p5)| (p5 * x).sin() * (q6 as f64 + 1.0)).sum::<f64>();
         match k % 3 {
-            0 => s2 = helper_scalar((s2 + y), (y + x)),
-            1 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += (x * 0.51),
+            0 => s3 = s7,
+            1 => s3 = s3 * (helper_array(&h1, (k as f64 * 0.5)) - (b[0] * x)),
+            _ => s3 += (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        s2 = (s2 * 0.5 + helper_scalar((b[0] * s2), (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))).tanh();
-        match k % 4 {
-            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
-            _ if x > 0.2 => s2 = s2 * x,
-            _ => s2 += (y / (1.0 + x * x)),
-        }
-        ((1.0 + b[0] * b[0]).ln() * s2) + s2 + v3.sum() * 0.3
+        (k as f64 * 0.5).cos() + s7 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3732,14 +3833,21 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = a[p3] * s1;
-        }
-        l2[0] += s1;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        s5 + s5 + v4.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.34 * x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (0.34 * x);
+            }
+        };
+        let mut s6 = a.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * b.mean().unwrap()).tanh());
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - s6.cos()) + s6
     }
 
     #[test]
@@ -3755,26 +3863,36 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (x * a[a.len() - 1])).sum::<f64>();
-        if k % 2 == 1 {
-            let mut s3 = s3 * 0.5 + x.tanh();
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(s1, s1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * c.mean().unwrap();
         }
-        s3 += s3 * 0.2;
-        let mut l4 = vec![c.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * s3).sin()) + b;
-            l4.push(n);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        let v4 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        if k == 3 {
+            return (c.dot(b) - b.mean().unwrap());
         }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        match k % 4 {
-            j if j > 1 => s7 = (1.0 + helper_scalar(c[0], (k as f64 * 0.5)) * helper_scalar(c[0], (k as f64 * 0.5))).ln() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s7 = s7 * c.dot(b),
-            _ => s7 += b.mean().unwrap(),
+        let mut l5 = vec![b.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
+            l5.push(n);
         }
-        s7 = (s7 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
-        a.dot(b) + s7 + v6.sum() * 0.3
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * (s3 / (1.0 + s1 * s1));
+        if k == 3 {
+            return helper_array(a, x);
+        }
+        (v7.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -3791,18 +3909,14 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        s1 = (s1 * 0.5 + 0.52).tanh();
         for i in 0..a.len() {
-            let y = y * 0.5 + (x - 1.27);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
         }
-        s1 += y * 0.2;
-        match k % 3 {
-            0 => s1 = helper_array(a, 0.94).sin(),
-            1 => s1 = s1 * helper_array(c, (y * s1)),
-            _ => s1 += (k as f64 * 0.5),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * x.tanh().exp();
         }
-        s1 + s1
+        s1 + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3818,35 +3932,44 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (k as f64 * 0.5).sin().sin();
-        }
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + y
-        };
-        match k % 3 {
-            0 => s2 = c.mean().unwrap(),
-            1 => s2 = s2 * a[k % a.len()],
-            _ => s2 += y,
-        }
-        let v3 = (b * c).mapv(f64::tanh);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (1.0 + b[0] * b[0]).sqrt()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * (1.0 + x * x).ln()).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let mut s1 = y.cos().sin().sin();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_scalar(y, v3[0]);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            w2[i] = b[i] * (x * 0.50);
         }
-        s2 += s2 * 0.2;
-        b.dot(b).cos() + s6 + v3.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.06, s1)).tanh();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + w2[j3 - 1] * ((k as f64 * 0.5) + x);
+        }
+        match k % 3 {
+            0 => s1 = (1.0 + f64::tanh(0.95).exp() * f64::tanh(0.95).exp()).ln(),
+            1 => s1 = s1 * helper_scalar(y, w2[0]).tanh().exp(),
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (s1 - (k as f64 * 0.5)),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w4 * y;
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        match k % 3 {
+            0 => s1 = w2.dot(&w2),
+            1 => s1 = s1 * w2.mapv(f64::tanh).sum(),
+            _ => s1 += y,
+        }
+        (helper_array(&w2, 1.29) - (s5 / (1.0 + s5 * s5))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3863,53 +3986,57 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (x - (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + (x - (k as f64 * 0.5));
-            }
-        };
+            };
+            s1 += w2 * (x - (k as f64 * 0.5));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x - (k as f64 * 0.5)) };
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
+            let t4 = a[i] * c[0].tanh().exp();
+            if i % 3 == 1 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * (s3 + s3)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s1 += u5;
         }
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + a[i] * (y - s3)).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + (0.36 / (1.0 + x * x));
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s6 = (0..a.len()).map(|q5| a[q5] * c[q5] + c.mean().unwrap()).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            s6 = (s6 * 0.7 + b[i] * helper_array(c, y)).tanh();
-            let i = (i + 1) % c.len();
-            s6 = s6 + b[i] * 0.3;
+        s1 += s3 * 0.2;
+        let s6;
+        match k % 3 {
+            0 => s6 = a.mean().unwrap(),
+            1 => { s6 = 0.5; }
+            _ => s6 = (k as f64 * 0.5),
         }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + b[j] * c.mean().unwrap()).tanh();
-                if s6 > 0.3 && j > n7 {
-                    break 'search s6 * helper_array(a, 0.38);
-                }
-            }
-            if n7 > 2 {
-                break s6 + helper_array(a, 0.38);
-            }
-        };
-        c.mapv(f64::tanh).sum() + s6
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * b.dot(c);
+        }
+        let s8;
+        match k % 3 {
+            0 => s8 = y,
+            1 => { s8 = 0.5; }
+            _ => s8 = b.mapv(f64::tanh).sum(),
+        }
+        helper_array(b, c.mean().unwrap()) + s1
     }
 
     #[test]
@@ -3926,27 +4053,19 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * 0.50;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * 0.50,
+            _ => s1 += s1,
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * y).sin()) + a;
+            l2.push(n);
         }
-        ((s1 * (k as f64 * 0.5)) - (s1 - s1)) + s1
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * c.dot(b);
+        (1.0 + (s1 - x) * (s1 - x)).sqrt() + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3966,30 +4085,17 @@ mod p105 {
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(x, y);
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(1.17).exp();
         }
-        if c[0] < 0.0 {
-            s1 = (a[a.len() - 1] + (1.31 + 0.82));
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * 1.05,
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (b[0] * (k as f64 * 0.5));
-                }
-            }
-            if n3 > 2 {
-                break s1 + (b[0] * (k as f64 * 0.5));
-            }
-        };
-        let mut h5 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h5.mapv_inplace(|t| (t * s4).tanh());
-            h5.scaled_add(0.5, c);
+        if k == 3 {
+            return helper_array(a, (1.0 + x * x).sqrt());
         }
-        (1.0 + y * y).sqrt().tanh().exp() + s1 + h5.sum() * 0.3
+        (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + s1
     }
 
     #[test]
@@ -4005,32 +4111,22 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let s1;
+        match k % 3 {
+            0 => s1 = (helper_scalar(x, a[k % a.len()]) * x),
+            1 => { s1 = 0.5; }
+            _ => s1 = ((y * c[k % a.len()]) * a.dot(c)),
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
+        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * b.dot(c) + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        let l5 = vec![f3.to_owned(), c.mapv(|t| t * 0.5), f3.mapv(|t| t * s2)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + f3[i] * 0.3;
         }
-        let mut s5 = q4;
-        if k % 2 == 0 {
-            s5 = (c.dot(c) - (c[0] / (1.0 + s5 * s5)));
-        } else {
-            s5 = s5 * a[0];
-        }
-        if k % 2 == 0 {
-            s5 = a.dot(b);
-        } else {
-            s5 = s5 * b.dot(a);
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + s5.cos()).sin();
-        }
-        s5 + s5 + w6.sum() * 0.3
+        helper_scalar((k as f64 * 0.5), a[0].sin()) + s7 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4046,60 +4142,55 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((k as f64 * 0.5) - c.dot(c));
-            t1 * t1 * 0.5 + (0.33 - y)
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        let mut s3: f64 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + x
         };
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let x = x * 0.5 + 0.34;
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
                 0 => continue,
-                1 => c[i] * helper_array(b, (k as f64 * 0.5)),
+                1 => b[i] * helper_array(&w1, a[k % a.len()]),
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s2 += w3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s3 += w4 * s3;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() };
-        for (p5, &q6) in c.iter().zip(a) {
-            s2 = (s2 * 0.7 + p5 * q6 * x).tanh();
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
+        let mut l6 = Vec::with_capacity(3);
+        let mut h8 = c.to_owned();
+        for i in 0..3 {
+            h8 = (&h8 * s5 + c).mapv(f64::tanh);
+            l6.push(h8.clone());
         }
-        match k % 3 {
-            0 => s2 = (x / (1.0 + (1.0 + b[0] * b[0]).ln() * (1.0 + b[0] * b[0]).ln())),
-            1 => s2 = s2 * ((1.33 - s2) - 0.46),
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut q9 = h8.sum();
+        for p7 in &l6 {
+            q9 += p7.dot(c) * 0.5;
         }
-        let mut s9 = a.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * x) * q8 as f64).sum::<f64>();
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * a.mean().unwrap()).tanh();
-                if s2 > 0.3 && j > n10 {
-                    break 'search s2 * ((k as f64 * 0.5) * (k as f64 * 0.5));
-                }
-            }
-            if n10 > 2 {
-                break s2 + ((k as f64 * 0.5) * (k as f64 * 0.5));
-            }
-        };
-        let mut n12 = 0;
-        let s13 = 'search: loop {
-            n12 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * c[a.len() - 1].tanh().exp()).tanh();
-                if s2 > 0.3 && j > n12 {
-                    break 'search s2 * c.mapv(f64::tanh).sum();
-                }
-            }
-            if n12 > 2 {
-                break s2 + c.mapv(f64::tanh).sum();
-            }
-        };
-        (s4 / (1.0 + s4 * s4)).tanh().exp() + s9
+        let mut s10 = q9;
+        if (1.33 - y) > 0.1 {
+            s10 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (y / (1.0 + s5 * s5)) * (y / (1.0 + s5 * s5))));
+        } else {
+            s10 = s10 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        for i in 0..a.len() {
+            let s10 = s10 * 0.5 + c[a.len() - 1].tanh().exp();
+            s3 = (s3 * 0.8 + s10 * 0.3).tanh();
+        }
+        s3 += s10 * 0.2;
+        c.dot(c) + s10 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4116,27 +4207,17 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y.tanh(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
-        let mut s4: f64 = 1.07;
-        if c[0] < 0.0 {
-            s1 = (y.tanh() * a.dot(b));
-        } else {
-            s1 = s1 * a[k % a.len()].cos().tanh().exp();
-        }
-        b.dot(a) + s4
+        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        s1 += (a.dot(b) - (a[k % a.len()] - 0.46));
+        (x + b.mean().unwrap()) + s4
     }
 
     #[test]
@@ -4152,14 +4233,13 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        if k % 2 == 1 {
-            let y = y * 0.5 + ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * x.tanh().exp()).tanh());
+        if c[0] < 0.0 {
+            s3 = b.dot(c);
+        } else {
+            s3 = s3 * s3;
         }
-        s1 += y * 0.2;
-        let v2 = (c * a).mapv(f64::tanh);
-        v2[k % a.len()] + s1 + v2.sum() * 0.3
+        c.dot(a) + s3
     }
 
     #[test]
@@ -4175,19 +4255,18 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut u2 = u1.to_owned();
+        let mut u2 = w1.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + x * x).sqrt();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        let mut f4 = b.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add(x, &b);
-        let mut s3 = f4.sum() * 0.3;
-        (k as f64 * 0.5) + s3 + f4.sum() * 0.3
+        if k == 3 {
+            return y;
+        }
+        (((k as f64 * 0.5) - y) * u2[0]) + u2.sum() * 0.3
     }
 
     #[test]
@@ -4204,25 +4283,47 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        s1 = (s1 * 0.5 + x).tanh();
-        s1 = y;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::ln((1.0 + 0.75 * 0.75))).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (y / (1.0 + y * y));
         }
-        s1 += w2.dot(b);
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * x + c).mapv(f64::tanh);
-            h3.assign(&n4);
-            if i == 3 {
-                break;
-            }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
         }
-        x + s1 + h3.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s6: f64 = {
+            let t5 = c[a.len() - 1];
+            t5 * t5 * 0.5 + ((k as f64 * 0.5) * 0.69)
+        };
+        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * s3).sin()).sum() * s6 + d9[0] * helper_array(c, (k as f64 * 0.5));
+        let mut h10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h10.scaled_add(s7, b);
+        }
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s6 = s6.sin() * 0.9 + b[j11 - 1] * s1.sin();
+        }
+        c.mapv(f64::tanh).sum() + s7 + h10.sum() * 0.3
     }
 
     #[test]
@@ -4238,24 +4339,17 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - b.mapv(f64::tanh).sum()).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k == 3 {
+            return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
-        let mut s4 = a.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_array(b, 0.91)).tanh());
-        match k % 3 {
-            0 => s1 = (b.mean().unwrap() + ((k as f64 * 0.5) + s1)),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (k as f64 * 0.5).cos(),
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h1.scaled_add((x + b[0]), b);
         }
-        let mut s5 = (helper_scalar(a.dot(a), (1.0 + x * x).sqrt()) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        b.dot(b) + s5
+        let mut s2 = y;
+        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
+        let mut s3 = ((a.dot(c) - (x + y)) - c.dot(a));
+        (1.0 + a.dot(a) * a.dot(a)).ln() + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4271,13 +4365,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + y * y).ln();
-        s1 += helper_scalar(x, (1.0 + x * x).sqrt());
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.47;
         }
-        (1.05 * x).tanh().exp() + s1 + w2.sum() * 0.3
+        let mut s2 = (helper_scalar(y, (1.0 + y * y).sqrt()) * (y + a.mean().unwrap()));
+        s2 + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4293,23 +4386,25 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * (k as f64 * 0.5);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        if k == 3 {
-            return helper_array(a, b[a.len() - 1].sin());
+        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut u4 = c.to_owned();
+        s2 += s2 * 0.2;
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, (k as f64 * 0.5));
+        }
+        let mut u4 = w1.to_owned();
         for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5);
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.cos();
         }
-        b[k % a.len()] + s1 + u4.sum() * 0.3
+        (1.0 + helper_scalar(0.25, x) * helper_scalar(0.25, x)).sqrt() + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4326,25 +4421,21 @@ mod p115 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) + (k as f64 * 0.5)),
+        for i in 0..a.len() {
+            let x = x * 0.5 + (x / (1.0 + s1 * s1));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
+                s1 = (s1 * 0.8 + b[j] * f64::cos(1.07)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        (1.0 + f64::sqrt((1.0 + 0.38 * 0.38)) * f64::sqrt((1.0 + 0.38 * 0.38))).sqrt() + s1
+            s1 += b[i] * 0.2;
+        }
+        0.50 + s1
     }
 
     #[test]
@@ -4360,39 +4451,33 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
+        let v1 = b.mapv(f64::sin);
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (k as f64 * 0.5).tanh().exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+            w2[i] = v1[i] * helper_array(&v1, (k as f64 * 0.5));
+        }
+        let mut s3 = y;
+        for i in (0..a.len()).rev() {
+            let t4 = v1[i] * (1.23 + y);
+            s3 += t4 * t4 * 0.5;
+            s3 -= w2[(i + 1) % a.len()] * (1.0 + x * x).ln();
+        }
+        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * x).view()]).unwrap();
+        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + b[j] * c.dot(&v1)).tanh();
+                if s5 > 0.3 && j > n7 {
+                    break 'search s5 * helper_array(&v1, v1[k % a.len()]);
                 }
-            };
-            s1 += w2 * c.mapv(f64::tanh).sum();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
             }
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + 1.29 * 1.29))).tanh();
-        }
-        let mut s4 = (1.0 + x * x).sqrt().tanh().exp();
-        let mut s5 = a.mapv(f64::tanh).sum();
-        (s5.tanh().exp() / (1.0 + f64::sqrt((1.0 + 0.36 * 0.36)) * f64::sqrt((1.0 + 0.36 * 0.36)))) + s5
+            if n7 > 2 {
+                break s5 + helper_array(&v1, v1[k % a.len()]);
+            }
+        };
+        ((1.0 + s8 * s8).ln() * (1.18 - s5)) + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4408,16 +4493,28 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * b.dot(a)).tanh() + c[k % a.len()]).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * f64::tanh(0.50).exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w4 * (c[k % a.len()] * 0.35);
         }
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_array(b, x);
-        let mut s4: f64 = {
-            let t3 = 0.95;
-            t3 * t3 * 0.5 + x.tanh().exp()
-        };
-        b.mean().unwrap() + s4
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[k % a.len()] * 0.35) };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + b[j6 - 1] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        }
+        ((x - 0.93) / (1.0 + b.dot(a) * b.dot(a))) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4433,58 +4530,45 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = a.mapv(f64::tanh).sum().cos();
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.dot(b);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * y;
-            s2 += t3 * t3 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * x;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * (1.0 + v1[a.len() - 1] * v1[a.len() - 1]).ln();
-                }
-            }
-            if n4 > 2 {
-                break s2 + (1.0 + v1[a.len() - 1] * v1[a.len() - 1]).ln();
-            }
-        };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * c.mean().unwrap();
-                }
-            }
-            if n6 > 2 {
-                break s2 + c.mean().unwrap();
-            }
-        };
-        let mut s10 = c.iter().take(3).filter(|p8| **p8 < 0.5).cloned().fold(-0.5, |q9, p8| q9 * p8 + helper_scalar(s7, x));
+        let mut s1 = (k as f64 * 0.5);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s10 = (s10 * 0.8 + v1[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s10 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[k % a.len()], 1.37)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s10 += v1[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        (v1.mean().unwrap() - (s10 * (k as f64 * 0.5))) + s10 + v1.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * x;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (x.tanh().exp() - (1.0 + u3[a.len() - 1] * u3[a.len() - 1]).ln()) * j as f64,
+            _ if y > 0.2 => s1 = s1 * y.tanh().exp(),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5.mapv_inplace(|t| (t * x).tanh());
+            h5.scaled_add(0.5, c);
+        }
+        let mut h6 = h5.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + &h5).mapv(f64::sin);
+        }
+        y + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -4500,14 +4584,16 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, y);
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), y) + (x / (1.0 + 0.73 * 0.73)));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + helper_array(a, y)).sin();
         }
-        let mut s2 = (a.dot(a) - y);
-        0.28 + s2
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, c);
+        }
+        helper_scalar(x, (x / (1.0 + 0.73 * 0.73))) + h2.sum() * 0.3
     }
 
     #[test]
@@ -4523,44 +4609,39 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        let mut s2: f64 = {
+            let t1 = (1.0 + c[k % a.len()].tanh().exp() * c[k % a.len()].tanh().exp()).sqrt();
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) * y)
+        };
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
         for i in 0..a.len() {
             let w3 = match i % 3 {
                 0 => continue,
-                1 => v1[i] * s2,
+                1 => c[i] * a[k % a.len()].sin(),
                 _ => {
-                    if v1[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    v1[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s2 += w3 * helper_scalar(s2, y);
+            s2 += w3 * y;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(s2, y) };
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v1[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v1[i] * 0.3;
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * x.sin()).tanh();
         }
-        let m6 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * x).sin()).sum() * y.tanh().exp();
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (v1[0] / (1.0 + x * x))).tanh();
-                if s2 > 0.3 && j > n7 {
-                    break 'search s2 * s4.tanh();
-                }
-            }
-            if n7 > 2 {
-                break s2 + s4.tanh();
-            }
-        };
-        let mut s9 = ((1.0 + s2 * s2).sqrt() / (1.0 + v1[a.len() - 1] * v1[a.len() - 1]));
-        (f64::sqrt((1.0 + 1.22 * 1.22)) * x) + s9 + v1.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + c[j5 - 1] * a[0].tanh();
+        }
+        if k % 2 == 0 {
+            s2 = a[k % a.len()];
+        }
+        helper_array(b, a[a.len() - 1]).tanh().exp() + s2
     }
 
     #[test]
@@ -4577,22 +4658,22 @@ mod p121 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        match k % 3 {
-            0 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-            1 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+        match k % 4 {
+            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
             _ => s1 += s1.cos(),
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(f64::tanh(0.23).exp(), (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))),
-            1 => s1 = s1 * ((y / (1.0 + a[0] * a[0])) - (b[0] + 1.13)),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        let v2 = (a + c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a[k % a.len()]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s1 = (0.47 + helper_array(a, a[0]));
-        } else {
-            s1 = s1 * y;
-        }
-        y + s1
+        (s1.tanh().exp() / (1.0 + (0.82 + v2[0]) * (0.82 + v2[0]))) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4608,40 +4689,58 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = (1.0 + (helper_scalar(a[a.len() - 1], y) + a.mean().unwrap()) * (helper_scalar(a[a.len() - 1], y) + a.mean().unwrap())).sqrt();
-        if (b[a.len() - 1] - y) > 0.1 {
-            s2 = (((k as f64 * 0.5) - y) * (x / (1.0 + x * x)));
-        } else {
-            s2 = s2 * (0.81 + ((k as f64 * 0.5) / (1.0 + x * x)));
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.dot(&v1),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (y * (k as f64 * 0.5));
                 }
-            };
-            s2 += w3 * a.mapv(f64::tanh).sum();
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.mapv(f64::tanh).sum() };
-        let z6 = ad::ndarray::Zip::from(a).and(&v1).map_collect(|&p7, &q8| (p7 * x - q8).sin());
-        let mut s5 = z6.sum() * helper_scalar(y, (k as f64 * 0.5));
-        for i in 0..a.len() {
-            let s2 = s2 * 0.5 + (s5 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s5 = (s5 * 0.8 + s2 * 0.3).tanh();
-        }
-        s5 += s2 * 0.2;
-        let mut s10: f64 = {
-            let t9 = x;
-            t9 * t9 * 0.5 + (s5 - s5)
+            }
+            if n2 > 2 {
+                break s1 + (y * (k as f64 * 0.5));
+            }
         };
-        let mut s11 = helper_array(a, b.mapv(f64::tanh).sum());
-        s5 + s11 + v1.sum() * 0.3
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * f64::tanh(0.37).exp();
+            s1 += t4.sin() * (1.06 - (k as f64 * 0.5));
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + c[k % a.len()].tanh().exp()).sin();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let z7 = ad::ndarray::Zip::from(b).and(&w5).map_collect(|&p8, &q9| (p8 * x - q9).sin());
+        let mut s6 = z7.sum() * a[0];
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + w5[j] * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s6 > 0.3 && j > n10 {
+                    break 'search s6 * c.mean().unwrap();
+                }
+            }
+            if n10 > 2 {
+                break s6 + c.mean().unwrap();
+            }
+        };
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + (x + y);
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
+        }
+        s1 += s3 * 0.2;
+        w5.dot(&w5) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4661,36 +4760,52 @@ mod p123 {
         for (p1, &q2) in b.iter().zip(b) {
             s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s3 / (1.0 + s3 * s3));
-        }
         for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + s3.tanh().exp();
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
-        }
-        s3 += s3 * 0.2;
-        let mut s5 = (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt().tanh().exp();
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * b[0]).tanh();
-                if s5 > 0.3 && j > n6 {
-                    break 'search s5 * (1.0 + y * y).ln();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (s3 / (1.0 + s3 * s3)),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n6 > 2 {
-                break s5 + (1.0 + y * y).ln();
-            }
-        };
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s5 = s5.sin() * 0.9 + a[j8 - 1] * s3;
+            };
+            s3 += w4 * (y / (1.0 + x * x));
         }
-        ((s3 * y) - (k as f64 * 0.5)) + s5
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (y / (1.0 + x * x)) };
+        let v6 = (c * f64::tanh(1.04).exp());
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_scalar(s3, y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w7 * c.mean().unwrap();
+        }
+        let s8 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c.mean().unwrap() };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + a[i] * b.dot(&v6)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + (s5 + v6[0]);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        c.mean().unwrap() + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4706,25 +4821,50 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if y > 0.2 => s1 = s1 * 0.50,
-            _ => s1 += ((k as f64 * 0.5) - s1),
+        let s1;
+        match k % 3 {
+            0 => s1 = (f64::sqrt((1.0 + 0.53 * 0.53)) / (1.0 + 0.66 * 0.66)),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_array(c, y.tanh().exp()),
         }
-        if helper_array(b, 0.84) > 0.1 {
-            s1 = (k as f64 * 0.5);
+        let s2;
+        match k % 3 {
+            0 => s2 = (k as f64 * 0.5),
+            1 => { s2 = 0.5; }
+            _ => s2 = ((c[a.len() - 1] * x) - (b[0] - x)),
         }
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * (a[a.len() - 1] + 0.70)) * q3 as f64).sum::<f64>();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::tanh(0.92).exp();
+        let mut s3 = (((a[a.len() - 1] + 0.70) * b.mean().unwrap()) * (y * s2).tanh().exp());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + u5[i] * x).tanh();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * a.dot(a)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (s2 + 0.64);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (s2 + 0.64);
+            }
+        };
+        let mut h6 = a.to_owned();
+        for i in 0..3 {
+            let n7 = (&h6 * s3 + a).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        let v6 = (&u5 * f64::tanh(0.85).exp());
-        (0.64 + a[0].tanh().exp()) + s4 + v6.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * (s3 * (k as f64 * 0.5))).tanh();
+        }
+        (s5 * ((k as f64 * 0.5) / (1.0 + h6[k % a.len()] * h6[k % a.len()]))) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -4740,24 +4880,29 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * x).sin()).sum() * c[k % a.len()];
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = b.to_owned();
+        for i in 0..a.len() {
+            h5 = (&h5 * y + a).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        if (0.47 * a[k % a.len()]) > 0.1 {
-            s1 = (y - x);
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(b) * 0.5;
         }
-        if k == 3 {
-            return a[a.len() - 1];
+        let mut s7 = q6;
+        if a[a.len() - 1] > 0.1 {
+            s7 = b.dot(a);
         }
-        let mut s2 = b.dot(a);
-        helper_array(b, 0.65) + s2
+        let s8;
+        match k % 3 {
+            0 => s8 = helper_array(a, (s7 - s7)),
+            1 => { s8 = 0.5; }
+            _ => s8 = helper_array(b, (0.23 * (k as f64 * 0.5))),
+        }
+        (k as f64 * 0.5) + s7
     }
 
     #[test]
@@ -4773,29 +4918,27 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * c).mapv(f64::tanh);
-        let mut s2 = (1.0 + helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())).ln();
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * 1.09,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
+        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s2 += w3 * (x * b[a.len() - 1]);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (x * b[a.len() - 1]) };
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v1[i] * s4).tanh();
-            if i == 3 {
-                break;
             }
+            s1 += c[i] * 0.2;
         }
-        (y * (s2 * 0.30)) + s2 + v1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        (b.mean().unwrap() + x) + s1
     }
 
     #[test]
@@ -4811,23 +4954,22 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
         if k == 3 {
-            return f64::ln((1.0 + 0.55 * 0.55));
+            return ((0.24 + (k as f64 * 0.5)) * x);
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (y + (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
+        if k == 3 {
+            return helper_scalar(a.mean().unwrap(), helper_array(c, x));
         }
-        s1 += s1 * 0.2;
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (y * y)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        (1.0 + s1 * s1).ln() + s1 + h2.sum() * 0.3
+        0.21 + s1
     }
 
     #[test]
@@ -4843,12 +4985,17 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (1.0 + ((k as f64 * 0.5) * c[k % a.len()]) * ((k as f64 * 0.5) * c[k % a.len()])).ln();
-            t1 * t1 * 0.5 + y.tanh()
-        };
-        let mut s3 = x;
-        (1.0 + s2.tanh() * s2.tanh()).sqrt() + s3
+        let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
+            _ => s1 += (s1 * (k as f64 * 0.5)),
+        }
+        let mut f3 = b.to_owned();
+        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.scaled_add((s1 * y), &b);
+        let mut s2 = f3.sum() * 0.3;
+        (1.0 + s1 * s1).ln() + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4864,19 +5011,18 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
+        let mut s1 = b[0];
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x - 0.32)).tanh();
+                s1 = (s1 * 0.8 + b[j] * a.dot(a)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        ((s1 / (1.0 + s1 * s1)) / (1.0 + x * x)) + s1
+        let mut s2 = a.dot(c);
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -4892,13 +5038,25 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + ((k as f64 * 0.5) - y)).sum::<f64>();
-        let mut s4 = ((a.mean().unwrap() - helper_scalar(0.30, s3)) / (1.0 + c.dot(a) * c.dot(a)));
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
         for i in 0..a.len() {
-            w5[i] += (b[i] + ((k as f64 * 0.5) + b[k % a.len()])).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
         }
-        x + s4 + w5.sum() * 0.3
+        let mut l2 = vec![c.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * s1.cos();
+        let mut u6 = v4.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s5.cos();
+        }
+        ((k as f64 * 0.5) + v4.mean().unwrap()) + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -4914,40 +5072,51 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| b[q2] * b[q2] + y).sum::<f64>();
-        if k == 3 {
-            return y;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * y;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s3 += u5;
-        }
+        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
         match k % 3 {
-            0 => s3 = 1.34,
-            1 => s3 = s3 * b.dot(a),
-            _ => s3 += (1.0 + s3 * s3).ln(),
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * y.tanh().exp(),
+            _ => s1 += 1.39,
         }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5).tanh().exp();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = x * j as f64,
-            _ if b.dot(&u6) > 0.2 => s3 = s3 * helper_scalar((c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y.cos()),
-            _ => s3 += 1.13,
-        }
-        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] += (u6[i] + u6.mean().unwrap()).sin();
+            let y = y * 0.5 + 1.34;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        w7[0].tanh().exp() + s3 + w7.sum() * 0.3
+        s1 += y * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).ln();
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(b[a.len() - 1], x),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * helper_scalar(0.67, b[k % a.len()]);
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(0.67, b[k % a.len()]) };
+        if c[0] < 0.0 {
+            s1 = b.dot(b);
+        } else {
+            s1 = s1 * (1.0 + s4 * s4).ln();
+        }
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4;
+        }
+        if k % 2 == 0 {
+            s1 = (y.sin() - s4);
+        } else {
+            s1 = s1 * helper_array(c, s1).tanh();
+        }
+        (k as f64 * 0.5) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4964,25 +5133,27 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * 0.61,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.61).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s1 += w2 * b.dot(a);
+            }
+            s1 += b[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3.cos();
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * x + a).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        (1.0 + x.cos() * x.cos()).sqrt() + s1 + u4.sum() * 0.3
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(b) * 0.5;
+        }
+        let mut s6 = q5;
+        b.dot(b).cos() + s6
     }
 
     #[test]
@@ -4999,20 +5170,17 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.95 + x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
+            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
+            _ => s1 += s1,
         }
-        let mut h2 = b.to_owned();
-        for i in 0..3 {
-            h2.scaled_add(c.dot(c), b);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * 0.29).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        (1.0 + (s1 + a[a.len() - 1]) * (s1 + a[a.len() - 1])).ln() + s1 + h2.sum() * 0.3
+        ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
     }
 
     #[test]
@@ -5028,29 +5196,26 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(a) + b.dot(b));
+        if k == 3 {
+            return (c.dot(a) + b.dot(b));
+        }
+        let mut s1 = y;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let s2;
         match k % 3 {
-            0 => s1 = a[a.len() - 1],
-            1 => s1 = s1 * (b.mean().unwrap() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+            0 => s2 = helper_scalar(a.mapv(f64::tanh).sum(), y),
+            1 => { s2 = 0.5; }
+            _ => s2 = b.dot(c),
         }
-        let mut s2 = helper_scalar(b.dot(c), x);
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * ((k as f64 * 0.5) - 1.26),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * x.tanh();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh() };
-        s2 = (s2 * 0.5 + b.dot(c)).tanh();
-        (y * s1).sin() + s2
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * s2).sin()).sum() * helper_scalar(s2, s1) + d5[0] * c.mean().unwrap();
+        s1 = (1.0 + ((k as f64 * 0.5) * 0.93) * ((k as f64 * 0.5) * 0.93)).sqrt();
+        s1 + s3
     }
 
     #[test]
@@ -5071,18 +5236,12 @@ mod p135 {
             let n2 = (&h1 * x + a).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        let mut s3 = b.dot(a);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (x - y)).sin();
         }
-        let mut s5: f64 = {
-            let t4 = x;
-            t4 * t4 * 0.5 + (x * 1.35)
-        };
-        c.dot(b) + s5 + h1.sum() * 0.3
+        let mut s4 = helper_array(&h1, x);
+        c.mean().unwrap() + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5098,16 +5257,14 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = f64::ln((1.0 + 1.25 * 1.25));
-        for (p1, &q2) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_scalar((k as f64 * 0.5), 0.45)).tanh();
-        }
+        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
         match k % 3 {
-            0 => s3 = (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt(),
-            1 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += a.mean().unwrap(),
+            0 => s1 = s1,
+            1 => s1 = s1 * y,
+            _ => s1 += c[0],
         }
-        (1.0 + (s3 - a[k % a.len()]) * (s3 - a[k % a.len()])).sqrt() + s3
+        y + s1
     }
 
     #[test]
@@ -5123,41 +5280,45 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, y);
-        }
-        let mut s2 = u1.dot(c);
+        let s1;
         match k % 3 {
-            0 => s2 = helper_array(c, y),
-            1 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            0 => s1 = y,
+            1 => { s1 = x; }
+            _ => s1 = ((c[0] + x) - helper_array(a, c[a.len() - 1])),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s2 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            w3[i] = c[i] * u1.mean().unwrap();
+            s2 = (s2 * 0.7 + b[i] * helper_array(a, x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s6 = u1.iter().zip(c.iter()).map(|(p4, q5)| p4 * helper_scalar((k as f64 * 0.5), x) - q5).reduce(f64::max).unwrap();
-        let mut s9 = b.iter().fold(0.5, |q8, p7| (q8 * 0.8 + p7 * (1.0 + c[0] * c[0]).sqrt()).tanh());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + u1[j] * (k as f64 * 0.5)).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b.dot(a),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s6 += u1[i] * 0.2;
+            };
+            s2 += w3 * (1.0 + c[0] * c[0]).sqrt();
         }
-        let mut l10 = Vec::new();
-        for p11 in 0..a.len() {
-            if u1[p11] > b[p11] {
-                l10.push((u1[p11] * b.mapv(f64::tanh).sum()).sin());
-            } else {
-                l10.push(b[p11] * s2);
-            }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + c[0] * c[0]).sqrt() };
+        s2 += a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = helper_scalar(b.mapv(f64::tanh).sum(), (a[0] + (k as f64 * 0.5))),
+            1 => s2 = s2 * helper_scalar(s4, helper_array(b, b[0])),
+            _ => s2 += b.mean().unwrap(),
         }
-        let mut s12 = l10.iter().map(|p11| p11 * p11).sum::<f64>() + l10[0];
-        s6 + s12 + w3.sum() * 0.3
+        let mut s5 = b.dot(a);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * helper_scalar(0.72, x);
+        }
+        (1.0 + y * y).sqrt().tanh() + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -5173,15 +5334,29 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        s1 += ((s1 - 1.20) * a.mean().unwrap());
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * c.mean().unwrap();
         }
-        let mut s2 = helper_scalar(s1.tanh().exp(), x.tanh());
-        s2.tanh().exp() + s2
+        let mut s2 = f64::tanh(0.84).exp();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_scalar((k as f64 * 0.5), 0.88),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w3 * x;
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
+        helper_scalar(s2.tanh().exp(), helper_array(a, y)) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5197,29 +5372,25 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
-            t1 * t1 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))
+        if k == 3 {
+            return helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
+        }
+        let mut s1 = helper_scalar((y + y.tanh().exp()), y.cos().tanh().exp());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_scalar(s1, y);
+        }
+        let mut s5: f64 = {
+            let t4 = helper_scalar(f64::sqrt((1.0 + 0.98 * 0.98)), (1.0 + y * y).sqrt());
+            t4 * t4 * 0.5 + b.mapv(f64::tanh).sum()
         };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * 0.47).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        if k % 2 == 0 {
-            s2 = c[0].cos();
-        } else {
-            s2 = s2 * (s2 - ((k as f64 * 0.5) * s2));
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        (1.0 + (y / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s2 + u3.sum() * 0.3
+        (x * helper_array(a, 0.65)) + s5
     }
 
     #[test]
@@ -5241,44 +5412,32 @@ mod p140 {
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + y * y))).tanh();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.dot(b),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut s2: f64 = 0.42;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s1)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * s1.tanh();
                 }
-            };
-            s1 += w2 * helper_scalar(s1, s1);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(s1, s1) };
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(helper_scalar(1.19, c[a.len() - 1]), a.mapv(f64::tanh).sum()) * j as f64,
-            _ if s3 > 0.2 => s1 = s1 * s3.tanh().exp(),
-            _ => s1 += s1,
-        }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > a[p5] {
-                l4.push((b[p5] * a.mean().unwrap()).sin());
-            } else {
-                l4.push(a[p5] * y);
             }
+            if n3 > 2 {
+                break s2 + s1.tanh();
+            }
+        };
+        let l5 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s4)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (b[i] + helper_scalar(1.19, c[a.len() - 1])).sin();
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * s3).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + d9[0] * ((k as f64 * 0.5) - x);
-        (y / (1.0 + s3 * s3)) + s7
+        let mut h9 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h9.mapv_inplace(|t| (t * x).tanh());
+            h9.scaled_add(0.5, b);
+        }
+        s4 + s7 + h9.sum() * 0.3
     }
 
     #[test]
@@ -5294,9 +5453,22 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut s2 = b.mean().unwrap();
-        helper_scalar(s1, (k as f64 * 0.5)).tanh().exp() + s2
+        let mut s3 = a.iter().map(|p1| p1 * y).min_by(|p1, q2| (p1 - y).abs().total_cmp(&(q2 - y).abs())).unwrap();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(x, (k as f64 * 0.5)),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w4 * x.tanh().exp();
+        }
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x.tanh().exp() };
+        1.21 + s3
     }
 
     #[test]
@@ -5313,36 +5485,48 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_array(a, y),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * 0.30;
         }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.30 };
         if k == 3 {
-            return (helper_scalar(y, s1) / (1.0 + (c[a.len() - 1] * x) * (c[a.len() - 1] * x)));
+            return a.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * helper_array(c, a[0].cos()),
-            _ => s1 += c.mean().unwrap(),
+        for i in 0..a.len() {
+            let t4 = b[i] * (a[a.len() - 1] + y);
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * b.mapv(f64::tanh).sum();
+        }
+        let mut s6: f64 = {
+            let t5 = (helper_array(b, x) * a.mapv(f64::tanh).sum());
+            t5 * t5 * 0.5 + b.mean().unwrap()
+        };
+        let s7;
+        match k % 3 {
+            0 => s7 = b.dot(b),
+            1 => { s7 = f64::ln((1.0 + 1.05 * 1.05)); }
+            _ => s7 = c[0].sin().tanh().exp(),
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, (k as f64 * 0.5))).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mapv(f64::tanh).sum();
-        }
-        if k == 3 {
-            return ((1.0 + y * y).ln() * f64::tanh(1.17).exp());
-        }
-        a.mean().unwrap() + s1 + u2.sum() * 0.3
+        0.76 + s6
     }
 
     #[test]
@@ -5358,27 +5542,29 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(y, c[0]);
+        let mut m2 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m2.row_mut(i).assign(&(c * (f64::tanh(0.97).exp() + i as f64)));
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s1 = m2.row(1).dot(c) * b.mean().unwrap();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y * y);
         }
-        s1 += y * 0.2;
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&v3 * helper_array(b, x)).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        let v4 = (c * c).mapv(f64::tanh);
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) * x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
         }
-        y.tanh().exp() + s4 + v3.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = helper_scalar(c.mean().unwrap(), (1.0 + v4[a.len() - 1] * v4[a.len() - 1]).ln());
+        }
+        s1 + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5394,23 +5580,24 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = x;
-            t1 * t1 * 0.5 + 0.39
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + b[0]).sin();
+        let mut s1 = x;
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = a[p3] * helper_scalar(s1, (k as f64 * 0.5));
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        l2[0] += x;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + v4[j] * b[k % a.len()]).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + w3[i] * (y - s2)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
+            s5 += v4[i] * 0.2;
         }
-        (w3[a.len() - 1].cos() * 0.20) + s2 + w3.sum() * 0.3
+        helper_array(a, y) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5426,17 +5613,15 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + y * y).sqrt();
-        if (x + 0.76) > 0.1 {
-            s1 = c.dot(c).tanh();
-        } else {
-            s1 = s1 * (s1.tanh().exp() / (1.0 + a[k % a.len()].sin() * a[k % a.len()].sin()));
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (x + 0.76);
         }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        let mut s2 = y;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
         }
-        (((k as f64 * 0.5) * b[a.len() - 1]) * (k as f64 * 0.5).sin()) + s1 + h2.sum() * 0.3
+        helper_scalar(s2, c[k % a.len()].sin()) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5452,23 +5637,36 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (k as f64 * 0.5);
-            t1 * t1 * 0.5 + b.mapv(f64::tanh).sum()
-        };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = (k as f64 * 0.5);
+        match k % 3 {
+            0 => s1 = (s1.sin() - y),
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += y,
+        }
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += c[a.len() - 1],
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * b.dot(c);
+                }
             }
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(y, b[k % a.len()])).tanh();
+            if n2 > 2 {
+                break s1 + b.dot(c);
+            }
+        };
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (s3 / (1.0 + b[k % a.len()] * b[k % a.len()])),
         }
-        let g4 = |p5: f64| (p5 * y).tanh();
-        let mut s3 = g4((a[a.len() - 1] + (k as f64 * 0.5))) + g4(b[0]);
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (c[i] + 0.45).sin();
-        }
-        b.mean().unwrap() + s3 + w6.sum() * 0.3
+        (a.dot(a) / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -5484,10 +5682,13 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let v4 = b.mapv(f64::sin);
-        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+        }
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (1.0 + y * y).sqrt()).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))) + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5503,26 +5704,27 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, ((k as f64 * 0.5) * 0.62));
+        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
-        let mut s1 = (0.98 - (y + x));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a[0].tanh().exp();
+        s1 += (1.0 + y * y).sqrt();
+        match k % 3 {
+            0 => s1 = ((1.0 + x * x).sqrt() + ((k as f64 * 0.5) / (1.0 + s1 * s1))),
+            1 => s1 = s1 * helper_scalar(f64::ln((1.0 + 0.33 * 0.33)), (s1 - c[0])),
+            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
         }
-        let mut s5 = c.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (y - (k as f64 * 0.5))).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (y + 0.48)).tanh();
+        let mut s4 = (0..a.len()).map(|q3| b[q3] * a[q3] + y).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t5 = a[i] * x.cos();
+            s4 += t5.sin() * a[0];
         }
-        let v6 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        if k % 2 == 0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = s4 * j as f64,
+            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * y,
+            _ => s1 += b[0],
         }
-        helper_scalar(s5, x).cos() + s5 + v6.sum() * 0.3
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -5539,35 +5741,25 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) * a[a.len() - 1]);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) * a[a.len() - 1]);
-            }
-        };
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = c[p5] * s1;
-        }
-        l4[0] += s3;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        let mut h8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h8.scaled_add(c.mapv(f64::tanh).sum(), c);
+            let t2 = c[i] * (1.0 + y * y).sqrt();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (0.73 - (k as f64 * 0.5));
             if i == 3 {
                 break;
             }
         }
-        let mut s11 = a.iter().zip(a.iter()).map(|(p9, q10)| p9 * v6.dot(b) - q10).reduce(f64::max).unwrap();
-        1.39 + s11 + h8.sum() * 0.3
+        let mut s3: f64 = 1.34;
+        let l4: Vec<f64> = b.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (y - s1)).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        let mut l7 = vec![0.0; a.len()];
+        for p8 in 0..a.len() {
+            l7[p8] = b[p8] * s1.tanh().exp();
+        }
+        l7[0] += s1;
+        let v9 = Array1::from(l7);
+        let mut s10 = v9[0] * 0.5;
+        b.dot(a) + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -5583,30 +5775,24 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * b[q2] + b.mapv(f64::tanh).sum()).sum::<f64>();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * (b[a.len() - 1] + s3);
-            s3 += t4.sin() * (s3 * (k as f64 * 0.5));
-            if i == 3 {
-                break;
+        let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
+        for i in 0..a.len() {
+            let t2 = a[i] * (y * (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
             }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut l5 = vec![c.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
-            l5.push(n);
+        let mut s4 = a.dot(c);
+        if k == 3 {
+            return helper_scalar(((k as f64 * 0.5) + b[k % a.len()]), f64::tanh(0.52).exp());
         }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * s3;
-        for i in (0..a.len()).rev() {
-            s8 = (s8 * 0.7 + c[i] * (k as f64 * 0.5).tanh()).tanh();
-        }
-        if c[0] < 0.0 {
-            s3 = c.mapv(f64::tanh).sum();
-        } else {
-            s3 = s3 * v7[a.len() - 1];
-        }
-        f64::ln((1.0 + 0.62 * 0.62)).tanh() + s8 + v7.sum() * 0.3
+        let mut s5 = a.mapv(f64::tanh).sum();
+        (b[k % a.len()] - (s4 * 0.62)) + s5
     }
 
     #[test]
@@ -5622,23 +5808,16 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) + x) + d3[0] * (k as f64 * 0.5);
+        s1 = (s1 * 0.5 + (a.dot(b) - helper_array(b, 0.49))).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln(),
+            1 => s1 = s1 * 0.57,
+            _ => s1 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + c.dot(c);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) + s1) / (1.0 + a.mean().unwrap() * a.mean().unwrap())) * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s1 = s1 * helper_scalar(1.07, b.mapv(f64::tanh).sum()),
-            _ => s1 += x,
-        }
-        x + s1
+        a.dot(b).tanh().exp() + s1
     }
 
     #[test]
@@ -5655,11 +5834,13 @@ mod p152 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = c.dot(c);
-        if k == 3 {
-            return x;
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * (1.0 + x * x).sqrt(),
+            _ => s1 += x.tanh().exp(),
         }
-        (a.mapv(f64::tanh).sum() - c.dot(c)) + s1
+        s1 = (s1 * 0.5 + helper_array(a, 0.87)).tanh();
+        x + s1
     }
 
     #[test]
@@ -5675,28 +5856,25 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        let v2 = (a * x);
+        let mut s4: f64 = {
+            let t3 = helper_scalar(c.dot(&v2), s1);
+            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
         for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+            s4 = (s4 * 0.7 + v2[i] * s4).tanh();
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + &h1).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
+        s1 = (k as f64 * 0.5);
+        if x > 0.1 {
+            s4 = (k as f64 * 0.5);
+        } else {
+            s4 = s4 * (1.0 + s4.tanh().exp() * s4.tanh().exp()).sqrt();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * c.mean().unwrap();
-        }
-        let z6 = ad::ndarray::Zip::from(b).and(&v2).map_collect(|&p7, &q8| (p7 * x - q8).sin());
-        let mut s5 = z6.sum() * w4.mean().unwrap();
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + h1[i] * y).tanh();
-        }
-        a.dot(a).tanh() + s5 + w4.sum() * 0.3
+        0.20 + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5713,27 +5891,22 @@ mod p154 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1.sin(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * c.dot(c);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
-        let v4 = (a * (a[k % a.len()] + (k as f64 * 0.5)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * 1.25).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if c[0] < 0.0 {
+            s1 = ((x * a[k % a.len()]) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        } else {
+            s1 = s1 * helper_array(a, (s1 * s1));
         }
-        v4.dot(c) + s1 + v4.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * helper_array(c, x);
+        }
+        ((x + y) - (1.0 + c[0] * c[0]).sqrt()) + s1
     }
 
     #[test]
@@ -5749,19 +5922,17 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * 0.23;
+        if k == 3 {
+            return y.tanh().exp().tanh().exp();
         }
-        let mut s3: f64 = {
-            let t2 = (1.0 + (y * y) * (y * y)).sqrt();
-            t2 * t2 * 0.5 + w1.mean().unwrap()
-        };
-        let mut h4 = a.to_owned();
-        for i in 0..a.len() {
-            h4.scaled_add(0.26, a);
+        let mut s1 = (helper_array(a, a.dot(a)) * x);
+        if c[0] < 0.0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        ((x / (1.0 + x * x)) + (k as f64 * 0.5)) + s3 + h4.sum() * 0.3
+        let mut s2 = ((c.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + 0.89);
+        (s2 / (1.0 + 1.22 * 1.22)).tanh().exp() + s2
     }
 
     #[test]
@@ -5778,26 +5949,33 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
+        }
         for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5).tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+            let t3 = a[i] * x;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
             }
-            s1 += b[i] * 0.2;
+            s1 += u4;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
+            _ if s1.tanh() > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
+            _ => s1 += helper_array(c, (k as f64 * 0.5)),
         }
-        let mut s3 = u2.mean().unwrap();
-        y + s3 + u2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = helper_array(b, helper_array(b, 1.05)),
+            1 => s1 = s1 * (1.0 + s1 * s1).ln(),
+            _ => s1 += a.dot(b),
+        }
+        (1.0 + (c[a.len() - 1] - 1.26) * (c[a.len() - 1] - 1.26)).sqrt() + s1
     }
 
     #[test]
@@ -5813,44 +5991,37 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.var(0.0) + 0.1).sqrt() * (c[k % a.len()] + (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k == 3 {
+            return ((1.0 + x * x).sqrt() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
         }
-        let mut s3: f64 = {
-            let t2 = helper_array(a, (k as f64 * 0.5));
-            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
-        };
+        let mut s1 = c.mean().unwrap();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, b[k % a.len()]);
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + f64::sqrt((1.0 + 0.63 * 0.63));
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+            w3[i] = u2[i] * (b[a.len() - 1] - u2[a.len() - 1]);
         }
-        s3 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + a[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        for i in (1..a.len()).step_by(2) {
+            let t4 = w3[i] * y;
+            s1 += t4 * t4 * 0.5;
+            s1 -= w3[(i + 1) % a.len()] * (x + y);
         }
-        let mut m5 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m5.row_mut(i).assign(&(c * (a.dot(b) + i as f64)));
+        if c[0] < 0.0 {
+            s1 = ((x * 0.67) * s1.tanh().exp());
+        } else {
+            s1 = s1 * w3[a.len() - 1];
         }
-        let mut s4 = m5.row(1).dot(a) * (1.0 + s1 * s1).sqrt();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + c[j6 - 1] * a[a.len() - 1];
+        if k % 2 == 1 {
+            let x = x * 0.5 + (y + y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        a.mapv(f64::tanh).sum() + s4
+        s1 += x * 0.2;
+        ((k as f64 * 0.5) * helper_scalar(s1, 0.25)) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5866,35 +6037,55 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
-            t1 * t1 * 0.5 + x
-        };
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.36 / (1.0 + y * y));
         }
-        match k % 4 {
-            j if j > 1 => s2 = (helper_scalar(b[0], (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
-            _ if (s2 * x) > 0.2 => s2 = s2 * (helper_array(&u3, x) / (1.0 + b[a.len() - 1] * b[a.len() - 1])),
-            _ => s2 += helper_scalar(s2, x),
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w5 * helper_scalar(y, y);
         }
-        let v4 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + u3[j5 - 1] * helper_array(&u3, x);
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(y, y) };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s3 + s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_array(c, s3)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * y).sin()).sum() * s1 + d9[0] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
         for i in (0..a.len()).rev() {
-            let t6 = a[i] * (x + y);
-            s2 += t6 * t6 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * u3.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s8: f64 = {
-            let t7 = x;
-            t7 * t7 * 0.5 + (y + b[k % a.len()])
-        };
-        helper_scalar(b[0], 1.25).cos() + s8 + v4.sum() * 0.3
+        helper_array(c, 1.33).tanh().exp() + s7
     }
 
     #[test]
@@ -5910,52 +6101,49 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if (x / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
-            _ => s1 += b.dot(b),
+        let v1 = (b + a);
+        let mut s2 = y;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * helper_array(&v1, y)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(a, s1);
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (x - c[a.len() - 1]);
+            let mut q4 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.dot(c)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * helper_array(a, a[a.len() - 1]);
+                q4 += v1[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + b[j5 - 1] * (x / (1.0 + x * x));
+        }
+        let s6;
+        match k % 3 {
+            0 => s6 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            1 => { s6 = x; }
+            _ => s6 = (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)),
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * v1.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n7 {
+                    break 'search s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
                 }
             }
-            if n3 > 2 {
-                break s1 + helper_array(a, a[a.len() - 1]);
+            if n7 > 2 {
+                break s2 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
             }
         };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + u2[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * 0.92;
-                }
-            }
-            if n5 > 2 {
-                break s1 + 0.92;
-            }
-        };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + u2[i] * s1).tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = x.tanh();
-        } else {
-            s1 = s1 * a.dot(&u2);
-        }
-        let mut s9 = b.iter().map(|p7| p7 * (s1 - s6)).min_by(|p7, q8| (p7 - (s1 - s6)).abs().total_cmp(&(q8 - (s1 - s6)).abs())).unwrap();
-        s6 + s9 + u2.sum() * 0.3
+        helper_array(a, s8.tanh().exp()) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5973,30 +6161,26 @@ mod p160 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (x * c[k % a.len()])).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-        }
-        match k % 3 {
-            0 => s1 = (1.0 + s1 * s1).sqrt().sin(),
-            1 => s1 = s1 * x,
-            _ => s1 += b[a.len() - 1],
-        }
-        let mut h2 = c.to_owned();
-        for i in 0..3 {
-            h2.scaled_add(x, c);
-        }
-        'outer: for i in 0..a.len() {
+            let t2 = b[i] * (s1 * s1);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q3 += c[j] * t2;
             }
-            s1 += a[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        (s1.tanh().exp() * (1.0 + x * x).ln()) + s1 + h2.sum() * 0.3
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add((0.82 / (1.0 + 1.09 * 1.09)), b);
+        }
+        let mut s5 = ad::ndarray::array![h4.dot(a), x, h4[a.len() - 1]].mapv(f64::sin).sum();
+        let s6;
+        match k % 3 {
+            0 => s6 = (((k as f64 * 0.5) - s1) * helper_scalar(a[0], (k as f64 * 0.5))),
+            1 => { s6 = (s1 * s5); }
+            _ => s6 = a.mapv(f64::tanh).sum(),
+        }
+        let mut s9 = b.iter().zip(c.iter()).map(|(p7, q8)| p7 * q8 * (s6 - s6)).sum::<f64>();
+        helper_scalar(((k as f64 * 0.5) - 1.25), (s6 - s5)) + s9 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6012,32 +6196,31 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln();
-        } else {
-            s1 = s1 * a.dot(a);
+        let mut s1 = b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::tanh(0.48).exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
-                }
-            }
-            if n2 > 2 {
-                break s1 + y;
-            }
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = a[p3] * a[0].cos();
+        }
+        l2[0] += s1;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        let mut s7: f64 = {
+            let t6 = ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp();
+            t6 * t6 * 0.5 + v4[a.len() - 1]
         };
-        let mut s5: f64 = {
-            let t4 = (helper_scalar(c[a.len() - 1], s3) + (s3 + 1.00));
-            t4 * t4 * 0.5 + c.dot(b)
-        };
-        let v6 = (c * b.mean().unwrap());
-        let v7 = (c * a).mapv(f64::tanh);
-        s1.tanh().exp().sin() + s5 + v7.sum() * 0.3
+        let mut h8 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h8.scaled_add((s5 - s7), &v4);
+        }
+        h8.mapv(f64::tanh).sum().tanh().exp() + s7 + h8.sum() * 0.3
     }
 
     #[test]
@@ -6053,51 +6236,50 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![b.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * y).sin()) + b;
-            l1.push(n);
+        let s1;
+        match k % 3 {
+            0 => s1 = (c[0] + 0.61).tanh(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (k as f64 * 0.5),
         }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * c[0].sin();
+        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sum::<f64>();
+        let mut s5 = b.dot(a).tanh().exp();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + v3[j] * v3.mapv(f64::tanh).sum()).tanh();
+                s4 = (s4 * 0.8 + a[j] * s1.tanh().exp()).tanh();
                 if s4 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s4 += v3[i] * 0.2;
+            s4 += a[i] * 0.2;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = v3[i] * (1.0 + b[0] * b[0]).ln();
-        }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (k as f64 * 0.5),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * (s5 + 0.24)).tanh();
+                if s5 > 0.3 && j > n6 {
+                    break 'search s5 * s5;
                 }
-            };
-            s4 += w6 * y;
-        }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * y };
-        s4 += c.mapv(f64::tanh).sum();
-        let mut l8 = Vec::new();
-        for p9 in 0..a.len() {
-            if b[p9] > a[p9] {
-                l8.push((b[p9] * w5.dot(b)).sin());
-            } else {
-                l8.push(a[p9] * y);
             }
-        }
-        let mut s10 = l8.iter().map(|p9| p9 * p9).sum::<f64>() + l8[0];
-        0.26 + s10 + w5.sum() * 0.3
+            if n6 > 2 {
+                break s5 + s5;
+            }
+        };
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * 0.42).tanh();
+                if s5 > 0.3 && j > n8 {
+                    break 'search s5 * a[0];
+                }
+            }
+            if n8 > 2 {
+                break s5 + a[0];
+            }
+        };
+        c.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -6113,37 +6295,23 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, c);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + y).sin();
+            w1[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        let mut s3 = c.dot(a);
+        let mut s2 = x;
         match k % 3 {
-            0 => s3 = ((x + (k as f64 * 0.5)) - y.cos()),
-            1 => s3 = s3 * (1.0 + (0.43 * y) * (0.43 * y)).ln(),
-            _ => s3 += y,
+            0 => s2 = helper_array(c, w1.dot(b)),
+            1 => s2 = s2 * y,
+            _ => s2 += (x + (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * helper_array(&w2, (k as f64 * 0.5))).tanh();
+        let mut s3 = (y - ((y / (1.0 + y * y)) - y));
+        s3 = (helper_array(&w1, (k as f64 * 0.5)) + (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
+        let mut h4 = a.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * w2.mapv(f64::tanh).sum()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
-        }
-        (y / (1.0 + x.sin() * x.sin())) + s3 + w2.sum() * 0.3
+        ((s3 + 1.30) * (k as f64 * 0.5)) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6159,38 +6327,46 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + (1.0 + s1 * s1).sqrt()).sin();
-        }
-        let mut s3 = ((w2.mean().unwrap() * (w2[k % a.len()] + b[0])) / (1.0 + a[0] * a[0]));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if b[p2] > c[p2] {
+                l1.push((b[p2] * c.mapv(f64::tanh).sum()).sin());
+            } else {
+                l1.push(c[p2] * x);
             }
-            s1 = (s1 * 0.7 + w2[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w2[i] * 0.3;
         }
-        let g5 = |p6: f64| (p6 * s3).tanh();
-        let mut s4 = g5(helper_array(b, 1.24)) + g5(a[0]);
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => w2[i] * (1.38 * (k as f64 * 0.5)),
-                _ => {
-                    if w2[i] > 0.8 {
-                        break;
-                    }
-                    w2[i].tanh()
-                }
-            };
-            s4 += w7 * (s1 - y);
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * helper_scalar(x, 0.22);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += c[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
         }
-        let s8 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s1 - y) };
-        let mut s9 = helper_scalar((a[0] + w2.mean().unwrap()), c.mapv(f64::tanh).sum());
-        ((w2[k % a.len()] - s9) - (0.34 / (1.0 + 0.40 * 0.40))) + s9 + w2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = a[k % a.len()] * j as f64,
+            _ if y.tanh() > 0.2 => s3 = s3 * x,
+            _ => s3 += a[0],
+        }
+        let mut s8 = a.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * c[k % a.len()]).sum::<f64>();
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s8 = s8.sin() * 0.9 + c[j9 - 1] * a[k % a.len()].tanh();
+        }
+        let s10;
+        match k % 3 {
+            0 => s10 = a.dot(a),
+            1 => { s10 = 0.5; }
+            _ => s10 = helper_array(c, a.mean().unwrap()),
+        }
+        if (y / (1.0 + 0.56 * 0.56)) > 0.1 {
+            s3 = (c[0] + b.mean().unwrap());
+        } else {
+            s3 = s3 * (y - a[k % a.len()]).tanh().exp();
+        }
+        ((0.34 / (1.0 + 0.40 * 0.40)) + a.mapv(f64::tanh).sum()) + s8
     }
 
     #[test]
@@ -6206,28 +6382,31 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+        let mut s1 = helper_scalar((1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).ln(), c.mean().unwrap());
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * c.mean().unwrap();
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * f64::tanh(0.25).exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((s1 + c[0]), s1) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * x).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5);
                 }
-            };
-            s1 += w3 * a.dot(a);
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(a) };
-        s1 += s1;
-        s4 + s1
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        (c[0] - c[k % a.len()]).tanh().exp() + s1
     }
 
     #[test]
@@ -6243,27 +6422,25 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * a.dot(b);
+        if k == 3 {
+            return ((0.36 * y) * 1.21);
         }
-        if (1.26 * s1) > 0.1 {
-            s1 = (y * s1);
-        } else {
-            s1 = s1 * (1.0 + helper_scalar((k as f64 * 0.5), 1.05) * helper_scalar((k as f64 * 0.5), 1.05)).ln();
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (k as f64 * 0.5)).tanh());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * y).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (s1 + y);
+        if k % 2 == 1 {
+            let mut s3 = s3 * 0.5 + a.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.dot(&u3);
-        }
-        (a.mean().unwrap() - c[0]) + s1 + u3.sum() * 0.3
+        s3 += s3 * 0.2;
+        s3 + s3
     }
 
     #[test]
@@ -6279,44 +6456,34 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
+        let mut h1 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + c).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = b.dot(&h1).tanh().exp();
+        s3 = (f64::ln((1.0 + 0.27 * 0.27)) - helper_scalar(h1[k % a.len()], s3));
+        let mut s4 = b[k % a.len()];
+        let s5;
+        match k % 3 {
+            0 => s5 = s4,
+            1 => { s5 = 0.5; }
+            _ => s5 = (h1.mapv(f64::tanh).sum() * (k as f64 * 0.5).cos()),
+        }
+        let mut s7: f64 = {
+            let t6 = x.tanh().cos();
+            t6 * t6 * 0.5 + (1.37 - 0.81)
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b[k % a.len()].cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s3 += a[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let t2 = c[i] * (b[k % a.len()] * 0.98);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = 0.47;
-        } else {
-            s1 = s1 * f64::tanh((0.37 + 1.37));
-        }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * (k as f64 * 0.5);
-            s1 += t4.sin() * b.dot(c);
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5).tanh().exp();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        if k % 2 == 0 {
-            s1 = ((x + b[a.len() - 1]) * a[k % a.len()]);
-        } else {
-            s1 = s1 * c[0];
-        }
-        b[k % a.len()] + s1
+        (h1.dot(a) + a.mean().unwrap()) + s7 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6332,35 +6499,31 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        if k % 2 == 0 {
-            s1 = a.dot(b);
+        let mut s2 = (b.var(0.0) + 0.1).sqrt() * b.mapv(f64::tanh).sum();
+        if k == 3 {
+            return f64::sqrt((1.0 + 0.48 * 0.48)).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = helper_array(a, s1.tanh());
-            t2 * t2 * 0.5 + a.dot(a)
-        };
-        let mut s6 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + a[k % a.len()]).sum::<f64>();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + c[j7 - 1] * ((k as f64 * 0.5) - s1);
+        if k == 3 {
+            return ((a[k % a.len()] + c[k % a.len()]) - helper_scalar(y, y));
         }
-        let mut h8 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h8.mapv_inplace(|t| (t * s6).tanh());
-            h8.scaled_add(0.5, c);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * u1[a.len() - 1];
         }
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] += (b[i] + (b[a.len() - 1] - a[a.len() - 1])).sin();
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * ((k as f64 * 0.5) - a[a.len() - 1]);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * u1[(i + 1) % a.len()];
+            }
+            s2 += u5;
         }
-        helper_scalar((b[0] + s6), (s1 + y)) + s6 + w9.sum() * 0.3
+        let mut s6 = x;
+        helper_scalar((y + x), s2) + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6376,17 +6539,19 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().map(|p1| p1 * (1.0 + y * y).sqrt()).min_by(|p1, q2| (p1 - (1.0 + y * y).sqrt()).abs().total_cmp(&(q2 - (1.0 + y * y).sqrt()).abs())).unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, a);
             if i == 3 {
                 break;
             }
         }
-        f64::sin(0.32) + s3
+        let mut s3: f64 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        y + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6403,10 +6568,24 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        let v2 = (c + c);
-        let mut s3 = helper_array(a, (1.0 + (x + y) * (x + y)).ln());
-        let mut s4 = ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + helper_array(&v2, c.dot(a)) * helper_array(&v2, c.dot(a))));
-        c.dot(c) + s4 + v2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, a);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + u2[i] * ((k as f64 * 0.5) * x)).tanh();
+        }
+        (s1 - f64::sin(0.30)) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6428,16 +6607,20 @@ mod p171 {
         } else {
             s1 = s1 * helper_scalar((1.0 + s1 * s1).ln(), a.dot(c));
         }
-        if k % 2 == 0 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * helper_array(a, 1.23);
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if a[p3] > c[p3] {
+                l2.push((a[p3] * c.mean().unwrap()).sin());
+            } else {
+                l2.push(c[p3] * y);
+            }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * b.mean().unwrap();
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * 1.23;
         }
-        y + s1 + w2.sum() * 0.3
+        c.dot(b) + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -6454,31 +6637,36 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::sqrt((1.0 + 0.48 * 0.48))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
+            _ => s1 += s1,
         }
-        if s1 > 0.1 {
-            s1 = c.mean().unwrap();
-        } else {
-            s1 = s1 * ((k as f64 * 0.5).tanh() * s1.tanh().exp());
+        let s2;
+        match k % 3 {
+            0 => s2 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))),
+            1 => { s2 = 0.5; }
+            _ => s2 = a.mean().unwrap(),
         }
-        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
-        let mut s5 = s1;
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * b.mapv(f64::tanh).sum();
+        let (s4, c5) = (x * s2.tanh()).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (k as f64 * 0.5)]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * a.dot(b);
+        let mut m8 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m8.row_mut(i).assign(&(c * (s1 + i as f64)));
         }
-        if k == 3 {
-            return u6.mean().unwrap();
+        let mut s7 = m8.row(1).dot(c) * (s3 / (1.0 + b[0] * b[0]));
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.29 / (1.0 + s1 * s1));
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        (b.mapv(f64::tanh).sum() + (s5 - s5)) + s5 + u6.sum() * 0.3
+        s3 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
+            _ if (0.39 + s1) > 0.2 => s3 = s3 * (s2 * (k as f64 * 0.5)),
+            _ => s3 += (1.0 + b[0] * b[0]).sqrt(),
+        }
+        s2 + s7
     }
 
     #[test]
@@ -6501,27 +6689,24 @@ mod p173 {
                 break;
             }
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
-                }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + y;
-            }
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * b.dot(a);
-            s1 += t4.sin() * s3.tanh().exp();
-            if i == 3 {
-                break;
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if c[p3] > a[p3] {
+                l2.push((c[p3] * c.mean().unwrap()).sin());
+            } else {
+                l2.push(a[p3] * y);
             }
         }
-        b.mean().unwrap() + s1
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        (helper_scalar(x, b[0]) - helper_scalar(x, (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -6537,19 +6722,15 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s3 = y;
+        for (p1, &q2) in a.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * f64::sqrt((1.0 + 0.27 * 0.27))).tanh();
         }
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = b[i] * a.mean().unwrap();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            w4[i] = a[i] * (s3 - x);
         }
-        (b.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1
+        helper_scalar((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(a, s3)) + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6566,45 +6747,41 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        match k % 3 {
-            0 => s1 = (c.dot(b) * c.mean().unwrap()),
-            1 => s1 = s1 * (1.0 + (b[a.len() - 1] * s1) * (b[a.len() - 1] * s1)).sqrt(),
-            _ => s1 += 0.47,
-        }
-        let mut s4 = (0..a.len()).map(|q3| c[q3] * b[q3] + f64::sqrt((1.0 + 0.85 * 0.85))).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(s1, y)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let v5 = a.mapv(|t| (t * s4).sin() + s4 * 0.5);
-        for i in 0..a.len() {
-            let t6 = b[i] * helper_scalar(0.28, y);
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += a[j] * t6;
-            }
-            s1 = s1 + q7.tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let t8 = c[i] * helper_scalar(y, y);
-            if i % 3 == 1 {
+        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut q9 = 0.0;
-            for j in 0..a.len() {
-                q9 += v5[j] * t8;
-            }
-            s1 = s1 + q9.tanh();
+            s1 = (s1 * 0.7 + c[i] * (s1 - x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        v5.dot(c).sin() + s4 + v5.sum() * 0.3
+        match k % 3 {
+            0 => s1 = 0.85,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (x * y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * helper_array(b, x);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, x) };
+        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
+        let mut s4 = z5.sum() * ((k as f64 * 0.5) * 0.28);
+        let mut u8 = b.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * c.mapv(f64::tanh).sum();
+        }
+        c.mapv(f64::tanh).sum().tanh().exp() + s4 + u8.sum() * 0.3
     }
 
     #[test]
@@ -6621,14 +6798,31 @@ mod p176 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x + x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        let s4;
         match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
-            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
+            0 => s4 = s1,
+            1 => { s4 = (1.0 + y * y).sqrt(); }
+            _ => s4 = helper_scalar(helper_array(c, c[k % a.len()]), c.mean().unwrap()),
         }
-        let mut s2 = b[a.len() - 1];
-        let mut s3 = ad::ndarray::array![b[a.len() - 1].cos(), c.dot(c), helper_array(c, c[a.len() - 1])].mapv(f64::sin).sum();
-        a.mapv(f64::tanh).sum().tanh().exp() + s3
+        if c[0] < 0.0 {
+            s1 = (c.dot(b) / (1.0 + c.dot(c) * c.dot(c)));
+        } else {
+            s1 = s1 * s1;
+        }
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -6644,22 +6838,17 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * b[k % a.len()].tanh().exp();
-            s1 += t2.sin() * helper_scalar(y, b[0]);
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
         }
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += helper_array(c, (k as f64 * 0.5)),
+        let mut s2 = (c.dot(&u1) / (1.0 + y * y));
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h3.scaled_add(c.mapv(f64::tanh).sum(), a);
         }
-        let mut s3 = x;
-        let mut s5: f64 = {
-            let t4 = ((y - (k as f64 * 0.5)) / (1.0 + s3 * s3));
-            t4 * t4 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        x + s5
+        s2 = (s2 * 0.5 + h3.mapv(f64::tanh).sum()).tanh();
+        y + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6676,38 +6865,18 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, y) - 1.21);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * 0.91;
-                }
-            }
-            if n2 > 2 {
-                break s1 + 0.91;
-            }
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.17 * s3)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * b.mean().unwrap();
-                }
-            }
-            if n4 > 2 {
-                break s1 + b.mean().unwrap();
-            }
-        };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + b[j6 - 1] * (0.81 * s1);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
         }
-        (x + helper_scalar(s1, 0.32)) + s1
+        s1 = b.mean().unwrap();
+        if c[0] < 0.0 {
+            s1 = (helper_array(a, (k as f64 * 0.5)) * ((k as f64 * 0.5) + 0.40));
+        } else {
+            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        }
+        ((s1 + (k as f64 * 0.5)) + c.mean().unwrap()) + s1
     }
 
     #[test]
@@ -6723,23 +6892,16 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[0],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(c, x);
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, x) };
-        let mut s4 = x;
-        b.mapv(f64::tanh).sum() + s4
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
+        }
+        (k as f64 * 0.5) + u3.sum() * 0.3
     }
 
     #[test]
@@ -6756,17 +6918,42 @@ mod p180 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.08 + s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.08 + s1);
+            }
+        };
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * a[0])).tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x * c[k % a.len()]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * a[a.len() - 1];
         }
-        if c[0] < 0.0 {
-            s1 = (c.dot(c) * c.dot(a));
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[a.len() - 1] };
+        for (p6, &q7) in c.iter().zip(b) {
+            s1 = (s1 * 0.7 + p6 * q7 * helper_scalar(s1, (k as f64 * 0.5))).tanh();
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = (c.dot(a) / (1.0 + s5 * s5)) * j as f64,
+            _ if (1.0 + s1 * s1).ln() > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += y,
         }
-        let mut s2 = x;
-        helper_array(c, y) + s2
+        (s5 * b.dot(c)) + s1
     }
 
     #[test]
@@ -6783,19 +6970,40 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        let mut s2 = ad::ndarray::array![y, helper_array(a, 0.37), 0.69].mapv(f64::sin).sum();
-        let mut f4 = c.to_owned();
-        f4.mapv_inplace(|t| (t * s1).tanh());
-        f4.scaled_add((s1 * 0.93), &c);
-        let mut s3 = f4.sum() * 0.3;
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * helper_scalar(0.97, 1.12)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        s1 += b[a.len() - 1];
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * y);
         }
-        let v5 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s6 = ad::ndarray::array![f4[k % a.len()].cos(), y, x].mapv(f64::sin).sum();
-        helper_scalar(b.mapv(f64::tanh).sum(), (k as f64 * 0.5).tanh()) + s6 + v5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (s1 + y)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if c[0] < 0.0 {
+            s1 = c.dot(a);
+        } else {
+            s1 = s1 * (c.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b[k % a.len()].cos(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * y;
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s4)).tanh();
+        }
+        (1.0 + s4 * s4).ln() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6811,41 +7019,37 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
+        let mut s1 = helper_array(b, y);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
         for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s3 = h1[a.len() - 1];
-        match k % 4 {
-            j if j > 1 => s3 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s3 = s3 * c.mapv(f64::tanh).sum(),
-            _ => s3 += (c[k % a.len()] / (1.0 + y * y)),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * c.mean().unwrap() + d4[0] * c[k % a.len()];
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h1[j] * (x * h1[k % a.len()])).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * a.dot(a);
+                s2 = (s2 * 0.8 + c[j] * helper_scalar(b[0], x)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n4 > 2 {
-                break s3 + a.dot(a);
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s3 = (1.0 + (s5 - b[a.len() - 1]) * (s5 - b[a.len() - 1])).sqrt() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s3 = s3 * ((k as f64 * 0.5).tanh().exp() - (1.0 + s3 * s3).ln()),
-            _ => s3 += s5,
+            s2 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s3 = c.dot(a) * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * (h1.mapv(f64::tanh).sum() - (s3 - x)),
-            _ => s3 += (1.0 + s5 * s5).ln(),
-        }
-        helper_scalar((k as f64 * 0.5), s5) + s3 + h1.sum() * 0.3
+        helper_array(a, a.dot(a)) + s2
     }
 
     #[test]
@@ -6861,28 +7065,39 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * ((k as f64 * 0.5) - y);
-            s1 += t2.sin() * (1.05 - x);
-        }
+        let mut s1 = (b.var(0.0) + 0.1).sqrt() * a.dot(b);
         if k % 2 == 1 {
-            let y = y * 0.5 + b[a.len() - 1];
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        let mut s3 = x;
-        let v4 = c.mapv(f64::sin);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (y - x),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            s1 += b[i] * 0.2;
+            };
+            s1 += w2 * (s1 - s1);
         }
-        (b.dot(a) * (k as f64 * 0.5)) + s3 + v4.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - s1) };
+        let mut h4 = c.to_owned();
+        for i in 0..a.len() {
+            h4.scaled_add(c.mapv(f64::tanh).sum(), c);
+            if i == 3 {
+                break;
+            }
+        }
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * s3.sin(),
+            _ => s1 += a.mean().unwrap(),
+        }
+        (y * s3).sin() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6898,23 +7113,14 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let v2 = c.mapv(f64::sin);
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + y;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w4[i] = a[i] * a[k % a.len()];
         }
-        s1 += x * 0.2;
-        ((0.43 - x) - f64::tanh(0.50).exp()) + s1 + v2.sum() * 0.3
+        let g6 = |p7: f64| (p7 * (1.24 + s3)).tanh();
+        let mut s5 = g6(((k as f64 * 0.5) - x)) + g6(b[0]);
+        b.mean().unwrap() + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6930,30 +7136,35 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = b[p2] * (y * x);
-        }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + a[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + c[i] * 0.3;
+            w1[i] = b[i] * helper_scalar(x, c[a.len() - 1]);
         }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + x;
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
+            w2[i] = a[i] * x.tanh().exp();
         }
-        s4 += x * 0.2;
-        if k % 2 == 1 {
-            let mut s4 = s4 * 0.5 + (y + s4);
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+        let mut s3 = b.dot(c);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + w1[j] * s3).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (0.41 * x);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (0.41 * x);
+            }
+        };
+        let mut s6 = w1[0].sin();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + c[j7 - 1] * x;
         }
-        s4 += s4 * 0.2;
-        let mut s5 = x;
-        ((s5 / (1.0 + x * x)) - v3.mapv(f64::tanh).sum()) + s5 + v3.sum() * 0.3
+        (y.sin() / (1.0 + (s6 + s6) * (s6 + s6))) + s6 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6973,38 +7184,59 @@ mod p186 {
             let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
             t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
         };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) - y)).tanh();
-        }
-        let mut s5 = (0..a.len()).map(|q4| a[q4] * b[q4] + a[k % a.len()].cos()).sum::<f64>();
         for i in 0..a.len() {
-            let t6 = b[i] * ((k as f64 * 0.5) - 0.50);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * b[(i + 1) % a.len()];
-            }
-            s2 += u7;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * y,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w3 * b.dot(c);
         }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.dot(c) };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
-                if s5 > 0.3 && j > i {
+                s2 = (s2 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s2 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s5 += a[i] * 0.2;
+            s2 += b[i] * 0.2;
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = b[i] * helper_scalar(x, s5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * x).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        c.mean().unwrap() + s5 + w8.sum() * 0.3
+        let mut l5 = vec![a.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * y).sin()) + b;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * b.dot(b);
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (x * v7[0])).tanh();
+                if s2 > 0.3 && j > n9 {
+                    break 'search s2 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n9 > 2 {
+                break s2 + a.mapv(f64::tanh).sum();
+            }
+        };
+        c.mean().unwrap() + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7020,30 +7252,14 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let mut s1 = a[k % a.len()];
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        let mut s2 = (1.0 + (x.tanh().exp() + (c[0] + h1[a.len() - 1])) * (x.tanh().exp() + (c[0] + h1[a.len() - 1]))).ln();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
-        }
-        let v3 = (a + c);
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * x.tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w4 * helper_scalar(0.88, y);
-        }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(0.88, y) };
-        helper_scalar((0.38 - x), a.dot(&h1)) + s2 + v3.sum() * 0.3
+        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
+        let mut s5 = c.iter().map(|p3| p3 * helper_array(c, x)).min_by(|p3, q4| (p3 - helper_array(c, x)).abs().total_cmp(&(q4 - helper_array(c, x)).abs())).unwrap();
+        (f64::tanh(0.51) * b.dot(c)) + s5 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7059,34 +7275,33 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(0.70, a);
-        }
-        let mut s2 = helper_scalar(a[0], 1.37).sin();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = a[0].sin();
+        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * s2).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * a.mapv(f64::tanh).sum();
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s2 + a.mapv(f64::tanh).sum();
+            s1 += b[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-        };
+            s1 += c[i] * 0.2;
+        }
+        s1 = y;
         if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + y;
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + (b[a.len() - 1] / (1.0 + s1 * s1));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s2 += s2 * 0.2;
-        if k % 2 == 0 {
-            s2 = (h1.mapv(f64::tanh).sum() / (1.0 + h1.dot(a) * h1.dot(a)));
-        }
-        let mut s5 = helper_scalar(s2, (1.12 * a.mapv(f64::tanh).sum()));
-        ((y - 0.56) / (1.0 + (1.17 * y) * (1.17 * y))) + s5 + h1.sum() * 0.3
+        s1 += s1 * 0.2;
+        helper_array(a, helper_scalar(0.72, s1)) + s1
     }
 
     #[test]
@@ -7102,28 +7317,21 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * helper_array(b, x)).tanh() + a[k % a.len()]).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * ((k as f64 * 0.5) + y);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (u1[i] + helper_array(b, y)).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(a, helper_scalar(1.25, (k as f64 * 0.5))),
-            _ => s1 += x,
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5) + d5[0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
         }
-        0.31 + s1 + f2.sum() * 0.3
+        helper_scalar((k as f64 * 0.5).cos(), s3) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -7139,42 +7347,43 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut h1 = b.to_owned();
+        for i in 0..a.len() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut h2 = a.to_owned();
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h2.scaled_add((0.72 / (1.0 + a[0] * a[0])), a);
+            let n4 = (&h3 * y + c).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * helper_array(&h2, x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (s1 / (1.0 + x * x))).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = c[p6] * b[k % a.len()];
         }
-        s3 = (s3 * 0.5 + ((c[k % a.len()] * s3) - h2.mean().unwrap())).tanh();
-        let mut s6: f64 = {
-            let t5 = 0.93;
-            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        (x.cos() * a.mapv(f64::tanh).sum()) + s6 + h2.sum() * 0.3
+        l5[0] += x;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        for i in 0..a.len() {
+            s8 = (s8 * 0.7 + h1[i] * helper_array(a, s8)).tanh();
+        }
+        let s9;
+        match k % 3 {
+            0 => s9 = x,
+            1 => { s9 = 0.90; }
+            _ => s9 = ((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - y.sin()),
+        }
+        match k % 4 {
+            j if j > 1 => s8 = ((1.0 + s9 * s9).sqrt() - (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
+            _ if (0.98 * s8) > 0.2 => s8 = s8 * ((0.53 + s8) * 0.93),
+            _ => s8 += c.mapv(f64::tanh).sum(),
+        }
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s8 = s8.sin() * 0.9 + b[j10 - 1] * v7.mapv(f64::tanh).sum();
+        }
+        helper_array(&v7, (s8 * (k as f64 * 0.5))) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7190,27 +7399,45 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, a.mapv(f64::tanh).sum());
-        if k % 2 == 0 {
-            s1 = helper_array(a, (k as f64 * 0.5).tanh());
+        let s1;
+        match k % 3 {
+            0 => s1 = (y * b[k % a.len()]).tanh(),
+            1 => { s1 = b.mapv(f64::tanh).sum(); }
+            _ => s1 = (helper_array(b, x) * 1.23),
         }
-        let mut s2: f64 = 1.23;
-        let mut s3 = b.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s3 = helper_scalar((1.0 + s2 * s2).sqrt(), ((k as f64 * 0.5) - c[a.len() - 1])) * j as f64,
-            _ if c.dot(a) > 0.2 => s3 = s3 * b[k % a.len()],
-            _ => s3 += ((k as f64 * 0.5) - y),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * helper_scalar(1.36, s1);
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + y.tanh().exp();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.dot(a),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s5 += w6 * ((k as f64 * 0.5) + x);
         }
-        s2 += y * 0.2;
-        let mut s4 = c.mapv(f64::tanh).sum();
-        if k == 3 {
-            return y;
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * ((k as f64 * 0.5) + x) };
+        let mut h8 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h8 = (&h8 * 0.5 + c).mapv(f64::sin);
         }
-        (1.0 + ((k as f64 * 0.5) - s2) * ((k as f64 * 0.5) - s2)).sqrt() + s4
+        let mut h9 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h9.scaled_add((1.0 + s1 * s1).sqrt(), a);
+            if i == 3 {
+                break;
+            }
+        }
+        s5 = (s5 * 0.5 + w2.dot(&h9)).tanh();
+        1.06 + s5 + h9.sum() * 0.3
     }
 
     #[test]
@@ -7227,50 +7454,31 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * c.dot(c)).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
         }
-        let mut h2 = a.to_owned();
-        for i in 0..a.len() {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
-        }
-        s1 = (s1 * 0.5 + ((y * 0.50) / (1.0 + (s1 - y) * (s1 - y)))).tanh();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5).tanh().exp();
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        s1 += u2.mean().unwrap();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                s1 = (s1 * 0.8 + c[j] * (1.30 / (1.0 + s1 * s1))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n4 > 2 {
-                break s1 + (k as f64 * 0.5).tanh().exp();
-            }
-        };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
+            s1 += c[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(y, y)).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+                s1 = (s1 * 0.8 + c[j] * (s1 - y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n6 > 2 {
-                break s1 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-            }
-        };
-        (y / (1.0 + x * x)).tanh().exp() + s1 + h2.sum() * 0.3
+            s1 += c[i] * 0.2;
+        }
+        let mut s5 = (0..a.len()).map(|q4| c[q4] * a[q4] + (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        (a.dot(a) + (k as f64 * 0.5).tanh().exp()) + s5 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7286,39 +7494,21 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, (k as f64 * 0.5).cos()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.53 - y);
-        }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s4: f64 = {
-            let t3 = a[k % a.len()];
-            t3 * t3 * 0.5 + a[0]
+        let mut s2: f64 = {
+            let t1 = helper_array(b, helper_array(a, x));
+            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
         };
-        for i in 0..a.len() {
-            let mut s4 = s4 * 0.5 + helper_array(a, s1);
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+        let mut s3: f64 = 0.53;
+        let v4 = b.mapv(f64::sin);
+        s3 = (1.0 + (y + 0.30) * (y + 0.30)).sqrt();
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        s4 += s4 * 0.2;
-        for (p5, &q6) in c.iter().zip(a) {
-            s1 = (s1 * 0.7 + p5 * q6 * b.mapv(f64::tanh).sum()).tanh();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (v4[0] * s2);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        b[a.len() - 1] + s4
+        x + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7335,20 +7525,23 @@ mod p194 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.71;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (x / (1.0 + a[0] * a[0]));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = ((x / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)),
+            1 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        s1 += s1 * 0.2;
+        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
         for i in 0..a.len() {
-            let t2 = b[i] * b.dot(a);
-            s1 += t2.sin() * b[k % a.len()].tanh().exp();
-            if i == 3 {
-                break;
-            }
+            let t3 = a[i] * (y + x);
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * s1.tanh().exp();
         }
-        let mut s3 = a.mean().unwrap();
-        (f64::tanh(0.43) + (s1 - x)) + s3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5).tanh().exp();
+        }
+        0.29 + s2
     }
 
     #[test]
@@ -7364,24 +7557,30 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.dot(c);
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) - c[a.len() - 1])
+        let mut s1 = a.dot(c);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(a, s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_array(a, s1);
+            }
         };
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (x + 1.24)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+            w4[i] = a[i] * (s3 / (1.0 + s1 * s1));
         }
-        if k == 3 {
-            return (b.dot(a) - a.mapv(f64::tanh).sum());
+        let mut s5 = c.dot(c);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (w4[i] + (c[a.len() - 1] + (k as f64 * 0.5))).sin();
         }
-        match k % 3 {
-            0 => s2 = (helper_array(c, y) - (1.0 + c[0] * c[0]).ln()),
-            1 => s2 = s2 * helper_array(b, 1.36),
-            _ => s2 += (0.22 + x),
-        }
-        (a[k % a.len()] / (1.0 + x * x)) + s2
+        y + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -7397,18 +7596,14 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        s1 = (s1 * 0.5 + b.mean().unwrap().cos()).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) * s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        if k == 3 {
+            return 0.66;
         }
-        b.mapv(f64::tanh).sum() + s1
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(a.mean().unwrap(), c);
+        }
+        (k as f64 * 0.5) + h1.sum() * 0.3
     }
 
     #[test]
@@ -7425,28 +7620,25 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0];
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (y * c[a.len() - 1])).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * ((k as f64 * 0.5) / (1.0 + x * x));
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * b.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * x;
+            if i == 3 {
+                break;
             }
-            s1 += u4;
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * f64::tanh(1.04);
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if b[p4] > a[p4] {
+                l3.push((b[p4] * ((k as f64 * 0.5) - 0.31)).sin());
+            } else {
+                l3.push(a[p4] * x);
+            }
         }
-        (s1.tanh().exp() / (1.0 + y * y)) + s1
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        let mut s6 = (k as f64 * 0.5);
+        c.dot(c) + s6
     }
 
     #[test]
@@ -7463,38 +7655,48 @@ mod p198 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
+        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::tanh(0.23).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = helper_scalar(x, x);
+        let s3;
+        match k % 3 {
+            0 => s3 = helper_scalar(helper_array(a, c[a.len() - 1]), (x - y)),
+            1 => { s3 = 0.5; }
+            _ => s3 = helper_array(b, (s2 / (1.0 + y * y))),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = a[p5] * s3;
+        }
+        l4[0] += x;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let mut h8 = a.to_owned();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            let n9 = (&h8 * s7 + a).mapv(f64::tanh);
+            h8.assign(&n9);
             if i == 3 {
                 break;
             }
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 0.23).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (y - x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (y - x);
-            }
-        };
-        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
-        let mut s7 = (helper_array(b, (s1 + s3)) * (a.dot(b) / (1.0 + helper_array(b, x) * helper_array(b, x))));
-        if a.dot(c) > 0.1 {
-            s7 = ((s6 / (1.0 + s7 * s7)) / (1.0 + helper_scalar((k as f64 * 0.5), s6) * helper_scalar((k as f64 * 0.5), s6)));
-        }
-        if k == 3 {
-            return x;
-        }
-        if c[0] < 0.0 {
-            s6 = 1.19;
-        }
-        (y - s6).tanh().exp() + s7
+        a.mapv(f64::tanh).sum().sin() + s7 + h8.sum() * 0.3
     }
 
     #[test]
@@ -7510,30 +7712,53 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y / (1.0 + y * y));
-        }
-        let mut s2 = x;
-        for i in 0..a.len() {
-            let t3 = b[i] * 0.81;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
+        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - 0.81)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar((k as f64 * 0.5), x);
+                }
             }
-            s2 += u4;
+            if n2 > 2 {
+                break s1 + helper_scalar((k as f64 * 0.5), x);
+            }
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s3).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * s3;
+                }
+            }
+            if n4 > 2 {
+                break s1 + s3;
+            }
+        };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * helper_scalar(y, y);
         }
-        s2 = (s2 * 0.5 + 0.43).tanh();
-        for (p5, &q6) in a.iter().zip(c) {
-            s2 = (s2 * 0.7 + p5 * q6 * u1.dot(b)).tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + a.dot(b);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s2 = (u1.dot(b) - s2.tanh().exp());
-        if c[0] < 0.0 {
-            s2 = 0.77;
-        } else {
-            s2 = s2 * ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        s1 += y * 0.2;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * helper_scalar(0.77, b[0]);
         }
-        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = b[i] * b.mapv(f64::tanh).sum();
+        }
+        s3 + s1 + w8.sum() * 0.3
     }
 
     #[test]

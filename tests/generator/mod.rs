@@ -569,6 +569,25 @@ impl Program {
         self.scalars.push(Var { name, active: true });
     }
 
+    /// `let s;` assigned in the arms of a `match`: active values, and
+    /// sometimes a literal in one arm.
+    fn late_init(&mut self) {
+        let name = self.name("s");
+        let (e1, e2) = (self.scalar(2), self.scalar(2));
+        let middle = if self.chance(0.5) {
+            "0.5".to_string()
+        } else {
+            self.scalar(1)
+        };
+        self.line(format!("let {name};"));
+        self.line("match k % 3 {");
+        self.line(format!("    0 => {name} = {e1},"));
+        self.line(format!("    1 => {{ {name} = {middle}; }}"));
+        self.line(format!("    _ => {name} = {e2},"));
+        self.line("}");
+        self.scalars.push(Var { name, active: true });
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -918,7 +937,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(23) {
+        match self.pick(24) {
+            23 => self.late_init(),
             22 => self.exits_in_let_arms(),
             21 => self.loop_value(),
             20 => self.vec_local(),
