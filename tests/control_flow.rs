@@ -828,6 +828,35 @@ fn declared_then_assigned() {
     }
 }
 
+/// Loops over the rows and items of active arrays nested in other loops:
+/// the outer loop carries what the inner one's items make active.
+mod nested_loops_over_active_items {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, u: &Array1<f64>, #[constant] steps: usize) -> f64 {
+        let mut s = 0.0;
+        for k in 0..steps {
+            for r in w.rows() {
+                s += r.sum() * (k as f64 + 1.0);
+            }
+            for (j, v) in u.iter().enumerate() {
+                s = s * 0.5 + v * v * j as f64;
+            }
+        }
+        s
+    }
+}
+
+#[test]
+fn nested_loops_over_active_items() {
+    for shape in [(1, 1), (2, 3)] {
+        let (w, u) = (random(shape, 38), random(shape.1 + 1, 39));
+        for steps in [0, 1, 3] {
+            check_scalar!(nested_loops_over_active_items; ref w dw = w.clone(), ref u du = u.clone(); steps);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

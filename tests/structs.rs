@@ -135,6 +135,22 @@ mod network {
         h.sum() * m.scale + s
     }
 
+    /// A loss summed over the rows of a constant batch, each sample run
+    /// through the layers by a loop over them: the outer loop carries the
+    /// sum that the inner one, over active items, makes active.
+    #[differentiable]
+    pub fn batch_loss(m: &Model, #[constant] xs: &Array2<f64>) -> f64 {
+        let mut loss = 0.0;
+        for x in xs.rows() {
+            let mut h = x.to_owned();
+            for layer in m.layers.iter() {
+                h = (layer.w.dot(&h) + &layer.b).mapv(f64::tanh);
+            }
+            loss += (h[0] - 0.25).powi(2);
+        }
+        loss * m.scale / xs.nrows() as f64
+    }
+
     #[differentiable]
     pub fn dense(l: &Layer, #[constant] x: &Array1<f64>) -> Array1<f64> {
         (l.w.dot(x) + &l.b).mapv(f64::tanh)
@@ -165,50 +181,37 @@ fn check_struct_gradient(
     );
 }
 
+/// Checks `network::$f(m, x)` with respect to the model `m`, given its
+/// `_grad` and `_jvp`.
+macro_rules! check_network {
+    ($f:ident, $grad:ident, $jvp:ident, $x:expr) => {
+        check_struct_gradient(
+            |m| network::$f(m, $x),
+            |m| {
+                let (v, (g, _)) = network::$grad(m, $x);
+                (v, g)
+            },
+            |m, d| network::$jvp(m, $x, d, ad::NoTangent),
+        )
+    };
+}
+
 #[test]
 fn gradients_with_respect_to_structs() {
     let x = Array1::from(vec![0.3, -0.2, 0.7]);
-    check_struct_gradient(
-        |m| network::loss(m, &x),
-        |m| {
-            let (v, (g, _)) = network::loss_grad(m, &x);
-            (v, g)
-        },
-        |m, d| network::loss_jvp(m, &x, d, ad::NoTangent),
+    check_network!(loss, loss_grad, loss_jvp, &x);
+    check_network!(first_layer, first_layer_grad, first_layer_jvp, &x);
+    check_network!(bias_sum, bias_sum_grad, bias_sum_jvp, &x);
+    check_network!(
+        iterated_layers,
+        iterated_layers_grad,
+        iterated_layers_jvp,
+        &x
     );
-    check_struct_gradient(
-        |m| network::first_layer(m, &x),
-        |m| {
-            let (v, (g, _)) = network::first_layer_grad(m, &x);
-            (v, g)
-        },
-        |m, d| network::first_layer_jvp(m, &x, d, ad::NoTangent),
-    );
-    check_struct_gradient(
-        |m| network::bias_sum(m, &x),
-        |m| {
-            let (v, (g, _)) = network::bias_sum_grad(m, &x);
-            (v, g)
-        },
-        |m, d| network::bias_sum_jvp(m, &x, d, ad::NoTangent),
-    );
-    check_struct_gradient(
-        |m| network::iterated_layers(m, &x),
-        |m| {
-            let (v, (g, _)) = network::iterated_layers_grad(m, &x);
-            (v, g)
-        },
-        |m, d| network::iterated_layers_jvp(m, &x, d, ad::NoTangent),
-    );
+    let xs = Array2::from_shape_fn((4, 3), |(i, j)| (i as f64 - 1.5) * 0.4 + j as f64 * 0.3);
+    check_network!(batch_loss, batch_loss_grad, batch_loss_jvp, &xs);
     for x in [x.clone(), -&x] {
-        check_struct_gradient(
-            |m| network::field_values(m, &x),
-            |m| {
-                let (v, (g, _)) = network::field_values_grad(m, &x);
-                (v, g)
-            },
-            |m, d| network::field_values_jvp(m, &x, d, ad::NoTangent),
-        );
+        check_network!(field_values, field_values_grad, field_values_jvp, &x);
     }
     // Fields no contribution reaches are zeros of their own shape.
     let (_, (g, _)) = network::first_layer_grad(&model(), &x);

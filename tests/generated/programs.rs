@@ -16,29 +16,24 @@ mod p0 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * ((k as f64 * 0.5) + s1);
+            }
+            s1 += b[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + s1) };
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if c.dot(b) > 0.2 => s1 = s1 * (a.mapv(f64::tanh).sum() - b.dot(c)),
-            _ => s1 += y,
+        if x > 0.1 {
+            s1 = b.dot(b);
+        } else {
+            s1 = s1 * x;
         }
-        c[k % a.len()] + s1
+        if k == 3 {
+            return a.dot(a);
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -54,25 +49,30 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + y).sin();
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if b[p2] > a[p2] {
+                l1.push((b[p2] * helper_array(a, x)).sin());
+            } else {
+                l1.push(a[p2] * y);
+            }
         }
-        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
         if k % 2 == 1 {
-            let y = y * 0.5 + c[k % a.len()];
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            let y = y * 0.5 + y.tanh().exp();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        s2 += y * 0.2;
+        s3 += y * 0.2;
+        let s4;
         match k % 3 {
-            0 => s2 = x,
-            1 => s2 = s2 * (a[0] + w1[k % a.len()]),
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            0 => s4 = (x / (1.0 + x * x)).cos(),
+            1 => { s4 = 0.5; }
+            _ => s4 = c[0],
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (x * (k as f64 * 0.5))).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * helper_scalar(y, a[0])).tanh();
         }
-        (s2.sin() * f64::ln((1.0 + 0.68 * 0.68))) + s2 + w1.sum() * 0.3
+        (k as f64 * 0.5) + s3
     }
 
     #[test]
@@ -88,36 +88,23 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * f64::tanh(0.51).exp() - q2).reduce(f64::max).unwrap();
+        if c[0] < 0.0 {
+            s3 = ((k as f64 * 0.5) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        } else {
+            s3 = s3 * (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
+        }
+        let mut s4 = ad::ndarray::array![(1.0 + x * x).sqrt(), x.sin(), b.mean().unwrap()].mapv(f64::sin).sum();
+        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * b.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        let mut s9: f64 = {
+            let t8 = a.mean().unwrap();
+            t8 * t8 * 0.5 + helper_scalar(0.20, (k as f64 * 0.5))
+        };
         for i in 0..a.len() {
-            w1[i] += (a[i] + x).sin();
+            s9 = (s9 * 0.7 + a[i] * c.mean().unwrap()).tanh();
         }
-        let mut s2 = (1.0 + (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap()) * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - b.mean().unwrap())).ln();
-        match k % 4 {
-            j if j > 1 => s2 = ((y / (1.0 + b[k % a.len()] * b[k % a.len()])) + (1.0 + x * x).sqrt()) * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s2 = s2 * (b[a.len() - 1] / (1.0 + x * x)).sin(),
-            _ => s2 += helper_scalar((k as f64 * 0.5), y),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + helper_scalar(0.20, (k as f64 * 0.5))).sin();
-        }
-        s2 = (s2 * 0.5 + c[k % a.len()]).tanh();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + ((k as f64 * 0.5) / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sin();
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + c[j5 - 1] * (c[k % a.len()] + s2);
-        }
-        let mut h6 = c.to_owned();
-        for i in 0..a.len() {
-            h6.mapv_inplace(|t| (t * s2).tanh());
-            h6.scaled_add(0.5, c);
-        }
-        s2 + s2 + h6.sum() * 0.3
+        let mut s10 = a.mapv(f64::tanh).sum().tanh();
+        helper_array(c, (c[k % a.len()] + s9)) + s10
     }
 
     #[test]
@@ -133,28 +120,18 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * y).tanh() + f64::cos(0.42)).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * ((k as f64 * 0.5) - x);
-                }
-            }
-            if n4 > 2 {
-                break s1 + ((k as f64 * 0.5) - x);
-            }
-        };
-        let mut s6 = (a.dot(&f2) / (1.0 + (1.24 * c[k % a.len()]) * (1.24 * c[k % a.len()]))).tanh().exp();
-        for i in 0..a.len() {
-            let s5 = s5 * 0.5 + (x * (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        let mut s1 = x;
+        let mut s2 = (f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())).cos();
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(c, s1);
         }
-        s1 += s5 * 0.2;
-        helper_array(&f2, (k as f64 * 0.5)).tanh().exp() + s6 + f2.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * s2.tanh().exp();
+        }
+        a.dot(&u3) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -170,23 +147,18 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (x * 0.38)).tanh();
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
+        let mut s5: f64 = {
+            let t4 = f64::tanh(0.38).exp();
+            t4 * t4 * 0.5 + s3
+        };
+        let mut h6 = c.to_owned();
+        for i in 0..a.len() {
+            h6.scaled_add(b[0], c);
         }
-        let mut s2 = a.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * a.dot(c);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += b[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-        }
-        helper_scalar((1.0 + b[0] * b[0]).ln(), 0.67) + s2
+        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * h6.mapv(f64::tanh).sum()).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        (1.0 + s3.sin() * s3.sin()).ln() + s9 + h6.sum() * 0.3
     }
 
     #[test]
@@ -202,34 +174,24 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(c[a.len() - 1], a);
+        if k == 3 {
+            return c.dot(a);
         }
-        let mut s2 = helper_array(a, (1.0 + x * x).ln());
+        let mut h1 = c.to_owned();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => h1[i] * (x + (k as f64 * 0.5)),
-                _ => {
-                    if h1[i] > 0.8 {
-                        break;
-                    }
-                    h1[i].tanh()
-                }
-            };
-            s2 += w3 * x;
+            let n2 = (&h1 * y + c).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
-        let s5;
+        if k == 3 {
+            return a.dot(b);
+        }
+        let mut s3 = b.dot(&h1);
         match k % 3 {
-            0 => s5 = s4,
-            1 => { s5 = (s4 + y); }
-            _ => s5 = b.mean().unwrap(),
+            0 => s3 = (((k as f64 * 0.5) / (1.0 + x * x)) + helper_array(c, s3)),
+            1 => s3 = s3 * b.mean().unwrap(),
+            _ => s3 += a.dot(b),
         }
-        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&h1.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s6 = m7.diag().mapv(|t| (t * s2).sin()).sum() * a[a.len() - 1];
-        (h1.mean().unwrap() / (1.0 + h1[a.len() - 1] * h1[a.len() - 1])) + s6 + h1.sum() * 0.3
+        (x + a[a.len() - 1]) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -245,35 +207,53 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[0] - y);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let s1;
+        match k % 3 {
+            0 => s1 = (b[0] - y),
+            1 => { s1 = (a[0] - y); }
+            _ => s1 = 0.33,
+        }
+        let mut s2 = (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (x / (1.0 + 0.50 * 0.50));
+                s2 = (s2 * 0.8 + b[j] * (x / (1.0 + a[0] * a[0]))).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_array(c, s2);
                 }
             }
-            if n2 > 2 {
-                break s1 + (x / (1.0 + 0.50 * 0.50));
+            if n3 > 2 {
+                break s2 + helper_array(c, s2);
             }
         };
-        if c[0] < 0.0 {
-            s1 = (s3 / (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))));
-        } else {
-            s1 = s1 * b.mean().unwrap().tanh();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * f64::cos(0.97)).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * 0.71;
+                }
+            }
+            if n5 > 2 {
+                break s2 + 0.71;
+            }
+        };
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * (s6 / (1.0 + x * x))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = s3,
-            1 => { s4 = (0.97 - y); }
-            _ => s4 = a.mapv(f64::tanh).sum(),
+        let mut l7 = vec![b.to_owned()];
+        for p8 in 0..2 {
+            let n = l7[p8].mapv(|t| (t * s2).sin()) + b;
+            l7.push(n);
         }
-        if c[0] < 0.0 {
-            s1 = (s4 / (1.0 + s3 * s3)).tanh().exp();
-        }
-        (1.0 + y.cos() * y.cos()).sqrt() + s1
+        let v9 = l7[l7.len() - 1].to_owned();
+        let mut s10 = l7[1][0] * s4;
+        (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -289,18 +269,13 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut s2 = helper_scalar(b.mean().unwrap(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65));
         }
-        a.dot(a) + s2 + v1.sum() * 0.3
+        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        s2 += ((1.0 + s2 * s2).sqrt() - s2);
+        a.dot(c) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -316,22 +291,25 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = x;
-            t1 * t1 * 0.5 + x
-        };
-        s2 = (s2 * 0.5 + s2).tanh();
-        let mut h3 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h3.mapv_inplace(|t| (t * s2).tanh());
-            h3.scaled_add(0.5, b);
-        }
+        let mut s1 = x;
         if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + (s2 + (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            let y = y * 0.5 + 0.71;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s2 += s2 * 0.2;
-        (1.0 + f64::tanh(1.05).exp() * f64::tanh(1.05).exp()).sqrt() + s2 + h3.sum() * 0.3
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        s1 += helper_array(c, s1);
+        (a.mapv(f64::tanh).sum() * helper_scalar(x, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -348,35 +326,47 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if helper_array(c, 0.44) > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += helper_scalar(y, y),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * c.dot(b);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        s1 = x.tanh().exp();
-        for i in 0..a.len() {
-            let t2 = b[i] * y;
-            if i % 3 == 1 {
+        let s4;
+        match k % 3 {
+            0 => s4 = x,
+            1 => { s4 = 0.5; }
+            _ => s4 = 1.31,
+        }
+        if (s4 + s1) > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * b[0];
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * a.mean().unwrap();
+                }
+            }
+            if n5 > 2 {
+                break s1 + a.mean().unwrap();
+            }
+        };
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
                 continue;
             }
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
+            s1 = (s1 * 0.7 + b[i] * b[k % a.len()]).tanh();
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * x + b).mapv(f64::tanh);
-            h3.assign(&n4);
-            if i == 3 {
-                break;
-            }
-        }
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * b.mean().unwrap();
-            s1 += t5 * t5 * 0.5;
-            s1 -= h3[(i + 1) % a.len()] * (h3[k % a.len()] + 0.61);
-        }
-        let v6 = (&h3 * &h3).mapv(f64::tanh);
-        a[a.len() - 1] + s1 + v6.sum() * 0.3
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * (a[k % a.len()] + 0.61)).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        a.mean().unwrap() + s7
     }
 
     #[test]
@@ -396,19 +386,23 @@ mod p10 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * (1.39 / (1.0 + x * x))).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (1.0 + (s1 * a[k % a.len()]) * (s1 * a[k % a.len()])).ln(),
-            _ => s1 += ((k as f64 * 0.5) + s2),
+        if (1.39 / (1.0 + x * x)) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * y;
         }
-        match k % 4 {
-            j if j > 1 => s2 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if y.tanh().exp() > 0.2 => s2 = s2 * c.mean().unwrap(),
-            _ => s2 += s2.tanh(),
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, s1)).tanh();
         }
-        a.mapv(f64::tanh).sum() + s2
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        }
+        (helper_scalar(x, a[a.len() - 1]) * c.dot(c)) + s1
     }
 
     #[test]
@@ -424,20 +418,26 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * b[k % a.len()].tanh() + k as f64 * 0.1).sin();
+            }
         }
-        let mut s1 = helper_array(b, (x.sin() * helper_array(b, 0.37)));
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + x * x).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x.sin();
                 }
             }
-            s1 += c[i] * 0.2;
-        }
-        helper_scalar(b.dot(c), c[0].cos()) + s1
+            if n2 > 2 {
+                break s1 + x.sin();
+            }
+        };
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -453,16 +453,34 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut s4 = c.iter().zip(v1.iter()).map(|(p2, q3)| p2 * q3 * y).sum::<f64>();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + (a[k % a.len()] + y)).sin();
+        let mut s1 = ad::ndarray::array![c.mapv(f64::tanh).sum(), helper_array(c, y), a.mean().unwrap()].mapv(f64::sin).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s4 = w5.mean().unwrap();
-        let f7: Array1<f64> = v1.iter().rev().map(|p8| (p8 * (k as f64 * 0.5).tanh()).tanh() + helper_scalar(y, x)).collect();
-        let mut s6 = f7.dot(&f7) * 0.1;
-        (k as f64 * 0.5) + s6 + f7.sum() * 0.3
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * c.mean().unwrap() + d4[0] * y.tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n6 = (&h5 * x + b).mapv(f64::tanh);
+            h5.assign(&n6);
+        }
+        a.dot(a) + s2 + h5.sum() * 0.3
     }
 
     #[test]
@@ -479,19 +497,26 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
-            l2.push(n);
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        match k % 3 {
+            0 => s1 = (c.mean().unwrap() / (1.0 + s1 * s1)),
+            1 => s1 = s1 * helper_scalar(a.dot(b), s1.tanh()),
+            _ => s1 += (s1 * y),
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * 0.60;
-        match k % 4 {
-            j if j > 1 => s1 = b[0] * j as f64,
-            _ if y.tanh() > 0.2 => s1 = s1 * s1,
-            _ => s1 += v4.dot(a),
-        }
-        (c[a.len() - 1] * v4.mapv(f64::tanh).sum()) + s5 + v4.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x;
+                }
+            }
+            if n2 > 2 {
+                break s1 + x;
+            }
+        };
+        (f64::sin(0.91) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -507,36 +532,43 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (y.sin() * (1.20 - 0.79)),
-            1 => { s1 = (x + y); }
-            _ => s1 = helper_scalar(helper_array(b, x), (k as f64 * 0.5).tanh().exp()),
-        }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            let n3 = (&h2 * y + a).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut s4 = ((s1 / (1.0 + h2.mapv(f64::tanh).sum() * h2.mapv(f64::tanh).sum())) + b[a.len() - 1]);
-        if (a[a.len() - 1] / (1.0 + y * y)) > 0.1 {
-            s4 = c.mean().unwrap();
-        } else {
-            s4 = s4 * a.dot(&h2);
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + h2[j5 - 1] * (k as f64 * 0.5).sin();
-        }
-        let v6 = (b + c);
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + h2[i] * h2.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (s1 + 1.31)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        (1.0 + h2.mapv(f64::tanh).sum() * h2.mapv(f64::tanh).sum()).sqrt() + s4 + v6.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mapv(f64::tanh).sum();
+        }
+        let mut h3 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        if c[0] < 0.0 {
+            s1 = x;
+        } else {
+            s1 = s1 * helper_scalar(y.tanh().exp(), y);
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = (h3[0] * a[a.len() - 1]).sin(),
+            1 => { s4 = (s1 * y); }
+            _ => s4 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln(),
+        }
+        (((k as f64 * 0.5) / (1.0 + y * y)) - a.mapv(f64::tanh).sum()) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -552,15 +584,17 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (x + v1.mean().unwrap());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (x - c[a.len() - 1]);
+        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s4 = x;
-        a.mean().unwrap() + s4 + v1.sum() * 0.3
+        s1 += x * 0.2;
+        let g3 = |p4: f64| (p4 * (s1 * y)).tanh();
+        let mut s2 = g3((x + x)) + g3(b[0]);
+        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
+        0.67 + s7
     }
 
     #[test]
@@ -577,13 +611,20 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.35 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut s2 = (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum());
-        (x.tanh() - (k as f64 * 0.5).tanh().exp()) + s2
+        let mut s3: f64 = {
+            let t2 = (b[k % a.len()] - (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
+            t2 * t2 * 0.5 + (0.88 * a[a.len() - 1])
+        };
+        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() + s3
     }
 
     #[test]
@@ -600,57 +641,36 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        s1 = (s1 * 0.5 + (s1 - ((k as f64 * 0.5) * s1))).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) + y);
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.scaled_add(((k as f64 * 0.5) + y), c);
-        }
-        if (a[0] / (1.0 + y * y)) > 0.1 {
-            s1 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln();
-        } else {
-            s1 = s1 * (c.dot(a) * helper_scalar(c[k % a.len()], (k as f64 * 0.5)));
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + h2[j] * x).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n3 > 2 {
-                break s1 + (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * h2.dot(&h2)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_array(c, s1);
-                }
-            }
-            if n5 > 2 {
-                break s1 + helper_array(c, s1);
-            }
-        };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(0.24, h2[0])).tanh();
-        }
-        let s7;
         match k % 3 {
-            0 => s7 = s4,
-            1 => { s7 = 0.5; }
-            _ => s7 = a.mean().unwrap(),
+            0 => s1 = x,
+            1 => s1 = s1 * x,
+            _ => s1 += helper_scalar(y, a[k % a.len()]),
         }
-        c.dot(b) + s1 + h2.sum() * 0.3
+        let v3 = (c * a).mapv(f64::tanh);
+        let mut s5: f64 = {
+            let t4 = a.dot(c);
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))
+        };
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h6 = (&h6 * 0.5 + b).mapv(f64::sin);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + v3[j] * c[0]).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s5 += v3[i] * 0.2;
+        }
+        x + s5 + h6.sum() * 0.3
     }
 
     #[test]
@@ -667,35 +687,36 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 * y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + s1 * s1)) + (x * y)) * j as f64,
-            _ if helper_array(a, x) > 0.2 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, c);
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 / (1.0 + x * x));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((y + (k as f64 * 0.5)) * y),
+            _ => s1 += s1.cos(),
         }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = a[a.len() - 1].tanh().exp();
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut l4 = vec![b.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * x).sin()) + c;
-            l4.push(n);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + h2[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += h2[i] * 0.2;
         }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * b.dot(c);
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (v6[i] + a.dot(b)).sin();
-        }
-        y + s7 + w8.sum() * 0.3
+        s1 += (y.tanh().exp() - b.dot(b));
+        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -711,46 +732,32 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in 0..a.len() {
-            let y = y * 0.5 + c[a.len() - 1];
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s1 = (1.0 + b.dot(a) * b.dot(a)).ln();
+        if c[0] < 0.0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * y;
         }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_scalar(x, c[a.len() - 1]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (x - c.dot(b));
         }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * c.dot(b);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(b) };
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n5 = (&h4 * x + a).mapv(f64::tanh);
-            h4.assign(&n5);
-            if i == 3 {
-                break;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 += (v * j as f64) * helper_scalar(s1, (k as f64 * 0.5));
             }
         }
-        let s6;
-        match k % 3 {
-            0 => s6 = c.dot(a),
-            1 => { s6 = s1; }
-            _ => s6 = (a.mapv(f64::tanh).sum() - helper_array(b, 1.11)),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (s1 + s1)).sin();
         }
-        (1.0 + (a[k % a.len()] + s6) * (a[k % a.len()] + s6)).sqrt() + s1 + h4.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(c, s1) * j as f64,
+            _ if b.dot(&w2) > 0.2 => s1 = s1 * (s1 + c[0]),
+            _ => s1 += y.tanh().exp(),
+        }
+        b.mean().unwrap() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -766,39 +773,27 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (k as f64 * 0.5)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * (y + y)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
+        let mut s1 = y;
+        s1 = helper_scalar((0.58 + y), y);
+        let g3 = |p4: f64| (p4 * (1.0 + a[0] * a[0]).sqrt()).tanh();
+        let mut s2 = g3((x - x)) + g3(a[0]);
+        s2 = (s2 * 0.5 + s1.tanh().exp()).tanh();
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + (s1 * 1.28);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
         }
+        s1 += s2 * 0.2;
         match k % 4 {
-            j if j > 1 => s3 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
-            _ if (x + x) > 0.2 => s3 = s3 * (y - (k as f64 * 0.5)),
-            _ => s3 += a[0],
+            j if j > 1 => s1 = ((k as f64 * 0.5) + y).tanh() * j as f64,
+            _ if (a[a.len() - 1] * s1) > 0.2 => s1 = s1 * (x - s1).tanh().exp(),
+            _ => s1 += helper_scalar((k as f64 * 0.5), x),
         }
-        s3 = c.mapv(f64::tanh).sum();
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > a[p5] {
-                l4.push((a[p5] * c.mean().unwrap()).sin());
-            } else {
-                l4.push(a[p5] * s3);
-            }
+        let v5 = (a + a);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (v5[i] + 1.19).sin();
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        if c[0] < 0.0 {
-            s3 = helper_scalar(b.mean().unwrap(), b.dot(c));
-        } else {
-            s3 = s3 * helper_scalar((k as f64 * 0.5), x).tanh().exp();
-        }
-        let mut s7 = helper_array(a, s3);
-        (((k as f64 * 0.5) / (1.0 + x * x)) + (k as f64 * 0.5).sin()) + s7
+        helper_array(&v5, helper_scalar(s2, 1.01)) + s2 + w6.sum() * 0.3
     }
 
     #[test]
@@ -815,21 +810,27 @@ mod p21 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + helper_scalar(s1, b[k % a.len()]) * helper_scalar(s1, b[k % a.len()])).ln() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s1 = s1 * ((x + (k as f64 * 0.5)) + x),
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * ((k as f64 * 0.5) + s1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * x.tanh();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh() };
+        match k % 3 {
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * s1,
             _ => s1 += f64::tanh(1.05).exp(),
         }
-        let mut s3: f64 = {
-            let t2 = helper_array(b, ((k as f64 * 0.5) * (k as f64 * 0.5)));
-            t2 * t2 * 0.5 + (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar(s3, a[0]);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        helper_array(c, y) + s3
+        let mut s4 = c.mapv(f64::tanh).sum().tanh().exp();
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -845,28 +846,26 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        let mut s1 = (a.dot(b) + x);
+        if c[0] < 0.0 {
+            s1 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
         if k % 2 == 0 {
-            s1 = helper_array(b, (k as f64 * 0.5).cos());
+            s1 = b.mapv(f64::tanh).sum();
         } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+            s1 = s1 * x;
         }
-        let mut s3: f64 = {
-            let t2 = (f64::tanh(0.47).exp() * (1.36 / (1.0 + y * y)));
-            t2 * t2 * 0.5 + b.mean().unwrap()
-        };
-        let mut s5: f64 = {
-            let t4 = c[a.len() - 1].tanh();
-            t4 * t4 * 0.5 + (0.79 - 0.69)
-        };
-        let mut s6 = helper_array(c, (helper_array(c, 0.69) * (y - 0.59)));
-        let s7;
-        match k % 3 {
-            0 => s7 = (k as f64 * 0.5),
-            1 => { s7 = ((k as f64 * 0.5) + c[0]); }
-            _ => s7 = b[k % a.len()],
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * ((k as f64 * 0.5) - x);
+            }
         }
-        ((s3 / (1.0 + s7 * s7)) * (k as f64 * 0.5)) + s6
+        (helper_array(c, (k as f64 * 0.5)) + (c[0] - s1)) + s1
     }
 
     #[test]
@@ -882,31 +881,35 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (helper_scalar(a[a.len() - 1], b.dot(b)) - b.mapv(f64::tanh).sum());
-        for (p1, &q2) in a.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * b.dot(b)).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = helper_array(c, helper_scalar(c[k % a.len()], y)) * j as f64,
-            _ if helper_array(c, x) > 0.2 => s3 = s3 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
-            _ => s3 += (k as f64 * 0.5),
-        }
-        match k % 4 {
-            j if j > 1 => s3 = y * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * (s3 - a.mapv(f64::tanh).sum()),
-            _ => s3 += c.mean().unwrap(),
-        }
-        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s3)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
+        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s6 = (s6 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * x).sum::<f64>();
-        let mut s10 = x.sin().tanh();
-        (1.0 + s3 * s3).ln() + s10
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + (k as f64 * 0.5).tanh().exp()).sin();
+        }
+        match k % 3 {
+            0 => s1 = (1.06 * helper_array(b, x)),
+            1 => s1 = s1 * helper_array(&w2, y),
+            _ => s1 += (s1 / (1.0 + y * y)),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(c, (1.0 + y * y).sqrt()) * j as f64,
+            _ if w2.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * w2[0],
+            _ => s1 += helper_array(c, 0.97),
+        }
+        let v3 = b.mapv(f64::sin);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * helper_array(&v3, y);
+        }
+        if k == 3 {
+            return (k as f64 * 0.5).sin().tanh();
+        }
+        v3.mapv(f64::tanh).sum() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -922,37 +925,41 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * y).tanh().tanh();
-        if k == 3 {
-            return x;
+        let mut s2: f64 = {
+            let t1 = c[a.len() - 1].tanh().tanh();
+            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 = (s3 * 0.6 + v * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() + k as f64 * 0.1).sin();
+            }
         }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            s2 = (s2 * 0.7 + b[i] * s3.tanh().exp()).tanh();
+        }
+        let mut s5: f64 = {
+            let t4 = b.mapv(f64::tanh).sum();
+            t4 * t4 * 0.5 + (y * s2)
+        };
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
                 0 => continue,
-                1 => b[i] * a.mean().unwrap(),
+                1 => c[i] * (k as f64 * 0.5).cos(),
                 _ => {
-                    if b[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w2 * ((k as f64 * 0.5) * s1);
+            s3 += w6 * a.mapv(f64::tanh).sum();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) * s1) };
-        let s4;
-        match k % 3 {
-            0 => s4 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => { s4 = 0.5; }
-            _ => s4 = s1,
-        }
-        let mut s5 = s3;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * y;
-        }
-        c.dot(c) + s5
+        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.mapv(f64::tanh).sum() };
+        (1.0 + f64::tanh(0.76).exp() * f64::tanh(0.76).exp()).sqrt() + s5
     }
 
     #[test]
@@ -968,16 +975,17 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let s1;
-        match k % 3 {
-            0 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * x.cos()),
-            1 => { s1 = 0.5; }
-            _ => s1 = b.mapv(f64::tanh).sum(),
-        }
-        (a.mean().unwrap() * helper_scalar(s1, x))
+        let mut s3: f64 = {
+            let t2 = b.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + x.tanh().exp()
+        };
+        s3 + s3
     }
 
     #[test]
@@ -993,25 +1001,47 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let v1 = (c + b);
+        let mut s2 = helper_scalar((k as f64 * 0.5), y);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (0.69 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => v1[i] * c.mean().unwrap(),
+                _ => {
+                    if v1[i] > 0.8 {
+                        break;
+                    }
+                    v1[i].tanh()
+                }
+            };
+            s2 += w3 * (k as f64 * 0.5);
         }
-        let v2 = c.mapv(|t| t * t * 0.5 - t);
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5) };
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
+            let mut s2 = s2 * 0.5 + a.dot(b);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (c[k % a.len()] - s1);
+        s2 += s2 * 0.2;
+        let mut s5 = v1.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * s5.tanh().exp()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
         }
-        let mut s4 = helper_array(&v2, 0.45);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        v2.mean().unwrap() + s4 + u3.sum() * 0.3
+        s5 + s5 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1027,27 +1057,30 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = c.dot(a);
-        } else {
-            s1 = s1 * 1.09;
-        }
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (s1 - s1),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a[k % a.len()].cos(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            s1 += b[i] * 0.2;
+            };
+            s1 += w2 * a.mapv(f64::tanh).sum();
         }
-        (y - 1.38).tanh() + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
+        let mut s5: f64 = {
+            let t4 = helper_array(b, helper_array(b, b[0]));
+            t4 * t4 * 0.5 + b[a.len() - 1]
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (c[i] + helper_array(b, s3)).sin();
+        }
+        ((k as f64 * 0.5) + s5).sin() + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1063,18 +1096,14 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (a.mean().unwrap() - (1.0 + a[0] * a[0]).sqrt()),
-            _ => s1 += b.dot(c),
+        let v1 = b.mapv(f64::sin);
+        let (s3, c4) = (x * x.tanh().exp()).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (x + y)]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * (x * 0.32);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * b.dot(c)).tanh();
         }
-        let mut s2 = y;
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (b[a.len() - 1] - s2);
-        }
-        a.mean().unwrap() + s2 + u3.sum() * 0.3
+        (1.0 + v1[0] * v1[0]).sqrt().tanh().exp() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1090,34 +1119,25 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let g2 = |p3: f64| (p3 * a[0].tanh().exp()).tanh();
+        let mut s1 = g2((k as f64 * 0.5).tanh().exp()) + g2(b[0]);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
+                s1 = (s1 * 0.8 + b[j] * (x - c[0])).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * c[k % a.len()];
                 }
             }
-            if n2 > 2 {
-                break s1 + y;
+            if n4 > 2 {
+                break s1 + c[k % a.len()];
             }
         };
-        let mut s4 = s3;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * helper_array(c, s4)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += a[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * helper_scalar(x, (k as f64 * 0.5))).tanh();
-        }
-        s3 + s4
+        let l6 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
+        let mut s9 = ((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + (k as f64 * 0.5).sin());
+        b.mean().unwrap() + s9
     }
 
     #[test]
@@ -1133,15 +1153,19 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * ((k as f64 * 0.5) + 0.84);
-        let s2;
+        let mut s2: f64 = {
+            let t1 = a[a.len() - 1];
+            t1 * t1 * 0.5 + (1.0 + x * x).ln()
+        };
         match k % 3 {
-            0 => s2 = helper_scalar((x / (1.0 + s1 * s1)), f64::sqrt((1.0 + 1.02 * 1.02))),
-            1 => { s2 = y; }
-            _ => s2 = (k as f64 * 0.5),
+            0 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt(),
+            1 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
+            _ => s2 += helper_array(b, (k as f64 * 0.5)),
         }
-        let mut s5 = a.iter().enumerate().map(|(q4, &p3)| (p3 * y.tanh().exp()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
-        helper_scalar(x, b[0]).tanh().exp() + s5
+        if k == 3 {
+            return s2.tanh().exp().tanh().exp();
+        }
+        1.10 + s2
     }
 
     #[test]
@@ -1157,30 +1181,15 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, y).tanh();
+        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
+        let mut s4 = b.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * (0.59 - x)).sum::<f64>();
+        if k % 2 == 1 {
+            let y = y * 0.5 + a.dot(b);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let mut s1 = (helper_scalar(b.mean().unwrap(), x) - helper_array(b, a.dot(b)));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * a.mapv(f64::tanh).sum();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1.tanh();
-        }
-        let mut s5 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), y.tanh().exp()).tanh().exp();
-        helper_scalar(y, b[0]) + s5 + u4.sum() * 0.3
+        s4 += y * 0.2;
+        let mut s5 = b.mapv(f64::tanh).sum();
+        a.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -1196,61 +1205,50 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let mut s1 = (c.mapv(f64::tanh).sum() * c[k % a.len()]);
+        if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.1 {
+            s1 = (x / (1.0 + (x * s1) * (x * s1)));
+        } else {
+            s1 = s1 * (x * (k as f64 * 0.5)).sin();
         }
-        let mut s2 = u1.mean().unwrap();
-        'outer: for i in 0..a.len() {
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mean().unwrap();
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * u3.mapv(f64::tanh).sum();
+            let mut q5 = 0.0;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * s2).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q5 += c[j] * t4;
             }
-            s2 += u1[i] * 0.2;
-        }
-        let v3 = (&u1 + b);
-        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * f64::tanh(1.01).exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + v3[j] * s2).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            s1 = s1 + q5.tanh();
+            if i == 3 {
+                break;
             }
-            s4 += v3[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (0.38 * 0.96),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s4 += w6 * s2.tanh();
+        let mut l6 = vec![0.0; a.len()];
+        for p7 in 0..a.len() {
+            l6[p7] = u3[p7] * (a[0] + 0.39);
         }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * s2.tanh() };
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w8 * f64::tanh(0.22).exp();
+        l6[0] += y;
+        let v8 = Array1::from(l6);
+        let mut s9 = v8[0] * 0.5;
+        match k % 4 {
+            j if j > 1 => s9 = u3[a.len() - 1] * j as f64,
+            _ if helper_array(b, a[a.len() - 1]) > 0.2 => s9 = s9 * helper_scalar(f64::tanh(0.59).exp(), v8.mean().unwrap()),
+            _ => s9 += (k as f64 * 0.5),
         }
-        let s9 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::tanh(0.22).exp() };
-        s4 + s4 + v3.sum() * 0.3
+        (k as f64 * 0.5) + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -1266,15 +1264,18 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_array(a, x);
+        let mut s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = c.dot(c),
+            1 => s1 = s1 * helper_array(a, s1),
+            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * s1,
+            _ => s1 += (a[0] / (1.0 + 0.51 * 0.51)),
         }
-        ((0.74 / (1.0 + c[0] * c[0])) * a.mapv(f64::tanh).sum()) + u2.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1290,31 +1291,24 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if b.mean().unwrap() > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * s1;
+        let mut h1 = b.to_owned();
+        for i in 0..a.len() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y * 1.18)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5).cos();
-                }
-            }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5).cos();
-            }
-        };
-        if k % 2 == 0 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        let mut s3 = (0.69 * y);
+        match k % 4 {
+            j if j > 1 => s3 = 0.95 * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s3 = s3 * (a.mean().unwrap() * (k as f64 * 0.5).cos()),
+            _ => s3 += s3,
         }
-        (c.mapv(f64::tanh).sum() / (1.0 + s3 * s3)) + s1
+        let s4;
+        match k % 3 {
+            0 => s4 = b.mean().unwrap(),
+            1 => { s4 = 0.5; }
+            _ => s4 = (a.mapv(f64::tanh).sum() / (1.0 + s3 * s3)),
+        }
+        b.mean().unwrap().tanh().exp() + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1330,18 +1324,17 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = v1[i] * x;
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * c.mapv(f64::tanh).sum()).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * b.dot(c)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut s3 = x;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (a[k % a.len()] * 0.57);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * (y / (1.0 + 0.84 * 0.84))).tanh();
         }
-        s3 += y * 0.2;
-        x + s3 + w2.sum() * 0.3
+        (1.0 + ((k as f64 * 0.5) + 1.35) * ((k as f64 * 0.5) + 1.35)).sqrt() + s3
     }
 
     #[test]
@@ -1357,21 +1350,26 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_scalar(x, (k as f64 * 0.5));
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * s1;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut s2 = (helper_scalar(y, (k as f64 * 0.5)) / (1.0 + helper_scalar(h1[0], y).tanh().exp() * helper_scalar(h1[0], y).tanh().exp()));
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * b.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * y;
         }
-        (y - c.mapv(f64::tanh).sum()) + s1
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
+        a.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1388,37 +1386,35 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x.tanh().exp();
-        }
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + b).mapv(f64::sin);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (x * x) * (x * x)).ln() * j as f64,
-            _ if x.tanh() > 0.2 => s1 = s1 * (y - helper_array(c, h3[k % a.len()])),
-            _ => s1 += (x * b[0]),
-        }
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * h3[0];
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += h3[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
-        }
         if k % 2 == 1 {
-            let y = y * 0.5 + 1.06;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let x = x * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        0.44 + s1 + h3.sum() * 0.3
+        s1 += x * 0.2;
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5) / (1.0 + helper_array(a, b[k % a.len()]) * helper_array(a, b[k % a.len()]))),
+            1 => s1 = s1 * (f64::tanh(0.71).exp() + 1.30),
+            _ => s1 += 0.31,
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a[k % a.len()];
+                }
+            }
+            if n2 > 2 {
+                break s1 + a[k % a.len()];
+            }
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1;
+        }
+        ((b[0] * c[k % a.len()]) - (s3 - 0.40)) + s1
     }
 
     #[test]
@@ -1434,30 +1430,24 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * a.dot(c),
+            _ => s1 += a[k % a.len()].tanh().exp(),
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = u1.mapv(f64::tanh).sum(),
-            1 => { s2 = c[k % a.len()].tanh().exp(); }
-            _ => s2 = (1.0 + c.dot(a) * c.dot(a)).sqrt(),
-        }
-        let mut s3 = helper_scalar((y / (1.0 + (1.01 / (1.0 + x * x)) * (1.01 / (1.0 + x * x)))), u1[k % a.len()]);
-        if c[0] < 0.0 {
-            s3 = b.mean().unwrap();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (0.42 + (k as f64 * 0.5))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
             }
-            s3 += b[i] * 0.2;
         }
-        (k as f64 * 0.5) + s3 + u1.sum() * 0.3
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
+        }
+        let mut s4 = y;
+        a[a.len() - 1] + s4 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1473,27 +1463,43 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
+        let v1 = (a + c);
+        let mut s2: f64 = 1.37;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * helper_array(&v1, b[a.len() - 1]);
         }
-        let mut s1: f64 = 1.37;
-        s1 = helper_array(c, (1.0 + y * y).ln());
-        if k == 3 {
-            return c.mean().unwrap();
+        let mut s5: f64 = {
+            let t4 = (c.mean().unwrap() + (1.0 + s2 * s2).sqrt());
+            t4 * t4 * 0.5 + a[0]
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * (k as f64 * 0.5));
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
         }
-        s1 = (s1 * 0.5 + (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + y))).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if helper_array(c, x) > 0.2 => s1 = s1 * (x.tanh().exp() / (1.0 + (y / (1.0 + 1.28 * 1.28)) * (y / (1.0 + 1.28 * 1.28)))),
-            _ => s1 += x,
+        for i in 0..a.len() {
+            let t7 = b[i] * x.tanh().exp();
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * h6[(i + 1) % a.len()];
+            }
+            s5 += u8;
+            if i == 3 {
+                break;
+            }
         }
-        s1 = ((1.02 + s1) - c[a.len() - 1]);
-        helper_array(b, b.mapv(f64::tanh).sum()) + s1
+        let mut s9 = ad::ndarray::array![x, helper_array(&h6, s2), x].mapv(f64::sin).sum();
+        (helper_scalar(s5, (k as f64 * 0.5)) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s9 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1509,23 +1515,20 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
+        if k == 3 {
+            return ((y / (1.0 + x * x)) / (1.0 + x * x));
+        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
+            w1[i] += (a[i] + x).sin();
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
+        let mut s2 = (1.0 + (a.dot(&w1) / (1.0 + y * y)) * (a.dot(&w1) / (1.0 + y * y))).sqrt();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[a.len() - 1];
         }
-        let mut s5 = q4;
-        s5 = (s5 * 0.5 + (((k as f64 * 0.5) / (1.0 + b[0] * b[0])) + c.dot(c))).tanh();
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h6 = (&h6 * 0.5 + b).mapv(f64::sin);
-        }
-        helper_scalar((k as f64 * 0.5), (x - b[k % a.len()])) + s5 + h6.sum() * 0.3
+        (k as f64 * 0.5) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1541,38 +1544,47 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * f64::cos(1.29)).tanh());
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut s2: f64 = {
+            let t1 = helper_array(b, helper_scalar(1.29, 0.27));
+            t1 * t1 * 0.5 + (1.0 + x * x).sqrt()
+        };
+        let s3;
+        match k % 3 {
+            0 => s3 = a.mapv(f64::tanh).sum(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s2)),
+        }
+        match k % 4 {
+            j if j > 1 => s2 = x * j as f64,
+            _ if s2 > 0.2 => s2 = s2 * helper_array(a, (0.65 - s2)),
+            _ => s2 += x,
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * 0.50;
+                s2 = (s2 * 0.8 + a[j] * (1.0 + s3 * s3).sqrt()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n4 > 2 {
-                break s3 + 0.50;
-            }
-        };
-        s3 = (s3 * 0.5 + f64::tanh(0.79).exp()).tanh();
-        let s6;
+            s2 += a[i] * 0.2;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        match k % 4 {
+            j if j > 1 => s2 = b.dot(b).tanh().exp() * j as f64,
+            _ if (s2 * b[k % a.len()]) > 0.2 => s2 = s2 * c.dot(b),
+            _ => s2 += 0.25,
+        }
+        let s5;
         match k % 3 {
-            0 => s6 = helper_scalar((1.0 + s3 * s3).sqrt(), (y / (1.0 + x * x))),
-            1 => { s6 = 0.5; }
-            _ => s6 = helper_array(a, (0.65 - s3)),
+            0 => s5 = ((k as f64 * 0.5).tanh().exp() * a.mapv(f64::tanh).sum()),
+            1 => { s5 = ((k as f64 * 0.5) + c[0]); }
+            _ => s5 = b[k % a.len()],
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(s6, x);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * (s6 * 1.25)).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * b.dot(b)).tanh();
-        }
-        helper_array(a, 0.69) + s9
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -1589,41 +1601,31 @@ mod p42 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(b, (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * helper_scalar(s1.sin(), (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46)),
         }
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if (1.0 + s1 * s1).sqrt() > 0.2 => s1 = s1 * helper_array(a, (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += y,
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
-        }
-        if k == 3 {
-            return (s1 / (1.0 + c.dot(a) * c.dot(a)));
+            s1 = (s1 * 0.7 + u2[i] * u2.dot(&u2)).tanh();
         }
         let mut s4: f64 = {
-            let t3 = b[a.len() - 1];
-            t3 * t3 * 0.5 + b.mapv(f64::tanh).sum()
+            let t3 = helper_array(a, (s1 * s1));
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
         };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
-                }
-            }
-            if n5 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
-            }
-        };
-        let mut s7 = a.mean().unwrap();
-        x + s7
+        s4 = (s4 * 0.5 + c.mean().unwrap()).tanh();
+        let s5;
+        match k % 3 {
+            0 => s5 = (1.0 + b.dot(a) * b.dot(a)).ln(),
+            1 => { s5 = ((k as f64 * 0.5) + a[0]); }
+            _ => s5 = (s1.tanh().exp() - u2[0]),
+        }
+        let v6 = (&u2 * helper_array(&u2, (k as f64 * 0.5)));
+        helper_scalar(1.13, y) + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1653,28 +1655,34 @@ mod p43 {
                 break s1 + s1;
             }
         };
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s4 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + s1 * s1)), s3));
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = b.to_owned();
         for i in 0..a.len() {
-            w4[i] = c[i] * y.cos();
+            h7 = (&h7 * s4 + a).mapv(f64::tanh);
+            l5.push(h7.clone());
         }
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(b) * 0.5;
+        }
+        let mut s9 = q8;
+        let mut u10 = a.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * helper_array(c, y);
+        }
+        let s11;
         match k % 3 {
-            0 => s1 = helper_scalar((0.51 * y), helper_scalar(s3, 0.66)),
-            1 => s1 = s1 * w4.mean().unwrap(),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + x * x)),
+            0 => s11 = ((c[k % a.len()] + s4) - a.mapv(f64::tanh).sum()),
+            1 => { s11 = s1.cos(); }
+            _ => s11 = b.dot(c),
         }
-        let l5 = vec![w4.to_owned(), c.mapv(|t| t * 0.5), w4.mapv(|t| t * s3)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
-        match k % 3 {
-            0 => s7 = ((w4[a.len() - 1] * (k as f64 * 0.5)) + (a[a.len() - 1] + s1)),
-            1 => s7 = s7 * s7.cos(),
-            _ => s7 += helper_array(&w4, s1),
+        let mut h12 = a.to_owned();
+        for i in 0..a.len() {
+            let n13 = (&h12 * s1 + a).mapv(f64::tanh);
+            h12.assign(&n13);
         }
-        let mut h8 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h8.mapv_inplace(|t| (t * s7).tanh());
-            h8.scaled_add(0.5, a);
-        }
-        0.69 + s7 + h8.sum() * 0.3
+        (k as f64 * 0.5) + s9 + h12.sum() * 0.3
     }
 
     #[test]
@@ -1690,25 +1698,16 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
-            _ if y > 0.2 => s1 = s1 * a.dot(a),
-            _ => s1 += c.dot(c),
+        let mut s1 = c.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = (x * (x + (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * (1.0 + y * y).ln();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s3 = (b.var(0.0) + 0.1).sqrt() * helper_array(b, c[0]);
-        let v4 = c.mapv(|t| t * t * 0.5 - t);
-        ((s1 / (1.0 + s1 * s1)) * a[k % a.len()]) + s3 + v4.sum() * 0.3
+        let v2 = c.mapv(f64::sin);
+        let mut s3 = c.dot(&v2);
+        s3 = a.mapv(f64::tanh).sum();
+        (s3 * (k as f64 * 0.5)) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1725,23 +1724,25 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
-            _ => s1 += (1.32 * y),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + s1 * s1).ln();
         }
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = b.to_owned();
-        for i in (0..k % 3) {
-            h4 = (&h4 * y + a).mapv(f64::tanh);
-            l2.push(h4.clone());
-        }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(b) * 0.5;
-        }
-        let mut s6 = q5;
-        a.mapv(f64::tanh).sum() + s6
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * x.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.32 * y);
+                }
+            }
+            if n3 > 2 {
+                break s1 + (1.32 * y);
+            }
+        };
+        b.dot(c) + s1
     }
 
     #[test]
@@ -1758,26 +1759,27 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1.tanh().exp(),
-        }
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * helper_scalar(y, 1.32),
+                1 => a[i] * s1.cos(),
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w2 * (y / (1.0 + y * y));
+            s1 += w2 * x.tanh().exp();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
-        s1 + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
+        }
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1794,28 +1796,30 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
+        let s2;
+        match k % 3 {
+            0 => s2 = helper_scalar(x, helper_array(b, s1)),
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_array(b, x.tanh().exp()),
         }
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
-        }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 1.03).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * (a[0] + s4);
-                }
-            }
-            if n6 > 2 {
-                break s1 + (a[0] + s4);
-            }
+        let mut s4: f64 = {
+            let t3 = (b[0] / (1.0 + s2.tanh().exp() * s2.tanh().exp()));
+            t3 * t3 * 0.5 + c.mean().unwrap()
         };
-        a.mean().unwrap() + s4 + u5.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = (s1 * helper_array(b, s2));
+        } else {
+            s1 = s1 * helper_scalar(helper_scalar(x, x), ((k as f64 * 0.5) + (k as f64 * 0.5)));
+        }
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n6 = (&h5 * s1 + b).mapv(f64::tanh);
+            h5.assign(&n6);
+            if i == 3 {
+                break;
+            }
+        }
+        b[0].sin() + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -1832,38 +1836,34 @@ mod p48 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (x / (1.0 + y * y));
-            s1 += t2.sin() * helper_array(c, b[k % a.len()]);
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        let mut s3 = ((b.mapv(f64::tanh).sum() * y) / (1.0 + f64::sqrt((1.0 + 0.24 * 0.24)) * f64::sqrt((1.0 + 0.24 * 0.24))));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * (s1 + 0.60);
-        }
-        let mut s5 = helper_array(a, helper_array(b, (0.40 / (1.0 + 0.57 * 0.57))));
-        let mut s7: f64 = {
-            let t6 = (helper_scalar((k as f64 * 0.5), 1.14) * ((k as f64 * 0.5) - s3));
-            t6 * t6 * 0.5 + c[a.len() - 1]
-        };
-        for i in (0..a.len()).rev() {
-            let t8 = b[i] * (k as f64 * 0.5);
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * c[(i + 1) % a.len()];
-            }
-            s5 += u9;
-        }
+        let s2;
         match k % 3 {
-            0 => s5 = helper_array(c, (y * 0.93)),
-            1 => s5 = s5 * helper_array(b, (s7 + s5)),
-            _ => s5 += helper_scalar(s5, 1.38),
+            0 => s2 = (a.mean().unwrap() * helper_scalar(c[k % a.len()], s1)),
+            1 => { s2 = (y * y); }
+            _ => s2 = x,
         }
-        c[k % a.len()] + s7
+        let g4 = |p5: f64| (p5 * (1.0 + s2 * s2).ln()).tanh();
+        let mut s3 = g4(a.dot(b)) + g4(b[0]);
+        if c[0] < 0.0 {
+            s3 = helper_array(b, (0.40 / (1.0 + 0.57 * 0.57)));
+        }
+        let v6 = c.mapv(|t| t * t * 0.5 - t);
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + (s2 * s2);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
+        let mut s7 = ((y - s3) - c[0]).cos();
+        helper_array(c, (y * 0.93)) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1879,25 +1879,12 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * b[a.len() - 1].tanh(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * c[0].tanh().exp();
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[a.len() - 1] * x);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c[0].tanh().exp() };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[k % a.len()], s1)).tanh();
-        }
-        b.mean().unwrap().sin() + s1
+        a.dot(c) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1913,48 +1900,28 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
+        let mut h1 = c.to_owned();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (y - x),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1])) };
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
-        }
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * (c[0] + x);
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * b[(i + 1) % a.len()];
-            }
-            s1 += u6;
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
             if i == 3 {
                 break;
             }
         }
-        ((s1 - h4[a.len() - 1]) * ((k as f64 * 0.5) * (k as f64 * 0.5))) + s1 + h4.sum() * 0.3
+        let mut s2 = (y - ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - x));
+        for k in 0..2 {
+            for v in c.iter() {
+                s2 = (s2 * 0.6 + v * y.cos() + k as f64 * 0.1).sin();
+            }
+        }
+        let v3 = h1.mapv(f64::sin);
+        let v4 = c.mapv(f64::sin);
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + y;
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        c.mapv(f64::tanh).sum() + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1971,35 +1938,52 @@ mod p51 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).sqrt();
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (c[0] - x)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * a.mean().unwrap();
+                s1 = (s1 * 0.8 + c[j] * s1.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + a.mean().unwrap();
-            }
-        };
-        let mut w5 = Array1::<f64>::zeros(a.len());
+            s1 += c[i] * 0.2;
+        }
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[0] - x)).sum::<f64>();
         for i in 0..a.len() {
-            w5[i] += (c[i] + b.dot(c)).sin();
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (1.0 + s1 * s1).ln(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w5 * (s4 / (1.0 + s4 * s4));
         }
-        match k % 4 {
-            j if j > 1 => s1 = (f64::sin(0.30) - 0.31) * j as f64,
-            _ if (0.34 + y) > 0.2 => s1 = s1 * (helper_array(b, y) / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1)))),
-            _ => s1 += ((k as f64 * 0.5) * a[a.len() - 1]),
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s4 / (1.0 + s4 * s4)) };
+        let s7;
+        match k % 3 {
+            0 => s7 = (0.27 / (1.0 + s1 * s1)),
+            1 => { s7 = (k as f64 * 0.5); }
+            _ => s7 = helper_array(a, 1.30),
         }
-        let mut s6 = a.dot(&w5);
-        b.dot(b) + s6 + w5.sum() * 0.3
+        let mut s9: f64 = {
+            let t8 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh();
+            t8 * t8 * 0.5 + (0.34 + y)
+        };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 * 1.28)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        (helper_array(a, (k as f64 * 0.5)) * (s9 - (k as f64 * 0.5))) + s9
     }
 
     #[test]
@@ -2015,38 +1999,29 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![a.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * x).sin()) + b;
-            l1.push(n);
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * (x * y);
-        let s5;
         match k % 3 {
-            0 => s5 = ((k as f64 * 0.5) - v3.dot(a)),
-            1 => { s5 = (b[k % a.len()] + s4); }
-            _ => s5 = a.dot(&v3),
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * 0.34,
+            _ => s1 += c.dot(a),
         }
-        s4 += a.dot(c);
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * y;
+        if c[0] < 0.0 {
+            s1 = x;
+        } else {
+            s1 = s1 * helper_array(c, y).tanh().exp();
         }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * helper_array(&u6, s4)).tanh();
-                if s4 > 0.3 && j > n7 {
-                    break 'search s4 * (u6[k % a.len()] + 0.45);
-                }
-            }
-            if n7 > 2 {
-                break s4 + (u6[k % a.len()] + 0.45);
-            }
-        };
-        c.mean().unwrap() + s4 + u6.sum() * 0.3
+        let mut s2 = c[k % a.len()];
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (0.81 / (1.0 + s2 * s2));
+        }
+        b.dot(c) + s2
     }
 
     #[test]
@@ -2062,35 +2037,18 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + a);
-        let mut s2: f64 = 0.74;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * (x - 1.32)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * c.mean().unwrap();
-                }
-            }
-            if n3 > 2 {
-                break s2 + c.mean().unwrap();
-            }
-        };
-        let mut s6: f64 = {
-            let t5 = c.dot(b);
-            t5 * t5 * 0.5 + helper_scalar(c[k % a.len()], v1[0])
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_scalar(y, 0.84)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.32 + 0.74);
         }
-        (1.0 + s6 * s6).sqrt().tanh().exp() + s6 + v1.sum() * 0.3
+        let l2: Vec<f64> = u1.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * u1.mapv(f64::tanh).sum()).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let mut s5 = helper_scalar(((u1[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))), y);
+        let mut s7: f64 = {
+            let t6 = b.mean().unwrap();
+            t6 * t6 * 0.5 + (1.0 + s4 * s4).ln()
+        };
+        s5.tanh().exp() + s7 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2106,51 +2064,29 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 1.17;
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s2 = (1.0 + helper_array(&u1, y) * helper_array(&u1, y)).sqrt(),
+            1 => s2 = s2 * ((k as f64 * 0.5).sin() - helper_array(b, s2)),
+            _ => s2 += helper_scalar(s2, y),
+        }
         if k == 3 {
-            return a.mapv(f64::tanh).sum();
+            return 1.16;
         }
-        let mut s1 = ((c[k % a.len()] + a[a.len() - 1]) + x.cos()).tanh().exp();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(s1, y);
-                }
+        let mut s3: f64 = 1.30;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + helper_scalar(s1, y);
-            }
-        };
-        if a.mean().unwrap() > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_scalar((b[0] - 0.49), (x * y));
+            s3 = (s3 * 0.7 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * 0.28).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (s1 * y);
-                }
-            }
-            if n4 > 2 {
-                break s1 + (s1 * y);
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        ((s5 - s3) + a.dot(b)) + s1
+        a.mean().unwrap().cos() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2167,25 +2103,16 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        match k % 4 {
-            j if j > 1 => s1 = a[0] * j as f64,
-            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1,
-        }
-        let mut s3: f64 = {
-            let t2 = helper_scalar(helper_array(c, y), x);
-            t2 * t2 * 0.5 + b.mean().unwrap()
+        let mut f3 = c.to_owned();
+        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.scaled_add((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &c);
+        let mut s2 = f3.sum() * 0.3;
+        let v4 = (c + &f3);
+        let mut s6: f64 = {
+            let t5 = (y + y).cos();
+            t5 * t5 * 0.5 + (1.24 / (1.0 + v4[k % a.len()] * v4[k % a.len()]))
         };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(a, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        s1 = (s1 * 0.5 + c.dot(a)).tanh();
-        (k as f64 * 0.5).tanh().tanh().exp() + s3
+        (b[0] + (k as f64 * 0.5)) + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2201,28 +2128,23 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = ((1.0 + y * y).ln() + 0.93),
-            1 => { s1 = b[a.len() - 1].sin(); }
-            _ => s1 = 1.34,
-        }
-        let mut s2 = y;
-        match k % 3 {
-            0 => s2 = (x * 0.33),
-            1 => s2 = s2 * (s1 + (y + a[k % a.len()])),
-            _ => s2 += (s1 * y),
-        }
-        for i in 0..a.len() {
+        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + a[i] * s1).tanh();
+            s1 = (s1 * 0.7 + b[i] * (c[k % a.len()] + s1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        c.mapv(f64::tanh).sum() + s2
+        if k == 3 {
+            return (1.0 + s1 * s1).sqrt();
+        }
+        if k % 2 == 0 {
+            s1 = s1;
+        }
+        s1 + s1
     }
 
     #[test]
@@ -2238,16 +2160,20 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(c, x.tanh().exp());
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = c.to_owned();
+        for i in 0..a.len() {
+            h3 = (&h3 * y + c).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut s1 = y.tanh();
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5), y).tanh().exp() * j as f64,
-            _ if x > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += y,
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(c) * 0.5;
         }
-        s1 + s1
+        let mut s5 = q4;
+        let l6: Vec<f64> = a.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mapv(f64::tanh).sum()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        ((s8 + x) - s8) + s8
     }
 
     #[test]
@@ -2266,34 +2192,32 @@ mod p58 {
         if k == 3 {
             return c.mean().unwrap();
         }
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = a[p2] * c.mean().unwrap();
-        }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        match k % 4 {
-            j if j > 1 => s4 = helper_array(b, 1.04).cos() * j as f64,
-            _ if f64::tanh(1.11).exp() > 0.2 => s4 = s4 * helper_scalar((x + y), x.cos()),
-            _ => s4 += (s4 / (1.0 + b[0] * b[0])),
-        }
-        let g6 = |p7: f64| (p7 * c.dot(a)).tanh();
-        let mut s5 = g6(helper_array(a, y)) + g6(v3[0]);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + b[j] * (s5 + (k as f64 * 0.5))).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s5 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, x)).tanh();
+        }
+        if k == 3 {
+            return a.dot(a);
         }
         for i in 0..a.len() {
-            let t8 = v3[i] * (y * s5);
-            s4 += t8.sin() * helper_scalar(s5, x);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * f64::tanh(1.11).exp();
         }
-        a.dot(c) + s5 + v3.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.11).exp() };
+        let mut s4 = (x * helper_array(a, b.mapv(f64::tanh).sum()));
+        helper_array(a, (b[0] - x)) + s4
     }
 
     #[test]
@@ -2309,25 +2233,43 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => { s1 = 0.5; }
-            _ => s1 = y,
+        let mut s1 = c.dot(a);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * f64::tanh(0.65).exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (0.74 - x);
         }
-        let mut s2 = helper_array(b, b.dot(a)).cos();
-        s2 += (b.dot(b) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        if k % 2 == 0 {
-            s2 = c.dot(b);
-        } else {
-            s2 = s2 * helper_scalar(((k as f64 * 0.5) + b[0]), helper_scalar(s1, x));
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.74 - x) };
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = b.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * y + a).mapv(f64::tanh);
+            l4.push(h6.clone());
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(b) * 0.5;
         }
-        helper_scalar(f64::sqrt((1.0 + 1.17 * 1.17)), (k as f64 * 0.5)) + s2
+        let mut s8 = q7;
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s1 = s1.sin() * 0.9 + a[j9 - 1] * y;
+        }
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + helper_scalar(0.82, (k as f64 * 0.5));
+            s8 = (s8 * 0.8 + s1 * 0.3).tanh();
+        }
+        s8 += s1 * 0.2;
+        (helper_scalar(s3, s1) / (1.0 + s3 * s3)) + s8
     }
 
     #[test]
@@ -2343,49 +2285,34 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
-        }
-        let mut s2 = helper_scalar(helper_array(b, (1.0 + b[k % a.len()] * b[k % a.len()]).ln()), y);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * x).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (a[a.len() - 1] - (k as f64 * 0.5));
-                }
-            }
-            if n3 > 2 {
-                break s2 + (a[a.len() - 1] - (k as f64 * 0.5));
-            }
-        };
-        let mut f6 = a.to_owned();
-        f6.mapv_inplace(|t| (t * y).tanh());
-        f6.scaled_add(1.00, &a);
-        let mut s5 = f6.sum() * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(a, x),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s5 += w7 * helper_scalar(1.32, s4);
+            w1[i] += (a[i] + a.mean().unwrap()).sin();
         }
-        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * helper_scalar(1.32, s4) };
-        if c[0] < 0.0 {
-            s2 = (helper_array(&u1, s2) * y.sin());
+        let mut s2 = ((1.0 + y * y).ln() - helper_array(c, y.tanh().exp()));
+        if helper_array(b, y) > 0.1 {
+            s2 = helper_scalar(w1.dot(a), w1.mean().unwrap());
         } else {
-            s2 = s2 * s5;
+            s2 = s2 * b.mapv(f64::tanh).sum();
         }
-        let v9 = (b + &u1);
-        1.06 + s5 + v9.sum() * 0.3
+        if k % 2 == 0 {
+            s2 = s2;
+        } else {
+            s2 = s2 * x;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = w1[i] * (a[a.len() - 1] - 1.32);
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = y,
+            1 => { s4 = y; }
+            _ => s4 = (helper_array(&w1, s2) * y.sin()),
+        }
+        let z6 = ad::ndarray::Zip::from(b).and(&w1).map_collect(|&p7, &q8| (p7 * y - q8).sin());
+        let mut s5 = z6.sum() * (1.0 + s4 * s4).sqrt();
+        (x + b[a.len() - 1].tanh().exp()) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2402,44 +2329,41 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += helper_array(c, b[a.len() - 1]),
+        if k % 2 == 1 {
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(c, x);
-                }
+        s1 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + helper_array(c, x);
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * (s1 * 1.14);
+            s1 = (s1 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
         }
-        let mut h5 = c.to_owned();
-        for i in 0..3 {
-            let n6 = (&h5 * s3 + c).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
-        if k == 3 {
-            return h5.dot(b);
-        }
-        let s7;
+        let s2;
         match k % 3 {
-            0 => s7 = b.mean().unwrap(),
-            1 => { s7 = 0.5; }
-            _ => s7 = (0.24 - h5.dot(&h5)),
+            0 => s2 = (helper_array(c, x) + helper_scalar(0.87, y)),
+            1 => { s2 = 0.5; }
+            _ => s2 = a.mean().unwrap(),
         }
-        (((k as f64 * 0.5) / (1.0 + s7 * s7)) + b.mean().unwrap()) + s1 + h5.sum() * 0.3
+        for i in 0..a.len() {
+            let s2 = s2 * 0.5 + helper_scalar(x, x);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s3 += (v * j as f64) * ((k as f64 * 0.5) - y);
+            }
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = (a.mean().unwrap() / (1.0 + s3 * s3)),
+            1 => { s4 = 0.5; }
+            _ => s4 = (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
+        }
+        (c.mapv(f64::tanh).sum() * (y + (k as f64 * 0.5))) + s3
     }
 
     #[test]
@@ -2455,29 +2379,24 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (x / (1.0 + c[k % a.len()] * c[k % a.len()])));
-        let mut s2 = x;
-        match k % 3 {
-            0 => s2 = x.tanh().exp(),
-            1 => s2 = s2 * ((1.22 / (1.0 + b[0] * b[0])) / (1.0 + (x * 1.29) * (x * 1.29))),
-            _ => s2 += b.mean().unwrap(),
+        let mut s1 = x;
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if 1.22 > 0.2 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
+            _ => s1 += a.dot(c),
         }
-        let v3 = (a * b).mapv(f64::tanh);
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2.scaled_add((y / (1.0 + 1.15 * 1.15)), a);
+        }
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w4 * b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.mapv(f64::tanh).sum() };
-        s2 + s2 + v3.sum() * 0.3
+        let mut h3 = h2.to_owned();
+        for i in (0..a.len()).rev() {
+            h3.scaled_add((c[k % a.len()] + a[a.len() - 1]), &h2);
+        }
+        0.51 + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -2493,29 +2412,24 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (0.26 + y) * (0.26 + y)).sqrt();
+        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.26 + y)) * q2 as f64).sum::<f64>();
+        s3 += helper_array(b, b[a.len() - 1].tanh().exp());
+        let mut s4 = helper_scalar(helper_array(a, 0.72), helper_scalar(x, y).sin());
+        match k % 4 {
+            j if j > 1 => s3 = s4 * j as f64,
+            _ if 1.07 > 0.2 => s3 = s3 * ((s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (x + a[a.len() - 1])),
+            _ => s3 += (s4 + 0.44),
         }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.scaled_add((0.68 / (1.0 + c[0] * c[0])), b);
-            if i == 3 {
-                break;
-            }
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
         }
-        s1 = (s1 * 0.5 + helper_scalar(x, y).sin()).tanh();
-        let mut f4 = b.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add(h2.dot(c), &b);
-        let mut s3 = f4.sum() * 0.3;
-        let f6: Array1<f64> = b.iter().rev().map(|p7| (p7 * s3.tanh().exp()).tanh() + y.cos()).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        let mut s9: f64 = {
-            let t8 = helper_scalar(c[a.len() - 1], s3);
-            t8 * t8 * 0.5 + helper_array(&f6, (k as f64 * 0.5))
-        };
-        0.30 + s9 + f6.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s4 = b.dot(b) * j as f64,
+            _ if (0.92 * (k as f64 * 0.5)) > 0.2 => s4 = s4 * (helper_array(c, (k as f64 * 0.5)) / (1.0 + 0.30 * 0.30)),
+            _ => s4 += b.mean().unwrap(),
+        }
+        let mut s5 = (1.0 + ((s4 * 1.08) + s4) * ((s4 * 1.08) + s4)).ln();
+        x + s5
     }
 
     #[test]
@@ -2532,11 +2446,17 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1.sin()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s4 = (0..a.len()).map(|q3| b[q3] * c[q3] + (0.87 + s1)).sum::<f64>();
-        ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp() + s4
+        let v2 = a.mapv(f64::sin);
+        (0.87 + s1).tanh() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2552,9 +2472,11 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        let mut s4 = a.iter().map(|p2| p2 * (1.0 + x * x).sqrt()).min_by(|p2, q3| (p2 - (1.0 + x * x).sqrt()).abs().total_cmp(&(q3 - (1.0 + x * x).sqrt()).abs())).unwrap();
-        helper_scalar(helper_array(c, s1), 1.05) + s4
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        (helper_array(c, y) * a.dot(b)) + s3
     }
 
     #[test]
@@ -2570,10 +2492,14 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        s1 = 1.25;
-        0.68 + s1
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s2 = ((c[k % a.len()] * (k as f64 * 0.5).tanh()) - (y / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))));
+        match k % 4 {
+            j if j > 1 => s2 = (a.dot(b) / (1.0 + helper_array(&v1, x) * helper_array(&v1, x))) * j as f64,
+            _ if s2.sin() > 0.2 => s2 = s2 * (s2 + helper_scalar(x, (k as f64 * 0.5))),
+            _ => s2 += x,
+        }
+        (k as f64 * 0.5) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2589,51 +2515,36 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if (x * s1) > 0.1 {
-            s1 = (helper_array(c, 0.25) * a.mapv(f64::tanh).sum());
-        } else {
-            s1 = s1 * (a.dot(a) - a.mapv(f64::tanh).sum());
-        }
-        if k == 3 {
-            return (1.0 + f64::ln((1.0 + 0.71 * 0.71)) * f64::ln((1.0 + 0.71 * 0.71))).sqrt();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_array(a, 1.37),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * s1.tanh().exp();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
-        let mut s5: f64 = {
-            let t4 = c.mean().unwrap();
-            t4 * t4 * 0.5 + y.cos()
+        let mut s2: f64 = {
+            let t1 = (k as f64 * 0.5);
+            t1 * t1 * 0.5 + helper_scalar(x, y)
         };
+        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (1.28 * a[k % a.len()])).sum::<f64>();
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s2 += (v * j as f64) * 1.36;
+            }
+        }
+        match k % 4 {
+            j if j > 1 => s5 = (f64::ln((1.0 + 1.15 * 1.15)) + b.mapv(f64::tanh).sum()) * j as f64,
+            _ if s5.sin() > 0.2 => s5 = s5 * a.dot(c),
+            _ => s5 += y,
+        }
         for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => c[i] * f64::ln((1.0 + 0.56 * 0.56)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s5 += w6 * (b[k % a.len()] / (1.0 + 0.44 * 0.44));
+            s2 = (s2 * 0.7 + c[i] * y.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * (b[k % a.len()] / (1.0 + 0.44 * 0.44)) };
-        if k == 3 {
-            return (s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut m7 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m7.row_mut(i).assign(&(a * (f64::ln((1.0 + 1.34 * 1.34)) + i as f64)));
         }
-        y + s5
+        let mut s6 = m7.row(1).dot(a) * f64::sqrt((1.0 + 0.44 * 0.44));
+        for i in (1..a.len()).step_by(2) {
+            let t8 = a[i] * c[0].tanh();
+            s6 += t8.sin() * (x - (k as f64 * 0.5));
+        }
+        (k as f64 * 0.5) + s6
     }
 
     #[test]
@@ -2649,13 +2560,15 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * 0.89;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
         }
-        helper_scalar(a.mean().unwrap(), (s1 / (1.0 + s1 * s1))) + s1
+        let mut s2 = y;
+        if b.dot(&u1) > 0.1 {
+            s2 = helper_scalar(a.mean().unwrap(), (s2 / (1.0 + s2 * s2)));
+        }
+        helper_scalar(a.dot(b), y.tanh().exp()) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2671,31 +2584,24 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c).mapv(f64::tanh);
-        let mut s3: f64 = {
-            let t2 = (helper_scalar(v1[0], y) * y.tanh().exp());
-            t2 * t2 * 0.5 + helper_scalar((k as f64 * 0.5), y)
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = v1[i] * a[k % a.len()];
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += v1[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-        }
-        for i in (0..a.len()).rev() {
-            let t6 = c[i] * helper_array(b, s3);
-            if i % 3 == 1 {
+        let mut s1 = x;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += c[j] * t6;
-            }
-            s3 = s3 + q7.tanh();
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
         }
-        (a[0] - x) + s3 + v1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut s2 = helper_array(c, s1);
+        (s2 / (1.0 + s1 * s1)) + s2
     }
 
     #[test]
@@ -2711,38 +2617,38 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * a).mapv(f64::tanh);
-        let mut s2 = (helper_array(&v1, c.mean().unwrap()) / (1.0 + (1.0 + a[0] * a[0]).ln() * (1.0 + a[0] * a[0]).ln()));
+        let mut s1 = a.mapv(f64::tanh).sum();
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v1[i] * 0.3;
-        }
-        let (s4, c5) = (x * s2).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (1.13 + s2)]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * s2;
-        let mut s7 = (c.dot(a) + (a.dot(b) / (1.0 + helper_array(&v1, s3) * helper_array(&v1, s3))));
-        let s8;
-        match k % 3 {
-            0 => s8 = c.dot(a),
-            1 => { s8 = s3.cos(); }
-            _ => s8 = (f64::sin(0.71) / (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17)))),
-        }
-        s7 = (s7 * 0.5 + (s3 * (0.39 - v1[k % a.len()]))).tanh();
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + a[j] * x).tanh();
-                if s7 > 0.3 && j > n9 {
-                    break 'search s7 * c.mean().unwrap();
-                }
+            s1 = (s1 * 0.7 + a[i] * helper_array(a, 1.09)).tanh();
+            if i == 3 {
+                break;
             }
-            if n9 > 2 {
-                break s7 + c.mean().unwrap();
-            }
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut s3: f64 = {
+            let t2 = (helper_scalar(b[0], s1) / (1.0 + c[0] * c[0]));
+            t2 * t2 * 0.5 + a[k % a.len()].cos()
         };
-        (y + (k as f64 * 0.5)) + s7 + v1.sum() * 0.3
+        for i in 0..a.len() {
+            let t4 = a[i] * c.dot(a);
+            s3 += t4.sin() * (x + c[a.len() - 1]);
+        }
+        let mut s6: f64 = {
+            let t5 = c.dot(b);
+            t5 * t5 * 0.5 + (0.26 / (1.0 + s3 * s3))
+        };
+        let mut s7 = (1.0 + helper_array(b, (k as f64 * 0.5).tanh().exp()) * helper_array(b, (k as f64 * 0.5).tanh().exp())).ln();
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * (c[0] * y)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        s3 + s7
     }
 
     #[test]
@@ -2758,41 +2664,31 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).sin();
+        let s1;
+        match k % 3 {
+            0 => s1 = a.dot(a).sin(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (helper_scalar(x, x) + x),
+        }
+        let v2 = (b * b).mapv(f64::tanh);
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, b);
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+            w4[i] = v2[i] * (y + x);
         }
-        for i in 0..a.len() {
-            let t2 = b[i] * ((k as f64 * 0.5) - 0.47);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * helper_scalar(y, x);
-            if i == 3 {
-                break;
-            }
+        let l5: Vec<f64> = c.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * s1).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        let v8 = (&v2 + b);
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + h3[a.len() - 1];
+            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = s1;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * c.dot(b);
-        }
-        let v5 = (a + b);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + v5[i] * 1.22).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (s1 * (c[k % a.len()] / (1.0 + x * x))) * j as f64,
-            _ if b[k % a.len()].cos() > 0.2 => s1 = s1 * y.tanh().exp().cos(),
-            _ => s1 += a[k % a.len()].cos(),
-        }
-        1.05 + s3 + v5.sum() * 0.3
+        s7 += s1 * 0.2;
+        b[0] + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -2808,53 +2704,44 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
+            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
+            _ => s1 += helper_array(b, (k as f64 * 0.5)),
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
+        }
+        let mut s3 = a.mean().unwrap().tanh().exp();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = u2[i] * (b[a.len() - 1] - s1);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * u2[(i + 1) % a.len()];
+            }
+            s3 += u5;
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            w6[i] += (c[i] + helper_array(a, x)).sin();
         }
-        s2 += x * 0.2;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * ((k as f64 * 0.5) - 0.68)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_array(&u1, (k as f64 * 0.5));
-                }
-            }
-            if n3 > 2 {
-                break s2 + helper_array(&u1, (k as f64 * 0.5));
-            }
-        };
-        if k % 2 == 0 {
-            s2 = ((b[k % a.len()] - y) * c.mapv(f64::tanh).sum());
+        if k % 2 == 1 {
+            let x = x * 0.5 + (s3 - y);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) * s4)).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * (1.0 + y * y).sqrt();
-                }
-            }
-            if n5 > 2 {
-                break s2 + (1.0 + y * y).sqrt();
-            }
-        };
-        let z8 = ad::ndarray::Zip::from(b).and(&u1).map_collect(|&p9, &q10| (p9 * y - q10).sin());
-        let mut s7 = z8.sum() * (s6 * s6);
-        if k % 2 == 0 {
-            s7 = a[k % a.len()];
-        } else {
-            s7 = s7 * (0.61 * c.mean().unwrap());
+        s3 += x * 0.2;
+        let s7;
+        match k % 3 {
+            0 => s7 = u2.mean().unwrap(),
+            1 => { s7 = (1.02 - 1.07); }
+            _ => s7 = helper_array(&w6, s1),
         }
-        s2 + s7 + u1.sum() * 0.3
+        helper_scalar(b[k % a.len()].tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2870,37 +2757,40 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap().cos();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * b[0].tanh(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
                 }
-            };
-            s1 += w2 * y.tanh();
+            }
+            if n2 > 2 {
+                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                }
+            }
+            if n4 > 2 {
+                break s1 + (k as f64 * 0.5).tanh().exp();
+            }
+        };
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * s3 + k as f64 * 0.1).sin();
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh() };
-        match k % 3 {
-            0 => s1 = (1.02 / (1.0 + s3 * s3)).cos(),
-            1 => s1 = s1 * helper_array(b, helper_array(b, s1)),
-            _ => s1 += (s1 * s3),
-        }
-        if k % 2 == 0 {
-            s1 = 0.69;
-        } else {
-            s1 = s1 * 0.45;
-        }
-        a.mapv(f64::tanh).sum() + s1
+        let mut s6 = ((k as f64 * 0.5) * helper_array(b, y.tanh().exp()));
+        helper_scalar(b[0], a.mapv(f64::tanh).sum()) + s6
     }
 
     #[test]
@@ -2917,54 +2807,38 @@ mod p74 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 * a[a.len() - 1]);
         }
-        let s4;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 * a[a.len() - 1]) };
+        let mut s4 = c[a.len() - 1];
+        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + a[0]);
+        for i in 0..a.len() {
+            let t8 = c[i] * b.mapv(f64::tanh).sum();
+            s7 += t8 * t8 * 0.5;
+            s7 -= c[(i + 1) % a.len()] * y;
+        }
         match k % 3 {
-            0 => s4 = c.mapv(f64::tanh).sum(),
-            1 => { s4 = 0.5; }
-            _ => s4 = (b[0] / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))),
+            0 => s4 = (k as f64 * 0.5),
+            1 => s4 = s4 * c.mean().unwrap(),
+            _ => s4 += (1.03 * b[0]),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t5 = b[i] * s4;
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * c[(i + 1) % a.len()];
-            }
-            s1 += u6;
-            if i == 3 {
-                break;
-            }
+        let mut s9 = (x + helper_scalar(c[k % a.len()], y)).tanh().exp();
+        let mut w10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w10[i] += (c[i] + (b[a.len() - 1] + x)).sin();
         }
-        if b.dot(c) > 0.1 {
-            s1 = (1.0 + (a[0] + 0.26) * (a[0] + 0.26)).sqrt();
-        } else {
-            s1 = s1 * helper_scalar((1.0 + s1 * s1).sqrt(), (y / (1.0 + y * y)));
-        }
-        for i in (0..a.len()).rev() {
-            let t7 = b[i] * w3.mean().unwrap();
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * c[(i + 1) % a.len()];
-            }
-            s1 += u8;
-            if i == 3 {
-                break;
-            }
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + s1.sin();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        y + s1 + w3.sum() * 0.3
+        w10.mean().unwrap() + s9 + w10.sum() * 0.3
     }
 
     #[test]
@@ -2980,43 +2854,45 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b.mean().unwrap();
+        let mut s1 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => s1 = s1 * (y - (k as f64 * 0.5)),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let l2: Vec<f64> = w1.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * ((k as f64 * 0.5) - y)).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s4 = 0.25 * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s4 = s4 * (1.0 + x * x).ln(),
-            _ => s4 += y,
+        let s2;
+        match k % 3 {
+            0 => s2 = s1,
+            1 => { s2 = 0.5; }
+            _ => s2 = x,
         }
-        let mut l5 = Vec::new();
-        for p6 in 0..a.len() {
-            if c[p6] > b[p6] {
-                l5.push((c[p6] * helper_array(c, (k as f64 * 0.5))).sin());
-            } else {
-                l5.push(b[p6] * x);
+        let mut s3 = x;
+        s3 += helper_scalar(s3.tanh(), x);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s7 = (s7 * 0.8 + c[j] * s4).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * w1.mapv(f64::tanh).sum();
+                s3 = (s3 * 0.8 + a[j] * (0.45 / (1.0 + 0.88 * 0.88))).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * c.dot(b);
                 }
             }
-            if n8 > 2 {
-                break s7 + w1.mapv(f64::tanh).sum();
+            if n4 > 2 {
+                break s3 + c.dot(b);
             }
         };
-        let mut s10 = c.mean().unwrap();
-        let l11: Vec<f64> = w1.iter().filter(|p12| **p12 > 0.0).map(|p12| (p12 * a.mean().unwrap()).tanh()).collect();
-        let mut s13 = l11.iter().sum::<f64>();
-        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s13 + w1.sum() * 0.3
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -3032,13 +2908,14 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, c);
+        let mut s1 = b.dot(b);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        let mut s4 = h1.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (k as f64 * 0.5)).sum::<f64>();
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() + s4 + h1.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = a.mean().unwrap();
+        }
+        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
     }
 
     #[test]
@@ -3054,30 +2931,38 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_scalar(b.mapv(f64::tanh).sum(), ((k as f64 * 0.5) + c[a.len() - 1])),
+            1 => { s1 = 0.5; }
+            _ => s1 = (((k as f64 * 0.5) + y) - (x + a[0])),
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) * c[k % a.len()]);
+        let mut s3 = y.sin();
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s3 += (v * j as f64) * a.dot(b);
+            }
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).sin()).tanh();
+        let mut s6 = a.iter().enumerate().map(|(q5, &p4)| (p4 * ((k as f64 * 0.5) * c[a.len() - 1])).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s3 = s3.tanh().exp() * j as f64,
+            _ if b.dot(&h2) > 0.2 => s3 = s3 * s6,
+            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (y * x)).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        let mut s8 = c.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) * (k as f64 * 0.5))) * q7 as f64).sum::<f64>();
-        if k % 2 == 1 {
-            let s5 = s5 * 0.5 + s8;
-            s8 = (s8 * 0.8 + s5 * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s6 = (s6 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        s8 += s5 * 0.2;
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + c[i] * b[0]).tanh();
-        }
-        (k as f64 * 0.5) + s8
+        a[0] + s6 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3093,14 +2978,29 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh().exp();
-        if (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.1 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
         }
-        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        helper_array(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + v2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
+        }
+        let mut s3 = helper_array(&u1, (k as f64 * 0.5));
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (k as f64 * 0.5);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (k as f64 * 0.5);
+            }
+        };
+        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3117,21 +3017,15 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.99 - s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (0.99 - s1);
-            }
-        };
-        let mut s6 = b.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
-        b.dot(a) + s6
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + (c[a.len() - 1] * s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        c.dot(b) + s1
     }
 
     #[test]
@@ -3147,11 +3041,29 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut s1: f64 = 0.44;
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (k as f64 * 0.5);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * ((k as f64 * 0.5) + a[k % a.len()]);
         }
-        x.cos() + v1.sum() * 0.3
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * c.mapv(f64::tanh).sum();
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -3167,20 +3079,32 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        if k % 2 == 1 {
-            let y = y * 0.5 + (x + s3);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (k as f64 * 0.5).tanh().exp()).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        s3 += y * 0.2;
-        let v4 = (a * (0.65 * y));
-        match k % 4 {
-            j if j > 1 => s3 = helper_array(b, (y - 0.71)) * j as f64,
-            _ if 1.09 > 0.2 => s3 = s3 * (helper_scalar(x, (k as f64 * 0.5)) * y),
-            _ => s3 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * ((k as f64 * 0.5) * x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * ((k as f64 * 0.5) + 0.37);
         }
-        b[k % a.len()] + s3 + v4.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + 0.37) };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        }
+        (s1 * (s1 * s1)) + s1
     }
 
     #[test]
@@ -3197,23 +3121,17 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        for i in 0..a.len() {
-            let t2 = b[i] * (x * x);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        match k % 4 {
+            j if j > 1 => s1 = b.dot(a) * j as f64,
+            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (y.tanh().exp() - c[a.len() - 1]),
+            _ => s1 += c.mapv(f64::tanh).sum(),
         }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * ((k as f64 * 0.5) + y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s1 += u5;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() + s1
+        helper_scalar((1.0 + y * y).sqrt(), (1.16 * y)) + s1
     }
 
     #[test]
@@ -3229,54 +3147,39 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * y + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+            w1[i] = b[i] * 1.19;
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
+        let mut s2 = w1.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (w1[0] * (k as f64 * 0.5))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        let mut s5 = q4;
-        if (b[0] * (k as f64 * 0.5)) > 0.1 {
-            s5 = s5;
-        } else {
-            s5 = s5 * y;
-        }
-        let mut h6 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h6.mapv_inplace(|t| (t * x).tanh());
-            h6.scaled_add(0.5, a);
-        }
-        let mut u7 = c.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (k as f64 * 0.5);
-        }
-        match k % 4 {
-            j if j > 1 => s5 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s5 = s5 * x.sin(),
-            _ => s5 += helper_array(b, u7[a.len() - 1]),
-        }
-        let s8;
+        let mut s3 = (1.0 + (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()).sqrt() * (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()).sqrt()).ln();
+        let s4;
         match k % 3 {
-            0 => s8 = h6.mean().unwrap(),
-            1 => { s8 = 0.5; }
-            _ => s8 = (k as f64 * 0.5).tanh(),
+            0 => s4 = helper_scalar(x, 0.34).sin(),
+            1 => { s4 = 0.5; }
+            _ => s4 = c.mapv(f64::tanh).sum(),
         }
-        let mut l9 = Vec::with_capacity(3);
-        let mut h11 = u7.to_owned();
-        for i in (0..k % 3) {
-            h11 = (&h11 * y + a).mapv(f64::tanh);
-            l9.push(h11.clone());
+        let s5;
+        match k % 3 {
+            0 => s5 = (s3 + helper_scalar(b[a.len() - 1], s2)),
+            1 => { s5 = 0.5; }
+            _ => s5 = (a[0] + s2.cos()),
         }
-        let mut q12 = h11.sum();
-        for p10 in &l9 {
-            q12 += p10.dot(&u7) * 0.5;
+        match k % 3 {
+            0 => s2 = a.mapv(f64::tanh).sum(),
+            1 => s2 = s2 * helper_scalar(helper_scalar(s5, s5), (s2 / (1.0 + 0.21 * 0.21))),
+            _ => s2 += y.cos(),
         }
-        let mut s13 = q12;
-        c.dot(c) + s13 + u7.sum() * 0.3
+        0.32 + s3 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3292,35 +3195,22 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        match k % 4 {
-            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
-            _ => s1 += ((k as f64 * 0.5) - 1.23),
-        }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (1.09 * y)).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let mut l5 = vec![a.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
-            l5.push(n);
-        }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * helper_array(c, 0.34);
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s3: f64 = {
+            let t2 = ((x - (k as f64 * 0.5)) + (x / (1.0 + v1[k % a.len()] * v1[k % a.len()])));
+            t2 * t2 * 0.5 + (y - x)
+        };
+        let mut s6 = v1.iter().zip(c.iter()).map(|(p4, q5)| p4 * a.dot(&v1) - q5).reduce(f64::max).unwrap();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + v7[j] * x).tanh();
-                if s1 > 0.3 && j > n9 {
-                    break 'search s1 * v7.mapv(f64::tanh).sum();
+                s3 = (s3 * 0.8 + v1[j] * v1.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n9 > 2 {
-                break s1 + v7.mapv(f64::tanh).sum();
-            }
-        };
-        (s8.cos() + helper_array(c, 0.93)) + s8 + v7.sum() * 0.3
+            s3 += v1[i] * 0.2;
+        }
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3337,23 +3227,37 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(0.94, x);
+        for i in 0..a.len() {
+            let x = x * 0.5 + (y / (1.0 + 0.69 * 0.69));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * a[0].tanh().exp();
+        s1 += x * 0.2;
+        if c[0] > 0.1 {
+            s1 = (1.0 + y * y).ln();
+        } else {
+            s1 = s1 * helper_array(a, (x * 0.83));
         }
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum().tanh().exp()).tanh();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s3: f64 = {
+            let t2 = (a[0] + a.mean().unwrap());
+            t2 * t2 * 0.5 + y
+        };
         let mut j4 = 0;
         while j4 < a.len() {
             j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (x * 0.83);
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (s3 * 0.78);
         }
-        let mut s5 = ((f64::cos(0.36) / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x)))) * ((0.43 - x) + helper_array(a, s1)));
-        (u2.mean().unwrap() - u2.mapv(f64::tanh).sum()) + s5 + u2.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -3370,27 +3274,32 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * y.tanh().exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s1 += a[i] * 0.2;
+            };
+            s1 += w2 * a[k % a.len()].cos();
         }
-        if (x / (1.0 + y * y)) > 0.1 {
-            s1 = helper_scalar(s1, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
-        } else {
-            s1 = s1 * ((y + (k as f64 * 0.5)) * a.mean().unwrap());
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()].cos() };
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(c[k % a.len()], y) / (1.0 + helper_array(a, s1) * helper_array(a, s1))) * j as f64,
+            _ if (0.45 - y) > 0.2 => s1 = s1 * (f64::cos(0.24) + (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += (b[0] + c[0]),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let mut s4 = a.mean().unwrap().tanh().exp().sin();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * s4;
         }
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        (b.mean().unwrap() - 0.20) + s1
+        x + s4
     }
 
     #[test]
@@ -3406,16 +3315,27 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * helper_scalar(a[k % a.len()], y);
-            s1 += t2.sin() * x;
+        let mut s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
+        if k % 2 == 0 {
+            s1 = helper_scalar(a[a.len() - 1].tanh().exp(), helper_array(c, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * helper_array(c, f64::sin(1.07));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + x * x).ln()).tanh();
-        }
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        y + s1 + v3.sum() * 0.3
+        s1 = y;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar((k as f64 * 0.5), x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_scalar((k as f64 * 0.5), x);
+            }
+        };
+        s1 + s1
     }
 
     #[test]
@@ -3431,18 +3351,14 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k % 2 == 1 {
-            let x = x * 0.5 + b.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * (y - b[k % a.len()])).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n4 = (&h3 * x + b).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        s1 += x * 0.2;
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5).sin();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        (((k as f64 * 0.5) * y) / (1.0 + y * y)) + s1
+        c.dot(b).tanh().exp() + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3458,31 +3374,34 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
-            if i == 3 {
-                break;
+        let v1 = c.mapv(|t| t * t * 0.5 - t);
+        let v2 = (&v1 * a).mapv(f64::tanh);
+        let mut s3 = v1.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s3 = x * j as f64,
+            _ if v2.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * 0.77,
+            _ => s3 += y,
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s3 += a[i] * 0.2;
         }
-        let mut u2 = h1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        if k % 2 == 1 {
+            let x = x * 0.5 + f64::ln((1.0 + 1.08 * 1.08));
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3: f64 = 0.32;
-        s3 += y;
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(x, &u2);
+        s3 += x * 0.2;
+        let mut s4 = a.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t5 = v2[i] * b[k % a.len()].tanh().exp();
+            s3 += t5.sin() * c.dot(b);
         }
-        let (s6, c7) = (x * f64::ln((1.0 + 1.08 * 1.08))).sin_cos();
-        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, helper_scalar(x, u2[0])]];
-        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * helper_scalar(x, s3);
-        let mut u9 = h1.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * y.cos();
-        }
-        (k as f64 * 0.5) + s5 + u9.sum() * 0.3
+        s3 + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3498,19 +3417,25 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let t2 = c[i] * y;
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.24;
         }
-        (a[a.len() - 1] + b[0]).tanh().exp() + s1
+        let mut s2 = ((1.0 + y * y).sqrt().tanh().exp() - (a.mapv(f64::tanh).sum() * 1.15));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * u1.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * f64::tanh(1.15).exp();
+                }
+            }
+            if n3 > 2 {
+                break s2 + f64::tanh(1.15).exp();
+            }
+        };
+        a.mean().unwrap() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3526,29 +3451,42 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let mut s2 = ((1.0 + x * x).sqrt().tanh().exp() / (1.0 + (x - helper_scalar(x, y)) * (x - helper_scalar(x, y))));
-        match k % 4 {
-            j if j > 1 => s2 = a[a.len() - 1] * j as f64,
-            _ if (x / (1.0 + x * x)) > 0.2 => s2 = s2 * (1.16 / (1.0 + x * x)),
-            _ => s2 += a.mapv(f64::tanh).sum(),
+        let mut s1 = a.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (c[0] - x);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        if k == 3 {
-            return ((1.0 + y * y).sqrt() - (0.79 * y));
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + a.dot(a);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s4: f64 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + a[a.len() - 1]
-        };
-        let mut s6: f64 = {
-            let t5 = ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp();
-            t5 * t5 * 0.5 + v1.mapv(f64::tanh).sum()
-        };
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.0 + x * x).sqrt();
+        s1 += s1 * 0.2;
+        match k % 3 {
+            0 => s1 = (1.0 + f64::tanh(1.16).exp() * f64::tanh(1.16).exp()).ln(),
+            1 => s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp(),
+            _ => s1 += (x / (1.0 + x * x)),
         }
-        helper_scalar(helper_scalar(s6, s6), u7[0]) + s6 + u7.sum() * 0.3
+        let v4 = (b * c).mapv(f64::tanh);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) * x);
+        }
+        for i in (0..a.len()).rev() {
+            let t6 = b[i] * 0.25;
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * a[(i + 1) % a.len()];
+            }
+            s1 += u7;
+        }
+        ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3564,25 +3502,27 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + (x / (1.0 + y * y))).sum::<f64>();
-        let mut s5: f64 = {
-            let t4 = a.dot(a);
-            t4 * t4 * 0.5 + f64::tanh(0.51).exp()
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (b[i] + helper_scalar(s5, s5)).sin();
+        let s1;
+        match k % 3 {
+            0 => s1 = ((x / (1.0 + y * y)) / (1.0 + (c[0] * y) * (c[0] * y))),
+            1 => { s1 = 0.5; }
+            _ => s1 = (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
+        let mut l2 = vec![c.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * y).sin()) + b;
+            l2.push(n);
         }
-        x + s5 + w6.sum() * 0.3
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let f7: Array1<f64> = a.iter().rev().map(|p8| (p8 * f64::sin(0.80)).tanh() + helper_array(b, (k as f64 * 0.5))).collect();
+        let mut s6 = f7.dot(&f7) * 0.1;
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s6 = s6.sin() * 0.9 + c[j9 - 1] * (s1 - (k as f64 * 0.5));
+        }
+        (1.0 + x * x).sqrt().tanh().exp() + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -3599,26 +3539,41 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x + y);
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] + c[0])).tanh();
         }
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = c[p3] * s1;
+        let mut l3 = vec![b.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * x).sin()) + b;
+            l3.push(n);
         }
-        l2[0] += x;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        if f64::sin(0.22) > 0.1 {
-            s5 = s1;
-        } else {
-            s5 = s5 * f64::tanh(1.30).exp();
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * f64::sin(0.22);
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if s6 > 0.2 => s1 = s1 * 1.30,
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        for (p6, &q7) in v4.iter().zip(b) {
-            s1 = (s1 * 0.7 + p6 * q7 * s5).tanh();
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * s1,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w7 * helper_array(b, (k as f64 * 0.5));
         }
-        v4[0] + s5 + v4.sum() * 0.3
+        let s8 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, (k as f64 * 0.5)) };
+        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3634,29 +3589,34 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (b[a.len() - 1] / (1.0 + x * x)));
-        let mut s2 = x;
+        let mut s1 = y;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (y - s1),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * helper_scalar(y, 0.24);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(y, 0.24) };
+        let mut f5 = c.to_owned();
+        f5.mapv_inplace(|t| (t * y).tanh());
+        f5.scaled_add((1.39 + 1.29), &c);
+        let mut s4 = f5.sum() * 0.3;
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+            let t6 = a[i] * b.mean().unwrap();
+            s4 += t6 * t6 * 0.5;
+            s4 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * (1.39 + 1.29);
+        if k == 3 {
+            return (1.0 + s1 * s1).sqrt().tanh().exp();
         }
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = c.to_owned();
-        for i in 0..a.len() {
-            h6 = (&h6 * y + b).mapv(f64::tanh);
-            l4.push(h6.clone());
-        }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(c) * 0.5;
-        }
-        let mut s8 = q7;
-        a[k % a.len()] + s8 + w3.sum() * 0.3
+        (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -3676,16 +3636,17 @@ mod p95 {
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
         }
-        let v2 = (a * helper_scalar(y, x));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + v2[i] * helper_scalar(0.97, x)).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(y, x);
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
         }
-        s1 += s1 * 0.2;
-        v2[k % a.len()] + s1 + v2.sum() * 0.3
+        let mut s4 = c.dot(c);
+        ((x - s1) - u3.mapv(f64::tanh).sum()) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3701,27 +3662,30 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        if k == 3 {
+            return ((1.20 - x) - y);
         }
-        let mut s2 = ((1.0 + ((k as f64 * 0.5) - a[k % a.len()]) * ((k as f64 * 0.5) - a[k % a.len()])).sqrt() - (c.mapv(f64::tanh).sum() + y.tanh()));
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = ((k as f64 * 0.5) + (b.mapv(f64::tanh).sum() + y.tanh()));
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
+                s1 = (s1 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n3 > 2 {
-                break s2 + (c[a.len() - 1] / (1.0 + 1.04 * 1.04));
+            s1 += b[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (y / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-        };
-        let mut s5: f64 = 0.60;
-        let mut s6 = (s2 - u1.dot(c));
-        1.07 + s6 + u1.sum() * 0.3
+            s1 += c[i] * 0.2;
+        }
+        let mut s2 = (y - b.dot(b));
+        1.07 + s2
     }
 
     #[test]
@@ -3737,48 +3701,51 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let v2 = (&u1 * (b[0] - y));
-        let mut m4 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m4.row_mut(i).assign(&(c * (1.34 + i as f64)));
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        let mut s3 = m4.row(1).dot(&u1) * (k as f64 * 0.5);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
+        }
+        let mut l2 = vec![b.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * c.mapv(f64::tanh).sum();
+        let s6;
+        match k % 3 {
+            0 => s6 = (v4.mean().unwrap() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())),
+            1 => { s6 = (k as f64 * 0.5); }
+            _ => s6 = a.dot(c),
+        }
+        let mut s7: f64 = 0.48;
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * c[k % a.len()].sin();
+                s5 = (s5 * 0.8 + a[j] * b.dot(c)).tanh();
+                if s5 > 0.3 && j > n8 {
+                    break 'search s5 * f64::tanh(1.27).exp();
                 }
             }
-            if n5 > 2 {
-                break s3 + c[k % a.len()].sin();
+            if n8 > 2 {
+                break s5 + f64::tanh(1.27).exp();
             }
         };
-        let s7;
-        match k % 3 {
-            0 => s7 = x,
-            1 => { s7 = 0.5; }
-            _ => s7 = a.mean().unwrap().cos(),
-        }
-        if k == 3 {
-            return (v2.dot(a) * helper_array(&v2, (k as f64 * 0.5)));
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * helper_scalar(s3, s6)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        (y + s3).tanh().exp() + s3 + v2.sum() * 0.3
+        a[k % a.len()] + s7 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3794,29 +3761,47 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add((1.0 + y * y).ln(), a);
-            if i == 3 {
-                break;
+        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1].tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (y + x);
+                }
             }
-        }
-        let mut s3: f64 = {
-            let t2 = helper_scalar(helper_array(b, y), h1.mapv(f64::tanh).sum());
-            t2 * t2 * 0.5 + x
+            if n2 > 2 {
+                break s1 + (y + x);
+            }
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
-        }
-        let mut s7 = a.iter().enumerate().map(|(q6, &p5)| (p5 * x).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s3).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (s3 - 0.97);
+                }
+            }
+            if n4 > 2 {
+                break s1 + (s3 - 0.97);
+            }
+        };
         match k % 3 {
-            0 => s3 = s7,
-            1 => s3 = s3 * (helper_array(&h1, (k as f64 * 0.5)) - (b[0] * x)),
-            _ => s3 += (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            0 => s1 = a[a.len() - 1],
+            1 => s1 = s1 * (s3 - b.mean().unwrap()),
+            _ => s1 += ((k as f64 * 0.5) - a[0]),
         }
-        (k as f64 * 0.5).cos() + s7 + h1.sum() * 0.3
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -3833,21 +3818,16 @@ mod p99 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.34 * x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (0.34 * x);
-            }
-        };
-        let mut s6 = a.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * b.mean().unwrap()).tanh());
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - s6.cos()) + s6
+        match k % 3 {
+            0 => s1 = 0.29,
+            1 => s1 = s1 * c.dot(a),
+            _ => s1 += x,
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + a.mean().unwrap()).sin();
+        }
+        b.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3864,35 +3844,46 @@ mod p100 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
+        }
+        match k % 3 {
+            0 => s1 = (a[0] * (s1 - y)),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += c.mean().unwrap(),
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_scalar(s1, s1),
+                1 => b[i] * y.tanh().exp(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s1 += w2 * c.mean().unwrap();
+            s1 += w3 * (0.44 + c[k % a.len()]);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
-        let v4 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        if k == 3 {
-            return (c.dot(b) - b.mean().unwrap());
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.44 + c[k % a.len()]) };
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = b.to_owned();
+        for i in 0..3 {
+            h7 = (&h7 * s4 + a).mapv(f64::tanh);
+            l5.push(h7.clone());
         }
-        let mut l5 = vec![b.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
-            l5.push(n);
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(b) * 0.5;
         }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * (s3 / (1.0 + s1 * s1));
-        if k == 3 {
-            return helper_array(a, x);
-        }
-        (v7.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s8 + v7.sum() * 0.3
+        let mut s9 = q8;
+        let mut s11: f64 = {
+            let t10 = (a.mean().unwrap() * s1);
+            t10 * t10 * 0.5 + s1
+        };
+        (f64::sqrt((1.0 + 0.71 * 0.71)) / (1.0 + ((k as f64 * 0.5) * s11) * ((k as f64 * 0.5) * s11))) + s11
     }
 
     #[test]
@@ -3909,14 +3900,22 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, x)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = 0.52 * j as f64,
+            _ if y > 0.2 => s1 = s1 * helper_array(b, (y + x)),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * x.tanh().exp();
+            let mut s1 = s1 * 0.5 + b.mean().unwrap();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 + s1 + w2.sum() * 0.3
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = ((s1 - y) * s1) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(b, y),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        (k as f64 * 0.5).tanh().exp() + s1
     }
 
     #[test]
@@ -3932,44 +3931,46 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos().sin().sin();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * (x * 0.50);
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + b).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.06, s1)).tanh();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + w2[j3 - 1] * ((k as f64 * 0.5) + x);
+        let mut s5 = q4;
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s6 += v * a.mapv(f64::tanh).sum();
+            }
         }
-        match k % 3 {
-            0 => s1 = (1.0 + f64::tanh(0.95).exp() * f64::tanh(0.95).exp()).ln(),
-            1 => s1 = s1 * helper_scalar(y, w2[0]).tanh().exp(),
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h7.scaled_add(b.mean().unwrap(), c);
         }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (s1 - (k as f64 * 0.5)),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w4 * y;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s6 = (s6 * 0.7 + b[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        match k % 3 {
-            0 => s1 = w2.dot(&w2),
-            1 => s1 = s1 * w2.mapv(f64::tanh).sum(),
-            _ => s1 += y,
+        let mut h8 = h7.to_owned();
+        for i in 0..3 {
+            h8.scaled_add(a.mapv(f64::tanh).sum(), &h7);
         }
-        (helper_array(&w2, 1.29) - (s5 / (1.0 + s5 * s5))) + s1 + w2.sum() * 0.3
+        let mut s9 = ((1.0 + s5.tanh().exp() * s5.tanh().exp()).sqrt() - c.mean().unwrap());
+        let mut u10 = c.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * ((k as f64 * 0.5) * h7[a.len() - 1]);
+        }
+        helper_scalar(b.dot(b), b.mapv(f64::tanh).sum()) + s9 + u10.sum() * 0.3
     }
 
     #[test]
@@ -3985,58 +3986,29 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (x - (k as f64 * 0.5));
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x - (k as f64 * 0.5)) };
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * c[0].tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s1 += u5;
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (y - s3)).tanh();
-        }
-        for i in 0..a.len() {
-            let s3 = s3 * 0.5 + (0.36 / (1.0 + x * x));
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
-        }
-        s1 += s3 * 0.2;
-        let s6;
+        let s1;
         match k % 3 {
-            0 => s6 = a.mean().unwrap(),
-            1 => { s6 = 0.5; }
-            _ => s6 = (k as f64 * 0.5),
+            0 => s1 = 0.55,
+            1 => { s1 = 0.5; }
+            _ => s1 = c.mapv(f64::tanh).sum(),
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + b[j7 - 1] * b.dot(c);
+        let mut s2 = ((b.mapv(f64::tanh).sum() / (1.0 + 1.29 * 1.29)) - a.dot(a).tanh().exp());
+        let v3 = (a * a).mapv(f64::tanh);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + v3[i] * a[0].tanh().exp()).tanh();
         }
-        let s8;
-        match k % 3 {
-            0 => s8 = y,
-            1 => { s8 = 0.5; }
-            _ => s8 = b.mapv(f64::tanh).sum(),
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
         }
-        helper_array(b, c.mean().unwrap()) + s1
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * x).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let z5 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p6, &q7| (p6 * s2 - q7).sin());
+        let mut s4 = z5.sum() * (1.0 + s2 * s2).sqrt();
+        s4 + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4052,20 +4024,17 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        let mut s2: f64 = {
+            let t1 = ((1.25 + x) - helper_array(a, y));
+            t1 * t1 * 0.5 + (a[k % a.len()] - y)
+        };
+        let s3;
         match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * 0.50,
-            _ => s1 += s1,
+            0 => s3 = ((1.0 + s2 * s2).ln() + a.mean().unwrap()),
+            1 => { s3 = 0.5; }
+            _ => s3 = 0.50,
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * y).sin()) + a;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * c.dot(b);
-        (1.0 + (s1 - x) * (s1 - x)).sqrt() + s5 + v4.sum() * 0.3
+        helper_array(c, (1.16 / (1.0 + y * y))) + s2
     }
 
     #[test]
@@ -4082,20 +4051,20 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(1.17).exp();
+        s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap().tanh().exp() * j as f64,
+            _ if (b[0] * (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_array(a, (1.0 + x * x).sqrt()),
+            _ => s1 += (1.0 + s1 * s1).sqrt(),
         }
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * 1.05,
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        let z3 = ad::ndarray::Zip::from(c).and(c).map_collect(|&p4, &q5| (p4 * x - q5).sin());
+        let mut s2 = z3.sum() * (a[0] / (1.0 + x * x));
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * 1.11).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        if k == 3 {
-            return helper_array(a, (1.0 + x * x).sqrt());
-        }
-        (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt() + s1
+        ((c[0] * b[0]) * ((k as f64 * 0.5) + 0.55)) + s2
     }
 
     #[test]
@@ -4111,22 +4080,22 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        }
+        let s2;
         match k % 3 {
-            0 => s1 = (helper_scalar(x, a[k % a.len()]) * x),
-            1 => { s1 = 0.5; }
-            _ => s1 = ((y * c[k % a.len()]) * a.dot(c)),
+            0 => s2 = 0.21,
+            1 => { s2 = a.mapv(f64::tanh).sum(); }
+            _ => s2 = c.mapv(f64::tanh).sum(),
         }
-        let f3 = Array1::from_shape_fn(a.len(), |i4| a[i4] * b.dot(c) + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        let l5 = vec![f3.to_owned(), c.mapv(|t| t * 0.5), f3.mapv(|t| t * s2)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + f3[i] * 0.3;
-        }
-        helper_scalar((k as f64 * 0.5), a[0].sin()) + s7 + f3.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = 1.22;
+            t3 * t3 * 0.5 + (c[k % a.len()] - s1)
+        };
+        let v5 = (c + c);
+        helper_scalar(helper_scalar(v5[0], (k as f64 * 0.5)), (k as f64 * 0.5)) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4142,55 +4111,41 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let s1;
+        match k % 3 {
+            0 => s1 = ((k as f64 * 0.5) - c.dot(c)),
+            1 => { s1 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln(); }
+            _ => s1 = (x - (x + 0.34)),
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + x
-        };
-        for i in 0..a.len() {
-            let x = x * 0.5 + 0.34;
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 += (v * j as f64) * s2;
+            }
         }
-        s3 += x * 0.2;
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_array(&w1, a[k % a.len()]),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut s3 = (x / (1.0 + (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln() * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln()));
+        let mut s4 = y;
+        let l5 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s2)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
+        match k % 3 {
+            0 => s2 = a[a.len() - 1],
+            1 => s2 = s2 * x,
+            _ => s2 += (y - s4),
+        }
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * helper_scalar(s3, 0.64)).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * c[a.len() - 1];
                 }
-            };
-            s3 += w4 * s3;
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
-        let mut l6 = Vec::with_capacity(3);
-        let mut h8 = c.to_owned();
-        for i in 0..3 {
-            h8 = (&h8 * s5 + c).mapv(f64::tanh);
-            l6.push(h8.clone());
-        }
-        let mut q9 = h8.sum();
-        for p7 in &l6 {
-            q9 += p7.dot(c) * 0.5;
-        }
-        let mut s10 = q9;
-        if (1.33 - y) > 0.1 {
-            s10 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (y / (1.0 + s5 * s5)) * (y / (1.0 + s5 * s5))));
-        } else {
-            s10 = s10 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        for i in 0..a.len() {
-            let s10 = s10 * 0.5 + c[a.len() - 1].tanh().exp();
-            s3 = (s3 * 0.8 + s10 * 0.3).tanh();
-        }
-        s3 += s10 * 0.2;
-        c.dot(c) + s10 + w1.sum() * 0.3
+            }
+            if n8 > 2 {
+                break s4 + c[a.len() - 1];
+            }
+        };
+        c.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -4207,17 +4162,24 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * y;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        if k == 3 {
+            return helper_scalar(y, a.mean().unwrap());
         }
-        let mut s4 = ((1.0 + s1 * s1).ln() / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        s1 += (a.dot(b) - (a[k % a.len()] - 0.46));
-        (x + b.mean().unwrap()) + s4
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (y * c[a.len() - 1]);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * c[a.len() - 1]) };
+        a.dot(b) + s1
     }
 
     #[test]
@@ -4233,13 +4195,19 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * x.tanh().exp()).tanh());
-        if c[0] < 0.0 {
-            s3 = b.dot(c);
-        } else {
-            s3 = s3 * s3;
+        let s1;
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => { s1 = helper_array(a, 0.22); }
+            _ => s1 = c.mapv(f64::tanh).sum(),
         }
-        c.dot(a) + s3
+        let mut s2 = (s1 - c.dot(a));
+        match k % 3 {
+            0 => s2 = s1,
+            1 => s2 = s2 * (c[k % a.len()] * s1).tanh(),
+            _ => s2 += s2.sin(),
+        }
+        y.tanh() + s2
     }
 
     #[test]
@@ -4255,18 +4223,24 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_array(c, y);
         }
-        let mut u2 = w1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        let s3;
+        match k % 3 {
+            0 => s3 = x,
+            1 => { s3 = 0.5; }
+            _ => s3 = (((k as f64 * 0.5) - y) * a[0]),
         }
-        if k == 3 {
-            return y;
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if s3 > 0.2 => s1 = s1 * helper_scalar((0.95 / (1.0 + x * x)), (s3 + 0.92)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        (((k as f64 * 0.5) - y) * u2[0]) + u2.sum() * 0.3
+        x + s1
     }
 
     #[test]
@@ -4282,48 +4256,40 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * x,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (y / (1.0 + y * y));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
+        let mut s2 = helper_array(a, ((y + y) - helper_scalar(y, x)));
+        if c[0] < 0.0 {
+            s2 = u1.mean().unwrap();
+        } else {
+            s2 = s2 * (a.mapv(f64::tanh).sum() - (y - 1.00));
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (0.88 * c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        if c[0] < 0.0 {
+            s2 = ((c[a.len() - 1] + 0.24) * c[k % a.len()]);
         }
-        let mut s6: f64 = {
-            let t5 = c[a.len() - 1];
-            t5 * t5 * 0.5 + ((k as f64 * 0.5) * 0.69)
-        };
-        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * s3).sin()).sum() * s6 + d9[0] * helper_array(c, (k as f64 * 0.5));
-        let mut h10 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h10.scaled_add(s7, b);
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s3 += v * s2.sin();
+            }
         }
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s6 = s6.sin() * 0.9 + b[j11 - 1] * s1.sin();
+        let mut l4 = vec![u1.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * s2).sin()) + &u1;
+            l4.push(n);
         }
-        c.mapv(f64::tanh).sum() + s7 + h10.sum() * 0.3
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        let l8: Vec<f64> = v6.iter().filter(|p9| **p9 > 0.0).map(|p9| (p9 * a.dot(&u1)).tanh()).collect();
+        let mut s10 = l8.iter().sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s2 = u1.mean().unwrap() * j as f64,
+            _ if (s2 / (1.0 + y * y)) > 0.2 => s2 = s2 * b[k % a.len()],
+            _ => s2 += u1.mean().unwrap(),
+        }
+        s3 + s10 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4339,17 +4305,18 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a[a.len() - 1] - b[a.len() - 1]).sin();
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (k as f64 * 0.5)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, s3)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.scaled_add((x + b[0]), b);
-        }
-        let mut s2 = y;
-        s2 = (s2 * 0.5 + a.mean().unwrap()).tanh();
-        let mut s3 = ((a.dot(c) - (x + y)) - c.dot(a));
-        (1.0 + a.dot(a) * a.dot(a)).ln() + s3 + h1.sum() * 0.3
+        let mut s4 = helper_array(b, a.dot(a));
+        let mut s5 = (b.mean().unwrap() + (((k as f64 * 0.5) - s3) + (k as f64 * 0.5).cos()));
+        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s5.tanh().exp()) + s5
     }
 
     #[test]
@@ -4365,12 +4332,22 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.47;
+        let mut s1 = c.mean().unwrap();
+        if 0.47 > 0.1 {
+            s1 = (a.mean().unwrap() - (1.33 * x));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let mut s2 = (helper_scalar(y, (1.0 + y * y).sqrt()) * (y + a.mean().unwrap()));
-        s2 + s2 + u1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.05 * x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -4386,25 +4363,12 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
-        }
-        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, (k as f64 * 0.5));
-        }
-        let mut u4 = w1.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.cos();
-        }
-        (1.0 + helper_scalar(0.25, x) * helper_scalar(0.25, x)).sqrt() + s2 + u4.sum() * 0.3
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let mut s4 = helper_array(b, (f64::tanh(0.73).exp() * b[0].tanh().exp()));
+        let mut s5 = b.mapv(f64::tanh).sum();
+        s3 = c.mean().unwrap();
+        helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36)) + s5
     }
 
     #[test]
@@ -4421,21 +4385,17 @@ mod p115 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.95;
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x / (1.0 + s1 * s1));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + s1 * s1));
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::cos(1.07)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * f64::cos(1.07)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        0.50 + s1
+        helper_scalar(0.38, f64::tanh(1.01).exp()) + s1
     }
 
     #[test]
@@ -4451,33 +4411,27 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = v1[i] * helper_array(&v1, (k as f64 * 0.5));
-        }
-        let mut s3 = y;
-        for i in (0..a.len()).rev() {
-            let t4 = v1[i] * (1.23 + y);
-            s3 += t4 * t4 * 0.5;
-            s3 -= w2[(i + 1) % a.len()] * (1.0 + x * x).ln();
-        }
-        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * x).view()]).unwrap();
-        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut s1 = y;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + b[j] * c.dot(&v1)).tanh();
-                if s5 > 0.3 && j > n7 {
-                    break 'search s5 * helper_array(&v1, v1[k % a.len()]);
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
                 }
             }
-            if n7 > 2 {
-                break s5 + helper_array(&v1, v1[k % a.len()]);
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
             }
         };
-        ((1.0 + s8 * s8).ln() * (1.18 - s5)) + s5 + w2.sum() * 0.3
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        s1 = (s3.tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        let (s5, c6) = (x * a.mapv(f64::tanh).sum()).sin_cos();
+        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, (1.0 + s1 * s1).sqrt()]];
+        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * (b[0] + s3);
+        let mut s10 = b.iter().zip(c.iter()).map(|(p8, q9)| p8 * q9 * f64::sqrt((1.0 + 0.36 * 0.36))).sum::<f64>();
+        helper_array(a, b[k % a.len()]).sin() + s10
     }
 
     #[test]
@@ -4493,28 +4447,23 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * b.dot(a)).tanh() + c[k % a.len()]).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * f64::tanh(0.50).exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a[0].cos()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 + (k as f64 * 0.5));
                 }
-            };
-            s1 += w4 * (c[k % a.len()] * 0.35);
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[k % a.len()] * 0.35) };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + b[j6 - 1] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-        }
-        ((x - 0.93) / (1.0 + b.dot(a) * b.dot(a))) + s1 + f2.sum() * 0.3
+            }
+            if n2 > 2 {
+                break s1 + (s1 + (k as f64 * 0.5));
+            }
+        };
+        let mut s4 = (1.0 + helper_scalar(c.mean().unwrap(), c.mean().unwrap()) * helper_scalar(c.mean().unwrap(), c.mean().unwrap())).ln();
+        let v5 = a.mapv(f64::sin);
+        a.dot(b) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4530,45 +4479,42 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = a.mapv(f64::tanh).sum().cos();
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * helper_scalar(y, s2)).tanh();
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(b[k % a.len()], 1.37)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * x.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * v1.mean().unwrap();
                 }
             }
-            s1 += a[i] * 0.2;
+            if n3 > 2 {
+                break s2 + v1.mean().unwrap();
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + b[i] * s2).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(b);
-        }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * x;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (x.tanh().exp() - (1.0 + u3[a.len() - 1] * u3[a.len() - 1]).ln()) * j as f64,
-            _ if y > 0.2 => s1 = s1 * y.tanh().exp(),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        let mut h5 = Array1::<f64>::zeros(a.len());
+        let mut h5 = a.to_owned();
         for i in 0..3 {
-            h5.mapv_inplace(|t| (t * x).tanh());
-            h5.scaled_add(0.5, c);
+            let n6 = (&h5 * s4 + a).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        let mut h6 = h5.to_owned();
-        for i in 0..3 {
-            h6 = (&h6 * 0.5 + &h5).mapv(f64::sin);
+        match k % 3 {
+            0 => s2 = v1.mean().unwrap(),
+            1 => s2 = s2 * helper_scalar(helper_scalar((k as f64 * 0.5), s2), s4),
+            _ => s2 += v1.mean().unwrap(),
         }
-        y + s1 + h6.sum() * 0.3
+        s2 += x;
+        h5.mean().unwrap() + s2 + h5.sum() * 0.3
     }
 
     #[test]
@@ -4584,16 +4530,19 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(a, y)).sin();
+        let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
+        match k % 3 {
+            0 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            1 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
+            _ => s1 += y,
         }
-        let mut h2 = c.to_owned();
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, c);
+        let s2;
+        match k % 3 {
+            0 => s2 = 1.23,
+            1 => { s2 = 0.5; }
+            _ => s2 = (y.cos() - c.mapv(f64::tanh).sum()),
         }
-        helper_scalar(x, (x / (1.0 + 0.73 * 0.73))) + h2.sum() * 0.3
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -4609,39 +4558,48 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (1.0 + c[k % a.len()].tanh().exp() * c[k % a.len()].tanh().exp()).sqrt();
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) * y)
-        };
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
+        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * a[k % a.len()].sin(),
+                1 => b[i] * f64::ln((1.0 + 0.26 * 0.26)),
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s2 += w3 * y;
+            s1 += w2 * b.mapv(f64::tanh).sum();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * x.sin()).tanh();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
+        let mut s4 = helper_scalar(((k as f64 * 0.5).tanh().exp() * f64::ln((1.0 + 0.50 * 0.50))), a[a.len() - 1].tanh());
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (s4 - s3)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * ((k as f64 * 0.5) * s3);
+                }
+            }
+            if n5 > 2 {
+                break s1 + ((k as f64 * 0.5) * s3);
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * a[k % a.len()].tanh().exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + c[j5 - 1] * a[0].tanh();
+        match k % 4 {
+            j if j > 1 => s4 = a[a.len() - 1] * j as f64,
+            _ if (c[0] * s4) > 0.2 => s4 = s4 * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt(),
+            _ => s4 += (c[k % a.len()] + (k as f64 * 0.5)),
         }
-        if k % 2 == 0 {
-            s2 = a[k % a.len()];
-        }
-        helper_array(b, a[a.len() - 1]).tanh().exp() + s2
+        let v7 = a.mapv(f64::sin);
+        (1.21 + f64::tanh(1.09).exp()) + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4657,23 +4615,21 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
-        match k % 4 {
-            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
-            _ => s1 += s1.cos(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + b.dot(b)).sin();
         }
-        let v2 = (a + c);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[k % a.len()]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let s2;
+        match k % 3 {
+            0 => s2 = ((0.63 * x) / (1.0 + helper_array(b, 0.76) * helper_array(b, 0.76))),
+            1 => { s2 = w1.mean().unwrap(); }
+            _ => s2 = x,
         }
-        (s1.tanh().exp() / (1.0 + (0.82 + v2[0]) * (0.82 + v2[0]))) + s1 + v2.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = (helper_scalar(s2, b[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+            t3 * t3 * 0.5 + s2.cos()
+        };
+        (s4 * a[0]).sin() + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4690,57 +4646,37 @@ mod p122 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+        }
+        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (x / (1.0 + x * x))).tanh() + (k as f64 * 0.5)).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut s5 = ((y + helper_array(a, s2)) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
+        if c[0] < 0.0 {
+            s2 = (k as f64 * 0.5).tanh().exp();
+        } else {
+            s2 = s2 * 1.16;
+        }
+        for i in (0..a.len()).rev() {
+            s5 = (s5 * 0.7 + c[i] * c.dot(b)).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + b[i] * 0.3;
+        }
+        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) - 0.34)) * q7 as f64).sum::<f64>();
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (y * (k as f64 * 0.5));
+                s5 = (s5 * 0.8 + f3[j] * (x + y)).tanh();
+                if s5 > 0.3 && j > n9 {
+                    break 'search s5 * helper_array(a, f3[k % a.len()]);
                 }
             }
-            if n2 > 2 {
-                break s1 + (y * (k as f64 * 0.5));
+            if n9 > 2 {
+                break s5 + helper_array(a, f3[k % a.len()]);
             }
         };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * f64::tanh(0.37).exp();
-            s1 += t4.sin() * (1.06 - (k as f64 * 0.5));
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + c[k % a.len()].tanh().exp()).sin();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let z7 = ad::ndarray::Zip::from(b).and(&w5).map_collect(|&p8, &q9| (p8 * x - q9).sin());
-        let mut s6 = z7.sum() * a[0];
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + w5[j] * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s6 > 0.3 && j > n10 {
-                    break 'search s6 * c.mean().unwrap();
-                }
-            }
-            if n10 > 2 {
-                break s6 + c.mean().unwrap();
-            }
-        };
-        for i in 0..a.len() {
-            let s3 = s3 * 0.5 + (x + y);
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
-        }
-        s1 += s3 * 0.2;
-        w5.dot(&w5) + s6 + w5.sum() * 0.3
+        s5 + s8 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4756,56 +4692,38 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((x - x) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())).cos();
+        let s3;
+        match k % 3 {
+            0 => s3 = b.mapv(f64::tanh).sum(),
+            1 => { s3 = (x * s2); }
+            _ => s3 = helper_array(c, (s2 / (1.0 + s2 * s2))),
         }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (s3 / (1.0 + s3 * s3)),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w4 * (y / (1.0 + x * x));
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (y / (1.0 + x * x)) };
-        let v6 = (c * f64::tanh(1.04).exp());
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_scalar(s3, y),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w7 * c.mean().unwrap();
-        }
-        let s8 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c.mean().unwrap() };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
+        for i in (0..a.len()).rev() {
+            let t4 = b[i] * helper_scalar(s3, (k as f64 * 0.5));
+            if i % 3 == 1 {
                 continue;
             }
-            s3 = (s3 * 0.7 + a[i] * b.dot(&v6)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-            if i == 3 {
-                break;
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
             }
+            s2 += u5;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (s5 + v6[0]);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        let mut s7: f64 = {
+            let t6 = c.mean().unwrap();
+            t6 * t6 * 0.5 + (1.29 - a[0])
+        };
+        for i in (0..a.len()).rev() {
+            let t8 = c[i] * x;
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * a[(i + 1) % a.len()];
+            }
+            s2 += u9;
         }
-        s3 += x * 0.2;
-        c.mean().unwrap() + s3 + v6.sum() * 0.3
+        y + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4821,50 +4739,42 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (f64::sqrt((1.0 + 0.53 * 0.53)) / (1.0 + 0.66 * 0.66)),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_array(c, y.tanh().exp()),
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => { s2 = 0.5; }
-            _ => s2 = ((c[a.len() - 1] * x) - (b[0] - x)),
-        }
-        let mut s3 = (((a[a.len() - 1] + 0.70) * b.mean().unwrap()) * (y * s2).tanh().exp());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c.mean().unwrap(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s3 += b[i] * 0.2;
+            };
+            s1 += w2 * 0.50;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * a.dot(a)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (s2 + 0.64);
-                }
-            }
-            if n4 > 2 {
-                break s3 + (s2 + 0.64);
-            }
-        };
-        let mut h6 = a.to_owned();
-        for i in 0..3 {
-            let n7 = (&h6 * s3 + a).mapv(f64::tanh);
-            h6.assign(&n7);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.50 };
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_scalar(helper_array(c, y), b[0].cos()),
+            1 => { s4 = 0.5; }
+            _ => s4 = c.mean().unwrap(),
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * (s3 * (k as f64 * 0.5))).tanh();
+        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * helper_scalar(y, 0.60)).tanh());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.92).exp()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (s5 * ((k as f64 * 0.5) / (1.0 + h6[k % a.len()] * h6[k % a.len()]))) + s3 + h6.sum() * 0.3
+        if k == 3 {
+            return s4;
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (a[i] + (s1 * x)).sin();
+        }
+        ((0.64 * x) + (k as f64 * 0.5)) + s7 + w8.sum() * 0.3
     }
 
     #[test]
@@ -4880,29 +4790,23 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * x).sin()).sum() * c[k % a.len()];
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = b.to_owned();
-        for i in 0..a.len() {
-            h5 = (&h5 * y + a).mapv(f64::tanh);
-            l3.push(h5.clone());
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
         }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(b) * 0.5;
+        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * 0.63).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s7 = q6;
-        if a[a.len() - 1] > 0.1 {
-            s7 = b.dot(a);
+        if k % 2 == 0 {
+            s1 = helper_scalar(0.65, (0.28 - 0.51));
+        } else {
+            s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
         }
-        let s8;
-        match k % 3 {
-            0 => s8 = helper_array(a, (s7 - s7)),
-            1 => { s8 = 0.5; }
-            _ => s8 = helper_array(b, (0.23 * (k as f64 * 0.5))),
-        }
-        (k as f64 * 0.5) + s7
+        (1.0 + y * y).ln() + s1
     }
 
     #[test]
@@ -4919,26 +4823,12 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * 1.09;
+            s1 += t2.sin() * helper_array(a, (k as f64 * 0.5));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        (b.mean().unwrap() + x) + s1
+        let mut s3 = helper_array(a, helper_array(b, (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -4954,22 +4844,42 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((0.24 + (k as f64 * 0.5)) * x);
+        let s1;
+        match k % 3 {
+            0 => s1 = ((0.24 + (k as f64 * 0.5)) * x),
+            1 => { s1 = x.tanh().exp(); }
+            _ => s1 = (helper_scalar(y, 0.84) - y),
         }
-        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
-        if k == 3 {
-            return helper_scalar(a.mean().unwrap(), helper_array(c, x));
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (y * y)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
+        let mut s2 = a.mean().unwrap();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (0.55 * c[a.len() - 1])).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (y * s1);
+                }
+            }
+            if n3 > 2 {
+                break s2 + (y * s1);
+            }
+        };
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s5 += v * s2;
             }
         }
-        0.21 + s1
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * c[0]).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
+        }
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -4986,16 +4896,8 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * helper_array(b, c.dot(b)),
-            _ => s1 += (s1 * (k as f64 * 0.5)),
-        }
-        let mut f3 = b.to_owned();
-        f3.mapv_inplace(|t| (t * s1).tanh());
-        f3.scaled_add((s1 * y), &b);
-        let mut s2 = f3.sum() * 0.3;
-        (1.0 + s1 * s1).ln() + s2 + f3.sum() * 0.3
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).sum::<f64>();
+        helper_array(c, s1) + s4
     }
 
     #[test]
@@ -5012,17 +4914,17 @@ mod p129 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b[0];
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
         }
-        let mut s2 = a.dot(c);
-        c.mapv(f64::tanh).sum() + s2
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (x / (1.0 + s1 * s1));
+        }
+        ((0.32 + y) - s1.sin()) + s1
     }
 
     #[test]
@@ -5039,24 +4941,17 @@ mod p130 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * 0.85).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = 0.45 * j as f64,
+            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * (b[k % a.len()] + helper_array(a, (k as f64 * 0.5))),
+            _ => s1 += (x - s1),
         }
-        let mut l2 = vec![c.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * s1.cos();
-        let mut u6 = v4.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * s5.cos();
-        }
-        ((k as f64 * 0.5) + v4.mean().unwrap()) + s5 + u6.sum() * 0.3
+        let mut s3: f64 = {
+            let t2 = a.mean().unwrap();
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
+        let mut s4 = a.mean().unwrap().tanh();
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -5073,50 +4968,31 @@ mod p131 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * y.tanh().exp(),
-            _ => s1 += 1.39,
+        s1 = c.mapv(f64::tanh).sum();
+        let mut s2 = y;
+        let mut s3 = helper_scalar(x, 1.34);
+        let mut h4 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h4.scaled_add(s2, c);
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + 1.34;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s1 += helper_scalar(s3.cos(), helper_scalar(0.67, c[k % a.len()]));
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (1.13 - a[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + h4[i] * 0.3;
         }
-        s1 += y * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + s1 * s1).ln();
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = h4.to_owned();
+        for i in 0..3 {
+            h7 = (&h7 * y + &h4).mapv(f64::tanh);
+            l5.push(h7.clone());
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(b[a.len() - 1], x),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * helper_scalar(0.67, b[k % a.len()]);
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(&h4) * 0.5;
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(0.67, b[k % a.len()]) };
-        if c[0] < 0.0 {
-            s1 = b.dot(b);
-        } else {
-            s1 = s1 * (1.0 + s4 * s4).ln();
-        }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4;
-        }
-        if k % 2 == 0 {
-            s1 = (y.sin() - s4);
-        } else {
-            s1 = s1 * helper_array(c, s1).tanh();
-        }
-        (k as f64 * 0.5) + s1 + u5.sum() * 0.3
+        let mut s9 = q8;
+        (h4[a.len() - 1] + (k as f64 * 0.5)) + s9 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5132,28 +5008,22 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.61).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let s1;
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => { s1 = x; }
+            _ => s1 = (0.61 - b.dot(a)),
+        }
+        let mut s2 = x;
+        for i in 0..a.len() {
+            let t3 = b[i] * b.dot(b);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
             }
-            s1 += b[i] * 0.2;
+            s2 += u4;
         }
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = b.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * x + a).mapv(f64::tanh);
-            l2.push(h4.clone());
-        }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(b) * 0.5;
-        }
-        let mut s6 = q5;
-        b.dot(b).cos() + s6
+        a[a.len() - 1] + s2
     }
 
     #[test]
@@ -5169,18 +5039,19 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        match k % 4 {
-            j if j > 1 => s1 = (x - (k as f64 * 0.5)).sin() * j as f64,
-            _ if helper_scalar(a[0], s1) > 0.2 => s1 = s1 * f64::tanh(1.18).exp().tanh(),
-            _ => s1 += s1,
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * (x - (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * 0.29).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
         }
-        ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
+        s4 += x * 0.2;
+        c.mean().unwrap() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5196,26 +5067,21 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c.dot(a) + b.dot(b));
+        let mut s1 = (c.dot(a) + b.dot(b));
+        for i in 0..a.len() {
+            let x = x * 0.5 + a[a.len() - 1];
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s1 = y;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s1 += x * 0.2;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * c[a.len() - 1];
+            }
         }
-        s1 += y * 0.2;
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_scalar(a.mapv(f64::tanh).sum(), y),
-            1 => { s2 = 0.5; }
-            _ => s2 = b.dot(c),
-        }
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * s2).sin()).sum() * helper_scalar(s2, s1) + d5[0] * c.mean().unwrap();
-        s1 = (1.0 + ((k as f64 * 0.5) * 0.93) * ((k as f64 * 0.5) * 0.93)).sqrt();
-        s1 + s3
+        let v2 = (c * b).mapv(f64::tanh);
+        s1 += (1.0 + x * x).sqrt();
+        let mut s5 = v2.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + b.mean().unwrap()).sum::<f64>();
+        s1 + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5231,17 +5097,11 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + a).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + (x - y)).sin();
-        }
-        let mut s4 = helper_array(&h1, x);
-        c.mean().unwrap() + s4 + w3.sum() * 0.3
+        let mut s1 = a.dot(b);
+        s1 = c.mean().unwrap();
+        let mut s2 = ((1.0 + y * y).ln() * helper_scalar(x.tanh().exp(), (x * 1.35)));
+        let mut s3 = helper_scalar(b.dot(a), (x - y)).tanh().exp();
+        s2 + s3
     }
 
     #[test]
@@ -5258,13 +5118,21 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * y,
-            _ => s1 += c[0],
-        }
-        y + s1
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (a[a.len() - 1] * c[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        let mut s4 = (1.0 + y * y).sqrt();
+        helper_array(a, y) + s4
     }
 
     #[test]
@@ -5280,23 +5148,16 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = y,
-            1 => { s1 = x; }
-            _ => s1 = ((c[0] + x) - helper_array(a, c[a.len() - 1])),
-        }
-        let mut s2 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * helper_array(a, x)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (c[0] + s1);
         }
         for i in 0..a.len() {
             let w3 = match i % 3 {
                 0 => continue,
-                1 => a[i] * b.dot(a),
+                1 => a[i] * y,
                 _ => {
                     if a[i] > 0.8 {
                         break;
@@ -5304,21 +5165,30 @@ mod p137 {
                     a[i].tanh()
                 }
             };
-            s2 += w3 * (1.0 + c[0] * c[0]).sqrt();
+            s1 += w3 * b.mean().unwrap();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + c[0] * c[0]).sqrt() };
-        s2 += a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s2 = helper_scalar(b.mapv(f64::tanh).sum(), (a[0] + (k as f64 * 0.5))),
-            1 => s2 = s2 * helper_scalar(s4, helper_array(b, b[0])),
-            _ => s2 += b.mean().unwrap(),
-        }
-        let mut s5 = b.dot(a);
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
+        s1 += (k as f64 * 0.5);
         for i in 0..a.len() {
-            w6[i] = c[i] * helper_scalar(0.72, x);
+            let t5 = a[i] * s1;
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * b[(i + 1) % a.len()];
+            }
+            s1 += u6;
         }
-        (1.0 + y * y).sqrt().tanh() + s5 + w6.sum() * 0.3
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
+            _ => s1 += s4,
+        }
+        match k % 3 {
+            0 => s1 = (1.0 + helper_scalar(s4, s4) * helper_scalar(s4, s4)).sqrt(),
+            1 => s1 = s1 * s4,
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let v7 = b.mapv(f64::sin);
+        0.83 + s1 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5339,24 +5209,20 @@ mod p138 {
             w1[i] = a[i] * c.mean().unwrap();
         }
         let mut s2 = f64::tanh(0.84).exp();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * w1.mean().unwrap()).tanh();
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_scalar((k as f64 * 0.5), 0.88),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * b.dot(&w1)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s2 += w3 * x;
+            }
+            s2 += b[i] * 0.2;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
-        helper_scalar(s2.tanh().exp(), helper_array(a, y)) + s2 + w1.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = helper_scalar(w1.mean().unwrap(), (k as f64 * 0.5));
+            t3 * t3 * 0.5 + x
+        };
+        1.11 + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5372,25 +5238,27 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(((k as f64 * 0.5) - b[k % a.len()]), c.mean().unwrap());
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * x + a).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut s1 = helper_scalar((y + y.tanh().exp()), y.cos().tanh().exp());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * helper_scalar(s1, y);
-        }
-        let mut s5: f64 = {
-            let t4 = helper_scalar(f64::sqrt((1.0 + 0.98 * 0.98)), (1.0 + y * y).sqrt());
-            t4 * t4 * 0.5 + b.mapv(f64::tanh).sum()
+        let mut s3 = b[k % a.len()];
+        let mut s4 = helper_scalar((x + s3.tanh().exp()), s3.cos().tanh().exp());
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (1.36 - y)).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * helper_scalar(s3, s4);
+                }
+            }
+            if n5 > 2 {
+                break s3 + helper_scalar(s3, s4);
+            }
         };
-        (x * helper_array(a, 0.65)) + s5
+        x + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5406,38 +5274,38 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if k == 3 {
+            return (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1])).tanh().exp();
         }
-        let mut s2: f64 = 0.42;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = (x - ((k as f64 * 0.5) + x));
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * (x / (1.0 + y * y)) + k as f64 * 0.1).sin();
+            }
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s1)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * s1.tanh();
+                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n3 > 2 {
-                break s2 + s1.tanh();
-            }
+            s1 += c[i] * 0.2;
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut s3: f64 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + y
         };
-        let l5 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s4)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (b[i] + helper_scalar(1.19, c[a.len() - 1])).sin();
-        }
-        let mut h9 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h9.mapv_inplace(|t| (t * x).tanh());
-            h9.scaled_add(0.5, b);
-        }
-        s4 + s7 + h9.sum() * 0.3
+        s3 + s3
     }
 
     #[test]
@@ -5453,22 +5321,16 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().map(|p1| p1 * y).min_by(|p1, q2| (p1 - y).abs().total_cmp(&(q2 - y).abs())).unwrap();
+        let mut s1 = x;
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(x, (k as f64 * 0.5)),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s3 += w4 * x.tanh().exp();
+            let t2 = c[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x.tanh().exp() };
-        1.21 + s3
+        x + s1
     }
 
     #[test]
@@ -5485,48 +5347,36 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.tanh().exp().tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
+        }
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + a;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * helper_scalar(y, s1);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + c[j6 - 1] * x;
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_array(a, y),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * 0.30;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.30 };
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        for i in 0..a.len() {
-            let t4 = b[i] * (a[a.len() - 1] + y);
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * b.mapv(f64::tanh).sum();
-        }
-        let mut s6: f64 = {
-            let t5 = (helper_array(b, x) * a.mapv(f64::tanh).sum());
-            t5 * t5 * 0.5 + b.mean().unwrap()
-        };
-        let s7;
-        match k % 3 {
-            0 => s7 = b.dot(b),
-            1 => { s7 = f64::ln((1.0 + 1.05 * 1.05)); }
-            _ => s7 = c[0].sin().tanh().exp(),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+            let t7 = c[i] * helper_array(a, (k as f64 * 0.5));
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * v4[(i + 1) % a.len()];
             }
-            s1 += b[i] * 0.2;
+            s1 += u8;
         }
-        0.76 + s6
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + c[i] * 1.40).tanh();
+        }
+        let mut s11 = a.iter().take(3).filter(|p9| **p9 < 0.5).cloned().fold(-0.5, |q10, p9| q10 * p9 + c.mean().unwrap());
+        f64::sin(0.76) + s11 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5542,29 +5392,32 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut m2 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m2.row_mut(i).assign(&(c * (f64::tanh(0.97).exp() + i as f64)));
+        let mut s1 = a[0];
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, c[0])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) + s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) + s1);
+            }
+        };
+        s1 = (s1 * 0.5 + ((k as f64 * 0.5) * b[k % a.len()].tanh())).tanh();
+        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * ((k as f64 * 0.5) * s3)).sum::<f64>();
+        for i in 0..a.len() {
+            let t7 = a[i] * b.dot(c);
+            s6 += t7.sin() * f64::ln((1.0 + 1.24 * 1.24));
         }
-        let mut s1 = m2.row(1).dot(c) * b.mean().unwrap();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y * y);
-        }
-        let v4 = (c * c).mapv(f64::tanh);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) * x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
+        for k in 0..2 {
+            for v in a.iter() {
+                s6 = (s6 * 0.6 + v * s6 + k as f64 * 0.1).sin();
             }
         }
-        if k % 2 == 0 {
-            s1 = helper_scalar(c.mean().unwrap(), (1.0 + v4[a.len() - 1] * v4[a.len() - 1]).ln());
-        }
-        s1 + s1 + v4.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -5581,23 +5434,18 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = a[p3] * helper_scalar(s1, (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += a.mean().unwrap(),
         }
-        l2[0] += x;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + v4[j] * b[k % a.len()]).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s5 += v4[i] * 0.2;
+        let v2 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        match k % 3 {
+            0 => s1 = (helper_array(a, y) - x.tanh().exp()),
+            1 => s1 = s1 * (helper_array(a, x) - y),
+            _ => s1 += (x * c[0]),
         }
-        helper_array(a, y) + s5 + v4.sum() * 0.3
+        (1.0 + helper_scalar((k as f64 * 0.5), 1.07) * helper_scalar((k as f64 * 0.5), 1.07)).ln() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5613,15 +5461,16 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * (x + 0.76);
+        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
+        if k % 2 == 1 {
+            let y = y * 0.5 + (s1 * x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = y;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
+        s1 += y * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * a[k % a.len()].tanh().exp()).tanh();
         }
-        helper_scalar(s2, c[k % a.len()].sin()) + s2 + w1.sum() * 0.3
+        (0.95 + helper_array(c, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -5638,35 +5487,24 @@ mod p146 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = (s1.sin() - y),
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += y,
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) / (1.0 + x * x));
         }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += c[a.len() - 1],
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * b.dot(c);
-                }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + b.dot(c);
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (s3 / (1.0 + b[k % a.len()] * b[k % a.len()])),
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        (a.dot(a) / (1.0 + s1 * s1)) + s1
+        let mut s3 = (1.0 + helper_array(a, (k as f64 * 0.5)).tanh() * helper_array(a, (k as f64 * 0.5)).tanh()).sqrt();
+        if k % 2 == 1 {
+            let x = x * 0.5 + c[a.len() - 1];
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        0.67 + s3
     }
 
     #[test]
@@ -5682,13 +5520,18 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)),
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (1.0 + y * y).sqrt()).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))) + s4 + h1.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(1.33, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        a[a.len() - 1] + s1
     }
 
     #[test]
@@ -5706,25 +5549,52 @@ mod p148 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * y,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * y;
         }
-        s1 += (1.0 + y * y).sqrt();
-        match k % 3 {
-            0 => s1 = ((1.0 + x * x).sqrt() + ((k as f64 * 0.5) / (1.0 + s1 * s1))),
-            1 => s1 = s1 * helper_scalar(f64::ln((1.0 + 0.33 * 0.33)), (s1 - c[0])),
-            _ => s1 += ((k as f64 * 0.5) - (k as f64 * 0.5)),
-        }
-        let mut s4 = (0..a.len()).map(|q3| b[q3] * a[q3] + y).sum::<f64>();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        let mut s4 = (y / (1.0 + y * y)).sin();
         for i in (0..a.len()).rev() {
-            let t5 = a[i] * x.cos();
-            s4 += t5.sin() * a[0];
+            let t5 = c[i] * (c[0] * y);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += b[j] * t5;
+            }
+            s4 = s4 + q6.tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = s4 * j as f64,
-            _ if ((k as f64 * 0.5) + s1) > 0.2 => s1 = s1 * y,
-            _ => s1 += b[0],
+        for i in (1..a.len()).step_by(2) {
+            let t7 = a[i] * 1.15;
+            s1 += t7.sin() * y;
         }
-        c.mean().unwrap() + s4
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_scalar(x, s3),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w8 * b.mapv(f64::tanh).sum();
+        }
+        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
+        for i in 0..a.len() {
+            let x = x * 0.5 + x.cos();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        x + s4
     }
 
     #[test]
@@ -5740,26 +5610,28 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            let t2 = c[i] * (1.0 + y * y).sqrt();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (0.73 - (k as f64 * 0.5));
-            if i == 3 {
-                break;
+        let mut s3 = (1.0 + (((k as f64 * 0.5) * a[a.len() - 1]) - b.dot(c)) * (((k as f64 * 0.5) * a[a.len() - 1]) - b.dot(c))).ln();
+        for (p1, &q2) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * y.tanh().exp()).tanh();
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * y.sin()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * c.mapv(f64::tanh).sum();
+                }
             }
-        }
-        let mut s3: f64 = 1.34;
-        let l4: Vec<f64> = b.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (y - s1)).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        let mut l7 = vec![0.0; a.len()];
-        for p8 in 0..a.len() {
-            l7[p8] = b[p8] * s1.tanh().exp();
-        }
-        l7[0] += s1;
-        let v9 = Array1::from(l7);
-        let mut s10 = v9[0] * 0.5;
-        b.dot(a) + s10 + v9.sum() * 0.3
+            if n4 > 2 {
+                break s3 + c.mapv(f64::tanh).sum();
+            }
+        };
+        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5) + d8[0] * a.dot(a);
+        let mut s11 = a.iter().filter(|p9| **p9 > 0.0).map(|p9| p9 * a.mapv(f64::tanh).sum()).sum::<f64>();
+        ((s11 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - helper_scalar(s11, s11)) + s11
     }
 
     #[test]
@@ -5776,23 +5648,31 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        for i in 0..a.len() {
-            let t2 = a[i] * (y * (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(b, y);
+                }
             }
-            s1 = s1 + q3.tanh();
-        }
-        let mut s4 = a.dot(c);
+            if n2 > 2 {
+                break s1 + helper_array(b, y);
+            }
+        };
+        let v4 = a.mapv(f64::sin);
         if k == 3 {
-            return helper_scalar(((k as f64 * 0.5) + b[k % a.len()]), f64::tanh(0.52).exp());
+            return (s1 + (k as f64 * 0.5)).tanh().exp();
         }
-        let mut s5 = a.mapv(f64::tanh).sum();
-        (b[k % a.len()] - (s4 * 0.62)) + s5
+        match k % 3 {
+            0 => s1 = helper_scalar((1.0 + s3 * s3).ln(), (s1 - (k as f64 * 0.5))),
+            1 => s1 = s1 * v4[a.len() - 1],
+            _ => s1 += y.tanh(),
+        }
+        let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * s3).sin()).sum() * (y - (k as f64 * 0.5));
+        (k as f64 * 0.5) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5808,16 +5688,19 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) + x) + d3[0] * (k as f64 * 0.5);
-        s1 = (s1 * 0.5 + (a.dot(b) - helper_array(b, 0.49))).tanh();
-        match k % 3 {
-            0 => s1 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln(),
-            1 => s1 = s1 * 0.57,
-            _ => s1 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
+        let v1 = c.mapv(f64::sin);
+        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * a.dot(c);
         }
-        a.dot(b).tanh().exp() + s1
+        match k % 3 {
+            0 => s2 = b.mean().unwrap(),
+            1 => s2 = s2 * helper_scalar(1.07, v1.mapv(f64::tanh).sum()),
+            _ => s2 += x,
+        }
+        (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)).ln() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5833,14 +5716,18 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * (1.0 + x * x).sqrt(),
-            _ => s1 += x.tanh().exp(),
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        s1 = (s1 * 0.5 + helper_array(a, 0.87)).tanh();
-        x + s1
+        let mut s3 = (1.0 + helper_array(&h1, b.dot(c)) * helper_array(&h1, b.dot(c))).ln();
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.0 + b[0] * b[0]).ln();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        (x - helper_array(a, (k as f64 * 0.5))) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5856,25 +5743,29 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(b[0], x)).sum::<f64>();
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_scalar(a[k % a.len()], helper_scalar(0.38, s3)),
+            1 => { s4 = 0.5; }
+            _ => s4 = x,
         }
-        let v2 = (a * x);
-        let mut s4: f64 = {
-            let t3 = helper_scalar(c.dot(&v2), s1);
-            t3 * t3 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + v2[i] * s4).tanh();
+        if b.dot(c) > 0.1 {
+            s3 = a.dot(a);
         }
-        s1 = (k as f64 * 0.5);
-        if x > 0.1 {
-            s4 = (k as f64 * 0.5);
-        } else {
-            s4 = s4 * (1.0 + s4.tanh().exp() * s4.tanh().exp()).sqrt();
+        let v5 = a.mapv(f64::sin);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + v5[i] * helper_scalar((k as f64 * 0.5), 0.90)).tanh();
         }
-        0.20 + s4 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s3 = x,
+            1 => s3 = s3 * s3,
+            _ => s3 += helper_scalar(v5[0], s4),
+        }
+        s4 + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5890,23 +5781,10 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
-        }
-        if c[0] < 0.0 {
-            s1 = ((x * a[k % a.len()]) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        } else {
-            s1 = s1 * helper_array(a, (s1 * s1));
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * helper_array(c, x);
-        }
-        ((x + y) - (1.0 + c[0] * c[0]).sqrt()) + s1
+        let mut s3 = b.iter().map(|p1| p1 * (y * 0.63)).min_by(|p1, q2| (p1 - (y * 0.63)).abs().total_cmp(&(q2 - (y * 0.63)).abs())).unwrap();
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * x).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let mut s9 = a.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * c[0].tanh()).sum::<f64>();
+        (a[k % a.len()] * b.mean().unwrap()) + s9
     }
 
     #[test]
@@ -5922,17 +5800,24 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y.tanh().exp().tanh().exp();
+        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
+        match k % 3 {
+            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
+            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut s1 = (helper_array(a, a.dot(a)) * x);
-        if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s2 += v * s2;
+            }
         }
-        let mut s2 = ((c.mean().unwrap() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + 0.89);
-        (s2 / (1.0 + 1.22 * 1.22)).tanh().exp() + s2
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh().exp();
+        }
+        a.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -5949,33 +5834,10 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
-        }
-        for i in 0..a.len() {
-            let t3 = a[i] * x;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
-            }
-            s1 += u4;
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt() * j as f64,
-            _ if s1.tanh() > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
-            _ => s1 += helper_array(c, (k as f64 * 0.5)),
-        }
-        match k % 3 {
-            0 => s1 = helper_array(b, helper_array(b, 1.05)),
-            1 => s1 = s1 * (1.0 + s1 * s1).ln(),
-            _ => s1 += a.dot(b),
-        }
-        (1.0 + (c[a.len() - 1] - 1.26) * (c[a.len() - 1] - 1.26)).sqrt() + s1
+        let mut s2 = (b.mean().unwrap().cos() + (k as f64 * 0.5).sin().sin());
+        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (1.0 + y * y).ln()).sum::<f64>();
+        let mut s6 = (helper_scalar(s1.tanh(), x.tanh()) - helper_array(c, x));
+        (k as f64 * 0.5) + s6
     }
 
     #[test]
@@ -5991,37 +5853,42 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.0 + x * x).sqrt() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s1 = c.mean().unwrap();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, b[k % a.len()]);
+        let mut s2 = helper_array(a, (k as f64 * 0.5));
+        let mut m4 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m4.row_mut(i).assign(&(b * ((b[a.len() - 1] - a[a.len() - 1]) + i as f64)));
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        let mut s3 = m4.row(1).dot(c) * b.mapv(f64::tanh).sum();
+        let v5 = c.mapv(f64::sin);
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * v5.mean().unwrap(),
+            _ => s1 += (1.0 + s2 * s2).sqrt(),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = u2[i] * (b[a.len() - 1] - u2[a.len() - 1]);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = w3[i] * y;
-            s1 += t4 * t4 * 0.5;
-            s1 -= w3[(i + 1) % a.len()] * (x + y);
+        match k % 4 {
+            j if j > 1 => s2 = s1 * j as f64,
+            _ if (s3 * 1.18) > 0.2 => s2 = s2 * (y / (1.0 + helper_scalar(s1, s3) * helper_scalar(s1, s3))),
+            _ => s2 += (k as f64 * 0.5),
         }
-        if c[0] < 0.0 {
-            s1 = ((x * 0.67) * s1.tanh().exp());
-        } else {
-            s1 = s1 * w3[a.len() - 1];
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (y + y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        ((k as f64 * 0.5) * helper_scalar(s1, 0.25)) + s1 + w3.sum() * 0.3
+        b.dot(a) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6038,54 +5905,43 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.36 / (1.0 + y * y));
+        match k % 3 {
+            0 => s1 = (helper_array(b, x) / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
+            1 => s1 = s1 * helper_scalar(b.dot(a), (s1 * x)),
+            _ => s1 += helper_scalar(a[0], 0.86),
         }
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+                1 => b[i] * c.mean().unwrap(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s3 += w5 * helper_scalar(y, y);
+            s1 += w2 * b[0].cos();
         }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(y, y) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s3 + s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[0].cos() };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + x * x).ln();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_array(c, s3)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
+        if helper_array(b, s1) > 0.1 {
+            s1 = ((b[k % a.len()] - x) + ((k as f64 * 0.5) - a[0]));
+        } else {
+            s1 = s1 * b.dot(&u4);
         }
-        let m8 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * y).sin()).sum() * s1 + d9[0] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * x.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s6: f64 = {
+            let t5 = x.tanh().exp().tanh();
+            t5 * t5 * 0.5 + b.dot(a)
+        };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (c[i] + helper_array(c, 1.33)).sin();
         }
-        helper_array(c, 1.33).tanh().exp() + s7
+        helper_scalar(b[a.len() - 1].tanh(), (k as f64 * 0.5)) + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6101,49 +5957,28 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + a);
-        let mut s2 = y;
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * helper_array(&v1, y)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-        }
-        for i in (0..a.len()).rev() {
-            let t3 = b[i] * (x - c[a.len() - 1]);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += v1[j] * t3;
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * y) * q2 as f64).sum::<f64>();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * helper_array(b, y);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
             }
-            s2 = s2 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+            s3 += u5;
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + b[j5 - 1] * (x / (1.0 + x * x));
-        }
-        let s6;
-        match k % 3 {
-            0 => s6 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-            1 => { s6 = x; }
-            _ => s6 = (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)),
-        }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * v1.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n7 {
-                    break 'search s2 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-                }
-            }
-            if n7 > 2 {
-                break s2 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            }
+        let mut s7: f64 = {
+            let t6 = b.mapv(f64::tanh).sum();
+            t6 * t6 * 0.5 + (x / (1.0 + s3 * s3))
         };
-        helper_array(a, s8.tanh().exp()) + s2 + v1.sum() * 0.3
+        let v8 = b.mapv(f64::sin);
+        let v9 = v8.mapv(f64::sin);
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s7 += (v * j as f64) * v9.dot(&v9);
+            }
+        }
+        s7 = (s7 * 0.5 + (k as f64 * 0.5)).tanh();
+        (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)) + s7 + v9.sum() * 0.3
     }
 
     #[test]
@@ -6160,27 +5995,30 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (s1 * s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar(s1, s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add((0.82 / (1.0 + 1.09 * 1.09)), b);
+        s1 += y * 0.2;
+        s1 += helper_array(c, helper_scalar(y, s1));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * f64::tanh(1.30).exp();
         }
-        let mut s5 = ad::ndarray::array![h4.dot(a), x, h4[a.len() - 1]].mapv(f64::sin).sum();
-        let s6;
-        match k % 3 {
-            0 => s6 = (((k as f64 * 0.5) - s1) * helper_scalar(a[0], (k as f64 * 0.5))),
-            1 => { s6 = (s1 * s5); }
-            _ => s6 = a.mapv(f64::tanh).sum(),
-        }
-        let mut s9 = b.iter().zip(c.iter()).map(|(p7, q8)| p7 * q8 * (s6 - s6)).sum::<f64>();
-        helper_scalar(((k as f64 * 0.5) - 1.25), (s6 - s5)) + s9 + h4.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.30).exp() };
+        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(a);
+        s1 = (s1 * 0.5 + a[k % a.len()]).tanh();
+        helper_scalar((k as f64 * 0.5).tanh().exp(), (1.0 + x * x).sqrt()) + s6
     }
 
     #[test]
@@ -6197,30 +6035,31 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => s1 = s1 * x,
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        for i in 0..a.len() {
+            let t2 = b[i] * helper_scalar(a[0], y);
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * b[a.len() - 1];
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = a[p3] * a[0].cos();
-        }
-        l2[0] += s1;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        let mut s7: f64 = {
-            let t6 = ((k as f64 * 0.5) + (k as f64 * 0.5)).tanh().exp();
-            t6 * t6 * 0.5 + v4[a.len() - 1]
-        };
-        let mut h8 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h8.scaled_add((s5 - s7), &v4);
-        }
-        h8.mapv(f64::tanh).sum().tanh().exp() + s7 + h8.sum() * 0.3
+        b[0] + s1
     }
 
     #[test]
@@ -6236,50 +6075,30 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (c[0] + 0.61).tanh(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (k as f64 * 0.5),
+        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * c[0].sin()).tanh());
+        s3 = helper_array(c, helper_array(c, c[0]));
+        for i in 0..a.len() {
+            let t4 = a[i] * b.dot(a);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s3 += u5;
         }
-        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sum::<f64>();
-        let mut s5 = b.dot(a).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * s1.tanh().exp()).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += a[i] * 0.2;
+        if c[0] < 0.0 {
+            s3 = b.mean().unwrap();
+        } else {
+            s3 = s3 * (a.dot(c) + y);
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * (s5 + 0.24)).tanh();
-                if s5 > 0.3 && j > n6 {
-                    break 'search s5 * s5;
-                }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            if n6 > 2 {
-                break s5 + s5;
-            }
-        };
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * 0.42).tanh();
-                if s5 > 0.3 && j > n8 {
-                    break 'search s5 * a[0];
-                }
-            }
-            if n8 > 2 {
-                break s5 + a[0];
-            }
-        };
-        c.mapv(f64::tanh).sum() + s5
+            s3 = (s3 * 0.7 + c[i] * y).tanh();
+        }
+        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (k as f64 * 0.5).tanh().exp()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        (1.0 + ((k as f64 * 0.5) - 0.41) * ((k as f64 * 0.5) - 0.41)).sqrt() + s8
     }
 
     #[test]
@@ -6295,23 +6114,27 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * c.mapv(f64::tanh).sum();
+        let mut s1 = b.dot(c);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        let mut s2 = x;
+        s1 = (s1 * 0.5 + (y - (x + (k as f64 * 0.5)))).tanh();
+        let mut s2 = (c.mapv(f64::tanh).sum() + (y * a.mapv(f64::tanh).sum()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
         match k % 3 {
-            0 => s2 = helper_array(c, w1.dot(b)),
-            1 => s2 = s2 * y,
-            _ => s2 += (x + (k as f64 * 0.5)),
+            0 => s2 = (k as f64 * 0.5),
+            1 => s2 = s2 * (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt(),
+            _ => s2 += (0.36 * x),
         }
-        let mut s3 = (y - ((y / (1.0 + y * y)) - y));
-        s3 = (helper_array(&w1, (k as f64 * 0.5)) + (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
-        let mut h4 = a.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
-        }
-        ((s3 + 1.30) * (k as f64 * 0.5)) + s3 + h4.sum() * 0.3
+        (1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin() + s2
     }
 
     #[test]
@@ -6327,46 +6150,38 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if b[p2] > c[p2] {
-                l1.push((b[p2] * c.mapv(f64::tanh).sum()).sin());
-            } else {
-                l1.push(c[p2] * x);
-            }
-        }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * helper_scalar(x, 0.22);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += c[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = a[k % a.len()] * j as f64,
-            _ if y.tanh() > 0.2 => s3 = s3 * x,
-            _ => s3 += a[0],
-        }
-        let mut s8 = a.iter().zip(a.iter()).map(|(p6, q7)| p6 * q7 * c[k % a.len()]).sum::<f64>();
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s8 = s8.sin() * 0.9 + c[j9 - 1] * a[k % a.len()].tanh();
-        }
-        let s10;
+        let mut s1 = helper_array(c, c[0]);
         match k % 3 {
-            0 => s10 = a.dot(a),
-            1 => { s10 = 0.5; }
-            _ => s10 = helper_array(c, a.mean().unwrap()),
+            0 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sqrt(),
+            1 => s1 = s1 * ((a[0] * x) / (1.0 + 1.07 * 1.07)),
+            _ => s1 += x,
         }
-        if (y / (1.0 + 0.56 * 0.56)) > 0.1 {
-            s3 = (c[0] + b.mean().unwrap());
-        } else {
-            s3 = s3 * (y - a[k % a.len()]).tanh().exp();
+        for i in 0..a.len() {
+            let t2 = b[i] * b.dot(b);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        ((0.34 / (1.0 + 0.40 * 0.40)) + a.mapv(f64::tanh).sum()) + s8
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * (y + y);
+        }
+        let l5 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
+        let s8;
+        match k % 3 {
+            0 => s8 = (c.mean().unwrap() * (s7 - s1)),
+            1 => { s8 = 0.5; }
+            _ => s8 = helper_array(c, (y + x)),
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + s8.tanh().exp();
+            s7 = (s7 * 0.8 + x * 0.3).tanh();
+        }
+        s7 += x * 0.2;
+        helper_array(&w4, a.mapv(f64::tanh).sum()) + s7 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6382,31 +6197,19 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).ln(), c.mean().unwrap());
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * c.mean().unwrap();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c[0].sin()).tanh();
         }
         match k % 4 {
-            j if j > 1 => s1 = helper_scalar((s1 + c[0]), s1) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += c.mapv(f64::tanh).sum(),
+            j if j > 1 => s1 = a.dot(a) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (y / (1.0 + (s1 + c[0]) * (s1 + c[0]))),
+            _ => s1 += s1,
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        (c[0] - c[k % a.len()]).tanh().exp() + s1
+        if k == 3 {
+            return (1.0 + s1 * s1).ln();
+        }
+        (1.0 + x * x).sqrt() + s1
     }
 
     #[test]
@@ -6422,25 +6225,13 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((0.36 * y) * 1.21);
+        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
+        let v2 = a.mapv(f64::sin);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c.dot(&v2)).tanh();
         }
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (k as f64 * 0.5)).tanh());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * y).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
-        }
-        if k % 2 == 1 {
-            let mut s3 = s3 * 0.5 + a.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
-        }
-        s3 += s3 * 0.2;
-        s3 + s3
+        let mut s3 = (y * s1);
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6456,34 +6247,41 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + c).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
+        for i in 0..a.len() {
+            let t2 = b[i] * b[k % a.len()];
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
         }
-        let mut s3 = b.dot(&h1).tanh().exp();
-        s3 = (f64::ln((1.0 + 0.27 * 0.27)) - helper_scalar(h1[k % a.len()], s3));
-        let mut s4 = b[k % a.len()];
-        let s5;
-        match k % 3 {
-            0 => s5 = s4,
-            1 => { s5 = 0.5; }
-            _ => s5 = (h1.mapv(f64::tanh).sum() * (k as f64 * 0.5).cos()),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s7: f64 = {
-            let t6 = x.tanh().cos();
-            t6 * t6 * 0.5 + (1.37 - 0.81)
-        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + (x * 0.37)).sin();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5).tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s3 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        (h1.dot(a) + a.mean().unwrap()) + s7 + h1.sum() * 0.3
+        s1 + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6499,31 +6297,27 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = (b.var(0.0) + 0.1).sqrt() * b.mapv(f64::tanh).sum();
         if k == 3 {
-            return f64::sqrt((1.0 + 0.48 * 0.48)).tanh();
+            return b.mapv(f64::tanh).sum();
         }
-        if k == 3 {
-            return ((a[k % a.len()] + c[k % a.len()]) - helper_scalar(y, y));
+        let v1 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s2 = x;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + s2.tanh()).sin();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * u1[a.len() - 1];
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(v1.dot(a), b);
         }
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * ((k as f64 * 0.5) - a[a.len() - 1]);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * u1[(i + 1) % a.len()];
-            }
-            s2 += u5;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + h4[i] * (w3[k % a.len()] * w3[a.len() - 1])).tanh();
         }
-        let mut s6 = x;
-        helper_scalar((y + x), s2) + s6 + u3.sum() * 0.3
+        let mut s6: f64 = {
+            let t5 = helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), helper_array(b, b[a.len() - 1]));
+            t5 * t5 * 0.5 + x.cos()
+        };
+        (a[0] - helper_scalar(a[a.len() - 1], y)) + s6 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6539,19 +6333,27 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
         for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, a);
+            let t2 = b[i] * y.cos();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
             if i == 3 {
                 break;
             }
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        y + s3 + h1.sum() * 0.3
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (y * s1).sin() + s1
     }
 
     #[test]
@@ -6567,25 +6369,38 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        let mut s1 = (x * a.mean().unwrap().cos());
+        if k % 2 == 0 {
+            s1 = helper_array(c, (a[k % a.len()] * (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(a);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x - 1.20)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (b[k % a.len()] + s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (b[k % a.len()] + s1);
+            }
+        };
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.dot(a);
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, a);
+            let t5 = c[i] * b.dot(&u4);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + u2[i] * ((k as f64 * 0.5) * x)).tanh();
-        }
-        (s1 - f64::sin(0.30)) + s1 + h3.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6601,26 +6416,22 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = (a.mean().unwrap() - 1.14);
-        } else {
-            s1 = s1 * helper_scalar((1.0 + s1 * s1).ln(), a.dot(c));
-        }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if a[p3] > c[p3] {
-                l2.push((a[p3] * c.mean().unwrap()).sin());
-            } else {
-                l2.push(c[p3] * y);
+        let mut s1 = (helper_array(b, y).tanh().exp() * y);
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * s1).sum::<f64>();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * (c[0] + c[0])).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * a[0].sin();
+                }
             }
-        }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * 1.23;
-        }
-        c.dot(b) + s4 + u5.sum() * 0.3
+            if n5 > 2 {
+                break s4 + a[0].sin();
+            }
+        };
+        s6 + s4
     }
 
     #[test]
@@ -6637,36 +6448,34 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (b[0] / (1.0 + y * y))).tanh();
+        }
+        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * s1.tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
-            _ => s1 += s1,
+            j if j > 1 => s4 = 1.36 * j as f64,
+            _ if y.tanh().exp() > 0.2 => s4 = s4 * a.dot(b),
+            _ => s4 += a.mean().unwrap(),
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))),
-            1 => { s2 = 0.5; }
-            _ => s2 = a.mean().unwrap(),
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * s1;
         }
-        let (s4, c5) = (x * s2.tanh()).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (k as f64 * 0.5)]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * a.dot(b);
-        let mut m8 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m8.row_mut(i).assign(&(c * (s1 + i as f64)));
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s7 = m8.row(1).dot(c) * (s3 / (1.0 + b[0] * b[0]));
         for i in 0..a.len() {
-            let y = y * 0.5 + (1.29 / (1.0 + s1 * s1));
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + u6[i] * (0.64 + 1.02)).tanh();
         }
-        s3 += y * 0.2;
-        match k % 4 {
-            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
-            _ if (0.39 + s1) > 0.2 => s3 = s3 * (s2 * (k as f64 * 0.5)),
-            _ => s3 += (1.0 + b[0] * b[0]).sqrt(),
-        }
-        s2 + s7
+        helper_array(c, ((k as f64 * 0.5) - s4)) + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6682,31 +6491,22 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (b[0] - 1.38);
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let v2 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + v2[j] * c.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s3 += v2[i] * 0.2;
         }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if c[p3] > a[p3] {
-                l2.push((c[p3] * c.mean().unwrap()).sin());
-            } else {
-                l2.push(a[p3] * y);
-            }
-        }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        (helper_scalar(x, b[0]) - helper_scalar(x, (k as f64 * 0.5))) + s4
+        (k as f64 * 0.5).sin() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6722,15 +6522,12 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = y;
-        for (p1, &q2) in a.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * f64::sqrt((1.0 + 0.27 * 0.27))).tanh();
+        let mut s1 = y;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * (s3 - x);
-        }
-        helper_scalar((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(a, s3)) + s3 + w4.sum() * 0.3
+        y + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6747,41 +6544,26 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        s1 = (s1 * 0.5 + (c.dot(b) * c.mean().unwrap())).tanh();
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 - x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        match k % 3 {
-            0 => s1 = 0.85,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (k as f64 * 0.5),
+        let mut s2 = b.mapv(f64::tanh).sum().tanh();
+        if k % 2 == 1 {
+            let x = x * 0.5 + 0.47;
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (x * y),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(b, x);
+        s2 += x * 0.2;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * 0.85;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, x) };
-        let z5 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
-        let mut s4 = z5.sum() * ((k as f64 * 0.5) * 0.28);
-        let mut u8 = b.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * c.mapv(f64::tanh).sum();
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = helper_scalar((y * x), helper_array(b, x));
+        } else {
+            s1 = s1 * (helper_scalar(0.28, s2) - (a[a.len() - 1] + y));
         }
-        c.mapv(f64::tanh).sum().tanh().exp() + s4 + u8.sum() * 0.3
+        s2 + s2
     }
 
     #[test]
@@ -6797,32 +6579,26 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s3 = (k as f64 * 0.5).tanh() * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s3 = s3 * (x + x).tanh().exp(),
+            _ => s3 += (k as f64 * 0.5),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x + x)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5);
+                s3 = (s3 * 0.8 + c[j] * helper_array(c, c[0])).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * b[a.len() - 1];
                 }
             }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5);
+            if n4 > 2 {
+                break s3 + b[a.len() - 1];
             }
         };
-        let s4;
-        match k % 3 {
-            0 => s4 = s1,
-            1 => { s4 = (1.0 + y * y).sqrt(); }
-            _ => s4 = helper_scalar(helper_array(c, c[k % a.len()]), c.mean().unwrap()),
-        }
-        if c[0] < 0.0 {
-            s1 = (c.dot(b) / (1.0 + c.dot(c) * c.dot(c)));
-        } else {
-            s1 = s1 * s1;
-        }
-        a.mapv(f64::tanh).sum() + s1
+        b[a.len() - 1].cos().tanh().exp() + s3
     }
 
     #[test]
@@ -6838,17 +6614,27 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
-        }
-        let mut s2 = (c.dot(&u1) / (1.0 + y * y));
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * x.sin();
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * s1).sin()).sum() * a[a.len() - 1].tanh().exp();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * b.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * (b[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+                }
+            }
+            if n5 > 2 {
+                break s3 + (b[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+            }
+        };
         for i in 0..a.len() {
-            h3.scaled_add(c.mapv(f64::tanh).sum(), a);
+            s3 = (s3 * 0.7 + b[i] * (x + c[0])).tanh();
         }
-        s2 = (s2 * 0.5 + h3.mapv(f64::tanh).sum()).tanh();
-        y + s2 + h3.sum() * 0.3
+        0.23 + s3
     }
 
     #[test]
@@ -6870,13 +6656,12 @@ mod p178 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
         }
-        s1 = b.mean().unwrap();
-        if c[0] < 0.0 {
-            s1 = (helper_array(a, (k as f64 * 0.5)) * ((k as f64 * 0.5) + 0.40));
-        } else {
-            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + b.mean().unwrap()).sin();
         }
-        ((s1 + (k as f64 * 0.5)) + c.mean().unwrap()) + s1
+        let mut s4: f64 = 1.17;
+        helper_array(&w3, s1.cos()) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6892,16 +6677,16 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s2: f64 = {
+            let t1 = b.mean().unwrap();
+            t1 * t1 * 0.5 + (1.13 * y)
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (y + s2);
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
-        }
-        (k as f64 * 0.5) + u3.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -6917,24 +6702,21 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.08 + s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.08 + s1);
-            }
-        };
+        let v1 = (b + c);
+        let mut s2 = helper_array(&v1, x);
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + v1[i] * b.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * (x * c[k % a.len()]),
+                1 => c[i] * helper_array(b, a[k % a.len()]),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -6942,18 +6724,15 @@ mod p180 {
                     c[i].tanh()
                 }
             };
-            s1 += w4 * a[a.len() - 1];
+            s2 += w3 * helper_scalar(v1[a.len() - 1], y);
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[a.len() - 1] };
-        for (p6, &q7) in c.iter().zip(b) {
-            s1 = (s1 * 0.7 + p6 * q7 * helper_scalar(s1, (k as f64 * 0.5))).tanh();
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(v1[a.len() - 1], y) };
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + c[j5 - 1] * (0.22 * s4);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (c.dot(a) / (1.0 + s5 * s5)) * j as f64,
-            _ if (1.0 + s1 * s1).ln() > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
-        }
-        (s5 * b.dot(c)) + s1
+        c.dot(a) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6970,40 +6749,29 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        s1 += b[a.len() - 1];
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x * y);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 + y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if c[0] < 0.0 {
-            s1 = c.dot(a);
+        let mut s3 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s3 = (((k as f64 * 0.5) * y) - s1);
         } else {
-            s1 = s1 * (c.mean().unwrap() / (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))));
+            s3 = s3 * (b.mapv(f64::tanh).sum() / (1.0 + f64::tanh(1.11).exp() * f64::tanh(1.11).exp()));
         }
+        let mut s6 = b.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (0.33 / (1.0 + x * x))).tanh());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * b[k % a.len()].cos(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * y;
+            let mut s3 = s3 * 0.5 + helper_scalar((k as f64 * 0.5), s1);
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s4)).tanh();
+        s3 += s3 * 0.2;
+        match k % 3 {
+            0 => s6 = (1.0 + y * y).ln(),
+            1 => s6 = s6 * (1.0 + s6 * s6).sqrt(),
+            _ => s6 += helper_array(a, (k as f64 * 0.5)),
         }
-        (1.0 + s4 * s4).ln() + s1 + u2.sum() * 0.3
+        helper_scalar(y, (1.0 + x * x).sqrt()) + s6
     }
 
     #[test]
@@ -7020,36 +6788,23 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-        }
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * c.mean().unwrap() + d4[0] * c[k % a.len()];
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
-        }
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[k % a.len()];
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_scalar(b[0], x)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q3 += b[j] * t2;
             }
-            s2 += c[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        helper_array(a, a.dot(a)) + s2
+        let mut s4 = (b.mapv(f64::tanh).sum().tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + x.tanh().exp()).sin();
+        }
+        let mut s6 = a[k % a.len()];
+        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (c[a.len() - 1] + s4)).sum::<f64>();
+        let mut s10 = x.cos();
+        helper_array(b, helper_scalar(c[0], s6)) + s10 + w5.sum() * 0.3
     }
 
     #[test]
@@ -7065,39 +6820,35 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.var(0.0) + 0.1).sqrt() * a.dot(b);
-        if k % 2 == 1 {
+        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y.cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        if c[0] < 0.0 {
+            s1 = y;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (b[k % a.len()] - b[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
             let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (y - x),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 - s1);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - s1) };
-        let mut h4 = c.to_owned();
-        for i in 0..a.len() {
-            h4.scaled_add(c.mapv(f64::tanh).sum(), c);
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * s3.sin(),
-            _ => s1 += a.mean().unwrap(),
-        }
-        (y * s3).sin() + s1 + h4.sum() * 0.3
+        let mut s2 = s1.cos();
+        (c.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())) + s2
     }
 
     #[test]
@@ -7113,14 +6864,23 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.dot(b);
+        let mut s2: f64 = 0.45;
         for i in 0..a.len() {
-            w4[i] = a[i] * a[k % a.len()];
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[0].tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * s2;
         }
-        let g6 = |p7: f64| (p7 * (1.24 + s3)).tanh();
-        let mut s5 = g6(((k as f64 * 0.5) - x)) + g6(b[0]);
-        b.mean().unwrap() + s5 + w4.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s2 };
+        helper_scalar(helper_scalar(x, x), s4) + s2
     }
 
     #[test]
@@ -7136,35 +6896,24 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
+        }
         for i in 0..a.len() {
-            w1[i] = b[i] * helper_scalar(x, c[a.len() - 1]);
+            let x = x * 0.5 + x;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * x.tanh().exp();
+        s1 += x * 0.2;
+        let v3 = (a * (y + s1));
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * ((x / (1.0 + y * y)) - v3.mapv(f64::tanh).sum()),
+            _ => s1 += (x + x),
         }
-        let mut s3 = b.dot(c);
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w1[j] * s3).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (0.41 * x);
-                }
-            }
-            if n4 > 2 {
-                break s3 + (0.41 * x);
-            }
-        };
-        let mut s6 = w1[0].sin();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + c[j7 - 1] * x;
-        }
-        (y.sin() / (1.0 + (s6 + s6) * (s6 + s6))) + s6 + w2.sum() * 0.3
+        helper_array(c, 0.52) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -7180,63 +6929,30 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
+        if k == 3 {
+            return helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
+        }
+        let mut s1 = helper_scalar(x, (y - b.dot(c)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y / (1.0 + 1.26 * 1.26));
+        }
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * b.dot(b)).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let mut s7: f64 = {
+            let t6 = s4;
+            t6 * t6 * 0.5 + f64::tanh(1.35).exp()
         };
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * y,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w3 * b.dot(c);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.dot(c) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
-        }
-        let mut l5 = vec![a.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * y).sin()) + b;
-            l5.push(n);
-        }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * b.dot(b);
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (x * v7[0])).tanh();
-                if s2 > 0.3 && j > n9 {
-                    break 'search s2 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n9 > 2 {
-                break s2 + a.mapv(f64::tanh).sum();
-            }
-        };
-        c.mean().unwrap() + s8 + v7.sum() * 0.3
+        (x + (s7 * s7)) + s7
     }
 
     #[test]
@@ -7252,14 +6968,20 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s2 = (y - (x.tanh().exp() + (c[0] + v1[a.len() - 1])));
+        for i in 0..a.len() {
+            let x = x * 0.5 + (y * (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + s1.tanh().exp()).tanh();
-        let mut s5 = c.iter().map(|p3| p3 * helper_array(c, x)).min_by(|p3, q4| (p3 - helper_array(c, x)).abs().total_cmp(&(q4 - helper_array(c, x)).abs())).unwrap();
-        (f64::tanh(0.51) * b.dot(c)) + s5 + u2.sum() * 0.3
+        s2 += x * 0.2;
+        let mut h3 = c.to_owned();
+        for i in 0..3 {
+            let n4 = (&h3 * s2 + c).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        let mut s7 = c.iter().map(|p5| p5 * x).min_by(|p5, q6| (p5 - x).abs().total_cmp(&(q6 - x).abs())).unwrap();
+        ((x + (k as f64 * 0.5)) / (1.0 + (0.38 - x) * (0.38 - x))) + s7 + h3.sum() * 0.3
     }
 
     #[test]
@@ -7275,33 +6997,26 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k == 3 {
+            return a[0].sin();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s1 = (1.0 + helper_scalar(y, (k as f64 * 0.5)).sin() * helper_scalar(y, (k as f64 * 0.5)).sin()).ln();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
-        s1 = y;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (b[a.len() - 1] / (1.0 + s1 * s1));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (y / (1.0 + (x * c[0]) * (x * c[0]))),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        s1 += s1 * 0.2;
-        helper_array(a, helper_scalar(0.72, s1)) + s1
+        let mut s3 = ((s1.tanh().exp() / (1.0 + 1.12 * 1.12)) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(helper_array(b, s3), a);
+        }
+        h4.mean().unwrap() + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -7317,21 +7032,15 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+        let mut s1 = y;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * s1;
+            }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (u1[i] + helper_array(b, y)).sin();
-        }
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5) + d5[0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
-        }
-        helper_scalar((k as f64 * 0.5).cos(), s3) + s3 + w2.sum() * 0.3
+        s1 += x;
+        let mut s2 = helper_scalar(y.cos(), a.dot(a));
+        0.42 + s2
     }
 
     #[test]
@@ -7347,43 +7056,43 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
+        let v1 = (b * c).mapv(f64::tanh);
+        let mut s2 = v1.dot(c);
         for i in 0..a.len() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+            s2 = (s2 * 0.7 + b[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v1[i] * 0.3;
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * y + c).mapv(f64::tanh);
-            h3.assign(&n4);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (0.52 - s2);
         }
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = c[p6] * b[k % a.len()];
-        }
-        l5[0] += x;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        for i in 0..a.len() {
-            s8 = (s8 * 0.7 + h1[i] * helper_array(a, s8)).tanh();
-        }
-        let s9;
+        s2 = (v1.mapv(f64::tanh).sum() / (1.0 + x * x));
         match k % 3 {
-            0 => s9 = x,
-            1 => { s9 = 0.90; }
-            _ => s9 = ((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - y.sin()),
+            0 => s2 = b.mean().unwrap(),
+            1 => s2 = s2 * y,
+            _ => s2 += (k as f64 * 0.5).tanh().exp(),
         }
-        match k % 4 {
-            j if j > 1 => s8 = ((1.0 + s9 * s9).sqrt() - (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * j as f64,
-            _ if (0.98 * s8) > 0.2 => s8 = s8 * ((0.53 + s8) * 0.93),
-            _ => s8 += c.mapv(f64::tanh).sum(),
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (s2 / (1.0 + s2 * s2))).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * x;
+                }
+            }
+            if n4 > 2 {
+                break s2 + x;
+            }
+        };
+        if (c[k % a.len()] * s5) > 0.1 {
+            s2 = a[0];
+        } else {
+            s2 = s2 * v1.dot(&v1);
         }
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s8 = s8.sin() * 0.9 + b[j10 - 1] * v7.mapv(f64::tanh).sum();
-        }
-        helper_array(&v7, (s8 * (k as f64 * 0.5))) + s8 + v7.sum() * 0.3
+        x.cos().tanh() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7399,45 +7108,49 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (y * b[k % a.len()]).tanh(),
-            1 => { s1 = b.mapv(f64::tanh).sum(); }
-            _ => s1 = (helper_array(b, x) * 1.23),
+        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += helper_array(c, y),
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * helper_scalar(1.36, s1);
+            w2[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
+        let mut s3 = ((1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln() * s1);
         for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
-                1 => c[i] * c.dot(a),
+                1 => a[i] * s1,
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s5 += w6 * ((k as f64 * 0.5) + x);
+            s3 += w4 * y;
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * ((k as f64 * 0.5) + x) };
-        let mut h8 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h8 = (&h8 * 0.5 + c).mapv(f64::sin);
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * y };
+        if c[0] < 0.0 {
+            s1 = f64::tanh((0.82 * 0.95));
+        } else {
+            s1 = s1 * 1.06;
         }
-        let mut h9 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h9.scaled_add((1.0 + s1 * s1).sqrt(), a);
-            if i == 3 {
-                break;
+        if k == 3 {
+            return helper_array(c, s1.tanh().exp());
+        }
+        let mut l6 = Vec::new();
+        for p7 in 0..a.len() {
+            if c[p7] > b[p7] {
+                l6.push((c[p7] * (k as f64 * 0.5)).sin());
+            } else {
+                l6.push(b[p7] * y);
             }
         }
-        s5 = (s5 * 0.5 + w2.dot(&h9)).tanh();
-        1.06 + s5 + h9.sum() * 0.3
+        let mut s8 = l6.iter().map(|p7| p7 * p7).sum::<f64>() + l6[0];
+        y + s8 + w2.sum() * 0.3
     }
 
     #[test]
@@ -7454,31 +7167,40 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
+            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += y,
         }
-        s1 += u2.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.30 / (1.0 + s1 * s1))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (s1 - y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            s1 += c[i] * 0.2;
+            };
+            s1 += w2 * a[k % a.len()];
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 - y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()] };
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(a, x);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s5 = (0..a.len()).map(|q4| c[q4] * a[q4] + (k as f64 * 0.5).tanh().exp()).sum::<f64>();
-        (a.dot(a) + (k as f64 * 0.5).tanh().exp()) + s5 + u2.sum() * 0.3
+        s1 += x * 0.2;
+        let mut s6 = c.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * a.mean().unwrap()).sum::<f64>();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * s6;
+        }
+        if k == 3 {
+            return helper_array(b, a.mapv(f64::tanh).sum());
+        }
+        (1.0 + (y * c[k % a.len()]) * (y * c[k % a.len()])).ln() + s6
     }
 
     #[test]
@@ -7494,21 +7216,30 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(b, helper_array(a, x));
-            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
-        };
-        let mut s3: f64 = 0.53;
-        let v4 = b.mapv(f64::sin);
-        s3 = (1.0 + (y + 0.30) * (y + 0.30)).sqrt();
-        if k == 3 {
-            return b.mean().unwrap();
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_array(b, helper_array(a, x)),
+            1 => { s1 = 0.5; }
+            _ => s1 = y.tanh(),
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (v4[0] * s2);
+        let mut s2 = helper_array(c, helper_scalar(y, a[k % a.len()])).sin();
+        s2 = (s2 * 0.5 + s2).tanh();
+        let v3 = c.mapv(|t| (t * s2).sin() + s2 * 0.5);
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * (x * x)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        x + s3 + u5.sum() * 0.3
+        let mut l4 = vec![a.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * y).sin()) + c;
+            l4.push(n);
+        }
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * x;
+        let v8 = (b * c).mapv(f64::tanh);
+        s7 + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -7524,24 +7255,33 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.71;
+        let mut h1 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + a).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln().tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + h1[j] * (a[a.len() - 1] - 1.13)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += h1[i] * 0.2;
+        }
+        let s4;
         match k % 3 {
-            0 => s1 = ((x / (1.0 + a[0] * a[0])) * helper_array(b, 0.94)),
-            1 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += c.mapv(f64::tanh).sum(),
+            0 => s4 = a.mapv(f64::tanh).sum().tanh().exp(),
+            1 => { s4 = 0.5; }
+            _ => s4 = a[0],
         }
-        let mut s2 = c.mapv(f64::tanh).sum().tanh().exp();
-        for i in 0..a.len() {
-            let t3 = a[i] * (y + x);
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * s1.tanh().exp();
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(a * (f64::tanh(0.43) + i as f64)));
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5).tanh().exp();
-        }
-        0.29 + s2
+        let mut s5 = m6.row(1).dot(c) * (s3 - x);
+        y + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -7557,30 +7297,33 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(a, s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_array(a, s1);
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * (s3 / (1.0 + s1 * s1));
+        let s1;
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => { s1 = a.dot(b); }
+            _ => s1 = ((1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() - helper_array(a, x)),
         }
-        let mut s5 = c.dot(c);
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_scalar((b.dot(a) - a.mapv(f64::tanh).sum()), helper_array(c, x.tanh()));
         for i in 0..a.len() {
-            w6[i] += (w4[i] + (c[a.len() - 1] + (k as f64 * 0.5))).sin();
+            let t3 = c[i] * (a[k % a.len()] / (1.0 + s1 * s1));
+            s2 += t3 * t3 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * 0.22;
+            if i == 3 {
+                break;
+            }
         }
-        y + s5 + w6.sum() * 0.3
+        for i in 0..a.len() {
+            let t4 = c[i] * a.dot(a);
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t4 * t4 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * (0.72 / (1.0 + x * x));
+        }
+        if k == 3 {
+            return (k as f64 * 0.5).tanh();
+        }
+        (((k as f64 * 0.5) * b[k % a.len()]) - c.mean().unwrap()) + s2
     }
 
     #[test]
@@ -7596,14 +7339,23 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.66;
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * 0.62 + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.dot(c),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * c.mapv(f64::tanh).sum();
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(a.mean().unwrap(), c);
-        }
-        (k as f64 * 0.5) + h1.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        ((k as f64 * 0.5).tanh().exp() + helper_array(a, a[k % a.len()])) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -7619,26 +7371,17 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * b.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * x;
-            if i == 3 {
-                break;
-            }
+        let l1: Vec<f64> = a.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(b, c[k % a.len()])).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let mut s4 = (s3 + c.dot(b));
+        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * y).sin()).sum() * c[0];
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + a[j7 - 1] * ((k as f64 * 0.5) - 0.31);
         }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if b[p4] > a[p4] {
-                l3.push((b[p4] * ((k as f64 * 0.5) - 0.31)).sin());
-            } else {
-                l3.push(a[p4] * x);
-            }
-        }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        let mut s6 = (k as f64 * 0.5);
-        c.dot(c) + s6
+        ((k as f64 * 0.5) / (1.0 + x * x)).tanh().exp() + s5
     }
 
     #[test]
@@ -7655,48 +7398,33 @@ mod p198 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
-        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::tanh(0.23).exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = helper_scalar(x, x);
-        let s3;
-        match k % 3 {
-            0 => s3 = helper_scalar(helper_array(a, c[a.len() - 1]), (x - y)),
-            1 => { s3 = 0.5; }
-            _ => s3 = helper_array(b, (s2 / (1.0 + y * y))),
+        s1 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s2 = f64::tanh(0.32).exp();
+        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * s1 + d5[0] * helper_array(a, c[a.len() - 1]);
+        match k % 4 {
+            j if j > 1 => s1 = ((b[0] - s1) / (1.0 + x * x)) * j as f64,
+            _ if (b[a.len() - 1] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * c[0],
+            _ => s1 += f64::tanh(1.19).exp(),
         }
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = a[p5] * s3;
-        }
-        l4[0] += x;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        let mut h8 = a.to_owned();
+        let mut s6 = (c.mapv(f64::tanh).sum() / (1.0 + helper_scalar((k as f64 * 0.5), 1.19) * helper_scalar((k as f64 * 0.5), 1.19)));
         for i in 0..a.len() {
-            let n9 = (&h8 * s7 + a).mapv(f64::tanh);
-            h8.assign(&n9);
+            s6 = (s6 * 0.7 + c[i] * s1.tanh().exp()).tanh();
             if i == 3 {
                 break;
             }
         }
-        a.mapv(f64::tanh).sum().sin() + s7 + h8.sum() * 0.3
+        helper_array(b, s1) + s6
     }
 
     #[test]
@@ -7712,53 +7440,32 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - 0.81)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar((k as f64 * 0.5), x);
-                }
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * (y / (1.0 + y * y))).tanh() + 1.37).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > c[p5] {
+                l4.push((a[p5] * c.mapv(f64::tanh).sum()).sin());
+            } else {
+                l4.push(c[p5] * x);
             }
-            if n2 > 2 {
-                break s1 + helper_scalar((k as f64 * 0.5), x);
-            }
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s3).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * s3;
-                }
-            }
-            if n4 > 2 {
-                break s1 + s3;
-            }
-        };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * helper_scalar(y, y);
+        }
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        if k == 3 {
+            return s6;
         }
         for i in 0..a.len() {
-            let y = y * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let s6 = s6 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s6 * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * helper_scalar(0.77, b[0]);
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
+        s1 += s6 * 0.2;
         for i in 0..a.len() {
-            w8[i] = b[i] * b.mapv(f64::tanh).sum();
+            let mut s1 = s1 * 0.5 + (x - 0.67);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s3 + s1 + w8.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s7 = ((0.39 + b.mean().unwrap()) * ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())));
+        (k as f64 * 0.5) + s7 + f2.sum() * 0.3
     }
 
     #[test]

@@ -588,6 +588,45 @@ impl Program {
         self.scalars.push(Var { name, active: true });
     }
 
+    /// A loop over an array's items nested in a counted loop: the outer
+    /// loop carries what the inner one's items make active.
+    fn nested_item_loops(&mut self) {
+        // A sum that starts inactive is active only through the items.
+        let acc = if self.chance(0.5) {
+            let name = self.name("s");
+            self.line(format!("let mut {name}: f64 = 0.0;"));
+            self.mutable.push(name.clone());
+            self.scalars.push(Var {
+                name: name.clone(),
+                active: true,
+            });
+            name
+        } else {
+            self.mutable_scalar()
+        };
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        let (item, head) = if self.chance(0.5) {
+            ("v".to_string(), format!("for v in {}.iter() {{", v.name))
+        } else {
+            (
+                "(v * j as f64)".to_string(),
+                format!("for (j, v) in {}.iter().enumerate() {{", v.name),
+            )
+        };
+        self.line("for k in 0..2 {");
+        self.line(format!("    {head}"));
+        if self.chance(0.5) {
+            self.line(format!("        {acc} += {item} * {e};"));
+        } else {
+            self.line(format!(
+                "        {acc} = ({acc} * 0.6 + {item} * {e} + k as f64 * 0.1).sin();"
+            ));
+        }
+        self.line("    }");
+        self.line("}");
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -937,7 +976,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(24) {
+        match self.pick(25) {
+            24 => self.nested_item_loops(),
             23 => self.late_init(),
             22 => self.exits_in_let_arms(),
             21 => self.loop_value(),

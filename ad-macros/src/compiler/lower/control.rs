@@ -645,6 +645,28 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
             }
             syn::visit::visit_local(self, l);
         }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            // `for l in m.layers.iter()` binds `l` to items of what it
+            // iterates over, as a `let` would (the index of an
+            // `.enumerate()` excepted).
+            let (indexed, items) = match &*f.expr {
+                Expr::MethodCall(m) if m.method == "enumerate" => (true, &*m.receiver),
+                e => (false, e),
+            };
+            let names = match (&*f.pat, indexed) {
+                (Pat::Tuple(t), true) => t
+                    .elems
+                    .iter()
+                    .skip(1)
+                    .flat_map(scan::pattern_names)
+                    .collect(),
+                (p, _) => scan::pattern_names(p),
+            };
+            for name in names {
+                self.0.push((name, items.clone(), true));
+            }
+            syn::visit::visit_expr_for_loop(self, f);
+        }
         fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
