@@ -146,9 +146,11 @@ mod network {
             for layer in m.layers.iter() {
                 h = (layer.w.dot(&h) + &layer.b).mapv(f64::tanh);
             }
-            loss += (h[0] - 0.25).powi(2);
+            // An active field read in a branch of a closure.
+            let bent = h.mapv(|v| if v > 0.0 { v * m.scale } else { 0.1 * v });
+            loss += (bent[0] - 0.25).powi(2);
         }
-        loss * m.scale / xs.nrows() as f64
+        loss / xs.nrows() as f64
     }
 
     #[differentiable]
@@ -288,9 +290,13 @@ fn hyper_loss(p: &Hyper, s: f64) -> f64 {
     }
     // A closure reading a constant field and an element of a tracked one.
     let wavy = p.w.row(1).mapv(|v| (v * p.lambda).sin() * p.layers[0].b[0]);
+    // A constant field read in a branch of a closure: the closure
+    // captures the field, not the struct.
+    let leaky = p.w.mapv(|v| if v > 0.0 { v * s } else { p.lambda * v });
     t + layer_energy(&p.layers[0]) * layer_energy(&p.fixed)
         + p.w.row(0).dot(&fixed_b) * s
         + wavy.sum()
+        + leaky.sum()
 }
 
 #[test]

@@ -812,3 +812,12 @@ snapshot!(declared_then_assigned, [reverse],
         y + 1.0
     }
 );
+
+// A closure that reads a struct's field in a branch: the read moves out of
+// the closure, to before the `mapv`, which captures the field's value
+// (`t1`) rather than the struct.
+snapshot!(closure_reads_a_field_in_a_branch, [reverse],
+    fn leaky(p: &Params, #[constant] x: &Array1<f64>) -> f64 {
+        x.mapv(|v| if v > 0.0 { v } else { p.slope * v }).sum()
+    }
+);

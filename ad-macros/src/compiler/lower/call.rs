@@ -390,44 +390,48 @@ impl Lowerer<'_> {
         let mut own: HashSet<String> = HashSet::from([self.vars[param.0].ident.to_string()]);
         let mut kept = Vec::new();
         let mut inner_bindings = false;
-        for stmt in stmts {
-            let invariant = !inner_bindings
-                && match &stmt {
-                    Stmt::Const { expr, .. } => !mentions(expr, &own),
-                    Stmt::Inst(inst) => {
-                        let outer = |o: &Operand| match o {
-                            Operand::Var(v) => !own_vars.contains(v),
-                            Operand::Const(c) => !mentions(&c.tokens, &own),
-                        };
-                        // Plain operations; a call (which may cost more
-                        // than it saves) stays.
-                        let movable = matches!(
-                            inst.op,
-                            Op::Index(..)
-                                | Op::Powi(..)
-                                | Op::Place(..)
-                                | Op::Arith(..)
-                                | Op::Binary(..)
-                                | Op::Unary(..)
-                                | Op::Neg(..)
-                                | Op::MulAdd(..)
-                                | Op::Cast(..)
-                                | Op::Reduce(..)
-                                | Op::Dot(..)
-                                | Op::Transpose(..)
-                                | Op::View(..)
-                                | Op::ToOwned(..)
-                        );
-                        movable
-                            && inst.op.operands().into_iter().all(outer)
-                            && inst
-                                .op
-                                .inline_tokens()
-                                .into_iter()
-                                .all(|t| !mentions(t, &own))
-                    }
-                    _ => false,
-                };
+        for mut stmt in stmts {
+            if let Stmt::If(_) | Stmt::Loop(_) = stmt {
+                self.hoist_field_reads(&mut stmt, param);
+            }
+            let invariant = matches!(&stmt, Stmt::Inst(i) if is_field_read_of_outer(i, param))
+                || !inner_bindings
+                    && match &stmt {
+                        Stmt::Const { expr, .. } => !mentions(expr, &own),
+                        Stmt::Inst(inst) => {
+                            let outer = |o: &Operand| match o {
+                                Operand::Var(v) => !own_vars.contains(v),
+                                Operand::Const(c) => !mentions(&c.tokens, &own),
+                            };
+                            // Plain operations; a call (which may cost more
+                            // than it saves) stays.
+                            let movable = matches!(
+                                inst.op,
+                                Op::Index(..)
+                                    | Op::Powi(..)
+                                    | Op::Place(..)
+                                    | Op::Arith(..)
+                                    | Op::Binary(..)
+                                    | Op::Unary(..)
+                                    | Op::Neg(..)
+                                    | Op::MulAdd(..)
+                                    | Op::Cast(..)
+                                    | Op::Reduce(..)
+                                    | Op::Dot(..)
+                                    | Op::Transpose(..)
+                                    | Op::View(..)
+                                    | Op::ToOwned(..)
+                            );
+                            movable
+                                && inst.op.operands().into_iter().all(outer)
+                                && inst
+                                    .op
+                                    .inline_tokens()
+                                    .into_iter()
+                                    .all(|t| !mentions(t, &own))
+                        }
+                        _ => false,
+                    };
             if invariant {
                 self.stmts.push(stmt);
                 continue;
@@ -445,6 +449,31 @@ impl Lowerer<'_> {
             kept.push(stmt);
         }
         kept
+    }
+
+    /// Moves the field reads of outer values (`m.slope` in `|v| if v > 0.0
+    /// { v } else { m.slope * v }`) out of a closure's branches and loops,
+    /// to before the `mapv`: reading a field cannot fail, and the closure
+    /// then captures the field rather than the whole struct.
+    fn hoist_field_reads(&mut self, stmt: &mut Stmt, param: VarId) {
+        let blocks: Vec<&mut Vec<Stmt>> = match stmt {
+            Stmt::If(i) => vec![&mut i.then, &mut i.els],
+            Stmt::Loop(l) => vec![&mut l.body],
+            _ => return,
+        };
+        for block in blocks {
+            let mut kept = Vec::new();
+            for mut s in std::mem::take(block) {
+                match &s {
+                    Stmt::Inst(i) if is_field_read_of_outer(i, param) => self.stmts.push(s),
+                    _ => {
+                        self.hoist_field_reads(&mut s, param);
+                        kept.push(s);
+                    }
+                }
+            }
+            *block = kept;
+        }
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> Option<Operand> {
@@ -599,5 +628,23 @@ impl Lowerer<'_> {
             return Some(self.inactive_result(e));
         }
         self.method(&call, e)
+    }
+}
+
+/// `place.f.g(%v)` of a variable defined before the closure whose
+/// parameter is `param` (variables are numbered in the order they are
+/// made): a read of named fields only, no index.
+fn is_field_read_of_outer(inst: &Inst, param: VarId) -> bool {
+    match &inst.op {
+        Op::Place(Operand::Var(v), path) => {
+            v.0 < param.0
+                && path.clone().into_iter().all(|t| {
+                    matches!(
+                        t,
+                        proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Ident(_)
+                    )
+                })
+        }
+        _ => false,
     }
 }
