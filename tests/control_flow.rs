@@ -857,6 +857,38 @@ fn nested_loops_over_active_items() {
     }
 }
 
+/// A loop that starts a variable from a float literal and tests it in
+/// inactive code (`(next - y).abs() < tol`), which needs its type before
+/// the loop's active code has fixed it.
+mod newton_from_a_literal {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] tol: f64) -> f64 {
+        let a = x[0] * x[0] + 1.0;
+        let mut y = 1.0;
+        let mut k = 0;
+        while k < 60 {
+            let next = 0.5 * (y + a / y);
+            if (next - y).abs() < tol {
+                return next * x[x.len() - 1];
+            }
+            y = next;
+            k += 1;
+        }
+        y
+    }
+}
+
+#[test]
+fn newton_from_a_literal() {
+    for n in [1, 3] {
+        let x = random(n, 40);
+        for tol in [1e-2, 1e-12, -1.0] {
+            check_scalar!(newton_from_a_literal; ref x dx = x.clone(); tol);
+        }
+    }
+}
+
 /// `if let` binds a constant that an active product reads: the branch's
 /// record keeps it for the reverse sweep.
 mod if_let_binding {

@@ -16,24 +16,17 @@ mod p0 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
         }
-        if x > 0.1 {
-            s1 = b.dot(b);
-        } else {
-            s1 = s1 * x;
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
         }
-        if k == 3 {
-            return a.dot(a);
-        }
-        (k as f64 * 0.5) + s1
+        let mut s3: f64 = {
+            let t2 = c.dot(a);
+            t2 * t2 * 0.5 + 0.68
+        };
+        (a.mapv(f64::tanh).sum() - b.dot(c)) + s3
     }
 
     #[test]
@@ -49,30 +42,22 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if b[p2] > a[p2] {
-                l1.push((b[p2] * helper_array(a, x)).sin());
-            } else {
-                l1.push(a[p2] * y);
-            }
-        }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        if k % 2 == 1 {
-            let y = y * 0.5 + y.tanh().exp();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        let s4;
+        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_array(a, x)).sum::<f64>();
         match k % 3 {
-            0 => s4 = (x / (1.0 + x * x)).cos(),
-            1 => { s4 = 0.5; }
-            _ => s4 = c[0],
+            0 => s3 = (y.tanh().exp() - s3),
+            1 => s3 = s3 * helper_scalar((x / (1.0 + x * x)), c[0]),
+            _ => s3 += a[k % a.len()],
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * helper_scalar(y, a[0])).tanh();
+        let mut s4 = helper_scalar((1.0 + x * x).ln(), (k as f64 * 0.5).tanh().exp());
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * f64::tanh(0.20)).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
         }
-        (k as f64 * 0.5) + s3
+        (a[0].tanh().exp() * s3) + s5
     }
 
     #[test]
@@ -88,23 +73,42 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * f64::tanh(0.51).exp() - q2).reduce(f64::max).unwrap();
-        if c[0] < 0.0 {
-            s3 = ((k as f64 * 0.5) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        } else {
-            s3 = s3 * (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.scaled_add(c.dot(c), a);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s4 = ad::ndarray::array![(1.0 + x * x).sqrt(), x.sin(), b.mean().unwrap()].mapv(f64::sin).sum();
-        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * b.mapv(f64::tanh).sum()).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        let mut s9: f64 = {
-            let t8 = a.mean().unwrap();
-            t8 * t8 * 0.5 + helper_scalar(0.20, (k as f64 * 0.5))
-        };
+        let mut s2 = b.mean().unwrap().cos();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * (a[0] + x);
+        }
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            s9 = (s9 * 0.7 + a[i] * c.mean().unwrap()).tanh();
+            let n5 = (s4 * 0.5 + h1[i] * (c[a.len() - 1] / (1.0 + y * y))).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
         }
-        let mut s10 = a.mapv(f64::tanh).sum().tanh();
-        helper_array(c, (c[k % a.len()] + s9)) + s10
+        if k % 2 == 1 {
+            let y = y * 0.5 + f64::tanh(0.86).exp();
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        }
+        s4 += y * 0.2;
+        let mut s6 = (b[k % a.len()].tanh().exp() - h1.mean().unwrap());
+        let (s8, c9) = (x * (1.0 + s2 * s2).ln()).sin_cos();
+        let m10 = ad::ndarray::array![[c9, -s8, 0.5], [s8, c9, helper_array(c, x)]];
+        let mut s7 = m10.t().dot(&m10).mapv(f64::tanh).sum() * x;
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s7 = s7.sin() * 0.9 + c[j11 - 1] * ((k as f64 * 0.5) * s4);
+        }
+        s7 + s7 + h1.sum() * 0.3
     }
 
     #[test]
@@ -120,18 +124,35 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut s2 = (f64::cos(0.79) / (1.0 + b.mean().unwrap() * b.mean().unwrap())).cos();
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(c, s1);
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = c.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
+            }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * s2.tanh().exp();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(c) * 0.5;
         }
-        a.dot(&u3) + s2 + u3.sum() * 0.3
+        let mut s5 = q4;
+        match k % 3 {
+            0 => s5 = ((0.63 / (1.0 + s5 * s5)) / (1.0 + helper_array(c, y) * helper_array(c, y))),
+            1 => s5 = s5 * ((y - 0.69) / (1.0 + s5 * s5)),
+            _ => s5 += (1.24 * b[k % a.len()]),
+        }
+        match k % 4 {
+            j if j > 1 => s5 = c.dot(c) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * (k as f64 * 0.5),
+            _ => s5 += helper_array(a, s5),
+        }
+        let mut s7: f64 = {
+            let t6 = helper_scalar(c.dot(b), c[a.len() - 1]);
+            t6 * t6 * 0.5 + (x - a[a.len() - 1])
+        };
+        ((1.24 * y) + (k as f64 * 0.5)) + s7
     }
 
     #[test]
@@ -147,18 +168,25 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
-        let mut s5: f64 = {
-            let t4 = f64::tanh(0.38).exp();
-            t4 * t4 * 0.5 + s3
-        };
-        let mut h6 = c.to_owned();
-        for i in 0..a.len() {
-            h6.scaled_add(b[0], c);
+        let mut s1 = y;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x / (1.0 + 0.31 * 0.31));
         }
-        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * h6.mapv(f64::tanh).sum()).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
-        (1.0 + s3.sin() * s3.sin()).ln() + s9 + h6.sum() * 0.3
+        let s3;
+        match k % 3 {
+            0 => s3 = s1,
+            1 => { s3 = helper_scalar(b[0], x); }
+            _ => s3 = a.dot(a),
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s4 = (s4 * 0.6 + v * s1 + k as f64 * 0.1).sin();
+            }
+        }
+        helper_array(b, (0.32 - s1)) + s4
     }
 
     #[test]
@@ -174,24 +202,41 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.dot(a);
+        let mut s1 = c.dot(a);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(b, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (c[k % a.len()] + c[0]);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (c[k % a.len()] + c[0]);
+            }
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (x - 0.26);
         }
-        let mut h1 = c.to_owned();
+        let mut s5 = c.mean().unwrap();
         for i in 0..a.len() {
-            let n2 = (&h1 * y + c).mapv(f64::tanh);
-            h1.assign(&n2);
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => c[i] * b.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w6 * a.dot(b);
         }
-        if k == 3 {
-            return a.dot(b);
-        }
-        let mut s3 = b.dot(&h1);
-        match k % 3 {
-            0 => s3 = (((k as f64 * 0.5) / (1.0 + x * x)) + helper_array(c, s3)),
-            1 => s3 = s3 * b.mean().unwrap(),
-            _ => s3 += a.dot(b),
-        }
-        (x + a[a.len() - 1]) + s3 + h1.sum() * 0.3
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(b) };
+        (x + b[a.len() - 1]) + s5
     }
 
     #[test]
@@ -207,53 +252,36 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (b[0] - y),
-            1 => { s1 = (a[0] - y); }
-            _ => s1 = 0.33,
-        }
-        let mut s2 = (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (x / (1.0 + a[0] * a[0]))).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_array(c, s2);
-                }
-            }
-            if n3 > 2 {
-                break s2 + helper_array(c, s2);
-            }
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * f64::cos(0.97)).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * 0.71;
-                }
-            }
-            if n5 > 2 {
-                break s2 + 0.71;
-            }
-        };
+        let mut s1 = (b[0] - y);
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (s6 / (1.0 + x * x))).tanh();
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut l7 = vec![b.to_owned()];
-        for p8 in 0..2 {
-            let n = l7[p8].mapv(|t| (t * s2).sin()) + b;
-            l7.push(n);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let v9 = l7[l7.len() - 1].to_owned();
-        let mut s10 = l7[1][0] * s4;
-        (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() + s10 + v9.sum() * 0.3
+        let l2 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(b);
+        for (p5, &q6) in a.iter().zip(b) {
+            s4 = (s4 * 0.7 + p5 * q6 * b.dot(a)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * (0.71 * y);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += a[j] * t7;
+            }
+            s1 = s1 + q8.tanh();
+        }
+        helper_array(b, b[a.len() - 1].tanh()) + s4
     }
 
     #[test]
@@ -269,13 +297,18 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (a[a.len() - 1] / (1.0 + 0.65 * 0.65));
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = helper_scalar(a.mean().unwrap(), (1.0 + b[0] * b[0]).sqrt()),
+            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() - s1),
+            _ => s1 += c.dot(a),
         }
-        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        s2 += ((1.0 + s2 * s2).sqrt() - s2);
-        a.dot(c) + s2 + u1.sum() * 0.3
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * f64::ln((1.0 + 0.81 * 0.81)) + k as f64 * 0.1).sin();
+            }
+        }
+        (f64::tanh(0.46).exp() - (s1 - s1)) + s1
     }
 
     #[test]
@@ -292,24 +325,28 @@ mod p8 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if k % 2 == 1 {
-            let y = y * 0.5 + 0.71;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.71).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        s1 += helper_array(c, s1);
-        (a.mapv(f64::tanh).sum() * helper_scalar(x, (k as f64 * 0.5))) + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + y).sin();
+        }
+        if k == 3 {
+            return ((s1 - x) + a.dot(c));
+        }
+        match k % 3 {
+            0 => s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp(),
+            1 => s1 = s1 * (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()),
+            _ => s1 += helper_scalar(x, (k as f64 * 0.5)),
+        }
+        a.mean().unwrap() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -325,48 +362,29 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() * 1.10);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * c.dot(b);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, a);
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = x,
-            1 => { s4 = 0.5; }
-            _ => s4 = 1.31,
-        }
-        if (s4 + s1) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * b[0];
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * a.mean().unwrap();
-                }
-            }
-            if n5 > 2 {
-                break s1 + a.mean().unwrap();
-            }
-        };
+        let mut s2 = (a.dot(b) / (1.0 + b.dot(c) * b.dot(c)));
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b[k % a.len()]).tanh();
+            s2 = (s2 * 0.7 + c[i] * helper_scalar(c[0], x)).tanh();
         }
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * (a[k % a.len()] + 0.61)).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        a.mean().unwrap() + s7
+        if k % 2 == 0 {
+            s2 = c.mapv(f64::tanh).sum();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + s2).sin();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * x;
+        }
+        let mut s5 = ((y * s2).tanh().exp() + x);
+        let mut s8 = w3.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * h1[k % a.len()].sin()).tanh());
+        (1.0 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln() + s8 + w4.sum() * 0.3
     }
 
     #[test]
@@ -382,27 +400,33 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
-        }
-        if (1.39 / (1.0 + x * x)) > 0.1 {
-            s1 = y;
+        let mut s1 = y;
+        if c[0] < 0.0 {
+            s1 = b.dot(a);
         } else {
-            s1 = s1 * y;
+            s1 = s1 * s1;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * y.cos();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, s1)).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * y).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        (helper_scalar(x, a[a.len() - 1]) * c.dot(c)) + s1
+        (k as f64 * 0.5) + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -424,20 +448,12 @@ mod p11 {
                 s1 = (s1 * 0.6 + (v * j as f64) * b[k % a.len()].tanh() + k as f64 * 0.1).sin();
             }
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * x.sin();
-                }
-            }
-            if n2 > 2 {
-                break s1 + x.sin();
-            }
-        };
-        a.mapv(f64::tanh).sum() + s1
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c[a.len() - 1];
+        }
+        b[0].tanh().exp().sin() + s1
     }
 
     #[test]
@@ -453,34 +469,32 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![c.mapv(f64::tanh).sum(), helper_array(c, y), a.mean().unwrap()].mapv(f64::sin).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + (s2 - s2);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * x;
+        }
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5).tanh() - helper_scalar(y, x)),
+            1 => s2 = s2 * (s2.tanh().exp() - b.mean().unwrap()),
+            _ => s2 += (c[k % a.len()] + s2),
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * (1.0 + x * x).sqrt() + k as f64 * 0.1).sin();
             }
-            s1 += a[i] * 0.2;
         }
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * c.mean().unwrap() + d4[0] * y.tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * x.tanh().exp()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n6 = (&h5 * x + b).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
-        a.dot(a) + s2 + h5.sum() * 0.3
+        c.dot(a) + s4
     }
 
     #[test]
@@ -498,25 +512,21 @@ mod p13 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
         s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        let s2;
         match k % 3 {
-            0 => s1 = (c.mean().unwrap() / (1.0 + s1 * s1)),
-            1 => s1 = s1 * helper_scalar(a.dot(b), s1.tanh()),
-            _ => s1 += (s1 * y),
+            0 => s2 = a.dot(a),
+            1 => { s2 = 0.5; }
+            _ => s2 = a[0],
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * x;
-                }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * a.dot(b)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
             }
-            if n2 > 2 {
-                break s1 + x;
-            }
-        };
-        (f64::sin(0.91) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1
+            s3 = n4;
+        }
+        (1.0 + c[k % a.len()] * c[k % a.len()]).ln().tanh() + s3
     }
 
     #[test]
@@ -532,43 +542,30 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.20).sin() * (helper_scalar(1.34, x) / (1.0 + x.tanh().exp() * x.tanh().exp())));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 + 1.31)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mapv(f64::tanh).sum();
-        }
-        let mut h3 = c.to_owned();
+        let mut s2 = ((helper_array(b, 0.52) - u1.mean().unwrap()) - a.dot(c));
         for i in (0..a.len()).rev() {
-            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
+            s2 = (s2 * 0.7 + u1[i] * (x + x)).tanh();
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = x;
+        let mut s3 = ad::ndarray::array![a.mapv(f64::tanh).sum(), u1.dot(b), a.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        if k % 2 == 0 {
+            s2 = a.mapv(f64::tanh).sum();
         } else {
-            s1 = s1 * helper_scalar(y.tanh().exp(), y);
+            s2 = s2 * u1.mapv(f64::tanh).sum();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = (h3[0] * a[a.len() - 1]).sin(),
-            1 => { s4 = (s1 * y); }
-            _ => s4 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln(),
+        match k % 4 {
+            j if j > 1 => s3 = s2 * j as f64,
+            _ if y > 0.2 => s3 = s3 * c.mean().unwrap(),
+            _ => s3 += x.tanh().exp(),
         }
-        (((k as f64 * 0.5) / (1.0 + y * y)) - a.mapv(f64::tanh).sum()) + s1 + h3.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * u1[0];
+            s2 += t4.sin() * (1.0 + s3 * s3).ln();
+        }
+        1.31 + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -584,17 +581,15 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s2: f64 = {
+            let t1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) + 1.12)
+        };
+        s2 = (s2 * 0.5 + ((a[a.len() - 1] + x) - 1.26)).tanh();
+        if c[0] < 0.0 {
+            s2 = (helper_array(a, x) + (a[0] - x));
         }
-        s1 += x * 0.2;
-        let g3 = |p4: f64| (p4 * (s1 * y)).tanh();
-        let mut s2 = g3((x + x)) + g3(b[0]);
-        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
-        0.67 + s7
+        helper_scalar(b.mean().unwrap(), 1.29) + s2
     }
 
     #[test]
@@ -611,20 +606,18 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.35 + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = (b[k % a.len()] - (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
-            t2 * t2 * 0.5 + (0.88 * a[a.len() - 1])
-        };
-        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).ln() + s3
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_scalar(a[k % a.len()], b[k % a.len()]);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -641,36 +634,31 @@ mod p17 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(b.dot(b), x);
-        s1 = (s1 * 0.5 + (s1 - ((k as f64 * 0.5) * s1))).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) + y);
-        }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * x,
-            _ => s1 += helper_scalar(y, a[k % a.len()]),
-        }
-        let v3 = (c * a).mapv(f64::tanh);
-        let mut s5: f64 = {
-            let t4 = a.dot(c);
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))
-        };
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h6 = (&h6 * 0.5 + b).mapv(f64::sin);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + v3[j] * c[0]).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
+        let mut s2 = (s1 - (s1 * helper_array(a, b[0])));
+        let mut s3 = x;
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * s2).sin()).sum() * (c[0] / (1.0 + x * x)) + d6[0] * (a[k % a.len()] - (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(a[k % a.len()], (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            s5 += v3[i] * 0.2;
+            };
+            s3 += w7 * (s1 * s2);
         }
-        x + s5 + h6.sum() * 0.3
+        let s8 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (s1 * s2) };
+        let mut u9 = a.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * (k as f64 * 0.5).tanh();
+        }
+        s1 = (s1 * 0.5 + y).tanh();
+        helper_scalar(s3.tanh().exp(), (b[k % a.len()] * (k as f64 * 0.5))) + s4 + u9.sum() * 0.3
     }
 
     #[test]
@@ -687,36 +675,38 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 * y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + y * y).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = ((0.24 + 0.53) * y.sin()) * j as f64,
+            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * x,
+            _ => s1 += ((k as f64 * 0.5) - y),
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * (1.03 - x)).tanh();
         }
-        let mut h2 = c.to_owned();
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, c);
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, a);
         }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + c.dot(&h2);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
         match k % 3 {
             0 => s1 = s1,
-            1 => s1 = s1 * ((y + (k as f64 * 0.5)) * y),
-            _ => s1 += s1.cos(),
+            1 => s1 = s1 * helper_array(b, (k as f64 * 0.5)),
+            _ => s1 += helper_array(c, y),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + h2[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += h2[i] * 0.2;
-        }
-        s1 += (y.tanh().exp() - b.dot(b));
-        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
+        a.dot(c).sin() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -732,32 +722,28 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + b.dot(a) * b.dot(a)).ln();
+        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
         if c[0] < 0.0 {
-            s1 = b.mapv(f64::tanh).sum();
+            s3 = b.mapv(f64::tanh).sum();
         } else {
-            s1 = s1 * y;
+            s3 = s3 * y;
         }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (x - c.dot(b));
-        }
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 += (v * j as f64) * helper_scalar(s1, (k as f64 * 0.5));
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > c[p5] {
+                l4.push((a[p5] * b.mapv(f64::tanh).sum()).sin());
+            } else {
+                l4.push(c[p5] * y);
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + (s1 + s1)).sin();
-        }
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
         match k % 4 {
-            j if j > 1 => s1 = helper_array(c, s1) * j as f64,
-            _ if b.dot(&w2) > 0.2 => s1 = s1 * (s1 + c[0]),
-            _ => s1 += y.tanh().exp(),
+            j if j > 1 => s6 = c.dot(b).tanh().exp() * j as f64,
+            _ if b[k % a.len()] > 0.2 => s6 = s6 * 1.39,
+            _ => s6 += b.mapv(f64::tanh).sum(),
         }
-        b.mean().unwrap() + s1 + w2.sum() * 0.3
+        let mut s7 = y;
+        c.mapv(f64::tanh).sum() + s7
     }
 
     #[test]
@@ -774,26 +760,41 @@ mod p20 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = helper_scalar((0.58 + y), y);
-        let g3 = |p4: f64| (p4 * (1.0 + a[0] * a[0]).sqrt()).tanh();
-        let mut s2 = g3((x - x)) + g3(a[0]);
-        s2 = (s2 * 0.5 + s1.tanh().exp()).tanh();
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + (s1 * 1.28);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * f64::sin(0.58),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y;
         }
-        s1 += s2 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) + y).tanh() * j as f64,
-            _ if (a[a.len() - 1] * s1) > 0.2 => s1 = s1 * (x - s1).tanh().exp(),
-            _ => s1 += helper_scalar((k as f64 * 0.5), x),
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        let v4 = (b * c.mean().unwrap());
+        let s5;
+        match k % 3 {
+            0 => s5 = c.mean().unwrap(),
+            1 => { s5 = (a[0] + 0.71); }
+            _ => s5 = (1.0 + (y + s1) * (y + s1)).sqrt(),
         }
-        let v5 = (a + a);
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (v5[i] + 1.19).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * v4.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        helper_array(&v5, helper_scalar(s2, 1.01)) + s2 + w6.sum() * 0.3
+        let mut s6 = a.mean().unwrap();
+        let v9 = vec![0.25; c.len()];
+        let mut s10 = c.iter().zip(&v9).map(|(p7, q8)| p7 * q8 * x.tanh()).sum::<f64>();
+        let mut s11 = (k as f64 * 0.5);
+        b.dot(a) + s11 + v4.sum() * 0.3
     }
 
     #[test]
@@ -811,26 +812,23 @@ mod p21 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * ((k as f64 * 0.5) + s1),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * x.tanh();
+            let t2 = a[i] * c.dot(c);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh() };
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * s1,
-            _ => s1 += f64::tanh(1.05).exp(),
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
         }
-        let mut s4 = c.mapv(f64::tanh).sum().tanh().exp();
-        c.mean().unwrap() + s4
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + c[i] * c.mean().unwrap()).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        u3.mapv(f64::tanh).sum() + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -847,25 +845,33 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        if c[0] < 0.0 {
-            s1 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln();
+        match k % 3 {
+            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
+            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
+            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * x;
-        }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * ((k as f64 * 0.5) - x);
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * b[a.len() - 1];
         }
-        (helper_array(c, (k as f64 * 0.5)) + (c[0] - s1)) + s1
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + (1.0 + x * x).ln()).sin();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + w3[i] * (s1 / (1.0 + s1 * s1))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + w3[i] * 0.3;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + c[k % a.len()]).sin();
+        }
+        ((1.0 + w3[k % a.len()] * w3[k % a.len()]).sqrt() + (y / (1.0 + y * y))) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -881,35 +887,40 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + (k as f64 * 0.5).tanh().exp()).sin();
+            w1[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        match k % 3 {
-            0 => s1 = (1.06 * helper_array(b, x)),
-            1 => s1 = s1 * helper_array(&w2, y),
-            _ => s1 += (s1 / (1.0 + y * y)),
-        }
+        let mut s2 = (helper_array(c, c[a.len() - 1]) - c.dot(b));
+        s2 = b.mapv(f64::tanh).sum().sin();
         match k % 4 {
-            j if j > 1 => s1 = helper_array(c, (1.0 + y * y).sqrt()) * j as f64,
-            _ if w2.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * w2[0],
-            _ => s1 += helper_array(c, 0.97),
+            j if j > 1 => s2 = helper_array(&w1, (k as f64 * 0.5).tanh().exp()) * j as f64,
+            _ if helper_array(b, x) > 0.2 => s2 = s2 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
+            _ => s2 += (k as f64 * 0.5),
         }
-        let v3 = b.mapv(f64::sin);
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
+        }
+        let mut s5 = w1.iter().zip(b.iter()).map(|(p3, q4)| p3 * helper_array(c, s2) - q4).reduce(f64::max).unwrap();
+        for k in 0..2 {
+            for v in w1.iter() {
+                s5 = (s5 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s6 = 1.0;
         for i in 0..a.len() {
-            w4[i] = a[i] * helper_array(&v3, y);
+            let n7 = (s6 * 0.5 + a[i] * w1.mapv(f64::tanh).sum()).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
         }
-        if k == 3 {
-            return (k as f64 * 0.5).sin().tanh();
-        }
-        v3.mapv(f64::tanh).sum() + s1 + w4.sum() * 0.3
+        (1.0 + (1.0 + w1[k % a.len()] * w1[k % a.len()]).sqrt() * (1.0 + w1[k % a.len()] * w1[k % a.len()]).sqrt()).sqrt() + s6 + w1.sum() * 0.3
     }
 
     #[test]
@@ -925,41 +936,43 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = c[a.len() - 1].tanh().tanh();
-            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 = (s3 * 0.6 + v * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() + k as f64 * 0.1).sin();
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = c.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + b).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
             }
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * s3.tanh().exp()).tanh();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(c) * 0.5;
         }
-        let mut s5: f64 = {
-            let t4 = b.mapv(f64::tanh).sum();
-            t4 * t4 * 0.5 + (y * s2)
-        };
+        let mut s5 = q4;
         for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5).cos(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w6 * a.mapv(f64::tanh).sum();
+            let t6 = a[i] * b.mapv(f64::tanh).sum();
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += a[j] * t6;
+            }
+            s5 = s5 + q7.tanh();
         }
-        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.mapv(f64::tanh).sum() };
-        (1.0 + f64::tanh(0.76).exp() * f64::tanh(0.76).exp()).sqrt() + s5
+        let mut s8 = ad::ndarray::array![(1.0 + c[k % a.len()] * c[k % a.len()]).sqrt(), s5.tanh().exp(), (k as f64 * 0.5)].mapv(f64::sin).sum();
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + c[i] * helper_scalar(0.80, x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s8 = (s8 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        }
+        let mut s9 = c.mapv(f64::tanh).sum();
+        ((k as f64 * 0.5) * 0.83).tanh().exp() + s9
     }
 
     #[test]
@@ -976,16 +989,11 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
         }
-        let mut s3: f64 = {
-            let t2 = b.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + x.tanh().exp()
-        };
-        s3 + s3
+        (x * y).cos() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1001,47 +1009,37 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + b);
-        let mut s2 = helper_scalar((k as f64 * 0.5), y);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (0.69 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut s1 = helper_scalar((k as f64 * 0.5), y).tanh();
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * helper_array(c, (x - (k as f64 * 0.5)));
+        }
+        s1 = ((k as f64 * 0.5) * a.mean().unwrap());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
+        }
+        let mut s5 = c.iter().zip(c.iter()).map(|(p3, q4)| p3 * a[k % a.len()] - q4).reduce(f64::max).unwrap();
+        for (p6, &q7) in a.iter().zip(b) {
+            s5 = (s5 * 0.7 + p6 * q7 * (k as f64 * 0.5)).tanh();
         }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w8 = match i % 3 {
                 0 => continue,
-                1 => v1[i] * c.mean().unwrap(),
+                1 => a[i] * (1.0 + y * y).sqrt(),
                 _ => {
-                    if v1[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    v1[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s2 += w3 * (k as f64 * 0.5);
+            s1 += w8 * (b[0] + 1.17);
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5) };
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + a.dot(b);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let mut s5 = v1.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * s5.tanh().exp()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        s5 + s5 + v1.sum() * 0.3
+        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (b[0] + 1.17) };
+        (y.tanh().exp() + (s5 - x)) + s5
     }
 
     #[test]
@@ -1058,29 +1056,15 @@ mod p27 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a[k % a.len()].cos(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = 1.09,
+            1 => s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln(),
+            _ => s1 += c.dot(b),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
-        let mut s5: f64 = {
-            let t4 = helper_array(b, helper_array(b, b[0]));
-            t4 * t4 * 0.5 + b[a.len() - 1]
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (c[i] + helper_array(b, s3)).sin();
-        }
-        ((k as f64 * 0.5) + s5).sin() + s5 + w6.sum() * 0.3
+        let mut s2 = c.mapv(f64::tanh).sum();
+        let z4 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p5, &q6| (p5 * x - q6).sin());
+        let mut s3 = z4.sum() * b[a.len() - 1];
+        s3 + s3
     }
 
     #[test]
@@ -1096,14 +1080,18 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let (s3, c4) = (x * x.tanh().exp()).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, (x + y)]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * (x * 0.32);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * b.dot(c)).tanh();
+        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (x - x)).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * a.mean().unwrap();
         }
-        (1.0 + v1[0] * v1[0]).sqrt().tanh().exp() + s2 + v1.sum() * 0.3
+        match k % 3 {
+            0 => s3 = a.mean().unwrap(),
+            1 => s3 = s3 * x.tanh().exp().tanh().exp(),
+            _ => s3 += c.mean().unwrap(),
+        }
+        (a.mean().unwrap() - (1.0 + a[0] * a[0]).sqrt()) + s3
     }
 
     #[test]
@@ -1119,25 +1107,26 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * a[0].tanh().exp()).tanh();
-        let mut s1 = g2((k as f64 * 0.5).tanh().exp()) + g2(b[0]);
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (x - c[0])).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * c[k % a.len()];
-                }
+        let s1;
+        match k % 3 {
+            0 => s1 = x,
+            1 => { s1 = 0.5; }
+            _ => s1 = x.tanh().exp().tanh().exp(),
+        }
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 += (v * j as f64) * s2;
             }
-            if n4 > 2 {
-                break s1 + c[k % a.len()];
+        }
+        let l3: Vec<f64> = a.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (0.81 + c[a.len() - 1])).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        for k in 0..2 {
+            for v in b.iter() {
+                s5 = (s5 * 0.6 + v * (s1 - s2) + k as f64 * 0.1).sin();
             }
-        };
-        let l6 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
-        let mut s9 = ((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + (k as f64 * 0.5).sin());
-        b.mean().unwrap() + s9
+        }
+        (b[k % a.len()].sin() - a.mapv(f64::tanh).sum()) + s5
     }
 
     #[test]
@@ -1153,19 +1142,15 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a[a.len() - 1];
-            t1 * t1 * 0.5 + (1.0 + x * x).ln()
-        };
+        let mut s1 = a[a.len() - 1];
         match k % 3 {
-            0 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt(),
-            1 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
-            _ => s2 += helper_array(b, (k as f64 * 0.5)),
+            0 => s1 = ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1])),
+            1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
+            _ => s1 += (k as f64 * 0.5),
         }
-        if k == 3 {
-            return s2.tanh().exp().tanh().exp();
-        }
-        1.10 + s2
+        let v2 = (c * b).mapv(f64::tanh);
+        s1 += x;
+        (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1181,15 +1166,45 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
-        let mut s4 = b.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * (0.59 - x)).sum::<f64>();
-        if k % 2 == 1 {
-            let y = y * 0.5 + a.dot(b);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        let mut s2: f64 = {
+            let t1 = helper_array(a, y).tanh();
+            t1 * t1 * 0.5 + helper_array(b, x)
+        };
+        let s3;
+        match k % 3 {
+            0 => s3 = b.mapv(f64::tanh).sum(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (helper_array(b, s2) + b.mapv(f64::tanh).sum()),
         }
-        s4 += y * 0.2;
-        let mut s5 = b.mapv(f64::tanh).sum();
-        a.mapv(f64::tanh).sum() + s5
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * a.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w4 * (1.0 + x * x).sqrt();
+        }
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + x * x).sqrt() };
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b[a.len() - 1].tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w6 * f64::tanh(1.19);
+        }
+        let s7 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::tanh(1.19) };
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -1205,50 +1220,64 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() * c[k % a.len()]);
-        if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.1 {
-            s1 = (x / (1.0 + (x * s1) * (x * s1)));
-        } else {
-            s1 = s1 * (x * (k as f64 * 0.5)).sin();
+        let mut s1 = ((0.46 * y).cos() + y);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.mean().unwrap();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * ((k as f64 * 0.5) - x);
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(a, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - x) };
+        let s5;
+        match k % 3 {
+            0 => s5 = b[k % a.len()],
+            1 => { s5 = 0.5; }
+            _ => s5 = b.mean().unwrap(),
         }
-        s1 += s1 * 0.2;
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * u3.mapv(f64::tanh).sum();
-            let mut q5 = 0.0;
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                q5 += c[j] * t4;
+                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * y;
+                }
             }
-            s1 = s1 + q5.tanh();
-            if i == 3 {
-                break;
+            if n6 > 2 {
+                break s1 + y;
             }
+        };
+        let mut l8 = Vec::with_capacity(3);
+        let mut h10 = u2.to_owned();
+        for i in 0..3 {
+            h10 = (&h10 * y + &u2).mapv(f64::tanh);
+            l8.push(h10.clone());
         }
-        let mut l6 = vec![0.0; a.len()];
-        for p7 in 0..a.len() {
-            l6[p7] = u3[p7] * (a[0] + 0.39);
+        let mut q11 = h10.sum();
+        for p9 in &l8 {
+            q11 += p9.dot(&u2) * 0.5;
         }
-        l6[0] += y;
-        let v8 = Array1::from(l6);
-        let mut s9 = v8[0] * 0.5;
-        match k % 4 {
-            j if j > 1 => s9 = u3[a.len() - 1] * j as f64,
-            _ if helper_array(b, a[a.len() - 1]) > 0.2 => s9 = s9 * helper_scalar(f64::tanh(0.59).exp(), v8.mean().unwrap()),
-            _ => s9 += (k as f64 * 0.5),
+        let mut s12 = q11;
+        match k % 3 {
+            0 => s12 = (s7 + (0.27 * a[a.len() - 1])),
+            1 => s12 = s12 * helper_scalar(f64::tanh(0.59).exp(), a.mean().unwrap()),
+            _ => s12 += (k as f64 * 0.5),
         }
-        (k as f64 * 0.5) + s9 + v8.sum() * 0.3
+        helper_array(c, (1.0 + s4 * s4).sqrt()) + s12 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1264,18 +1293,16 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = c.dot(c),
-            1 => s1 = s1 * helper_array(a, s1),
-            _ => s1 += (0.74 / (1.0 + c[0] * c[0])),
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, b);
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * s1,
-            _ => s1 += (a[0] / (1.0 + 0.51 * 0.51)),
+        let mut s2 = helper_array(c, x);
+        if c[0] < 0.0 {
+            s2 = b.mean().unwrap();
         }
-        (k as f64 * 0.5) + s1
+        x + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1291,24 +1318,22 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..a.len() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * helper_scalar(y, (k as f64 * 0.5));
+            }
         }
-        let mut s3 = (0.69 * y);
-        match k % 4 {
-            j if j > 1 => s3 = 0.95 * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s3 = s3 * (a.mean().unwrap() * (k as f64 * 0.5).cos()),
-            _ => s3 += s3,
+        if k % 2 == 1 {
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = b.mean().unwrap(),
-            1 => { s4 = 0.5; }
-            _ => s4 = (a.mapv(f64::tanh).sum() / (1.0 + s3 * s3)),
+        s1 += x * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            s1 += t2.sin() * s1.sin();
         }
-        b.mean().unwrap().tanh().exp() + s3 + h1.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1324,17 +1349,21 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * c.mapv(f64::tanh).sum()).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * b.dot(c)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * (y / (1.0 + 0.84 * 0.84))).tanh();
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        (1.0 + ((k as f64 * 0.5) + 1.35) * ((k as f64 * 0.5) + 1.35)).sqrt() + s3
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * (1.0 + c[0] * c[0]).sqrt();
+            }
+        }
+        ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
     }
 
     #[test]
@@ -1350,26 +1379,16 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        if k == 3 {
+            return helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 0.57));
         }
-        let mut s2 = (helper_scalar(y, (k as f64 * 0.5)) / (1.0 + helper_scalar(h1[0], y).tanh().exp() * helper_scalar(h1[0], y).tanh().exp()));
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * y;
+        let mut s1 = y;
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s1 += s1,
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
-        a.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
+        x + s1
     }
 
     #[test]
@@ -1386,35 +1405,32 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
         match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) / (1.0 + helper_array(a, b[k % a.len()]) * helper_array(a, b[k % a.len()]))),
-            1 => s1 = s1 * (f64::tanh(0.71).exp() + 1.30),
-            _ => s1 += 0.31,
+            0 => s1 = 0.60,
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + y * y).sqrt()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a[k % a.len()];
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + helper_array(a, b[k % a.len()])).sin();
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + a[k % a.len()];
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * s1;
+            };
+            s1 += w3 * y;
         }
-        ((b[0] * c[k % a.len()]) - (s3 - 0.40)) + s1
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        let mut s5 = y;
+        let mut s8 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + s1).sum::<f64>();
+        (s4.tanh() / (1.0 + ((k as f64 * 0.5) * s5) * ((k as f64 * 0.5) * s5))) + s8 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1431,23 +1447,26 @@ mod p38 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * a.dot(c),
-            _ => s1 += a[k % a.len()].tanh().exp(),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
         }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
+        s1 = (k as f64 * 0.5);
+        let mut l2 = vec![0.0; a.len()];
+        for p3 in 0..a.len() {
+            l2[p3] = b[p3] * y.tanh().exp();
+        }
+        l2[0] += y;
+        let v4 = Array1::from(l2);
+        let mut s5 = v4[0] * 0.5;
+        for i in 0..a.len() {
+            let t6 = v4[i] * c.mapv(f64::tanh).sum();
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t6 * t6 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * a[a.len() - 1];
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
-        }
-        let mut s4 = y;
-        a[a.len() - 1] + s4 + h3.sum() * 0.3
+        (c.mean().unwrap() + helper_scalar((k as f64 * 0.5), y)) + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1463,43 +1482,31 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + c);
-        let mut s2: f64 = 1.37;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * helper_array(&v1, b[a.len() - 1]);
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = b.dot(c);
         }
-        let mut s5: f64 = {
-            let t4 = (c.mean().unwrap() + (1.0 + s2 * s2).sqrt());
-            t4 * t4 * 0.5 + a[0]
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += a[i] * 0.2;
+        let s2;
+        match k % 3 {
+            0 => s2 = (1.0 + helper_scalar(c[0], a[k % a.len()]) * helper_scalar(c[0], a[k % a.len()])).sqrt(),
+            1 => { s2 = b[0]; }
+            _ => s2 = s1,
         }
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
+        if k == 3 {
+            return (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + x));
         }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t7 = b[i] * x.tanh().exp();
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * h6[(i + 1) % a.len()];
-            }
-            s5 += u8;
-            if i == 3 {
-                break;
-            }
+            w3[i] = a[i] * helper_scalar(0.74, a[0]);
         }
-        let mut s9 = ad::ndarray::array![x, helper_array(&h6, s2), x].mapv(f64::sin).sum();
-        (helper_scalar(s5, (k as f64 * 0.5)) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s9 + h6.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = f64::tanh(1.28).exp();
+        } else {
+            s1 = s1 * (helper_array(c, s1) + x);
+        }
+        s1 = (s1 * 0.5 + c.mean().unwrap()).tanh();
+        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
+        helper_array(&w3, b.mapv(f64::tanh).sum()) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1515,20 +1522,36 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((y / (1.0 + x * x)) / (1.0 + x * x));
-        }
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
         for i in 0..a.len() {
-            w1[i] += (a[i] + x).sin();
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut s2 = (1.0 + (a.dot(&w1) / (1.0 + y * y)) * (a.dot(&w1) / (1.0 + y * y))).sqrt();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * b[a.len() - 1];
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
         }
-        (k as f64 * 0.5) + s2 + w1.sum() * 0.3
+        let mut s5 = q4;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = b[i] * (a[a.len() - 1] + b[0]);
+        }
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => w6[i] * y,
+                _ => {
+                    if w6[i] > 0.8 {
+                        break;
+                    }
+                    w6[i].tanh()
+                }
+            };
+            s5 += w7 * x.tanh().exp();
+        }
+        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * x.tanh().exp() };
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1544,47 +1567,44 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(b, helper_scalar(1.29, 0.27));
-            t1 * t1 * 0.5 + (1.0 + x * x).sqrt()
-        };
-        let s3;
+        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
+        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + a[i] * 0.79).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        let s4;
         match k % 3 {
-            0 => s3 = a.mapv(f64::tanh).sum(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], s2)),
+            0 => s4 = s1,
+            1 => { s4 = a.mean().unwrap(); }
+            _ => s4 = (1.0 + x * x).ln(),
         }
-        match k % 4 {
-            j if j > 1 => s2 = x * j as f64,
-            _ if s2 > 0.2 => s2 = s2 * helper_array(a, (0.65 - s2)),
-            _ => s2 += x,
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = a[p6] * 0.60;
         }
+        l5[0] += s1;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (1.0 + s3 * s3).sqrt()).tanh();
+                s2 = (s2 * 0.8 + a[j] * s4.sin()).tanh();
                 if s2 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
             s2 += a[i] * 0.2;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-        }
-        match k % 4 {
-            j if j > 1 => s2 = b.dot(b).tanh().exp() * j as f64,
-            _ if (s2 * b[k % a.len()]) > 0.2 => s2 = s2 * c.dot(b),
-            _ => s2 += 0.25,
-        }
-        let s5;
-        match k % 3 {
-            0 => s5 = ((k as f64 * 0.5).tanh().exp() * a.mapv(f64::tanh).sum()),
-            1 => { s5 = ((k as f64 * 0.5) + c[0]); }
-            _ => s5 = b[k % a.len()],
-        }
-        c.mapv(f64::tanh).sum() + s2
+        let mut s9 = (1.0 + v7.dot(c) * v7.dot(c)).sqrt();
+        let mut s11: f64 = {
+            let t10 = (((k as f64 * 0.5) - (k as f64 * 0.5)) + (0.32 * x));
+            t10 * t10 * 0.5 + y
+        };
+        (1.0 + helper_array(b, b[k % a.len()]) * helper_array(b, b[k % a.len()])).sqrt() + s11 + v7.sum() * 0.3
     }
 
     #[test]
@@ -1601,31 +1621,43 @@ mod p42 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * helper_scalar(s1.sin(), (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46)),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.82)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - y);
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + u2[i] * u2.dot(&u2)).tanh();
-        }
-        let mut s4: f64 = {
-            let t3 = helper_array(a, (s1 * s1));
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
+        let mut s3: f64 = {
+            let t2 = y.sin().tanh();
+            t2 * t2 * 0.5 + (1.0 + s1 * s1).sqrt()
         };
-        s4 = (s4 * 0.5 + c.mean().unwrap()).tanh();
-        let s5;
-        match k % 3 {
-            0 => s5 = (1.0 + b.dot(a) * b.dot(a)).ln(),
-            1 => { s5 = ((k as f64 * 0.5) + a[0]); }
-            _ => s5 = (s1.tanh().exp() - u2[0]),
+        let mut s4 = x;
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s4)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (s1 - (k as f64 * 0.5));
+                }
+            }
+            if n5 > 2 {
+                break s1 + (s1 - (k as f64 * 0.5));
+            }
+        };
+        let mut s7 = c.dot(b).tanh().exp();
+        let mut s9: f64 = {
+            let t8 = b.mapv(f64::tanh).sum();
+            t8 * t8 * 0.5 + (0.30 * (k as f64 * 0.5))
+        };
+        let mut w10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w10[i] += (b[i] + x).sin();
         }
-        let v6 = (&u2 * helper_array(&u2, (k as f64 * 0.5)));
-        helper_scalar(1.13, y) + s4 + v6.sum() * 0.3
+        (s1.tanh().exp() - w10[0]) + s9 + w10.sum() * 0.3
     }
 
     #[test]
@@ -1641,48 +1673,33 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
+        }
+        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+        for i in 0..a.len() {
+            let t3 = c[i] * x;
+            let mut q4 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
-                }
+                q4 += c[j] * t3;
             }
-            if n2 > 2 {
-                break s1 + s1;
+            s2 = s2 + q4.tanh();
+        }
+        s2 += helper_scalar(x, (0.51 - x));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-        };
-        let mut s4 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + s1 * s1)), s3));
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = b.to_owned();
-        for i in 0..a.len() {
-            h7 = (&h7 * s4 + a).mapv(f64::tanh);
-            l5.push(h7.clone());
+            s2 = (s2 * 0.7 + w1[i] * x).tanh();
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(b) * 0.5;
-        }
-        let mut s9 = q8;
-        let mut u10 = a.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * helper_array(c, y);
-        }
-        let s11;
+        let s5;
         match k % 3 {
-            0 => s11 = ((c[k % a.len()] + s4) - a.mapv(f64::tanh).sum()),
-            1 => { s11 = s1.cos(); }
-            _ => s11 = b.dot(c),
+            0 => s5 = w1.mapv(f64::tanh).sum(),
+            1 => { s5 = 0.5; }
+            _ => s5 = ((c[k % a.len()] + y) - a.mapv(f64::tanh).sum()),
         }
-        let mut h12 = a.to_owned();
-        for i in 0..a.len() {
-            let n13 = (&h12 * s1 + a).mapv(f64::tanh);
-            h12.assign(&n13);
-        }
-        (k as f64 * 0.5) + s9 + h12.sum() * 0.3
+        ((a[a.len() - 1] * s2) - s5) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1698,16 +1715,29 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = (x * (x + (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * (1.0 + y * y).ln();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
         }
-        let v2 = c.mapv(f64::sin);
-        let mut s3 = c.dot(&v2);
-        s3 = a.mapv(f64::tanh).sum();
-        (s3 * (k as f64 * 0.5)) + s3 + v2.sum() * 0.3
+        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + y.tanh().exp();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        x + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1723,26 +1753,15 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + s1 * s1).ln();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * a[k % a.len()];
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.32 * y);
-                }
-            }
-            if n3 > 2 {
-                break s1 + (1.32 * y);
-            }
-        };
-        b.dot(c) + s1
+        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * a.dot(b)).tanh();
+        }
+        a[a.len() - 1] + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1758,28 +1777,19 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[0];
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1.cos(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * x.tanh().exp();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            let n2 = (s1 * 0.5 + c[i] * a[k % a.len()]).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
-            s1 = (s1 * 0.7 + a[i] * 0.52).tanh();
+            s1 = n2;
         }
-        c.mapv(f64::tanh).sum() + s1
+        let mut s4: f64 = {
+            let t3 = helper_array(c, x).cos();
+            t3 * t3 * 0.5 + helper_array(c, x)
+        };
+        0.52 + s4
     }
 
     #[test]
@@ -1796,30 +1806,28 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_scalar(x, helper_array(b, s1)),
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_array(b, x.tanh().exp()),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s4: f64 = {
-            let t3 = (b[0] / (1.0 + s2.tanh().exp() * s2.tanh().exp()));
-            t3 * t3 * 0.5 + c.mean().unwrap()
-        };
-        if c[0] < 0.0 {
-            s1 = (s1 * helper_array(b, s2));
-        } else {
-            s1 = s1 * helper_scalar(helper_scalar(x, x), ((k as f64 * 0.5) + (k as f64 * 0.5)));
+        let mut s2 = helper_array(b, b.mean().unwrap().tanh().exp());
+        let s3;
+        match k % 3 {
+            0 => s3 = (b[0] / (1.0 + s2.tanh().exp() * s2.tanh().exp())),
+            1 => { s3 = a.dot(c); }
+            _ => s3 = c.mean().unwrap(),
+        }
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5).tanh();
         }
         let mut h5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n6 = (&h5 * s1 + b).mapv(f64::tanh);
+            let n6 = (&h5 * x + b).mapv(f64::tanh);
             h5.assign(&n6);
-            if i == 3 {
-                break;
-            }
         }
-        b[0].sin() + s4 + h5.sum() * 0.3
+        (x * helper_scalar((k as f64 * 0.5), s1)) + s2 + h5.sum() * 0.3
     }
 
     #[test]
@@ -1835,35 +1843,39 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - 1.09) - (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
+        }
+        let mut u2 = u1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.09;
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
             }
-            s1 += c[i] * 0.2;
         }
-        let s2;
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+        }
+        let s4;
         match k % 3 {
-            0 => s2 = (a.mean().unwrap() * helper_scalar(c[k % a.len()], s1)),
-            1 => { s2 = (y * y); }
-            _ => s2 = x,
+            0 => s4 = (1.0 + x * x).ln(),
+            1 => { s4 = 0.5; }
+            _ => s4 = (u2.mapv(f64::tanh).sum() * y),
         }
-        let g4 = |p5: f64| (p5 * (1.0 + s2 * s2).ln()).tanh();
-        let mut s3 = g4(a.dot(b)) + g4(b[0]);
-        if c[0] < 0.0 {
-            s3 = helper_array(b, (0.40 / (1.0 + 0.57 * 0.57)));
+        let mut h5 = c.to_owned();
+        for i in 0..3 {
+            h5.mapv_inplace(|t| (t * y).tanh());
+            h5.scaled_add(0.5, c);
         }
-        let v6 = c.mapv(|t| t * t * 0.5 - t);
-        if k % 2 == 1 {
-            let s2 = s2 * 0.5 + (s2 * s2);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * ((k as f64 * 0.5) - 0.60);
         }
-        s1 += s2 * 0.2;
-        let mut s7 = ((y - s3) - c[0]).cos();
-        helper_array(c, (y * 0.93)) + s7 + v6.sum() * 0.3
+        helper_array(&u2, helper_array(&u2, s4)) + s3 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1879,12 +1891,16 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (b[a.len() - 1] * x);
+        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh();
         }
-        a.dot(c) + s1 + u2.sum() * 0.3
+        if k == 3 {
+            return (1.0 + (x + 1.06) * (x + 1.06)).ln();
+        }
+        helper_array(b, s1) + s1
     }
 
     #[test]
@@ -1900,28 +1916,22 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
+        let mut s1 = b.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, c);
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
         }
-        let mut s2 = (y - ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - x));
-        for k in 0..2 {
-            for v in c.iter() {
-                s2 = (s2 * 0.6 + v * y.cos() + k as f64 * 0.1).sin();
-            }
+        s1 += helper_scalar(s1, (k as f64 * 0.5)).cos();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let v3 = h1.mapv(f64::sin);
-        let v4 = c.mapv(f64::sin);
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + y;
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (b[0] + x),
         }
-        s2 += s2 * 0.2;
-        c.mapv(f64::tanh).sum() + s2 + v4.sum() * 0.3
+        0.30 + s1
     }
 
     #[test]
@@ -1937,53 +1947,27 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k == 3 {
+            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (c[0] - x)).sum::<f64>();
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (1.0 + s1 * s1).ln(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w5 * (s4 / (1.0 + s4 * s4));
+        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
+        s1 = (s1 * 0.5 + (1.0 + a.dot(c) * a.dot(c)).ln()).tanh();
+        s1 = b.dot(c);
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.67 - x);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s4 / (1.0 + s4 * s4)) };
-        let s7;
+        match k % 4 {
+            j if j > 1 => s1 = 1.34 * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (0.24 / (1.0 + (0.48 * (k as f64 * 0.5)) * (0.48 * (k as f64 * 0.5)))),
+            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+        }
         match k % 3 {
-            0 => s7 = (0.27 / (1.0 + s1 * s1)),
-            1 => { s7 = (k as f64 * 0.5); }
-            _ => s7 = helper_array(a, 1.30),
+            0 => s1 = (y / (1.0 + s1.tanh().exp() * s1.tanh().exp())),
+            1 => s1 = s1 * (1.26 * y.tanh().exp()),
+            _ => s1 += s1,
         }
-        let mut s9: f64 = {
-            let t8 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh();
-            t8 * t8 * 0.5 + (0.34 + y)
-        };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 * 1.28)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        (helper_array(a, (k as f64 * 0.5)) * (s9 - (k as f64 * 0.5))) + s9
+        helper_array(b, helper_scalar(s1, (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1999,29 +1983,39 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = (helper_scalar(s1, b[k % a.len()]) + (y + x));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+        let mut s2: f64 = {
+            let t1 = (k as f64 * 0.5);
+            t1 * t1 * 0.5 + (x * y)
+        };
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 += (v * j as f64) * ((k as f64 * 0.5) * s2);
+            }
         }
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * 0.34,
-            _ => s1 += c.dot(a),
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
         }
-        if c[0] < 0.0 {
-            s1 = x;
-        } else {
-            s1 = s1 * helper_array(c, y).tanh().exp();
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = a.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * x + &u3).mapv(f64::tanh);
+            l4.push(h6.clone());
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = c[k % a.len()];
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (0.81 / (1.0 + s2 * s2));
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(a) * 0.5;
         }
-        b.dot(c) + s2
+        let mut s8 = q7;
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s2 = s2.sin() * 0.9 + c[j9 - 1] * y;
+        }
+        b.mean().unwrap() + s8 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2037,18 +2031,37 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.32 + 0.74);
+        let mut s1 = a.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, c[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let l2: Vec<f64> = u1.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * u1.mapv(f64::tanh).sum()).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let mut s5 = helper_scalar(((u1[a.len() - 1] * c[k % a.len()]) + helper_array(c, (k as f64 * 0.5))), y);
-        let mut s7: f64 = {
-            let t6 = b.mean().unwrap();
-            t6 * t6 * 0.5 + (1.0 + s4 * s4).ln()
-        };
-        s5.tanh().exp() + s7 + u1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * x;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * helper_scalar(c[k % a.len()], c[0]);
+        }
+        let mut s3 = helper_scalar(a.dot(a), (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt());
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = a.to_owned();
+        for i in (0..k % 3) {
+            h6 = (&h6 * s1 + c).mapv(f64::tanh);
+            l4.push(h6.clone());
+            if i == 3 {
+                break;
+            }
+        }
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(a) * 0.5;
+        }
+        let mut s8 = q7;
+        (a.mapv(f64::tanh).sum() / (1.0 + 1.18 * 1.18)) + s8
     }
 
     #[test]
@@ -2064,29 +2077,39 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 1.17;
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add((1.0 + y * y).ln(), a);
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s2 = (1.0 + helper_array(&u1, y) * helper_array(&u1, y)).sqrt(),
-            1 => s2 = s2 * ((k as f64 * 0.5).sin() - helper_array(b, s2)),
-            _ => s2 += helper_scalar(s2, y),
-        }
-        if k == 3 {
-            return 1.16;
-        }
-        let mut s3: f64 = 1.30;
-        for i in (0..a.len()).rev() {
+        let mut s3 = (v1[0] - v1[a.len() - 1]).sin().cos();
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            s3 = (s3 * 0.7 + v1[i] * f64::cos(1.16)).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+            s3 = s3 + a[i] * 0.3;
         }
-        a.mean().unwrap().cos() + s3 + u1.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = helper_scalar((c[0] - 0.49), (y * x));
+            t4 * t4 * 0.5 + x.tanh()
+        };
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => h2[i] * y.tanh().exp(),
+                _ => {
+                    if h2[i] > 0.8 {
+                        break;
+                    }
+                    h2[i].tanh()
+                }
+            };
+            s5 += w6 * 0.65;
+        }
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * 0.65 };
+        helper_scalar(helper_scalar(x, x), (a[0] - 1.07)) + s5 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2103,16 +2126,43 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        let mut f3 = c.to_owned();
-        f3.mapv_inplace(|t| (t * s1).tanh());
-        f3.scaled_add((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &c);
-        let mut s2 = f3.sum() * 0.3;
-        let v4 = (c + &f3);
-        let mut s6: f64 = {
-            let t5 = (y + y).cos();
-            t5 * t5 * 0.5 + (1.24 / (1.0 + v4[k % a.len()] * v4[k % a.len()]))
-        };
-        (b[0] + (k as f64 * 0.5)) + s6 + v4.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[k % a.len()],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * helper_scalar(0.67, c[a.len() - 1]);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(0.67, c[a.len() - 1]) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.mean().unwrap();
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * (0.95 / (1.0 + 0.70 * 0.70))).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
+        }
+        (b[0] + (k as f64 * 0.5)) + s5
     }
 
     #[test]
@@ -2129,22 +2179,15 @@ mod p56 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (c[k % a.len()] + s1)).tanh();
-            if i == 3 {
-                break;
-            }
+        s1 = (s1 * 0.5 + y).tanh();
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a.dot(a)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let s5;
+        match k % 3 {
+            0 => s5 = (1.0 + s4 * s4).sqrt(),
+            1 => { s5 = 0.5; }
+            _ => s5 = 0.42,
         }
-        if k == 3 {
-            return (1.0 + s1 * s1).sqrt();
-        }
-        if k % 2 == 0 {
-            s1 = s1;
-        }
-        s1 + s1
+        helper_array(c, y) + s4
     }
 
     #[test]
@@ -2160,20 +2203,14 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = c.to_owned();
-        for i in 0..a.len() {
-            h3 = (&h3 * y + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(c, y)).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (x - y);
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(c) * 0.5;
-        }
-        let mut s5 = q4;
-        let l6: Vec<f64> = a.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mapv(f64::tanh).sum()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        ((s8 + x) - s8) + s8
+        y + s1
     }
 
     #[test]
@@ -2189,35 +2226,35 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        let mut s1 = helper_array(b, (0.81 * helper_scalar((k as f64 * 0.5), x)));
+        let v1 = (c + c);
+        let mut s2 = helper_array(c, (0.81 * helper_scalar((k as f64 * 0.5), x)));
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(x, x)).tanh();
-        }
-        if k == 3 {
-            return a.dot(a);
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * a.mean().unwrap(),
+                1 => b[i] * y,
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s1 += w2 * f64::tanh(1.11).exp();
+            s2 += w3 * x;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.11).exp() };
-        let mut s4 = (x * helper_array(a, b.mapv(f64::tanh).sum()));
-        helper_array(a, (b[0] - x)) + s4
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
+        let mut s7 = v1.iter().zip(c.iter()).map(|(p5, q6)| p5 * (k as f64 * 0.5).cos() - q6).reduce(f64::max).unwrap();
+        match k % 4 {
+            j if j > 1 => s2 = x * j as f64,
+            _ if c[k % a.len()] > 0.2 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += f64::tanh(1.11).exp(),
+        }
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s2 = s2.sin() * 0.9 + b[j8 - 1] * (s7 + s2);
+        }
+        s2 += (a.mapv(f64::tanh).sum() - ((k as f64 * 0.5) / (1.0 + y * y)));
+        helper_array(&v1, (s4 * x)) + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2233,43 +2270,37 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
+        let s1;
+        match k % 3 {
+            0 => s1 = c.dot(a),
+            1 => { s1 = 0.5; }
+            _ => s1 = y,
+        }
+        let mut s2 = helper_array(b, b.dot(a)).cos();
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * y;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s2 = s2 + q4.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s6: f64 = {
+            let t5 = a.mean().unwrap();
+            t5 * t5 * 0.5 + (y * s1)
+        };
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * f64::tanh(0.65).exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (0.74 - x);
+            let n8 = (s7 * 0.5 + a[i] * helper_array(b, 1.18)).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.74 - x) };
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = b.to_owned();
-        for i in 0..3 {
-            h6 = (&h6 * y + a).mapv(f64::tanh);
-            l4.push(h6.clone());
-        }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(b) * 0.5;
-        }
-        let mut s8 = q7;
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s1 = s1.sin() * 0.9 + a[j9 - 1] * y;
-        }
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + helper_scalar(0.82, (k as f64 * 0.5));
-            s8 = (s8 * 0.8 + s1 * 0.3).tanh();
-        }
-        s8 += s1 * 0.2;
-        (helper_scalar(s3, s1) / (1.0 + s3 * s3)) + s8
+        (b.mapv(f64::tanh).sum() * y) + s7
     }
 
     #[test]
@@ -2285,34 +2316,35 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + a.mean().unwrap()).sin();
-        }
-        let mut s2 = ((1.0 + y * y).ln() - helper_array(c, y.tanh().exp()));
-        if helper_array(b, y) > 0.1 {
-            s2 = helper_scalar(w1.dot(a), w1.mean().unwrap());
-        } else {
-            s2 = s2 * b.mapv(f64::tanh).sum();
-        }
-        if k % 2 == 0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * x;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = w1[i] * (a[a.len() - 1] - 1.32);
-        }
-        let s4;
+        let s1;
         match k % 3 {
-            0 => s4 = y,
-            1 => { s4 = y; }
-            _ => s4 = (helper_array(&w1, s2) * y.sin()),
+            0 => s1 = ((0.98 + (k as f64 * 0.5)) / (1.0 + helper_array(b, y) * helper_array(b, y))),
+            1 => { s1 = y.tanh().exp(); }
+            _ => s1 = ((1.0 + y * y).ln() - 0.36),
         }
-        let z6 = ad::ndarray::Zip::from(b).and(&w1).map_collect(|&p7, &q8| (p7 * y - q8).sin());
-        let mut s5 = z6.sum() * (1.0 + s4 * s4).sqrt();
-        (x + b[a.len() - 1].tanh().exp()) + s5 + w3.sum() * 0.3
+        let mut s2 = ad::ndarray::array![y.tanh().exp(), a.dot(b), y].mapv(f64::sin).sum();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * y).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_scalar(x, s2);
+                }
+            }
+            if n3 > 2 {
+                break s2 + helper_scalar(x, s2);
+            }
+        };
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s5 += v * helper_scalar(1.32, y);
+            }
+        }
+        let v6 = (c * helper_array(c, s1));
+        let mut s9 = a.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * (s4 - s4)).sum::<f64>();
+        (s4 / (1.0 + x.sin() * x.sin())) + s9 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2329,41 +2361,48 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        if k % 2 == 1 {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = (helper_array(c, x) + helper_scalar(0.87, y)),
-            1 => { s2 = 0.5; }
-            _ => s2 = a.mean().unwrap(),
-        }
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + helper_scalar(x, x);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s1,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (y + c[k % a.len()]);
         }
-        s1 += s2 * 0.2;
-        let mut s3: f64 = 0.0;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y + c[k % a.len()]) };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * x.cos(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w4 * helper_array(c, s1);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, s1) };
+        let mut m7 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m7.row_mut(i).assign(&(b * (s3 + i as f64)));
+        }
+        let mut s6 = m7.row(1).dot(a) * f64::tanh(1.14).exp();
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s3 += (v * j as f64) * ((k as f64 * 0.5) - y);
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * helper_array(a, 1.03) + k as f64 * 0.1).sin();
             }
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = (a.mean().unwrap() / (1.0 + s3 * s3)),
-            1 => { s4 = 0.5; }
-            _ => s4 = (f64::tanh(1.15).exp() + (k as f64 * 0.5)),
-        }
-        (c.mapv(f64::tanh).sum() * (y + (k as f64 * 0.5))) + s3
+        s6 = (s6 * 0.5 + s1).tanh();
+        let v10 = vec![0.25; a.len()];
+        let mut s11 = a.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * s3).sum::<f64>();
+        (c.mean().unwrap() + (k as f64 * 0.5)) + s11
     }
 
     #[test]
@@ -2380,23 +2419,31 @@ mod p62 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if 1.22 > 0.2 => s1 = s1 * (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * f64::tanh(0.97).exp()),
-            _ => s1 += a.dot(c),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2.scaled_add((y / (1.0 + 1.15 * 1.15)), a);
+        if c[0] < 0.0 {
+            s1 = x.tanh().exp();
+        } else {
+            s1 = s1 * (1.22 * a.mean().unwrap());
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            let y = y * 0.5 + (y / (1.0 + 1.15 * 1.15));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut h3 = h2.to_owned();
-        for i in (0..a.len()).rev() {
-            h3.scaled_add((c[k % a.len()] + a[a.len() - 1]), &h2);
+        s1 += y * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(a, (k as f64 * 0.5));
         }
-        0.51 + s1 + h3.sum() * 0.3
+        (a.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -2412,24 +2459,42 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.26 + y)) * q2 as f64).sum::<f64>();
-        s3 += helper_array(b, b[a.len() - 1].tanh().exp());
-        let mut s4 = helper_scalar(helper_array(a, 0.72), helper_scalar(x, y).sin());
-        match k % 4 {
-            j if j > 1 => s3 = s4 * j as f64,
-            _ if 1.07 > 0.2 => s3 = s3 * ((s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (x + a[a.len() - 1])),
-            _ => s3 += (s4 + 0.44),
+        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s2 = (x - helper_array(&v1, a.mapv(f64::tanh).sum()));
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_array(&v1, x)).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * helper_scalar((k as f64 * 0.5), 0.52);
+                }
+            }
+            if n4 > 2 {
+                break s2 + helper_scalar((k as f64 * 0.5), 0.52);
+            }
+        };
+        match k % 3 {
+            0 => s2 = b.dot(&v1),
+            1 => s2 = s2 * (1.0 + helper_array(c, y) * helper_array(c, y)).ln(),
+            _ => s2 += helper_array(c, 0.76),
         }
-        match k % 4 {
-            j if j > 1 => s4 = b.dot(b) * j as f64,
-            _ if (0.92 * (k as f64 * 0.5)) > 0.2 => s4 = s4 * (helper_array(c, (k as f64 * 0.5)) / (1.0 + 0.30 * 0.30)),
-            _ => s4 += b.mean().unwrap(),
+        if ((k as f64 * 0.5) / (1.0 + a[0] * a[0])) > 0.1 {
+            s2 = f64::tanh(1.07).exp();
+        } else {
+            s2 = s2 * b.mapv(f64::tanh).sum();
         }
-        let mut s5 = (1.0 + ((s4 * 1.08) + s4) * ((s4 * 1.08) + s4)).ln();
-        x + s5
+        if c[0] < 0.0 {
+            s2 = 0.86;
+        }
+        let l6 = vec![v1.to_owned(), c.mapv(|t| t * 0.5), v1.mapv(|t| t * s5)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
+        helper_scalar(0.30, c.mean().unwrap()) + s8 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2446,17 +2511,22 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) + y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * ((k as f64 * 0.5) + y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            s1 += b[i] * 0.2;
+            };
+            s1 += w2 * x;
         }
-        let v2 = a.mapv(f64::sin);
-        (0.87 + s1).tanh() + s1 + v2.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        let mut s4 = (a[k % a.len()] + helper_scalar(x, s1)).tanh();
+        helper_array(a, x.tanh().exp()) + s4
     }
 
     #[test]
@@ -2472,11 +2542,15 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + 0.56).sin();
         }
-        (helper_array(c, y) * a.dot(b)) + s3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * y;
+        }
+        (helper_array(&w2, y) * w2.dot(&w1)) + w2.sum() * 0.3
     }
 
     #[test]
@@ -2492,14 +2566,16 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c).mapv(f64::tanh);
-        let mut s2 = ((c[k % a.len()] * (k as f64 * 0.5).tanh()) - (y / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))));
-        match k % 4 {
-            j if j > 1 => s2 = (a.dot(b) / (1.0 + helper_array(&v1, x) * helper_array(&v1, x))) * j as f64,
-            _ if s2.sin() > 0.2 => s2 = s2 * (s2 + helper_scalar(x, (k as f64 * 0.5))),
-            _ => s2 += x,
+        let mut s1 = x;
+        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        (k as f64 * 0.5) + s2 + v1.sum() * 0.3
+        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2515,36 +2591,33 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (k as f64 * 0.5);
-            t1 * t1 * 0.5 + helper_scalar(x, y)
-        };
-        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (1.28 * a[k % a.len()])).sum::<f64>();
+        let mut s1 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.72).exp()).tanh();
+        }
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * f64::sqrt((1.0 + 0.25 * 0.25));
         for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s2 += (v * j as f64) * 1.36;
+            for (j, v) in a.iter().enumerate() {
+                s2 += (v * j as f64) * c.mean().unwrap();
             }
         }
-        match k % 4 {
-            j if j > 1 => s5 = (f64::ln((1.0 + 1.15 * 1.15)) + b.mapv(f64::tanh).sum()) * j as f64,
-            _ if s5.sin() > 0.2 => s5 = s5 * a.dot(c),
-            _ => s5 += y,
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(a, 1.37);
         }
+        let mut s6: f64 = {
+            let t5 = (((k as f64 * 0.5) * 0.86) - y.cos());
+            t5 * t5 * 0.5 + (s1 / (1.0 + a[0] * a[0]))
+        };
+        let mut h7 = a.to_owned();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+            h7.scaled_add(a.dot(b), a);
         }
-        let mut m7 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m7.row_mut(i).assign(&(a * (f64::ln((1.0 + 1.34 * 1.34)) + i as f64)));
-        }
-        let mut s6 = m7.row(1).dot(a) * f64::sqrt((1.0 + 0.44 * 0.44));
-        for i in (1..a.len()).step_by(2) {
-            let t8 = a[i] * c[0].tanh();
-            s6 += t8.sin() * (x - (k as f64 * 0.5));
-        }
-        (k as f64 * 0.5) + s6
+        let f9: Array1<f64> = a.iter().rev().map(|p10| (p10 * c.mapv(f64::tanh).sum()).tanh() + s1).collect();
+        let mut s8 = f9.dot(&f9) * 0.1;
+        (1.0 + f9[a.len() - 1] * f9[a.len() - 1]).sqrt() + s8 + f9.sum() * 0.3
     }
 
     #[test]
@@ -2560,15 +2633,25 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        if k == 3 {
+            return b.dot(b);
         }
-        let mut s2 = y;
-        if b.dot(&u1) > 0.1 {
-            s2 = helper_scalar(a.mean().unwrap(), (s2 / (1.0 + s2 * s2)));
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * helper_scalar(1.30, x);
         }
-        helper_scalar(a.dot(b), y.tanh().exp()) + s2 + u1.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(1.30, x) };
+        (x * (y * (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -2585,23 +2668,26 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, y)).tanh();
+        match k % 3 {
+            0 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()),
+            1 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
+            _ => s1 += s1.tanh(),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * 0.29).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
             }
-            s1 += b[i] * 0.2;
+            s2 = n3;
         }
-        let mut s2 = helper_array(c, s1);
-        (s2 / (1.0 + s1 * s1)) + s2
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] * a[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut s4 = s2;
+        a[k % a.len()] + s4
     }
 
     #[test]
@@ -2617,38 +2703,33 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(a, 1.09)).tanh();
-            if i == 3 {
+        let mut s2: f64 = {
+            let t1 = a.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + (1.18 - a[0])
+        };
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
+            if (n4 - s3).abs() < 0.05 {
                 break;
             }
+            s3 = n4;
+        }
+        let v5 = (b * b).mapv(f64::tanh);
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(1.03);
+        }
+        if k == 3 {
+            return v5.mapv(f64::tanh).sum();
+        }
+        if k == 3 {
+            return s3;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            s2 = (s2 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = (helper_scalar(b[0], s1) / (1.0 + c[0] * c[0]));
-            t2 * t2 * 0.5 + a[k % a.len()].cos()
-        };
-        for i in 0..a.len() {
-            let t4 = a[i] * c.dot(a);
-            s3 += t4.sin() * (x + c[a.len() - 1]);
-        }
-        let mut s6: f64 = {
-            let t5 = c.dot(b);
-            t5 * t5 * 0.5 + (0.26 / (1.0 + s3 * s3))
-        };
-        let mut s7 = (1.0 + helper_array(b, (k as f64 * 0.5).tanh().exp()) * helper_array(b, (k as f64 * 0.5).tanh().exp())).ln();
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * (c[0] * y)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        s3 + s7
+        ((k as f64 * 0.5) + 1.10).tanh() + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2664,31 +2745,27 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = a.dot(a).sin(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (helper_scalar(x, x) + x),
-        }
-        let v2 = (b * b).mapv(f64::tanh);
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, b);
-        }
+        let mut s1 = a.dot(a).sin();
+        s1 = a.mapv(f64::tanh).sum().tanh().exp();
+        let mut s3: f64 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
+        };
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = v2[i] * (y + x);
+            w4[i] = b[i] * c.mean().unwrap();
         }
-        let l5: Vec<f64> = c.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * s1).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        let v8 = (&v2 + b);
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + h3[a.len() - 1];
-            s7 = (s7 * 0.8 + s1 * 0.3).tanh();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
         }
-        s7 += s1 * 0.2;
-        b[0] + s7 + v8.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + h5[i] * (1.0 + s3 * s3).sqrt()).tanh();
+        }
+        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s6 = m7.diag().mapv(|t| (t * s3).sin()).sum() * 1.12;
+        let mut s8 = c[a.len() - 1];
+        helper_scalar((h5[k % a.len()] / (1.0 + s6 * s6)), x.cos()) + s8 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2705,43 +2782,44 @@ mod p72 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
-            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
-            _ => s1 += helper_array(b, (k as f64 * 0.5)),
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).ln();
-        }
-        let mut s3 = a.mean().unwrap().tanh().exp();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = u2[i] * (b[a.len() - 1] - s1);
-            if i % 3 == 1 {
-                continue;
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * a.mapv(f64::tanh).sum();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
             }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * u2[(i + 1) % a.len()];
-            }
-            s3 += u5;
+            s1 = s1 + q3.tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return helper_scalar(y, (k as f64 * 0.5)).sin();
+        }
+        s1 = (s1 * 0.5 + helper_array(b, (k as f64 * 0.5))).tanh();
+        let s4;
+        match k % 3 {
+            0 => s4 = ((c[k % a.len()] - y) * a.mapv(f64::tanh).sum()),
+            1 => { s4 = ((k as f64 * 0.5) * x); }
+            _ => s4 = c.mean().unwrap(),
+        }
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            w6[i] += (c[i] + helper_array(a, x)).sin();
+            let n6 = (s5 * 0.5 + c[i] * (s1 - s4)).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (s3 - y);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        for k in 0..2 {
+            for v in a.iter() {
+                s5 += v * helper_array(b, x);
+            }
         }
-        s3 += x * 0.2;
         let s7;
         match k % 3 {
-            0 => s7 = u2.mean().unwrap(),
-            1 => { s7 = (1.02 - 1.07); }
-            _ => s7 = helper_array(&w6, s1),
+            0 => s7 = (c.mapv(f64::tanh).sum() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
+            1 => { s7 = 0.5; }
+            _ => s7 = a.mean().unwrap(),
         }
-        helper_scalar(b[k % a.len()].tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s3 + w6.sum() * 0.3
+        b.mean().unwrap() + s5
     }
 
     #[test]
@@ -2757,40 +2835,35 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.sin() + x) * (c.mapv(f64::tanh).sum() + (0.22 * (k as f64 * 0.5))));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), 0.46)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
-                }
-            }
-            if n4 > 2 {
-                break s1 + (k as f64 * 0.5).tanh().exp();
-            }
-        };
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * s3 + k as f64 * 0.1).sin();
-            }
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = a[p2] * (x + x);
         }
-        let mut s6 = ((k as f64 * 0.5) * helper_array(b, y.tanh().exp()));
-        helper_scalar(b[0], a.mapv(f64::tanh).sum()) + s6
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
+        match k % 4 {
+            j if j > 1 => s4 = f64::cos(1.38) * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s4 = s4 * helper_scalar(c.dot(&v3), helper_array(a, b[a.len() - 1])),
+            _ => s4 += x,
+        }
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (k as f64 * 0.5),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s4 += w8 * (1.02 / (1.0 + s7 * s7));
+        }
+        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (1.02 / (1.0 + s7 * s7)) };
+        helper_array(a, helper_array(&v3, y)) + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2807,38 +2880,37 @@ mod p74 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s1 += w2 * (s1 * a[a.len() - 1]);
+            }
+            s1 += c[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 * a[a.len() - 1]) };
-        let mut s4 = c[a.len() - 1];
-        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + a[0]);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
+        }
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t8 = c[i] * b.mapv(f64::tanh).sum();
-            s7 += t8 * t8 * 0.5;
-            s7 -= c[(i + 1) % a.len()] * y;
+            w4[i] += (v3[i] + b[0]).sin();
         }
-        match k % 3 {
-            0 => s4 = (k as f64 * 0.5),
-            1 => s4 = s4 * c.mean().unwrap(),
-            _ => s4 += (1.03 * b[0]),
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(&w4, y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s9 = (x + helper_scalar(c[k % a.len()], y)).tanh().exp();
-        let mut w10 = Array1::<f64>::zeros(a.len());
+        s1 += x * 0.2;
+        let mut s5 = ad::ndarray::array![s1, y, (k as f64 * 0.5)].mapv(f64::sin).sum();
         for i in 0..a.len() {
-            w10[i] += (c[i] + (b[a.len() - 1] + x)).sin();
+            let y = y * 0.5 + (0.94 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        w10.mean().unwrap() + s9 + w10.sum() * 0.3
+        s1 += y * 0.2;
+        b.dot(&v3) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2855,44 +2927,41 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => s1 = s1 * (y - (k as f64 * 0.5)),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = s1,
-            1 => { s2 = 0.5; }
-            _ => s2 = x,
-        }
-        let mut s3 = x;
-        s3 += helper_scalar(s3.tanh(), x);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * (0.45 / (1.0 + 0.88 * 0.88))).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * c.dot(b);
-                }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = h2[i] * b.mean().unwrap();
+        }
+        let mut h4 = w3.to_owned();
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * s1 + &w3).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        let v6 = (&h4 * (x + s1));
+        let v7 = h4.mapv(|t| t * t * 0.5 - t);
+        for i in (0..a.len()).rev() {
+            let t8 = v7[i] * helper_scalar(y, y);
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * w3[(i + 1) % a.len()];
             }
-            if n4 > 2 {
-                break s3 + c.dot(b);
+            s1 += u9;
+            if i == 3 {
+                break;
             }
-        };
-        c.mean().unwrap() + s3
+        }
+        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s1 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2908,14 +2977,13 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
         }
-        if k % 2 == 0 {
-            s1 = a.mean().unwrap();
-        }
-        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
+        let mut s2 = (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt()).sqrt().sin();
+        (1.0 + b[0] * b[0]).ln().tanh().exp() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2931,38 +2999,51 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + a[0]);
+        }
         match k % 3 {
-            0 => s1 = helper_scalar(b.mapv(f64::tanh).sum(), ((k as f64 * 0.5) + c[a.len() - 1])),
-            1 => { s1 = 0.5; }
-            _ => s1 = (((k as f64 * 0.5) + y) - (x + a[0])),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh()),
+            _ => s1 += helper_scalar(0.66, (k as f64 * 0.5)),
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s3 = y.sin();
         for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s3 += (v * j as f64) * a.dot(b);
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * b.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
             }
         }
-        let mut s6 = a.iter().enumerate().map(|(q5, &p4)| (p4 * ((k as f64 * 0.5) * c[a.len() - 1])).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s3 = s3.tanh().exp() * j as f64,
-            _ if b.dot(&h2) > 0.2 => s3 = s3 * s6,
-            _ => s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * b.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        match k % 3 {
+            0 => s1 = x.tanh().exp(),
+            1 => s1 = s1 * x,
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += helper_scalar(s1, x),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * 0.88;
+                }
             }
-            s6 = (s6 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        a[0] + s6 + h2.sum() * 0.3
+            if n4 > 2 {
+                break s1 + 0.88;
+            }
+        };
+        (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt().tanh() + s1
     }
 
     #[test]
@@ -2978,29 +3059,21 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
+        match k % 3 {
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += (k as f64 * 0.5),
+        }
         for i in 0..a.len() {
-            w2[i] += (a[i] + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin();
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = helper_array(&u1, (k as f64 * 0.5));
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (k as f64 * 0.5);
-                }
-            }
-            if n4 > 2 {
-                break s3 + (k as f64 * 0.5);
-            }
-        };
-        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s3 + w2.sum() * 0.3
+        s1 += y * 0.2;
+        a.dot(a) + s1
     }
 
     #[test]
@@ -3017,15 +3090,17 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (c[a.len() - 1] * s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_array(c, x);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += x * 0.2;
-        c.dot(b) + s1
+        s1 += y * 0.2;
+        helper_scalar((1.0 + y * y).sqrt(), x) + s1
     }
 
     #[test]
@@ -3041,28 +3116,16 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.44;
+        if k == 3 {
+            return 0.44;
+        }
+        let mut s1 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * (k as f64 * 0.5);
-            if i % 3 == 1 {
-                continue;
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i == 3 {
+                break;
             }
-            s1 += t2.sin() * ((k as f64 * 0.5) + a[k % a.len()]);
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * c.mapv(f64::tanh).sum();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
         c.mean().unwrap() + s1
     }
 
@@ -3081,11 +3144,9 @@ mod p81 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (k as f64 * 0.5).tanh().exp()).view()]).unwrap();
         let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        if k == 3 {
-            return b.mean().unwrap();
-        }
+        let v3 = (b + b);
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
                 1 => c[i] * ((k as f64 * 0.5) * x),
                 _ => {
@@ -3095,16 +3156,15 @@ mod p81 {
                     c[i].tanh()
                 }
             };
-            s1 += w3 * ((k as f64 * 0.5) + 0.37);
+            s1 += w4 * ((k as f64 * 0.5) + 0.37);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + 0.37) };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + 0.37) };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + b[j6 - 1] * (x - 0.71);
         }
-        (s1 * (s1 * s1)) + s1
+        (helper_scalar(s1, (k as f64 * 0.5)) * s1) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3121,17 +3181,9 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        match k % 4 {
-            j if j > 1 => s1 = b.dot(a) * j as f64,
-            _ if (y / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (y.tanh().exp() - c[a.len() - 1]),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
-        }
-        helper_scalar((1.0 + y * y).sqrt(), (1.16 * y)) + s1
+        let g3 = |p4: f64| (p4 * a.mapv(f64::tanh).sum()).tanh();
+        let mut s2 = g3((x - y)) + g3(a[0]);
+        y + s2
     }
 
     #[test]
@@ -3147,39 +3199,34 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut u2 = v1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+        }
+        let l3 = vec![u2.to_owned(), c.mapv(|t| t * 0.5), u2.mapv(|t| t * x)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
+        let mut s7: f64 = {
+            let t6 = y;
+            t6 * t6 * 0.5 + s5
+        };
         for i in 0..a.len() {
-            w1[i] = b[i] * 1.19;
+            let x = x * 0.5 + helper_array(&v1, x);
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
         }
-        let mut s2 = w1.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (w1[0] * (k as f64 * 0.5))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        s5 += x * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 += a[i] * 0.2;
+            s7 = (s7 * 0.7 + c[i] * x.sin()).tanh();
         }
-        let mut s3 = (1.0 + (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()).sqrt() * (1.0 + w1.mapv(f64::tanh).sum() * w1.mapv(f64::tanh).sum()).sqrt()).ln();
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_scalar(x, 0.34).sin(),
-            1 => { s4 = 0.5; }
-            _ => s4 = c.mapv(f64::tanh).sum(),
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + u2[j8 - 1] * s7;
         }
-        let s5;
-        match k % 3 {
-            0 => s5 = (s3 + helper_scalar(b[a.len() - 1], s2)),
-            1 => { s5 = 0.5; }
-            _ => s5 = (a[0] + s2.cos()),
-        }
-        match k % 3 {
-            0 => s2 = a.mapv(f64::tanh).sum(),
-            1 => s2 = s2 * helper_scalar(helper_scalar(s5, s5), (s2 / (1.0 + 0.21 * 0.21))),
-            _ => s2 += y.cos(),
-        }
-        0.32 + s3 + w1.sum() * 0.3
+        (u2[0] + s7.cos()) + s7 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3195,22 +3242,37 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s3: f64 = {
-            let t2 = ((x - (k as f64 * 0.5)) + (x / (1.0 + v1[k % a.len()] * v1[k % a.len()])));
-            t2 * t2 * 0.5 + (y - x)
-        };
-        let mut s6 = v1.iter().zip(c.iter()).map(|(p4, q5)| p4 * a.dot(&v1) - q5).reduce(f64::max).unwrap();
-        'outer: for i in 0..a.len() {
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_scalar(a.dot(a), (x - y)),
+            1 => { s1 = b.mapv(f64::tanh).sum(); }
+            _ => s1 = y,
+        }
+        let mut s2 = (x * (1.0 + y.tanh() * y.tanh()).sqrt());
+        match k % 3 {
+            0 => s2 = b.mean().unwrap(),
+            1 => s2 = s2 * y,
+            _ => s2 += c.mapv(f64::tanh).sum(),
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v1[j] * v1.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + c[j] * x).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * y;
                 }
             }
-            s3 += v1[i] * 0.2;
+            if n3 > 2 {
+                break s2 + y;
+            }
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + c[k % a.len()];
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s6 + v1.sum() * 0.3
+        s2 += x * 0.2;
+        x + s2
     }
 
     #[test]
@@ -3227,37 +3289,36 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.94, x);
+        }
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * c[0];
+            }
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (y / (1.0 + 0.69 * 0.69));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
         }
-        s1 += x * 0.2;
-        if c[0] > 0.1 {
-            s1 = (1.0 + y * y).ln();
-        } else {
-            s1 = s1 * helper_array(a, (x * 0.83));
+        let mut h4 = c.to_owned();
+        for i in 0..a.len() {
+            h4.mapv_inplace(|t| (t * s1).tanh());
+            h4.scaled_add(0.5, c);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        match k % 4 {
+            j if j > 1 => s1 = ((h3[a.len() - 1] / (1.0 + 0.36 * 0.36)) * (x / (1.0 + x * x))) * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((0.43 - x) + helper_array(c, s1)),
+            _ => s1 += (0.27 - 1.35),
         }
-        let mut s3: f64 = {
-            let t2 = (a[0] + a.mean().unwrap());
-            t2 * t2 * 0.5 + y
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (s3 * 0.78);
+        match k % 3 {
+            0 => s1 = h4.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * h4.dot(c),
+            _ => s1 += y.tanh().exp(),
         }
-        b.mapv(f64::tanh).sum() + s3
+        helper_array(b, y) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -3273,33 +3334,21 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * y.tanh().exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * a[k % a.len()].cos();
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * (s3 * 0.99)).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()].cos() };
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(c[k % a.len()], y) / (1.0 + helper_array(a, s1) * helper_array(a, s1))) * j as f64,
-            _ if (0.45 - y) > 0.2 => s1 = s1 * (f64::cos(0.24) + (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += (b[0] + c[0]),
+        let mut s5: f64 = {
+            let t4 = x.tanh();
+            t4 * t4 * 0.5 + b[k % a.len()].sin()
+        };
+        if c[0] < 0.0 {
+            s5 = helper_scalar(s3.tanh().exp(), (x + (k as f64 * 0.5)));
+        } else {
+            s5 = s5 * s3;
         }
-        let mut s4 = a.mean().unwrap().tanh().exp().sin();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * s4;
-        }
-        x + s4
+        a.dot(c) + s5
     }
 
     #[test]
@@ -3315,27 +3364,20 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
-        if k % 2 == 0 {
-            s1 = helper_scalar(a[a.len() - 1].tanh().exp(), helper_array(c, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * helper_array(c, f64::sin(1.07));
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::ln((1.0 + 0.92 * 0.92));
         }
-        s1 = y;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar((k as f64 * 0.5), x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_scalar((k as f64 * 0.5), x);
-            }
-        };
-        s1 + s1
+        let mut s4 = a.dot(a);
+        for (p2, &q3) in u1.iter().zip(b) {
+            s4 = (s4 * 0.7 + p2 * q3 * helper_array(c, c[a.len() - 1])).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s4 = (1.0 + x * x).ln().sin() * j as f64,
+            _ if b[k % a.len()] > 0.2 => s4 = s4 * ((y * y) - (k as f64 * 0.5).cos()),
+            _ => s4 += ((k as f64 * 0.5) + x),
+        }
+        (0.33 - (1.0 + y * y).sqrt()) + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3351,14 +3393,11 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * (y - b[k % a.len()])).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n4 = (&h3 * x + b).mapv(f64::tanh);
-            h3.assign(&n4);
+        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        c.dot(b).tanh().exp() + s1 + h3.sum() * 0.3
+        ((x - y) - x.sin()) + s1
     }
 
     #[test]
@@ -3374,34 +3413,40 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| t * t * 0.5 - t);
-        let v2 = (&v1 * a).mapv(f64::tanh);
-        let mut s3 = v1.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s3 = x * j as f64,
-            _ if v2.mapv(f64::tanh).sum() > 0.2 => s3 = s3 * 0.77,
-            _ => s3 += y,
+        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        }
+        let mut s2 = ad::ndarray::array![(y - s1), b.mean().unwrap(), (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))].mapv(f64::sin).sum();
+        let s3;
+        match k % 3 {
+            0 => s3 = (k as f64 * 0.5),
+            1 => { s3 = 0.5; }
+            _ => s3 = s1,
+        }
+        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * c.mapv(f64::tanh).sum() + d6[0] * ((k as f64 * 0.5) - s3);
+        if c[0] < 0.0 {
+            s1 = s2;
+        } else {
+            s1 = s1 * (s2 / (1.0 + x * x));
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s3 > 0.3 && j > i {
+                s4 = (s4 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s4 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s3 += a[i] * 0.2;
+            s4 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + f64::ln((1.0 + 1.08 * 1.08));
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        let mut s4 = a.mean().unwrap();
         for i in (0..a.len()).rev() {
-            let t5 = v2[i] * b[k % a.len()].tanh().exp();
-            s3 += t5.sin() * c.dot(b);
+            let t7 = a[i] * helper_array(a, s4);
+            s1 += t7 * t7 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * b.mean().unwrap();
         }
-        s3 + s4 + v2.sum() * 0.3
+        s1 + s4
     }
 
     #[test]
@@ -3417,25 +3462,23 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 0.24;
-        }
-        let mut s2 = ((1.0 + y * y).sqrt().tanh().exp() - (a.mapv(f64::tanh).sum() * 1.15));
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * u1.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * f64::tanh(1.15).exp();
+        let mut s1 = y;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (a[k % a.len()] - c[a.len() - 1]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n3 > 2 {
-                break s2 + f64::tanh(1.15).exp();
-            }
-        };
-        a.mean().unwrap() + s2 + u1.sum() * 0.3
+            };
+            s1 += w2 * helper_array(c, y);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, y) };
+        let v4 = (c + b);
+        v4.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3452,41 +3495,34 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (c[0] - x);
-            if i % 3 == 1 {
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut q3 = 0.0;
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        }
+        let mut s2 = (k as f64 * 0.5);
+        let mut s5 = (0..a.len()).map(|q4| b[q4] * c[q4] + (x * 1.26)).sum::<f64>();
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s2 = (s2 * 0.8 + b[j] * (s1 / (1.0 + c[0] * c[0]))).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * b.mapv(f64::tanh).sum();
+                }
             }
-            s1 = s1 + q3.tanh();
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + a.dot(a);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        match k % 3 {
-            0 => s1 = (1.0 + f64::tanh(1.16).exp() * f64::tanh(1.16).exp()).ln(),
-            1 => s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp(),
-            _ => s1 += (x / (1.0 + x * x)),
-        }
-        let v4 = (b * c).mapv(f64::tanh);
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * ((k as f64 * 0.5) * x);
-        }
-        for i in (0..a.len()).rev() {
-            let t6 = b[i] * 0.25;
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * a[(i + 1) % a.len()];
+            if n6 > 2 {
+                break s2 + b.mapv(f64::tanh).sum();
             }
-            s1 += u7;
+        };
+        if (1.14 + 1.05) > 0.1 {
+            s2 = ((s1 * (k as f64 * 0.5)) * 0.79);
+        } else {
+            s2 = s2 * (s2 * b[a.len() - 1]);
         }
-        ((k as f64 * 0.5) * c[k % a.len()]).tanh().exp() + s1 + u5.sum() * 0.3
+        let mut s8 = (helper_array(b, b[a.len() - 1]) * helper_array(a, 0.62)).tanh().exp();
+        a.dot(a) + s8
     }
 
     #[test]
@@ -3502,27 +3538,36 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = ((x / (1.0 + y * y)) / (1.0 + (c[0] * y) * (c[0] * y))),
-            1 => { s1 = 0.5; }
-            _ => s1 = (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))),
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, b);
         }
-        let mut l2 = vec![c.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * y).sin()) + b;
-            l2.push(n);
+        let mut u2 = h1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * y);
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let f7: Array1<f64> = a.iter().rev().map(|p8| (p8 * f64::sin(0.80)).tanh() + helper_array(b, (k as f64 * 0.5))).collect();
-        let mut s6 = f7.dot(&f7) * 0.1;
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s6 = s6.sin() * 0.9 + c[j9 - 1] * (s1 - (k as f64 * 0.5));
+        let mut s3 = x.sin();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => u2[i] * 0.77,
+                _ => {
+                    if u2[i] > 0.8 {
+                        break;
+                    }
+                    u2[i].tanh()
+                }
+            };
+            s3 += w4 * b.dot(&u2);
         }
-        (1.0 + x * x).sqrt().tanh().exp() + s6 + f7.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b.dot(&u2) };
+        match k % 4 {
+            j if j > 1 => s3 = x.cos() * j as f64,
+            _ if (s5 / (1.0 + x * x)) > 0.2 => s3 = s3 * helper_scalar(0.82, u2[0]).sin(),
+            _ => s3 += (1.0 + s3 * s3).ln(),
+        }
+        y.cos().tanh().exp() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3539,30 +3584,10 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x + y);
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] + c[0])).tanh();
-        }
-        let mut l3 = vec![b.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * x).sin()) + b;
-            l3.push(n);
-        }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * f64::sin(0.22);
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if s6 > 0.2 => s1 = s1 * 1.30,
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
         for i in 0..a.len() {
-            let w7 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * s1,
+                1 => c[i] * a.mapv(f64::tanh).sum(),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -3570,10 +3595,28 @@ mod p93 {
                     c[i].tanh()
                 }
             };
-            s1 += w7 * helper_array(b, (k as f64 * 0.5));
+            s1 += w2 * b.mapv(f64::tanh).sum();
         }
-        let s8 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, (k as f64 * 0.5)) };
-        (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).ln() + s6 + v5.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
+        if (y - x) > 0.1 {
+            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(b, 0.51));
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), s1) * 1.30);
+        }
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + b).mapv(f64::sin);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * f64::tanh(1.12).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        b.dot(b).tanh().exp() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -3590,33 +3633,24 @@ mod p94 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (y - s1),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (y - s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * helper_scalar(y, 0.24);
+            }
+            s1 += c[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(y, 0.24) };
-        let mut f5 = c.to_owned();
-        f5.mapv_inplace(|t| (t * y).tanh());
-        f5.scaled_add((1.39 + 1.29), &c);
-        let mut s4 = f5.sum() * 0.3;
-        for i in (0..a.len()).rev() {
-            let t6 = a[i] * b.mean().unwrap();
-            s4 += t6 * t6 * 0.5;
-            s4 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s2 = (s2 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        if k == 3 {
-            return (1.0 + s1 * s1).sqrt().tanh().exp();
-        }
-        (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() + s4 + f5.sum() * 0.3
+        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
+        let v3 = (a + a);
+        helper_array(b, b[a.len() - 1]).tanh().exp() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3632,21 +3666,26 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s1 = (a[a.len() - 1].cos() + a.dot(c));
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + b[k % a.len()]).sin();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[a.len() - 1]).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * w2.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(y, x);
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
-        }
-        let mut s4 = c.dot(c);
-        ((x - s1) - u3.mapv(f64::tanh).sum()) + s4 + u3.sum() * 0.3
+        (x.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3662,30 +3701,34 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.20 - x) - y);
+        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * c.mapv(f64::tanh).sum();
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * y;
         }
-        let mut s1 = ((k as f64 * 0.5) + (b.mapv(f64::tanh).sum() + y.tanh()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let s4;
+        match k % 3 {
+            0 => s4 = y,
+            1 => { s4 = (c[a.len() - 1] - (k as f64 * 0.5)); }
+            _ => s4 = 0.60,
+        }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * 1.07,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            s1 += b[i] * 0.2;
+            };
+            s1 += w5 * helper_scalar(s4, 0.84);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (y / (1.0 + x * x))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s2 = (y - b.dot(b));
-        1.07 + s2
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(s4, 0.84) };
+        (1.0 + y * y).ln() + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3702,50 +3745,42 @@ mod p97 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + x * x).sqrt()).tanh();
-        }
-        let mut l2 = vec![b.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + c;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * c.mapv(f64::tanh).sum();
-        let s6;
-        match k % 3 {
-            0 => s6 = (v4.mean().unwrap() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())),
-            1 => { s6 = (k as f64 * 0.5); }
-            _ => s6 = a.dot(c),
-        }
-        let mut s7: f64 = 0.48;
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * b.dot(c)).tanh();
-                if s5 > 0.3 && j > n8 {
-                    break 'search s5 * f64::tanh(1.27).exp();
+                s1 = (s1 * 0.8 + c[j] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n8 > 2 {
-                break s5 + f64::tanh(1.27).exp();
+            s1 += c[i] * 0.2;
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + 1.34;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        if k == 3 {
+            return helper_array(a, helper_scalar(y, (k as f64 * 0.5)));
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * b[k % a.len()].sin();
+                }
+            }
+            if n2 > 2 {
+                break s1 + b[k % a.len()].sin();
             }
         };
-        a[k % a.len()] + s7 + v4.sum() * 0.3
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1;
+        }
+        let v5 = (a + b);
+        (b.mapv(f64::tanh).sum() / (1.0 + v5.dot(a) * v5.dot(a))) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3761,47 +3796,24 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1].tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (1.0 + y * y).ln()).sin();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (y + x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (y + x);
-            }
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s3).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (s3 - 0.97);
-                }
-            }
-            if n4 > 2 {
-                break s1 + (s3 - 0.97);
-            }
-        };
-        match k % 3 {
-            0 => s1 = a[a.len() - 1],
-            1 => s1 = s1 * (s3 - b.mean().unwrap()),
-            _ => s1 += ((k as f64 * 0.5) - a[0]),
+        let mut f3 = w1.to_owned();
+        f3.mapv_inplace(|t| (t * x).tanh());
+        f3.scaled_add((1.0 + b[0] * b[0]).ln(), &w1);
+        let mut s2 = f3.sum() * 0.3;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w1[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        a.mean().unwrap() + s1
+        s2 += x * 0.2;
+        let mut s4 = ((helper_array(&f3, (k as f64 * 0.5)) - (b[0] * s2)) / (1.0 + (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0]))) * (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0])))));
+        (f64::sin(0.44) / (1.0 + s2.tanh().exp() * s2.tanh().exp())) + s4 + f3.sum() * 0.3
     }
 
     #[test]
@@ -3817,17 +3829,17 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = 0.29,
-            1 => s1 = s1 * c.dot(a),
-            _ => s1 += x,
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.mean().unwrap()).sin();
+        if k == 3 {
+            return c.dot(b);
         }
-        b.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        y + h1.sum() * 0.3
     }
 
     #[test]
@@ -3844,46 +3856,54 @@ mod p100 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, s1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + a[0];
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let s2;
         match k % 3 {
-            0 => s1 = (a[0] * (s1 - y)),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += c.mean().unwrap(),
+            0 => s2 = c.dot(b),
+            1 => { s2 = b.dot(a); }
+            _ => s2 = a.mean().unwrap(),
         }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * c[k % a.len()];
+                }
+            }
+            if n3 > 2 {
+                break s1 + c[k % a.len()];
+            }
+        };
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w5 = match i % 3 {
                 0 => continue,
-                1 => b[i] * y.tanh().exp(),
+                1 => a[i] * c.mapv(f64::tanh).sum(),
                 _ => {
-                    if b[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w3 * (0.44 + c[k % a.len()]);
+            s1 += w5 * s1;
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.44 + c[k % a.len()]) };
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = b.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * s4 + a).mapv(f64::tanh);
-            l5.push(h7.clone());
-        }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(b) * 0.5;
-        }
-        let mut s9 = q8;
-        let mut s11: f64 = {
-            let t10 = (a.mean().unwrap() * s1);
-            t10 * t10 * 0.5 + s1
-        };
-        (f64::sqrt((1.0 + 0.71 * 0.71)) / (1.0 + ((k as f64 * 0.5) * s11) * ((k as f64 * 0.5) * s11))) + s11
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        ((s2 * 0.21) * b[0]) + s1
     }
 
     #[test]
@@ -3899,23 +3919,25 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        match k % 4 {
-            j if j > 1 => s1 = 0.52 * j as f64,
-            _ if y > 0.2 => s1 = s1 * helper_array(b, (y + x)),
-            _ => s1 += a.mean().unwrap(),
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (s1 * a[a.len() - 1]);
+            }
         }
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + b.mean().unwrap();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            h2.scaled_add(0.52, c);
         }
-        s1 += s1 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = ((s1 - y) * s1) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(b, y),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * (y + x)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        (k as f64 * 0.5).tanh().exp() + s1
+        c.mean().unwrap() + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3931,46 +3953,43 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + b).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
-            }
+        let mut s1 = y.cos().sin().sin();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
+        let mut h2 = c.to_owned();
+        for i in 0..a.len() {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, c);
         }
-        let mut s5 = q4;
-        let mut s6: f64 = 0.0;
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, b);
+        }
         for k in 0..2 {
-            for v in b.iter() {
-                s6 += v * a.mapv(f64::tanh).sum();
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * 0.95 + k as f64 * 0.1).sin();
             }
         }
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h7.scaled_add(b.mean().unwrap(), c);
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s4 = helper_scalar(s1, (k as f64 * 0.5).tanh().exp().tanh().exp());
+        let mut l5 = Vec::new();
+        for p6 in 0..a.len() {
+            if c[p6] > c[p6] {
+                l5.push((c[p6] * (s1 - (k as f64 * 0.5))).sin());
+            } else {
+                l5.push(c[p6] * s4);
             }
-            s6 = (s6 * 0.7 + b[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
         }
-        let mut h8 = h7.to_owned();
-        for i in 0..3 {
-            h8.scaled_add(a.mapv(f64::tanh).sum(), &h7);
+        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
+        if x.tanh().exp() > 0.1 {
+            s4 = b.mapv(f64::tanh).sum();
+        } else {
+            s4 = s4 * s7;
         }
-        let mut s9 = ((1.0 + s5.tanh().exp() * s5.tanh().exp()).sqrt() - c.mean().unwrap());
-        let mut u10 = c.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * ((k as f64 * 0.5) * h7[a.len() - 1]);
-        }
-        helper_scalar(b.dot(b), b.mapv(f64::tanh).sum()) + s9 + u10.sum() * 0.3
+        c.dot(a) + s7 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3986,29 +4005,42 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1: f64 = 0.55;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+        }
         match k % 3 {
-            0 => s1 = 0.55,
-            1 => { s1 = 0.5; }
-            _ => s1 = c.mapv(f64::tanh).sum(),
+            0 => s1 = x,
+            1 => s1 = s1 * (helper_array(c, 0.37) + y),
+            _ => s1 += (x / (1.0 + b[0] * b[0])),
         }
-        let mut s2 = ((b.mapv(f64::tanh).sum() / (1.0 + 1.29 * 1.29)) - a.dot(a).tanh().exp());
-        let v3 = (a * a).mapv(f64::tanh);
+        let s2;
+        match k % 3 {
+            0 => s2 = ((y * s1) / (1.0 + (0.36 / (1.0 + y * y)) * (0.36 / (1.0 + y * y)))),
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_array(a, y.tanh().exp()),
+        }
+        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * s2).sin()).sum() * (s1 / (1.0 + s2 * s2));
+        let f6 = Array1::from_shape_fn(a.len(), |i7| b[i7] * (1.0 + c[0] * c[0]).ln() + i7 as f64 * 0.1);
+        let mut s5 = f6.sum() * 0.3;
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(helper_array(a, 1.03), s3) * j as f64,
+            _ if (a[0] * (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (0.48 * s3),
+        }
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + v3[i] * a[0].tanh().exp()).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-            if i == 3 {
+            let n9 = (s8 * 0.5 + a[i] * s2).tanh();
+            if (n9 - s8).abs() < 0.05 {
                 break;
             }
+            s8 = n9;
         }
-        let z5 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p6, &q7| (p6 * s2 - q7).sin());
-        let mut s4 = z5.sum() * (1.0 + s2 * s2).sqrt();
-        s4 + s4 + v3.sum() * 0.3
+        (1.0 + (s3 * b[k % a.len()]) * (s3 * b[k % a.len()])).sqrt() + s8 + f6.sum() * 0.3
     }
 
     #[test]
@@ -4024,17 +4056,26 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((1.25 + x) - helper_array(a, y));
-            t1 * t1 * 0.5 + (a[k % a.len()] - y)
-        };
-        let s3;
-        match k % 3 {
-            0 => s3 = ((1.0 + s2 * s2).ln() + a.mean().unwrap()),
-            1 => { s3 = 0.5; }
-            _ => s3 = 0.50,
+        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.22;
         }
-        helper_array(c, (1.16 / (1.0 + y * y))) + s2
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(c, x)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * c.dot(b);
+                }
+            }
+            if n3 > 2 {
+                break s1 + c.dot(b);
+            }
+        };
+        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
     }
 
     #[test]
@@ -4052,19 +4093,13 @@ mod p105 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
         s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap().tanh().exp() * j as f64,
-            _ if (b[0] * (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_array(a, (1.0 + x * x).sqrt()),
-            _ => s1 += (1.0 + s1 * s1).sqrt(),
-        }
-        let z3 = ad::ndarray::Zip::from(c).and(c).map_collect(|&p4, &q5| (p4 * x - q5).sin());
-        let mut s2 = z3.sum() * (a[0] / (1.0 + x * x));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * 1.11).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
-        }
-        ((c[0] * b[0]) * ((k as f64 * 0.5) + 0.55)) + s2
+        let mut f3 = a.to_owned();
+        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.scaled_add((a[a.len() - 1] / (1.0 + c[0] * c[0])), &a);
+        let mut s2 = f3.sum() * 0.3;
+        s1 += (helper_scalar(x, 0.25) * (a[0] / (1.0 + s1 * s1)));
+        let mut s4: f64 = 0.60;
+        (1.0 + helper_array(c, 1.23) * helper_array(c, 1.23)).ln() + s4 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4081,21 +4116,17 @@ mod p106 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        let (s3, c4) = (x * c.dot(b)).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, f64::tanh(0.86).exp()]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * helper_array(a, x);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = 0.21,
-            1 => { s2 = a.mapv(f64::tanh).sum(); }
-            _ => s2 = c.mapv(f64::tanh).sum(),
+        let mut h6 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.scaled_add((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), c);
         }
-        let mut s4: f64 = {
-            let t3 = 1.22;
-            t3 * t3 * 0.5 + (c[k % a.len()] - s1)
-        };
-        let v5 = (c + c);
-        helper_scalar(helper_scalar(v5[0], (k as f64 * 0.5)), (k as f64 * 0.5)) + s4 + v5.sum() * 0.3
+        h6[0] + s2 + h6.sum() * 0.3
     }
 
     #[test]
@@ -4111,41 +4142,41 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) - c.dot(c)),
-            1 => { s1 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln(); }
-            _ => s1 = (x - (x + 0.34)),
+        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), helper_array(a, b[0])) * j as f64,
+            _ if (1.0 + b[0] * b[0]).ln() > 0.2 => s1 = s1 * x,
+            _ => s1 += (0.48 - x),
+        }
+        if (1.33 - x) > 0.1 {
+            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
+        } else {
+            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + c[a.len() - 1].tanh().exp();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        s1 = (s1 * 0.5 + (s1 / (1.0 + y * y)).tanh().exp()).tanh();
         let mut s2: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s2 += (v * j as f64) * s2;
+            for v in b.iter() {
+                s2 = (s2 * 0.6 + v * helper_scalar(0.36, a[a.len() - 1]) + k as f64 * 0.1).sin();
             }
         }
-        let mut s3 = (x / (1.0 + (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln() * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln()));
-        let mut s4 = y;
-        let l5 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s2)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
-        match k % 3 {
-            0 => s2 = a[a.len() - 1],
-            1 => s2 = s2 * x,
-            _ => s2 += (y - s4),
+        for k in 0..2 {
+            for v in a.iter() {
+                s2 = (s2 * 0.6 + v * 0.95 + k as f64 * 0.1).sin();
+            }
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * helper_scalar(s3, 0.64)).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * c[a.len() - 1];
-                }
-            }
-            if n8 > 2 {
-                break s4 + c[a.len() - 1];
-            }
-        };
-        c.mapv(f64::tanh).sum() + s7
+        b.dot(a).cos() + s2
     }
 
     #[test]
@@ -4162,24 +4193,25 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        if k == 3 {
-            return helper_scalar(y, a.mean().unwrap());
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (y * c[a.len() - 1]);
+        let mut h4 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h4.mapv_inplace(|t| (t * x).tanh());
+            h4.scaled_add(0.5, a);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * c[a.len() - 1]) };
-        a.dot(b) + s1
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * a.dot(&h4);
+        }
+        a.dot(c).tanh().exp() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -4195,19 +4227,21 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => { s1 = helper_array(a, 0.22); }
-            _ => s1 = c.mapv(f64::tanh).sum(),
+        let mut s1 = b.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * helper_array(a, 0.22);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * s1;
         }
-        let mut s2 = (s1 - c.dot(a));
         match k % 3 {
-            0 => s2 = s1,
-            1 => s2 = s2 * (c[k % a.len()] * s1).tanh(),
-            _ => s2 += s2.sin(),
+            0 => s1 = helper_scalar(s1, s1.tanh()),
+            1 => s1 = s1 * c[k % a.len()],
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
         }
-        y.tanh() + s2
+        c.dot(a) + s1
     }
 
     #[test]
@@ -4223,24 +4257,37 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_array(c, y);
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = x,
-            1 => { s3 = 0.5; }
-            _ => s3 = (((k as f64 * 0.5) - y) * a[0]),
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (x * s1);
+                }
+            }
+            if n3 > 2 {
+                break s1 + (x * s1);
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if s3 > 0.2 => s1 = s1 * helper_scalar((0.95 / (1.0 + x * x)), (s3 + 0.92)),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        x + s1
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s1
     }
 
     #[test]
@@ -4256,40 +4303,64 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
+        let mut s2: f64 = {
+            let t1 = helper_scalar(b[k % a.len()].sin(), (y - x));
+            t1 * t1 * 0.5 + f64::tanh(0.71).exp()
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (s2 * 1.14);
         }
-        let mut s2 = helper_array(a, ((y + y) - helper_scalar(y, x)));
-        if c[0] < 0.0 {
-            s2 = u1.mean().unwrap();
-        } else {
-            s2 = s2 * (a.mapv(f64::tanh).sum() - (y - 1.00));
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * (y - 1.00);
+                }
+            }
+            if n4 > 2 {
+                break s2 + (y - 1.00);
+            }
+        };
+        let s6;
+        match k % 3 {
+            0 => s6 = helper_array(a, (s5 / (1.0 + s5 * s5))),
+            1 => { s6 = 0.5; }
+            _ => s6 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln(),
         }
-        if c[0] < 0.0 {
-            s2 = ((c[a.len() - 1] + 0.24) * c[k % a.len()]);
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + c[i] * s2.sin()).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 += v * s2.sin();
+        for i in 0..a.len() {
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(c, b[0]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w9 * a.dot(c);
+        }
+        let s10 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.dot(c) };
+        let mut h11 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h11 = (&h11 * 0.5 + b).mapv(f64::sin);
+            if i == 3 {
+                break;
             }
         }
-        let mut l4 = vec![u1.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * s2).sin()) + &u1;
-            l4.push(n);
-        }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        let l8: Vec<f64> = v6.iter().filter(|p9| **p9 > 0.0).map(|p9| (p9 * a.dot(&u1)).tanh()).collect();
-        let mut s10 = l8.iter().sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s2 = u1.mean().unwrap() * j as f64,
-            _ if (s2 / (1.0 + y * y)) > 0.2 => s2 = s2 * b[k % a.len()],
-            _ => s2 += u1.mean().unwrap(),
-        }
-        s3 + s10 + v6.sum() * 0.3
+        x.tanh().exp().cos() + s7 + h11.sum() * 0.3
     }
 
     #[test]
@@ -4305,18 +4376,28 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (k as f64 * 0.5)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, s3)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(y, s3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s3 += w4 * b[0];
         }
-        let mut s4 = helper_array(b, a.dot(a));
-        let mut s5 = (b.mean().unwrap() + (((k as f64 * 0.5) - s3) + (k as f64 * 0.5).cos()));
-        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s5.tanh().exp()) + s5
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b[0] };
+        let v6 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in 0..a.len() {
+            let t7 = c[i] * (0.97 + (k as f64 * 0.5));
+            s3 += t7.sin() * helper_scalar(y, y);
+        }
+        ((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s5.tanh().exp()) + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4332,22 +4413,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        if 0.47 > 0.1 {
-            s1 = (a.mean().unwrap() - (1.33 * x));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+        let mut s1 = (1.0 + y * y).ln();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.05 * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        a.mean().unwrap() + s1
+        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
+        ((x - a[0]) * s1.tanh().exp()) + s1
     }
 
     #[test]
@@ -4363,12 +4434,38 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let mut s4 = helper_array(b, (f64::tanh(0.73).exp() * b[0].tanh().exp()));
-        let mut s5 = b.mapv(f64::tanh).sum();
-        s3 = c.mean().unwrap();
-        helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36)) + s5
+        let mut s1 = a[a.len() - 1];
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) * x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) * x);
+            }
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b[a.len() - 1].sin()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * helper_array(a, (k as f64 * 0.5));
+                }
+            }
+            if n4 > 2 {
+                break s1 + helper_array(a, (k as f64 * 0.5));
+            }
+        };
+        let mut s6 = (1.0 + helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36)) * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36))).ln();
+        if k == 3 {
+            return (s5.tanh().exp() - c.mean().unwrap());
+        }
+        (y / (1.0 + helper_scalar(s6, s6) * helper_scalar(s6, s6))) + s6
     }
 
     #[test]
@@ -4384,18 +4481,15 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.95;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x / (1.0 + s1 * s1));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::cos(1.07)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut s2 = y;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).sin()).tanh();
         }
-        helper_scalar(0.38, f64::tanh(1.01).exp()) + s1
+        u1.mapv(f64::tanh).sum() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -4412,26 +4506,37 @@ mod p116 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        s1 = (s3.tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        let (s5, c6) = (x * a.mapv(f64::tanh).sum()).sin_cos();
-        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, (1.0 + s1 * s1).sqrt()]];
-        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * (b[0] + s3);
-        let mut s10 = b.iter().zip(c.iter()).map(|(p8, q9)| p8 * q9 * f64::sqrt((1.0 + 0.36 * 0.36))).sum::<f64>();
-        helper_array(a, b[k % a.len()]).sin() + s10
+            };
+            s1 += w2 * a.mapv(f64::tanh).sum();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
+        if k == 3 {
+            return (x / (1.0 + s3 * s3)).tanh().exp();
+        }
+        if k == 3 {
+            return s3;
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * s3;
+        }
+        for i in 0..a.len() {
+            let t5 = c[i] * s3;
+            s1 += t5 * t5 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * x;
+        }
+        helper_array(b, a[k % a.len()]).tanh().exp() + s1
     }
 
     #[test]
@@ -4447,23 +4552,25 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut s1 = c[k % a.len()];
+        if b.dot(a) > 0.1 {
+            s1 = 0.87;
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
+        }
+        if f64::tanh(0.50).exp() > 0.1 {
+            s1 = helper_array(b, c.mean().unwrap());
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[0].cos()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 + (k as f64 * 0.5));
+                s1 = (s1 * 0.8 + a[j] * helper_array(a, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + (s1 + (k as f64 * 0.5));
-            }
-        };
-        let mut s4 = (1.0 + helper_scalar(c.mean().unwrap(), c.mean().unwrap()) * helper_scalar(c.mean().unwrap(), c.mean().unwrap())).ln();
-        let v5 = a.mapv(f64::sin);
-        a.dot(b) + s4 + v5.sum() * 0.3
+            s1 += a[i] * 0.2;
+        }
+        b.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -4479,42 +4586,36 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = a.mapv(f64::tanh).sum().cos();
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(y, s2)).tanh();
+        let mut s1 = ad::ndarray::array![f64::tanh(0.82).exp(), helper_array(b, y), c.dot(b)].mapv(f64::sin).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(a, y);
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x.tanh().exp()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * v1.mean().unwrap();
-                }
-            }
-            if n3 > 2 {
-                break s2 + v1.mean().unwrap();
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * s2).tanh();
-            if i == 3 {
+        let mut s3 = c.mean().unwrap().tanh().exp();
+        s3 += helper_array(b, s1.tanh().exp());
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + c[i] * s1.tanh()).tanh();
+            if (n5 - s4).abs() < 0.05 {
                 break;
             }
+            s4 = n5;
         }
-        let mut h5 = a.to_owned();
-        for i in 0..3 {
-            let n6 = (&h5 * s4 + a).mapv(f64::tanh);
-            h5.assign(&n6);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += b[i] * 0.2;
         }
-        match k % 3 {
-            0 => s2 = v1.mean().unwrap(),
-            1 => s2 = s2 * helper_scalar(helper_scalar((k as f64 * 0.5), s2), s4),
-            _ => s2 += v1.mean().unwrap(),
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = b[i] * helper_scalar((k as f64 * 0.5), s4);
         }
-        s2 += x;
-        h5.mean().unwrap() + s2 + h5.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -4530,19 +4631,16 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y + y.tanh().exp()) * (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], y)));
-        match k % 3 {
-            0 => s1 = (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            1 => s1 = s1 * helper_scalar(0.28, b[a.len() - 1]),
-            _ => s1 += y,
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + helper_array(a, y)).sin();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = 1.23,
-            1 => { s2 = 0.5; }
-            _ => s2 = (y.cos() - c.mapv(f64::tanh).sum()),
+        let mut h2 = c.to_owned();
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, c);
         }
-        b.mean().unwrap() + s1
+        helper_scalar(x, (x / (1.0 + 0.73 * 0.73))) + h2.sum() * 0.3
     }
 
     #[test]
@@ -4573,33 +4671,25 @@ mod p120 {
             s1 += w2 * b.mapv(f64::tanh).sum();
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
-        let mut s4 = helper_scalar(((k as f64 * 0.5).tanh().exp() * f64::ln((1.0 + 0.50 * 0.50))), a[a.len() - 1].tanh());
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s4 - s3)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * ((k as f64 * 0.5) * s3);
-                }
-            }
-            if n5 > 2 {
-                break s1 + ((k as f64 * 0.5) * s3);
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()].tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
+        match k % 3 {
+            0 => s1 = helper_scalar(s1, (a[k % a.len()] + c[a.len() - 1])),
+            1 => s1 = s1 * (b.mean().unwrap() + x.tanh().exp()),
+            _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        match k % 4 {
-            j if j > 1 => s4 = a[a.len() - 1] * j as f64,
-            _ if (c[0] * s4) > 0.2 => s4 = s4 * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt(),
-            _ => s4 += (c[k % a.len()] + (k as f64 * 0.5)),
+        let mut s4 = (k as f64 * 0.5).tanh().exp().tanh();
+        let mut f6 = a.to_owned();
+        f6.mapv_inplace(|t| (t * s1).tanh());
+        f6.scaled_add((x / (1.0 + b[k % a.len()] * b[k % a.len()])), &a);
+        let mut s5 = f6.sum() * 0.3;
+        for (p7, &q8) in b.iter().zip(c) {
+            s5 = (s5 * 0.7 + p7 * q8 * a.dot(b)).tanh();
         }
-        let v7 = a.mapv(f64::sin);
-        (1.21 + f64::tanh(1.09).exp()) + s4 + v7.sum() * 0.3
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s1 = s1.sin() * 0.9 + c[j9 - 1] * f64::sqrt((1.0 + 1.22 * 1.22));
+        }
+        x + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -4615,21 +4705,24 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            w1[i] += (c[i] + b.dot(b)).sin();
+            let n2 = (s1 * 0.5 + c[i] * b.dot(b)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = ((0.63 * x) / (1.0 + helper_array(b, 0.76) * helper_array(b, 0.76))),
-            1 => { s2 = w1.mean().unwrap(); }
-            _ => s2 = x,
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n4 = (&h3 * x + a).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        let mut s4: f64 = {
-            let t3 = (helper_scalar(s2, b[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-            t3 * t3 * 0.5 + s2.cos()
-        };
-        (s4 * a[0]).sin() + s4 + w1.sum() * 0.3
+        let mut u5 = h3.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (b[0] + (k as f64 * 0.5));
+        }
+        y + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4645,38 +4738,44 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+            w1[i] += (c[i] + b[a.len() - 1]).sin();
         }
-        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (x / (1.0 + x * x))).tanh() + (k as f64 * 0.5)).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let mut s5 = ((y + helper_array(a, s2)) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
+        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
+        s2 += a.mean().unwrap();
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = c[p4] * ((k as f64 * 0.5) - y);
+        }
+        l3[0] += s2;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + v5[j7 - 1] * a[0];
+        }
+        for k in 0..2 {
+            for (j, v) in v5.iter().enumerate() {
+                s6 = (s6 * 0.6 + (v * j as f64) * helper_scalar(y, y) + k as f64 * 0.1).sin();
+            }
+        }
         if c[0] < 0.0 {
-            s2 = (k as f64 * 0.5).tanh().exp();
+            s6 = w1.mapv(f64::tanh).sum();
         } else {
-            s2 = s2 * 1.16;
+            s6 = s6 * helper_scalar(x.tanh().exp(), b[k % a.len()].sin());
         }
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + c[i] * c.dot(b)).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + b[i] * 0.3;
-        }
-        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) - 0.34)) * q7 as f64).sum::<f64>();
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s5 = (s5 * 0.8 + f3[j] * (x + y)).tanh();
-                if s5 > 0.3 && j > n9 {
-                    break 'search s5 * helper_array(a, f3[k % a.len()]);
+                s2 = (s2 * 0.8 + a[j] * f64::tanh(1.28).exp()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n9 > 2 {
-                break s5 + helper_array(a, f3[k % a.len()]);
-            }
-        };
-        s5 + s8 + f3.sum() * 0.3
+            s2 += a[i] * 0.2;
+        }
+        c.mapv(f64::tanh).sum() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4692,38 +4791,33 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((x - x) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())).cos();
-        let s3;
-        match k % 3 {
-            0 => s3 = b.mapv(f64::tanh).sum(),
-            1 => { s3 = (x * s2); }
-            _ => s3 = helper_array(c, (s2 / (1.0 + s2 * s2))),
+        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t4 = b[i] * helper_scalar(s3, (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s2 += u5;
+        match k % 4 {
+            j if j > 1 => s1 = (a.dot(c) - s1.tanh().exp()) * j as f64,
+            _ if (1.0 + x * x).ln() > 0.2 => s1 = s1 * (f64::tanh(1.04).exp() * (b[a.len() - 1] + x)),
+            _ => s1 += (a[0] - b[0]),
         }
-        let mut s7: f64 = {
-            let t6 = c.mean().unwrap();
-            t6 * t6 * 0.5 + (1.29 - a[0])
+        let mut s3: f64 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + y
         };
-        for i in (0..a.len()).rev() {
-            let t8 = c[i] * x;
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * a[(i + 1) % a.len()];
-            }
-            s2 += u9;
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (b[0] - 1.29);
         }
-        y + s7 + v1.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + y).sin();
+        }
+        match k % 3 {
+            0 => s1 = 1.33,
+            1 => s1 = s1 * helper_scalar((1.0 + y * y).sqrt(), helper_scalar(s3, s1)),
+            _ => s1 += y,
+        }
+        (s3 - y) + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4740,41 +4834,22 @@ mod p124 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c.mean().unwrap(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * 0.50;
+        let mut s4 = a.iter().map(|p2| p2 * s1).min_by(|p2, q3| (p2 - s1).abs().total_cmp(&(q3 - s1).abs())).unwrap();
+        let v5 = (a * b).mapv(f64::tanh);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s4 = s4.sin() * 0.9 + c[j6 - 1] * (0.79 - s4);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.50 };
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_scalar(helper_array(c, y), b[0].cos()),
-            1 => { s4 = 0.5; }
-            _ => s4 = c.mean().unwrap(),
+        let mut l7 = vec![b.to_owned()];
+        for p8 in 0..2 {
+            let n = l7[p8].mapv(|t| (t * s1).sin()) + &v5;
+            l7.push(n);
         }
-        let mut s7 = c.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * helper_scalar(y, 0.60)).tanh());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.92).exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return s4;
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (a[i] + (s1 * x)).sin();
-        }
-        ((0.64 * x) + (k as f64 * 0.5)) + s7 + w8.sum() * 0.3
+        let v9 = l7[l7.len() - 1].to_owned();
+        let mut s10 = l7[1][0] * helper_array(a, 1.32);
+        let v11 = v5.mapv(|t| (t * x).sin() + x * 0.5);
+        (f64::tanh(0.89).exp() / (1.0 + f64::tanh(0.92).exp() * f64::tanh(0.92).exp())) + s10 + v11.sum() * 0.3
     }
 
     #[test]
@@ -4790,23 +4865,25 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
-        }
-        s1 += (s1.sin() + b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * 0.63).tanh();
-            if i == 3 {
-                break;
+        let mut s1 = c[k % a.len()];
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * s1;
             }
         }
-        if k % 2 == 0 {
-            s1 = helper_scalar(0.65, (0.28 - 0.51));
-        } else {
-            s1 = s1 * (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (s1 / (1.0 + s1 * s1));
         }
-        (1.0 + y * y).ln() + s1
+        for i in (1..a.len()).step_by(2) {
+            let t3 = w2[i] * x;
+            s1 += t3.sin() * 0.63;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + (w2[a.len() - 1] + b[k % a.len()])).sin();
+        }
+        (0.51 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4823,12 +4900,21 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * 1.09;
-            s1 += t2.sin() * helper_array(a, (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let t2 = b[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s3 = helper_array(a, helper_array(b, (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()));
-        c.mapv(f64::tanh).sum() + s3
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.dot(a);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s4 = helper_array(b, (1.0 + (a[a.len() - 1] * s1) * (a[a.len() - 1] * s1)).sqrt());
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -4844,42 +4930,34 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
         match k % 3 {
-            0 => s1 = ((0.24 + (k as f64 * 0.5)) * x),
-            1 => { s1 = x.tanh().exp(); }
-            _ => s1 = (helper_scalar(y, 0.84) - y),
+            0 => s1 = (k as f64 * 0.5).tanh().exp().tanh().exp(),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += helper_array(c, x),
         }
-        let mut s2 = a.mean().unwrap();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (0.55 * c[a.len() - 1])).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (y * s1);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + x * x).ln(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n3 > 2 {
-                break s2 + (y * s1);
-            }
-        };
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s5 += v * s2;
-            }
+            };
+            s1 += w2 * helper_scalar(x, 0.23);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * c[0]).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s5 += a[i] * 0.2;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(x, 0.23) };
+        if k == 3 {
+            return helper_array(c, f64::ln((1.0 + 0.37 * 0.37)));
         }
-        (k as f64 * 0.5) + s5
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1].cos();
+        }
+        b.mean().unwrap() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4896,8 +4974,16 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).sum::<f64>();
-        helper_array(c, s1) + s4
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_array(b, s1);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        let mut s4 = (k as f64 * 0.5);
+        (x / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s4
     }
 
     #[test]
@@ -4913,18 +4999,15 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(a);
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (x - 0.32);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (x / (1.0 + s1 * s1));
-        }
-        ((0.32 + y) - s1.sin()) + s1
+        s1 += s1 * 0.2;
+        ((s1 / (1.0 + s1 * s1)) / (1.0 + x * x)) + s1
     }
 
     #[test]
@@ -4940,18 +5023,27 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
-        match k % 4 {
-            j if j > 1 => s1 = 0.45 * j as f64,
-            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * (b[k % a.len()] + helper_array(a, (k as f64 * 0.5))),
-            _ => s1 += (x - s1),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * y;
         }
-        let mut s3: f64 = {
-            let t2 = a.mean().unwrap();
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut s4 = a.mean().unwrap().tanh();
-        c.mean().unwrap() + s4
+        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) + 0.30)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + w1[i] * 0.45).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (helper_array(&w1, y) - (x - s2)) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4967,32 +5059,55 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
-        s1 = c.mapv(f64::tanh).sum();
-        let mut s2 = y;
-        let mut s3 = helper_scalar(x, 1.34);
-        let mut h4 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h4.scaled_add(s2, c);
+        if k == 3 {
+            return helper_array(b, y).tanh();
         }
-        s1 += helper_scalar(s3.cos(), helper_scalar(0.67, c[k % a.len()]));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (1.13 - a[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + h4[i] * 0.3;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = h4.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * y + &h4).mapv(f64::tanh);
-            l5.push(h7.clone());
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if 1.34 > 0.2 => s1 = s1 * 1.39,
+            _ => s1 += y,
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(&h4) * 0.5;
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * s1).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        let mut s9 = q8;
-        (h4[a.len() - 1] + (k as f64 * 0.5)) + s9 + h4.sum() * 0.3
+        let s5;
+        match k % 3 {
+            0 => s5 = s3,
+            1 => { s5 = b[a.len() - 1]; }
+            _ => s5 = a.mean().unwrap(),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.62 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * b.dot(b)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        (1.0 + x * x).ln() + s3
     }
 
     #[test]
@@ -5008,22 +5123,23 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => { s1 = x; }
-            _ => s1 = (0.61 - b.dot(a)),
-        }
-        let mut s2 = x;
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         for i in 0..a.len() {
-            let t3 = b[i] * b.dot(b);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s2 += u4;
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * 0.61,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * b.dot(a);
         }
-        a[a.len() - 1] + s2
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
+        s1 = s3.cos();
+        b.dot(b).cos() + s1
     }
 
     #[test]
@@ -5039,19 +5155,17 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * (x - (k as f64 * 0.5));
+        let mut s1 = a.dot(b);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (x - (k as f64 * 0.5));
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
-        c.mean().unwrap() + s4 + v3.sum() * 0.3
+        let mut s4 = helper_scalar(s1, helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
+        y + s4
     }
 
     #[test]
@@ -5067,21 +5181,26 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(a) + b.dot(b));
+        let z2 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
+        let mut s1 = z2.sum() * c.mapv(f64::tanh).sum();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + a[a.len() - 1];
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w5[i] += (a[i] + (k as f64 * 0.5)).sin();
         }
-        s1 += x * 0.2;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * c[a.len() - 1];
-            }
+        match k % 4 {
+            j if j > 1 => s1 = w5.mapv(f64::tanh).sum() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(b, (y + w5[0])),
+            _ => s1 += helper_scalar((k as f64 * 0.5), s1),
         }
-        let v2 = (c * b).mapv(f64::tanh);
-        s1 += (1.0 + x * x).sqrt();
-        let mut s5 = v2.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + b.mean().unwrap()).sum::<f64>();
-        s1 + s5 + v2.sum() * 0.3
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1.tanh();
+        }
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = w5[i] * w5.dot(c);
+        }
+        (s1 * s1).sin() + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -5097,11 +5216,19 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        s1 = c.mean().unwrap();
-        let mut s2 = ((1.0 + y * y).ln() * helper_scalar(x.tanh().exp(), (x * 1.35)));
-        let mut s3 = helper_scalar(b.dot(a), (x - y)).tanh().exp();
-        s2 + s3
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * (x + a[k % a.len()])).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
+        }
+        let v3 = b.mapv(f64::sin);
+        if k == 3 {
+            return (1.0 + y * y).ln();
+        }
+        helper_scalar(x.tanh().exp(), (x * 1.35)) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5118,21 +5245,10 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (a[a.len() - 1] * c[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        let mut s4 = (1.0 + y * y).sqrt();
-        helper_array(a, y) + s4
+        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
+        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * s1 + i4 as f64 * 0.1);
+        let mut s2 = f3.sum() * 0.3;
+        (k as f64 * 0.5) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -5149,46 +5265,44 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (c[0] + s1);
-        }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * y,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * b.mean().unwrap();
+            let y = y * 0.5 + (c[0] + s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
-        s1 += (k as f64 * 0.5);
+        s1 += y * 0.2;
+        let s2;
+        match k % 3 {
+            0 => s2 = c[a.len() - 1],
+            1 => { s2 = 0.5; }
+            _ => s2 = b.mean().unwrap(),
+        }
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            let t5 = a[i] * s1;
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * b[(i + 1) % a.len()];
+            let n4 = (s3 * 0.5 + b[i] * helper_scalar(s1, 1.29)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
             }
-            s1 += u6;
+            s3 = n4;
         }
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(),
-            _ => s1 += s4,
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * b.dot(b)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = (1.0 + helper_scalar(s4, s4) * helper_scalar(s4, s4)).sqrt(),
-            1 => s1 = s1 * s4,
-            _ => s1 += (k as f64 * 0.5),
+        let mut s5 = b.dot(a);
+        let mut h6 = c.to_owned();
+        for i in 0..3 {
+            let n7 = (&h6 * s5 + c).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        let v7 = b.mapv(f64::sin);
-        0.83 + s1 + v7.sum() * 0.3
+        let (s9, c10) = (x * (k as f64 * 0.5).tanh().exp()).sin_cos();
+        let m11 = ad::ndarray::array![[c10, -s9, 0.5], [s9, c10, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()]];
+        let mut s8 = m11.t().dot(&m11).mapv(f64::tanh).sum() * h6.mapv(f64::tanh).sum();
+        helper_array(c, (k as f64 * 0.5).cos()) + s8 + h6.sum() * 0.3
     }
 
     #[test]
@@ -5204,25 +5318,21 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * c.mean().unwrap();
+        let s1;
+        match k % 3 {
+            0 => s1 = (1.0 + x * x).sqrt().tanh().exp(),
+            1 => { s1 = (x - 1.20); }
+            _ => s1 = a.mapv(f64::tanh).sum(),
         }
-        let mut s2 = f64::tanh(0.84).exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * b.dot(&w1)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(a[a.len() - 1], (k as f64 * 0.5));
         }
-        let mut s4: f64 = {
-            let t3 = helper_scalar(w1.mean().unwrap(), (k as f64 * 0.5));
-            t3 * t3 * 0.5 + x
-        };
-        1.11 + s4 + w1.sum() * 0.3
+        let mut s3 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s3 = helper_scalar(s1.tanh().exp(), helper_array(a, y));
+        }
+        s3.sin() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5238,27 +5348,22 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let g2 = |p3: f64| (p3 * helper_scalar(x, b[k % a.len()])).tanh();
+        let mut s1 = g2(c.mean().unwrap()) + g2(a[0]);
         for i in 0..a.len() {
-            let n2 = (&h1 * x + a).mapv(f64::tanh);
-            h1.assign(&n2);
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        let mut s3 = b[k % a.len()];
-        let mut s4 = helper_scalar((x + s3.tanh().exp()), s3.cos().tanh().exp());
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (1.36 - y)).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * helper_scalar(s3, s4);
-                }
-            }
-            if n5 > 2 {
-                break s3 + helper_scalar(s3, s4);
-            }
+        let mut s5: f64 = {
+            let t4 = c.mapv(f64::tanh).sum();
+            t4 * t4 * 0.5 + c[a.len() - 1].tanh().exp()
         };
-        x + s4 + h1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, s5)).tanh();
+        }
+        (1.0 + (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s5
     }
 
     #[test]
@@ -5274,38 +5379,39 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1])).tanh().exp();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + (1.07 / (1.0 + y * y))).sin();
         }
-        let mut s1 = (x - ((k as f64 * 0.5) + x));
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * (x / (1.0 + y * y)) + k as f64 * 0.1).sin();
-            }
+        let mut s2 = ((k as f64 * 0.5) + x);
+        if (b[k % a.len()] + x) > 0.1 {
+            s2 = 1.24;
+        } else {
+            s2 = s2 * (s2 * x.tanh());
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        'outer: for i in 0..a.len() {
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s2)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(&w1);
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + a[j] * 1.19).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * w1.dot(&w1);
                 }
             }
-            s1 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + y
+            if n6 > 2 {
+                break s2 + w1.dot(&w1);
+            }
         };
-        s3 + s3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + c[i] * s2).tanh();
+        }
+        let mut s8 = x;
+        b.mean().unwrap().tanh().exp() + s8 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5321,16 +5427,16 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in 0..a.len() {
-            let t2 = c[i] * x;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let s1;
+        match k % 3 {
+            0 => s1 = x,
+            1 => { s1 = (x * x); }
+            _ => s1 = helper_array(a, x),
         }
-        x + s1
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        }
+        c.dot(a)
     }
 
     #[test]
@@ -5346,37 +5452,39 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.tanh().exp().tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + x * x)) / (1.0 + s1 * s1)) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (0.72 / (1.0 + 1.25 * 1.25)),
-        }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + a;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * helper_scalar(y, s1);
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + c[j6 - 1] * x;
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = b.dot(b);
+        match k % 3 {
+            0 => s2 = ((y / (1.0 + x * x)) / (1.0 + s2 * s2)),
+            1 => s2 = s2 * v1.mean().unwrap(),
+            _ => s2 += (0.72 / (1.0 + 1.25 * 1.25)),
         }
         for i in 0..a.len() {
-            let t7 = c[i] * helper_array(a, (k as f64 * 0.5));
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * v4[(i + 1) % a.len()];
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * x.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
+                }
             }
-            s1 += u8;
+            if n3 > 2 {
+                break s2 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
+            }
+        };
+        let l5 = vec![v1.to_owned(), c.mapv(|t| t * 0.5), v1.mapv(|t| t * s4)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s2 = s2.sin() * 0.9 + b[j8 - 1] * f64::tanh(0.95).exp();
         }
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + c[i] * 1.40).tanh();
-        }
-        let mut s11 = a.iter().take(3).filter(|p9| **p9 < 0.5).cloned().fold(-0.5, |q10, p9| q10 * p9 + c.mean().unwrap());
-        f64::sin(0.76) + s11 + v4.sum() * 0.3
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5392,32 +5500,27 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0];
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, c[0])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) + s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) + s1);
-            }
+        let mut s2: f64 = {
+            let t1 = a[0];
+            t1 * t1 * 0.5 + (k as f64 * 0.5).sin()
         };
-        s1 = (s1 * 0.5 + ((k as f64 * 0.5) * b[k % a.len()].tanh())).tanh();
-        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * ((k as f64 * 0.5) * s3)).sum::<f64>();
-        for i in 0..a.len() {
-            let t7 = a[i] * b.dot(c);
-            s6 += t7.sin() * f64::ln((1.0 + 1.24 * 1.24));
+        let mut s3 = (1.0 + (((k as f64 * 0.5) + s2) + y) * (((k as f64 * 0.5) + s2) + y)).sqrt();
+        match k % 4 {
+            j if j > 1 => s2 = (s2 - 1.15).tanh() * j as f64,
+            _ if 1.18 > 0.2 => s2 = s2 * c[a.len() - 1],
+            _ => s2 += (x / (1.0 + 0.35 * 0.35)),
         }
-        for k in 0..2 {
-            for v in a.iter() {
-                s6 = (s6 * 0.6 + v * s6 + k as f64 * 0.1).sin();
-            }
+        match k % 3 {
+            0 => s2 = a.mean().unwrap(),
+            1 => s2 = s2 * (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))).sqrt(),
+            _ => s2 += 0.45,
         }
-        a.mapv(f64::tanh).sum() + s6
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (s2 - s3);
+        }
+        (helper_array(b, (k as f64 * 0.5)) + (y - y)) + s3
     }
 
     #[test]
@@ -5434,18 +5537,21 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += a.mean().unwrap(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let v2 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        match k % 3 {
-            0 => s1 = (helper_array(a, y) - x.tanh().exp()),
-            1 => s1 = s1 * (helper_array(a, x) - y),
-            _ => s1 += (x * c[0]),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68))).sin();
         }
-        (1.0 + helper_scalar((k as f64 * 0.5), 1.07) * helper_scalar((k as f64 * 0.5), 1.07)).ln() + s1 + v2.sum() * 0.3
+        s1 += (helper_array(a, y) - x.tanh().exp());
+        (1.0 + f64::tanh(0.20) * f64::tanh(0.20)).sqrt() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5462,15 +5568,8 @@ mod p145 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (s1 * x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * a[k % a.len()].tanh().exp()).tanh();
-        }
-        (0.95 + helper_array(c, (k as f64 * 0.5))) + s1
+        let mut s2 = c.dot(c);
+        a.dot(b) + s2
     }
 
     #[test]
@@ -5486,25 +5585,22 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * ((k as f64 * 0.5) / (1.0 + x * x));
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * b.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
             }
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s3 = (1.0 + helper_array(a, (k as f64 * 0.5)).tanh() * helper_array(a, (k as f64 * 0.5)).tanh()).sqrt();
-        if k % 2 == 1 {
-            let x = x * 0.5 + c[a.len() - 1];
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s2 = ad::ndarray::array![helper_scalar(y, b[k % a.len()]), y, c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        match k % 3 {
+            0 => s1 = helper_array(a, (k as f64 * 0.5)),
+            1 => s1 = s1 * (c[a.len() - 1] + 0.45).tanh().exp(),
+            _ => s1 += f64::tanh(0.56).exp(),
         }
-        s1 += x * 0.2;
-        0.67 + s3
+        if k == 3 {
+            return helper_scalar(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y);
+        }
+        (y - x).tanh().exp() + s2
     }
 
     #[test]
@@ -5521,17 +5617,16 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (0.91 + ((k as f64 * 0.5) + (k as f64 * 0.5))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + 1.01 * 1.01)),
-        }
         if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(1.33, (k as f64 * 0.5));
+            let x = x * 0.5 + a.dot(b);
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        a[a.len() - 1] + s1
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x.cos();
+        }
+        (helper_array(&u2, c[a.len() - 1]) / (1.0 + y * y)) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5549,52 +5644,26 @@ mod p148 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * y,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * y;
+            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        let mut s4 = (y / (1.0 + y * y)).sin();
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * (c[0] * y);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += b[j] * t5;
-            }
-            s4 = s4 + q6.tanh();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t7 = a[i] * 1.15;
-            s1 += t7.sin() * y;
-        }
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_scalar(x, s3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w8 * b.mapv(f64::tanh).sum();
-        }
-        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
-        for i in 0..a.len() {
-            let x = x * 0.5 + x.cos();
+        if k % 2 == 1 {
+            let x = x * 0.5 + (y * y);
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        x + s4
+        let mut s4 = c.iter().map(|p2| p2 * (1.0 + x * x).sqrt()).min_by(|p2, q3| (p2 - (1.0 + x * x).sqrt()).abs().total_cmp(&(q3 - (1.0 + x * x).sqrt()).abs())).unwrap();
+        let mut h5 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n6 = (&h5 * s1 + b).mapv(f64::tanh);
+            h5.assign(&n6);
+        }
+        let mut s9 = b.iter().enumerate().map(|(q8, &p7)| (p7 * (k as f64 * 0.5)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s9 = s9 * j as f64,
+            _ if ((k as f64 * 0.5) + s9) > 0.2 => s9 = s9 * (helper_scalar(c[0], a[a.len() - 1]) - b.mapv(f64::tanh).sum()),
+            _ => s9 += (k as f64 * 0.5),
+        }
+        (1.0 + s4 * s4).ln() + s9 + h5.sum() * 0.3
     }
 
     #[test]
@@ -5610,28 +5679,26 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (1.0 + (((k as f64 * 0.5) * a[a.len() - 1]) - b.dot(c)) * (((k as f64 * 0.5) * a[a.len() - 1]) - b.dot(c))).ln();
-        for (p1, &q2) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * y.tanh().exp()).tanh();
+        let mut s1: f64 = 0.55;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * y.sin()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * c.mapv(f64::tanh).sum();
+                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n4 > 2 {
-                break s3 + c.mapv(f64::tanh).sum();
-            }
-        };
-        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * x).sin()).sum() * (k as f64 * 0.5) + d8[0] * a.dot(a);
-        let mut s11 = a.iter().filter(|p9| **p9 > 0.0).map(|p9| p9 * a.mapv(f64::tanh).sum()).sum::<f64>();
-        ((s11 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) - helper_scalar(s11, s11)) + s11
+            s1 += a[i] * 0.2;
+        }
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * y).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        }
+        s4 += s1 * 0.2;
+        c[0] + s4
     }
 
     #[test]
@@ -5647,32 +5714,32 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + y * y).ln(), b[a.len() - 1].sin()).tanh();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(b, y);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_array(b, y);
-            }
-        };
-        let v4 = a.mapv(f64::sin);
         if k == 3 {
-            return (s1 + (k as f64 * 0.5)).tanh().exp();
+            return helper_scalar((k as f64 * 0.5), c[k % a.len()]).tanh();
         }
-        match k % 3 {
-            0 => s1 = helper_scalar((1.0 + s3 * s3).ln(), (s1 - (k as f64 * 0.5))),
-            1 => s1 = s1 * v4[a.len() - 1],
-            _ => s1 += y.tanh(),
+        let mut s1 = (k as f64 * 0.5).sin();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (y * b[a.len() - 1]);
+            s1 += t2.sin() * x;
         }
-        let m6 = v4.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * s3).sin()).sum() * (y - (k as f64 * 0.5));
-        (k as f64 * 0.5) + s5 + v4.sum() * 0.3
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if a[p4] > b[p4] {
+                l3.push((a[p4] * helper_scalar(y, b[k % a.len()])).sin());
+            } else {
+                l3.push(b[p4] * s1);
+            }
+        }
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + c[i] * (s1 - (k as f64 * 0.5))).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
+        }
+        c[a.len() - 1] + s6
     }
 
     #[test]
@@ -5688,19 +5755,21 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(f64::sin);
-        let mut s2 = (a.dot(c) + (a.dot(&v1) * (k as f64 * 0.5)));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * a.dot(c);
+        let mut s1 = ((b.dot(c) + (c[k % a.len()] * a[a.len() - 1])) + (a.dot(b) - helper_array(b, 0.49)));
+        if c[0] < 0.0 {
+            s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln();
+        } else {
+            s1 = s1 * 0.57;
         }
-        match k % 3 {
-            0 => s2 = b.mean().unwrap(),
-            1 => s2 = s2 * helper_scalar(1.07, v1.mapv(f64::tanh).sum()),
-            _ => s2 += x,
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
         }
-        (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)).ln() + s2 + v1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (x + a.dot(c)) * j as f64,
+            _ if 1.37 > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += x.tanh().exp(),
+        }
+        helper_array(a, y.tanh()) + s1
     }
 
     #[test]
@@ -5716,18 +5785,12 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = c.dot(c);
+        if c.mean().unwrap() > 0.1 {
+            s1 = helper_array(b, b.dot(a));
         }
-        let mut s3 = (1.0 + helper_array(&h1, b.dot(c)) * helper_array(&h1, b.dot(c))).ln();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + b[0] * b[0]).ln();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        (x - helper_array(a, (k as f64 * 0.5))) + s3 + h1.sum() * 0.3
+        let mut s2 = c.dot(c);
+        s2.tanh().exp() + s2
     }
 
     #[test]
@@ -5743,29 +5806,62 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_scalar(b[0], x)).sum::<f64>();
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_scalar(a[k % a.len()], helper_scalar(0.38, s3)),
-            1 => { s4 = 0.5; }
-            _ => s4 = x,
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = a.mean().unwrap();
+        } else {
+            s1 = s1 * (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1)).ln();
         }
-        if b.dot(c) > 0.1 {
-            s3 = a.dot(a);
-        }
-        let v5 = a.mapv(f64::sin);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.56 * 0.72)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 = (s3 * 0.7 + v5[i] * helper_scalar((k as f64 * 0.5), 0.90)).tanh();
+            s1 += c[i] * 0.2;
         }
         match k % 3 {
-            0 => s3 = x,
-            1 => s3 = s3 * s3,
-            _ => s3 += helper_scalar(v5[0], s4),
+            0 => s1 = helper_scalar(c[k % a.len()], (k as f64 * 0.5).tanh().exp()),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += c.mean().unwrap(),
         }
-        s4 + s3 + v5.sum() * 0.3
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y.cos();
+                }
+            }
+            if n2 > 2 {
+                break s1 + y.cos();
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c[0].cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a[k % a.len()]).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (k as f64 * 0.5);
+                }
+            }
+            if n4 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        helper_scalar((1.0 + x * x).ln(), a[k % a.len()].cos()) + s1
     }
 
     #[test]
@@ -5781,10 +5877,29 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().map(|p1| p1 * (y * 0.63)).min_by(|p1, q2| (p1 - (y * 0.63)).abs().total_cmp(&(q2 - (y * 0.63)).abs())).unwrap();
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * x).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        let mut s9 = a.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * c[0].tanh()).sum::<f64>();
-        (a[k % a.len()] * b.mean().unwrap()) + s9
+        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (s1 + s1)).tanh();
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * c[k % a.len()];
+                }
+            }
+            if n3 > 2 {
+                break s1 + c[k % a.len()];
+            }
+        };
+        (c.mean().unwrap() / (1.0 + (0.66 + s1) * (0.66 + s1))) + s1
     }
 
     #[test]
@@ -5800,24 +5915,23 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap().tanh().exp().tanh().exp();
+        let g2 = |p3: f64| (p3 * 0.23).tanh();
+        let mut s1 = g2(b.mean().unwrap()) + g2(a[0]);
+        let s4;
         match k % 3 {
-            0 => s1 = (helper_array(a, c[0]) * helper_array(b, (k as f64 * 0.5))),
-            1 => s1 = s1 * (x - (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+            0 => s4 = (helper_array(b, (k as f64 * 0.5)) + y.tanh().exp()),
+            1 => { s4 = 0.5; }
+            _ => s4 = 0.26,
         }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 += v * s2;
+        for i in 0..a.len() {
+            let t5 = b[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (a[0] / (1.0 + 0.86 * 0.86));
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh().exp();
-        }
-        a.mapv(f64::tanh).sum() + s2
+        ((c[k % a.len()] / (1.0 + y * y)) * y.tanh().exp()) + s1
     }
 
     #[test]
@@ -5833,11 +5947,21 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        let mut s2 = (b.mean().unwrap().cos() + (k as f64 * 0.5).sin().sin());
-        let mut s5 = a.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (1.0 + y * y).ln()).sum::<f64>();
-        let mut s6 = (helper_scalar(s1.tanh(), x.tanh()) - helper_array(c, x));
-        (k as f64 * 0.5) + s6
+        if k == 3 {
+            return a.mean().unwrap();
+        }
+        let v1 = a.mapv(f64::sin);
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(a * (helper_scalar(0.41, 0.30) + i as f64)));
+        }
+        let mut s2 = m3.row(1).dot(b) * a.dot(a);
+        let mut m5 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m5.row_mut(i).assign(&(b * ((s2 * x) + i as f64)));
+        }
+        let mut s4 = m5.row(1).dot(&v1) * helper_array(a, a[a.len() - 1]);
+        helper_array(&v1, helper_array(c, 1.05)) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5854,41 +5978,41 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * s3 + k as f64 * 0.1).sin();
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
         }
-        let mut s2 = helper_array(a, (k as f64 * 0.5));
-        let mut m4 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m4.row_mut(i).assign(&(b * ((b[a.len() - 1] - a[a.len() - 1]) + i as f64)));
+        if k == 3 {
+            return ((k as f64 * 0.5) + a.mapv(f64::tanh).sum());
         }
-        let mut s3 = m4.row(1).dot(c) * b.mapv(f64::tanh).sum();
-        let v5 = c.mapv(f64::sin);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * v5.mean().unwrap(),
-            _ => s1 += (1.0 + s2 * s2).sqrt(),
-        }
-        'outer: for i in 0..a.len() {
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + b[j] * f64::sqrt((1.0 + 0.63 * 0.63))).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * helper_scalar(c[0], (k as f64 * 0.5));
                 }
             }
-            s3 += a[i] * 0.2;
+            if n4 > 2 {
+                break s3 + helper_scalar(c[0], (k as f64 * 0.5));
+            }
+        };
+        let mut s6 = s5;
+        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (s3 * s5)).sum::<f64>();
+        for i in 0..a.len() {
+            let s5 = s5 * 0.5 + (y * 0.67);
+            s6 = (s6 * 0.8 + s5 * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s2 = s1 * j as f64,
-            _ if (s3 * 1.18) > 0.2 => s2 = s2 * (y / (1.0 + helper_scalar(s1, s3) * helper_scalar(s1, s3))),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        b.dot(a) + s3 + v5.sum() * 0.3
+        s6 += s5 * 0.2;
+        c.mapv(f64::tanh).sum() + s9
     }
 
     #[test]
@@ -5904,44 +6028,48 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        match k % 3 {
-            0 => s1 = (helper_array(b, x) / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
-            1 => s1 = s1 * helper_scalar(b.dot(a), (s1 * x)),
-            _ => s1 += helper_scalar(a[0], 0.86),
+        if k == 3 {
+            return (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        }
+        let mut s2 = ((1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).sqrt() - (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * helper_array(&u1, x)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * b[0].cos();
+            }
+            s2 += u1[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[0].cos() };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + x * x).ln();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2));
         }
-        if helper_array(b, s1) > 0.1 {
-            s1 = ((b[k % a.len()] - x) + ((k as f64 * 0.5) - a[0]));
-        } else {
-            s1 = s1 * b.dot(&u4);
+        for i in (1..a.len()).step_by(2) {
+            let t4 = u1[i] * f64::tanh(0.64).exp();
+            s2 += t4.sin() * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut s6: f64 = {
-            let t5 = x.tanh().exp().tanh();
-            t5 * t5 * 0.5 + b.dot(a)
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * s2.sin()).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * (1.0 + y * y).ln();
+                }
+            }
+            if n5 > 2 {
+                break s2 + (1.0 + y * y).ln();
+            }
         };
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (c[i] + helper_array(c, 1.33)).sin();
-        }
-        helper_scalar(b[a.len() - 1].tanh(), (k as f64 * 0.5)) + s6 + w7.sum() * 0.3
+        u1.mapv(f64::tanh).sum() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5957,28 +6085,57 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * y) * q2 as f64).sum::<f64>();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * helper_array(b, y);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s3 += u5;
+        let mut s1 = a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
+            _ => s1 += b.dot(b),
         }
-        let mut s7: f64 = {
-            let t6 = b.mapv(f64::tanh).sum();
-            t6 * t6 * 0.5 + (x / (1.0 + s3 * s3))
+        let s2;
+        match k % 3 {
+            0 => s2 = (c.dot(c) - a[0].tanh().exp()),
+            1 => { s2 = 0.93; }
+            _ => s2 = a[a.len() - 1],
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.12 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+                }
+            }
+            if n3 > 2 {
+                break s1 + (1.12 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
         };
-        let v8 = b.mapv(f64::sin);
-        let v9 = v8.mapv(f64::sin);
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s7 += (v * j as f64) * v9.dot(&v9);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        s7 = (s7 * 0.5 + (k as f64 * 0.5)).tanh();
-        (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) / (1.0 + 0.92 * 0.92)) + s7 + v9.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, b[k % a.len()])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        }
+        s1 += s4 * 0.2;
+        let z6 = ad::ndarray::Zip::from(c).and(a).map_collect(|&p7, &q8| (p7 * s4 - q8).sin());
+        let mut s5 = z6.sum() * x;
+        ((s2 + 0.59) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s5
     }
 
     #[test]
@@ -6000,25 +6157,25 @@ mod p160 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        s1 += helper_array(c, helper_scalar(y, s1));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * f64::tanh(1.30).exp();
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * b.mapv(f64::tanh).sum();
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.30).exp() };
-        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(a);
-        s1 = (s1 * 0.5 + a[k % a.len()]).tanh();
-        helper_scalar((k as f64 * 0.5).tanh().exp(), (1.0 + x * x).sqrt()) + s6
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (1.09 * (k as f64 * 0.5));
+            }
+        }
+        for (p2, &q3) in c.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * s1.cos()).tanh();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y * (k as f64 * 0.5));
+        }
+        helper_scalar(c[0], (k as f64 * 0.5)).tanh().exp() + s1
     }
 
     #[test]
@@ -6035,31 +6192,37 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => s1 = s1 * x,
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         }
         for i in 0..a.len() {
-            let t2 = b[i] * helper_scalar(a[0], y);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += u3;
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * b[a.len() - 1];
+        let mut s3 = helper_scalar((0.74 * x).tanh().exp(), (helper_scalar(c[a.len() - 1], y) + (x + 1.00)));
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if 0.36 > 0.2 => s1 = s1 * (b.mean().unwrap() * x.tanh().exp()),
+            _ => s1 += s1.sin(),
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
-        }
-        b[0] + s1
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.21 - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (s3 * b[0]);
+                }
+            }
+            if n4 > 2 {
+                break s1 + (s3 * b[0]);
+            }
+        };
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s3
     }
 
     #[test]
@@ -6075,30 +6238,49 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * c[0].sin()).tanh());
-        s3 = helper_array(c, helper_array(c, c[0]));
-        for i in 0..a.len() {
-            let t4 = a[i] * b.dot(a);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
-            }
-            s3 += u5;
-        }
-        if c[0] < 0.0 {
-            s3 = b.mean().unwrap();
-        } else {
-            s3 = s3 * (a.dot(c) + y);
-        }
+        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
         for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + c[i] * y).tanh();
+            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
-        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (k as f64 * 0.5).tanh().exp()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        (1.0 + ((k as f64 * 0.5) - 0.41) * ((k as f64 * 0.5) - 0.41)).sqrt() + s8
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s2 = (s2 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
+            }
+        }
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * s1,
+            _ => s1 += c.mean().unwrap(),
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a[0],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * c.mapv(f64::tanh).sum();
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * c.mapv(f64::tanh).sum() };
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * x;
+        }
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -6114,27 +6296,29 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        let mut s3 = c.iter().enumerate().map(|(q2, &p1)| (p1 * ((k as f64 * 0.5) * (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        s1 = (s1 * 0.5 + (y - (x + (k as f64 * 0.5)))).tanh();
-        let mut s2 = (c.mapv(f64::tanh).sum() + (y * a.mapv(f64::tanh).sum()));
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * (y - s3);
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + w5[j] * y.cos()).tanh();
+                if s3 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s3 += w5[i] * 0.2;
         }
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt(),
-            _ => s2 += (0.36 * x),
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (y / (1.0 + y * y));
         }
-        (1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin() + s2
+        y + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6151,37 +6335,45 @@ mod p164 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, c[0]);
-        match k % 3 {
-            0 => s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sqrt(),
-            1 => s1 = s1 * ((a[0] * x) / (1.0 + 1.07 * 1.07)),
-            _ => s1 += x,
-        }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let t2 = b[i] * b.dot(b);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
+            let n3 = (s2 * 0.5 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
             }
-            s1 = s1 + q3.tanh();
+            s2 = n3;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * (y + y);
-        }
-        let l5 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(b);
-        let s8;
+        let s4;
         match k % 3 {
-            0 => s8 = (c.mean().unwrap() * (s7 - s1)),
-            1 => { s8 = 0.5; }
-            _ => s8 = helper_array(c, (y + x)),
+            0 => s4 = (s1 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
+            1 => { s4 = 0.5; }
+            _ => s4 = (1.07 + s1),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + s8.tanh().exp();
-            s7 = (s7 * 0.8 + x * 0.3).tanh();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * f64::tanh(0.46).exp();
+                }
+            }
+            if n5 > 2 {
+                break s1 + f64::tanh(0.46).exp();
+            }
+        };
+        let mut s7 = (b.dot(c) * c.mean().unwrap().tanh());
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + 0.80;
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
         }
-        s7 += x * 0.2;
-        helper_array(&w4, a.mapv(f64::tanh).sum()) + s7 + w4.sum() * 0.3
+        s2 += s1 * 0.2;
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + a[j8 - 1] * helper_scalar((k as f64 * 0.5), y);
+        }
+        ((b[a.len() - 1] / (1.0 + s7 * s7)) * a.dot(a)) + s7
     }
 
     #[test]
@@ -6197,19 +6389,32 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c[0].sin()).tanh();
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * c.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(a) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * (y / (1.0 + (s1 + c[0]) * (s1 + c[0]))),
-            _ => s1 += s1,
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let mut f6 = a.to_owned();
+        f6.mapv_inplace(|t| (t * x).tanh());
+        f6.scaled_add(f64::tanh(0.25).exp(), &a);
+        let mut s5 = f6.sum() * 0.3;
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => f6[i] * (s5 + a[0]),
+                _ => {
+                    if f6[i] > 0.8 {
+                        break;
+                    }
+                    f6[i].tanh()
+                }
+            };
+            s5 += w7 * s4;
         }
-        if k == 3 {
-            return (1.0 + s1 * s1).ln();
-        }
-        (1.0 + x * x).sqrt() + s1
+        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * s4 };
+        a.mapv(f64::tanh).sum() + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -6226,12 +6431,39 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        let v2 = a.mapv(f64::sin);
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(&v2)).tanh();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * a.dot(b),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 - 1.26);
         }
-        let mut s3 = (y * s1);
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt() + s3 + v2.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - 1.26) };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut s5: f64 = {
+            let t4 = (f64::sqrt((1.0 + 0.21 * 0.21)) + c.mean().unwrap());
+            t4 * t4 * 0.5 + helper_array(a, s3)
+        };
+        match k % 3 {
+            0 => s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += x,
+        }
+        s3 + s5
     }
 
     #[test]
@@ -6248,40 +6480,42 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        for i in 0..a.len() {
-            let t2 = b[i] * b[k % a.len()];
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + (x * 0.37)).sin();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-        }
-        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + a[j] * b[k % a.len()].cos()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
                 }
             }
-            s1 += c[i] * 0.2;
+            if n2 > 2 {
+                break s1 + s1;
+            }
+        };
+        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s1)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + b.mapv(f64::tanh).sum();
+            s6 = (s6 * 0.8 + s3 * 0.3).tanh();
         }
-        s1 + s1 + w3.sum() * 0.3
+        s6 += s3 * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + b[j] * b.dot(c)).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s6 += b[i] * 0.2;
+        }
+        match k % 3 {
+            0 => s6 = 1.37,
+            1 => s6 = s6 * (1.0 + s6 * s6).ln(),
+            _ => s6 += (0.66 * x),
+        }
+        let mut s9 = c.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * c.dot(a)) * q8 as f64).sum::<f64>();
+        0.29 + s9
     }
 
     #[test]
@@ -6297,27 +6531,53 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        let v1 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s2 = x;
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            w3[i] += (a[i] + s2.tanh()).sin();
+            let n2 = (s1 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(v1.dot(a), b);
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 = (s3 * 0.6 + v * (1.0 + s1 * s1).ln() + k as f64 * 0.1).sin();
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + h4[i] * (w3[k % a.len()] * w3[a.len() - 1])).tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * x,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w4 * (a[k % a.len()] - s1);
         }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), helper_array(b, b[a.len() - 1]));
-            t5 * t5 * 0.5 + x.cos()
-        };
-        (a[0] - helper_scalar(a[a.len() - 1], y)) + s6 + h4.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (a[k % a.len()] - s1) };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - s1)).tanh();
+        }
+        let mut s6 = (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s3 = helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])) * j as f64,
+            _ if (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])) > 0.2 => s3 = s3 * (s6 - s3).tanh().exp(),
+            _ => s3 += helper_scalar(a[a.len() - 1], y),
+        }
+        (s6 - helper_array(b, (k as f64 * 0.5))) + s6
     }
 
     #[test]
@@ -6335,25 +6595,22 @@ mod p169 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * y.cos();
-            if i % 3 == 1 {
+            if i % 3 == 2 {
                 continue;
             }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
             if i == 3 {
                 break;
             }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in 0..a.len() {
+            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t2.sin() * a.mean().unwrap();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        (y * s1).sin() + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -6369,38 +6626,20 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * a.mean().unwrap().cos());
-        if k % 2 == 0 {
-            s1 = helper_array(c, (a[k % a.len()] * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x - 1.20)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (b[k % a.len()] + s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (b[k % a.len()] + s1);
-            }
-        };
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.dot(a);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (x - 1.20)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * b.dot(&u4);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
-            }
-            s1 = s1 + q6.tanh();
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_array(b, c[k % a.len()]);
+        if c[0] < 0.0 {
+            s2 = helper_scalar((y + (k as f64 * 0.5)), (s1 - y));
         }
-        a.mapv(f64::tanh).sum() + s1 + u4.sum() * 0.3
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -6416,22 +6655,23 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * s1).sum::<f64>();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * (c[0] + c[0])).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * a[0].sin();
-                }
-            }
-            if n5 > 2 {
-                break s4 + a[0].sin();
-            }
-        };
-        s6 + s4
+        let (s2, c3) = (x * a.mean().unwrap()).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, helper_array(b, y)]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y;
+        let s5;
+        match k % 3 {
+            0 => s5 = helper_scalar((1.0 + s1 * s1).ln(), a.dot(c)),
+            1 => { s5 = ((k as f64 * 0.5) * s1); }
+            _ => s5 = s1,
+        }
+        let mut l6 = vec![0.0; a.len()];
+        for p7 in 0..a.len() {
+            l6[p7] = a[p7] * (s1 * 1.14);
+        }
+        l6[0] += s1;
+        let v8 = Array1::from(l6);
+        let mut s9 = v8[0] * 0.5;
+        ((0.93 * s1) - (s5 + s9)) + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -6448,34 +6688,35 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * helper_scalar(1.36, s1)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
             }
-            s1 = (s1 * 0.7 + b[i] * (b[0] / (1.0 + y * y))).tanh();
-        }
-        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * s1.tanh().exp()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s4 = 1.36 * j as f64,
-            _ if y.tanh().exp() > 0.2 => s4 = s4 * a.dot(b),
-            _ => s4 += a.mean().unwrap(),
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + a[j5 - 1] * s1;
-        }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * b.mapv(f64::tanh).sum();
+            s3 = n4;
         }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + u6[i] * (0.64 + 1.02)).tanh();
+            let t5 = a[i] * x.tanh().exp();
+            s1 += t5.sin() * y;
         }
-        helper_array(c, ((k as f64 * 0.5) - s4)) + s4 + u6.sum() * 0.3
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * a.dot(b) + k as f64 * 0.1).sin();
+            }
+        }
+        let s6;
+        match k % 3 {
+            0 => s6 = c.mean().unwrap(),
+            1 => { s6 = helper_scalar(b[a.len() - 1], s3); }
+            _ => s6 = s3,
+        }
+        s3 = c.mapv(f64::tanh).sum();
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -6491,22 +6732,19 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (b[0] - 1.38);
-        }
-        let v2 = a.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s3 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v2[j] * c.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s2: f64 = {
+            let t1 = helper_array(b, helper_scalar(0.68, 0.80));
+            t1 * t1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
+        };
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
             }
-            s3 += v2[i] * 0.2;
         }
-        (k as f64 * 0.5).sin() + s3 + v2.sum() * 0.3
+        if k % 2 == 0 {
+            s2 = helper_array(c, helper_array(c, a[0]));
+        }
+        helper_scalar(y, helper_scalar(x, b[0])) + s2
     }
 
     #[test]
@@ -6522,12 +6760,16 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
+        let mut h1 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h1.scaled_add(y, a);
+            if i == 3 {
+                break;
+            }
         }
-        y + s1 + u2.sum() * 0.3
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[h1.view(), (&h1 * c.mean().unwrap()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        a[a.len() - 1] + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6544,26 +6786,37 @@ mod p175 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.12;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mean().unwrap();
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.mean().unwrap();
+            }
+        };
+        let mut s4 = b.mapv(f64::tanh).sum().tanh();
+        let mut s5 = a.dot(a);
+        s5 = helper_scalar(f64::sqrt((1.0 + 0.85 * 0.85)), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
         }
-        let mut s2 = b.mapv(f64::tanh).sum().tanh();
-        if k % 2 == 1 {
-            let x = x * 0.5 + 0.47;
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s5 = f64::tanh(0.91).exp().tanh().exp() * j as f64,
+            _ if 0.35 > 0.2 => s5 = s5 * helper_scalar(s1, a.dot(c)),
+            _ => s5 += s1,
         }
-        s2 += x * 0.2;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * 0.85;
-        }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = helper_scalar((y * x), helper_array(b, x));
-        } else {
-            s1 = s1 * (helper_scalar(0.28, s2) - (a[a.len() - 1] + y));
-        }
-        s2 + s2
+        helper_scalar(c.mapv(f64::tanh).sum(), b[0].tanh().exp()) + s5
     }
 
     #[test]
@@ -6579,26 +6832,18 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s3 = (k as f64 * 0.5).tanh() * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s3 = s3 * (x + x).tanh().exp(),
-            _ => s3 += (k as f64 * 0.5),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + y).sin();
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_array(c, c[0])).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * b[a.len() - 1];
-                }
+        let v2 = (c + b);
+        let mut s3 = (k as f64 * 0.5);
+        for k in 0..2 {
+            for v in c.iter() {
+                s3 = (s3 * 0.6 + v * (x + x) + k as f64 * 0.1).sin();
             }
-            if n4 > 2 {
-                break s3 + b[a.len() - 1];
-            }
-        };
-        b[a.len() - 1].cos().tanh().exp() + s3
+        }
+        v2[a.len() - 1] + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6614,27 +6859,37 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * x.sin();
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * s1).sin()).sum() * a[a.len() - 1].tanh().exp();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * b.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * (b[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+                s1 = (s1 * 0.8 + c[j] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
                 }
             }
-            if n5 > 2 {
-                break s3 + (b[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
             }
         };
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * (x + c[0])).tanh();
+        if (b[0] - a[a.len() - 1]) > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * b[0].sin();
         }
-        0.23 + s3
+        if f64::sin(1.17) > 0.1 {
+            s1 = (1.0 + helper_scalar(s3, 0.48) * helper_scalar(s3, 0.48)).ln();
+        } else {
+            s1 = s1 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        c.dot(b) + s1
     }
 
     #[test]
@@ -6650,18 +6905,28 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, y) - 1.21);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * x;
+        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
+        if y > 0.1 {
+            s1 = helper_array(a, helper_scalar(y, 0.40));
+        } else {
+            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + b.mean().unwrap()).sin();
+            w2[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
         }
-        let mut s4: f64 = 1.17;
-        helper_array(&w3, s1.cos()) + s4 + w3.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        x + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6677,16 +6942,19 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.mean().unwrap();
-            t1 * t1 * 0.5 + (1.13 * y)
-        };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (y + s2);
+        let mut s1 = b.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
         }
-        b.mapv(f64::tanh).sum() + s2
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = b[p4] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        }
+        l3[0] += s1;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        (1.0 + s1 * s1).ln().tanh() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6702,37 +6970,37 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + c);
-        let mut s2 = helper_array(&v1, x);
+        let mut s1 = c.mean().unwrap();
+        s1 = helper_array(c, s1);
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + v1[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * helper_array(b, a[k % a.len()]),
+                1 => a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s2 += w3 * helper_scalar(v1[a.len() - 1], y);
+            s1 += w2 * 0.40;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_scalar(v1[a.len() - 1], y) };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s2 = s2.sin() * 0.9 + c[j5 - 1] * (0.22 * s4);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.40 };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (1.0 + s3 * s3).sqrt();
         }
-        c.dot(a) + s2 + v1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        helper_array(c, y) + s1
     }
 
     #[test]
@@ -6749,29 +7017,38 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(a).sin() + x);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        match k % 4 {
+            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (x * y)),
+            _ => s1 += ((k as f64 * 0.5) * y),
         }
-        let mut s3 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s3 = (((k as f64 * 0.5) * y) - s1);
-        } else {
-            s3 = s3 * (b.mapv(f64::tanh).sum() / (1.0 + f64::tanh(1.11).exp() * f64::tanh(1.11).exp()));
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
         }
-        let mut s6 = b.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * (0.33 / (1.0 + x * x))).tanh());
         for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + helper_scalar((k as f64 * 0.5), s1);
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+            let t3 = c[i] * ((k as f64 * 0.5) * 0.97);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t3.sin() * y;
         }
-        s3 += s3 * 0.2;
-        match k % 3 {
-            0 => s6 = (1.0 + y * y).ln(),
-            1 => s6 = s6 * (1.0 + s6 * s6).sqrt(),
-            _ => s6 += helper_array(a, (k as f64 * 0.5)),
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b[k % a.len()].cos()).tanh();
         }
-        helper_scalar(y, (1.0 + x * x).sqrt()) + s6
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar((k as f64 * 0.5), s1) - (k as f64 * 0.5).tanh()) * j as f64,
+            _ if (y * x) > 0.2 => s1 = s1 * s1,
+            _ => s1 += (1.0 + x * x).sqrt(),
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(c, (k as f64 * 0.5));
+        }
+        s1 + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6788,23 +7065,51 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[k % a.len()];
-            let mut q3 = 0.0;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c[a.len() - 1];
+                }
             }
-            s1 = s1 + q3.tanh();
+            if n2 > 2 {
+                break s1 + c[a.len() - 1];
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (a[k % a.len()] / (1.0 + y * y))).tanh();
         }
-        let mut s4 = (b.mapv(f64::tanh).sum().tanh().exp() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.tanh().exp();
+        }
         for i in 0..a.len() {
-            w5[i] += (b[i] + x.tanh().exp()).sin();
+            let s3 = s3 * 0.5 + a.dot(a);
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        let mut s6 = a[k % a.len()];
-        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (c[a.len() - 1] + s4)).sum::<f64>();
-        let mut s10 = x.cos();
-        helper_array(b, helper_scalar(c[0], s6)) + s10 + w5.sum() * 0.3
+        s1 += s3 * 0.2;
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(s1, 1.29),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w5 * ((k as f64 * 0.5) - y);
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - y) };
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + a[j7 - 1] * (1.0 + s6 * s6).ln();
+        }
+        y + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6820,35 +7125,31 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y.cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = (k as f64 * 0.5);
+        let mut m4 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m4.row_mut(i).assign(&(a * (0.74 + i as f64)));
         }
-        if c[0] < 0.0 {
-            s1 = y;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (b[k % a.len()] - b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s3 = m4.row(1).dot(b) * b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + v1[i] * b.dot(b)).tanh();
         }
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w5 * c[a.len() - 1].cos();
         }
-        s1 += s1 * 0.2;
-        let mut s2 = s1.cos();
-        (c.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())) + s2
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c[a.len() - 1].cos() };
+        helper_array(a, s6).tanh().exp() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6865,22 +7166,20 @@ mod p184 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(b);
-        let mut s2: f64 = 0.45;
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[0].tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * s2;
+        match k % 4 {
+            j if j > 1 => s1 = 0.45 * j as f64,
+            _ if helper_scalar(y, x) > 0.2 => s1 = s1 * x.tanh().exp(),
+            _ => s1 += (x * y),
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s2 };
-        helper_scalar(helper_scalar(x, x), s4) + s2
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + x).sin();
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * helper_array(c, w2[a.len() - 1]);
+        }
+        a.mapv(f64::tanh).sum().tanh().exp() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6896,24 +7195,49 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + x;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let v3 = (a * (y + s1));
+        let s1;
         match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * ((x / (1.0 + y * y)) - v3.mapv(f64::tanh).sum()),
-            _ => s1 += (x + x),
+            0 => s1 = ((y * x) - a.mean().unwrap()),
+            1 => { s1 = 0.5; }
+            _ => s1 = f64::sin(1.12).tanh().exp(),
         }
-        helper_array(c, 0.52) + s1 + v3.sum() * 0.3
+        if k == 3 {
+            return (s1 + 0.84).tanh().exp();
+        }
+        let mut s2 = x;
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + y.tanh().exp();
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+        }
+        s2 += s1 * 0.2;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (s2 - s2)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * s2.sin();
+                }
+            }
+            if n3 > 2 {
+                break s2 + s2.sin();
+            }
+        };
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = a.to_owned();
+        for i in (0..k % 3) {
+            h7 = (&h7 * s4 + a).mapv(f64::tanh);
+            l5.push(h7.clone());
+            if i == 3 {
+                break;
+            }
+        }
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(a) * 0.5;
+        }
+        let mut s9 = q8;
+        (s4 - (k as f64 * 0.5)) + s9
     }
 
     #[test]
@@ -6929,30 +7253,46 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-        }
-        let mut s1 = helper_scalar(x, (y - b.dot(c)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (y / (1.0 + 1.26 * 1.26));
-        }
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * b.dot(b)).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut s7: f64 = {
-            let t6 = s4;
-            t6 * t6 * 0.5 + f64::tanh(1.35).exp()
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + v1[j] * helper_scalar(y, 1.15)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * (k as f64 * 0.5);
+                }
+            }
+            if n5 > 2 {
+                break s4 + (k as f64 * 0.5);
+            }
         };
-        (x + (s7 * s7)) + s7
+        if (k as f64 * 0.5) > 0.1 {
+            s4 = x;
+        } else {
+            s4 = s4 * y;
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.dot(c);
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
+        }
+        s4 += x * 0.2;
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (0.28 * (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s4 += w7 * (s6 * v1[0]);
+        }
+        let s8 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s6 * v1[0]) };
+        a.mapv(f64::tanh).sum() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6968,20 +7308,30 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (y - (x.tanh().exp() + (c[0] + v1[a.len() - 1])));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (y * (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        s2 += x * 0.2;
-        let mut h3 = c.to_owned();
-        for i in 0..3 {
-            let n4 = (&h3 * s2 + c).mapv(f64::tanh);
-            h3.assign(&n4);
+        let mut s2 = y;
+        match k % 4 {
+            j if j > 1 => s2 = c.mean().unwrap() * j as f64,
+            _ if helper_array(c, x) > 0.2 => s2 = s2 * s2,
+            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
         }
-        let mut s7 = c.iter().map(|p5| p5 * x).min_by(|p5, q6| (p5 - x).abs().total_cmp(&(q6 - x).abs())).unwrap();
-        ((x + (k as f64 * 0.5)) / (1.0 + (0.38 - x) * (0.38 - x))) + s7 + h3.sum() * 0.3
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * a.dot(a)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        (k as f64 * 0.5) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6997,26 +7347,28 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a[0].sin();
+        let mut s1 = a[0].sin();
+        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        match k % 3 {
+            0 => s1 = 1.37,
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += s1,
         }
-        let mut s1 = (1.0 + helper_scalar(y, (k as f64 * 0.5)).sin() * helper_scalar(y, (k as f64 * 0.5)).sin()).ln();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * ((k as f64 * 0.5) / (1.0 + y * y))).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s6: f64 = {
+            let t5 = a[k % a.len()].tanh().exp();
+            t5 * t5 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + 0.72 * 0.72))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (y / (1.0 + (x * c[0]) * (x * c[0]))),
-            _ => s1 += b.mapv(f64::tanh).sum(),
-        }
-        let mut s3 = ((s1.tanh().exp() / (1.0 + 1.12 * 1.12)) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(helper_array(b, s3), a);
-        }
-        h4.mean().unwrap() + s3 + h4.sum() * 0.3
+        1.12 + s6
     }
 
     #[test]
@@ -7033,14 +7385,31 @@ mod p189 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * y;
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1.cos()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.0 + x * x).ln();
+                }
+            }
+            if n3 > 2 {
+                break s1 + (1.0 + x * x).ln();
+            }
+        };
+        let mut s5 = (k as f64 * 0.5);
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * s1;
+            for (j, v) in b.iter().enumerate() {
+                s5 += (v * j as f64) * (1.21 + s1);
             }
         }
-        s1 += x;
-        let mut s2 = helper_scalar(y.cos(), a.dot(a));
-        0.42 + s2
+        x.cos() + s5
     }
 
     #[test]
@@ -7056,43 +7425,43 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * c).mapv(f64::tanh);
-        let mut s2 = v1.dot(c);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
+        }
+        let mut s3 = c.dot(a);
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v1[i] * 0.3;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + v1[j3 - 1] * (0.52 - s2);
-        }
-        s2 = (v1.mapv(f64::tanh).sum() / (1.0 + x * x));
-        match k % 3 {
-            0 => s2 = b.mean().unwrap(),
-            1 => s2 = s2 * y,
-            _ => s2 += (k as f64 * 0.5).tanh().exp(),
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (s2 / (1.0 + s2 * s2))).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * x;
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_array(a, 0.62),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            if n4 > 2 {
-                break s2 + x;
-            }
-        };
-        if (c[k % a.len()] * s5) > 0.1 {
-            s2 = a[0];
-        } else {
-            s2 = s2 * v1.dot(&v1);
+            };
+            s3 += w4 * (0.72 / (1.0 + u1[0] * u1[0]));
         }
-        x.cos().tanh() + s2 + v1.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (0.72 / (1.0 + u1[0] * u1[0])) };
+        let v6 = b.mapv(|t| (t * s5).sin() + s5 * 0.5);
+        let mut h7 = v6.to_owned();
+        for i in (0..a.len()).rev() {
+            h7.scaled_add((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &v6);
+        }
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + b[i] * f64::ln((1.0 + 0.90 * 0.90))).tanh();
+        }
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s3 = s3.sin() * 0.9 + u2[j8 - 1] * s5.tanh().exp();
+        }
+        (1.0 + u2.dot(&u1) * u2.dot(&u1)).sqrt() + s3 + h7.sum() * 0.3
     }
 
     #[test]
@@ -7109,48 +7478,48 @@ mod p191 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = ((1.23 / (1.0 + s1 * s1)) - y.sin()) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += helper_array(c, y),
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
-        let mut s3 = ((1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos()).ln() * s1);
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.10 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.0 + y * y).ln();
                 }
-            };
-            s3 += w4 * y;
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * y };
-        if c[0] < 0.0 {
-            s1 = f64::tanh((0.82 * 0.95));
-        } else {
-            s1 = s1 * 1.06;
-        }
-        if k == 3 {
-            return helper_array(c, s1.tanh().exp());
-        }
-        let mut l6 = Vec::new();
-        for p7 in 0..a.len() {
-            if c[p7] > b[p7] {
-                l6.push((c[p7] * (k as f64 * 0.5)).sin());
-            } else {
-                l6.push(b[p7] * y);
             }
+            if n2 > 2 {
+                break s1 + (1.0 + y * y).ln();
+            }
+        };
+        if k == 3 {
+            return helper_scalar((1.0 + s3 * s3).sqrt(), ((k as f64 * 0.5) - c[a.len() - 1]));
         }
-        let mut s8 = l6.iter().map(|p7| p7 * p7).sum::<f64>() + l6[0];
-        y + s8 + w2.sum() * 0.3
+        let mut s4 = (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if y.tanh().exp() > 0.2 => s1 = s1 * c.dot(c),
+            _ => s1 += ((k as f64 * 0.5) + y),
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1].tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let m8 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s7 = m8.diag().mapv(|t| (t * s3).sin()).sum() * 0.82;
+        (k as f64 * 0.5) + s7
     }
 
     #[test]
@@ -7167,40 +7536,44 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(c.dot(c), (0.69 / (1.0 + 1.13 * 1.13))) * j as f64,
-            _ if (0.89 / (1.0 + s1 * s1)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += y,
-        }
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * (s1 - y),
+                1 => c[i] * c[a.len() - 1].tanh(),
                 _ => {
-                    if b[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w2 * a[k % a.len()];
+            s1 += w2 * (x / (1.0 + y * y));
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()] };
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(a, x);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x / (1.0 + y * y)) };
+        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (1.30 / (1.0 + s1 * s1))).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + s6 * s6).sqrt()).tanh();
         }
-        s1 += x * 0.2;
-        let mut s6 = c.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * a.mean().unwrap()).sum::<f64>();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * s6;
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h7.mapv_inplace(|t| (t * s3).tanh());
+            h7.scaled_add(0.5, a);
         }
         if k == 3 {
-            return helper_array(b, a.mapv(f64::tanh).sum());
+            return y;
         }
-        (1.0 + (y * c[k % a.len()]) * (y * c[k % a.len()])).ln() + s6
+        let mut l8 = vec![a.to_owned()];
+        for p9 in 0..2 {
+            let n = l8[p9].mapv(|t| (t * x).sin()) + b;
+            l8.push(n);
+        }
+        let v10 = l8[l8.len() - 1].to_owned();
+        let mut s11 = l8[1][0] * s3;
+        y + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -7216,30 +7589,34 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = helper_array(b, helper_array(a, x)),
-            1 => { s1 = 0.5; }
-            _ => s1 = y.tanh(),
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if helper_scalar(y, 1.13) > 0.1 {
+            s1 = y;
+        } else {
+            s1 = s1 * (x * c[a.len() - 1]);
         }
-        let mut s2 = helper_array(c, helper_scalar(y, a[k % a.len()])).sin();
-        s2 = (s2 * 0.5 + s2).tanh();
-        let v3 = c.mapv(|t| (t * s2).sin() + s2 * 0.5);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (x * x)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s3: f64 = {
+            let t2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+            t2 * t2 * 0.5 + a.mean().unwrap()
+        };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (a[0] * s1);
         }
-        let mut l4 = vec![a.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * y).sin()) + c;
-            l4.push(n);
+        let mut l5 = vec![a.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * s3).sin()) + a;
+            l5.push(n);
         }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * x;
-        let v8 = (b * c).mapv(f64::tanh);
-        s7 + s7 + v8.sum() * 0.3
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * c.mapv(f64::tanh).sum();
+        if k == 3 {
+            return (1.0 + s8 * s8).sqrt();
+        }
+        if k == 3 {
+            return (s3.sin() - x.tanh().exp());
+        }
+        helper_array(a, ((k as f64 * 0.5) + 1.22)) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7255,33 +7632,22 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + a).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut s3 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln().tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h1[j] * (a[a.len() - 1] - 1.13)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += h1[i] * 0.2;
-        }
-        let s4;
+        let mut s1 = ad::ndarray::array![helper_array(c, x), (y / (1.0 + a[0] * a[0])), helper_array(b, 0.94)].mapv(f64::sin).sum();
+        let mut s2 = helper_array(a, b[k % a.len()].tanh().exp()).sin();
+        let s3;
         match k % 3 {
-            0 => s4 = a.mapv(f64::tanh).sum().tanh().exp(),
-            1 => { s4 = 0.5; }
-            _ => s4 = a[0],
+            0 => s3 = (b.mean().unwrap() + ((k as f64 * 0.5) + s2)),
+            1 => { s3 = x.tanh().exp(); }
+            _ => s3 = (k as f64 * 0.5),
         }
-        let mut m6 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m6.row_mut(i).assign(&(a * (f64::tanh(0.43) + i as f64)));
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * f64::cos(0.29);
+            s1 += t4.sin() * (1.0 + x * x).ln();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5 = m6.row(1).dot(c) * (s3 - x);
-        y + s5 + h1.sum() * 0.3
+        (c.mean().unwrap() - helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -7297,33 +7663,34 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => { s1 = a.dot(b); }
-            _ => s1 = ((1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() - helper_array(a, x)),
-        }
-        let mut s2 = helper_scalar((b.dot(a) - a.mapv(f64::tanh).sum()), helper_array(c, x.tanh()));
+        let mut s1 = a.dot(c);
+        s1 = (k as f64 * 0.5);
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let t3 = c[i] * (a[k % a.len()] / (1.0 + s1 * s1));
-            s2 += t3 * t3 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * 0.22;
-            if i == 3 {
+            let n3 = (s2 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            if (n3 - s2).abs() < 0.05 {
                 break;
             }
+            s2 = n3;
         }
-        for i in 0..a.len() {
-            let t4 = c[i] * a.dot(a);
-            if i % 3 == 1 {
-                continue;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + h4[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * helper_scalar(y, y);
+                }
             }
-            s2 += t4 * t4 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * (0.72 / (1.0 + x * x));
-        }
-        if k == 3 {
-            return (k as f64 * 0.5).tanh();
-        }
-        (((k as f64 * 0.5) * b[k % a.len()]) - c.mean().unwrap()) + s2
+            if n5 > 2 {
+                break s2 + helper_scalar(y, y);
+            }
+        };
+        helper_array(c, s2.tanh()) + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -7339,23 +7706,18 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * 0.62 + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.dot(c),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * c.mapv(f64::tanh).sum();
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        ((k as f64 * 0.5).tanh().exp() + helper_array(a, a[k % a.len()])) + s1 + f2.sum() * 0.3
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + (k as f64 * 0.5));
+        }
+        ((k as f64 * 0.5) * y).tanh() + s1
     }
 
     #[test]
@@ -7371,17 +7733,36 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = a.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(b, c[k % a.len()])).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let mut s4 = (s3 + c.dot(b));
-        let m6 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * y).sin()).sum() * c[0];
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s4 = s4.sin() * 0.9 + a[j7 - 1] * ((k as f64 * 0.5) - 0.31);
+        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[0],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * x;
         }
-        ((k as f64 * 0.5) / (1.0 + x * x)).tanh().exp() + s5
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if s3.tanh().exp() > 0.2 => s1 = s1 * s1,
+            _ => s1 += (s1 - 0.31),
+        }
+        let mut s5: f64 = {
+            let t4 = c.dot(c);
+            t4 * t4 * 0.5 + b.dot(a)
+        };
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + b[j6 - 1] * a.mean().unwrap();
+        }
+        (x.tanh().exp() / (1.0 + s1 * s1)) + s5
     }
 
     #[test]
@@ -7397,34 +7778,48 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        s1 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut s2 = u1.mapv(f64::tanh).sum();
+        let s3;
+        match k % 3 {
+            0 => s3 = (a[0].cos() - y.tanh().exp()),
+            1 => { s3 = 0.5; }
+            _ => s3 = helper_scalar(x, x),
         }
-        let mut s2 = f64::tanh(0.32).exp();
-        let m4 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * s1 + d5[0] * helper_array(a, c[a.len() - 1]);
-        match k % 4 {
-            j if j > 1 => s1 = ((b[0] - s1) / (1.0 + x * x)) * j as f64,
-            _ if (b[a.len() - 1] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * c[0],
-            _ => s1 += f64::tanh(1.19).exp(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (c[a.len() - 1] + b[a.len() - 1])).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        let mut s6 = (c.mapv(f64::tanh).sum() / (1.0 + helper_scalar((k as f64 * 0.5), 1.19) * helper_scalar((k as f64 * 0.5), 1.19)));
+        if k % 2 == 0 {
+            s2 = ((s3 / (1.0 + y * y)) - (k as f64 * 0.5));
+        } else {
+            s2 = s2 * (x * c[0]);
+        }
         for i in 0..a.len() {
-            s6 = (s6 * 0.7 + c[i] * s1.tanh().exp()).tanh();
+            let t4 = a[i] * helper_array(c, (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t4.sin() * helper_scalar(s2, s2);
             if i == 3 {
                 break;
             }
         }
-        helper_array(b, s1) + s6
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s5 += (v * j as f64) * (0.62 * b[0]);
+            }
+        }
+        (u1[a.len() - 1] / (1.0 + s3 * s3)) + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -7440,32 +7835,33 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * (y / (1.0 + y * y))).tanh() + 1.37).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > c[p5] {
-                l4.push((a[p5] * c.mapv(f64::tanh).sum()).sin());
-            } else {
-                l4.push(c[p5] * x);
+        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
+        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
+        let s2;
+        match k % 3 {
+            0 => s2 = helper_array(a, c[a.len() - 1]),
+            1 => { s2 = 0.67; }
+            _ => s2 = helper_array(b, y.tanh().exp()),
+        }
+        let mut s4: f64 = {
+            let t3 = (a.dot(c) - helper_scalar(0.77, b[0]));
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
+        };
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        }
+        s4 += y * 0.2;
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * (a[k % a.len()] + s2)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) + c[k % a.len()])).tanh();
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        if k == 3 {
-            return s6;
-        }
-        for i in 0..a.len() {
-            let s6 = s6 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s6 * 0.3).tanh();
-        }
-        s1 += s6 * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (x - 0.67);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s7 = ((0.39 + b.mean().unwrap()) * ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())));
-        (k as f64 * 0.5) + s7 + f2.sum() * 0.3
+        (1.0 + y * y).sqrt().tanh().exp() + s4
     }
 
     #[test]

@@ -627,6 +627,30 @@ impl Program {
         self.line("}");
     }
 
+    /// A loop that starts a variable from an untyped float literal and
+    /// tests it in inactive code (`(next - y).abs() < 0.05`).
+    fn converging_loop(&mut self) {
+        let (y, next) = (self.name("s"), self.name("n"));
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        self.line(format!("let mut {y} = 1.0;"));
+        self.line("for i in 0..a.len() {");
+        self.line(format!(
+            "    let {next} = ({y} * 0.5 + {}[i] * {e}).tanh();",
+            v.name
+        ));
+        self.line(format!("    if ({next} - {y}).abs() < 0.05 {{"));
+        self.line("        break;");
+        self.line("    }");
+        self.line(format!("    {y} = {next};"));
+        self.line("}");
+        self.mutable.push(y.clone());
+        self.scalars.push(Var {
+            name: y,
+            active: true,
+        });
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -976,7 +1000,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(25) {
+        match self.pick(26) {
+            25 => self.converging_loop(),
             24 => self.nested_item_loops(),
             23 => self.late_init(),
             22 => self.exits_in_let_arms(),

@@ -407,9 +407,9 @@ pub fn instructions(stmts: &[Stmt]) -> Vec<&Inst> {
     out
 }
 
-/// Every stretch of inactive code in a body, nested blocks and closure
-/// bodies included: what may name a local by its written name.
-pub fn token_streams(body: &Body) -> Vec<&TokenStream> {
+/// Every stretch of inactive code in statements, nested blocks and
+/// closure bodies included: what may name a local by its written name.
+pub fn stmt_token_streams(stmts: &[Stmt]) -> Vec<&TokenStream> {
     fn operand<'a>(o: &'a Operand, out: &mut Vec<&'a TokenStream>) {
         if let Operand::Const(c) = o {
             out.push(&c.tokens);
@@ -463,8 +463,16 @@ pub fn token_streams(body: &Body) -> Vec<&TokenStream> {
         }
     }
     let mut out = Vec::new();
-    walk(&body.stmts, &mut out);
-    operand(&body.result, &mut out);
+    walk(stmts, &mut out);
+    out
+}
+
+/// Every stretch of inactive code in a body, its result included.
+pub fn token_streams(body: &Body) -> Vec<&TokenStream> {
+    let mut out = stmt_token_streams(&body.stmts);
+    if let Operand::Const(c) = &body.result {
+        out.push(&c.tokens);
+    }
     out
 }
 

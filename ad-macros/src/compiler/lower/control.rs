@@ -423,10 +423,17 @@ impl Lowerer<'_> {
         self.loop_assigned.pop();
         self.block_serial += 1;
         let body_env = std::mem::replace(&mut self.env, before.clone());
+        let read_inactively: HashSet<String> = crate::compiler::ir::stmt_token_streams(&body_stmts)
+            .into_iter()
+            .flat_map(scan::token_names)
+            .collect();
         let mut carried = Vec::new();
         for (name, input) in carried_names.iter().zip(inputs) {
             let output = self.new_var(name, e.span());
-            let init = self.operand_of(name, &before[name]);
+            let mut init = self.operand_of(name, &before[name]);
+            if read_inactively.contains(&self.vars[input.0].ident.to_string()) {
+                init = self.typed_literal(init);
+            }
             let next = self.operand_of(name, &body_env[name]);
             self.env.insert(name.clone(), Binding::Active(output));
             carried.push(Carried {
@@ -524,6 +531,24 @@ impl Lowerer<'_> {
                     scalar: *scalar,
                 })
             }
+        }
+    }
+
+    /// A float literal a loop starts a variable from (`let mut y = 1.0;`),
+    /// given the function's float type, for a body whose inactive code
+    /// reads the variable: a method call there (`(next - y).abs()`) comes
+    /// before anything else fixes the type, which a literal leaves open.
+    fn typed_literal(&self, init: Operand) -> Operand {
+        match (init, &self.scalar_type) {
+            (Operand::Const(c), Some(t)) if c.literal => {
+                let tokens = &c.tokens;
+                Operand::Const(crate::compiler::ir::Const {
+                    tokens: quote!(::core::convert::identity::<#t>(#tokens)),
+                    literal: false,
+                    scalar: true,
+                })
+            }
+            (init, _) => init,
         }
     }
 

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 
 use crate::compiler::ir::{self, Body, Stmt};
+use crate::compiler::scan;
 
 /// Removes from `body` every bare `let y;` / `let mut y;` whose name no
 /// other inactive code of the body mentions.
@@ -20,12 +21,11 @@ pub(super) fn drop_taken_over(body: &mut Body) {
     if declared.is_empty() {
         return;
     }
-    let mut mentioned = HashSet::new();
-    for tokens in ir::token_streams(body) {
-        if bare_declaration(tokens).is_none() {
-            names(tokens, &mut mentioned);
-        }
-    }
+    let mentioned: HashSet<String> = ir::token_streams(body)
+        .into_iter()
+        .filter(|t| bare_declaration(t).is_none())
+        .flat_map(scan::token_names)
+        .collect();
     let unused: HashSet<String> = declared
         .iter()
         .map(Ident::to_string)
@@ -67,18 +67,6 @@ fn declarations(stmts: &[Stmt]) -> Vec<Ident> {
         }
     }
     out
-}
-
-fn names(tokens: &TokenStream, out: &mut HashSet<String>) {
-    for tree in tokens.clone() {
-        match tree {
-            TokenTree::Ident(i) => {
-                out.insert(i.to_string());
-            }
-            TokenTree::Group(g) => names(&g.stream(), out),
-            _ => {}
-        }
-    }
 }
 
 fn remove(stmts: &mut Vec<Stmt>, unused: &HashSet<String>) {
