@@ -857,14 +857,22 @@ fn nested_loops_over_active_items() {
     }
 }
 
-/// A loop that starts a variable from a float literal and tests it in
-/// inactive code (`(next - y).abs() < tol`), which needs its type before
-/// the loop's active code has fixed it.
+/// Loops that start a variable from a float literal and test it, or what
+/// is made from it, in inactive code (`(next - y).abs() < tol`), which
+/// needs its type before the loop's active code has fixed it.
 mod newton_from_a_literal {
     use super::*;
     #[differentiable]
     pub fn f(x: &Array1<f64>, #[constant] tol: f64) -> f64 {
-        let a = x[0] * x[0] + 1.0;
+        // What the test reads is made from the literal's variable.
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s = s * 0.5 + x[i];
+            if s.abs() > 0.8 {
+                s = 0.8;
+            }
+        }
+        let a = x[0] * x[0] + 1.0 + s;
         let mut y = 1.0;
         let mut k = 0;
         while k < 60 {

@@ -52,12 +52,12 @@ mod p1 {
         let mut s5 = 1.0;
         for i in 0..a.len() {
             let n6 = (s5 * 0.5 + a[i] * f64::tanh(0.20)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
             s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
         }
-        (a[0].tanh().exp() * s3) + s5
+        (1.0 + f64::ln((1.0 + 0.68 * 0.68)) * f64::ln((1.0 + 0.68 * 0.68))).ln() + s5
     }
 
     #[test]
@@ -89,26 +89,26 @@ mod p2 {
         let mut s4 = 1.0;
         for i in 0..a.len() {
             let n5 = (s4 * 0.5 + h1[i] * (c[a.len() - 1] / (1.0 + y * y))).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
             s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + f64::tanh(0.86).exp();
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        let mut h6 = b.to_owned();
+        for i in 0..3 {
+            let n7 = (&h6 * s2 + b).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        s4 += y * 0.2;
-        let mut s6 = (b[k % a.len()].tanh().exp() - h1.mean().unwrap());
-        let (s8, c9) = (x * (1.0 + s2 * s2).ln()).sin_cos();
-        let m10 = ad::ndarray::array![[c9, -s8, 0.5], [s8, c9, helper_array(c, x)]];
-        let mut s7 = m10.t().dot(&m10).mapv(f64::tanh).sum() * x;
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s7 = s7.sin() * 0.9 + c[j11 - 1] * ((k as f64 * 0.5) * s4);
+        let mut s8 = (c[k % a.len()].tanh().exp() - b.mean().unwrap());
+        let (s10, c11) = (x * (1.0 + s2 * s2).ln()).sin_cos();
+        let m12 = ad::ndarray::array![[c11, -s10, 0.5], [s10, c11, helper_array(c, x)]];
+        let mut s9 = m12.t().dot(&m12).mapv(f64::tanh).sum() * x;
+        let mut j13 = 0;
+        while j13 < a.len() {
+            j13 += 1;
+            s9 = s9.sin() * 0.9 + b[j13 - 1] * ((k as f64 * 0.5) * s4);
         }
-        s7 + s7 + h1.sum() * 0.3
+        s9 + s9 + h6.sum() * 0.3
     }
 
     #[test]
@@ -426,7 +426,7 @@ mod p10 {
             }
             s3 = n4;
         }
-        (k as f64 * 0.5) + s3 + w2.sum() * 0.3
+        s1 + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -521,12 +521,12 @@ mod p13 {
         let mut s3 = 1.0;
         for i in 0..a.len() {
             let n4 = (s3 * 0.5 + b[i] * a.dot(b)).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
             s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
         }
-        (1.0 + c[k % a.len()] * c[k % a.len()]).ln().tanh() + s3
+        y + s3
     }
 
     #[test]
@@ -828,7 +828,7 @@ mod p21 {
             }
             s4 = n5;
         }
-        u3.mapv(f64::tanh).sum() + s4 + u3.sum() * 0.3
+        helper_array(c, ((k as f64 * 0.5) * (k as f64 * 0.5))) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -920,7 +920,7 @@ mod p23 {
             }
             s6 = n7;
         }
-        (1.0 + (1.0 + w1[k % a.len()] * w1[k % a.len()]).sqrt() * (1.0 + w1[k % a.len()] * w1[k % a.len()]).sqrt()).sqrt() + s6 + w1.sum() * 0.3
+        s6 + s6 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1579,32 +1579,32 @@ mod p41 {
         }
         let s4;
         match k % 3 {
-            0 => s4 = s1,
-            1 => { s4 = a.mean().unwrap(); }
-            _ => s4 = (1.0 + x * x).ln(),
+            0 => s4 = helper_scalar((1.0 + s1 * s1).sqrt(), (y / (1.0 + x * x))),
+            1 => { s4 = 0.5; }
+            _ => s4 = helper_array(a, (0.65 - s1)),
         }
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = a[p6] * 0.60;
+        let mut h5 = b.to_owned();
+        for i in 0..a.len() {
+            h5.mapv_inplace(|t| (t * s4).tanh());
+            h5.scaled_add(0.5, b);
         }
-        l5[0] += s1;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * s4.sin()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s2 += a[i] * 0.2;
+            s2 = (s2 * 0.7 + c[i] * (0.32 * s4)).tanh();
         }
-        let mut s9 = (1.0 + v7.dot(c) * v7.dot(c)).sqrt();
-        let mut s11: f64 = {
-            let t10 = (((k as f64 * 0.5) - (k as f64 * 0.5)) + (0.32 * x));
-            t10 * t10 * 0.5 + y
-        };
-        (1.0 + helper_array(b, b[k % a.len()]) * helper_array(b, b[k % a.len()])).sqrt() + s11 + v7.sum() * 0.3
+        let mut l6 = vec![b.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * y).sin()) + a;
+            l6.push(n);
+        }
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * 0.25;
+        (k as f64 * 0.5).tanh().exp() + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -1785,11 +1785,12 @@ mod p46 {
             }
             s1 = n2;
         }
-        let mut s4: f64 = {
-            let t3 = helper_array(c, x).cos();
-            t3 * t3 * 0.5 + helper_array(c, x)
-        };
-        0.52 + s4
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h3.mapv_inplace(|t| (t * s1).tanh());
+            h3.scaled_add(0.5, b);
+        }
+        ((x * 0.58) / (1.0 + helper_array(c, x) * helper_array(c, x))) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -2157,12 +2158,12 @@ mod p55 {
         let mut s5 = 1.0;
         for i in 0..a.len() {
             let n6 = (s5 * 0.5 + a[i] * (0.95 / (1.0 + 0.70 * 0.70))).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
             s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
         }
-        (b[0] + (k as f64 * 0.5)) + s5
+        c.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -2295,12 +2296,12 @@ mod p59 {
         let mut s7 = 1.0;
         for i in 0..a.len() {
             let n8 = (s7 * 0.5 + a[i] * helper_array(b, 1.18)).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
-            }
             s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
+            }
         }
-        (b.mapv(f64::tanh).sum() * y) + s7
+        y.tanh().tanh().exp() + s7
     }
 
     #[test]
@@ -2676,18 +2677,23 @@ mod p69 {
         let mut s2 = 1.0;
         for i in 0..a.len() {
             let n3 = (s2 * 0.5 + b[i] * 0.29).tanh();
-            if (n3 - s2).abs() < 0.05 {
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
+        }
+        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * (s2 - s1) + d6[0] * c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * s2).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
                 break;
             }
-            s2 = n3;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (a[k % a.len()] * a[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        let mut s4 = s2;
-        a[k % a.len()] + s4
+        helper_scalar(a.mean().unwrap(), 1.04) + s4
     }
 
     #[test]
@@ -2715,21 +2721,31 @@ mod p70 {
             }
             s3 = n4;
         }
-        let v5 = (b * b).mapv(f64::tanh);
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(1.03);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s3)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        if k == 3 {
-            return v5.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * c[0]).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        if k == 3 {
-            return s3;
+        let mut s6: f64 = {
+            let t5 = (1.0 + y * y).ln();
+            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        match k % 3 {
+            0 => s6 = ((s2 / (1.0 + x * x)) + helper_array(c, y)),
+            1 => s6 = s6 * helper_scalar(y, (0.26 / (1.0 + x * x))),
+            _ => s6 += c.mapv(f64::tanh).sum(),
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
-        }
-        ((k as f64 * 0.5) + 1.10).tanh() + s3 + u6.sum() * 0.3
+        s6 += a.mapv(f64::tanh).sum();
+        b.dot(a) + s6
     }
 
     #[test]
@@ -2803,23 +2819,19 @@ mod p72 {
         let mut s5 = 1.0;
         for i in 0..a.len() {
             let n6 = (s5 * 0.5 + c[i] * (s1 - s4)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
             s5 = n6;
-        }
-        for k in 0..2 {
-            for v in a.iter() {
-                s5 += v * helper_array(b, x);
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
             }
         }
-        let s7;
-        match k % 3 {
-            0 => s7 = (c.mapv(f64::tanh).sum() / (1.0 + c[a.len() - 1] * c[a.len() - 1])),
-            1 => { s7 = 0.5; }
-            _ => s7 = a.mean().unwrap(),
+        for i in 0..a.len() {
+            let t7 = c[i] * (k as f64 * 0.5).tanh().exp();
+            s5 += t7 * t7 * 0.5;
+            s5 -= b[(i + 1) % a.len()] * (s5 / (1.0 + a[k % a.len()] * a[k % a.len()]));
         }
-        b.mean().unwrap() + s5
+        let m9 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s8 = m9.diag().mapv(|t| (t * x).sin()).sum() * 0.61;
+        (((k as f64 * 0.5) * x) / (1.0 + 0.74 * 0.74)) + s8
     }
 
     #[test]
@@ -3932,12 +3944,12 @@ mod p101 {
         let mut s3 = 1.0;
         for i in 0..a.len() {
             let n4 = (s3 * 0.5 + c[i] * (y + x)).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
             s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
         }
-        c.mean().unwrap() + s3 + h2.sum() * 0.3
+        x.tanh().exp() + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4040,7 +4052,7 @@ mod p103 {
             }
             s8 = n9;
         }
-        (1.0 + (s3 * b[k % a.len()]) * (s3 * b[k % a.len()])).sqrt() + s8 + f6.sum() * 0.3
+        ((1.10 - y) / (1.0 + (0.40 - b[0]) * (0.40 - b[0]))) + s8 + f6.sum() * 0.3
     }
 
     #[test]
@@ -4260,34 +4272,14 @@ mod p110 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
             let n2 = (s1 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
             s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (x * s1);
-                }
-            }
-            if n3 > 2 {
-                break s1 + (x * s1);
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s1
+        let mut s3 = (1.0 + x.sin() * x.sin()).sqrt();
+        let v4 = (c * b).mapv(f64::tanh);
+        x + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -4339,28 +4331,12 @@ mod p111 {
             }
             s7 = n8;
         }
-        for i in 0..a.len() {
-            let w9 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(c, b[0]),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w9 * a.dot(c);
+        let v9 = (c + c);
+        for i in (0..a.len()).rev() {
+            let t10 = c[i] * s7;
+            s7 += t10.sin() * helper_scalar(s6, s6);
         }
-        let s10 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.dot(c) };
-        let mut h11 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h11 = (&h11 * 0.5 + b).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        x.tanh().exp().cos() + s7 + h11.sum() * 0.3
+        b[k % a.len()].tanh().exp() + s7 + v9.sum() * 0.3
     }
 
     #[test]
@@ -4602,20 +4578,10 @@ mod p118 {
             }
             s4 = n5;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += b[i] * 0.2;
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = b[i] * helper_scalar((k as f64 * 0.5), s4);
-        }
-        b.mapv(f64::tanh).sum() + s4 + w6.sum() * 0.3
+        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mean().unwrap()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        let mut s9 = helper_scalar(y.tanh().exp(), b.mean().unwrap());
+        b.mapv(f64::tanh).sum() + s9
     }
 
     #[test]
@@ -4708,21 +4674,24 @@ mod p121 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
             let n2 = (s1 * 0.5 + c[i] * b.dot(b)).tanh();
-            if (n2 - s1).abs() < 0.05 {
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+            if (n4 - s3).abs() < 0.05 {
                 break;
             }
-            s1 = n2;
+            s3 = n4;
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n4 = (&h3 * x + a).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        let mut u5 = h3.to_owned();
+        let mut u5 = b.to_owned();
         for i in 1..u5.len() {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * (b[0] + (k as f64 * 0.5));
         }
-        y + s1 + u5.sum() * 0.3
+        x + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -5065,49 +5034,46 @@ mod p131 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
             let n2 = (s1 * 0.5 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
             s1 = n2;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if 1.34 > 0.2 => s1 = s1 * 1.39,
-            _ => s1 += y,
-        }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * s1).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
-            s3 = n4;
         }
-        let s5;
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 += (v * j as f64) * a.mean().unwrap();
+            }
+        }
         match k % 3 {
-            0 => s5 = s3,
-            1 => { s5 = b[a.len() - 1]; }
-            _ => s5 = a.mean().unwrap(),
+            0 => s1 = 1.34,
+            1 => s1 = s1 * b.dot(a),
+            _ => s1 += (1.0 + x * x).ln(),
         }
+        let mut s4 = helper_scalar(s1.cos(), helper_scalar(0.67, b[k % a.len()])).tanh().exp();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.62 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * b.dot(b)).tanh();
-                if s3 > 0.3 && j > i {
+                s4 = (s4 * 0.8 + b[j] * b.dot(b)).tanh();
+                if s4 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s3 += b[i] * 0.2;
+            s4 += b[i] * 0.2;
         }
-        (1.0 + x * x).ln() + s3
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * helper_array(a, a[0])).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * helper_array(b, s1);
+                }
+            }
+            if n5 > 2 {
+                break s4 + helper_array(b, s1);
+            }
+        };
+        (s6.sin() - y) + s4
     }
 
     #[test]
@@ -5219,16 +5185,21 @@ mod p135 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
             let n2 = (s1 * 0.5 + a[i] * (x + a[k % a.len()])).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
             s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let v3 = b.mapv(f64::sin);
-        if k == 3 {
-            return (1.0 + y * y).ln();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * y,
+            _ => s1 += (k as f64 * 0.5).tanh().exp(),
         }
-        helper_scalar(x.tanh().exp(), (x * 1.35)) + s1 + v3.sum() * 0.3
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        }
+        (c[a.len() - 1].tanh().exp() / (1.0 + (0.53 - s1) * (0.53 - s1))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5279,30 +5250,29 @@ mod p137 {
         let mut s3 = 1.0;
         for i in 0..a.len() {
             let n4 = (s3 * 0.5 + b[i] * helper_scalar(s1, 1.29)).tanh();
-            if (n4 - s3).abs() < 0.05 {
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * b.dot(b)).tanh();
+            if (n6 - s5).abs() < 0.05 {
                 break;
             }
-            s3 = n4;
+            s5 = n6;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * b.dot(b)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
-        }
-        let mut s5 = b.dot(a);
-        let mut h6 = c.to_owned();
+        let mut s7 = b.dot(a);
+        let mut h8 = c.to_owned();
         for i in 0..3 {
-            let n7 = (&h6 * s5 + c).mapv(f64::tanh);
-            h6.assign(&n7);
+            let n9 = (&h8 * s5 + c).mapv(f64::tanh);
+            h8.assign(&n9);
         }
-        let (s9, c10) = (x * (k as f64 * 0.5).tanh().exp()).sin_cos();
-        let m11 = ad::ndarray::array![[c10, -s9, 0.5], [s9, c10, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()]];
-        let mut s8 = m11.t().dot(&m11).mapv(f64::tanh).sum() * h6.mapv(f64::tanh).sum();
-        helper_array(c, (k as f64 * 0.5).cos()) + s8 + h6.sum() * 0.3
+        let (s11, c12) = (x * (k as f64 * 0.5).tanh().exp()).sin_cos();
+        let m13 = ad::ndarray::array![[c12, -s11, 0.5], [s11, c12, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()]];
+        let mut s10 = m13.t().dot(&m13).mapv(f64::tanh).sum() * h8.mapv(f64::tanh).sum();
+        helper_array(c, (k as f64 * 0.5).cos()) + s10 + h8.sum() * 0.3
     }
 
     #[test]
@@ -5739,7 +5709,7 @@ mod p150 {
             }
             s6 = n7;
         }
-        c[a.len() - 1] + s6
+        b[k % a.len()] + s6
     }
 
     #[test]
@@ -6338,42 +6308,30 @@ mod p164 {
         let mut s2 = 1.0;
         for i in 0..a.len() {
             let n3 = (s2 * 0.5 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
             s2 = n3;
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = (s1 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
-            1 => { s4 = 0.5; }
-            _ => s4 = (1.07 + s1),
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * f64::tanh(0.46).exp();
-                }
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
-            if n5 > 2 {
-                break s1 + f64::tanh(0.46).exp();
-            }
-        };
-        let mut s7 = (b.dot(c) * c.mean().unwrap().tanh());
+        }
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = a[p5] * (a[0] * x);
+        }
+        l4[0] += y;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let mut h8 = b.to_owned();
         for i in 0..a.len() {
-            let s1 = s1 * 0.5 + 0.80;
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+            h8 = (&h8 * 0.5 + b).mapv(f64::sin);
         }
-        s2 += s1 * 0.2;
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + a[j8 - 1] * helper_scalar((k as f64 * 0.5), y);
+        let mut h9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h9.mapv_inplace(|t| (t * s1).tanh());
+            h9.scaled_add(0.5, a);
         }
-        ((b[a.len() - 1] / (1.0 + s7 * s7)) * a.dot(a)) + s7
+        let v10 = v6.mapv(|t| t * t * 0.5 - t);
+        let mut s11 = (v6.dot(a) * h9.mean().unwrap().tanh());
+        c.mapv(f64::tanh).sum() + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -6534,50 +6492,40 @@ mod p168 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
             let n2 = (s1 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
             s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut s3: f64 = 0.0;
+        let mut s3 = c.mapv(f64::tanh).sum();
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s4 += (v * j as f64) * 0.47;
+            }
+        }
+        let mut l5 = vec![c.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * y.tanh();
         for k in 0..2 {
             for v in b.iter() {
-                s3 = (s3 * 0.6 + v * (1.0 + s1 * s1).ln() + k as f64 * 0.1).sin();
+                s1 = (s1 * 0.6 + v * (a[k % a.len()] + c[k % a.len()]) + k as f64 * 0.1).sin();
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
+        let mut w9 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * x,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s3 += w4 * (a[k % a.len()] - s1);
+            w9[i] += (a[i] + helper_scalar(a[a.len() - 1], v7[a.len() - 1])).sin();
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (a[k % a.len()] - s1) };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) - s1)).tanh();
-        }
-        let mut s6 = (k as f64 * 0.5);
         match k % 4 {
-            j if j > 1 => s3 = helper_array(b, ((k as f64 * 0.5) - b[a.len() - 1])) * j as f64,
-            _ if (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])) > 0.2 => s3 = s3 * (s6 - s3).tanh().exp(),
-            _ => s3 += helper_scalar(a[a.len() - 1], y),
+            j if j > 1 => s3 = (((k as f64 * 0.5) - a[a.len() - 1]) - (k as f64 * 0.5).tanh().exp()) * j as f64,
+            _ if (x - v7[k % a.len()]) > 0.2 => s3 = s3 * (s3 + helper_scalar(a[a.len() - 1], y)),
+            _ => s3 += (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
         }
-        (s6 - helper_array(b, (k as f64 * 0.5))) + s6
+        (k as f64 * 0.5) + s8 + w9.sum() * 0.3
     }
 
     #[test]
@@ -6700,23 +6648,21 @@ mod p172 {
             }
             s3 = n4;
         }
-        for i in 0..a.len() {
-            let t5 = a[i] * x.tanh().exp();
-            s1 += t5.sin() * y;
-        }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * a.dot(b) + k as f64 * 0.1).sin();
-            }
-        }
-        let s6;
         match k % 3 {
-            0 => s6 = c.mean().unwrap(),
-            1 => { s6 = helper_scalar(b[a.len() - 1], s3); }
-            _ => s6 = s3,
+            0 => s3 = (y.tanh().exp() + helper_array(a, b[a.len() - 1])),
+            1 => s3 = s3 * a.dot(b),
+            _ => s3 += y.tanh().exp(),
         }
-        s3 = c.mapv(f64::tanh).sum();
-        c.mapv(f64::tanh).sum() + s3
+        for (p5, &q6) in b.iter().zip(a) {
+            s3 = (s3 * 0.7 + p5 * q6 * a.mapv(f64::tanh).sum()).tanh();
+        }
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s3
     }
 
     #[test]
@@ -7510,16 +7456,15 @@ mod p191 {
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1].tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s5 = (s5 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s5 += b[i] * 0.2;
         }
-        let m8 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s7 = m8.diag().mapv(|t| (t * s3).sin()).sum() * 0.82;
-        (k as f64 * 0.5) + s7
+        s5 = (s5 * 0.5 + a.dot(c)).tanh();
+        1.06 + s5
     }
 
     #[test]
@@ -7673,24 +7618,14 @@ mod p195 {
             }
             s2 = n3;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (s2 / (1.0 + s2 * s2))).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s2 = s2.sin() * 0.9 + c[j7 - 1] * helper_scalar(y, x);
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + h4[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * helper_scalar(y, y);
-                }
-            }
-            if n5 > 2 {
-                break s2 + helper_scalar(y, y);
-            }
-        };
-        helper_array(c, s2.tanh()) + s2 + h4.sum() * 0.3
+        helper_array(c, s2.tanh()) + s6
     }
 
     #[test]

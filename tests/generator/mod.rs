@@ -628,7 +628,8 @@ impl Program {
     }
 
     /// A loop that starts a variable from an untyped float literal and
-    /// tests it in inactive code (`(next - y).abs() < 0.05`).
+    /// tests it in inactive code (`(next - y).abs() < 0.05`, or after it
+    /// is reassigned, `y.abs() > 0.6`).
     fn converging_loop(&mut self) {
         let (y, next) = (self.name("s"), self.name("n"));
         let (v, _) = self.array();
@@ -639,10 +640,18 @@ impl Program {
             "    let {next} = ({y} * 0.5 + {}[i] * {e}).tanh();",
             v.name
         ));
-        self.line(format!("    if ({next} - {y}).abs() < 0.05 {{"));
-        self.line("        break;");
-        self.line("    }");
-        self.line(format!("    {y} = {next};"));
+        if self.chance(0.5) {
+            self.line(format!("    if ({next} - {y}).abs() < 0.05 {{"));
+            self.line("        break;");
+            self.line("    }");
+            self.line(format!("    {y} = {next};"));
+        } else {
+            // The test reads a value made from the literal's variable.
+            self.line(format!("    {y} = {next};"));
+            self.line(format!("    if {y}.abs() > 0.6 {{"));
+            self.line(format!("        {y} = 0.6;"));
+            self.line("    }");
+        }
         self.line("}");
         self.mutable.push(y.clone());
         self.scalars.push(Var {

@@ -373,6 +373,7 @@ impl Lowerer<'_> {
         let before = self.env.clone();
         let outer = std::mem::take(&mut self.stmts);
         self.block_serial += 1;
+        let first_var = self.vars.len();
         let mut inputs = Vec::new();
         for name in &carried_names {
             let input = self.new_var(name, e.span());
@@ -423,15 +424,20 @@ impl Lowerer<'_> {
         self.loop_assigned.pop();
         self.block_serial += 1;
         let body_env = std::mem::replace(&mut self.env, before.clone());
+        // Whether inactive code in the body reads a value the loop makes
+        // (`if (next - y).abs() < tol`, `if s.abs() > 3.0`).
         let read_inactively: HashSet<String> = crate::compiler::ir::stmt_token_streams(&body_stmts)
             .into_iter()
             .flat_map(scan::token_names)
             .collect();
+        let reads_loop_values = self.vars[first_var..]
+            .iter()
+            .any(|v| read_inactively.contains(&v.ident.to_string()));
         let mut carried = Vec::new();
         for (name, input) in carried_names.iter().zip(inputs) {
             let output = self.new_var(name, e.span());
             let mut init = self.operand_of(name, &before[name]);
-            if read_inactively.contains(&self.vars[input.0].ident.to_string()) {
+            if reads_loop_values {
                 init = self.typed_literal(init);
             }
             let next = self.operand_of(name, &body_env[name]);
@@ -536,8 +542,9 @@ impl Lowerer<'_> {
 
     /// A float literal a loop starts a variable from (`let mut y = 1.0;`),
     /// given the function's float type, for a body whose inactive code
-    /// reads the variable: a method call there (`(next - y).abs()`) comes
-    /// before anything else fixes the type, which a literal leaves open.
+    /// reads the loop's values: a method call there (`(next - y).abs()`)
+    /// comes before anything else fixes their type, which a literal
+    /// leaves open.
     fn typed_literal(&self, init: Operand) -> Operand {
         match (init, &self.scalar_type) {
             (Operand::Const(c), Some(t)) if c.literal => {
