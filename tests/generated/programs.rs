@@ -774,12 +774,27 @@ mod p20 {
             s1 += w2 * y;
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        let v4 = (b * c.mean().unwrap());
-        let s5;
-        match k % 3 {
-            0 => s5 = c.mean().unwrap(),
-            1 => { s5 = (a[0] + 0.71); }
-            _ => s5 = (1.0 + (y + s1) * (y + s1)).sqrt(),
+        let v4 = b.mapv(f64::sin);
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + b[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + a[i] * (s1 - y)).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
+            }
+        }
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s7 = s7.sin() * 0.9 + a[j9 - 1] * 0.71;
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
@@ -790,11 +805,8 @@ mod p20 {
             }
             s1 += b[i] * 0.2;
         }
-        let mut s6 = a.mean().unwrap();
-        let v9 = vec![0.25; c.len()];
-        let mut s10 = c.iter().zip(&v9).map(|(p7, q8)| p7 * q8 * x.tanh()).sum::<f64>();
-        let mut s11 = (k as f64 * 0.5);
-        b.dot(a) + s11 + v4.sum() * 0.3
+        let mut s10 = a.mean().unwrap();
+        ((k as f64 * 0.5).tanh().exp() * (y * s7)) + s10 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1148,7 +1160,7 @@ mod p30 {
             1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
             _ => s1 += (k as f64 * 0.5),
         }
-        let v2 = (c * b).mapv(f64::tanh);
+        let v2 = (c + b);
         s1 += x;
         (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
     }
@@ -2078,7 +2090,7 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
+        let v1 = b.mapv(|t| { let u = t * y; u * u - t });
         let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
             h2.scaled_add((1.0 + y * y).ln(), a);
@@ -2227,7 +2239,7 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + c);
+        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
         let mut s2 = helper_array(c, (0.81 * helper_scalar((k as f64 * 0.5), x)));
         for i in 0..a.len() {
             let w3 = match i % 3 {
@@ -2906,23 +2918,31 @@ mod p74 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
         }
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (v3[i] + b[0]).sin();
+        let v3 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
+        for i in (1..a.len()).step_by(2) {
+            let t4 = v3[i] * (y / (1.0 + y * y));
+            s1 += t4 * t4 * 0.5;
+            s1 -= v3[(i + 1) % a.len()] * b.dot(&v3);
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(&w4, y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5), a.mean().unwrap()) * j as f64,
+            _ if b.dot(a) > 0.2 => s1 = s1 * ((a[0] / (1.0 + a[0] * a[0])) * ((k as f64 * 0.5) + x)),
+            _ => s1 += helper_scalar(c[k % a.len()], y),
         }
-        s1 += x * 0.2;
-        let mut s5 = ad::ndarray::array![s1, y, (k as f64 * 0.5)].mapv(f64::sin).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + (0.94 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (0.76 - c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        s1 += y * 0.2;
-        b.dot(&v3) + s5 + w4.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = (helper_scalar(y, s1) + (x - x));
+        } else {
+            s1 = s1 * (((k as f64 * 0.5) + 0.32) / (1.0 + s1 * s1));
+        }
+        s1 + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2961,19 +2981,21 @@ mod p75 {
             h4.assign(&n5);
         }
         let v6 = (&h4 * (x + s1));
-        let v7 = h4.mapv(|t| t * t * 0.5 - t);
-        for i in (0..a.len()).rev() {
-            let t8 = v7[i] * helper_scalar(y, y);
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * w3[(i + 1) % a.len()];
+        let v7 = h4.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * v6.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * helper_array(&w3, b[0]);
+                }
             }
-            s1 += u9;
-            if i == 3 {
-                break;
+            if n8 > 2 {
+                break s1 + helper_array(&w3, b[0]);
             }
-        }
-        f64::ln((1.0 + 0.57 * 0.57)).tanh().exp() + s1 + v7.sum() * 0.3
+        };
+        (k as f64 * 0.5) + s1 + v7.sum() * 0.3
     }
 
     #[test]
@@ -3156,7 +3178,7 @@ mod p81 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (k as f64 * 0.5).tanh().exp()).view()]).unwrap();
         let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let v3 = (b + b);
+        let v3 = (b * b).mapv(f64::tanh);
         for i in 0..a.len() {
             let w4 = match i % 3 {
                 0 => continue,
@@ -3211,34 +3233,40 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut u2 = v1.to_owned();
+        let v1 = b.mapv(f64::sin);
+        let mut u2 = c.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
         }
-        let l3 = vec![u2.to_owned(), c.mapv(|t| t * 0.5), u2.mapv(|t| t * x)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(c);
-        let mut s7: f64 = {
-            let t6 = y;
-            t6 * t6 * 0.5 + s5
-        };
+        if k == 3 {
+            return v1[0].tanh();
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 += v * (1.0 + s3 * s3).sqrt();
+            }
+        }
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(&v1, x);
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + u2[i] * 0.98).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        s5 += x * 0.2;
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s7 = (s7 * 0.7 + c[i] * x.sin()).tanh();
+            s3 = (s3 * 0.7 + c[i] * x.sin()).tanh();
         }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + u2[j8 - 1] * s7;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + u2[j4 - 1] * x;
         }
-        (u2[0] + s7.cos()) + s7 + u2.sum() * 0.3
+        (u2[0] + y.cos()) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3489,7 +3517,7 @@ mod p90 {
             s1 += w2 * helper_array(c, y);
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, y) };
-        let v4 = (c + b);
+        let v4 = (c * b).mapv(f64::tanh);
         v4.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
     }
 
@@ -3661,7 +3689,7 @@ mod p94 {
             }
         }
         s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        let v3 = (a + a);
+        let v3 = (a * a).mapv(f64::tanh);
         helper_array(b, b[a.len() - 1]).tanh().exp() + s2 + v3.sum() * 0.3
     }
 
@@ -3719,7 +3747,7 @@ mod p96 {
             s1 += t2 * t2 * 0.5;
             s1 -= b[(i + 1) % a.len()] * y;
         }
-        let v3 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let v3 = (a + c);
         let s4;
         match k % 3 {
             0 => s4 = y,
@@ -4278,7 +4306,7 @@ mod p110 {
             }
         }
         let mut s3 = (1.0 + x.sin() * x.sin()).sqrt();
-        let v4 = (c * b).mapv(f64::tanh);
+        let v4 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
         x + s3 + v4.sum() * 0.3
     }
 
@@ -4331,7 +4359,7 @@ mod p111 {
             }
             s7 = n8;
         }
-        let v9 = (c + c);
+        let v9 = c.mapv(|t| { let u = t * s7; u * u - t });
         for i in (0..a.len()).rev() {
             let t10 = c[i] * s7;
             s7 += t10.sin() * helper_scalar(s6, s6);
@@ -4368,7 +4396,7 @@ mod p112 {
             s3 += w4 * b[0];
         }
         let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b[0] };
-        let v6 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        let v6 = b.mapv(|t| { let u = t * y; u * u - t });
         for i in 0..a.len() {
             let t7 = c[i] * (0.97 + (k as f64 * 0.5));
             s3 += t7.sin() * helper_scalar(y, y);
@@ -4804,7 +4832,7 @@ mod p124 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
         let mut s4 = a.iter().map(|p2| p2 * s1).min_by(|p2, q3| (p2 - s1).abs().total_cmp(&(q3 - s1).abs())).unwrap();
-        let v5 = (a * b).mapv(f64::tanh);
+        let v5 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
         let mut j6 = 0;
         while j6 < a.len() {
             j6 += 1;
@@ -4817,7 +4845,7 @@ mod p124 {
         }
         let v9 = l7[l7.len() - 1].to_owned();
         let mut s10 = l7[1][0] * helper_array(a, 1.32);
-        let v11 = v5.mapv(|t| (t * x).sin() + x * 0.5);
+        let v11 = (&v5 * a).mapv(f64::tanh);
         (f64::tanh(0.89).exp() / (1.0 + f64::tanh(0.92).exp() * f64::tanh(0.92).exp())) + s10 + v11.sum() * 0.3
     }
 
@@ -5422,39 +5450,33 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = b.dot(b);
-        match k % 3 {
-            0 => s2 = ((y / (1.0 + x * x)) / (1.0 + s2 * s2)),
-            1 => s2 = s2 * v1.mean().unwrap(),
-            _ => s2 += (0.72 / (1.0 + 1.25 * 1.25)),
-        }
+        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut s2 = y;
         for i in 0..a.len() {
-            let y = y * 0.5 + a.mapv(f64::tanh).sum();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * x.tanh().exp()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
-                }
+            if i % 3 == 2 {
+                continue;
             }
-            if n3 > 2 {
-                break s2 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt();
-            }
-        };
-        let l5 = vec![v1.to_owned(), c.mapv(|t| t * 0.5), v1.mapv(|t| t * s4)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s2 = s2.sin() * 0.9 + b[j8 - 1] * f64::tanh(0.95).exp();
+            s2 = (s2 * 0.7 + v1[i] * (y / (1.0 + x * x))).tanh();
         }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s7 + v1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t3 = v1[i] * s2.sin();
+            s2 += t3.sin() * (1.16 + (k as f64 * 0.5));
+        }
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + v1[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, (k as f64 * 0.5));
+        }
+        match k % 4 {
+            j if j > 1 => s2 = (c.mean().unwrap() / (1.0 + u4.mean().unwrap() * u4.mean().unwrap())) * j as f64,
+            _ if v1.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt(),
+            _ => s2 += x,
+        }
+        (0.76 + (v1[0] - 1.17)) + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6782,7 +6804,7 @@ mod p176 {
         for i in 0..a.len() {
             w1[i] += (a[i] + y).sin();
         }
-        let v2 = (c + b);
+        let v2 = c.mapv(|t| { let u = t * y; u * u - t });
         let mut s3 = (k as f64 * 0.5);
         for k in 0..2 {
             for v in c.iter() {
@@ -7071,31 +7093,33 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = (k as f64 * 0.5);
-        let mut m4 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m4.row_mut(i).assign(&(a * (0.74 + i as f64)));
-        }
-        let mut s3 = m4.row(1).dot(b) * b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + v1[i] * b.dot(b)).tanh();
-        }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut s2 = a.dot(c);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (s2 - (k as f64 * 0.5));
                 }
-            };
-            s3 += w5 * c[a.len() - 1].cos();
+            }
+            if n3 > 2 {
+                break s2 + (s2 - (k as f64 * 0.5));
+            }
+        };
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s5 = (s5 * 0.6 + (v * j as f64) * (b[k % a.len()] - s5) + k as f64 * 0.1).sin();
+            }
         }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c[a.len() - 1].cos() };
-        helper_array(a, s6).tanh().exp() + s3 + v1.sum() * 0.3
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (c[i] + (v1[k % a.len()] - a[a.len() - 1])).sin();
+        }
+        let v7 = c.mapv(|t| t * t * 0.5 - t);
+        (k as f64 * 0.5) + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7199,46 +7223,30 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * b.mapv(f64::tanh).sum()) * q3 as f64).sum::<f64>();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + v1[j] * helper_scalar(y, 1.15)).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * (k as f64 * 0.5);
-                }
+        let v1 = (a * c.mean().unwrap());
+        let mut s2 = (((x / (1.0 + y * y)) - y) - v1.dot(&v1));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n5 > 2 {
-                break s4 + (k as f64 * 0.5);
+            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * b.dot(c)).tanh();
+            if i == 3 {
+                break;
             }
+        }
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 += (v * j as f64) * 0.79;
+            }
+        }
+        let mut s4: f64 = {
+            let t3 = (c.mean().unwrap() + a.dot(&v1));
+            t3 * t3 * 0.5 + f64::tanh(1.35).exp()
         };
-        if (k as f64 * 0.5) > 0.1 {
-            s4 = x;
-        } else {
-            s4 = s4 * y;
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.dot(c);
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (0.28 * (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s4 += w7 * (s6 * v1[0]);
-        }
-        let s8 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s6 * v1[0]) };
-        a.mapv(f64::tanh).sum() + s4 + v1.sum() * 0.3
+        (s2 + (s2 * s4)) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7394,7 +7402,7 @@ mod p190 {
             s3 += w4 * (0.72 / (1.0 + u1[0] * u1[0]));
         }
         let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (0.72 / (1.0 + u1[0] * u1[0])) };
-        let v6 = b.mapv(|t| (t * s5).sin() + s5 * 0.5);
+        let v6 = (b * &u2).mapv(f64::tanh);
         let mut h7 = v6.to_owned();
         for i in (0..a.len()).rev() {
             h7.scaled_add((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &v6);

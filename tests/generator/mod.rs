@@ -188,7 +188,22 @@ impl Program {
     /// An array expression, owned.
     fn array_expr(&mut self) -> String {
         let (v, r) = self.array();
-        match self.pick(6) {
+        match self.pick(8) {
+            6 => {
+                // A branch in the closure, each arm reading a scalar of
+                // the body.
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                format!(
+                    "{}.mapv(|t| if t > 0.2 {{ t * {c} }} else {{ (t - {c}).tanh() }})",
+                    v.name
+                )
+            }
+            7 => {
+                let i = self.pick(self.scalars.len());
+                let c = self.scalars[i].name.clone();
+                format!("{}.mapv(|t| {{ let u = t * {c}; u * u - t }})", v.name)
+            }
             0 => format!("{}.mapv(f64::sin)", v.name),
             1 => {
                 let (_, r2) = self.array();
