@@ -232,3 +232,36 @@ fn items_read_before_a_push() {
     check_scalar!(read_then_pushed; ref x dx = random(4, 19), val s ds = 0.6;);
     check_scalar!(read_then_pushed; ref x dx = random(1, 20), val s ds = -0.3;);
 }
+
+/// `to_vec` of an active array, slice and `Vec` of arrays: the items
+/// collected into a `Vec` local, pushed onto, iterated, and made an array
+/// again (`Array1::from(x.to_vec())`).
+mod copied_to_vecs {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        v.push(w[0] * 3.0);
+        let mut s = v[v.len() - 1] * v[0];
+        for a in &v {
+            s += a.sin();
+        }
+        let ws = w.to_vec();
+        let mut hs = Vec::new();
+        for k in 0..2 {
+            hs.push(x.mapv(|v| (v * (k as f64 + 1.0)).exp()));
+        }
+        let ks = hs.to_vec();
+        s + ws.iter().map(|a| a * a).sum::<f64>()
+            + ks[0].dot(&ks[1])
+            + Array1::from(x.to_vec()).mapv(f64::tanh).sum()
+    }
+}
+
+#[test]
+fn copied_to_vecs() {
+    for n in [1, 4] {
+        let w = random(n + 1, 41).to_vec();
+        check_scalar!(copied_to_vecs; ref x dx = random(n, 42), ref w dw = w.clone(););
+    }
+}

@@ -105,6 +105,7 @@ pub fn supported_methods() -> String {
         "slice",
         "view",
         "to_owned",
+        "to_vec",
         "clone",
         "insert_axis",
         "into_shape_with_order",

@@ -197,6 +197,18 @@ impl Lowerer<'_> {
                 );
                 self.expr(&collected)
             }
+            // `x.to_vec()` of a 1-D array, slice or `Vec`: its items,
+            // collected.
+            "to_vec" => {
+                if !arity(self, 0) {
+                    return None;
+                }
+                let x = &m.receiver;
+                let collected: Expr = syn::parse_quote_spanned!(m.method.span()=>
+                    #x.iter().cloned().collect::<::std::vec::Vec<_>>()
+                );
+                self.expr(&collected)
+            }
             "map_collect" => match self.zip_map_collect(m) {
                 Some(Ok(written)) => self.expr(&written),
                 Some(Err(())) => None,
@@ -524,6 +536,18 @@ impl Lowerer<'_> {
             if self.names_vec_local(list) {
                 let list = self.expr(list)?;
                 return Some(self.op_or_constant(Op::FromList(list), e.span(), e));
+            }
+            if matches!(list, Expr::MethodCall(_))
+                && super::stmt::makes_vec(list)
+                && self.carries_derivative(list)
+            {
+                // `Array1::from(x.to_vec())`: the list bound to a name first.
+                let func = &c.func;
+                let named: Expr = syn::parse_quote_spanned!(list.span()=> {
+                    let __ad_list = #list;
+                    #func(__ad_list)
+                });
+                return self.expr(&named);
             }
         }
         if let (Some("from" | "from_vec"), [Expr::Macro(m)]) =

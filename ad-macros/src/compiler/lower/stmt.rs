@@ -527,12 +527,13 @@ impl Lowerer<'_> {
 }
 
 /// Whether `e` makes a `Vec`: `vec![..]`, `Vec::new()`,
-/// `Vec::with_capacity(n)`, `collect::<Vec<_>>()`.
-fn makes_vec(e: &Expr) -> bool {
+/// `Vec::with_capacity(n)`, `collect::<Vec<_>>()`, `x.to_vec()`.
+pub(super) fn makes_vec(e: &Expr) -> bool {
     match e {
         Expr::MethodCall(m) if m.method == "collect" => m.turbofish.as_ref().is_some_and(|t| {
             matches!(t.args.first(), Some(syn::GenericArgument::Type(ty)) if super::iterators::is_vec_type(ty))
         }),
+        Expr::MethodCall(m) if m.method == "to_vec" => m.args.is_empty(),
         Expr::Macro(m) => m.mac.path.is_ident("vec"),
         Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
             if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
