@@ -167,6 +167,38 @@ mod for_loops {
     }
 }
 
+/// `for` loops over chains with `map` and `filter` stages: each stage's
+/// closure binds its parameter in a scope of its own (here `v` and `t`
+/// shadow the body's names, which the loop body reads), and a filter
+/// guards the body but not the check a `break` leaves.
+mod for_loops_over_stages {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &[f64]) -> f64 {
+        let v = 2.0;
+        let t = x[0];
+        let mut s = 0.0;
+        for a in x.iter().map(|v| v.exp()) {
+            s += a * v + t;
+        }
+        for (a, b) in x
+            .iter()
+            .zip(w)
+            .filter(|t| *t.1 > 0.0)
+            .map(|(p, v)| (p * v, v.sin()))
+        {
+            s += a * b * t * v;
+            if s > 40.0 {
+                break;
+            }
+        }
+        for a in w.iter().filter(|t| **t < 0.5).copied() {
+            s = s * 0.5 + a * v;
+        }
+        s
+    }
+}
+
 /// A sum over a `Vec` of arrays: each item is a place, read by reference.
 mod over_arrays {
     use super::*;
@@ -381,6 +413,13 @@ fn rows_and_columns() {
     for n in [1, 3] {
         let (xs, ys) = (random((n, 2), 33), random(n, 34));
         check_scalar!(rows_and_columns; ref w dw = random(2, 35), ref m dm = random((n, 2), 36); &xs, &ys);
+    }
+}
+
+#[test]
+fn for_loops_over_maps_and_filters() {
+    for n in [1, 3, 6] {
+        check_scalar!(for_loops_over_stages; ref x dx = random(n, 50), ref w dw = vector(n, 51););
     }
 }
 

@@ -234,8 +234,8 @@ fn items_read_before_a_push() {
 }
 
 /// `to_vec` of an active array, slice and `Vec` of arrays: the items
-/// collected into a `Vec` local, pushed onto, iterated, and made an array
-/// again (`Array1::from(x.to_vec())`).
+/// collected into a `Vec` local, pushed onto, extended by a chain,
+/// iterated, and made an array again (`Array1::from(x.to_vec())`).
 mod copied_to_vecs {
     use super::*;
     #[differentiable]
@@ -246,7 +246,8 @@ mod copied_to_vecs {
         for a in &v {
             s += a.sin();
         }
-        let ws = w.to_vec();
+        let mut ws = w.to_vec();
+        ws.extend(x.iter().map(|a| a.sin()));
         let mut hs = Vec::new();
         for k in 0..2 {
             hs.push(x.mapv(|v| (v * (k as f64 + 1.0)).exp()));

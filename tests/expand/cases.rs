@@ -821,3 +821,19 @@ snapshot!(closure_reads_a_field_in_a_branch, [reverse],
         x.mapv(|v| if v > 0.0 { v } else { p.slope * v }).sum()
     }
 );
+
+// A `for` loop over a chain with stages: the loop runs over the source's
+// indices, the map's closure is applied to each item, and the filter's
+// condition guards the body. The map's parameter `v` shadows a name the
+// body reads, so its binding stays in a block of its own, which assigns
+// the mapped item to `mapped2`.
+snapshot!(for_over_a_filtered_map, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let v = 2.0;
+        let mut s = 0.0;
+        for a in x.iter().filter(|t| **t > 0.5).map(|v| v.exp()) {
+            s += a * v;
+        }
+        s
+    }
+);

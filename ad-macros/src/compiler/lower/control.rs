@@ -324,13 +324,9 @@ impl Lowerer<'_> {
         // `if flag { break; }` ending the body is checked after the
         // iteration is saved (see `exits.rs`).
         let mut body = body.clone();
-        let exit = match body.stmts.last() {
-            Some(syn::Stmt::Expr(Expr::If(i), _))
-                if i.else_branch.is_none()
-                    && matches!(i.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Break(b), _)] if b.label.is_none() && b.expr.is_none())
-                    && !self.carries_derivative(&i.cond) =>
-            {
-                let (cond, _) = self.renamed(&i.cond);
+        let exit = match body.stmts.last().and_then(super::exits::break_check) {
+            Some(cond) if !self.carries_derivative(cond) => {
+                let (cond, _) = self.renamed(cond);
                 body.stmts.pop();
                 Some(cond.to_token_stream())
             }

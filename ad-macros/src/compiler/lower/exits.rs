@@ -576,3 +576,17 @@ pub fn report_remaining_returns(block: &Block, errors: &Errors) {
     }
     Returns(errors).visit_block(block);
 }
+
+/// The condition of `if c { break; }`, the check that ends a desugared
+/// loop's body (see `loop_`).
+pub(super) fn break_check(stmt: &Stmt) -> Option<&Expr> {
+    match stmt {
+        Stmt::Expr(Expr::If(i), _)
+            if i.else_branch.is_none()
+                && matches!(i.then_branch.stmts.as_slice(), [Stmt::Expr(Expr::Break(b), _)] if b.label.is_none() && b.expr.is_none()) =>
+        {
+            Some(&i.cond)
+        }
+        _ => None,
+    }
+}

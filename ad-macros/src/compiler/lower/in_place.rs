@@ -6,7 +6,8 @@
 //! - `h.assign(&e)` is `h = e.to_owned()`, between arrays of one shape;
 //! - `m.row_mut(i).assign(&v)` (or `column_mut(j)`) is the element writes
 //!   `m[[i, j]] = v[j]`;
-//! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`.
+//! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`, and
+//!   `hs.extend(items)` a loop of such pushes.
 //!
 //! A loop carries what they update to its next iteration, as it does an
 //! assigned name (`in_place_update`, which `control.rs` reads).
@@ -54,6 +55,19 @@ impl Lowerer<'_> {
                     .contains(&target.to_token_stream().to_string()) =>
             {
                 self.push(&m.receiver, item, whole);
+                true
+            }
+            // `hs.extend(items)`: each item pushed, in a loop over them.
+            ("extend", [items])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                let item = self.fresh_local("extended", span);
+                let pushes: syn::Stmt = syn::parse_quote_spanned!(span=> for #item in #items {
+                    #target.push(#item);
+                });
+                self.stmt(&pushes);
                 true
             }
             ("mapv_inplace", [f]) => {
@@ -132,7 +146,7 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
         ("assign", [rhs]) => (*rhs).clone(),
         // A `Vec` that receives an active value holds one.
-        ("push", [item]) => (*item).clone(),
+        ("push", [item]) | ("extend", [item]) => (*item).clone(),
         _ => return None,
     };
     Some((p.path.get_ident()?.to_string(), value))

@@ -163,7 +163,10 @@ impl Lowerer<'_> {
         }
         let index = self.fresh_numbered("item", |s| &mut s.consts);
         let mut lets = Vec::new();
-        let source = match self.source(&f.expr, true, &mut lets) {
+        // `for a in x.iter().map(f)`: the stages applied to each item of
+        // the source, a `filter` guarding the body.
+        let (source, stages) = split_stages(&f.expr);
+        let source = match self.source(source, true, &mut lets) {
             Ok(source) => source,
             Err(error) => {
                 self.errors.push(error);
@@ -171,10 +174,30 @@ impl Lowerer<'_> {
             }
         };
         let (len, item) = (source.len(), source.item(&syn::parse_quote!(#index)));
-        let mut stmts = Vec::new();
+        let (mut stmts, mut steps) = (Vec::new(), Vec::new());
         let mut binder = self.binder();
+        let body_names = scan::token_names(&f.body.to_token_stream());
+        let Ok(item) = self.scoped_stages(
+            &stages,
+            item,
+            &body_names,
+            &mut binder,
+            &mut stmts,
+            &mut steps,
+        ) else {
+            return Some(Err(()));
+        };
         binder.bind(&f.pat, &item, &mut stmts);
-        stmts.extend(f.body.stmts.iter().cloned());
+        // A filter guards the body, but not the check that ends a body
+        // whose exits were desugared: the loop reads it after each item.
+        let mut body = f.body.stmts.clone();
+        let exit_check = match body.last().map(super::exits::break_check) {
+            Some(Some(_)) => body.pop(),
+            _ => None,
+        };
+        stmts.extend(body);
+        let mut stmts = guarded(steps, stmts);
+        stmts.extend(exit_check);
         binder.finish(&mut stmts);
         let label = &f.label;
         let looped: Expr = syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
@@ -187,6 +210,126 @@ impl Lowerer<'_> {
             #(#lets)*
             #looped
         })))
+    }
+
+    /// The item after a chain's stages (`map`, `copied`, `filter`), the
+    /// statements that bind it going to `stmts`; each `filter` ends a run
+    /// of them in `steps`, with the condition that guards what follows.
+    fn apply_stages(
+        &mut self,
+        stages: &[Stage],
+        mut item: Expr,
+        binder: &mut Binder,
+        stmts: &mut Vec<syn::Stmt>,
+        steps: &mut Vec<Step>,
+    ) -> Result<Expr, ()> {
+        for stage in stages {
+            match stage {
+                Stage::Map(f) => item = self.apply(f, &[item], binder, stmts)?,
+                Stage::Copied => {
+                    item = match item {
+                        Expr::Reference(r) => *r.expr,
+                        other => syn::parse_quote!(*#other),
+                    }
+                }
+                Stage::Filter(c) => {
+                    let pat = single_param(c).ok_or_else(|| {
+                        self.errors.at(
+                            &c.inputs,
+                            "a `filter` closure takes one parameter: `|v| ...`",
+                        );
+                    })?;
+                    self.plain_closure_body(c)?;
+                    binder.bind(pat, &syn::parse_quote!(&#item), stmts);
+                    steps.push(Step::Lets(std::mem::take(stmts)));
+                    steps.push(Step::Guard((*c.body).clone()));
+                }
+            }
+        }
+        Ok(item)
+    }
+
+    /// `apply_stages` for a `for` loop's body, which reads `body_names`:
+    /// a stage whose closure binds one of them (an outer name its
+    /// parameter shadows) keeps its bindings in a block of their own.
+    fn scoped_stages(
+        &mut self,
+        stages: &[Stage],
+        mut item: Expr,
+        body_names: &HashSet<String>,
+        binder: &mut Binder,
+        stmts: &mut Vec<syn::Stmt>,
+        steps: &mut Vec<Step>,
+    ) -> Result<Expr, ()> {
+        for stage in stages {
+            let (mut inner, mut guards) = (Vec::new(), Vec::new());
+            let next = self.apply_stages(
+                std::slice::from_ref(stage),
+                item.clone(),
+                binder,
+                &mut inner,
+                &mut guards,
+            )?;
+            let bound: HashSet<String> = guards
+                .iter()
+                .flat_map(|g| match g {
+                    Step::Lets(lets) => lets.as_slice(),
+                    Step::Guard(_) => &[],
+                })
+                .chain(&inner)
+                .filter_map(|s| match s {
+                    syn::Stmt::Local(l) => Some(scan::pattern_names(&l.pat)),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            if bound.is_disjoint(body_names) {
+                stmts.append(&mut inner);
+                steps.append(&mut guards);
+                item = next;
+                continue;
+            }
+            match guards.pop() {
+                // A filter: its condition read in a block, after its lets;
+                // a condition carries no derivative.
+                Some(Step::Guard(condition)) => {
+                    if let Some(Step::Lets(lets)) = guards.pop() {
+                        inner = lets;
+                    }
+                    steps.push(Step::Lets(std::mem::take(stmts)));
+                    steps.push(Step::Guard(syn::parse_quote!(::ad::stop_gradient({
+                        #(#inner)*
+                        #condition
+                    }))));
+                }
+                _ => {
+                    // A tuple's items are assigned one by one from the
+                    // block, to names declared before it.
+                    let parts: Vec<Expr> = match &next {
+                        Expr::Tuple(t) => t.elems.iter().cloned().collect(),
+                        other => vec![other.clone()],
+                    };
+                    let names: Vec<Ident> = parts
+                        .iter()
+                        .map(|_| self.fresh_local("mapped", Span::call_site()))
+                        .collect();
+                    stmts.extend(
+                        names
+                            .iter()
+                            .map(|n| -> syn::Stmt { syn::parse_quote!(let #n;) }),
+                    );
+                    stmts.push(syn::parse_quote!({
+                        #(#inner)*
+                        #(#names = #parts;)*
+                    }));
+                    item = match &next {
+                        Expr::Tuple(_) => syn::parse_quote!((#(#names),*)),
+                        _ => syn::parse_quote!(#(#names)*),
+                    };
+                }
+            }
+        }
+        Ok(item)
     }
 
     fn chain_block(
@@ -217,29 +360,7 @@ impl Lowerer<'_> {
         // Each filter's condition guards what follows it, in an `if`.
         let mut steps: Vec<Step> = Vec::new();
         let mut stmts = Vec::new();
-        for stage in stages {
-            match stage {
-                Stage::Map(f) => item = self.apply(f, &[item], &mut binder, &mut stmts)?,
-                Stage::Copied => {
-                    item = match item {
-                        Expr::Reference(r) => *r.expr,
-                        other => syn::parse_quote!(*#other),
-                    }
-                }
-                Stage::Filter(c) => {
-                    let pat = single_param(c).ok_or_else(|| {
-                        self.errors.at(
-                            &c.inputs,
-                            "a `filter` closure takes one parameter: `|v| ...`",
-                        );
-                    })?;
-                    self.plain_closure_body(c)?;
-                    binder.bind(pat, &syn::parse_quote!(&#item), &mut stmts);
-                    steps.push(Step::Lets(std::mem::take(&mut stmts)));
-                    steps.push(Step::Guard((*c.body).clone()));
-                }
-            }
-        }
+        item = self.apply_stages(stages, item, &mut binder, &mut stmts, &mut steps)?;
         let acc = self.fresh_local("acc", span);
         let turbofish = m.turbofish.as_ref().and_then(|t| match t.args.first() {
             Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
@@ -320,17 +441,7 @@ impl Lowerer<'_> {
             }
         };
         stmts.push(update);
-        for step in steps.into_iter().rev() {
-            match step {
-                Step::Lets(mut lets) => {
-                    lets.append(&mut stmts);
-                    stmts = lets;
-                }
-                Step::Guard(condition) => {
-                    stmts = vec![syn::parse_quote!(if #condition { #(#stmts)* })];
-                }
-            }
-        }
+        let mut stmts = guarded(steps, stmts);
         binder.finish(&mut stmts);
         let head = match items {
             Items::Indexed { len } => quote_spanned!(span=> for #index in 0..#len),
@@ -777,4 +888,21 @@ pub(super) fn array_rank(ty: &syn::Type) -> Option<usize> {
 pub(super) fn is_vec_type(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
+}
+
+/// `stmts` behind the runs of statements and the guards of a chain's
+/// filters: each guard an `if` around what follows it.
+fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    for step in steps.into_iter().rev() {
+        match step {
+            Step::Lets(mut lets) => {
+                lets.append(&mut stmts);
+                stmts = lets;
+            }
+            Step::Guard(condition) => {
+                stmts = vec![syn::parse_quote!(if #condition { #(#stmts)* })];
+            }
+        }
+    }
+    stmts
 }
