@@ -15,18 +15,20 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (y - y)).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = x,
+            1 => { s1 = ((k as f64 * 0.5) + y); }
+            _ => s1 = (y - y).tanh(),
         }
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
+        let mut s2 = ((c.dot(a) + 0.68) * (a.mapv(f64::tanh).sum() - b.dot(c)));
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 += v * c.dot(b);
+            }
         }
-        let mut s3: f64 = {
-            let t2 = c.dot(a);
-            t2 * t2 * 0.5 + 0.68
-        };
-        (a.mapv(f64::tanh).sum() - b.dot(c)) + s3
+        x + s3
     }
 
     #[test]
@@ -42,22 +44,30 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_array(a, x)).sum::<f64>();
-        match k % 3 {
-            0 => s3 = (y.tanh().exp() - s3),
-            1 => s3 = s3 * helper_scalar((x / (1.0 + x * x)), c[0]),
-            _ => s3 += a[k % a.len()],
-        }
-        let mut s4 = helper_scalar((1.0 + x * x).ln(), (k as f64 * 0.5).tanh().exp());
-        let mut s5 = 1.0;
+        let mut s1 = c.mean().unwrap();
+        s1 += ((1.0 + s1 * s1).sqrt() - x);
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * f64::tanh(0.20)).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+            let n3 = (s2 * 0.5 + c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        (1.0 + f64::ln((1.0 + 0.68 * 0.68)) * f64::ln((1.0 + 0.68 * 0.68))).ln() + s5
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(c, s2) + a[k % a.len()]) * j as f64,
+            _ if a[k % a.len()] > 0.2 => s1 = s1 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
+            _ => s1 += (0.79 + s1),
+        }
+        for i in 0..a.len() {
+            let t4 = a[i] * (1.0 + s2 * s2).ln();
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * s2.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s2 + s2
     }
 
     #[test]
@@ -73,42 +83,44 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..3 {
-            h1.scaled_add(c.dot(c), a);
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
+        s1 += (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
+        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (1.30 - 0.42)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = b.mean().unwrap().cos();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * (a[0] + x);
-        }
-        let mut s4 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + h1[i] * (c[a.len() - 1] / (1.0 + y * y))).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * f64::tanh(0.86).exp();
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(0.86).exp() };
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        match k % 3 {
+            0 => s1 = (c.mean().unwrap() + v2.mean().unwrap()),
+            1 => s1 = s1 * ((1.0 + s4 * s4).ln() / (1.0 + helper_array(c, x) * helper_array(c, x))),
+            _ => s1 += s4,
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = v2[i] * f64::sin(0.31);
+            if i % 3 == 1 {
+                continue;
             }
+            s1 += t5.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
         }
-        let mut h6 = b.to_owned();
-        for i in 0..3 {
-            let n7 = (&h6 * s2 + b).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        let mut s8 = (c[k % a.len()].tanh().exp() - b.mean().unwrap());
-        let (s10, c11) = (x * (1.0 + s2 * s2).ln()).sin_cos();
-        let m12 = ad::ndarray::array![[c11, -s10, 0.5], [s10, c11, helper_array(c, x)]];
-        let mut s9 = m12.t().dot(&m12).mapv(f64::tanh).sum() * x;
-        let mut j13 = 0;
-        while j13 < a.len() {
-            j13 += 1;
-            s9 = s9.sin() * 0.9 + b[j13 - 1] * ((k as f64 * 0.5) * s4);
-        }
-        s9 + s9 + h6.sum() * 0.3
+        y + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -124,35 +136,28 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = c.to_owned();
+        if k == 3 {
+            return x;
+        }
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2.scaled_add((y - b[a.len() - 1]), a);
+        }
+        let mut s3 = y;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_array(b, s3)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s3 += c[i] * 0.2;
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(c) * 0.5;
-        }
-        let mut s5 = q4;
-        match k % 3 {
-            0 => s5 = ((0.63 / (1.0 + s5 * s5)) / (1.0 + helper_array(c, y) * helper_array(c, y))),
-            1 => s5 = s5 * ((y - 0.69) / (1.0 + s5 * s5)),
-            _ => s5 += (1.24 * b[k % a.len()]),
-        }
-        match k % 4 {
-            j if j > 1 => s5 = c.dot(c) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * (k as f64 * 0.5),
-            _ => s5 += helper_array(a, s5),
-        }
-        let mut s7: f64 = {
-            let t6 = helper_scalar(c.dot(b), c[a.len() - 1]);
-            t6 * t6 * 0.5 + (x - a[a.len() - 1])
-        };
-        ((1.24 * y) + (k as f64 * 0.5)) + s7
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -169,24 +174,30 @@ mod p4 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x / (1.0 + 0.31 * 0.31));
+        for i in 0..a.len() {
+            let t2 = c[i] * (y * 0.38);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * a.dot(a);
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = s1,
-            1 => { s3 = helper_scalar(b[0], x); }
-            _ => s3 = a.dot(a),
-        }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s4 = (s4 * 0.6 + v * s1 + k as f64 * 0.1).sin();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a.dot(c)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        helper_array(b, (0.32 - s1)) + s4
+        let mut s3 = helper_scalar((1.0 + x.sin() * x.sin()).ln(), c.mapv(f64::tanh).sum());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.46 / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        helper_scalar(c.mean().unwrap(), c.dot(c)) + s3
     }
 
     #[test]
@@ -203,40 +214,31 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        match k % 3 {
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * helper_scalar(helper_array(c, s1), s1),
+            _ => s1 += helper_array(a, x),
+        }
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if (x + x) > 0.2 => s1 = s1 * helper_array(b, c[0]),
+            _ => s1 += y.tanh(),
+        }
+        let mut s4 = b.iter().map(|p2| p2 * (s1 + x)).min_by(|p2, q3| (p2 - (s1 + x)).abs().total_cmp(&(q3 - (s1 + x)).abs())).unwrap();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(b, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (c[k % a.len()] + c[0]);
+                s1 = (s1 * 0.8 + a[j] * s4.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * c.mean().unwrap();
                 }
             }
-            if n2 > 2 {
-                break s1 + (c[k % a.len()] + c[0]);
+            if n5 > 2 {
+                break s1 + c.mean().unwrap();
             }
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (x - 0.26);
-        }
-        let mut s5 = c.mean().unwrap();
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w6 * a.dot(b);
-        }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(b) };
-        (x + b[a.len() - 1]) + s5
+        b[a.len() - 1] + s4
     }
 
     #[test]
@@ -252,36 +254,25 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[0] - y);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
+        let mut s1: f64 = 1.00;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 += v * y;
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        s1 = (s1 * 0.5 + ((x / (1.0 + 0.50 * 0.50)) - (1.0 + s1 * s1).ln())).tanh();
+        for m in b.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), 0.58) + y * 0.1;
         }
-        let l2 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(b);
-        for (p5, &q6) in a.iter().zip(b) {
-            s4 = (s4 * 0.7 + p5 * q6 * b.dot(a)).tanh();
+        if k == 3 {
+            return helper_array(c, (b[0] / (1.0 + y * y)));
         }
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * (0.71 * y);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += a[j] * t7;
-            }
-            s1 = s1 + q8.tanh();
+        if k % 2 == 0 {
+            s1 = 0.71;
+        } else {
+            s1 = s1 * (helper_array(a, s1) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        helper_array(b, b[a.len() - 1].tanh()) + s4
+        (1.0 + s1.cos() * s1.cos()).sqrt() + s1
     }
 
     #[test]
@@ -297,18 +288,14 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = helper_scalar(a.mean().unwrap(), (1.0 + b[0] * b[0]).sqrt()),
-            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() - s1),
-            _ => s1 += c.dot(a),
-        }
+        let mut s3 = b.iter().map(|p1| p1 * (1.0 + x * x).ln()).min_by(|p1, q2| (p1 - (1.0 + x * x).ln()).abs().total_cmp(&(q2 - (1.0 + x * x).ln()).abs())).unwrap();
+        let mut s4: f64 = 0.0;
         for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * f64::ln((1.0 + 0.81 * 0.81)) + k as f64 * 0.1).sin();
+            for (j, v) in c.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
             }
         }
-        (f64::tanh(0.46).exp() - (s1 - s1)) + s1
+        ((1.0 + s3 * s3).sqrt() - s3) + s4
     }
 
     #[test]
@@ -325,28 +312,21 @@ mod p8 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.71).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.71 + x * 0.1;
+        }
+        s1 = c.mapv(f64::tanh).sum();
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * (y * y) + k as f64 * 0.1).sin();
             }
-            s1 += b[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + y).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(c, (k as f64 * 0.5));
         }
-        if k == 3 {
-            return ((s1 - x) + a.dot(c));
-        }
-        match k % 3 {
-            0 => s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp(),
-            1 => s1 = s1 * (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()),
-            _ => s1 += helper_scalar(x, (k as f64 * 0.5)),
-        }
-        a.mean().unwrap() + s1 + w2.sum() * 0.3
+        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -362,29 +342,52 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, a);
+        let mut s1 = (a.mean().unwrap() * 1.10);
+        match k % 3 {
+            0 => s1 = b.dot(a),
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += y.tanh(),
         }
-        let mut s2 = (a.dot(b) / (1.0 + b.dot(c) * b.dot(c)));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * helper_scalar(c[0], x)).tanh();
+        let mut s3: f64 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + s1
+        };
+        let z5 = ad::ndarray::Zip::from(b).and(a).map_collect(|&p6, &q7| (p6 * y - q7).sin());
+        let mut s4 = z5.sum() * (s3 + s1);
+        let mut s8: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s8 += (v * j as f64) * a.mean().unwrap();
+            }
         }
-        if k % 2 == 0 {
-            s2 = c.mapv(f64::tanh).sum();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + s2).sin();
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (k as f64 * 0.5),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w9 * b.mean().unwrap();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * x;
+        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b.mean().unwrap() };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s8 = (s8 * 0.8 + c[j] * (a[k % a.len()] + 0.61)).tanh();
+                if s8 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s8 += c[i] * 0.2;
         }
-        let mut s5 = ((y * s2).tanh().exp() + x);
-        let mut s8 = w3.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * h1[k % a.len()].sin()).tanh());
-        (1.0 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln() + s8 + w4.sum() * 0.3
+        let mut s12: f64 = {
+            let t11 = s1;
+            t11 * t11 * 0.5 + b[a.len() - 1]
+        };
+        (k as f64 * 0.5) + s12
     }
 
     #[test]
@@ -400,33 +403,31 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if c[0] < 0.0 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * s1;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * 1.06;
+                }
+            }
+            if n2 > 2 {
+                break s1 + 1.06;
+            }
+        };
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            w2[i] = b[i] * y.cos();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+            let n5 = (s4 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * y).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
-        }
-        s1 + s3 + w2.sum() * 0.3
+        s1 += 0.32;
+        let mut s6 = s4;
+        helper_scalar(((k as f64 * 0.5) / (1.0 + s6 * s6)), (x * a[k % a.len()])) + s6
     }
 
     #[test]
@@ -442,18 +443,24 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * b[k % a.len()].tanh() + k as f64 * 0.1).sin();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59));
+                }
             }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59));
+            }
+        };
+        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) / (1.0 + x * x)) + s1 * 0.1;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c[a.len() - 1];
-        }
-        b[0].tanh().exp().sin() + s1
+        helper_scalar(b.mean().unwrap(), b.dot(c)) + s1
     }
 
     #[test]
@@ -473,28 +480,16 @@ mod p12 {
             let t1 = y;
             t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
         };
-        for i in 0..a.len() {
-            let x = x * 0.5 + (s2 - s2);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        s2 = (s2 * 0.5 + y).tanh();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_scalar(a[k % a.len()], x) + s2 * 0.1;
         }
-        s2 += x * 0.2;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * x;
-        }
-        match k % 3 {
-            0 => s2 = ((k as f64 * 0.5).tanh() - helper_scalar(y, x)),
-            1 => s2 = s2 * (s2.tanh().exp() - b.mean().unwrap()),
-            _ => s2 += (c[k % a.len()] + s2),
-        }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * (1.0 + x * x).sqrt() + k as f64 * 0.1).sin();
-            }
-        }
-        c.dot(a) + s4
+        let mut s3 = b.mean().unwrap().tanh();
+        let mut s5: f64 = {
+            let t4 = b.mapv(f64::tanh).sum().tanh().exp();
+            t4 * t4 * 0.5 + x.tanh().exp()
+        };
+        b.mean().unwrap() + s5
     }
 
     #[test]
@@ -511,22 +506,24 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        let s2;
         match k % 3 {
-            0 => s2 = a.dot(a),
-            1 => { s2 = 0.5; }
-            _ => s2 = a[0],
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += (x / (1.0 + a[0] * a[0])),
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * a.dot(b)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(b) + x * 0.1;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        y + s3
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -542,30 +539,43 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = ((helper_array(b, 0.52) - u1.mean().unwrap()) - a.dot(c));
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + u1[i] * (x + x)).tanh();
-        }
-        let mut s3 = ad::ndarray::array![a.mapv(f64::tanh).sum(), u1.dot(b), a.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        if k % 2 == 0 {
-            s2 = a.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * u1.mapv(f64::tanh).sum();
+        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * y.sin()).sum::<f64>();
+        match k % 3 {
+            0 => s3 = a.mean().unwrap(),
+            1 => s3 = s3 * helper_scalar(helper_array(b, x), (k as f64 * 0.5).tanh().exp()),
+            _ => s3 += a.mean().unwrap(),
         }
         match k % 4 {
-            j if j > 1 => s3 = s2 * j as f64,
-            _ if y > 0.2 => s3 = s3 * c.mean().unwrap(),
-            _ => s3 += x.tanh().exp(),
+            j if j > 1 => s3 = 1.31 * j as f64,
+            _ if a.dot(c) > 0.2 => s3 = s3 * b.mean().unwrap(),
+            _ => s3 += y.tanh().exp(),
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = y,
+            1 => { s4 = 0.5; }
+            _ => s4 = ((s3 / (1.0 + x * x)) + (c[a.len() - 1] / (1.0 + x * x))),
         }
         for i in (0..a.len()).rev() {
-            let t4 = a[i] * u1[0];
-            s2 += t4.sin() * (1.0 + s3 * s3).ln();
+            s3 = (s3 * 0.7 + a[i] * y.sin()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        1.31 + s3 + u1.sum() * 0.3
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * helper_scalar(b[k % a.len()], 1.31);
+                }
+            }
+            if n5 > 2 {
+                break s3 + helper_scalar(b[k % a.len()], 1.31);
+            }
+        };
+        1.31 + s3
     }
 
     #[test]
@@ -581,15 +591,29 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((k as f64 * 0.5) + (k as f64 * 0.5));
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) + 1.12)
-        };
-        s2 = (s2 * 0.5 + ((a[a.len() - 1] + x) - 1.26)).tanh();
-        if c[0] < 0.0 {
-            s2 = (helper_array(a, x) + (a[0] - x));
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (k as f64 * 0.5)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let s4;
+        match k % 3 {
+            0 => s4 = (y - s3).sin(),
+            1 => { s4 = x; }
+            _ => s4 = a[a.len() - 1],
         }
-        helper_scalar(b.mean().unwrap(), 1.29) + s2
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(0.53, s4),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w5 * (y * s4);
+        }
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (y * s4) };
+        0.67 + s3
     }
 
     #[test]
@@ -606,18 +630,25 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * 0.35).tanh();
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_scalar(a[k % a.len()], b[k % a.len()]);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        (x.tanh() - (k as f64 * 0.5).tanh().exp()) + s1
     }
 
     #[test]
@@ -633,32 +664,35 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.dot(b), x);
-        let mut s2 = (s1 - (s1 * helper_array(a, b[0])));
-        let mut s3 = x;
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * s2).sin()).sum() * (c[0] / (1.0 + x * x)) + d6[0] * (a[k % a.len()] - (k as f64 * 0.5));
+        let v1 = (b * b.dot(b));
+        let v2 = c.mapv(f64::sin);
+        let mut s3 = (x - (y * helper_array(c, c[0])));
+        match k % 3 {
+            0 => s3 = y,
+            1 => s3 = s3 * v1.mapv(f64::tanh).sum(),
+            _ => s3 += a[0],
+        }
+        match k % 3 {
+            0 => s3 = (c[k % a.len()].tanh().exp() - (s3 + s3)),
+            1 => s3 = s3 * x,
+            _ => s3 += a[k % a.len()],
+        }
+        let mut s4 = (((v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (k as f64 * 0.5)) * v2.dot(&v2).cos());
         for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_scalar(a[k % a.len()], (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w7 * (s1 * s2);
+            let t5 = v1[i] * (b[k % a.len()] * (k as f64 * 0.5));
+            s4 += t5 * t5 * 0.5;
+            s4 -= c[(i + 1) % a.len()] * (s4 / (1.0 + s4 * s4));
+            if i == 3 {
+                break;
+            }
         }
-        let s8 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (s1 * s2) };
-        let mut u9 = a.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * (k as f64 * 0.5).tanh();
+        let s6;
+        match k % 3 {
+            0 => s6 = y,
+            1 => { s6 = 0.5; }
+            _ => s6 = c.mean().unwrap(),
         }
-        s1 = (s1 * 0.5 + y).tanh();
-        helper_scalar(s3.tanh().exp(), (b[k % a.len()] * (k as f64 * 0.5))) + s4 + u9.sum() * 0.3
+        1.39 + s4 + v2.sum() * 0.3
     }
 
     #[test]
@@ -674,39 +708,58 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + y * y).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = (helper_scalar((k as f64 * 0.5), y) * y.cos()),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))),
         }
-        s1 += y * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = ((0.24 + 0.53) * y.sin()) * j as f64,
-            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * x,
-            _ => s1 += ((k as f64 * 0.5) - y),
+        let mut s2 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * (0.24 + 0.53);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * b.dot(b),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w5 * y;
+        }
+        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + b[i] * c.dot(a)).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * (1.03 - x)).tanh();
+            s7 = n8;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, a);
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + c.dot(&h2);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * helper_array(b, (k as f64 * 0.5)),
-            _ => s1 += helper_array(c, y),
-        }
-        a.dot(c).sin() + s1 + h2.sum() * 0.3
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + a[j] * (0.53 - y)).tanh();
+                if s7 > 0.3 && j > n9 {
+                    break 'search s7 * s6.tanh().exp();
+                }
+            }
+            if n9 > 2 {
+                break s7 + s6.tanh().exp();
+            }
+        };
+        s2 = b.mean().unwrap();
+        b.dot(c) + s7
     }
 
     #[test]
@@ -722,28 +775,46 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
-        if c[0] < 0.0 {
-            s3 = b.mapv(f64::tanh).sum();
-        } else {
-            s3 = s3 * y;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + c[i] * f64::ln((1.0 + 0.72 * 0.72))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > c[p5] {
-                l4.push((a[p5] * b.mapv(f64::tanh).sum()).sin());
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if c[p4] > b[p4] {
+                l3.push((c[p4] * (0.22 - y)).sin());
             } else {
-                l4.push(c[p5] * y);
+                l3.push(b[p4] * s1);
             }
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        match k % 4 {
-            j if j > 1 => s6 = c.dot(b).tanh().exp() * j as f64,
-            _ if b[k % a.len()] > 0.2 => s6 = s6 * 1.39,
-            _ => s6 += b.mapv(f64::tanh).sum(),
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (s5 + s1)).tanh();
         }
-        let mut s7 = y;
-        c.mapv(f64::tanh).sum() + s7
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b.dot(b),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s5 += w6 * b[k % a.len()];
+        }
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * b[k % a.len()] };
+        if c[0] < 0.0 {
+            s1 = (c.dot(c) + c.mean().unwrap());
+        } else {
+            s1 = s1 * s1;
+        }
+        (1.0 + (c[k % a.len()] + s7) * (c[k % a.len()] + s7)).sqrt() + s5
     }
 
     #[test]
@@ -760,53 +831,41 @@ mod p20 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * f64::sin(0.58),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * y;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f64::sin(0.58) + x * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        let v4 = b.mapv(f64::sin);
-        let mut s5 = 1.0;
+        match k % 4 {
+            j if j > 1 => s1 = ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())) * j as f64,
+            _ if (x + x) > 0.2 => s1 = s1 * y,
+            _ => s1 += a[0],
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + b[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+            w2[i] = c[i] * c.mapv(f64::tanh).sum();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (x * (k as f64 * 0.5))).tanh();
+        }
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = ((k as f64 * 0.5) - y.tanh().exp());
+        } else {
+            s1 = s1 * helper_array(b, x).cos();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = 0.25 * j as f64,
+            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (k as f64 * 0.5).sin(),
+        }
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if w2[p4] > b[p4] {
+                l3.push((w2[p4] * (y - y)).sin());
+            } else {
+                l3.push(b[p4] * x);
             }
         }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * (s1 - y)).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
-        }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s7 = s7.sin() * 0.9 + a[j9 - 1] * 0.71;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * v4.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut s10 = a.mean().unwrap();
-        ((k as f64 * 0.5).tanh().exp() * (y * s7)) + s10 + v4.sum() * 0.3
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        helper_scalar(c[0], a.mapv(f64::tanh).sum()) + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -822,25 +881,19 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln() * (1.0 + ((k as f64 * 0.5) * (k as f64 * 0.5)) * ((k as f64 * 0.5) * (k as f64 * 0.5))).ln()));
-        for i in 0..a.len() {
-            let t2 = a[i] * c.dot(c);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.72 + x);
+        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) - 0.35) + d3[0] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = f64::tanh(0.72).exp(),
+            1 => s1 = s1 * ((x - 0.90) / (1.0 + s1 * s1)),
+            _ => s1 += y.tanh().exp(),
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * c.mean().unwrap()).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
-        }
-        helper_array(c, ((k as f64 * 0.5) * (k as f64 * 0.5))) + s4 + u3.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = c.mean().unwrap();
+            t4 * t4 * 0.5 + f64::tanh(0.68)
+        };
+        ((y - 0.58) + c.mapv(f64::tanh).sum()) + s5
     }
 
     #[test]
@@ -857,33 +910,20 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.dot(b) + x);
-        match k % 3 {
-            0 => s1 = helper_array(b, (k as f64 * 0.5).cos()),
-            1 => s1 = s1 * (y / (1.0 + y * y)).tanh().exp(),
-            _ => s1 += (x / (1.0 + 0.20 * 0.20)),
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * x;
-            if i % 3 == 1 {
-                continue;
+        let mut s2 = helper_array(b, x.cos());
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + a[i] * (k as f64 * 0.5).tanh()).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
             }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * b[a.len() - 1];
+            s3 = n4;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + (1.0 + x * x).ln()).sin();
+        if k == 3 {
+            return 1.38;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + w3[i] * (s1 / (1.0 + s1 * s1))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + w3[i] * 0.3;
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + c[k % a.len()]).sin();
-        }
-        ((1.0 + w3[k % a.len()] * w3[k % a.len()]).sqrt() + (y / (1.0 + y * y))) + s1 + w4.sum() * 0.3
+        let mut s5 = b.dot(b);
+        s1 + s5
     }
 
     #[test]
@@ -899,40 +939,33 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let v1 = (a * b).mapv(f64::tanh);
+        let mut s2 = y;
+        for m in b.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_scalar(s2, y) + s2 * 0.1;
+        }
+        let mut h3 = c.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
+        }
+        match k % 3 {
+            0 => s2 = y,
+            1 => s2 = s2 * helper_array(&h3, v1[a.len() - 1].cos()),
+            _ => s2 += c.mean().unwrap(),
+        }
+        match k % 3 {
+            0 => s2 = f64::ln((1.0 + 1.03 * 1.03)),
+            1 => s2 = s2 * y,
+            _ => s2 += (0.41 - c[a.len() - 1]),
+        }
         for i in 0..a.len() {
-            w1[i] += (a[i] + c.mapv(f64::tanh).sum()).sin();
-        }
-        let mut s2 = (helper_array(c, c[a.len() - 1]) - c.dot(b));
-        s2 = b.mapv(f64::tanh).sum().sin();
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(&w1, (k as f64 * 0.5).tanh().exp()) * j as f64,
-            _ if helper_array(b, x) > 0.2 => s2 = s2 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
+            s2 = (s2 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s5 = w1.iter().zip(b.iter()).map(|(p3, q4)| p3 * helper_array(c, s2) - q4).reduce(f64::max).unwrap();
-        for k in 0..2 {
-            for v in w1.iter() {
-                s5 = (s5 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
-            }
-        }
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + a[i] * w1.mapv(f64::tanh).sum()).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
-            }
-            s6 = n7;
-        }
-        s6 + s6 + w1.sum() * 0.3
+        let v4 = c.mapv(|t| { let u = t * x; u * u - t });
+        helper_array(a, (k as f64 * 0.5)) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -948,43 +981,32 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = c.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + b).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
+        let mut s1 = y;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 += (v * j as f64) * (x * s1);
             }
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(c) * 0.5;
-        }
-        let mut s5 = q4;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let t6 = a[i] * b.mapv(f64::tanh).sum();
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += a[j] * t6;
-            }
-            s5 = s5 + q7.tanh();
-        }
-        let mut s8 = ad::ndarray::array![(1.0 + c[k % a.len()] * c[k % a.len()]).sqrt(), s5.tanh().exp(), (k as f64 * 0.5)].mapv(f64::sin).sum();
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + c[i] * helper_scalar(0.80, x)).tanh();
-            if i == 3 {
-                break;
+            let n3 = (s2 * 0.5 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s8 = (s8 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * y);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (c[i] + a.dot(b)).sin();
         }
-        let mut s9 = c.mapv(f64::tanh).sum();
-        ((k as f64 * 0.5) * 0.83).tanh().exp() + s9
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w6.view(), (&w6 * c.dot(a)).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        let m10 = w6.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d11 = m10.diag();
+        let mut s9 = d11.mapv(|t| (t * s2).sin()).sum() * x + d11[0] * ((k as f64 * 0.5) * 0.83);
+        0.47 + s9 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1001,11 +1023,20 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1].tanh();
+        match k % 4 {
+            j if j > 1 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos()) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += x.tanh().exp(),
         }
-        (x * y).cos() + s1 + u2.sum() * 0.3
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + c[i] * (1.17 + x)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
+        }
+        f64::tanh(0.95).exp() + s2
     }
 
     #[test]
@@ -1021,37 +1052,36 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), y).tanh();
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * helper_array(c, (x - (k as f64 * 0.5)));
+        if k == 3 {
+            return ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + y * y));
         }
-        s1 = ((k as f64 * 0.5) * a.mean().unwrap());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.tanh().exp();
+        let mut s1 = (k as f64 * 0.5);
+        for m in a.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (1.0 + y * y).sqrt() + x * 0.1;
         }
-        let mut s5 = c.iter().zip(c.iter()).map(|(p3, q4)| p3 * a[k % a.len()] - q4).reduce(f64::max).unwrap();
-        for (p6, &q7) in a.iter().zip(b) {
-            s5 = (s5 * 0.7 + p6 * q7 * (k as f64 * 0.5)).tanh();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + a[i] * helper_array(b, a[0])).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        for m in b.iter().map(|s2| (s2 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s2.tanh().exp() + s2 * 0.1;
         }
         for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (1.0 + y * y).sqrt(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w8 * (b[0] + 1.17);
+            let s1 = s1 * 0.5 + c.dot(a);
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
         }
-        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (b[0] + 1.17) };
-        (y.tanh().exp() + (s5 - x)) + s5
+        s2 += s1 * 0.2;
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_array(a, x),
+            1 => { s4 = 0.5; }
+            _ => s4 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
+        }
+        ((k as f64 * 0.5) / (1.0 + s4 * s4)).sin() + s2
     }
 
     #[test]
@@ -1067,16 +1097,20 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
-        match k % 3 {
-            0 => s1 = 1.09,
-            1 => s1 = s1 * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln(),
-            _ => s1 += c.dot(b),
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * y).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        let z4 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p5, &q6| (p5 * x - q6).sin());
-        let mut s3 = z4.sum() * b[a.len() - 1];
-        s3 + s3
+        let mut s4: f64 = {
+            let t3 = a.dot(c);
+            t3 * t3 * 0.5 + 1.09
+        };
+        let mut s5 = (((0.96 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) * c.mapv(f64::tanh).sum()) + (b[a.len() - 1] + (1.0 + s4 * s4).sqrt()));
+        (b.dot(a) - ((k as f64 * 0.5) + s5)) + s5
     }
 
     #[test]
@@ -1092,18 +1126,12 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (x - x)).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * a.mean().unwrap();
+        if k == 3 {
+            return ((x - x) + (x + y));
         }
-        match k % 3 {
-            0 => s3 = a.mean().unwrap(),
-            1 => s3 = s3 * x.tanh().exp().tanh().exp(),
-            _ => s3 += c.mean().unwrap(),
-        }
-        (a.mean().unwrap() - (1.0 + a[0] * a[0]).sqrt()) + s3
+        let mut s1 = (a.mean().unwrap() * y.tanh().exp().tanh().exp());
+        let v2 = (a * (0.56 - x));
+        helper_array(&v2, b.dot(a)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1119,26 +1147,22 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = x,
-            1 => { s1 = 0.5; }
-            _ => s1 = x.tanh().exp().tanh().exp(),
+        let mut s1 = x;
+        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        for i in 0..a.len() {
+            let t2 = a[i] * y;
+            s1 += t2.sin() * helper_array(c, y);
         }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 += (v * j as f64) * s2;
-            }
+        let mut s4: f64 = {
+            let t3 = helper_scalar(y, (k as f64 * 0.5)).tanh();
+            t3 * t3 * 0.5 + (x - s1)
+        };
+        if (x - 0.32) > 0.1 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * (y - s1).tanh().exp();
         }
-        let l3: Vec<f64> = a.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (0.81 + c[a.len() - 1])).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        for k in 0..2 {
-            for v in b.iter() {
-                s5 = (s5 * 0.6 + v * (s1 - s2) + k as f64 * 0.1).sin();
-            }
-        }
-        (b[k % a.len()].sin() - a.mapv(f64::tanh).sum()) + s5
+        (c[k % a.len()] * b[a.len() - 1].tanh().exp()) + s4
     }
 
     #[test]
@@ -1155,14 +1179,27 @@ mod p30 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
+        s1 = (s1 * 0.5 + ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1]))).tanh();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) - y);
+                }
+            }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) - y);
+            }
+        };
+        let s4;
         match k % 3 {
-            0 => s1 = ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1])),
-            1 => s1 = s1 * (y / (1.0 + (a[a.len() - 1] * (k as f64 * 0.5)) * (a[a.len() - 1] * (k as f64 * 0.5)))),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s4 = x,
+            1 => { s4 = (b[0] - s3); }
+            _ => s4 = a.mean().unwrap(),
         }
-        let v2 = (c + b);
-        s1 += x;
-        (c[0].tanh().exp() - (1.0 + x * x).sqrt()) + s1 + v2.sum() * 0.3
+        x + s1
     }
 
     #[test]
@@ -1178,45 +1215,35 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(a, y).tanh();
-            t1 * t1 * 0.5 + helper_array(b, x)
-        };
-        let s3;
+        if k == 3 {
+            return helper_array(a, y).tanh();
+        }
+        let mut s1 = b.dot(b);
+        if c[0] < 0.0 {
+            s1 = (((k as f64 * 0.5) + b[a.len() - 1]) - y);
+        } else {
+            s1 = s1 * y;
+        }
         match k % 3 {
-            0 => s3 = b.mapv(f64::tanh).sum(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (helper_array(b, s2) + b.mapv(f64::tanh).sum()),
+            0 => s1 = 1.32,
+            1 => s1 = s1 * b.dot(c),
+            _ => s1 += (x * s1),
         }
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * a.mapv(f64::tanh).sum(),
+                1 => c[i] * helper_array(a, s1),
                 _ => {
-                    if b[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s2 += w4 * (1.0 + x * x).sqrt();
+            s1 += w2 * y;
         }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + x * x).sqrt() };
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b[a.len() - 1].tanh().exp(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w6 * f64::tanh(1.19);
-        }
-        let s7 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::tanh(1.19) };
-        a.mean().unwrap() + s2
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        s3 + s1
     }
 
     #[test]
@@ -1236,60 +1263,38 @@ mod p32 {
         for i in (0..a.len()).step_by(2) {
             s1 = (s1 * 0.7 + a[i] * x).tanh();
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * f64::sin(1.10)).tanh();
+            if i == 3 {
+                break;
+            }
         }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+                1 => b[i] * x,
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s1 += w3 * ((k as f64 * 0.5) - x);
+            s1 += w2 * (k as f64 * 0.5);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - x) };
-        let s5;
-        match k % 3 {
-            0 => s5 = b[k % a.len()],
-            1 => { s5 = 0.5; }
-            _ => s5 = b.mean().unwrap(),
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * y;
-                }
-            }
-            if n6 > 2 {
-                break s1 + y;
-            }
-        };
-        let mut l8 = Vec::with_capacity(3);
-        let mut h10 = u2.to_owned();
-        for i in 0..3 {
-            h10 = (&h10 * y + &u2).mapv(f64::tanh);
-            l8.push(h10.clone());
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = c[i] * s1.tanh();
         }
-        let mut q11 = h10.sum();
-        for p9 in &l8 {
-            q11 += p9.dot(&u2) * 0.5;
-        }
-        let mut s12 = q11;
-        match k % 3 {
-            0 => s12 = (s7 + (0.27 * a[a.len() - 1])),
-            1 => s12 = s12 * helper_scalar(f64::tanh(0.59).exp(), a.mean().unwrap()),
-            _ => s12 += (k as f64 * 0.5),
-        }
-        helper_array(c, (1.0 + s4 * s4).sqrt()) + s12 + u2.sum() * 0.3
+        s1 = w5.mapv(f64::tanh).sum();
+        let mut s6 = helper_scalar(y, ((k as f64 * 0.5) + c.mean().unwrap()));
+        0.84 + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -1305,16 +1310,15 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, b);
+        let mut s1 = c.mean().unwrap();
+        s1 = (s1 * 0.5 + c.dot(c)).tanh();
+        let s2;
+        match k % 3 {
+            0 => s2 = b.dot(c),
+            1 => { s2 = 0.5; }
+            _ => s2 = (c.mean().unwrap() / (1.0 + x * x)),
         }
-        let mut s2 = helper_array(c, x);
-        if c[0] < 0.0 {
-            s2 = b.mean().unwrap();
-        }
-        x + s2 + h1.sum() * 0.3
+        helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) + s1
     }
 
     #[test]
@@ -1330,22 +1334,20 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * helper_scalar(y, (k as f64 * 0.5));
-            }
+        let mut s1: f64 = 1.09;
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (0.69 * s1),
+            _ => s1 += x,
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * c.mean().unwrap()).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t5 = c[i] * b.mean().unwrap();
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_array(a, y);
         }
-        s1 += x * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mean().unwrap();
-            s1 += t2.sin() * s1.sin();
-        }
-        b.mapv(f64::tanh).sum() + s1
+        s4 + s4
     }
 
     #[test]
@@ -1361,21 +1363,32 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
+        let s1;
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum().tanh().exp(),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_scalar((x - (k as f64 * 0.5)), helper_scalar(c[k % a.len()], c[0])),
         }
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + 0.84 * 0.84));
         }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * (1.0 + c[0] * c[0]).sqrt();
-            }
+        let mut s3 = u2.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => u2[i] * x.sin(),
+                _ => {
+                    if u2[i] > 0.8 {
+                        break;
+                    }
+                    u2[i].tanh()
+                }
+            };
+            s3 += w4 * helper_array(a, (k as f64 * 0.5));
         }
-        ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(a, (k as f64 * 0.5)) };
+        (u2[k % a.len()] * (k as f64 * 0.5)).tanh().exp() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1391,16 +1404,13 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 0.57));
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * helper_scalar((s1 / (1.0 + 0.64 * 0.64)), (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s1 += s1,
-        }
-        x + s1
+        let v4 = vec![0.25; a.len()];
+        let mut s5 = a.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * helper_scalar(c[0], (k as f64 * 0.5))).sum::<f64>();
+        helper_scalar(h1[0], x).tanh().exp() + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1416,33 +1426,27 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let s1;
         match k % 3 {
-            0 => s1 = 0.60,
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => { s1 = 0.5; }
+            _ => s1 = a.mapv(f64::tanh).sum(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + helper_array(a, b[k % a.len()])).sin();
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            let t3 = b[i] * (a[k % a.len()] / (1.0 + s1 * s1));
+            s2 += t3.sin() * 0.71;
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * y;
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * y).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        let mut s5 = y;
-        let mut s8 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + s1).sum::<f64>();
-        (s4.tanh() / (1.0 + ((k as f64 * 0.5) * s5) * ((k as f64 * 0.5) * s5))) + s8 + w2.sum() * 0.3
+        let v4 = (b * a[k % a.len()]);
+        if c[0] < 0.0 {
+            s2 = s1;
+        } else {
+            s2 = s2 * helper_scalar(v4[0], v4[a.len() - 1]);
+        }
+        b.mean().unwrap().tanh().exp() + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1458,27 +1462,28 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b[k % a.len()] / (1.0 + b.dot(c) * b.dot(c))).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x.tanh().exp()).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        s1 = (k as f64 * 0.5);
-        let mut l2 = vec![0.0; a.len()];
-        for p3 in 0..a.len() {
-            l2[p3] = b[p3] * y.tanh().exp();
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + &u1;
+            l2.push(n);
         }
-        l2[0] += y;
-        let v4 = Array1::from(l2);
-        let mut s5 = v4[0] * 0.5;
-        for i in 0..a.len() {
-            let t6 = v4[i] * c.mapv(f64::tanh).sum();
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t6 * t6 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * a[a.len() - 1];
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (b[k % a.len()] * x);
+        let s6;
+        match k % 3 {
+            0 => s6 = helper_array(b, (k as f64 * 0.5)),
+            1 => { s6 = (1.01 / (1.0 + x * x)); }
+            _ => s6 = helper_array(&v4, x).tanh().exp(),
         }
-        (c.mean().unwrap() + helper_scalar((k as f64 * 0.5), y)) + s5 + v4.sum() * 0.3
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (x * 0.23);
+        }
+        f64::sin(0.42).cos() + s5 + u7.sum() * 0.3
     }
 
     #[test]
@@ -1494,31 +1499,47 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if k % 2 == 0 {
-            s1 = b.dot(c);
+        let mut s1 = ad::ndarray::array![y, 1.37, helper_array(c, c[k % a.len()])].mapv(f64::sin).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = (1.0 + helper_scalar(c[0], a[k % a.len()]) * helper_scalar(c[0], a[k % a.len()])).sqrt(),
-            1 => { s2 = b[0]; }
-            _ => s2 = s1,
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * x.sin()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (y / (1.0 + 0.74 * 0.74)),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * (0.62 / (1.0 + x * x));
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.62 / (1.0 + x * x)) };
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s5 = (s5 * 0.6 + v * 1.28 + k as f64 * 0.1).sin();
+            }
         }
         if k == 3 {
-            return (c.mapv(f64::tanh).sum() + ((k as f64 * 0.5) + x));
+            return helper_array(c, f64::tanh(0.21).exp());
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = a[i] * helper_scalar(0.74, a[0]);
-        }
-        if k % 2 == 0 {
-            s1 = f64::tanh(1.28).exp();
-        } else {
-            s1 = s1 * (helper_array(c, s1) + x);
-        }
-        s1 = (s1 * 0.5 + c.mean().unwrap()).tanh();
-        let mut s6 = a.iter().zip(b.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
-        helper_array(&w3, b.mapv(f64::tanh).sum()) + s6 + w3.sum() * 0.3
+        ((1.02 + s4) - b[a.len() - 1]) + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1534,36 +1555,23 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
+        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = s1,
+            1 => { s3 = 0.5; }
+            _ => s3 = y,
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
+            w4[i] = a[i] * c[a.len() - 1];
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
-        }
-        let mut s5 = q4;
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = b[i] * (a[a.len() - 1] + b[0]);
-        }
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => w6[i] * y,
-                _ => {
-                    if w6[i] > 0.8 {
-                        break;
-                    }
-                    w6[i].tanh()
-                }
-            };
-            s5 += w7 * x.tanh().exp();
-        }
-        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * x.tanh().exp() };
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s5 + w6.sum() * 0.3
+        b.mean().unwrap() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1580,43 +1588,33 @@ mod p41 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        s1 = (s1 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        let mut s2 = 1.0;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.35;
+        }
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * 0.79).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+            let mut s1 = s1 * 0.5 + helper_array(a, a[a.len() - 1]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s5 = a.iter().zip(c.iter()).map(|(p3, q4)| p3 * q4 * helper_array(a, x)).sum::<f64>();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + c[j6 - 1] * 0.60;
+        }
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s7 += v * b.dot(b);
             }
-            s2 = n3;
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_scalar((1.0 + s1 * s1).sqrt(), (y / (1.0 + x * x))),
-            1 => { s4 = 0.5; }
-            _ => s4 = helper_array(a, (0.65 - s1)),
+        let mut s8 = helper_scalar((1.0 + c.dot(a) * c.dot(a)).sqrt(), (b.mean().unwrap() * helper_scalar(c[0], s1)));
+        for (p9, &q10) in b.iter().zip(b) {
+            s5 = (s5 * 0.7 + p9 * q10 * c.dot(b)).tanh();
         }
-        let mut h5 = b.to_owned();
-        for i in 0..a.len() {
-            h5.mapv_inplace(|t| (t * s4).tanh());
-            h5.scaled_add(0.5, b);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * (0.32 * s4)).tanh();
-        }
-        let mut l6 = vec![b.to_owned()];
-        for p7 in 0..2 {
-            let n = l6[p7].mapv(|t| (t * y).sin()) + a;
-            l6.push(n);
-        }
-        let v8 = l6[l6.len() - 1].to_owned();
-        let mut s9 = l6[1][0] * 0.25;
-        (k as f64 * 0.5).tanh().exp() + s9 + v8.sum() * 0.3
+        0.69 + s8
     }
 
     #[test]
@@ -1632,44 +1630,48 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar((x * x), (k as f64 * 0.5).tanh().exp()) - b.dot(b));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), 0.82)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s3: f64 = {
-            let t2 = y.sin().tanh();
-            t2 * t2 * 0.5 + (1.0 + s1 * s1).sqrt()
-        };
-        let mut s4 = x;
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s3 = c.iter().enumerate().map(|(q2, &p1)| (p1 * helper_scalar(x, x)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        for i in 0..a.len() {
+            let t4 = b[i] * (x - b[k % a.len()]);
+            let mut q5 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s4)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * (s1 - (k as f64 * 0.5));
+                q5 += b[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = b[i] * x;
+        }
+        let l7 = vec![w6.to_owned(), c.mapv(|t| t * 0.5), w6.mapv(|t| t * x)];
+        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(a);
+        for i in (0..a.len()).rev() {
+            let t10 = b[i] * (x + a[k % a.len()]);
+            let mut u11 = t10;
+            if t10 > 0.1 {
+                u11 = u11 * a[(i + 1) % a.len()];
+            }
+            s3 += u11;
+        }
+        match k % 3 {
+            0 => s3 = x.tanh().exp().tanh(),
+            1 => s3 = s3 * s3,
+            _ => s3 += w6.mapv(f64::tanh).sum(),
+        }
+        let mut n12 = 0;
+        let s13 = 'search: loop {
+            n12 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + w6[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > n12 {
+                    break 'search s3 * a.mapv(f64::tanh).sum();
                 }
             }
-            if n5 > 2 {
-                break s1 + (s1 - (k as f64 * 0.5));
+            if n12 > 2 {
+                break s3 + a.mapv(f64::tanh).sum();
             }
         };
-        let mut s7 = c.dot(b).tanh().exp();
-        let mut s9: f64 = {
-            let t8 = b.mapv(f64::tanh).sum();
-            t8 * t8 * 0.5 + (0.30 * (k as f64 * 0.5))
-        };
-        let mut w10 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w10[i] += (b[i] + x).sin();
-        }
-        (s1.tanh().exp() - w10[0]) + s9 + w10.sum() * 0.3
+        y + s9 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1685,33 +1687,36 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        match k % 4 {
+            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b[k % a.len()],
+            _ => s1 += b[a.len() - 1],
+        }
+        for (p2, &q3) in b.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * helper_scalar((k as f64 * 0.5), x)).tanh();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * x;
+        }
         for i in 0..a.len() {
-            w1[i] += (b[i] + ((k as f64 * 0.5) + (k as f64 * 0.5))).sin();
-        }
-        let mut s2 = (((k as f64 * 0.5) - x) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-        for i in 0..a.len() {
-            let t3 = c[i] * x;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += c[j] * t3;
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
+            if i == 3 {
+                break;
             }
-            s2 = s2 + q4.tanh();
         }
-        s2 += helper_scalar(x, (0.51 - x));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, s1) + k as f64 * 0.1).sin();
             }
-            s2 = (s2 * 0.7 + w1[i] * x).tanh();
         }
-        let s5;
-        match k % 3 {
-            0 => s5 = w1.mapv(f64::tanh).sum(),
-            1 => { s5 = 0.5; }
-            _ => s5 = ((c[k % a.len()] + y) - a.mapv(f64::tanh).sum()),
+        let mut h5 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
         }
-        ((a[a.len() - 1] * s2) - s5) + s2 + w1.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -1727,29 +1732,28 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
+        if k == 3 {
+            return helper_scalar(y, (y * y));
         }
-        let mut s2 = (x * (((k as f64 * 0.5) / (1.0 + u1[k % a.len()] * u1[k % a.len()])) + x));
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + y.tanh().exp();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        if k == 3 {
+            return (c[k % a.len()] / (1.0 + x * x));
         }
-        s2 += s2 * 0.2;
+        let mut s1 = a.dot(a);
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(y, y) * c.mean().unwrap()) * j as f64,
+            _ if (0.53 / (1.0 + 0.99 * 0.99)) > 0.2 => s1 = s1 * x,
+            _ => s1 += (k as f64 * 0.5),
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * c[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        x + s2 + u1.sum() * 0.3
+        x + s1
     }
 
     #[test]
@@ -1765,15 +1769,16 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * a[k % a.len()];
+        let mut s1 = c.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
+            _ => s1 += (1.32 * y),
         }
-        let mut s2 = helper_array(b, ((k as f64 * 0.5) / (1.0 + (y - y) * (y - y))));
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * a.dot(b)).tanh();
+        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c[a.len() - 1] + y * 0.1;
         }
-        a[a.len() - 1] + s2 + w1.sum() * 0.3
+        helper_array(b, y) + s1
     }
 
     #[test]
@@ -1789,20 +1794,13 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * a[k % a.len()]).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+        let mut s1 = c[0];
+        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h3.mapv_inplace(|t| (t * s1).tanh());
-            h3.scaled_add(0.5, b);
-        }
-        ((x * 0.58) / (1.0 + helper_array(c, x) * helper_array(c, x))) + s1 + h3.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1818,29 +1816,28 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
+        if k == 3 {
+            return (a.mean().unwrap() + (k as f64 * 0.5));
+        }
+        let mut s1 = helper_scalar(y, helper_array(b, helper_array(a, b[0])));
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + s1 * 0.1;
+        }
+        let mut s4 = b.iter().map(|p2| p2 * s1.tanh().exp()).min_by(|p2, q3| (p2 - s1.tanh().exp()).abs().total_cmp(&(q3 - s1.tanh().exp()).abs())).unwrap();
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(c * (helper_array(c, s1) + i as f64)));
+        }
+        let mut s5 = m6.row(1).dot(a) * y;
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            let n8 = (s7 * 0.5 + a[i] * (y * x)).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
+            }
         }
-        let mut s2 = helper_array(b, b.mean().unwrap().tanh().exp());
-        let s3;
-        match k % 3 {
-            0 => s3 = (b[0] / (1.0 + s2.tanh().exp() * s2.tanh().exp())),
-            1 => { s3 = a.dot(c); }
-            _ => s3 = c.mean().unwrap(),
-        }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (k as f64 * 0.5).tanh();
-        }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n6 = (&h5 * x + b).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
-        (x * helper_scalar((k as f64 * 0.5), s1)) + s2 + h5.sum() * 0.3
+        (k as f64 * 0.5).sin().cos() + s7
     }
 
     #[test]
@@ -1856,39 +1853,62 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(c);
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + c[i] * b.dot(c)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut u2 = u1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * 1.09;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) * s1)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n3 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, 0.94)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_array(c, b[k % a.len()]);
+                }
+            }
+            if n5 > 2 {
+                break s1 + helper_array(c, b[k % a.len()]);
+            }
+        };
+        match k % 3 {
+            0 => s1 = ((y * s4) / (1.0 + s6 * s6)),
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += a.dot(b),
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
+        let mut l7 = vec![0.0; a.len()];
+        for p8 in 0..a.len() {
+            l7[p8] = a[p8] * 0.60;
+        }
+        l7[0] += x;
+        let v9 = Array1::from(l7);
+        let mut s10 = v9[0] * 0.5;
+        let v11 = v9.mapv(|t| if t > 0.2 { t * s10 } else { (t - s10).tanh() });
+        let mut s12 = 1.0;
+        for i in 0..a.len() {
+            let n13 = (s12 * 0.5 + c[i] * 0.40).tanh();
+            s12 = n13;
+            if s12.abs() > 0.6 {
+                s12 = 0.6;
             }
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * b.mean().unwrap()).tanh();
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = (1.0 + x * x).ln(),
-            1 => { s4 = 0.5; }
-            _ => s4 = (u2.mapv(f64::tanh).sum() * y),
-        }
-        let mut h5 = c.to_owned();
-        for i in 0..3 {
-            h5.mapv_inplace(|t| (t * y).tanh());
-            h5.scaled_add(0.5, c);
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * ((k as f64 * 0.5) - 0.60);
-        }
-        helper_array(&u2, helper_array(&u2, s4)) + s3 + w6.sum() * 0.3
+        (((k as f64 * 0.5) * (k as f64 * 0.5)) * v11.mean().unwrap()) + s12 + v11.sum() * 0.3
     }
 
     #[test]
@@ -1904,16 +1924,13 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh();
+        let mut s1 = a.dot(a).tanh().exp().sin();
+        if c[0] < 0.0 {
+            s1 = helper_array(a, b[a.len() - 1].tanh());
         }
-        if k == 3 {
-            return (1.0 + (x + 1.06) * (x + 1.06)).ln();
-        }
-        helper_array(b, s1) + s1
+        let z3 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p4, &q5| (p4 * s1 - q5).sin());
+        let mut s2 = z3.sum() * (x + 1.06);
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -1930,21 +1947,30 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (x - s1)).tanh();
-        }
-        s1 += helper_scalar(s1, (k as f64 * 0.5)).cos();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (s1 / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = s1 + c[i] * 0.3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (b[0] + x),
+        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh() + (k as f64 * 0.5)).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in f3.iter() {
+                s5 += v * s5;
+            }
         }
-        0.30 + s1
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + f3[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += f3[i] * 0.2;
+        }
+        s5 + s5 + f3.sum() * 0.3
     }
 
     #[test]
@@ -1964,23 +1990,33 @@ mod p51 {
             return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
         }
         let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
-        s1 = (s1 * 0.5 + (1.0 + a.dot(c) * a.dot(c)).ln()).tanh();
-        s1 = b.dot(c);
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.67 - x);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x.tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * a.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = 1.34 * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (0.24 / (1.0 + (0.48 * (k as f64 * 0.5)) * (0.48 * (k as f64 * 0.5)))),
-            _ => s1 += helper_scalar((k as f64 * 0.5), y),
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
+        if k == 3 {
+            return (1.0 + helper_scalar(c[0], s3) * helper_scalar(c[0], s3)).ln();
         }
-        match k % 3 {
-            0 => s1 = (y / (1.0 + s1.tanh().exp() * s1.tanh().exp())),
-            1 => s1 = s1 * (1.26 * y.tanh().exp()),
-            _ => s1 += s1,
+        let mut s4 = f64::tanh((0.31 - (0.37 / (1.0 + 0.24 * 0.24)))).exp();
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = c[i] * ((k as f64 * 0.5) * s4);
         }
-        helper_array(b, helper_scalar(s1, (k as f64 * 0.5))) + s1 + u2.sum() * 0.3
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5);
+        }
+        helper_scalar((s4 / (1.0 + y * y)), w5.dot(&u6)) + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -1996,39 +2032,33 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (k as f64 * 0.5);
-            t1 * t1 * 0.5 + (x * y)
-        };
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s2 += (v * j as f64) * ((k as f64 * 0.5) * s2);
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
+        for i in 0..a.len() {
+            let t3 = b[i] * x;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += b[j] * t3;
             }
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
-        }
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = a.to_owned();
-        for i in 0..3 {
-            h6 = (&h6 * x + &u3).mapv(f64::tanh);
-            l4.push(h6.clone());
+            s2 = s2 + q4.tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(a) * 0.5;
+        let mut s6: f64 = {
+            let t5 = helper_scalar(x, b.mean().unwrap());
+            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_scalar(x, v1[k % a.len()]);
         }
-        let mut s8 = q7;
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s2 = s2.sin() * 0.9 + c[j9 - 1] * y;
+        let mut m9 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m9.row_mut(i).assign(&(b * (c.mean().unwrap() + i as f64)));
         }
-        b.mean().unwrap() + s8 + u3.sum() * 0.3
+        let mut s8 = m9.row(1).dot(b) * v1[0];
+        a.mean().unwrap() + s8 + u7.sum() * 0.3
     }
 
     #[test]
@@ -2045,36 +2075,25 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, c[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (s1 + b[a.len() - 1]) + s1 * 0.1;
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = (y + (k as f64 * 0.5)).tanh().exp(),
+            1 => { s2 = (y * a[a.len() - 1]); }
+            _ => s2 = a.mean().unwrap(),
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + c[i] * s2.cos()).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * x;
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * helper_scalar(c[k % a.len()], c[0]);
-        }
-        let mut s3 = helper_scalar(a.dot(a), (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt());
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = a.to_owned();
-        for i in (0..k % 3) {
-            h6 = (&h6 * s1 + c).mapv(f64::tanh);
-            l4.push(h6.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(a) * 0.5;
-        }
-        let mut s8 = q7;
-        (a.mapv(f64::tanh).sum() / (1.0 + 1.18 * 1.18)) + s8
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -2090,39 +2109,31 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| { let u = t * y; u * u - t });
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.scaled_add((1.0 + y * y).ln(), a);
-        }
-        let mut s3 = (v1[0] - v1[a.len() - 1]).sin().cos();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + v1[i] * f64::cos(1.16)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-        }
-        let mut s5: f64 = {
-            let t4 = helper_scalar((c[0] - 0.49), (y * x));
-            t4 * t4 * 0.5 + x.tanh()
-        };
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => h2[i] * y.tanh().exp(),
-                _ => {
-                    if h2[i] > 0.8 {
-                        break;
-                    }
-                    h2[i].tanh()
-                }
-            };
-            s5 += w6 * 0.65;
+            w1[i] = b[i] * 1.17;
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * 0.65 };
-        helper_scalar(helper_scalar(x, x), (a[0] - 1.07)) + s5 + h2.sum() * 0.3
+        let mut s2 = ((w1.dot(&w1) + ((k as f64 * 0.5) - (k as f64 * 0.5))) + x);
+        match k % 4 {
+            j if j > 1 => s2 = (a.mean().unwrap() - (k as f64 * 0.5).tanh().exp()) * j as f64,
+            _ if w1.mean().unwrap() > 0.2 => s2 = s2 * a.dot(&w1),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        let mut u3 = w1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[a.len() - 1].tanh().exp();
+        }
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5) + (y * x)),
+            1 => s2 = s2 * f64::tanh(0.28),
+            _ => s2 += (x * s2),
+        }
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        ((s2 - x) + w1.dot(a)) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2139,43 +2150,24 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 + x)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * c.dot(a);
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
             if i == 3 {
                 break;
             }
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[k % a.len()],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_scalar(0.67, c[a.len() - 1]);
+        let mut f4 = b.to_owned();
+        f4.mapv_inplace(|t| (t * x).tanh());
+        f4.scaled_add(x, &b);
+        let mut s3 = f4.sum() * 0.3;
+        match k % 4 {
+            j if j > 1 => s3 = helper_array(&f4, (s3 + b[0])) * j as f64,
+            _ if helper_array(a, x) > 0.2 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += helper_array(c, 0.76),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(0.67, c[a.len() - 1]) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.mean().unwrap();
-        }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * (0.95 / (1.0 + 0.70 * 0.70))).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
-        }
-        c.mapv(f64::tanh).sum() + s5
+        (f4.dot(a) - b.mapv(f64::tanh).sum()) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -2192,15 +2184,16 @@ mod p56 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        s1 = (s1 * 0.5 + y).tanh();
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a.dot(a)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let s5;
-        match k % 3 {
-            0 => s5 = (1.0 + s4 * s4).sqrt(),
-            1 => { s5 = 0.5; }
-            _ => s5 = 0.42,
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        helper_array(c, y) + s4
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(a) + y * 0.1;
+        }
+        let v3 = (b * (x + a[k % a.len()]));
+        (s1 * f64::tanh(0.49).exp()) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2216,14 +2209,15 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(c, y)).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (x - y);
+        let mut s1 = helper_array(c, y.tanh().exp());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        y + s1
+        let mut s4 = b.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + x);
+        (b.mapv(f64::tanh).sum() - x) + s4
     }
 
     #[test]
@@ -2239,35 +2233,31 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s2 = helper_array(c, (0.81 * helper_scalar((k as f64 * 0.5), x)));
+        let mut s1 = c.mean().unwrap();
+        s1 += helper_array(b, (x * 1.12));
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * y,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w3 * x;
+            h2.scaled_add(b.mapv(f64::tanh).sum(), b);
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * x };
-        let mut s7 = v1.iter().zip(c.iter()).map(|(p5, q6)| p5 * (k as f64 * 0.5).cos() - q6).reduce(f64::max).unwrap();
         match k % 4 {
-            j if j > 1 => s2 = x * j as f64,
-            _ if c[k % a.len()] > 0.2 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += f64::tanh(1.11).exp(),
+            j if j > 1 => s1 = ((k as f64 * 0.5).cos() * c.mean().unwrap()) * j as f64,
+            _ if f64::tanh(1.11).exp() > 0.2 => s1 = s1 * s1,
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s2 = s2.sin() * 0.9 + b[j8 - 1] * (s7 + s2);
+        if k == 3 {
+            return (y * helper_array(a, y));
         }
-        s2 += (a.mapv(f64::tanh).sum() - ((k as f64 * 0.5) / (1.0 + y * y)));
-        helper_array(&v1, (s4 * x)) + s7 + v1.sum() * 0.3
+        let mut h3 = b.to_owned();
+        for i in 0..a.len() {
+            h3.scaled_add(a.mapv(f64::tanh).sum(), b);
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * helper_scalar(s4, h3[k % a.len()]) + k as f64 * 0.1).sin();
+            }
+        }
+        b.dot(b) + s4 + h3.sum() * 0.3
     }
 
     #[test]
@@ -2289,31 +2279,17 @@ mod p59 {
             1 => { s1 = 0.5; }
             _ => s1 = y,
         }
-        let mut s2 = helper_array(b, b.dot(a)).cos();
-        for i in (0..a.len()).rev() {
-            let t3 = c[i] * y;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s2 = s2 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return helper_array(b, 1.09).cos();
         }
-        let mut s6: f64 = {
-            let t5 = a.mean().unwrap();
-            t5 * t5 * 0.5 + (y * s1)
-        };
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * helper_array(b, 1.18)).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
+        let mut s2 = helper_array(b, helper_array(c, y));
+        match k % 3 {
+            0 => s2 = a.mean().unwrap().cos(),
+            1 => s2 = s2 * (0.76 * a.mean().unwrap()),
+            _ => s2 += helper_array(b, 1.18),
         }
-        y.tanh().tanh().exp() + s7
+        let mut s3 = (x - s1).tanh().tanh().exp();
+        f64::cos(0.81).sin() + s3
     }
 
     #[test]
@@ -2329,35 +2305,46 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = ((0.98 + (k as f64 * 0.5)) / (1.0 + helper_array(b, y) * helper_array(b, y))),
-            1 => { s1 = y.tanh().exp(); }
-            _ => s1 = ((1.0 + y * y).ln() - 0.36),
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (0.98 + (k as f64 * 0.5)));
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > b[p5] {
+                l4.push((b[p5] * b[k % a.len()]).sin());
+            } else {
+                l4.push(b[p5] * s3);
+            }
         }
-        let mut s2 = ad::ndarray::array![y.tanh().exp(), a.dot(b), y].mapv(f64::sin).sum();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * y).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_scalar(x, s2);
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(c, s3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n3 > 2 {
-                break s2 + helper_scalar(x, s2);
-            }
-        };
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s5 += v * helper_scalar(1.32, y);
-            }
+            };
+            s6 += w7 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         }
-        let v6 = (c * helper_array(c, s1));
-        let mut s9 = a.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * (s4 - s4)).sum::<f64>();
-        (s4 / (1.0 + x.sin() * x.sin())) + s9 + v6.sum() * 0.3
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() };
+        for i in (1..a.len()).step_by(2) {
+            let t9 = c[i] * b.mean().unwrap();
+            let mut q10 = 0.0;
+            for j in 0..a.len() {
+                q10 += a[j] * t9;
+            }
+            s3 = s3 + q10.tanh();
+        }
+        let mut s12: f64 = {
+            let t11 = (y + helper_scalar(s3, y));
+            t11 * t11 * 0.5 + (c[a.len() - 1] - 1.32)
+        };
+        for i in (0..a.len()).rev() {
+            s6 = (s6 * 0.7 + c[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+        }
+        (s3 - (k as f64 * 0.5).tanh().exp()) + s12
     }
 
     #[test]
@@ -2373,49 +2360,45 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (y + c[k % a.len()]);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y + c[k % a.len()]) };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * x.cos(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w4 * helper_array(c, s1);
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, s1) };
-        let mut m7 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m7.row_mut(i).assign(&(b * (s3 + i as f64)));
-        }
-        let mut s6 = m7.row(1).dot(a) * f64::tanh(1.14).exp();
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * helper_array(a, 1.03) + k as f64 * 0.1).sin();
+            let n2 = (s1 * 0.5 + b[i] * 0.58).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
+            s1 = n2;
         }
-        s6 = (s6 * 0.5 + s1).tanh();
-        let v10 = vec![0.25; a.len()];
-        let mut s11 = a.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * s3).sum::<f64>();
-        (c.mean().unwrap() + (k as f64 * 0.5)) + s11
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * helper_array(c, b[a.len() - 1]);
+                }
+            }
+            if n3 > 2 {
+                break s1 + helper_array(c, b[a.len() - 1]);
+            }
+        };
+        if k == 3 {
+            return (s4 + y).cos();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if y > 0.2 => s1 = s1 * (a.mean().unwrap() - helper_array(a, y)),
+            _ => s1 += s1.tanh().exp(),
+        }
+        let s5;
+        match k % 3 {
+            0 => s5 = b.mean().unwrap(),
+            1 => { s5 = 0.5; }
+            _ => s5 = (0.24 - a.dot(b)),
+        }
+        if k == 3 {
+            return s5;
+        }
+        (f64::tanh(1.15).exp() + (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -2431,32 +2414,24 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))).sum::<f64>();
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * x.cos();
         }
-        if c[0] < 0.0 {
-            s1 = x.tanh().exp();
-        } else {
-            s1 = s1 * (1.22 * a.mean().unwrap());
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + c[i] * (x / (1.0 + 1.22 * 1.22))).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
         }
         for i in 0..a.len() {
-            let y = y * 0.5 + (y / (1.0 + 1.15 * 1.15));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s4 = (s4 * 0.7 + c[i] * (1.29 / (1.0 + y * y))).tanh();
         }
-        s1 += y * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(a, (k as f64 * 0.5));
-        }
-        (a.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
+        c.mean().unwrap() + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -2472,42 +2447,38 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s2 = (x - helper_array(&v1, a.mapv(f64::tanh).sum()));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * y;
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(&v1, x)).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * helper_scalar((k as f64 * 0.5), 0.52);
-                }
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * (0.26 + y);
             }
-            if n4 > 2 {
-                break s2 + helper_scalar((k as f64 * 0.5), 0.52);
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-        };
-        match k % 3 {
-            0 => s2 = b.dot(&v1),
-            1 => s2 = s2 * (1.0 + helper_array(c, y) * helper_array(c, y)).ln(),
-            _ => s2 += helper_array(c, 0.76),
+            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1].tanh().exp()).tanh();
         }
-        if ((k as f64 * 0.5) / (1.0 + a[0] * a[0])) > 0.1 {
-            s2 = f64::tanh(1.07).exp();
-        } else {
-            s2 = s2 * b.mapv(f64::tanh).sum();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + c[i] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        if c[0] < 0.0 {
-            s2 = 0.86;
+        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
+        match k % 4 {
+            j if j > 1 => s6 = ((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (s2 + a[a.len() - 1])) * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s6 = s6 * (a.mapv(f64::tanh).sum() + x),
+            _ => s6 += y.cos(),
         }
-        let l6 = vec![v1.to_owned(), c.mapv(|t| t * 0.5), v1.mapv(|t| t * s5)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
-        helper_scalar(0.30, c.mean().unwrap()) + s8 + v1.sum() * 0.3
+        s6 = (s6 * 0.5 + helper_scalar(c[a.len() - 1], s2)).tanh();
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * 0.30 + x * 0.1;
+        }
+        (helper_scalar((k as f64 * 0.5), c[k % a.len()]) * (s6 + s1)) + s6
     }
 
     #[test]
@@ -2524,22 +2495,15 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * ((k as f64 * 0.5) + y),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * x;
+        match k % 4 {
+            j if j > 1 => s1 = s1.sin().tanh().exp() * j as f64,
+            _ if a[k % a.len()] > 0.2 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += x.tanh(),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        let mut s4 = (a[k % a.len()] + helper_scalar(x, s1)).tanh();
-        helper_array(a, x.tanh().exp()) + s4
+        if (k as f64 * 0.5).sin() > 0.1 {
+            s1 = b.mean().unwrap();
+        }
+        ((1.0 + s1 * s1).sqrt() + c.dot(c)) + s1
     }
 
     #[test]
@@ -2555,15 +2519,27 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mean().unwrap();
         for i in 0..a.len() {
-            w1[i] += (a[i] + 0.56).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c.mean().unwrap(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74));
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * y;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) };
+        if c[0] < 0.0 {
+            s1 = c.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * (f64::sqrt((1.0 + 1.38 * 1.38)) - b.dot(b));
         }
-        (helper_array(&w2, y) * w2.dot(&w1)) + w2.sum() * 0.3
+        helper_scalar((x * (k as f64 * 0.5)), x) + s1
     }
 
     #[test]
@@ -2579,16 +2555,14 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 += ((1.20 * s1) - (k as f64 * 0.5).tanh());
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
-                break;
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * (1.0 + y * y).ln();
             }
         }
-        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
+        let mut s4 = (0..a.len()).map(|q3| a[q3] * c[q3] + (k as f64 * 0.5).tanh()).sum::<f64>();
+        0.28 + s4
     }
 
     #[test]
@@ -2606,31 +2580,42 @@ mod p67 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * f64::tanh(0.72).exp()).tanh();
-        }
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * f64::sqrt((1.0 + 0.25 * 0.25));
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 += (v * j as f64) * c.mean().unwrap();
+            let t2 = c[i] * a.mean().unwrap();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+            if i == 3 {
+                break;
             }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_array(a, 1.37);
+        s1 = (y / (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)));
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 += (v * j as f64) * (x / (1.0 + a[k % a.len()] * a[k % a.len()]));
+            }
         }
-        let mut s6: f64 = {
-            let t5 = (((k as f64 * 0.5) * 0.86) - y.cos());
-            t5 * t5 * 0.5 + (s1 / (1.0 + a[0] * a[0]))
-        };
-        let mut h7 = a.to_owned();
+        let mut s5 = (k as f64 * 0.5);
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(a, 1.37);
+        }
+        if k % 2 == 1 {
+            let s5 = s5 * 0.5 + ((k as f64 * 0.5) * 0.86);
+            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        }
+        s1 += s5 * 0.2;
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            h7.scaled_add(a.dot(b), a);
+            let n8 = (s7 * 0.5 + b[i] * c.mean().unwrap()).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
         }
-        let f9: Array1<f64> = a.iter().rev().map(|p10| (p10 * c.mapv(f64::tanh).sum()).tanh() + s1).collect();
-        let mut s8 = f9.dot(&f9) * 0.1;
-        (1.0 + f9[a.len() - 1] * f9[a.len() - 1]).sqrt() + s8 + f9.sum() * 0.3
+        (u6.mean().unwrap() * (1.28 / (1.0 + s7 * s7))) + s7 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2646,25 +2631,22 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.dot(b);
-        }
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut s1 = b.dot(b);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x;
                 }
-            };
-            s1 += w2 * helper_scalar(1.30, x);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(1.30, x) };
-        (x * (y * (k as f64 * 0.5))) + s1
+            }
+            if n2 > 2 {
+                break s1 + x;
+            }
+        };
+        let mut s4 = helper_scalar(a.mean().unwrap(), (b.dot(c) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())));
+        y.tanh().exp().cos() + s4
     }
 
     #[test]
@@ -2680,32 +2662,13 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 3 {
-            0 => s1 = (helper_scalar(b[0], s1) * s1.tanh().exp()),
-            1 => s1 = s1 * helper_scalar((1.21 - s1), 0.49),
-            _ => s1 += s1.tanh(),
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s4 = v1.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * helper_scalar(v1[0], y)).sum::<f64>();
+        let mut s5 = c[a.len() - 1];
+        if x > 0.1 {
+            s5 = 0.49;
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * 0.29).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
-        }
-        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * (s2 - s1) + d6[0] * c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * s2).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        helper_scalar(a.mean().unwrap(), 1.04) + s4
+        s4 + s5 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2721,43 +2684,41 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + (1.18 - a[0])
-        };
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * (1.0 + s2 * s2).sqrt()).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
+        let mut s1 = a.mapv(f64::tanh).sum();
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (a[0] * 1.08) + y * 0.1;
         }
+        let l2 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
+        let mut h5 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), s3)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+            let n6 = (&h5 * s4 + b).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * c[0]).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in 0..a.len() {
+            let t7 = c[i] * (1.0 + x * x).sqrt();
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * b[(i + 1) % a.len()];
             }
-            s2 += c[i] * 0.2;
+            s1 += u8;
         }
-        let mut s6: f64 = {
-            let t5 = (1.0 + y * y).ln();
-            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        match k % 3 {
-            0 => s6 = ((s2 / (1.0 + x * x)) + helper_array(c, y)),
-            1 => s6 = s6 * helper_scalar(y, (0.26 / (1.0 + x * x))),
-            _ => s6 += c.mapv(f64::tanh).sum(),
+        let mut s11 = h5.iter().zip(a.iter()).map(|(p9, q10)| p9 * q10 * ((k as f64 * 0.5) + s1)).sum::<f64>();
+        for i in 0..a.len() {
+            let y = y * 0.5 + (s1 + h5[a.len() - 1]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s6 += a.mapv(f64::tanh).sum();
-        b.dot(a) + s6
+        s1 += y * 0.2;
+        let mut l12 = Vec::new();
+        for p13 in 0..a.len() {
+            if c[p13] > a[p13] {
+                l12.push((c[p13] * f64::cos(0.61)).sin());
+            } else {
+                l12.push(a[p13] * s1);
+            }
+        }
+        let mut s14 = l12.iter().map(|p13| p13 * p13).sum::<f64>() + l12[0];
+        (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17))).ln() + s14 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2773,27 +2734,28 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).sin();
-        s1 = a.mapv(f64::tanh).sum().tanh().exp();
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + b.mapv(f64::tanh).sum()
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * c.mean().unwrap();
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = c.dot(a);
+        if k % 2 == 0 {
+            s2 = c.mapv(f64::tanh).sum();
+        } else {
+            s2 = s2 * helper_array(&v1, (y + y));
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
+        let mut s3 = (1.11 * helper_scalar(helper_array(a, y), a.mean().unwrap()));
+        let mut s6 = a.iter().rev().skip(1).zip(v1.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + x).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + v1[j] * (s3 - s3)).tanh();
+                if s6 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s6 += v1[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + h5[i] * (1.0 + s3 * s3).sqrt()).tanh();
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s6 = m7.diag().mapv(|t| (t * s3).sin()).sum() * 1.12;
-        let mut s8 = c[a.len() - 1];
-        helper_scalar((h5[k % a.len()] / (1.0 + s6 * s6)), x.cos()) + s8 + h5.sum() * 0.3
+        helper_array(&v1, c[a.len() - 1]) + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2809,41 +2771,34 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * a.mapv(f64::tanh).sum();
-            let mut q3 = 0.0;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+        }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                s2 = (s2 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s2 += b[i] * 0.2;
         }
-        if k == 3 {
-            return helper_scalar(y, (k as f64 * 0.5)).sin();
+        s2 += y;
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(&u1, (k as f64 * 0.5)) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * a[k % a.len()],
+            _ => s2 += (b[k % a.len()] - y),
         }
-        s1 = (s1 * 0.5 + helper_array(b, (k as f64 * 0.5))).tanh();
-        let s4;
-        match k % 3 {
-            0 => s4 = ((c[k % a.len()] - y) * a.mapv(f64::tanh).sum()),
-            1 => { s4 = ((k as f64 * 0.5) * x); }
-            _ => s4 = c.mean().unwrap(),
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.mapv(f64::tanh).sum();
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * (s1 - s4)).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
-        }
-        for i in 0..a.len() {
-            let t7 = c[i] * (k as f64 * 0.5).tanh().exp();
-            s5 += t7 * t7 * 0.5;
-            s5 -= b[(i + 1) % a.len()] * (s5 / (1.0 + a[k % a.len()] * a[k % a.len()]));
-        }
-        let m9 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s8 = m9.diag().mapv(|t| (t * x).sin()).sum() * 0.61;
-        (((k as f64 * 0.5) * x) / (1.0 + 0.74 * 0.74)) + s8
+        let mut s4 = ((1.0 + (x - s2) * (x - s2)).sqrt() / (1.0 + helper_array(c, helper_array(a, y)) * helper_array(c, helper_array(a, y))));
+        let mut s5: f64 = 1.17;
+        (a[k % a.len()] - helper_scalar(s2, 0.61)) + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2859,35 +2814,36 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = a[p2] * (x + x);
-        }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(a);
-        match k % 4 {
-            j if j > 1 => s4 = f64::cos(1.38) * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s4 = s4 * helper_scalar(c.dot(&v3), helper_array(a, b[a.len() - 1])),
-            _ => s4 += x,
-        }
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (k as f64 * 0.5),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s4 += w8 * (1.02 / (1.0 + s7 * s7));
+            let n2 = (s1 * 0.5 + a[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (1.02 / (1.0 + s7 * s7)) };
-        helper_array(a, helper_array(&v3, y)) + s7 + v3.sum() * 0.3
+        let mut s3 = c.mean().unwrap();
+        let mut l4 = vec![a.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * y).sin()) + a;
+            l4.push(n);
+        }
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * c.mapv(f64::tanh).sum();
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * 1.38).tanh();
+                if s3 > 0.3 && j > n8 {
+                    break 'search s3 * helper_scalar(0.46, (k as f64 * 0.5));
+                }
+            }
+            if n8 > 2 {
+                break s3 + helper_scalar(0.46, (k as f64 * 0.5));
+            }
+        };
+        (b[0].tanh() + s7.tanh()) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2903,46 +2859,40 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let s1;
+        match k % 3 {
+            0 => s1 = y,
+            1 => { s1 = c[0].tanh().exp(); }
+            _ => s1 = c.dot(b),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 / (1.0 + s1 * s1));
+        let mut s2 = (b.dot(b) * (a[0] / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))));
+        match k % 3 {
+            0 => s2 = s1,
+            1 => s2 = s2 * (1.0 + y * y).ln(),
+            _ => s2 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
         }
-        let v3 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
         for i in (1..a.len()).step_by(2) {
-            let t4 = v3[i] * (y / (1.0 + y * y));
-            s1 += t4 * t4 * 0.5;
-            s1 -= v3[(i + 1) % a.len()] * b.dot(&v3);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5), a.mean().unwrap()) * j as f64,
-            _ if b.dot(a) > 0.2 => s1 = s1 * ((a[0] / (1.0 + a[0] * a[0])) * ((k as f64 * 0.5) + x)),
-            _ => s1 += helper_scalar(c[k % a.len()], y),
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t3 = c[i] * (b[0] / (1.0 + c[0] * c[0]));
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * a[(i + 1) % a.len()];
             }
-            s1 = (s1 * 0.7 + b[i] * (0.76 - c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s2 += u4;
         }
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + (1.0 + s1 * s1).sqrt()).sin();
+        }
+        if k == 3 {
+            return ((1.0 + s2 * s2).ln() - (0.76 - c[a.len() - 1]));
+        }
+        let v6 = b.mapv(|t| (t * y).sin() + y * 0.5);
         if c[0] < 0.0 {
-            s1 = (helper_scalar(y, s1) + (x - x));
+            s2 = (helper_scalar(s2, y) + (x - s2));
         } else {
-            s1 = s1 * (((k as f64 * 0.5) + 0.32) / (1.0 + s1 * s1));
+            s2 = s2 * (((k as f64 * 0.5) + 0.32) / (1.0 + s1 * s1));
         }
-        s1 + s1 + v3.sum() * 0.3
+        x + s2 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2958,44 +2908,29 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * b.mean().unwrap();
+        if y > 0.1 {
+            s1 = x;
+        } else {
+            s1 = s1 * y;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = h2[i] * b.mean().unwrap();
-        }
-        let mut h4 = w3.to_owned();
+        let mut s3 = (1.0 + helper_scalar(y.tanh(), x) * helper_scalar(y.tanh(), x)).ln();
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
         for i in (0..a.len()).rev() {
-            let n5 = (&h4 * s1 + &w3).mapv(f64::tanh);
-            h4.assign(&n5);
+            let t5 = b[i] * c.mean().unwrap();
+            s3 += t5.sin() * a.mean().unwrap();
+            if i == 3 {
+                break;
+            }
         }
-        let v6 = (&h4 * (x + s1));
-        let v7 = h4.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * v6.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * helper_array(&w3, b[0]);
-                }
-            }
-            if n8 > 2 {
-                break s1 + helper_array(&w3, b[0]);
-            }
-        };
-        (k as f64 * 0.5) + s1 + v7.sum() * 0.3
+        let mut s6 = (1.0 + helper_array(&v4, 0.45) * helper_array(&v4, 0.45)).ln().tanh().exp();
+        if c.dot(&v4) > 0.1 {
+            s1 = v4.mean().unwrap();
+        } else {
+            s1 = s1 * s6;
+        }
+        (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3011,13 +2946,16 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, c);
+        let mut s1 = (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s1 = helper_array(c, (k as f64 * 0.5).sin());
         }
-        let mut s2 = (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt()).sqrt().sin();
-        (1.0 + b[0] * b[0]).ln().tanh().exp() + s2 + h1.sum() * 0.3
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
+        }
+        let mut s2 = m3.row(1).dot(c) * a.mean().unwrap();
+        y + s2
     }
 
     #[test]
@@ -3033,51 +2971,51 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (y + a[0]);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * helper_scalar(helper_array(c, y), (k as f64 * 0.5).tanh()),
-            _ => s1 += helper_scalar(0.66, (k as f64 * 0.5)),
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * b.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(x, x)).tanh();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * b.mapv(f64::tanh).sum();
-        }
-        match k % 3 {
-            0 => s1 = x.tanh().exp(),
-            1 => s1 = s1 * x,
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-        }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += helper_scalar(s1, x),
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * 0.88;
+                s2 = (s2 * 0.8 + a[j] * 0.98).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_scalar(w1[k % a.len()], y);
                 }
             }
-            if n4 > 2 {
-                break s1 + 0.88;
+            if n3 > 2 {
+                break s2 + helper_scalar(w1[k % a.len()], y);
             }
         };
-        (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt().tanh() + s1
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s5 += (v * j as f64) * c.mean().unwrap();
+            }
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t6 = c[i] * a.mapv(f64::tanh).sum();
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * w1[(i + 1) % a.len()];
+            }
+            s2 += u7;
+        }
+        for m in w1.iter().map(|s4| (s4 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * ((k as f64 * 0.5) * (k as f64 * 0.5)) + s4 * 0.1;
+        }
+        c.dot(b) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3093,21 +3031,22 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, x).tanh().exp();
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s1 = (0.29 / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())).cos();
+        let s2;
         match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s2 = helper_array(a, (k as f64 * 0.5)).tanh().exp(),
+            1 => { s2 = 1.20; }
+            _ => s2 = helper_scalar(a.mapv(f64::tanh).sum(), (s1 + x)),
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        a.dot(a) + s1
+        helper_scalar(c[0], helper_array(c, x)) + s1
     }
 
     #[test]
@@ -3123,18 +3062,25 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        if k == 3 {
+            return (y + ((k as f64 * 0.5) + y));
         }
-        s1 += y * 0.2;
+        let mut s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
         for i in 0..a.len() {
-            let y = y * 0.5 + helper_array(c, x);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c.dot(c),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * c.mean().unwrap();
         }
-        s1 += y * 0.2;
-        helper_scalar((1.0 + y * y).sqrt(), x) + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        helper_scalar((1.0 + s3 * s3).sqrt(), s3) + s1
     }
 
     #[test]
@@ -3150,17 +3096,15 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.44;
-        }
-        let mut s1 = (k as f64 * 0.5);
+        let v1 = (a + b);
+        let mut s2 = (k as f64 * 0.5);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            s2 = (s2 * 0.7 + c[i] * x).tanh();
             if i == 3 {
                 break;
             }
         }
-        c.mean().unwrap() + s1
+        a.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3176,29 +3120,17 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * (k as f64 * 0.5).tanh().exp()).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let v3 = (b * b).mapv(f64::tanh);
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * ((k as f64 * 0.5) * x),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * ((k as f64 * 0.5) + 0.37);
+        let mut s3 = ((k as f64 * 0.5) - (b.mean().unwrap() + helper_scalar(y, x)));
+        for (p1, &q2) in c.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * y.tanh()).tanh();
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + 0.37) };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + b[j6 - 1] * (x - 0.71);
+        s3 = s3.sin();
+        s3 += s3.tanh().exp().sin();
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y * s3);
         }
-        (helper_scalar(s1, (k as f64 * 0.5)) * s1) + s1 + v3.sum() * 0.3
+        (k as f64 * 0.5) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3215,9 +3147,21 @@ mod p82 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        let g3 = |p4: f64| (p4 * a.mapv(f64::tanh).sum()).tanh();
-        let mut s2 = g3((x - y)) + g3(a[0]);
-        y + s2
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * a.dot(c);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(c) };
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -3233,40 +3177,41 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * 1.19;
         }
-        if k == 3 {
-            return v1[0].tanh();
+        let mut s2 = u1[a.len() - 1];
+        s2 = (u1[0] * (k as f64 * 0.5).tanh().exp());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * u1.mapv(f64::tanh).sum();
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 += v * (1.0 + s3 * s3).sqrt();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * c[a.len() - 1].sin()).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * 0.34;
+                }
             }
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            if n4 > 2 {
+                break s2 + 0.34;
             }
-            s3 = (s3 * 0.7 + u2[i] * 0.98).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        };
+        if x > 0.1 {
+            s2 = x;
+        } else {
+            s2 = s2 * helper_scalar(u1.mean().unwrap(), (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * x.sin()).tanh();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s2 = s2.sin() * 0.9 + b[j6 - 1] * s5.cos();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + u2[j4 - 1] * x;
-        }
-        (u2[0] + y.cos()) + s3 + u2.sum() * 0.3
+        1.29 + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3282,37 +3227,25 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = helper_scalar(a.dot(a), (x - y)),
-            1 => { s1 = b.mapv(f64::tanh).sum(); }
-            _ => s1 = y,
+        let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
+        match k % 4 {
+            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
+            _ => s1 += ((k as f64 * 0.5) - 1.23),
         }
-        let mut s2 = (x * (1.0 + y.tanh() * y.tanh()).sqrt());
-        match k % 3 {
-            0 => s2 = b.mean().unwrap(),
-            1 => s2 = s2 * y,
-            _ => s2 += c.mapv(f64::tanh).sum(),
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * y;
-                }
-            }
-            if n3 > 2 {
-                break s2 + y;
-            }
+        let mut s3: f64 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
         };
-        for i in 0..a.len() {
-            let x = x * 0.5 + c[k % a.len()];
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
         }
-        s2 += x * 0.2;
-        x + s2
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + y * 0.1;
+        }
+        x + s3
     }
 
     #[test]
@@ -3329,36 +3262,33 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(0.94, x);
+        match k % 4 {
+            j if j > 1 => s1 = ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1)) * j as f64,
+            _ if (x + 0.75) > 0.2 => s1 = s1 * ((a[0] * y) + c.dot(a)),
+            _ => s1 += (x * 0.83),
         }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * c[0];
+        let mut h2 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
+        }
+        if k == 3 {
+            return (y + 0.43).tanh().exp();
+        }
+        let mut h3 = a.to_owned();
+        for i in 0..a.len() {
+            let n4 = (&h3 * s1 + a).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + 1.35);
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
             }
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h3 = (&h3 * 0.5 + a).mapv(f64::sin);
-        }
-        let mut h4 = c.to_owned();
-        for i in 0..a.len() {
-            h4.mapv_inplace(|t| (t * s1).tanh());
-            h4.scaled_add(0.5, c);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = ((h3[a.len() - 1] / (1.0 + 0.36 * 0.36)) * (x / (1.0 + x * x))) * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((0.43 - x) + helper_array(c, s1)),
-            _ => s1 += (0.27 - 1.35),
-        }
-        match k % 3 {
-            0 => s1 = h4.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * h4.dot(c),
-            _ => s1 += y.tanh().exp(),
-        }
-        helper_array(b, y) + s1 + h4.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s8 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3374,21 +3304,23 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * (s3 * 0.99)).tanh();
+        let mut s1 = (x - helper_scalar(1.18, x).tanh());
+        let s2;
+        match k % 3 {
+            0 => s2 = a.dot(a),
+            1 => { s2 = 0.5; }
+            _ => s2 = (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
         }
-        let mut s5: f64 = {
-            let t4 = x.tanh();
-            t4 * t4 * 0.5 + b[k % a.len()].sin()
-        };
-        if c[0] < 0.0 {
-            s5 = helper_scalar(s3.tanh().exp(), (x + (k as f64 * 0.5)));
-        } else {
-            s5 = s5 * s3;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        a.dot(c) + s5
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s3 += (v * j as f64) * ((k as f64 * 0.5) * (k as f64 * 0.5));
+            }
+        }
+        a.dot(c).tanh().exp() + s3
     }
 
     #[test]
@@ -3404,20 +3336,16 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * f64::ln((1.0 + 0.92 * 0.92));
+        let mut s1 = c.dot(a);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(a[k % a.len()], y)).tanh();
         }
-        let mut s4 = a.dot(a);
-        for (p2, &q3) in u1.iter().zip(b) {
-            s4 = (s4 * 0.7 + p2 * q3 * helper_array(c, c[a.len() - 1])).tanh();
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.0 + y * y).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s4 = (1.0 + x * x).ln().sin() * j as f64,
-            _ if b[k % a.len()] > 0.2 => s4 = s4 * ((y * y) - (k as f64 * 0.5).cos()),
-            _ => s4 += ((k as f64 * 0.5) + x),
-        }
-        (0.33 - (1.0 + y * y).sqrt()) + s4 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        ((y / (1.0 + s1 * s1)) * helper_scalar(y, y)) + s1
     }
 
     #[test]
@@ -3434,10 +3362,9 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        ((x - y) - x.sin()) + s1
+        let f3: Array1<f64> = a.iter().rev().map(|p4| (p4 * b.dot(b)).tanh() + (x - y)).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        helper_scalar((k as f64 * 0.5), y) + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -3453,40 +3380,55 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b[k % a.len()], (y / (1.0 + y * y)));
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-        }
-        let mut s2 = ad::ndarray::array![(y - s1), b.mean().unwrap(), (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))].mapv(f64::sin).sum();
-        let s3;
-        match k % 3 {
-            0 => s3 = (k as f64 * 0.5),
-            1 => { s3 = 0.5; }
-            _ => s3 = s1,
-        }
-        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * s1).sin()).sum() * c.mapv(f64::tanh).sum() + d6[0] * ((k as f64 * 0.5) - s3);
-        if c[0] < 0.0 {
-            s1 = s2;
-        } else {
-            s1 = s1 * (s2 / (1.0 + x * x));
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            let n2 = (s1 * 0.5 + c[i] * c.mean().unwrap()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
-            s4 += b[i] * 0.2;
+            s1 = n2;
         }
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * helper_array(a, s4);
-            s1 += t7 * t7 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * b.mean().unwrap();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * x;
         }
-        s1 + s4
+        if k == 3 {
+            return 0.32;
+        }
+        s1 += y;
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * x;
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + a[i] * helper_scalar(s1, y)).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
+        }
+        0.87 + s6
     }
 
     #[test]
@@ -3502,23 +3444,17 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (a[k % a.len()] - c[a.len() - 1]),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(c, y);
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, y) };
-        let v4 = (c * b).mapv(f64::tanh);
-        v4.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).sqrt();
+        }
+        (a.mapv(f64::tanh).sum() * 1.15) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3534,35 +3470,31 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (a[k % a.len()] / (1.0 + y * y))).sum::<f64>();
+        let s4;
+        match k % 3 {
+            0 => s4 = (((k as f64 * 0.5) - y) * helper_scalar(s3, x)),
+            1 => { s4 = 0.5; }
+            _ => s4 = (a[0] - 1.16).tanh(),
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut s5 = (0..a.len()).map(|q4| b[q4] * c[q4] + (x * 1.26)).sum::<f64>();
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (s1 / (1.0 + c[0] * c[0]))).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * b.mapv(f64::tanh).sum();
-                }
-            }
-            if n6 > 2 {
-                break s2 + b.mapv(f64::tanh).sum();
-            }
-        };
-        if (1.14 + 1.05) > 0.1 {
-            s2 = ((s1 * (k as f64 * 0.5)) * 0.79);
-        } else {
-            s2 = s2 * (s2 * b[a.len() - 1]);
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s8 = (helper_array(b, b[a.len() - 1]) * helper_array(a, 0.62)).tanh().exp();
-        a.dot(a) + s8
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in w5.iter() {
+                s6 = (s6 * 0.6 + v * a.mean().unwrap() + k as f64 * 0.1).sin();
+            }
+        }
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (s6 - s6);
+        }
+        if k == 3 {
+            return ((s3 * b[a.len() - 1]) - (s3 * b[a.len() - 1]));
+        }
+        helper_scalar(w5[0].cos(), (1.0 + x * x).sqrt()) + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3578,36 +3510,31 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, b);
+        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
         }
-        let mut u2 = h1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * y);
-        }
-        let mut s3 = x.sin();
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => u2[i] * 0.77,
-                _ => {
-                    if u2[i] > 0.8 {
-                        break;
-                    }
-                    u2[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s3 += w4 * b.dot(&u2);
+            }
+            s1 += b[i] * 0.2;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b.dot(&u2) };
-        match k % 4 {
-            j if j > 1 => s3 = x.cos() * j as f64,
-            _ if (s5 / (1.0 + x * x)) > 0.2 => s3 = s3 * helper_scalar(0.82, u2[0]).sin(),
-            _ => s3 += (1.0 + s3 * s3).ln(),
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            }
         }
-        y.cos().tanh().exp() + s3 + u2.sum() * 0.3
+        let s2;
+        match k % 3 {
+            0 => s2 = ((y / (1.0 + s1 * s1)) / (1.0 + f64::tanh(0.46).exp() * f64::tanh(0.46).exp())),
+            1 => { s2 = (s1 * s1); }
+            _ => s2 = (1.0 + x * x).sqrt().tanh().exp(),
+        }
+        y + s1
     }
 
     #[test]
@@ -3624,39 +3551,22 @@ mod p93 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap().sin();
+        match k % 4 {
+            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
+            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
+            _ => s1 += y,
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.mapv(f64::tanh).sum(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
-        if (y - x) > 0.1 {
-            s1 = ((0.31 * (k as f64 * 0.5)) + helper_array(b, 0.51));
-        } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), s1) * 1.30);
-        }
-        let mut h4 = b.to_owned();
+        let mut h2 = a.to_owned();
         for i in 0..3 {
-            h4 = (&h4 * 0.5 + b).mapv(f64::sin);
+            let n3 = (&h2 * s1 + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::tanh(1.12).exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        b.dot(b).tanh().exp() + s1 + h4.sum() * 0.3
+        let mut s4 = x;
+        s4 = (1.0 + (s1 - h2[a.len() - 1]) * (s1 - h2[a.len() - 1])).sqrt();
+        helper_array(b, (k as f64 * 0.5)).tanh().exp() + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3672,25 +3582,27 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * (s3 / (1.0 + x * x))).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
+        }
+        match k % 4 {
+            j if j > 1 => s3 = (a.mean().unwrap() + s3.tanh().exp()) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            _ => s3 += y,
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (y - s1)).tanh();
-                if s1 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s3 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s3 += c[i] * 0.2;
         }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 = (s2 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
-        }
-        s1 = (s1 * 0.5 + a[a.len() - 1]).tanh();
-        let v3 = (a * a).mapv(f64::tanh);
-        helper_array(b, b[a.len() - 1]).tanh().exp() + s2 + v3.sum() * 0.3
+        helper_scalar(y.tanh(), helper_scalar(b[k % a.len()], 1.04)) + s3
     }
 
     #[test]
@@ -3706,26 +3618,43 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a[a.len() - 1].cos() + a.dot(c));
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + b[k % a.len()]).sin();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(a[a.len() - 1], c[0])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mean().unwrap();
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * w2.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            if n2 > 2 {
+                break s1 + c.mean().unwrap();
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (y * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        (x.sin() / (1.0 + ((k as f64 * 0.5) * s1) * ((k as f64 * 0.5) * s1))) + s1 + w2.sum() * 0.3
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + c.dot(a);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * c.dot(b)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
+        }
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -3741,34 +3670,15 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * c.mapv(f64::tanh).sum();
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * y;
-        }
-        let v3 = (a + c);
-        let s4;
+        let mut s3 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (1.20 - x)).sum::<f64>();
+        let mut s4 = helper_scalar(((k as f64 * 0.5) + (y + (k as f64 * 0.5))), c[a.len() - 1].tanh());
         match k % 3 {
-            0 => s4 = y,
-            1 => { s4 = (c[a.len() - 1] - (k as f64 * 0.5)); }
-            _ => s4 = 0.60,
+            0 => s4 = (k as f64 * 0.5),
+            1 => s4 = s4 * (s4 * y).sin(),
+            _ => s4 += 0.60,
         }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => c[i] * 1.07,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w5 * helper_scalar(s4, 0.84);
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(s4, 0.84) };
-        (1.0 + y * y).ln() + s1 + v3.sum() * 0.3
+        let mut s5 = (x - b.dot(b));
+        1.07 + s5
     }
 
     #[test]
@@ -3784,43 +3694,32 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 / (1.0 + 0.62 * 0.62))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s4 = (s4 * 0.6 + v * y + k as f64 * 0.1).sin();
             }
-            s1 += c[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + 1.34;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s5 = (k as f64 * 0.5);
+        let mut s6 = (helper_scalar((k as f64 * 0.5), 1.35) + (helper_array(b, x) + c.dot(b)));
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s3 = s3.sin() * 0.9 + c[j7 - 1] * f64::sin(1.02);
         }
-        s1 += x * 0.2;
-        if k == 3 {
-            return helper_array(a, helper_scalar(y, (k as f64 * 0.5)));
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * b[k % a.len()].sin();
-                }
+        let mut s8: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s8 = (s8 * 0.6 + v * s6.tanh().exp() + k as f64 * 0.1).sin();
             }
-            if n2 > 2 {
-                break s1 + b[k % a.len()].sin();
-            }
+        }
+        let mut s10: f64 = {
+            let t9 = helper_scalar(0.48, helper_scalar(s6, s3));
+            t9 * t9 * 0.5 + s5.tanh().exp()
         };
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1;
-        }
-        let v5 = (a + b);
-        (b.mapv(f64::tanh).sum() / (1.0 + v5.dot(a) * v5.dot(a))) + s1 + v5.sum() * 0.3
+        (s6 - helper_array(b, (k as f64 * 0.5))) + s10
     }
 
     #[test]
@@ -3836,24 +3735,36 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + (1.0 + y * y).ln()).sin();
+        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * (1.0 + y * y).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut f3 = w1.to_owned();
-        f3.mapv_inplace(|t| (t * x).tanh());
-        f3.scaled_add((1.0 + b[0] * b[0]).ln(), &w1);
-        let mut s2 = f3.sum() * 0.3;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * a.mapv(f64::tanh).sum()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if (c[0] * s1) > 0.2 => s1 = s1 * ((x - y) + (x * 0.51)),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(0.20, y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        s2 += x * 0.2;
-        let mut s4 = ((helper_array(&f3, (k as f64 * 0.5)) - (b[0] * s2)) / (1.0 + (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0]))) * (((k as f64 * 0.5) + 0.20) / (1.0 + ((k as f64 * 0.5) - c[0]) * ((k as f64 * 0.5) - c[0])))));
-        (f64::sin(0.44) / (1.0 + s2.tanh().exp() * s2.tanh().exp())) + s4 + f3.sum() * 0.3
+        let v4 = a.mapv(|t| { let u = t * x; u * u - t });
+        let f6: Array1<f64> = v4.iter().rev().map(|p7| (p7 * (0.44 + x)).tanh() + ((k as f64 * 0.5) * v4[k % a.len()])).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
+        0.62 + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -3869,17 +3780,18 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
-            if i == 3 {
-                break;
+        let mut s1 = (1.0 + (x / (1.0 + (0.34 * y) * (0.34 * y))) * (x / (1.0 + (0.34 * y) * (0.34 * y)))).ln();
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 += v * b.mean().unwrap();
             }
         }
-        if k == 3 {
-            return c.dot(b);
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5).cos();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        y + h1.sum() * 0.3
+        s1 += s1 * 0.2;
+        (a.dot(c) / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -3895,55 +3807,53 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + a[0];
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let s2;
-        match k % 3 {
-            0 => s2 = c.dot(b),
-            1 => { s2 = b.dot(a); }
-            _ => s2 = a.mean().unwrap(),
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * c[k % a.len()];
-                }
-            }
-            if n3 > 2 {
-                break s1 + c[k % a.len()];
-            }
-        };
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let n2 = (s1 * 0.5 + c[i] * x.tanh().exp()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
+        }
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = a[p4] * 0.45;
+        }
+        l3[0] += s1;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
                 0 => continue,
-                1 => a[i] * c.mapv(f64::tanh).sum(),
+                1 => v5[i] * helper_scalar(s1, y),
                 _ => {
-                    if a[i] > 0.8 {
+                    if v5[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    v5[i].tanh()
                 }
             };
-            s1 += w5 * s1;
+            s6 += w7 * helper_scalar(s1, x);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        ((s2 * 0.21) * b[0]) + s1
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * helper_scalar(s1, x) };
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + b[j] * helper_scalar(c[0], (k as f64 * 0.5))).tanh();
+                if s6 > 0.3 && j > n9 {
+                    break 'search s6 * s6;
+                }
+            }
+            if n9 > 2 {
+                break s6 + s6;
+            }
+        };
+        let mut s12: f64 = {
+            let t11 = (1.23 + c.dot(&v5));
+            t11 * t11 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        f64::tanh(0.44) + s12 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3959,25 +3869,30 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (s1 * a[a.len() - 1]);
+        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, b[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (x - 1.27);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (x - 1.27);
+            }
+        };
+        s1 = (s1 * 0.5 + x).tanh();
+        for i in 0..a.len() {
+            let t4 = b[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t4 * t4 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * b[a.len() - 1];
+            if i == 3 {
+                break;
             }
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.scaled_add(0.52, c);
-        }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * (y + x)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
-            }
-        }
-        x.tanh().exp() + s3 + h2.sum() * 0.3
+        helper_array(a, s3) + s1
     }
 
     #[test]
@@ -3993,43 +3908,35 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos().sin().sin();
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * ((1.0 + s1 * s1).sqrt() / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-            _ => s1 += b.mean().unwrap(),
-        }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, c);
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, b);
-        }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * 0.95 + k as f64 * 0.1).sin();
+        let (s2, c3) = (x * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (k as f64 * 0.5)]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (1.0 + s1 * s1).sqrt();
+                }
             }
-        }
-        let mut s4 = helper_scalar(s1, (k as f64 * 0.5).tanh().exp().tanh().exp());
-        let mut l5 = Vec::new();
-        for p6 in 0..a.len() {
-            if c[p6] > c[p6] {
-                l5.push((c[p6] * (s1 - (k as f64 * 0.5))).sin());
-            } else {
-                l5.push(c[p6] * s4);
+            if n5 > 2 {
+                break s1 + (1.0 + s1 * s1).sqrt();
             }
+        };
+        let v7 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (v7[i] + (s6 * x)).sin();
         }
-        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
-        if x.tanh().exp() > 0.1 {
-            s4 = b.mapv(f64::tanh).sum();
+        let v9 = c.mapv(f64::sin);
+        let mut s10 = s1;
+        if c[0] < 0.0 {
+            s10 = x.tanh().exp();
         } else {
-            s4 = s4 * s7;
+            s10 = s10 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
         }
-        c.dot(a) + s7 + h3.sum() * 0.3
+        c.mean().unwrap() + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -4046,41 +3953,48 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in (0..a.len()).rev() {
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (x - (k as f64 * 0.5));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x - (k as f64 * 0.5)) };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3;
+        }
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            s1 = (s1 * 0.7 + u4[i] * 1.24).tanh();
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (helper_array(c, 0.37) + y),
-            _ => s1 += (x / (1.0 + b[0] * b[0])),
+        let mut s6: f64 = {
+            let t5 = c.dot(c);
+            t5 * t5 * 0.5 + (b[0] - 0.36)
+        };
+        let v7 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        if k == 3 {
+            return (k as f64 * 0.5).tanh().exp();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = ((y * s1) / (1.0 + (0.36 / (1.0 + y * y)) * (0.36 / (1.0 + y * y)))),
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_array(a, y.tanh().exp()),
-        }
-        let m4 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * s2).sin()).sum() * (s1 / (1.0 + s2 * s2));
-        let f6 = Array1::from_shape_fn(a.len(), |i7| b[i7] * (1.0 + c[0] * c[0]).ln() + i7 as f64 * 0.1);
-        let mut s5 = f6.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(helper_array(a, 1.03), s3) * j as f64,
-            _ if (a[0] * (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (0.48 * s3),
-        }
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + a[i] * s2).tanh();
-            if (n9 - s8).abs() < 0.05 {
-                break;
-            }
-            s8 = n9;
-        }
-        ((1.10 - y) / (1.0 + (0.40 - b[0]) * (0.40 - b[0]))) + s8 + f6.sum() * 0.3
+        y + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4097,25 +4011,21 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.22;
+        if k % 2 == 1 {
+            let y = y * 0.5 + 0.22;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        s1 += y * 0.2;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(c, x)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * c.dot(b);
+                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + c.dot(b);
-            }
-        };
-        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
+            s1 += a[i] * 0.2;
+        }
+        (s1 * (1.0 + b[0] * b[0]).sqrt()) + s1
     }
 
     #[test]
@@ -4132,14 +4042,29 @@ mod p105 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
-        s1 = (s1 * 0.5 + (f64::tanh(1.17).exp() - c.dot(b))).tanh();
-        let mut f3 = a.to_owned();
-        f3.mapv_inplace(|t| (t * s1).tanh());
-        f3.scaled_add((a[a.len() - 1] / (1.0 + c[0] * c[0])), &a);
-        let mut s2 = f3.sum() * 0.3;
-        s1 += (helper_scalar(x, 0.25) * (a[0] / (1.0 + s1 * s1)));
-        let mut s4: f64 = 0.60;
-        (1.0 + helper_array(c, 1.23) * helper_array(c, 1.23)).ln() + s4 + f3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = (f64::tanh(1.17).exp() - c.dot(b)),
+            1 => s1 = s1 * (a[a.len() - 1] + (1.31 + 0.82)),
+            _ => s1 += (s1 * (k as f64 * 0.5)),
+        }
+        let mut s3: f64 = {
+            let t2 = a[k % a.len()];
+            t2 * t2 * 0.5 + b[0]
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (a[0] / (1.0 + s1 * s1))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        let mut s5: f64 = {
+            let t4 = 0.60;
+            t4 * t4 * 0.5 + (1.0 + s3 * s3).sqrt()
+        };
+        a.dot(a) + s5
     }
 
     #[test]
@@ -4155,18 +4080,26 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y.tanh(), x) * ((y * c[k % a.len()]) * a.dot(c)));
-        let (s3, c4) = (x * c.dot(b)).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, f64::tanh(0.86).exp()]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * helper_array(a, x);
+        let mut s2: f64 = {
+            let t1 = (helper_scalar(x, a[k % a.len()]) * x);
+            t1 * t1 * 0.5 + (x * y)
+        };
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
+            s2 = (s2 * 0.7 + c[i] * (c[0] / (1.0 + s2 * s2))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + c[i] * 0.3;
         }
-        let mut h6 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h6.scaled_add((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), c);
+        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(a, x)).view()]).unwrap();
+        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
+        let mut h5 = c.to_owned();
+        for i in 0..3 {
+            let n6 = (&h5 * y + c).mapv(f64::tanh);
+            h5.assign(&n6);
+            if i == 3 {
+                break;
+            }
         }
-        h6[0] + s2 + h6.sum() * 0.3
+        (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + h5[0] * h5[0])) + s3 + h5.sum() * 0.3
     }
 
     #[test]
@@ -4182,41 +4115,37 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), helper_array(a, b[0])) * j as f64,
-            _ if (1.0 + b[0] * b[0]).ln() > 0.2 => s1 = s1 * x,
-            _ => s1 += (0.48 - x),
-        }
-        if (1.33 - x) > 0.1 {
-            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (s1 / (1.0 + s1 * s1)) * (s1 / (1.0 + s1 * s1))));
-        } else {
-            s1 = s1 * (f64::tanh(0.52).exp() + ((k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
+        let g2 = |p3: f64| (p3 * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
+        let mut s1 = g2(x) + g2(a[0]);
         for i in 0..a.len() {
-            let x = x * 0.5 + c[a.len() - 1].tanh().exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        s1 = (s1 * 0.5 + (s1 / (1.0 + y * y)).tanh().exp()).tanh();
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 = (s2 * 0.6 + v * helper_scalar(0.36, a[a.len() - 1]) + k as f64 * 0.1).sin();
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[a.len() - 1], a[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        for k in 0..2 {
-            for v in a.iter() {
-                s2 = (s2 * 0.6 + v * 0.95 + k as f64 * 0.1).sin();
-            }
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * c[0]);
         }
-        b.dot(a).cos() + s2
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * u4.mapv(f64::tanh).sum();
+        }
+        if k == 3 {
+            return ((1.33 - x) - 0.46);
+        }
+        let mut s7: f64 = {
+            let t6 = (s1 / (1.0 + s1 * s1)).cos();
+            t6 * t6 * 0.5 + (s1 - x)
+        };
+        match k % 4 {
+            j if j > 1 => s1 = u5.dot(&u4).cos() * j as f64,
+            _ if u5[a.len() - 1].tanh().exp() > 0.2 => s1 = s1 * b[a.len() - 1],
+            _ => s1 += u4.mapv(f64::tanh).sum(),
+        }
+        s1 + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4233,25 +4162,36 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * y;
-            let mut q3 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * y.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s1 += c[i] * 0.2;
         }
-        let mut h4 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h4.mapv_inplace(|t| (t * x).tanh());
-            h4.scaled_add(0.5, a);
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 += (v * j as f64) * 1.07;
+            }
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * a.dot(&h4);
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x.tanh(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * a.dot(b);
         }
-        a.dot(c).tanh().exp() + s1 + h4.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(b) };
+        a.dot(b) + s2
     }
 
     #[test]
@@ -4268,20 +4208,15 @@ mod p109 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * helper_array(a, 0.22);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * s1;
+        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) / (1.0 + a[0] * a[0])) + s1 * 0.1;
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(s1, s1.tanh()),
-            1 => s1 = s1 * c[k % a.len()],
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * s1).tanh());
+            h2.scaled_add(0.5, a);
         }
-        c.dot(a) + s1
+        helper_scalar(s1, s1.tanh()) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4297,17 +4232,19 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        let mut s1 = helper_array(c, y.sin());
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 = (s1 * 0.6 + v * ((k as f64 * 0.5) - y) + k as f64 * 0.1).sin();
             }
         }
-        let mut s3 = (1.0 + x.sin() * x.sin()).sqrt();
-        let v4 = c.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        x + s3 + v4.sum() * 0.3
+        if k == 3 {
+            return ((k as f64 * 0.5).sin() - helper_scalar(x, 0.95));
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4323,48 +4260,43 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(b[k % a.len()].sin(), (y - x));
-            t1 * t1 * 0.5 + f64::tanh(0.71).exp()
-        };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * (s2 * 1.14);
+        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + x;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        s1 += s1 * 0.2;
+        s1 = y;
+        s1 = a.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * (y - 1.00);
+                s1 = (s1 * 0.8 + c[j] * (0.88 * c[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * f64::sqrt((1.0 + 0.55 * 0.55));
                 }
             }
-            if n4 > 2 {
-                break s2 + (y - 1.00);
+            if n2 > 2 {
+                break s1 + f64::sqrt((1.0 + 0.55 * 0.55));
             }
         };
-        let s6;
-        match k % 3 {
-            0 => s6 = helper_array(a, (s5 / (1.0 + s5 * s5))),
-            1 => { s6 = 0.5; }
-            _ => s6 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln(),
-        }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + c[i] * s2.sin()).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if c[p5] > c[p5] {
+                l4.push((c[p5] * c.dot(b)).sin());
+            } else {
+                l4.push(c[p5] * y);
             }
-            s7 = n8;
         }
-        let v9 = c.mapv(|t| { let u = t * s7; u * u - t });
-        for i in (0..a.len()).rev() {
-            let t10 = c[i] * s7;
-            s7 += t10.sin() * helper_scalar(s6, s6);
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        s1 = s6;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + b[j7 - 1] * (x * a[a.len() - 1]);
         }
-        b[k % a.len()].tanh().exp() + s7 + v9.sum() * 0.3
+        (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt() + s6
     }
 
     #[test]
@@ -4380,28 +4312,31 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        if k == 3 {
+            return (a[a.len() - 1] - b[a.len() - 1]).sin();
+        }
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_scalar(y, s3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+            h1.scaled_add((x + b[0]), b);
+        }
+        if k == 3 {
+            return y;
+        }
+        let mut s2 = a.mean().unwrap();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) - y)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (k as f64 * 0.5).cos();
                 }
-            };
-            s3 += w4 * b[0];
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b[0] };
-        let v6 = b.mapv(|t| { let u = t * y; u * u - t });
-        for i in 0..a.len() {
-            let t7 = c[i] * (0.97 + (k as f64 * 0.5));
-            s3 += t7.sin() * helper_scalar(y, y);
-        }
-        ((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s5.tanh().exp()) + s3 + v6.sum() * 0.3
+            }
+            if n3 > 2 {
+                break s2 + (k as f64 * 0.5).cos();
+            }
+        };
+        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s4.tanh().exp()) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4417,12 +4352,14 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + y * y).ln();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+        let mut s3 = b.iter().map(|p1| p1 * y).min_by(|p1, q2| (p1 - y).abs().total_cmp(&(q2 - y).abs())).unwrap();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        s1 = (s1 * 0.5 + (y + c.mean().unwrap())).tanh();
-        ((x - a[0]) * s1.tanh().exp()) + s1
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -4438,38 +4375,27 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) * x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) * x);
-            }
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b[a.len() - 1].sin()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * helper_array(a, (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s1 + helper_array(a, (k as f64 * 0.5));
-            }
-        };
-        let mut s6 = (1.0 + helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36)) * helper_scalar(((k as f64 * 0.5) / (1.0 + c[0] * c[0])), (s5 - 1.36))).ln();
-        if k == 3 {
-            return (s5.tanh().exp() - c.mean().unwrap());
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * b.mean().unwrap();
         }
-        (y / (1.0 + helper_scalar(s6, s6) * helper_scalar(s6, s6))) + s6
+        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w1[j] * (k as f64 * 0.5)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += w1[i] * 0.2;
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (0.73 + a[0]);
+        }
+        let mut s4 = ((((k as f64 * 0.5) - 0.25) / (1.0 + y.tanh().exp() * y.tanh().exp())) * b.mean().unwrap());
+        (s4 / (1.0 + helper_scalar(s4, s4) * helper_scalar(s4, s4))) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4485,15 +4411,18 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
-        }
-        let mut s2 = y;
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (k as f64 * 0.5).sin()).tanh();
+            let n2 = (s1 * 0.5 + c[i] * (1.0 + y * y).ln()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        u1.mapv(f64::tanh).sum() + s2 + u1.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).cos()).tanh();
+        }
+        (a.mapv(f64::tanh).sum() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
     }
 
     #[test]
@@ -4509,38 +4438,41 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mapv(f64::tanh).sum();
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
-        if k == 3 {
-            return (x / (1.0 + s3 * s3)).tanh().exp();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        if k == 3 {
-            return s3;
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * s3;
+        let mut s5 = q4;
+        if k % 2 == 0 {
+            s5 = c.mapv(f64::tanh).sum();
         }
         for i in 0..a.len() {
-            let t5 = c[i] * s3;
-            s1 += t5 * t5 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * x;
+            s5 = (s5 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        helper_array(b, a[k % a.len()]).tanh().exp() + s1
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * s5.tanh().exp();
+        }
+        let s7;
+        match k % 3 {
+            0 => s7 = s5,
+            1 => { s7 = c.mapv(f64::tanh).sum(); }
+            _ => s7 = (1.0 + x * x).ln(),
+        }
+        (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).sqrt() + s5
     }
 
     #[test]
@@ -4556,25 +4488,17 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[k % a.len()];
-        if b.dot(a) > 0.1 {
-            s1 = 0.87;
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
+        s1 += (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let t2 = c[i] * (b[k % a.len()] * 0.35);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
         }
-        if f64::tanh(0.50).exp() > 0.1 {
-            s1 = helper_array(b, c.mean().unwrap());
+        if k == 3 {
+            return ((k as f64 * 0.5).sin() - a.dot(c));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(a, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        b.dot(a).tanh().exp() + s1
+        a.dot(b) + s1
     }
 
     #[test]
@@ -4590,26 +4514,45 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![f64::tanh(0.82).exp(), helper_array(b, y), c.dot(b)].mapv(f64::sin).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_array(a, y);
-        }
-        let mut s3 = c.mean().unwrap().tanh().exp();
-        s3 += helper_array(b, s1.tanh().exp());
-        let mut s4 = 1.0;
+        let mut s1 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * s1.tanh()).tanh();
-            if (n5 - s4).abs() < 0.05 {
+            let t2 = b[i] * c.mapv(f64::tanh).sum();
+            s1 += t2.sin() * helper_scalar(x, y);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
                 break;
             }
-            s4 = n5;
         }
-        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mean().unwrap()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        let mut s9 = helper_scalar(y.tanh().exp(), b.mean().unwrap());
-        b.mapv(f64::tanh).sum() + s9
+        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * (a[0] - y) + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + b[j6 - 1] * c.mean().unwrap();
+        }
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + c[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
+        }
+        for i in 0..a.len() {
+            let s7 = s7 * 0.5 + b.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + s7 * 0.3).tanh();
+        }
+        s3 += s7 * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (0.92 - (k as f64 * 0.5));
+            s7 = (s7 * 0.8 + y * 0.3).tanh();
+        }
+        s7 += y * 0.2;
+        helper_array(c, (k as f64 * 0.5)) + s7 + f4.sum() * 0.3
     }
 
     #[test]
@@ -4625,16 +4568,16 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + helper_array(a, y)).sin();
+        let mut s1 = helper_array(a, y);
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 += v * (x - s1);
+            }
         }
-        let mut h2 = c.to_owned();
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, c);
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (x - s1) + x * 0.1;
         }
-        helper_scalar(x, (x / (1.0 + 0.73 * 0.73))) + h2.sum() * 0.3
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -4650,40 +4593,35 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (1.0 + x * x).ln().tanh().exp() * (1.0 + x * x).ln().tanh().exp()).sqrt();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
+        }
+        let v2 = (a * c).mapv(f64::tanh);
+        let mut s3 = c[0];
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * f64::ln((1.0 + 0.26 * 0.26)),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        }
+        s3 += x * 0.2;
+        for m in v2.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * x + y * 0.1;
+        }
+        s3 = y;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * x.sin()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * ((k as f64 * 0.5) - y);
                 }
-            };
-            s1 += w2 * b.mapv(f64::tanh).sum();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
-        match k % 3 {
-            0 => s1 = helper_scalar(s1, (a[k % a.len()] + c[a.len() - 1])),
-            1 => s1 = s1 * (b.mean().unwrap() + x.tanh().exp()),
-            _ => s1 += ((k as f64 * 0.5) - s1),
-        }
-        let mut s4 = (k as f64 * 0.5).tanh().exp().tanh();
-        let mut f6 = a.to_owned();
-        f6.mapv_inplace(|t| (t * s1).tanh());
-        f6.scaled_add((x / (1.0 + b[k % a.len()] * b[k % a.len()])), &a);
-        let mut s5 = f6.sum() * 0.3;
-        for (p7, &q8) in b.iter().zip(c) {
-            s5 = (s5 * 0.7 + p7 * q8 * a.dot(b)).tanh();
-        }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s1 = s1.sin() * 0.9 + c[j9 - 1] * f64::sqrt((1.0 + 1.22 * 1.22));
-        }
-        x + s5 + f6.sum() * 0.3
+            }
+            if n4 > 2 {
+                break s3 + ((k as f64 * 0.5) - y);
+            }
+        };
+        ((a[0] * (k as f64 * 0.5)) * s3) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4699,27 +4637,22 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * b.dot(b)).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * b.dot(b)).tanh() + a.mean().unwrap()).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut u4 = f2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (b[0] + (k as f64 * 0.5));
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
-            if (n4 - s3).abs() < 0.05 {
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            if i == 3 {
                 break;
             }
-            s3 = n4;
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (b[0] + (k as f64 * 0.5));
-        }
-        x + s3 + u5.sum() * 0.3
+        helper_scalar(c[k % a.len()], f2.mapv(f64::tanh).sum()) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -4735,44 +4668,65 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut f2 = c.to_owned();
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add(helper_array(b, (k as f64 * 0.5)), &c);
+        let mut s1 = f2.sum() * 0.3;
+        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * a[a.len() - 1] + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        let s6;
+        match k % 3 {
+            0 => s6 = (b.mapv(f64::tanh).sum() - (y / (1.0 + y * y))),
+            1 => { s6 = 0.5; }
+            _ => s6 = (k as f64 * 0.5),
+        }
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            w1[i] += (c[i] + b[a.len() - 1]).sin();
-        }
-        let mut s2 = (helper_array(a, x) * w1.dot(a)).sin();
-        s2 += a.mean().unwrap();
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = c[p4] * ((k as f64 * 0.5) - y);
-        }
-        l3[0] += s2;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + v5[j7 - 1] * a[0];
-        }
-        for k in 0..2 {
-            for (j, v) in v5.iter().enumerate() {
-                s6 = (s6 * 0.6 + (v * j as f64) * helper_scalar(y, y) + k as f64 * 0.1).sin();
+            let n8 = (s7 * 0.5 + c[i] * (0.73 / (1.0 + s6 * s6))).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
             }
         }
-        if c[0] < 0.0 {
-            s6 = w1.mapv(f64::tanh).sum();
-        } else {
-            s6 = s6 * helper_scalar(x.tanh().exp(), b[k % a.len()].sin());
+        for i in 0..a.len() {
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.dot(&f4),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w9 * s1;
         }
-        'outer: for i in 0..a.len() {
+        let s10 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        let mut l11 = Vec::with_capacity(3);
+        let mut h13 = f2.to_owned();
+        for i in (0..k % 3) {
+            h13 = (&h13 * s1 + c).mapv(f64::tanh);
+            l11.push(h13.clone());
+        }
+        let mut q14 = h13.sum();
+        for p12 in &l11 {
+            q14 += p12.dot(&f2) * 0.5;
+        }
+        let mut s15 = q14;
+        let mut n16 = 0;
+        let s17 = 'search: loop {
+            n16 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * f64::tanh(1.28).exp()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s15 = (s15 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s15 > 0.3 && j > n16 {
+                    break 'search s15 * 0.95;
                 }
             }
-            s2 += a[i] * 0.2;
-        }
-        c.mapv(f64::tanh).sum() + s6 + v5.sum() * 0.3
+            if n16 > 2 {
+                break s15 + 0.95;
+            }
+        };
+        s10 + s15 + f4.sum() * 0.3
     }
 
     #[test]
@@ -4788,33 +4742,35 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, a[a.len() - 1]), b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - 1.37)).tanh();
+        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
         }
         match k % 4 {
-            j if j > 1 => s1 = (a.dot(c) - s1.tanh().exp()) * j as f64,
-            _ if (1.0 + x * x).ln() > 0.2 => s1 = s1 * (f64::tanh(1.04).exp() * (b[a.len() - 1] + x)),
-            _ => s1 += (a[0] - b[0]),
+            j if j > 1 => s3 = (s3 * x).tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.2 => s3 = s3 * (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt(),
+            _ => s3 += helper_array(a, s3),
         }
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + y
-        };
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (b[0] - 1.29);
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (c[i] + y).sin();
+            w4[i] += (c[i] + s3).sin();
         }
-        match k % 3 {
-            0 => s1 = 1.33,
-            1 => s1 = s1 * helper_scalar((1.0 + y * y).sqrt(), helper_scalar(s3, s1)),
-            _ => s1 += y,
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (s3 * x) + x * 0.1;
         }
-        (s3 - y) + s3 + w5.sum() * 0.3
+        let (s6, c7) = (x * y).sin_cos();
+        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, b.dot(b)]];
+        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * ((k as f64 * 0.5) * 0.90);
+        a.dot(c) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4830,23 +4786,49 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        let mut s4 = a.iter().map(|p2| p2 * s1).min_by(|p2, q3| (p2 - s1).abs().total_cmp(&(q3 - s1).abs())).unwrap();
-        let v5 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s4 = s4.sin() * 0.9 + c[j6 - 1] * (0.79 - s4);
+        let v1 = (a + a);
+        let mut s2 = c.dot(a);
+        for m in a.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_array(a, 0.79) + s2 * 0.1;
         }
-        let mut l7 = vec![b.to_owned()];
-        for p8 in 0..2 {
-            let n = l7[p8].mapv(|t| (t * s1).sin()) + &v5;
-            l7.push(n);
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = b.to_owned();
+        for i in 0..a.len() {
+            h5 = (&h5 * s2 + c).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        let v9 = l7[l7.len() - 1].to_owned();
-        let mut s10 = l7[1][0] * helper_array(a, 1.32);
-        let v11 = (&v5 * a).mapv(f64::tanh);
-        (f64::tanh(0.89).exp() / (1.0 + f64::tanh(0.92).exp() * f64::tanh(0.92).exp())) + s10 + v11.sum() * 0.3
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(b) * 0.5;
+        }
+        let mut s7 = q6;
+        match k % 3 {
+            0 => s7 = v1.mean().unwrap().sin(),
+            1 => s7 = s7 * c.mean().unwrap(),
+            _ => s7 += ((k as f64 * 0.5) * y),
+        }
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * f64::tanh(0.89).exp()).tanh();
+                if s2 > 0.3 && j > n8 {
+                    break 'search s2 * f64::tanh(0.92).exp();
+                }
+            }
+            if n8 > 2 {
+                break s2 + f64::tanh(0.92).exp();
+            }
+        };
+        let mut s10 = 1.0;
+        for i in 0..a.len() {
+            let n11 = (s10 * 0.5 + b[i] * c[a.len() - 1]).tanh();
+            if (n11 - s10).abs() < 0.05 {
+                break;
+            }
+            s10 = n11;
+        }
+        ((s2 * x) + x) + s10 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4862,25 +4844,19 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[k % a.len()];
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * s1;
-            }
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (s1 / (1.0 + s1 * s1));
+        if k == 3 {
+            return a[k % a.len()];
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = w2[i] * x;
-            s1 += t3.sin() * 0.63;
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + (w2[a.len() - 1] + b[k % a.len()])).sin();
-        }
-        (0.51 / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + w4.sum() * 0.3
+        let mut s3 = b[a.len() - 1].cos();
+        a.mean().unwrap() + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4897,21 +4873,27 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
+        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
         for i in 0..a.len() {
-            let t2 = b[i] * x;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            let mut s1 = s1 * 0.5 + helper_array(a, s1);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.dot(a);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a[a.len() - 1],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (y * 0.30);
         }
-        s1 += x * 0.2;
-        let mut s4 = helper_array(b, (1.0 + (a[a.len() - 1] * s1) * (a[a.len() - 1] * s1)).sqrt());
-        b.mean().unwrap() + s4
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * 0.30) };
+        y + s1
     }
 
     #[test]
@@ -4927,34 +4909,22 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.mean().unwrap() + x) * (helper_scalar(y, 0.84) - y));
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).tanh().exp().tanh().exp(),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += helper_array(c, x),
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + x * x).ln(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_scalar(x, 0.23);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(x, 0.23) };
         if k == 3 {
-            return helper_array(c, f64::ln((1.0 + 0.37 * 0.37)));
+            return ((0.24 + (k as f64 * 0.5)) * x);
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1].cos();
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * s1 + k as f64 * 0.1).sin();
+            }
         }
-        b.mean().unwrap() + s1 + u4.sum() * 0.3
+        if k == 3 {
+            return 1.08;
+        }
+        if k == 3 {
+            return (helper_scalar(1.18, 0.96) + (1.0 + x * x).sqrt());
+        }
+        ((1.0 + x * x).ln() * helper_scalar(x, 0.23)) + s1
     }
 
     #[test]
@@ -4971,16 +4941,11 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_array(b, s1);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
         }
-        let mut s4 = (k as f64 * 0.5);
-        (x / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s4
+        c.dot(a) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4996,15 +4961,16 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
+        let mut s1 = b[0];
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (x - 0.32);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let y = y * 0.5 + a.dot(a);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += s1 * 0.2;
-        ((s1 / (1.0 + s1 * s1)) / (1.0 + x * x)) + s1
+        s1 += y * 0.2;
+        if k == 3 {
+            return a.dot(c);
+        }
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5020,27 +4986,25 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        }
+        let mut s2 = (1.0 + u1[k % a.len()] * u1[k % a.len()]).ln();
+        if k % 2 == 0 {
+            s2 = x;
+        } else {
+            s2 = s2 * (c.dot(a) - x);
+        }
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            w1[i] = c[i] * y;
-        }
-        let mut s2 = (1.0 + w1[k % a.len()] * w1[k % a.len()]).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) + 0.30)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + w1[i] * 0.45).tanh();
-            if i == 3 {
+            let n4 = (s3 * 0.5 + u1[i] * helper_scalar(b[k % a.len()], u1[0])).tanh();
+            if (n4 - s3).abs() < 0.05 {
                 break;
             }
+            s3 = n4;
         }
-        (helper_array(&w1, y) - (x - s2)) + s2 + w1.sum() * 0.3
+        ((s3 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (b[0] - (k as f64 * 0.5))) + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5056,52 +5020,51 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, y).tanh();
-        }
-        let mut s1 = 1.0;
+        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * a.mean().unwrap();
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s3 += (v * j as f64) * a.mean().unwrap();
-            }
-        }
-        match k % 3 {
-            0 => s1 = 1.34,
-            1 => s1 = s1 * b.dot(a),
-            _ => s1 += (1.0 + x * x).ln(),
-        }
-        let mut s4 = helper_scalar(s1.cos(), helper_scalar(0.67, b[k % a.len()])).tanh().exp();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * b.dot(b)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + c[j] * (1.34 * 1.38)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s4 += b[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * helper_array(a, a[0])).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * helper_array(b, s1);
-                }
-            }
-            if n5 > 2 {
-                break s4 + helper_array(b, s1);
-            }
+        if k == 3 {
+            return (1.0 + s3 * s3).sqrt();
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * helper_scalar(b[a.len() - 1], s1);
+        }
+        let mut s5 = (helper_scalar((k as f64 * 0.5), x.cos()) / (1.0 + 1.13 * 1.13));
+        let mut s7: f64 = {
+            let t6 = x;
+            t6 * t6 * 0.5 + a[0]
         };
-        (s6.sin() - y) + s4
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
+            }
+        }
+        1.20 + s8 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5132,8 +5095,14 @@ mod p132 {
             s1 += w2 * b.dot(a);
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
-        s1 = s3.cos();
-        b.dot(b).cos() + s1
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = c[p5] * a.mapv(f64::tanh).sum();
+        }
+        l4[0] += s3;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        x.sin().tanh().exp() + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -5150,16 +5119,17 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(b);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (x - (k as f64 * 0.5));
-            let mut q3 = 0.0;
+        s1 = (x - (k as f64 * 0.5)).sin();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s1 += a[i] * 0.2;
         }
-        let mut s4 = helper_scalar(s1, helper_scalar(y.tanh().exp(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
-        y + s4
+        (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln() + s1
     }
 
     #[test]
@@ -5175,26 +5145,25 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
-        let mut s1 = z2.sum() * c.mapv(f64::tanh).sum();
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (a[i] + (k as f64 * 0.5)).sin();
+            w1[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = w5.mapv(f64::tanh).sum() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(b, (y + w5[0])),
-            _ => s1 += helper_scalar((k as f64 * 0.5), s1),
-        }
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1.tanh();
-        }
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        let mut s2 = w1.dot(&w1);
         for i in 0..a.len() {
-            w7[i] = w5[i] * w5.dot(c);
+            let t3 = b[i] * 0.55;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s2 += u4;
         }
-        (s1 * s1).sin() + s1 + w7.sum() * 0.3
+        let mut s6: f64 = {
+            let t5 = helper_scalar(a.mapv(f64::tanh).sum(), y);
+            t5 * t5 * 0.5 + c.dot(b)
+        };
+        let mut s7 = c.mean().unwrap();
+        (((k as f64 * 0.5) - 1.26) - s6.tanh()) + s7 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5210,24 +5179,19 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (x + a[k % a.len()])).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+            let n2 = (&h1 * x + a).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5).tanh().exp(),
+        if k == 3 {
+            return b.dot(a);
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mean().unwrap();
+        let mut s5 = helper_scalar(b.mean().unwrap().tanh().exp(), y);
+        for (p3, &q4) in c.iter().zip(b) {
+            s5 = (s5 * 0.7 + p3 * q4 * y).tanh();
         }
-        (c[a.len() - 1].tanh().exp() / (1.0 + (0.53 - s1) * (0.53 - s1))) + s1 + u3.sum() * 0.3
+        (c[a.len() - 1].tanh().exp() / (1.0 + (0.53 - s5) * (0.53 - s5))) + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5244,10 +5208,13 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        s1 += (1.0 + f64::ln((1.0 + 1.01 * 1.01)) * f64::ln((1.0 + 1.01 * 1.01))).sqrt();
-        let f3 = Array1::from_shape_fn(a.len(), |i4| b[i4] * s1 + i4 as f64 * 0.1);
-        let mut s2 = f3.sum() * 0.3;
-        (k as f64 * 0.5) + s2 + f3.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.01 * 1.01))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        s1 += (1.0 + (s1 - a[k % a.len()]) * (s1 - a[k % a.len()])).sqrt();
+        a.dot(c) + s1
     }
 
     #[test]
@@ -5263,44 +5230,38 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + (a[k % a.len()] - y)
+        };
         for i in 0..a.len() {
-            let y = y * 0.5 + (c[0] + s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s2 = (s2 * 0.7 + c[i] * c[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + b[i] * 0.3;
         }
-        s1 += y * 0.2;
-        let s2;
-        match k % 3 {
-            0 => s2 = c[a.len() - 1],
-            1 => { s2 = 0.5; }
-            _ => s2 = b.mean().unwrap(),
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(y, 1.29);
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * helper_scalar(s1, 1.29)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+        if k == 3 {
+            return y;
+        }
+        let v4 = c.mapv(|t| if t > 0.2 { t * s2 } else { (t - s2).tanh() });
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(b * (u3.mapv(f64::tanh).sum() + i as f64)));
+        }
+        let mut s5 = m6.row(1).dot(b) * (1.0 + c[0] * c[0]).sqrt();
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if u3[p8] > b[p8] {
+                l7.push((u3[p8] * b.mapv(f64::tanh).sum()).sin());
+            } else {
+                l7.push(b[p8] * s5);
             }
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * b.dot(b)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
-        }
-        let mut s7 = b.dot(a);
-        let mut h8 = c.to_owned();
-        for i in 0..3 {
-            let n9 = (&h8 * s5 + c).mapv(f64::tanh);
-            h8.assign(&n9);
-        }
-        let (s11, c12) = (x * (k as f64 * 0.5).tanh().exp()).sin_cos();
-        let m13 = ad::ndarray::array![[c12, -s11, 0.5], [s11, c12, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()]];
-        let mut s10 = m13.t().dot(&m13).mapv(f64::tanh).sum() * h8.mapv(f64::tanh).sum();
-        helper_array(c, (k as f64 * 0.5).cos()) + s10 + h8.sum() * 0.3
+        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
+        y + s9 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5316,21 +5277,23 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1 = c.mean().unwrap();
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * x.tanh().exp();
+            }
+        }
         match k % 3 {
-            0 => s1 = (1.0 + x * x).sqrt().tanh().exp(),
-            1 => { s1 = (x - 1.20); }
-            _ => s1 = a.mapv(f64::tanh).sum(),
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += a[a.len() - 1],
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(a[a.len() - 1], (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s3 = helper_scalar(s1.tanh().exp(), helper_array(a, y));
-        }
-        s3.sin() + s3 + u2.sum() * 0.3
+        s1 += x * 0.2;
+        helper_scalar(s1.tanh().exp(), helper_array(b, s1)) + s1
     }
 
     #[test]
@@ -5346,22 +5309,31 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * helper_scalar(x, b[k % a.len()])).tanh();
-        let mut s1 = g2(c.mean().unwrap()) + g2(a[0]);
+        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-        }
-        let mut s5: f64 = {
-            let t4 = c.mapv(f64::tanh).sum();
-            t4 * t4 * 0.5 + c[a.len() - 1].tanh().exp()
-        };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, s5)).tanh();
         }
-        (1.0 + (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s5
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * s1);
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = (helper_scalar(s1, 0.98) * (k as f64 * 0.5)),
+            1 => { s4 = 0.5; }
+            _ => s4 = ((u3[a.len() - 1] * 0.46) * x),
+        }
+        (k as f64 * 0.5).tanh().exp() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5377,39 +5349,38 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + y * 0.1;
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar((1.24 + x), helper_scalar(s1, b[k % a.len()])),
+            1 => s1 = s1 * (y - (k as f64 * 0.5)).tanh().exp(),
+            _ => s1 += c[k % a.len()],
+        }
         for i in 0..a.len() {
-            w1[i] += (b[i] + (1.07 / (1.0 + y * y))).sin();
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.19, c[a.len() - 1])).tanh();
         }
-        let mut s2 = ((k as f64 * 0.5) + x);
-        if (b[k % a.len()] + x) > 0.1 {
-            s2 = 1.24;
-        } else {
-            s2 = s2 * (s2 * x.tanh());
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + a[i] * s1).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s2)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(&w1);
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * 1.19).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * w1.dot(&w1);
-                }
-            }
-            if n6 > 2 {
-                break s2 + w1.dot(&w1);
-            }
-        };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s5 = (s5 * 0.7 + c[i] * s2).tanh();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4.scaled_add(f64::tanh(1.17).exp(), b);
         }
-        let mut s8 = x;
-        b.mean().unwrap().tanh().exp() + s8 + w1.sum() * 0.3
+        let mut l5 = vec![a.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * s1).sin()) + c;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * (a[a.len() - 1] / (1.0 + y * y));
+        c.dot(&h4).sin() + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5431,10 +5402,8 @@ mod p141 {
             1 => { s1 = (x * x); }
             _ => s1 = helper_array(a, x),
         }
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        }
-        c.dot(a)
+        let mut s2 = helper_scalar((k as f64 * 0.5), (b[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())));
+        c.mean().unwrap() + s2
     }
 
     #[test]
@@ -5450,33 +5419,37 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = y;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + v1[i] * (y / (1.0 + x * x))).tanh();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, b);
         }
-        for i in (0..a.len()).rev() {
-            let t3 = v1[i] * s2.sin();
-            s2 += t3.sin() * (1.16 + (k as f64 * 0.5));
+        let mut s3: f64 = {
+            let t2 = h1.mean().unwrap();
+            t2 * t2 * 0.5 + (y / (1.0 + y * y))
+        };
+        let s4;
+        match k % 3 {
+            0 => s4 = b.dot(b),
+            1 => { s4 = ((k as f64 * 0.5) - y); }
+            _ => s4 = (a.mean().unwrap() / (1.0 + (c[a.len() - 1] + y) * (c[a.len() - 1] + y))),
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + v1[i] * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, (k as f64 * 0.5));
-        }
+        s3 = (s3 * 0.5 + (helper_array(c, x) * a.mapv(f64::tanh).sum())).tanh();
         match k % 4 {
-            j if j > 1 => s2 = (c.mean().unwrap() / (1.0 + u4.mean().unwrap() * u4.mean().unwrap())) * j as f64,
-            _ if v1.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt(),
-            _ => s2 += x,
+            j if j > 1 => s3 = helper_array(a, (c[0] - (k as f64 * 0.5))) * j as f64,
+            _ if y > 0.2 => s3 = s3 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
+            _ => s3 += (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        (0.76 + (v1[0] - 1.17)) + s2 + u4.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (y + h1[a.len() - 1])).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        helper_array(b, 0.23).tanh().exp() + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5492,27 +5465,36 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a[0];
-            t1 * t1 * 0.5 + (k as f64 * 0.5).sin()
-        };
-        let mut s3 = (1.0 + (((k as f64 * 0.5) + s2) + y) * (((k as f64 * 0.5) + s2) + y)).sqrt();
-        match k % 4 {
-            j if j > 1 => s2 = (s2 - 1.15).tanh() * j as f64,
-            _ if 1.18 > 0.2 => s2 = s2 * c[a.len() - 1],
-            _ => s2 += (x / (1.0 + 0.35 * 0.35)),
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * 0.97 + k as f64 * 0.1).sin();
+            }
         }
-        match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => s2 = s2 * (1.0 + (y / (1.0 + s2 * s2)) * (y / (1.0 + s2 * s2))).sqrt(),
-            _ => s2 += 0.45,
+        if k % 2 == 0 {
+            s1 = a.dot(c);
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (s2 - s3);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * ((k as f64 * 0.5) - y);
         }
-        (helper_array(b, (k as f64 * 0.5)) + (y - y)) + s3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - y) };
+        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s1)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (s1 / (1.0 + 0.35 * 0.35));
+        }
+        1.18 + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -5528,22 +5510,17 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + ((k as f64 * 0.5) / (1.0 + 0.68 * 0.68))).sin();
+            w1[i] += (b[i] + c.dot(a)).sin();
         }
-        s1 += (helper_array(a, y) - x.tanh().exp());
-        (1.0 + f64::tanh(0.20) * f64::tanh(0.20)).sqrt() + s1 + w2.sum() * 0.3
+        let mut s2 = ad::ndarray::array![c[0], (k as f64 * 0.5), helper_array(&w1, b[k % a.len()])].mapv(f64::sin).sum();
+        for i in 0..a.len() {
+            let y = y * 0.5 + x;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        a.mean().unwrap() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5559,9 +5536,14 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) * ((1.0 + y * y).sqrt() * 1.18));
-        let mut s2 = c.dot(c);
-        a.dot(b) + s2
+        let mut f2 = b.to_owned();
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add((1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), &b);
+        let mut s1 = f2.sum() * 0.3;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
+        }
+        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -5577,22 +5559,30 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * b.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h1.scaled_add(y.sin(), a);
+            if i == 3 {
+                break;
             }
         }
-        let mut s2 = ad::ndarray::array![helper_scalar(y, b[k % a.len()]), y, c.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        match k % 3 {
-            0 => s1 = helper_array(a, (k as f64 * 0.5)),
-            1 => s1 = s1 * (c[a.len() - 1] + 0.45).tanh().exp(),
-            _ => s1 += f64::tanh(0.56).exp(),
+        let mut s2 = (1.0 + h1.dot(c) * h1.dot(c)).sqrt();
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + s2.tanh() * s2.tanh()).ln() * j as f64,
+            _ if a[a.len() - 1] > 0.2 => s2 = s2 * (k as f64 * 0.5),
+            _ => s2 += (k as f64 * 0.5).tanh().exp(),
         }
-        if k == 3 {
-            return helper_scalar(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y);
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + s2 * s2).sqrt().tanh().exp() * j as f64,
+            _ if (1.0 + s2 * s2).sqrt() > 0.2 => s2 = s2 * ((k as f64 * 0.5) / (1.0 + x * x)),
+            _ => s2 += f64::tanh(0.34).exp(),
         }
-        (y - x).tanh().exp() + s2
+        for k in 0..2 {
+            for v in h1.iter() {
+                s2 = (s2 * 0.6 + v * c.dot(&h1) + k as f64 * 0.1).sin();
+            }
+        }
+        (1.0 + (0.71 - y) * (0.71 - y)).sqrt() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5614,11 +5604,16 @@ mod p147 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x.cos();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f64::sin(0.60)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        (helper_array(&u2, c[a.len() - 1]) / (1.0 + y * y)) + s1 + u2.sum() * 0.3
+        helper_array(b, (x * y)) + s1
     }
 
     #[test]
@@ -5634,28 +5629,47 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((y / (1.0 + y * y)) * 0.98));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (c[a.len() - 1] - x)).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (y * y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s4 = c.iter().map(|p2| p2 * (1.0 + x * x).sqrt()).min_by(|p2, q3| (p2 - (1.0 + x * x).sqrt()).abs().total_cmp(&(q3 - (1.0 + x * x).sqrt()).abs())).unwrap();
-        let mut h5 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n6 = (&h5 * s1 + b).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
-        let mut s9 = b.iter().enumerate().map(|(q8, &p7)| (p7 * (k as f64 * 0.5)).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        let mut s3: f64 = {
+            let t2 = ((y - b[a.len() - 1]) / (1.0 + (x + y) * (x + y)));
+            t2 * t2 * 0.5 + f64::cos(1.22)
+        };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + u1[j] * s3).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * y;
+                }
+            }
+            if n4 > 2 {
+                break s3 + y;
+            }
+        };
         match k % 4 {
-            j if j > 1 => s9 = s9 * j as f64,
-            _ if ((k as f64 * 0.5) + s9) > 0.2 => s9 = s9 * (helper_scalar(c[0], a[a.len() - 1]) - b.mapv(f64::tanh).sum()),
-            _ => s9 += (k as f64 * 0.5),
+            j if j > 1 => s3 = b[0] * j as f64,
+            _ if f64::tanh(1.15).exp() > 0.2 => s3 = s3 * (1.0 + (y + 0.48) * (y + 0.48)).ln(),
+            _ => s3 += helper_array(c, y),
         }
-        (1.0 + s4 * s4).ln() + s9 + h5.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * y).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
+        }
+        match k % 3 {
+            0 => s3 = (1.0 + s5 * s5).sqrt(),
+            1 => s3 = s3 * x.cos().cos(),
+            _ => s3 += b.mapv(f64::tanh).sum(),
+        }
+        (1.0 + s3 * s3).ln() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5672,25 +5686,22 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(c, (s1 - y)) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((y / (1.0 + b[k % a.len()] * b[k % a.len()])) + c.mean().unwrap()),
+            _ => s1 += y.sin(),
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
+                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * y).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
-        }
-        s4 += s1 * 0.2;
-        c[0] + s4
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * b.dot(c)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        c.dot(b) + s4
     }
 
     #[test]
@@ -5706,32 +5717,28 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), c[k % a.len()]).tanh();
+        let (s2, c3) = (x * helper_array(b, (k as f64 * 0.5))).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (1.0 + y * y).ln()]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * b[a.len() - 1].sin();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y * b[a.len() - 1]) + y * 0.1;
         }
-        let mut s1 = (k as f64 * 0.5).sin();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (y * b[a.len() - 1]);
-            s1 += t2.sin() * x;
-        }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if a[p4] > b[p4] {
-                l3.push((a[p4] * helper_scalar(y, b[k % a.len()])).sin());
-            } else {
-                l3.push(b[p4] * s1);
+        s1 = (s1 * 0.5 + (y + (k as f64 * 0.5)).tanh().exp()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + x * x).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        let mut s6 = 1.0;
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + c[i] * (s1 - (k as f64 * 0.5))).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
-            }
-            s6 = n7;
+            let t5 = b[i] * b[k % a.len()];
+            s1 += t5 * t5 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.mean().unwrap();
         }
-        b[k % a.len()] + s6
+        a.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5747,21 +5754,25 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.dot(c) + (c[k % a.len()] * a[a.len() - 1])) + (a.dot(b) - helper_array(b, 0.49)));
-        if c[0] < 0.0 {
-            s1 = (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln();
-        } else {
-            s1 = s1 * 0.57;
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c[0].tanh().exp()).tanh();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_scalar(s1, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (x + a.dot(c)) * j as f64,
-            _ if 1.37 > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += x.tanh().exp(),
+        s1 += s1 * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + f64::sqrt((1.0 + 1.07 * 1.07))).sin();
         }
-        helper_array(a, y.tanh()) + s1
+        a.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5777,12 +5788,16 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(c);
-        if c.mean().unwrap() > 0.1 {
-            s1 = helper_array(b, b.dot(a));
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut s2 = c.dot(c);
-        s2.tanh().exp() + s2
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + h1[0] * h1[0]).sqrt();
+        }
+        f64::tanh(1.31).exp().tanh().exp() + u3.sum() * 0.3
     }
 
     #[test]
@@ -5798,62 +5813,43 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * (1.0 + helper_scalar(s1, s1) * helper_scalar(s1, s1)).ln();
+        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
+        match k % 4 {
+            j if j > 1 => s1 = s1.tanh().exp() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * helper_scalar((s1 * 0.56), (y * s1)),
+            _ => s1 += helper_array(c, s1),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.56 * 0.72)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        if k == 3 {
+            return c.mean().unwrap().tanh().exp();
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(c[k % a.len()], (k as f64 * 0.5).tanh().exp()),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += c.mean().unwrap(),
+        let mut s2 = helper_scalar((b.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y.cos();
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (0.99 * (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + y.cos();
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c[0].cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+            };
+            s2 += w3 * f64::sqrt((1.0 + 1.33 * 1.33));
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[k % a.len()]).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (k as f64 * 0.5);
-                }
-            }
-            if n4 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        helper_scalar((1.0 + x * x).ln(), a[k % a.len()].cos()) + s1
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::sqrt((1.0 + 1.33 * 1.33)) };
+        ((k as f64 * 0.5) + x).tanh().exp() + s2
     }
 
     #[test]
@@ -5869,29 +5865,14 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((a.mean().unwrap() * a.mean().unwrap()), 0.42);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1.sin();
+        let mut s3 = b.iter().map(|p1| p1 * (y * 0.63)).min_by(|p1, q2| (p1 - (y * 0.63)).abs().total_cmp(&(q2 - (y * 0.63)).abs())).unwrap();
+        match k % 4 {
+            j if j > 1 => s3 = ((k as f64 * 0.5) - 0.25).sin() * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s3 = s3 * (0.57 * s3).tanh(),
+            _ => s3 += a[k % a.len()],
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (s1 + s1)).tanh();
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * c[k % a.len()];
-                }
-            }
-            if n3 > 2 {
-                break s1 + c[k % a.len()];
-            }
-        };
-        (c.mean().unwrap() / (1.0 + (0.66 + s1) * (0.66 + s1))) + s1
+        let v4 = (a + a);
+        (c[k % a.len()] * (x / (1.0 + a[0] * a[0]))) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -5907,23 +5888,21 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * 0.23).tanh();
-        let mut s1 = g2(b.mean().unwrap()) + g2(a[0]);
-        let s4;
-        match k % 3 {
-            0 => s4 = (helper_array(b, (k as f64 * 0.5)) + y.tanh().exp()),
-            1 => { s4 = 0.5; }
-            _ => s4 = 0.26,
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t5 = b[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (a[0] / (1.0 + 0.86 * 0.86));
+            w1[i] = a[i] * 0.23;
         }
-        ((c[k % a.len()] / (1.0 + y * y)) * y.tanh().exp()) + s1
+        let mut s2 = (1.0 + (helper_array(a, a[0]) * helper_array(&w1, (k as f64 * 0.5))) * (helper_array(a, a[0]) * helper_array(&w1, (k as f64 * 0.5)))).ln();
+        match k % 4 {
+            j if j > 1 => s2 = (0.26 - a.mapv(f64::tanh).sum()) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s2 = s2 * (c.mean().unwrap() / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+            _ => s2 += 0.89,
+        }
+        let mut s4: f64 = {
+            let t3 = c.mean().unwrap();
+            t3 * t3 * 0.5 + (c[k % a.len()] / (1.0 + x * x))
+        };
+        (1.0 + s2 * s2).sqrt().tanh().exp() + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5939,21 +5918,25 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.mean().unwrap();
+        let mut s1 = a.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
         }
-        let v1 = a.mapv(f64::sin);
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(a * (helper_scalar(0.41, 0.30) + i as f64)));
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, b);
         }
-        let mut s2 = m3.row(1).dot(b) * a.dot(a);
-        let mut m5 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m5.row_mut(i).assign(&(b * ((s2 * x) + i as f64)));
+        let s4;
+        match k % 3 {
+            0 => s4 = (h3[k % a.len()] + (1.0 + x * x).ln()),
+            1 => { s4 = 0.5; }
+            _ => s4 = s1,
         }
-        let mut s4 = m5.row(1).dot(&v1) * helper_array(a, a[a.len() - 1]);
-        helper_array(&v1, helper_array(c, 1.05)) + s4 + v1.sum() * 0.3
+        s1 = helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh();
+        c.dot(&h3) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -5970,41 +5953,41 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mean().unwrap();
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * s3 + k as f64 * 0.1).sin();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut s3: f64 = {
+            let t2 = helper_array(a, (k as f64 * 0.5));
+            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + c[i] * helper_scalar(a[a.len() - 1], s3)).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * s1 + s1 * 0.1;
         }
         if k == 3 {
-            return ((k as f64 * 0.5) + a.mapv(f64::tanh).sum());
+            return y;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * f64::sqrt((1.0 + 0.63 * 0.63))).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * helper_scalar(c[0], (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s3 + helper_scalar(c[0], (k as f64 * 0.5));
-            }
-        };
-        let mut s6 = s5;
-        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + (s3 * s5)).sum::<f64>();
-        for i in 0..a.len() {
-            let s5 = s5 * 0.5 + (y * 0.67);
-            s6 = (s6 * 0.8 + s5 * 0.3).tanh();
+        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (1.0 + s3 * s3).sqrt()).tanh());
+        let mut l9 = vec![a.to_owned()];
+        for p10 in 0..2 {
+            let n = l9[p10].mapv(|t| (t * s8).sin()) + a;
+            l9.push(n);
         }
-        s6 += s5 * 0.2;
-        c.mapv(f64::tanh).sum() + s9
+        let v11 = l9[l9.len() - 1].to_owned();
+        let mut s12 = l9[1][0] * helper_scalar((k as f64 * 0.5), y);
+        v11[a.len() - 1] + s12 + v11.sum() * 0.3
     }
 
     #[test]
@@ -6020,48 +6003,45 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (((k as f64 * 0.5) * (k as f64 * 0.5)) + a.mapv(f64::tanh).sum());
+        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (0.36 / (1.0 + y * y)) + x * 0.1;
         }
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.dot(b) + x * 0.1;
         }
-        let mut s2 = ((1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).sqrt() - (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * helper_array(&u1, x)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+        let mut s2 = ((1.0 + x * x).ln() - (k as f64 * 0.5).tanh()).tanh().exp();
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n4 = (&h3 * y + a).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (c[a.len() - 1] * 1.24),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s2 += u1[i] * 0.2;
+            };
+            s1 += w5 * helper_array(&h3, y);
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2));
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(&h3, y) };
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * s1;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = u1[i] * f64::tanh(0.64).exp();
-            s2 += t4.sin() * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let s8;
+        match k % 3 {
+            0 => s8 = (1.0 + y.cos() * y.cos()).ln(),
+            1 => { s8 = (1.0 + x * x).sqrt(); }
+            _ => s8 = (a.mean().unwrap() + c[0]),
         }
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * s2.sin()).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * (1.0 + y * y).ln();
-                }
-            }
-            if n5 > 2 {
-                break s2 + (1.0 + y * y).ln();
-            }
-        };
-        u1.mapv(f64::tanh).sum() + s2 + u3.sum() * 0.3
+        b.dot(a) + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6077,57 +6057,36 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * ((s1 / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))),
-            _ => s1 += b.dot(b),
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = b[p2] * y;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = (c.dot(c) - a[0].tanh().exp()),
-            1 => { s2 = 0.93; }
-            _ => s2 = a[a.len() - 1],
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        match k % 4 {
+            j if j > 1 => s4 = (helper_array(&v3, y) / (1.0 + helper_scalar(x, s4) * helper_scalar(x, s4))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * (k as f64 * 0.5),
+            _ => s4 += (x / (1.0 + s4 * s4)),
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.12 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n3 > 2 {
-                break s1 + (1.12 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (v3[i] + s4).sin();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, b[k % a.len()])).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (b[i] + w5.dot(&w5)).sin();
         }
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + w6[j7 - 1] * (k as f64 * 0.5);
         }
-        s1 += s4 * 0.2;
-        let z6 = ad::ndarray::Zip::from(c).and(a).map_collect(|&p7, &q8| (p7 * s4 - q8).sin());
-        let mut s5 = z6.sum() * x;
-        ((s2 + 0.59) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s5
+        s4 += w5.mean().unwrap();
+        if 1.38 > 0.1 {
+            s4 = (x / (1.0 + w6.mapv(f64::tanh).sum() * w6.mapv(f64::tanh).sum()));
+        }
+        helper_array(&w5, x).tanh() + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6144,30 +6103,39 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (helper_array(c, y) * helper_array(c, y)),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + helper_scalar(s1, s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            w2[i] = c[i] * (0.82 / (1.0 + 1.09 * 1.09));
         }
-        s1 += y * 0.2;
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
             }
         }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (1.09 * (k as f64 * 0.5));
-            }
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b[k % a.len()] + x * 0.1;
         }
-        for (p2, &q3) in c.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * s1.cos()).tanh();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + x * x).sqrt(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * a.mapv(f64::tanh).sum();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (y * (k as f64 * 0.5));
-        }
-        helper_scalar(c[0], (k as f64 * 0.5)).tanh().exp() + s1
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
+        helper_scalar(c.mapv(f64::tanh).sum(), helper_array(b, c[0])) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6184,37 +6152,26 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = helper_scalar((0.74 * x).tanh().exp(), (helper_scalar(c[a.len() - 1], y) + (x + 1.00)));
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if 0.36 > 0.2 => s1 = s1 * (b.mean().unwrap() * x.tanh().exp()),
-            _ => s1 += s1.sin(),
+        s1 += s1 * 0.2;
+        for i in 0..a.len() {
+            let t2 = b[i] * c.mapv(f64::tanh).sum();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.21 - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (s3 * b[0]);
-                }
-            }
-            if n4 > 2 {
-                break s1 + (s3 * b[0]);
-            }
-        };
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s3
+        let mut s4 = (y * (y * (k as f64 * 0.5))).tanh().exp();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * s4;
+        }
+        (c.mean().unwrap() - c.dot(b)) + s4
     }
 
     #[test]
@@ -6230,49 +6187,28 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 = (s2 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
-            }
-        }
+        let s1;
         match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * s1,
-            _ => s1 += c.mean().unwrap(),
+            0 => s1 = (c[0] + 0.61).tanh(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (k as f64 * 0.5),
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a[0],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * c.mapv(f64::tanh).sum();
+        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sum::<f64>();
+        if k == 3 {
+            return b.dot(a).tanh().exp();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * c.mapv(f64::tanh).sum() };
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * x;
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + s4.tanh().exp();
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
         }
-        c.mean().unwrap() + s2
+        s4 += s1 * 0.2;
+        if k == 3 {
+            return ((x + 0.24) + s1);
+        }
+        if k == 3 {
+            return s1;
+        }
+        s4 + s4
     }
 
     #[test]
@@ -6288,29 +6224,30 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().enumerate().map(|(q2, &p1)| (p1 * ((k as f64 * 0.5) * (k as f64 * 0.5))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * c.mapv(f64::tanh).sum();
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * (y - s3);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w5[j] * y.cos()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * s1;
             }
-            s3 += w5[i] * 0.2;
         }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (y / (1.0 + y * y));
+        let v2 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        y + s3 + u6.sum() * 0.3
+        let mut u4 = v2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + y);
+        }
+        for i in (0..a.len()).rev() {
+            let t5 = u4[i] * (0.43 * y);
+            s1 += t5 * t5 * 0.5;
+            s1 -= v2[(i + 1) % a.len()] * (u3[0] / (1.0 + u4[0] * u4[0]));
+            if i == 3 {
+                break;
+            }
+        }
+        (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt() + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6327,33 +6264,36 @@ mod p164 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, c[0]);
-        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + a[k % a.len()] * a[k % a.len()]))).tanh();
         }
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = a[p5] * (a[0] * x);
-        }
-        l4[0] += y;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        let mut h8 = b.to_owned();
         for i in 0..a.len() {
-            h8 = (&h8 * 0.5 + b).mapv(f64::sin);
+            let x = x * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut h9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h9.mapv_inplace(|t| (t * s1).tanh());
-            h9.scaled_add(0.5, a);
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * 0.46).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let v10 = v6.mapv(|t| t * t * 0.5 - t);
-        let mut s11 = (v6.dot(a) * h9.mean().unwrap().tanh());
-        c.mapv(f64::tanh).sum() + s11 + v10.sum() * 0.3
+        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + c.mapv(f64::tanh).sum());
+        let mut h5 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h5 = (&h5 * 0.5 + c).mapv(f64::sin);
+        }
+        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        (b.mean().unwrap() * s4.cos()) + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6369,32 +6309,16 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * c.mean().unwrap();
+        let mut h1 = c.to_owned();
+        for i in 0..3 {
+            h1.scaled_add(((k as f64 * 0.5) / (1.0 + y * y)), c);
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let mut f6 = a.to_owned();
-        f6.mapv_inplace(|t| (t * x).tanh());
-        f6.scaled_add(f64::tanh(0.25).exp(), &a);
-        let mut s5 = f6.sum() * 0.3;
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => f6[i] * (s5 + a[0]),
-                _ => {
-                    if f6[i] > 0.8 {
-                        break;
-                    }
-                    f6[i].tanh()
-                }
-            };
-            s5 += w7 * s4;
-        }
-        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * s4 };
-        a.mapv(f64::tanh).sum() + s5 + f6.sum() * 0.3
+        let mut s2 = (0.25 * c.dot(b));
+        let mut s4: f64 = {
+            let t3 = helper_scalar(s2, b[k % a.len()]).cos();
+            t3 * t3 * 0.5 + helper_array(c, s2)
+        };
+        (b.mapv(f64::tanh).sum() * x) + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6412,38 +6336,16 @@ mod p166 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * a.dot(b),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 - 1.26);
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - 1.26) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        for m in b.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.dot(b) + s1 * 0.1;
         }
-        let mut s5: f64 = {
-            let t4 = (f64::sqrt((1.0 + 0.21 * 0.21)) + c.mean().unwrap());
-            t4 * t4 * 0.5 + helper_array(a, s3)
-        };
-        match k % 3 {
-            0 => s1 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += x,
+        if c[0] < 0.0 {
+            s1 = (f64::sqrt((1.0 + 0.21 * 0.21)) + c.mean().unwrap());
         }
-        s3 + s5
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        c.dot(&v2) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6460,42 +6362,25 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b[k % a.len()].cos()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
-                }
-            }
-            if n2 > 2 {
-                break s1 + s1;
-            }
-        };
-        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s1)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
         if k % 2 == 1 {
-            let s3 = s3 * 0.5 + b.mapv(f64::tanh).sum();
-            s6 = (s6 * 0.8 + s3 * 0.3).tanh();
+            let x = x * 0.5 + b[k % a.len()].cos();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s6 += s3 * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + b[j] * b.dot(c)).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s6 += b[i] * 0.2;
+        s1 += x * 0.2;
+        let v2 = c.mapv(f64::sin);
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(c, x) + y * 0.1;
         }
-        match k % 3 {
-            0 => s6 = 1.37,
-            1 => s6 = s6 * (1.0 + s6 * s6).ln(),
-            _ => s6 += (0.66 * x),
+        if (k as f64 * 0.5).cos() > 0.1 {
+            s1 = 0.47;
+        } else {
+            s1 = s1 * f64::tanh((0.37 + 1.37));
         }
-        let mut s9 = c.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * c.dot(a)) * q8 as f64).sum::<f64>();
-        0.29 + s9
+        s1 = x;
+        if c[0] < 0.0 {
+            s1 = (a.mapv(f64::tanh).sum() + a.mean().unwrap());
+        }
+        f64::tanh(0.29).exp() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6511,43 +6396,50 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + helper_scalar(y, (k as f64 * 0.5)));
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut s3 = c.mapv(f64::tanh).sum();
-        let mut s4: f64 = 0.0;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (a[k % a.len()] + x)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (a[k % a.len()] - s3);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (a[k % a.len()] - s3);
+            }
+        };
+        let s6;
+        match k % 3 {
+            0 => s6 = c[a.len() - 1],
+            1 => { s6 = (k as f64 * 0.5); }
+            _ => s6 = helper_array(c, (k as f64 * 0.5)).sin(),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (b[a.len() - 1] - b[a.len() - 1])).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * x).tanh();
+        }
+        let mut s7: f64 = 0.0;
         for k in 0..2 {
             for (j, v) in b.iter().enumerate() {
-                s4 += (v * j as f64) * 0.47;
+                s7 += (v * j as f64) * x.sin();
             }
         }
-        let mut l5 = vec![c.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
-            l5.push(n);
-        }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * y.tanh();
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * (a[k % a.len()] + c[k % a.len()]) + k as f64 * 0.1).sin();
-            }
-        }
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] += (a[i] + helper_scalar(a[a.len() - 1], v7[a.len() - 1])).sin();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = (((k as f64 * 0.5) - a[a.len() - 1]) - (k as f64 * 0.5).tanh().exp()) * j as f64,
-            _ if (x - v7[k % a.len()]) > 0.2 => s3 = s3 * (s3 + helper_scalar(a[a.len() - 1], y)),
-            _ => s3 += (x / (1.0 + a[a.len() - 1] * a[a.len() - 1])),
-        }
-        (k as f64 * 0.5) + s8 + w9.sum() * 0.3
+        s7.cos() + s7
     }
 
     #[test]
@@ -6564,23 +6456,26 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 1 {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
+        s1 += y * 0.2;
         for i in 0..a.len() {
-            let t2 = c[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t2.sin() * a.mean().unwrap();
-            if i == 3 {
-                break;
-            }
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * 0.41,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * s1;
         }
-        (k as f64 * 0.5) + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        helper_array(c, a.mean().unwrap()) + s1
     }
 
     #[test]
@@ -6597,19 +6492,31 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).sqrt()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
+        let mut l2 = vec![b.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * y).sin()) + c;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * x;
+        let mut s6 = 1.0;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (x - 1.20)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            let n7 = (s6 * 0.5 + c[i] * v4[k % a.len()].tanh()).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
+            }
         }
-        let mut s2 = (a.var(0.0) + 0.1).sqrt() * helper_array(b, c[k % a.len()]);
-        if c[0] < 0.0 {
-            s2 = helper_scalar((y + (k as f64 * 0.5)), (s1 - y));
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        b.mean().unwrap() + s2
+        (s5 - 1.33).tanh() + s6 + w8.sum() * 0.3
     }
 
     #[test]
@@ -6625,23 +6532,21 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * a.mean().unwrap()).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, helper_array(b, y)]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y;
-        let s5;
+        let mut s1 = (helper_array(b, y).tanh().exp() * y);
         match k % 3 {
-            0 => s5 = helper_scalar((1.0 + s1 * s1).ln(), a.dot(c)),
-            1 => { s5 = ((k as f64 * 0.5) * s1); }
-            _ => s5 = s1,
+            0 => s1 = y,
+            1 => s1 = s1 * (1.0 + (1.01 * x) * (1.01 * x)).ln(),
+            _ => s1 += s1,
         }
-        let mut l6 = vec![0.0; a.len()];
-        for p7 in 0..a.len() {
-            l6[p7] = a[p7] * (s1 * 1.14);
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * s1).sin()) + c;
+            l2.push(n);
         }
-        l6[0] += s1;
-        let v8 = Array1::from(l6);
-        let mut s9 = v8[0] * 0.5;
-        ((0.93 * s1) - (s5 + s9)) + s9 + v8.sum() * 0.3
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (a[0] + 1.23);
+        let mut s6 = s1;
+        x + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6658,33 +6563,29 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
+        s1 = (s1 * 0.5 + s1).tanh();
+        for (p2, &q3) in b.iter().zip(a) {
+            s1 = (s1 * 0.7 + p2 * q3 * ((k as f64 * 0.5) - s1)).tanh();
         }
-        let mut s3 = 1.0;
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))) * j as f64,
+            _ if helper_array(a, b[a.len() - 1]) > 0.2 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += x.tanh().exp(),
+        }
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * y;
+        }
+        let (s5, c6) = (x * c.mean().unwrap()).sin_cos();
+        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, y]];
+        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * helper_array(b, b[a.len() - 1]);
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * helper_scalar(1.36, s1)).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
+            let y = y * 0.5 + c.mapv(f64::tanh).sum();
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s3 = (y.tanh().exp() + helper_array(a, b[a.len() - 1])),
-            1 => s3 = s3 * a.dot(b),
-            _ => s3 += y.tanh().exp(),
-        }
-        for (p5, &q6) in b.iter().zip(a) {
-            s3 = (s3 * 0.7 + p5 * q6 * a.mapv(f64::tanh).sum()).tanh();
-        }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-        }
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() + s3
+        s4 += y * 0.2;
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -6700,19 +6601,18 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(b, helper_scalar(0.68, 0.80));
-            t1 * t1 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()
-        };
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
-            }
+        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
+        s1 += (k as f64 * 0.5);
+        match k % 3 {
+            0 => s1 = (1.0 + ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20)) * ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20))).sqrt(),
+            1 => s1 = s1 * y,
+            _ => s1 += c.dot(a),
         }
-        if k % 2 == 0 {
-            s2 = helper_array(c, helper_array(c, a[0]));
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = a[i] * helper_scalar(x, y);
         }
-        helper_scalar(y, helper_scalar(x, b[0])) + s2
+        s1 + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6728,16 +6628,15 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h1.scaled_add(y, a);
-            if i == 3 {
-                break;
-            }
+        let mut s2: f64 = {
+            let t1 = y;
+            t1 * t1 * 0.5 + b.mean().unwrap()
+        };
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + y).sin();
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[h1.view(), (&h1 * c.mean().unwrap()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        a[a.len() - 1] + s2 + h1.sum() * 0.3
+        (s2 - x).tanh().exp() + s2 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6753,38 +6652,45 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.12;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 += v * (1.0 + s1 * s1).ln();
+            }
+        }
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + a[i] * (1.13 * (k as f64 * 0.5))).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[0].tanh().exp();
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mean().unwrap();
+                s2 = (s2 * 0.8 + u4[j] * helper_scalar(y, 0.85)).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * (k as f64 * 0.5);
                 }
             }
-            if n2 > 2 {
-                break s1 + c.mean().unwrap();
+            if n5 > 2 {
+                break s2 + (k as f64 * 0.5);
             }
         };
-        let mut s4 = b.mapv(f64::tanh).sum().tanh();
-        let mut s5 = a.dot(a);
-        s5 = helper_scalar(f64::sqrt((1.0 + 0.85 * 0.85)), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s7 += (v * j as f64) * helper_scalar(s1, s2);
             }
-            s4 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s5 = f64::tanh(0.91).exp().tanh().exp() * j as f64,
-            _ if 0.35 > 0.2 => s5 = s5 * helper_scalar(s1, a.dot(c)),
-            _ => s5 += s1,
-        }
-        helper_scalar(c.mapv(f64::tanh).sum(), b[0].tanh().exp()) + s5
+        s7 = f64::tanh(0.91).exp().tanh().exp();
+        (y / (1.0 + (b[a.len() - 1] + s2) * (b[a.len() - 1] + s2))) + s7 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6800,18 +6706,32 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
+            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
+        }
         for i in 0..a.len() {
-            w1[i] += (a[i] + y).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * f64::cos(1.38);
         }
-        let v2 = c.mapv(|t| { let u = t * y; u * u - t });
-        let mut s3 = (k as f64 * 0.5);
-        for k in 0..2 {
-            for v in c.iter() {
-                s3 = (s3 * 0.6 + v * (x + x) + k as f64 * 0.1).sin();
-            }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::cos(1.38) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * c.dot(c);
         }
-        v2[a.len() - 1] + s3 + v2.sum() * 0.3
+        s1 + s1
     }
 
     #[test]
@@ -6827,37 +6747,25 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sqrt((1.0 + 0.60 * 0.60));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut s2: f64 = {
+            let t1 = f64::sqrt((1.0 + 0.60 * 0.60));
+            t1 * t1 * 0.5 + (0.89 * x)
+        };
+        let mut s5 = b.windows(2).into_iter().enumerate().map(|(q4, p3)| (p3[1] - p3[0] * a.mapv(f64::tanh).sum()) * q4 as f64).sum::<f64>();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
+                s5 = (s5 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        if (b[0] - a[a.len() - 1]) > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * b[0].sin();
+            s5 += b[i] * 0.2;
         }
-        if f64::sin(1.17) > 0.1 {
-            s1 = (1.0 + helper_scalar(s3, 0.48) * helper_scalar(s3, 0.48)).ln();
-        } else {
-            s1 = s1 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
-        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
-            if i == 3 {
-                break;
-            }
+            w6[i] = b[i] * b.mapv(f64::tanh).sum();
         }
-        c.dot(b) + s1
+        x + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6873,28 +6781,29 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.21 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * (0.91 + (b[k % a.len()] - 1.17)));
-        if y > 0.1 {
-            s1 = helper_array(a, helper_scalar(y, 0.40));
-        } else {
-            s1 = s1 * (c[0].sin() + helper_scalar(x, 0.32));
+        let s1;
+        match k % 3 {
+            0 => s1 = (helper_array(a, x) - (k as f64 * 0.5)),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_scalar(c.mean().unwrap(), (1.32 + a[a.len() - 1])),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = 1.17;
         for i in 0..a.len() {
-            w2[i] += (a[i] + (s1 + (k as f64 * 0.5))).sin();
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * b.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * ((k as f64 * 0.5) + 0.40);
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        x + s1 + w2.sum() * 0.3
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * ((k as f64 * 0.5) + 0.40) };
+        s2 = (s2 * 0.5 + ((c[0] + 0.64) / (1.0 + f64::tanh(0.32).exp() * f64::tanh(0.32).exp()))).tanh();
+        b[a.len() - 1].sin() + s2
     }
 
     #[test]
@@ -6910,19 +6819,19 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * c.mean().unwrap();
-            s1 += t2.sin() * (k as f64 * 0.5).tanh().exp();
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * y).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = b[p4] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        l3[0] += s1;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        (1.0 + s1 * s1).ln().tanh() + s6 + v5.sum() * 0.3
+        a.dot(c) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6940,35 +6849,15 @@ mod p180 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
         s1 = helper_array(c, s1);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * 0.40;
+        if k == 3 {
+            return 0.83;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.40 };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (1.0 + s3 * s3).sqrt();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        helper_array(c, y) + s1
+        let mut s3: f64 = {
+            let t2 = s1;
+            t2 * t2 * 0.5 + (s1 * c[k % a.len()])
+        };
+        let v4 = (c * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
+        (helper_array(c, 0.22) / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1)))) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6984,39 +6873,22 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(a).sin() + x);
-        match k % 4 {
-            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_array(a, (x * y)),
-            _ => s1 += ((k as f64 * 0.5) * y),
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * ((k as f64 * 0.5) + 0.71)).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(a, 0.37) + x * 0.1;
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
+        let mut s3 = ((s1 + y).tanh().exp() * (k as f64 * 0.5).tanh().exp());
+        let v4 = (a * c).mapv(f64::tanh);
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(0.97, 1.12);
         }
-        for i in 0..a.len() {
-            let t3 = c[i] * ((k as f64 * 0.5) * 0.97);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t3.sin() * y;
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b[k % a.len()].cos()).tanh();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_scalar((k as f64 * 0.5), s1) - (k as f64 * 0.5).tanh()) * j as f64,
-            _ if (y * x) > 0.2 => s1 = s1 * s1,
-            _ => s1 += (1.0 + x * x).sqrt(),
-        }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(c, (k as f64 * 0.5));
-        }
-        s1 + s1 + u4.sum() * 0.3
+        let mut s7: f64 = {
+            let t6 = x;
+            t6 * t6 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        };
+        (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7033,51 +6905,36 @@ mod p182 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, y);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[k % a.len()];
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c[a.len() - 1];
-                }
+                q3 += b[j] * t2;
             }
-            if n2 > 2 {
-                break s1 + c[a.len() - 1];
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (a[k % a.len()] / (1.0 + y * y))).tanh();
+            s1 = s1 + q3.tanh();
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * x.tanh().exp();
-        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s3 = s3 * 0.5 + a.dot(a);
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
+            w4[i] = c[i] * helper_array(a, b[a.len() - 1]);
         }
-        s1 += s3 * 0.2;
+        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * s1).sin()).sum() * s1.sin() + d7[0] * b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (1.29 * b[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut h8 = w4.to_owned();
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(s1, 1.29),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w5 * ((k as f64 * 0.5) - y);
+            h8.scaled_add(s5, &w4);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - y) };
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + a[j7 - 1] * (1.0 + s6 * s6).ln();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * c.dot(&w4)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        y + s1 + u4.sum() * 0.3
+        y + s5 + h8.sum() * 0.3
     }
 
     #[test]
@@ -7093,33 +6950,23 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = a.dot(c);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (s2 - (k as f64 * 0.5));
-                }
-            }
-            if n3 > 2 {
-                break s2 + (s2 - (k as f64 * 0.5));
-            }
-        };
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s5 = (s5 * 0.6 + (v * j as f64) * (b[k % a.len()] - s5) + k as f64 * 0.1).sin();
-            }
+        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (c[i] + (v1[k % a.len()] - a[a.len() - 1])).sin();
+        if c[0] < 0.0 {
+            s1 = y;
         }
-        let v7 = c.mapv(|t| t * t * 0.5 - t);
-        (k as f64 * 0.5) + s5 + v7.sum() * 0.3
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (b[k % a.len()] - b[a.len() - 1]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s2 = x;
+        if c[0] < 0.0 {
+            s1 = y.cos();
+        }
+        (a.dot(b) * (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -7135,21 +6982,19 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        match k % 4 {
-            j if j > 1 => s1 = 0.45 * j as f64,
-            _ if helper_scalar(y, x) > 0.2 => s1 = s1 * x.tanh().exp(),
-            _ => s1 += (x * y),
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + x).sin();
-        }
+        let mut s2: f64 = {
+            let t1 = b.dot(b);
+            t1 * t1 * 0.5 + 1.21
+        };
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * helper_array(c, w2[a.len() - 1]);
+            w3[i] = c[i] * (1.0 + x * x).ln();
         }
-        a.mapv(f64::tanh).sum().tanh().exp() + s1 + w3.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = w3[i] * w3.mapv(f64::tanh).sum();
+        }
+        helper_scalar((y / (1.0 + 1.28 * 1.28)), w4.mean().unwrap()) + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7165,49 +7010,33 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = ((y * x) - a.mean().unwrap()),
-            1 => { s1 = 0.5; }
-            _ => s1 = f64::sin(1.12).tanh().exp(),
-        }
-        if k == 3 {
-            return (s1 + 0.84).tanh().exp();
-        }
-        let mut s2 = x;
+        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
         for i in 0..a.len() {
-            let s1 = s1 * 0.5 + y.tanh().exp();
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
-        }
-        s2 += s1 * 0.2;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (s2 - s2)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * s2.sin();
-                }
+            if i % 3 == 2 {
+                continue;
             }
-            if n3 > 2 {
-                break s2 + s2.sin();
-            }
-        };
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = a.to_owned();
-        for i in (0..k % 3) {
-            h7 = (&h7 * s4 + a).mapv(f64::tanh);
-            l5.push(h7.clone());
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(a) * 0.5;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.41 * x);
         }
-        let mut s9 = q8;
-        (s4 - (k as f64 * 0.5)) + s9
+        if k == 3 {
+            return c[0].sin();
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = helper_scalar(x, (y / (1.0 + 0.61 * 0.61))),
+            1 => { s3 = 0.5; }
+            _ => s3 = f64::tanh(1.11).exp().tanh().exp(),
+        }
+        if k == 3 {
+            return (0.52 * helper_scalar(y, 1.33));
+        }
+        (s3 - 0.84).cos() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7223,30 +7052,52 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c.mean().unwrap());
-        let mut s2 = (((x / (1.0 + y * y)) - y) - v1.dot(&v1));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s2: f64 = {
+            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
+        };
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * y,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w3 * b.dot(c);
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.dot(c) };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2))).tanh();
+            s2 += b[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * x).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
+        }
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s2.tanh();
         }
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * b.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + a[i] * (s4 + 0.79)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
         }
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s2 += (v * j as f64) * 0.79;
-            }
-        }
-        let mut s4: f64 = {
-            let t3 = (c.mean().unwrap() + a.dot(&v1));
-            t3 * t3 * 0.5 + f64::tanh(1.35).exp()
-        };
-        (s2 + (s2 * s4)) + s4 + v1.sum() * 0.3
+        (helper_scalar(x, s4) - f64::tanh(1.35).exp()) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7262,30 +7113,32 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut h1 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            w1[i] += (c[i] + c.mean().unwrap()).sin();
-        }
-        let mut s2 = y;
-        match k % 4 {
-            j if j > 1 => s2 = c.mean().unwrap() * j as f64,
-            _ if helper_array(c, x) > 0.2 => s2 = s2 * s2,
-            _ => s2 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-        }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * a.dot(a)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            let n3 = (s2 * 0.5 + c[i] * (y / (1.0 + y * y))).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
-            s2 += c[i] * 0.2;
         }
-        (k as f64 * 0.5) + s2 + u3.sum() * 0.3
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > b[p5] {
+                l4.push((a[p5] * h1[a.len() - 1].tanh().exp()).sin());
+            } else {
+                l4.push(b[p5] * y);
+            }
+        }
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = c[i] * x;
+        }
+        helper_scalar(a.dot(a), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s6 + w7.sum() * 0.3
     }
 
     #[test]
@@ -7301,28 +7154,41 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        let mut s1 = (a[0] + c.mean().unwrap());
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
+            }
+        }
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.scaled_add(y.sin(), a);
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + h2[j3 - 1] * y;
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * h2[0],
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w4 * h2.mapv(f64::tanh).sum();
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * h2.mapv(f64::tanh).sum() };
         match k % 3 {
-            0 => s1 = 1.37,
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += s1,
+            0 => s1 = s5,
+            1 => s1 = s1 * ((s1 / (1.0 + s1 * s1)) / (1.0 + 1.12 * 1.12)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * ((k as f64 * 0.5) / (1.0 + y * y))).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let mut s6: f64 = {
-            let t5 = a[k % a.len()].tanh().exp();
-            t5 * t5 * 0.5 + b.mapv(f64::tanh).sum()
-        };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + 0.72 * 0.72))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        1.12 + s6
+        ((y - 0.56) / (1.0 + (1.17 * y) * (1.17 * y))) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -7338,32 +7204,27 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * y;
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * y.tanh().exp();
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x - 0.46)) * q2 as f64).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * a.mapv(f64::tanh).sum();
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n6 = (&h5 * y + a).mapv(f64::tanh);
+            h5.assign(&n6);
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1.cos()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.0 + x * x).ln();
+                s3 = (s3 * 0.8 + b[j] * (a[0] - 0.46)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + (1.0 + x * x).ln();
-            }
-        };
-        let mut s5 = (k as f64 * 0.5);
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s5 += (v * j as f64) * (1.21 + s1);
-            }
+            s3 += b[i] * 0.2;
         }
-        x.cos() + s5
+        (k as f64 * 0.5) + s3 + h5.sum() * 0.3
     }
 
     #[test]
@@ -7379,43 +7240,44 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * b.mean().unwrap();
-        }
-        let mut s3 = c.dot(a);
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let n2 = (s1 * 0.5 + b[i] * helper_array(b, x)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
+        }
+        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * q4 * helper_scalar(c[0], c[k % a.len()])).sum::<f64>();
+        let mut s8 = b.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * (0.52 - s5)) * q7 as f64).sum::<f64>();
+        let mut s9 = (c.mapv(f64::tanh).sum() / (1.0 + s5 * s5));
+        let mut l10 = vec![b.to_owned()];
+        for p11 in 0..2 {
+            let n = l10[p11].mapv(|t| (t * s8).sin()) + b;
+            l10.push(n);
+        }
+        let v12 = l10[l10.len() - 1].to_owned();
+        let mut s13 = l10[1][0] * c.mean().unwrap();
+        for i in 0..a.len() {
+            let w14 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_array(a, 0.62),
+                1 => c[i] * b[0].tanh().exp(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s3 += w4 * (0.72 / (1.0 + u1[0] * u1[0]));
+            s5 += w14 * s9;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (0.72 / (1.0 + u1[0] * u1[0])) };
-        let v6 = (b * &u2).mapv(f64::tanh);
-        let mut h7 = v6.to_owned();
-        for i in (0..a.len()).rev() {
-            h7.scaled_add((1.30 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &v6);
+        let s15 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * s9 };
+        let mut h16 = a.to_owned();
+        for i in 0..3 {
+            let n17 = (&h16 * x + a).mapv(f64::tanh);
+            h16.assign(&n17);
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * f64::ln((1.0 + 0.90 * 0.90))).tanh();
-        }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s3 = s3.sin() * 0.9 + u2[j8 - 1] * s5.tanh().exp();
-        }
-        (1.0 + u2.dot(&u1) * u2.dot(&u1)).sqrt() + s3 + h7.sum() * 0.3
+        (helper_scalar(s1, v12[0]) * (y + 0.93)) + s13 + h16.sum() * 0.3
     }
 
     #[test]
@@ -7431,48 +7293,24 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * helper_array(a, x)).tanh();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.10 + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.0 + y * y).ln();
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.0 + y * y).ln();
-            }
-        };
-        if k == 3 {
-            return helper_scalar((1.0 + s3 * s3).sqrt(), ((k as f64 * 0.5) - c[a.len() - 1]));
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = a[p2] * c.mean().unwrap();
         }
-        let mut s4 = (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if y.tanh().exp() > 0.2 => s1 = s1 * c.dot(c),
-            _ => s1 += ((k as f64 * 0.5) + y),
+        l1[0] += y;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let v5 = (&v3 + c);
+        let mut s8 = v5.iter().zip(b.iter()).map(|(p6, q7)| p6 * q7 * (x - 1.23)).sum::<f64>();
+        let v9 = v3.mapv(f64::sin);
+        s4 += helper_scalar((1.0 + s8 * s8).sqrt(), ((k as f64 * 0.5) - v9[a.len() - 1]));
+        let mut s12 = v5.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * ((k as f64 * 0.5) - x)).sum::<f64>();
+        let mut j13 = 0;
+        while j13 < a.len() {
+            j13 += 1;
+            s12 = s12.sin() * 0.9 + a[j13 - 1] * v5.mapv(f64::tanh).sum();
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s5 += b[i] * 0.2;
-        }
-        s5 = (s5 * 0.5 + a.dot(c)).tanh();
-        1.06 + s5
+        v9[0].tanh().exp() + s12 + v9.sum() * 0.3
     }
 
     #[test]
@@ -7488,45 +7326,30 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.48;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[a.len() - 1].tanh(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (x / (1.0 + y * y));
+            w1[i] = a[i] * helper_array(c, x);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x / (1.0 + y * y)) };
-        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (1.30 / (1.0 + s1 * s1))).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + w1[j3 - 1] * (s2 - (k as f64 * 0.5));
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 += (v * j as f64) * b.mapv(f64::tanh).sum();
             }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s6 * s6).sqrt()).tanh();
         }
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h7.mapv_inplace(|t| (t * s3).tanh());
-            h7.scaled_add(0.5, a);
+        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s5 = m6.diag().mapv(|t| (t * y).sin()).sum() * b.dot(c);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * (1.0 + s5 * s5).sqrt()).tanh();
         }
-        if k == 3 {
-            return y;
-        }
-        let mut l8 = vec![a.to_owned()];
-        for p9 in 0..2 {
-            let n = l8[p9].mapv(|t| (t * x).sin()) + b;
-            l8.push(n);
-        }
-        let v10 = l8[l8.len() - 1].to_owned();
-        let mut s11 = l8[1][0] * s3;
-        y + s11 + v10.sum() * 0.3
+        let l7 = vec![w1.to_owned(), c.mapv(|t| t * 0.5), w1.mapv(|t| t * y)];
+        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&w1);
+        w1[a.len() - 1] + s9 + w1.sum() * 0.3
     }
 
     #[test]
@@ -7542,34 +7365,26 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if helper_scalar(y, 1.13) > 0.1 {
-            s1 = y;
+        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (a[0] - (k as f64 * 0.5)));
+        if c[0] < 0.0 {
+            s3 = (s3 - x);
         } else {
-            s1 = s1 * (x * c[a.len() - 1]);
+            s3 = s3 * (1.0 + (s3 + 0.30) * (s3 + 0.30)).sqrt();
         }
-        let mut s3: f64 = {
-            let t2 = (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-            t2 * t2 * 0.5 + a.mean().unwrap()
-        };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (a[0] * s1);
+        let s4;
+        match k % 3 {
+            0 => s4 = a[0],
+            1 => { s4 = (k as f64 * 0.5).cos(); }
+            _ => s4 = (1.0 + (a[0] * s3) * (a[0] * s3)).sqrt(),
         }
-        let mut l5 = vec![a.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * s3).sin()) + a;
-            l5.push(n);
+        let l5: Vec<f64> = c.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * (1.0 + x * x).ln()).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        let v8 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (v8[i] + (y - y)).sin();
         }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * c.mapv(f64::tanh).sum();
-        if k == 3 {
-            return (1.0 + s8 * s8).sqrt();
-        }
-        if k == 3 {
-            return (s3.sin() - x.tanh().exp());
-        }
-        helper_array(a, ((k as f64 * 0.5) + 1.22)) + s8 + v7.sum() * 0.3
+        0.41 + s7 + w9.sum() * 0.3
     }
 
     #[test]
@@ -7585,22 +7400,37 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![helper_array(c, x), (y / (1.0 + a[0] * a[0])), helper_array(b, 0.94)].mapv(f64::sin).sum();
-        let mut s2 = helper_array(a, b[k % a.len()].tanh().exp()).sin();
-        let s3;
-        match k % 3 {
-            0 => s3 = (b.mean().unwrap() + ((k as f64 * 0.5) + s2)),
-            1 => { s3 = x.tanh().exp(); }
-            _ => s3 = (k as f64 * 0.5),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * f64::cos(0.29);
-            s1 += t4.sin() * (1.0 + x * x).ln();
-            if i == 3 {
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * helper_array(c, x)).tanh();
+            if (n2 - s1).abs() < 0.05 {
                 break;
             }
+            s1 = n2;
         }
-        (c.mean().unwrap() - helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) + s2
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (0.89 / (1.0 + b[0] * b[0]))).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (c[a.len() - 1] - 1.13);
+                }
+            }
+            if n3 > 2 {
+                break s1 + (c[a.len() - 1] - 1.13);
+            }
+        };
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b[k % a.len()].tanh().exp();
+        }
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => s1 = s1 * (f64::tanh(0.43) + (s1 - x)),
+            _ => s1 += c.dot(&u5),
+        }
+        s4.tanh().exp() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7616,24 +7446,16 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        s1 = (k as f64 * 0.5);
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
+        let z2 = ad::ndarray::Zip::from(b).and(a).map_collect(|&p3, &q4| (p3 * x - q4).sin());
+        let mut s1 = z2.sum() * b[a.len() - 1].tanh().exp();
+        if k == 3 {
+            return 0.68;
         }
-        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (s2 / (1.0 + s2 * s2))).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s2 = s2.sin() * 0.9 + c[j7 - 1] * helper_scalar(y, x);
+        let mut s5 = (b.dot(a) - a.mapv(f64::tanh).sum());
+        if k == 3 {
+            return (x.tanh() * (c[k % a.len()] + 0.93));
         }
-        helper_array(c, s2.tanh()) + s6
+        helper_array(b, 1.36) + s5
     }
 
     #[test]
@@ -7649,18 +7471,19 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+        if k == 3 {
+            return 0.66;
+        }
+        let mut s1 = b.mean().unwrap().cos();
+        for i in 0..a.len() {
+            let t2 = a[i] * ((k as f64 * 0.5) * x);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
             }
+            s1 = s1 + q3.tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x + (k as f64 * 0.5));
-        }
-        ((k as f64 * 0.5) * y).tanh() + s1
+        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s1
     }
 
     #[test]
@@ -7677,34 +7500,36 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[0],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 += (v * j as f64) * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.dot(c);
                 }
-            };
-            s1 += w2 * x;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if s3.tanh().exp() > 0.2 => s1 = s1 * s1,
-            _ => s1 += (s1 - 0.31),
-        }
-        let mut s5: f64 = {
-            let t4 = c.dot(c);
-            t4 * t4 * 0.5 + b.dot(a)
+            }
+            if n2 > 2 {
+                break s1 + c.dot(c);
+            }
         };
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + b[j6 - 1] * a.mean().unwrap();
-        }
+        let mut s5: f64 = {
+            let t4 = (k as f64 * 0.5).tanh().exp().sin();
+            t4 * t4 * 0.5 + a.mean().unwrap()
+        };
         (x.tanh().exp() / (1.0 + s1 * s1)) + s5
     }
 
@@ -7721,48 +7546,35 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        match k % 4 {
+            j if j > 1 => s1 = (y - x).tanh().exp() * j as f64,
+            _ if (1.20 * b[0]) > 0.2 => s1 = s1 * (1.0 + (a[a.len() - 1] / (1.0 + s1 * s1)) * (a[a.len() - 1] / (1.0 + s1 * s1))).sqrt(),
+            _ => s1 += ((k as f64 * 0.5) * b[a.len() - 1]),
         }
-        let mut s2 = u1.mapv(f64::tanh).sum();
-        let s3;
-        match k % 3 {
-            0 => s3 = (a[0].cos() - y.tanh().exp()),
-            1 => { s3 = 0.5; }
-            _ => s3 = helper_scalar(x, x),
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += s1,
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (c[a.len() - 1] + b[a.len() - 1])).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += a[i] * 0.2;
-        }
-        if k % 2 == 0 {
-            s2 = ((s3 / (1.0 + y * y)) - (k as f64 * 0.5));
-        } else {
-            s2 = s2 * (x * c[0]);
-        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t4 = a[i] * helper_array(c, (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t4.sin() * helper_scalar(s2, s2);
-            if i == 3 {
-                break;
-            }
+            w2[i] = c[i] * x;
         }
-        let mut s5: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s5 += (v * j as f64) * (0.62 * b[0]);
+            for v in b.iter() {
+                s1 += v * (k as f64 * 0.5);
             }
         }
-        (u1[a.len() - 1] / (1.0 + s3 * s3)) + s5 + u1.sum() * 0.3
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, y);
+        }
+        let mut s5: f64 = {
+            let t4 = (b.mapv(f64::tanh).sum() - c[0].tanh().exp());
+            t4 * t4 * 0.5 + w2.dot(c)
+        };
+        w2[a.len() - 1] + s5 + u3.sum() * 0.3
     }
 
     #[test]
@@ -7778,33 +7590,51 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() - helper_array(c, x));
-        s1 = (s1 * 0.5 + (f64::sin(0.53) - helper_scalar(x, 0.43))).tanh();
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_array(a, c[a.len() - 1]),
-            1 => { s2 = 0.67; }
-            _ => s2 = helper_array(b, y.tanh().exp()),
-        }
-        let mut s4: f64 = {
-            let t3 = (a.dot(c) - helper_scalar(0.77, b[0]));
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
-        };
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
-        }
-        s4 += y * 0.2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * (a[k % a.len()] + s2)).tanh();
+            w1[i] += (c[i] + (y / (1.0 + y * y))).sin();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s2 = helper_scalar((((k as f64 * 0.5) - 0.81) + helper_scalar((k as f64 * 0.5), x)), (1.0 + y * y).sqrt().tanh().exp());
+        match k % 4 {
+            j if j > 1 => s2 = w1.dot(b) * j as f64,
+            _ if (x + (k as f64 * 0.5)) > 0.2 => s2 = s2 * helper_scalar(y.tanh().exp(), w1.dot(b)),
+            _ => s2 += s2.tanh().exp(),
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s3 += (v * j as f64) * (1.11 / (1.0 + s3 * s3));
             }
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) + c[k % a.len()])).tanh();
         }
-        (1.0 + y * y).sqrt().tanh().exp() + s4
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * s3.tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w4 * f64::ln((1.0 + 0.50 * 0.50));
+        }
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::ln((1.0 + 0.50 * 0.50)) };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * (1.0 + s5 * s5).ln();
+                }
+            }
+            if n6 > 2 {
+                break s2 + (1.0 + s5 * s5).ln();
+            }
+        };
+        let v8 = a.mapv(|t| if t > 0.2 { t * s7 } else { (t - s7).tanh() });
+        (s7 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s3 + v8.sum() * 0.3
     }
 
     #[test]

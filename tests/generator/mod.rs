@@ -675,6 +675,34 @@ impl Program {
         });
     }
 
+    /// A `for` loop over a chain with `filter` and `map` stages, whose
+    /// closure parameter may shadow a scalar the body reads.
+    fn chain_for_loop(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        let i = self.pick(self.scalars.len());
+        let outer = self.scalars[i].name.clone();
+        let param = if self.chance(0.5) {
+            outer.clone()
+        } else {
+            "t".to_string()
+        };
+        let filter = if self.chance(0.5) {
+            ".filter(|q| **q > 0.1)"
+        } else {
+            ""
+        };
+        self.line(format!(
+            "for m in {}.iter(){filter}.map(|{param}| ({param} * 0.7).sin()) {{",
+            v.name
+        ));
+        self.line(format!(
+            "    {acc} = {acc} * 0.8 + m * {e} + {outer} * 0.1;"
+        ));
+        self.line("}");
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -1024,7 +1052,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(26) {
+        match self.pick(27) {
+            26 => self.chain_for_loop(),
             25 => self.converging_loop(),
             24 => self.nested_item_loops(),
             23 => self.late_init(),
