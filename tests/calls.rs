@@ -290,3 +290,94 @@ fn local_closures_are_inlined() {
         check_scalar!(local_closures; ref x dx = random(n, 51), val w dw = 0.6;);
     }
 }
+
+/// Functions that return several values, and callers that destructure
+/// them (`let (m, v) = stats(x);`), read them by position (`t.0`), call
+/// them in loops and branches, and return a tuple of their own.
+mod tuples {
+    use super::*;
+
+    #[differentiable]
+    pub fn stats(x: &Array1<f64>) -> (f64, f64) {
+        let m = x.mean().unwrap();
+        let v = x.mapv(|a| (a - m).powi(2)).mean().unwrap();
+        (m, v)
+    }
+
+    /// A scalar and an array, from either branch; a constant item.
+    #[differentiable]
+    pub fn branchy(x: &Array1<f64>, #[constant] flip: bool) -> (f64, Array1<f64>, f64) {
+        let s = x.sum();
+        if flip {
+            (s * 2.0, x.mapv(f64::sin), 0.5)
+        } else {
+            let y = x * s;
+            (s.sin(), y, 0.5)
+        }
+    }
+
+    #[differentiable]
+    pub fn nested(x: &Array1<f64>) -> (f64, f64) {
+        let (m, v) = stats(x);
+        let (m2, v2) = stats(&(x * m));
+        (m2 + v, v2)
+    }
+
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] flip: bool) -> f64 {
+        let (m, v) = stats(x);
+        let (a, y, half) = branchy(x, flip);
+        let t = nested(x);
+        let mut acc = 0.0;
+        let mut decayed = 0.0;
+        for i in 0..3 {
+            let (mi, vi) = stats(&(x * (i as f64 + 1.0)));
+            acc += mi * vi;
+            decayed = decayed * 0.5 + mi;
+        }
+        let mut r = 0.0;
+        if x[0] > 0.0 {
+            let (_, vb) = stats(&y);
+            r = vb / (v + 1.0);
+        }
+        m * v.sqrt() + a * y.sum() * half + t.0 * t.1 + acc + decayed + r
+    }
+}
+
+#[test]
+fn tuples_returned_and_destructured() {
+    for n in [2, 5] {
+        let x = random(n, 60) + 0.1;
+        for flip in [false, true] {
+            check_scalar!(tuples; ref x dx = x.clone(); flip);
+            check_scalar!(tuples; ref x dx = -&x; flip);
+        }
+    }
+}
+
+/// The pullback of a function that returns a tuple takes a tuple of
+/// cotangents, and its forward mode gives a tuple of tangents: both
+/// against finite differences of the weighted sum of the items.
+#[test]
+fn tuple_results_in_both_modes() {
+    use ad::check::{assert_gradient, close};
+    let x = random(4, 61);
+    let weighted = |x: &Array1<f64>| {
+        let (s, y, c) = tuples::branchy(x, false);
+        0.3 * s + y.sum() * -1.2 + c
+    };
+    let (value, pullback) = tuples::branchy_vjp(&x, false);
+    assert_eq!(value, tuples::branchy(&x, false));
+    let (g, _) = pullback((0.3, Array1::from_elem(4, -1.2), 7.0));
+    assert_gradient(weighted, &x, &g.to_vec());
+    let dx = random(4, 62);
+    let (jvalue, (ds, dy, dc)) = tuples::branchy_jvp(&x, false, &dx, ad::NoTangent);
+    assert_eq!(jvalue, value);
+    assert_eq!(dc, 0.0);
+    let directional = 0.3 * ds + dy.sum() * -1.2;
+    let expected: f64 = g.iter().zip(&dx).map(|(a, b)| a * b).sum();
+    assert!(
+        close(directional, expected, 1e-9),
+        "{directional} vs {expected}"
+    );
+}

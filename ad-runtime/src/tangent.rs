@@ -219,8 +219,25 @@ impl<T: Differentiable + ?Sized> Differentiable for &T {
     }
 }
 
+/// A tuple's tangent is the tuple of its items' tangents: the result of a
+/// function that returns several values (`fn stats(x) -> (f64, f64)`), and
+/// the gradients of several parameters.
 macro_rules! tuple_tangent {
     ($(($($t:ident $i:tt),*)),*) => {$(
+        // Left out of the types a "no tangent type" error lists.
+        #[diagnostic::do_not_recommend]
+        impl<$($t: Differentiable),*> Differentiable for ($($t,)*) {
+            type Tangent = ($($t::Tangent,)*);
+            fn zero_tangent(&self) -> Self::Tangent {
+                ($(self.$i.zero_tangent(),)*)
+            }
+            fn unset_tangent(&self) -> Self::Tangent {
+                ($(self.$i.unset_tangent(),)*)
+            }
+            fn complete_tangent(&self, tangent: &mut Self::Tangent) {
+                $(self.$i.complete_tangent(&mut tangent.$i);)*
+            }
+        }
         impl<$($t: TangentSpace),*> TangentSpace for ($($t,)*) {
             fn zero_like(&self) -> Self {
                 ($(self.$i.zero_like(),)*)

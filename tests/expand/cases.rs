@@ -837,3 +837,21 @@ snapshot!(for_over_a_filtered_map, [reverse],
         s
     }
 );
+
+// A function that returns a tuple, and a caller that destructures it: the
+// tuple is one value (`t4`), its pullback takes a tuple of cotangents, and
+// the caller reads its items by position (`&t1.0`), their adjoints adding
+// into the parts of a whole tuple adjoint (`t1_bar.0`).
+snapshot!(tuple_returned_and_destructured, [reverse],
+    fn mean_and_square(x: &Array1<f64>) -> (f64, f64) {
+        let m = x.mean().unwrap();
+        (m, m * m)
+    }
+);
+
+snapshot!(tuple_destructured_by_a_caller, [reverse],
+    fn caller(x: &Array1<f64>) -> f64 {
+        let (m, s) = mean_and_square(x);
+        m * s
+    }
+);

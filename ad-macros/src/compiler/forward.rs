@@ -401,6 +401,20 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             let values = items.iter().map(|a| g.operand(a));
             quote_spanned!(s=> #r::stack_pushforward([#(#tangents),*], [#(#values),*]))
         }
+        // Each item's tangent, owned; a constant item's is zero.
+        Op::Tuple(items) => {
+            let tangents = items.iter().map(|a| match a {
+                Operand::Var(v) => {
+                    let t = g.tangent(*v);
+                    quote_spanned!(s=> #r::to_owned(#t))
+                }
+                Operand::Const(_) => {
+                    let a = g.operand(a);
+                    quote_spanned!(s=> #r::zero_tangent(&#a))
+                }
+            });
+            quote_spanned!(s=> (#(#tangents,)*))
+        }
         Op::Join {
             axis,
             parts,

@@ -98,6 +98,8 @@ pub enum Op {
     /// `array![a, b, c]`, `Array1::from(vec![a, b, c])`: a 1-D array of
     /// scalars.
     Stack(Vec<Operand>),
+    /// `(a, b)`: several values as one, as a function returns them.
+    Tuple(Vec<Operand>),
     /// `concatenate(axis, &[a, b])` (`new_axis` false) or
     /// `stack(axis, &[a, b])`: a `Result`, as ndarray's.
     Join {
@@ -269,7 +271,9 @@ impl Op {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
             Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) | Op::Push(a, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
-            Op::Stack(items) | Op::Join { parts: items, .. } => items.iter().collect(),
+            Op::Stack(items) | Op::Tuple(items) | Op::Join { parts: items, .. } => {
+                items.iter().collect()
+            }
             Op::Neg(a)
             | Op::Unary(_, a)
             | Op::Powi(a, _)
@@ -373,6 +377,7 @@ impl Op {
             Op::FromList(_) => "from_list".into(),
             Op::FromElem(..) => "from_elem".into(),
             Op::Stack(..) => "array".into(),
+            Op::Tuple(..) => "tuple".into(),
             Op::Join { new_axis, .. } => if *new_axis { "stack" } else { "concatenate" }.into(),
             Op::IndexWrite(..) => "index_write".into(),
             Op::IndexAdd(..) => "index_add".into(),

@@ -188,6 +188,7 @@ impl<'f> Gen<'f> {
             | Op::MulAdd(..)
             | Op::Dot(..)
             | Op::Stack(..)
+            | Op::Tuple(..)
             | Op::Join { .. }
             | Op::Call(..)
             | Op::IndexWrite(..)
@@ -305,6 +306,11 @@ impl<'f> Gen<'f> {
             Op::Stack(items) => {
                 let items = items.iter().map(|a| self.operand(a));
                 quote_spanned!(s=> #r::stack([#(#items),*]))
+            }
+            // Each item owned, as the function's result type has it.
+            Op::Tuple(items) => {
+                let items = items.iter().map(|a| self.owned(a, s));
+                quote_spanned!(s=> (#(#items,)*))
             }
             Op::Join {
                 axis,

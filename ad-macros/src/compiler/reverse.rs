@@ -438,7 +438,12 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn reverse_inst(&mut self, inst: &Inst) {
-        if !self.optional || self.static_vars.contains(&inst.dest) {
+        // A tuple's adjoint (`eager`) is whole from the start, not an
+        // `Option`: its items' reads add into it.
+        if !self.optional
+            || self.static_vars.contains(&inst.dest)
+            || self.eager.contains(&inst.dest)
+        {
             self.reverse_inst_body(inst);
             return;
         }
@@ -630,6 +635,10 @@ impl Builder<'_, '_> {
             }
             Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),
             Op::Stack(_) => dense(quote_spanned!(s=> #r::stack_pullback(#dy, #pos))),
+            Op::Tuple(_) => {
+                let part = syn::Index::from(pos);
+                dense(quote_spanned!(s=> ::core::clone::Clone::clone(&(#dy).#part)))
+            }
             Op::Join {
                 axis,
                 parts,

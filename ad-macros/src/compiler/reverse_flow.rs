@@ -186,8 +186,11 @@ impl Builder<'_, '_> {
             let Some(sites) = uses.used.get(v) else {
                 continue;
             };
+            // A struct's or tuple's adjoint (`eager`) is whole from the
+            // start: its fields' reads add into it.
             if self.useful.contains(v)
                 && !uses.escapes.contains(v)
+                && !self.eager.contains(v)
                 && sites.iter().all(|s| s == block)
             {
                 self.static_vars.insert(*v);

@@ -417,3 +417,35 @@ impl<F: Float> ZeroOfShape for VecShape<F> {
 pub fn materialize<S: ZeroOfShape>(adjoint: Option<S::Tangent>, shape: S) -> S::Tangent {
     adjoint.unwrap_or_else(|| shape.zero())
 }
+
+/// A tuple's shape is its items' shapes: the result of a function that
+/// returns several values.
+macro_rules! tuple_shape {
+    ($(($($t:ident $i:tt),+))*) => {$(
+        // Left out of the types a "no shape" error lists.
+        #[diagnostic::do_not_recommend]
+        impl<$($t: ShapeOf),+> ShapeOf for ($($t,)+) {
+            type Shape = ($($t::Shape,)+);
+            #[inline(always)]
+            fn shape_of(&self) -> Self::Shape {
+                ($(self.$i.shape_of(),)+)
+            }
+        }
+        impl<$($t: ZeroOfShape),+> ZeroOfShape for ($($t,)+) {
+            type Tangent = ($($t::Tangent,)+);
+            fn zero(&self) -> Self::Tangent {
+                ($(self.$i.zero(),)+)
+            }
+        }
+    )*};
+}
+tuple_shape! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, G 5)
+    (A 0, B 1, C 2, D 3, E 4, G 5, H 6)
+    (A 0, B 1, C 2, D 3, E 4, G 5, H 6, I 7)
+}

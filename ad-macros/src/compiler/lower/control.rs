@@ -511,6 +511,7 @@ impl Lowerer<'_> {
             span,
             is_view: false,
         });
+        self.joined.insert(v);
         v
     }
 
@@ -662,13 +663,17 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {
-            if let (Some(init), Pat::Ident(p)) = (&l.init, &l.pat) {
-                self.0
-                    .push((p.ident.to_string(), (*init.expr).clone(), true));
-            } else if let (Some(init), Pat::Type(pt)) = (&l.init, &l.pat) {
-                if let Pat::Ident(p) = &*pt.pat {
-                    self.0
-                        .push((p.ident.to_string(), (*init.expr).clone(), true));
+            // `let (m, v) = stats(x);` binds each name to a part of the
+            // value: active as the value is.
+            if let Some(init) = &l.init {
+                let pat = match &l.pat {
+                    Pat::Type(pt) => &*pt.pat,
+                    p => p,
+                };
+                if let Pat::Ident(_) | Pat::Tuple(_) = pat {
+                    for name in scan::pattern_names(pat) {
+                        self.0.push((name, (*init.expr).clone(), true));
+                    }
                 }
             }
             syn::visit::visit_local(self, l);

@@ -24,6 +24,14 @@ impl Lowerer<'_> {
 
     pub(super) fn inst(&mut self, op: Op, span: Span) -> Operand {
         let dest = VarId(self.vars.len());
+        if let Op::Place(Operand::Var(root), _) = &op {
+            if self.joined.contains(root) {
+                self.errors.at_span(
+                    span,
+                    "a part of a value that a branch or loop gives (a tuple's item, a struct's field) is not read yet: read it in each branch, or bind its parts to names of their own there (`let (m, v) = stats(x);`) and join those",
+                );
+            }
+        }
         if let Op::Place(root, path) = &op {
             // Its indices must mean the same wherever a field of it is read.
             let names = scan::token_names(path);
@@ -345,6 +353,11 @@ impl Lowerer<'_> {
         match e {
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
+            // `(m, v)`: several values as one, as a function returns them.
+            Expr::Tuple(t) => {
+                let items: Option<Vec<Operand>> = t.elems.iter().map(|i| self.expr(i)).collect();
+                Some(self.op_or_constant(Op::Tuple(items?), span, e))
+            }
             Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
             Expr::Path(p) => {
                 let name = p.path.get_ident().map(|i| i.to_string());

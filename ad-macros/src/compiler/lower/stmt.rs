@@ -127,6 +127,11 @@ impl Lowerer<'_> {
             self.verbatim_local(local);
             return;
         }
+        if let (Pat::Tuple(t), None) = (pat, &init.diverge) {
+            if self.tuple_of_names(t, &init.expr) {
+                return;
+            }
+        }
         let (name, mutable) = match pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
                 (p.ident.clone(), p.mutability.is_some())
@@ -155,6 +160,40 @@ impl Lowerer<'_> {
             }
         }
         self.bind(&name, value, first_new, ty, mutable);
+    }
+
+    /// `let (m, v) = stats(x);`: the tuple a call returns, each name bound
+    /// to a read of its item (`t.0`, `t.1`), as a field of a struct is
+    /// read. False, with nothing done, unless every element of the pattern
+    /// is a name or `_`.
+    fn tuple_of_names(&mut self, t: &syn::PatTuple, init: &Expr) -> bool {
+        let names: Option<Vec<Option<&syn::PatIdent>>> = t
+            .elems
+            .iter()
+            .map(|p| match p {
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(Some(p)),
+                Pat::Wild(_) => Some(None),
+                _ => None,
+            })
+            .collect();
+        let Some(names) = names else {
+            return false;
+        };
+        let Some(value) = self.value_expr(init) else {
+            return true;
+        };
+        let Operand::Var(tuple) = value else {
+            return false;
+        };
+        let span = init.span();
+        for (k, name) in names.into_iter().enumerate() {
+            let Some(p) = name else { continue };
+            let part = syn::Index::from(k);
+            let first_new = self.vars.len();
+            let item = self.inst(Op::Place(Operand::Var(tuple), quote!(.#part)), span);
+            self.bind(&p.ident, item, first_new, None, p.mutability.is_some());
+        }
+        true
     }
 
     /// Binds the user's `name` to `value`: names the instruction that made
@@ -402,6 +441,13 @@ impl Lowerer<'_> {
             );
             return;
         };
+        if matches!(right, Expr::Tuple(_)) && self.carries_derivative(right) {
+            self.errors.at(
+                whole,
+                "a tuple of active values assigned to one name is not supported: keep its items in names of their own and assign them together (`(s, q) = (s + x, q * x);`)",
+            );
+            return;
+        }
         let target_active = matches!(self.env.get(&target.to_string()), Some(Binding::Active(_)));
         if !target_active && !self.carries_derivative(right) {
             let (renamed, _) = self.renamed(whole);
