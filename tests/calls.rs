@@ -340,7 +340,10 @@ mod tuples {
             let (_, vb) = stats(&y);
             r = vb / (v + 1.0);
         }
-        m * v.sqrt() + a * y.sum() * half + t.0 * t.1 + acc + decayed + r
+        // A tuple a branch chooses, read by position and destructured.
+        let chosen = if x[0] > 0.0 { stats(&y) } else { (0.5, v) };
+        let (c0, c1) = chosen;
+        m * v.sqrt() + a * y.sum() * half + t.0 * t.1 + acc + decayed + r + chosen.1 * c0 + c1
     }
 }
 

@@ -541,6 +541,12 @@ impl Builder<'_, '_> {
                 .filter_map(|p| match if then { &p.then } else { &p.els } {
                     // A fused sum's input: its cotangent is the sum's.
                     Operand::Var(o) if Some(*o) == self.dropped => None,
+                    // A tuple's or struct's adjoint is whole (`eager`):
+                    // the arm that ran takes it.
+                    Operand::Var(o) if self.eager.contains(&p.dest) => {
+                        let d_bar = g.bar(p.dest);
+                        Some((*o, quote!(::core::option::Option::Some(#d_bar))))
+                    }
                     Operand::Var(o) => {
                         let d_bar = g.bar(p.dest);
                         Some((*o, quote!(#d_bar.take())))

@@ -104,6 +104,7 @@ impl Lowerer<'_> {
             self.env.insert(name.clone(), Binding::Active(dest));
         }
 
+        self.note_joined_views(&phis);
         let value = match (&then_value, &else_value) {
             (Some(Operand::Var(_)), _) | (_, Some(Operand::Var(_))) => {
                 let (t, f) = (
@@ -116,6 +117,7 @@ impl Lowerer<'_> {
                     then: t,
                     els: f,
                 });
+                self.note_joined_views(&phis[phis.len() - 1..]);
                 Some(Operand::Var(dest))
             }
             (Some(Operand::Const(t)), Some(Operand::Const(f))) => {
@@ -373,6 +375,7 @@ impl Lowerer<'_> {
         let mut inputs = Vec::new();
         for name in &carried_names {
             let input = self.new_var(name, e.span());
+            self.unread_parts.insert(input);
             self.env.insert(name.clone(), Binding::Active(input));
             inputs.push(input);
         }
@@ -432,6 +435,7 @@ impl Lowerer<'_> {
         let mut carried = Vec::new();
         for (name, input) in carried_names.iter().zip(inputs) {
             let output = self.new_var(name, e.span());
+            self.unread_parts.insert(output);
             let mut init = self.operand_of(name, &before[name]);
             if reads_loop_values {
                 init = self.typed_literal(init);
@@ -503,6 +507,21 @@ impl Lowerer<'_> {
         }
     }
 
+    /// A branch's choice between views (`if c { &m.layers[1] } else {
+    /// &m.layers[0] }`): forward mode cannot keep a view of a field's
+    /// tangent beyond its branch, so the fields of what it gives are not
+    /// read yet. A choice between owned tuples is read as any tuple.
+    fn note_joined_views(&mut self, phis: &[Phi]) {
+        for p in phis {
+            let view = [&p.then, &p.els]
+                .into_iter()
+                .any(|o| matches!(o, Operand::Var(v) if self.vars[v.0].is_view));
+            if view {
+                self.unread_parts.insert(p.dest);
+            }
+        }
+    }
+
     fn new_var(&mut self, name: &str, span: Span) -> VarId {
         let v = VarId(self.vars.len());
         let ident = self.fresh(name);
@@ -511,7 +530,6 @@ impl Lowerer<'_> {
             span,
             is_view: false,
         });
-        self.joined.insert(v);
         v
     }
 

@@ -25,10 +25,10 @@ impl Lowerer<'_> {
     pub(super) fn inst(&mut self, op: Op, span: Span) -> Operand {
         let dest = VarId(self.vars.len());
         if let Op::Place(Operand::Var(root), _) = &op {
-            if self.joined.contains(root) {
+            if self.unread_parts.contains(root) {
                 self.errors.at_span(
                     span,
-                    "a part of a value that a branch or loop gives (a tuple's item, a struct's field) is not read yet: read it in each branch, or bind its parts to names of their own there (`let (m, v) = stats(x);`) and join those",
+                    "a part of a value that a loop carries, or of a reference a branch chooses (a tuple's item, a struct's field), is not read yet: bind its parts to names of their own where it is made (`let (m, v) = stats(x);`, `let w = &m.layers[1].w;`) and let the loop carry, or the branch choose, those",
                 );
             }
         }

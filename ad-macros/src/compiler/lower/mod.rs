@@ -93,9 +93,9 @@ pub struct Lowerer<'a> {
     /// Locals bound to a `Vec` (`vec![0.0; n]`, `Vec::new()`), which cannot
     /// hold active values yet.
     vec_locals: HashSet<String>,
-    /// The variables a branch or loop joins (phis, carried values): a
-    /// field or item of one is not read yet (`expr.rs`).
-    joined: HashSet<VarId>,
+    /// The variables a loop carries, and branches' choices between views:
+    /// a field or item of one is not read yet (`expr.rs`).
+    unread_parts: HashSet<VarId>,
     /// Closures bound to locals, inlined where they are called on active
     /// values (see `closures.rs`).
     local_closures: HashMap<String, closures::LocalClosure>,
@@ -148,7 +148,7 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         local_closures: HashMap::new(),
         ended_scopes: HashSet::new(),
         vec_locals: HashSet::new(),
-        joined: HashSet::new(),
+        unread_parts: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).

@@ -7,11 +7,16 @@ fn stats(x: &Array1<f64>) -> (f64, f64) {
     (m, m * m)
 }
 
-// A tuple a branch chooses, read by position.
+#[derive(Clone, ad::Differentiable)]
+pub struct Layer {
+    pub w: Array1<f64>,
+}
+
+// A reference to a struct that a branch chooses, its field read.
 #[differentiable]
-fn chosen(x: &Array1<f64>) -> f64 {
-    let t = if x[0] > 0.0 { stats(x) } else { (0.0, 1.0) };
-    t.0 * t.1
+fn chosen(layers: &Vec<Layer>, #[constant] k: usize) -> f64 {
+    let layer = if k > 0 { &layers[1] } else { &layers[0] };
+    layer.w.sum()
 }
 
 // A tuple carried by a loop, assigned to one name.
