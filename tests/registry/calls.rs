@@ -108,11 +108,51 @@ scenario! {
     }
 }
 
+/// Mean and variance of the data, returned together.
+#[differentiable]
+pub fn moments(x: &Array1<f64>) -> (f64, f64) {
+    let m = x.mean().unwrap();
+    let v = x.mapv(|a| (a - m).powi(2)).mean().unwrap();
+    (m, v)
+}
+
+// Standardisation by a helper that returns two values, destructured by the
+// caller.
+scenario! {
+    scalar tuple_results in Calls, sizes [2, 10, 1000];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let (m, v) = moments(x);
+        let z = (x - m) / (v + 1.0).sqrt();
+        z.mapv(f64::tanh).sum()
+    }
+    inputs(n) { ref x dx = random(n, 118) }
+    hand {
+        let n = x.len() as f64;
+        let m = x.mean().unwrap();
+        let d = x.mapv(|a| a - m);
+        let v = d.mapv(|a| a * a).mean().unwrap();
+        let s = (v + 1.0).sqrt();
+        // g = dL/dz; z = d / s; dL/dx = (g - mean(g)) / s - d * dot(g, d) / (n s^3).
+        let g = d.mapv(|a| 1.0 - (a / s).tanh().powi(2));
+        let gm = g.mean().unwrap();
+        ((g.mapv(|a| a - gm) / s) - &d * (g.dot(&d) / (n * s * s * s)),)
+    }
+    dual {
+        let n = x.len() as f64;
+        let m = x.iter().copied().sum::<Dual64>() / n;
+        let v = x.iter().map(|&a| (a - m) * (a - m)).sum::<Dual64>() / n;
+        let s = (v + 1.0).sqrt();
+        x.iter().map(|&a| ((a - m) / s).tanh()).sum::<Dual64>()
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         nested_calls::scenario(),
         custom_rule::scenario(),
         stop_gradient_normalisation::scenario(),
         stop_gradient_of_any_code::scenario(),
+        tuple_results::scenario(),
     ]
 }
