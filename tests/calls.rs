@@ -347,6 +347,49 @@ mod tuples {
     }
 }
 
+/// A recurrent cell that returns its two states, run by a loop that
+/// assigns them back (`(h, c) = cell(&h, &c, x)`, and through names of
+/// their own), as an LSTM is.
+mod recurrent_pairs {
+    use super::*;
+
+    #[differentiable]
+    pub fn cell(
+        h: &Array1<f64>,
+        c: &Array1<f64>,
+        #[constant] x: f64,
+    ) -> (Array1<f64>, Array1<f64>) {
+        let c2 = c * 0.9 + h.mapv(|v| (v + x).tanh()) * 0.1;
+        (c2.mapv(f64::tanh), c2)
+    }
+
+    #[differentiable]
+    pub fn f(h0: &Array1<f64>, #[constant] xs: &[f64]) -> f64 {
+        let mut h = h0.to_owned();
+        let mut c = h0.mapv(|v| v * 0.5);
+        for &x in xs {
+            (h, c) = cell(&h, &c, x);
+        }
+        let (mut g, mut d) = (h.clone(), c.clone());
+        for &x in xs {
+            let (g2, d2) = cell(&g, &d, -x);
+            g = g2;
+            d = d2 * 1.5;
+        }
+        h.sum() * c.sum() + g.dot(&d)
+    }
+}
+
+#[test]
+fn recurrent_cells_returning_pairs() {
+    for n in [1, 3] {
+        for steps in [0, 1, 4] {
+            let xs: Vec<f64> = (0..steps).map(|t| 0.3 * t as f64 - 0.4).collect();
+            check_scalar!(recurrent_pairs; ref h0 dh0 = random(n, 63); &xs[..]);
+        }
+    }
+}
+
 #[test]
 fn tuples_returned_and_destructured() {
     for n in [2, 5] {

@@ -327,6 +327,13 @@ impl Builder<'_, '_> {
                 }
             })
             .collect();
+        // A tuple's or struct's adjoint starts as a zero of the value's
+        // shape (`eager_start`): the block's record keeps the value.
+        for v in &vars {
+            if self.eager.contains(v) && self.useful.contains(v) && !self.static_vars.contains(v) {
+                self.read_vars.insert(*v);
+            }
+        }
         let saved = std::mem::take(&mut self.reverse);
         self.reverse_block(stmts);
         let body = std::mem::replace(&mut self.reverse, saved);

@@ -163,8 +163,8 @@ impl Lowerer<'_> {
     }
 
     /// `let (m, v) = stats(x);`: the tuple a call returns, each name bound
-    /// to a read of its item (`t.0`, `t.1`), as a field of a struct is
-    /// read. False, with nothing done, unless every element of the pattern
+    /// to a copy of its item (`t.0`, `t.1`), as `let w = p.w;` binds a
+    /// field's. False, with nothing done, unless every element of the pattern
     /// is a name or `_`.
     fn tuple_of_names(&mut self, t: &syn::PatTuple, init: &Expr) -> bool {
         let names: Option<Vec<Option<&syn::PatIdent>>> = t
@@ -190,7 +190,9 @@ impl Lowerer<'_> {
             let Some(p) = name else { continue };
             let part = syn::Index::from(k);
             let first_new = self.vars.len();
+            // By value, as `let m = t.0;` is (a field read `let` owns a copy).
             let item = self.inst(Op::Place(Operand::Var(tuple), quote!(.#part)), span);
+            let item = self.inst(Op::ToOwned(item), span);
             self.bind(&p.ident, item, first_new, None, p.mutability.is_some());
         }
         true

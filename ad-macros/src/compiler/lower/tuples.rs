@@ -9,6 +9,8 @@
 //!
 //! - `let (s, c) = x.sin_cos();` becomes `let __ad_tuple_1 = x;` and the
 //!   pair `(__ad_tuple_1.sin(), __ad_tuple_1.cos())`, split as above.
+//! - `(h, c) = cell(&h, &c, x);` (any other value) becomes
+//!   `let __ad_tuple_1 = cell(&h, &c, x); h = __ad_tuple_1.0; c = __ad_tuple_1.1;`
 //!
 //! Every element is evaluated before any name is bound, as in Rust (the
 //! second swaps). Only a tuple expression of the pattern's arity, whose
@@ -92,14 +94,30 @@ impl Tuples {
                 Some(out)
             }
             Stmt::Expr(Expr::Assign(a), Some(_)) => {
-                let (Expr::Tuple(targets), Expr::Tuple(values)) = (&*a.left, &*a.right) else {
+                let Expr::Tuple(targets) = &*a.left else {
                     return None;
                 };
                 let simple = targets.elems.iter().all(|t| {
                     matches!(t, Expr::Infer(_))
                         || matches!(t, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
                 });
-                if !simple || targets.elems.len() != values.elems.len() {
+                if !simple {
+                    return None;
+                }
+                let Expr::Tuple(values) = &*a.right else {
+                    // `(h, c) = cell(&h, &c, x);`: the tuple bound once,
+                    // then each name assigned its item.
+                    let (t, value) = (self.temporary(), &a.right);
+                    let mut out: Vec<Stmt> = vec![parse_quote!(let #t = #value;)];
+                    for (k, target) in targets.elems.iter().enumerate() {
+                        if let Expr::Path(_) = target {
+                            let k = syn::Index::from(k);
+                            out.push(parse_quote!(#target = #t.#k;));
+                        }
+                    }
+                    return Some(out);
+                };
+                if targets.elems.len() != values.elems.len() {
                     return None;
                 }
                 let temps: Vec<Ident> = values.elems.iter().map(|_| self.temporary()).collect();
