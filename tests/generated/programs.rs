@@ -7,6 +7,7 @@
 
 use crate::harness::{helper_array, helper_array_grad, helper_array_jvp, helper_array_vjp};
 use crate::harness::{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp};
+use crate::harness::{helper_pair, helper_pair_jvp, helper_pair_vjp};
 
 mod p0 {
     use super::*;
@@ -15,20 +16,15 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = x,
-            1 => { s1 = ((k as f64 * 0.5) + y); }
-            _ => s1 = (y - y).tanh(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * y;
         }
-        let mut s2 = ((c.dot(a) + 0.68) * (a.mapv(f64::tanh).sum() - b.dot(c)));
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 += v * c.dot(b);
-            }
+        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * (y - x)).sum::<f64>();
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * c.mean().unwrap() + x * 0.1;
         }
-        x + s3
+        w1.dot(a) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -44,30 +40,25 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += ((1.0 + s1 * s1).sqrt() - x);
-        let mut s2 = 1.0;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
+            w1[i] += (b[i] + y).sin();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(c, s2) + a[k % a.len()]) * j as f64,
-            _ if a[k % a.len()] > 0.2 => s1 = s1 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(),
-            _ => s1 += (0.79 + s1),
-        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t4 = a[i] * (1.0 + s2 * s2).ln();
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * s2.tanh();
-            if i == 3 {
-                break;
-            }
+            w2[i] = a[i] * a[a.len() - 1].tanh().exp();
         }
-        s2 + s2
+        let mut s3 = (k as f64 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(w2[k % a.len()], 0.76)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + w1[i] * 0.3;
+        }
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        }
+        (1.0 + (0.79 + x) * (0.79 + x)).sqrt() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -84,43 +75,30 @@ mod p2 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        s1 += (1.0 + helper_scalar(1.12, (k as f64 * 0.5)) * helper_scalar(1.12, (k as f64 * 0.5))).ln();
-        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.30 - 0.42)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) + 1.12);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = ((x - b[0]) / (1.0 + (a[a.len() - 1] / (1.0 + x * x)) * (a[a.len() - 1] / (1.0 + x * x)))) * j as f64,
+            _ if 0.62 > 0.2 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mean().unwrap()),
+            _ => s1 += f64::tanh(0.86).exp(),
+        }
+        let mut s2 = a[k % a.len()].tanh().exp();
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + s2 * s2).ln().sin() * j as f64,
+            _ if f64::sin(0.31) > 0.2 => s2 = s2 * helper_array(c, (c[k % a.len()] + x)),
+            _ => s2 += s2,
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (1.0 + b[k % a.len()] * b[k % a.len()]).ln() + x * 0.1;
         }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * f64::tanh(0.86).exp();
+            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(0.86).exp() };
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        match k % 3 {
-            0 => s1 = (c.mean().unwrap() + v2.mean().unwrap()),
-            1 => s1 = s1 * ((1.0 + s4 * s4).ln() / (1.0 + helper_array(c, x) * helper_array(c, x))),
-            _ => s1 += s4,
-        }
-        for i in (0..a.len()).rev() {
-            let t5 = v2[i] * f64::sin(0.31);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t5.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
-        }
-        y + s1 + v2.sum() * 0.3
+        let v3 = a.mapv(|t| t * t * 0.5 - t);
+        c.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -136,28 +114,27 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
+        let mut s1 = x;
+        match k % 3 {
+            0 => s1 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos(),
+            1 => s1 = s1 * 1.08,
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, y)).tanh();
         }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2.scaled_add((y - b[a.len() - 1]), a);
+        let mut s2 = helper_array(c, x);
+        let mut v3 = c.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let mut s3 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_array(b, s3)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
+        let s4 = s2 * v3.sum();
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 + h2.sum() * 0.3
+        s1 += x * 0.2;
+        (c[0].cos() * helper_array(c, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -173,31 +150,21 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let t2 = c[i] * (y * 0.38);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2.sin() * a.dot(a);
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(s3, c);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + b[j5 - 1] * c.mean().unwrap();
         }
-        let mut s3 = helper_scalar((1.0 + x.sin() * x.sin()).ln(), c.mapv(f64::tanh).sum());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.46 / (1.0 + x * x))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * h4.dot(c);
         }
-        helper_scalar(c.mean().unwrap(), c.dot(c)) + s3
+        h4.mapv(f64::tanh).sum() + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -214,31 +181,14 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * helper_scalar(helper_array(c, s1), s1),
-            _ => s1 += helper_array(a, x),
+        s1 += c[a.len() - 1];
+        let v2 = (a + c);
+        let mut s3 = c[k % a.len()];
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = v2[i] * (x - 0.26);
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if (x + x) > 0.2 => s1 = s1 * helper_array(b, c[0]),
-            _ => s1 += y.tanh(),
-        }
-        let mut s4 = b.iter().map(|p2| p2 * (s1 + x)).min_by(|p2, q3| (p2 - (s1 + x)).abs().total_cmp(&(q3 - (s1 + x)).abs())).unwrap();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s4.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n5 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        b[a.len() - 1] + s4
+        c.mean().unwrap() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -254,25 +204,35 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.00;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 += v * y;
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > b[p2] {
+                l1.push((c[p2] * b[0]).sin());
+            } else {
+                l1.push(b[p2] * x);
             }
         }
-        s1 = (s1 * 0.5 + ((x / (1.0 + 0.50 * 0.50)) - (1.0 + s1 * s1).ln())).tanh();
-        for m in b.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), 0.58) + y * 0.1;
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k == 3 {
-            return helper_array(c, (b[0] / (1.0 + y * y)));
+        let mut s5: f64 = {
+            let t4 = helper_scalar((1.0 + s3 * s3).ln(), s3);
+            t4 * t4 * 0.5 + ((k as f64 * 0.5) * (k as f64 * 0.5))
+        };
+        for i in (0..a.len()).rev() {
+            let t6 = a[i] * y.tanh();
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += c[j] * t6;
+            }
+            s3 = s3 + q7.tanh();
         }
-        if k % 2 == 0 {
-            s1 = 0.71;
-        } else {
-            s1 = s1 * (helper_array(a, s1) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
-        }
-        (1.0 + s1.cos() * s1.cos()).sqrt() + s1
+        let mut s8 = (f64::tanh(0.71).exp() - helper_array(a, s5).sin());
+        c.dot(b).tanh().exp() + s8
     }
 
     #[test]
@@ -288,14 +248,16 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().map(|p1| p1 * (1.0 + x * x).ln()).min_by(|p1, q2| (p1 - (1.0 + x * x).ln()).abs().total_cmp(&(q2 - (1.0 + x * x).ln()).abs())).unwrap();
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
-            }
+        let mut s1 = y;
+        for m in a.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.mean().unwrap() + x * 0.1;
         }
-        ((1.0 + s3 * s3).sqrt() - s3) + s4
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s1, s1)) * j as f64,
+            _ if y > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() + (a[k % a.len()] + 0.79)),
+            _ => s1 += x.cos(),
+        }
+        s1 + s1
     }
 
     #[test]
@@ -311,22 +273,26 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.71 + x * 0.1;
-        }
-        s1 = c.mapv(f64::tanh).sum();
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * (y * y) + k as f64 * 0.1).sin();
+        let v1 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut s2 = (y - y).tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) + y)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s2 += a[i] * 0.2;
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_array(c, (k as f64 * 0.5));
+        let v3 = a.mapv(|t| (t * s2).sin() + s2 * 0.5);
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = a[p5] * (k as f64 * 0.5);
         }
-        (c.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s1
+        l4[0] += x;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        v3.dot(c) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -343,51 +309,37 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() * 1.10);
-        match k % 3 {
-            0 => s1 = b.dot(a),
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += y.tanh(),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + s1
-        };
-        let z5 = ad::ndarray::Zip::from(b).and(a).map_collect(|&p6, &q7| (p6 * y - q7).sin());
-        let mut s4 = z5.sum() * (s3 + s1);
-        let mut s8: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s8 += (v * j as f64) * a.mean().unwrap();
-            }
-        }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let w9 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (k as f64 * 0.5),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w9 * b.mean().unwrap();
-        }
-        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * b.mean().unwrap() };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s8 = (s8 * 0.8 + c[j] * (a[k % a.len()] + 0.61)).tanh();
-                if s8 > 0.3 && j > i {
-                    break 'outer;
-                }
+            let n3 = (s2 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
             }
-            s8 += c[i] * 0.2;
+            s2 = n3;
         }
-        let mut s12: f64 = {
-            let t11 = s1;
-            t11 * t11 * 0.5 + b[a.len() - 1]
-        };
-        (k as f64 * 0.5) + s12
+        let z5 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
+        let mut s4 = z5.sum() * 1.31;
+        match k % 4 {
+            j if j > 1 => s4 = x * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s4 = s4 * s1,
+            _ => s4 += b.mapv(f64::tanh).sum(),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + b[i] * b[k % a.len()]).tanh();
+        }
+        match k % 4 {
+            j if j > 1 => s4 = ((a[a.len() - 1] / (1.0 + c[0] * c[0])) + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))) * j as f64,
+            _ if b.dot(b) > 0.2 => s4 = s4 * (k as f64 * 0.5),
+            _ => s4 += s4.tanh().exp(),
+        }
+        let v8 = c.mapv(|t| t * t * 0.5 - t);
+        helper_array(&v8, (k as f64 * 0.5)).tanh() + s4 + v8.sum() * 0.3
     }
 
     #[test]
@@ -404,30 +356,21 @@ mod p10 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * 1.06;
-                }
-            }
-            if n2 > 2 {
-                break s1 + 1.06;
-            }
-        };
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) - (k as f64 * 0.5)) + s1 * 0.1;
         }
-        s1 += 0.32;
-        let mut s6 = s4;
-        helper_scalar(((k as f64 * 0.5) / (1.0 + s6 * s6)), (x * a[k % a.len()])) + s6
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(a, 1.39);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s2 = (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
+            _ if s2 > 0.2 => s2 = s2 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), (s1 * a[k % a.len()])),
+            _ => s2 += (k as f64 * 0.5).sin(),
+        }
+        (helper_scalar(y, a[a.len() - 1]) * c.dot(c)) + s2
     }
 
     #[test]
@@ -444,23 +387,16 @@ mod p11 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59));
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) / (1.0 + 0.59 * 0.59));
-            }
-        };
-        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) / (1.0 + x * x)) + s1 * 0.1;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
         }
-        helper_scalar(b.mean().unwrap(), b.dot(c)) + s1
+        let mut f4 = a.to_owned();
+        f4.mapv_inplace(|t| (t * y).tanh());
+        f4.scaled_add(c[a.len() - 1], &a);
+        let mut s3 = f4.sum() * 0.3;
+        helper_scalar(c.mean().unwrap(), b.dot(c)) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -476,20 +412,28 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + c[a.len() - 1].tanh().exp()
-        };
-        s2 = (s2 * 0.5 + y).tanh();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_scalar(a[k % a.len()], x) + s2 * 0.1;
+        let v1 = a.mapv(|t| { let u = t * y; u * u - t });
+        let mut s2 = helper_array(b, a.mean().unwrap());
+        for i in 0..a.len() {
+            let x = x * 0.5 + (a[k % a.len()] + y);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = b.mean().unwrap().tanh();
-        let mut s5: f64 = {
-            let t4 = b.mapv(f64::tanh).sum().tanh().exp();
-            t4 * t4 * 0.5 + x.tanh().exp()
+        s2 += x * 0.2;
+        match k % 4 {
+            j if j > 1 => s2 = a.mean().unwrap() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (k as f64 * 0.5).tanh().exp(),
+            _ => s2 += helper_array(c, 1.25),
+        }
+        let mut s4: f64 = {
+            let t3 = (s2.tanh().exp() - c.mean().unwrap());
+            t3 * t3 * 0.5 + (c[k % a.len()] + s2)
         };
-        b.mean().unwrap() + s5
+        if b.mean().unwrap() > 0.1 {
+            s2 = ((k as f64 * 0.5).tanh().exp() + c.dot(c));
+        } else {
+            s2 = s2 * v1.dot(&v1);
+        }
+        (y + c[a.len() - 1].tanh().exp()) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -505,25 +449,26 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += (x / (1.0 + a[0] * a[0])),
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(b) + x * 0.1;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * (x - y)).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
-            s1 += c[i] * 0.2;
         }
-        c.mapv(f64::tanh).sum() + s1
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * a[0];
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s1 += u4;
+        }
+        if k == 3 {
+            return y.sin();
+        }
+        (1.0 + c.dot(c) * c.dot(c)).sqrt() + s1
     }
 
     #[test]
@@ -539,43 +484,46 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * y.sin()).sum::<f64>();
-        match k % 3 {
-            0 => s3 = a.mean().unwrap(),
-            1 => s3 = s3 * helper_scalar(helper_array(b, x), (k as f64 * 0.5).tanh().exp()),
-            _ => s3 += a.mean().unwrap(),
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
         }
-        match k % 4 {
-            j if j > 1 => s3 = 1.31 * j as f64,
-            _ if a.dot(c) > 0.2 => s3 = s3 * b.mean().unwrap(),
-            _ => s3 += y.tanh().exp(),
+        let mut s2 = y;
+        if c[0] < 0.0 {
+            s2 = u1.mean().unwrap();
+        } else {
+            s2 = s2 * u1.mean().unwrap();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = y,
-            1 => { s4 = 0.5; }
-            _ => s4 = ((s3 / (1.0 + x * x)) + (c[a.len() - 1] / (1.0 + x * x))),
-        }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * y.sin()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * helper_scalar(b[k % a.len()], 1.31);
+                s2 = (s2 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * a.mean().unwrap();
                 }
             }
-            if n5 > 2 {
-                break s3 + helper_scalar(b[k % a.len()], 1.31);
+            if n3 > 2 {
+                break s2 + a.mean().unwrap();
             }
         };
-        1.31 + s3
+        let mut s5 = (s4 * helper_scalar(x.tanh().exp(), u1.dot(b)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
+        }
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in u1.iter() {
+                s6 += v * (1.28 * 0.45);
+            }
+        }
+        c.mean().unwrap().tanh().exp() + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -591,29 +539,20 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (k as f64 * 0.5)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let s4;
-        match k % 3 {
-            0 => s4 = (y - s3).sin(),
-            1 => { s4 = x; }
-            _ => s4 = a[a.len() - 1],
+        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * (k as f64 * 0.5).tanh().exp();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(0.53, s4),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s3 += w5 * (y * s4);
+            w4[i] = a[i] * b.dot(a);
         }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (y * s4) };
-        0.67 + s3
+        helper_array(b, s1) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -629,26 +568,12 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (c[0] / (1.0 + (b[k % a.len()] / (1.0 + 1.18 * 1.18)) * (b[k % a.len()] / (1.0 + 1.18 * 1.18)))),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        (x.tanh() - (k as f64 * 0.5).tanh().exp()) + s1
+        let mut f2 = c.to_owned();
+        f2.mapv_inplace(|t| (t * x).tanh());
+        f2.scaled_add((0.35 + (k as f64 * 0.5)), &c);
+        let mut s1 = f2.sum() * 0.3;
+        let mut s3 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
+        (f2.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s3 + f2.sum() * 0.3
     }
 
     #[test]
@@ -664,35 +589,60 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * b.dot(b));
-        let v2 = c.mapv(f64::sin);
-        let mut s3 = (x - (y * helper_array(c, c[0])));
-        match k % 3 {
-            0 => s3 = y,
-            1 => s3 = s3 * v1.mapv(f64::tanh).sum(),
-            _ => s3 += a[0],
-        }
-        match k % 3 {
-            0 => s3 = (c[k % a.len()].tanh().exp() - (s3 + s3)),
-            1 => s3 = s3 * x,
-            _ => s3 += a[k % a.len()],
-        }
-        let mut s4 = (((v2[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (k as f64 * 0.5)) * v2.dot(&v2).cos());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let t5 = v1[i] * (b[k % a.len()] * (k as f64 * 0.5));
-            s4 += t5 * t5 * 0.5;
-            s4 -= c[(i + 1) % a.len()] * (s4 / (1.0 + s4 * s4));
-            if i == 3 {
-                break;
+            let n2 = (s1 * 0.5 + b[i] * (y / (1.0 + x * x))).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        let s6;
-        match k % 3 {
-            0 => s6 = y,
-            1 => { s6 = 0.5; }
-            _ => s6 = c.mean().unwrap(),
+        if k == 3 {
+            return (x.sin() * helper_scalar(s1, s1));
         }
-        1.39 + s4 + v2.sum() * 0.3
+        match k % 3 {
+            0 => s1 = ((y + (k as f64 * 0.5)) + x),
+            1 => s1 = s1 * x,
+            _ => s1 += helper_scalar(y, a[k % a.len()]),
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.dot(c),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * x.tanh().exp();
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = f64::tanh(0.75) * j as f64,
+            _ if (s1 - y) > 0.2 => s1 = s1 * x,
+            _ => s1 += b[k % a.len()],
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (s4 / (1.0 + s4 * s4));
+                }
+            }
+            if n5 > 2 {
+                break s1 + (s4 / (1.0 + s4 * s4));
+            }
+        };
+        s4 + s1
     }
 
     #[test]
@@ -708,25 +658,29 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (helper_scalar((k as f64 * 0.5), y) * y.cos()),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))),
+        let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
         }
-        let mut s2 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * (0.24 + 0.53);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
+        s1 += ((y / (1.0 + s1 * s1)) + (x * y));
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * helper_scalar(s1, 0.21) + k as f64 * 0.1).sin();
             }
-            s2 += u4;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
+        }
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
         }
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * b.dot(b),
+                1 => c[i] * s1.tanh(),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -734,32 +688,10 @@ mod p18 {
                     c[i].tanh()
                 }
             };
-            s2 += w5 * y;
+            s1 += w2 * helper_array(a, y);
         }
-        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + b[i] * c.dot(a)).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
-            }
-            s7 = n8;
-        }
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + a[j] * (0.53 - y)).tanh();
-                if s7 > 0.3 && j > n9 {
-                    break 'search s7 * s6.tanh().exp();
-                }
-            }
-            if n9 > 2 {
-                break s7 + s6.tanh().exp();
-            }
-        };
-        s2 = b.mean().unwrap();
-        b.dot(c) + s7
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(a, y) };
+        helper_array(a, (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -775,46 +707,52 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * f64::ln((1.0 + 0.72 * 0.72))).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+        let mut s1 = c.dot(a);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.22 - y);
+                }
             }
-            s1 = n2;
-        }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if c[p4] > b[p4] {
-                l3.push((c[p4] * (0.22 - y)).sin());
-            } else {
-                l3.push(b[p4] * s1);
+            if n2 > 2 {
+                break s1 + (0.22 - y);
             }
-        }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (s5 + s1)).tanh();
-        }
+        };
         for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
-                1 => a[i] * b.dot(b),
+                1 => c[i] * b.mapv(f64::tanh).sum(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s5 += w6 * b[k % a.len()];
+            s1 += w4 * (s3 + s1);
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * b[k % a.len()] };
-        if c[0] < 0.0 {
-            s1 = (c.dot(c) + c.mean().unwrap());
-        } else {
-            s1 = s1 * s1;
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s3 + s1) };
+        let mut s6 = (y - x);
+        let mut v7 = c.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
         }
-        (1.0 + (c[k % a.len()] + s7) * (c[k % a.len()] + s7)).sqrt() + s5
+        let s8 = s6 * v7.sum();
+        let (s10, c11) = (x * helper_scalar(s5, s1)).sin_cos();
+        let m12 = ad::ndarray::array![[c11, -s10, 0.5], [s10, c11, (s1 + s8)]];
+        let mut s9 = m12.t().dot(&m12).mapv(f64::tanh).sum() * c.mean().unwrap();
+        for i in (0..a.len()).rev() {
+            let t13 = c[i] * (c[k % a.len()] + s9);
+            let mut q14 = 0.0;
+            for j in 0..a.len() {
+                q14 += a[j] * t13;
+            }
+            s1 = s1 + q14.tanh();
+        }
+        c.mean().unwrap().cos() + s9
     }
 
     #[test]
@@ -831,41 +769,33 @@ mod p20 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * f64::sin(0.58) + x * 0.1;
+        if c[0] < 0.0 {
+            s1 = ((1.0 + y * y).ln() + (k as f64 * 0.5));
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((1.0 + c[0] * c[0]).sqrt() / (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt())) * j as f64,
-            _ if (x + x) > 0.2 => s1 = s1 * y,
-            _ => s1 += a[0],
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * c.mapv(f64::tanh).sum();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + a[0] * a[0]).sqrt();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (x * (k as f64 * 0.5))).tanh();
+            let x = x * 0.5 + (y - s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = ((k as f64 * 0.5) - y.tanh().exp());
-        } else {
-            s1 = s1 * helper_array(b, x).cos();
-        }
-        match k % 4 {
-            j if j > 1 => s1 = 0.25 * j as f64,
-            _ if helper_array(a, (k as f64 * 0.5)) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (k as f64 * 0.5).sin(),
-        }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if w2[p4] > b[p4] {
-                l3.push((w2[p4] * (y - y)).sin());
-            } else {
-                l3.push(b[p4] * x);
+        s1 += x * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 0.71).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        helper_scalar(c[0], a.mapv(f64::tanh).sum()) + s5 + w2.sum() * 0.3
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.mapv(f64::tanh).sum();
+        }
+        let v4 = (&u3 * s1.sin());
+        ((k as f64 * 0.5) + x).tanh() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -881,19 +811,27 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) - 0.35) + d3[0] * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        let s1;
         match k % 3 {
-            0 => s1 = f64::tanh(0.72).exp(),
-            1 => s1 = s1 * ((x - 0.90) / (1.0 + s1 * s1)),
-            _ => s1 += y.tanh().exp(),
+            0 => s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())),
+            1 => { s1 = c.dot(c); }
+            _ => s1 = f64::sin(1.39),
         }
-        let mut s5: f64 = {
-            let t4 = c.mean().unwrap();
-            t4 * t4 * 0.5 + f64::tanh(0.68)
-        };
-        ((y - 0.58) + c.mapv(f64::tanh).sum()) + s5
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = c.to_owned();
+        for i in 0..a.len() {
+            h4 = (&h4 * y + b).mapv(f64::tanh);
+            l2.push(h4.clone());
+        }
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(c) * 0.5;
+        }
+        let mut s6 = q5;
+        for i in 0..a.len() {
+            s6 = (s6 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        }
+        c.mean().unwrap() + s6
     }
 
     #[test]
@@ -909,21 +847,29 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) + x);
-        let mut s2 = helper_array(b, x.cos());
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * (k as f64 * 0.5).tanh()).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
+        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 = (s1 * 0.6 + v * (b[a.len() - 1] - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
             }
-            s3 = n4;
         }
-        if k == 3 {
-            return 1.38;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh();
         }
-        let mut s5 = b.dot(b);
-        s1 + s5
+        let mut s4: f64 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + (1.20 / (1.0 + y * y))
+        };
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + f64::tanh(0.46);
+            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        }
+        s4 += s1 * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (a[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+        }
+        (helper_array(b, y) / (1.0 + 0.92 * 0.92)) + s4 + u2.sum() * 0.3
     }
 
     #[test]
@@ -939,33 +885,47 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * b).mapv(f64::tanh);
-        let mut s2 = y;
-        for m in b.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_scalar(s2, y) + s2 * 0.1;
-        }
-        let mut h3 = c.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
-        }
-        match k % 3 {
-            0 => s2 = y,
-            1 => s2 = s2 * helper_array(&h3, v1[a.len() - 1].cos()),
-            _ => s2 += c.mean().unwrap(),
-        }
-        match k % 3 {
-            0 => s2 = f64::ln((1.0 + 1.03 * 1.03)),
-            1 => s2 = s2 * y,
-            _ => s2 += (0.41 - c[a.len() - 1]),
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(c, a[a.len() - 1]);
+                }
             }
-            s2 = (s2 * 0.7 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            if n2 > 2 {
+                break s1 + helper_array(c, a[a.len() - 1]);
+            }
+        };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
         }
-        let v4 = c.mapv(|t| { let u = t * x; u * u - t });
-        helper_array(a, (k as f64 * 0.5)) + s2 + v4.sum() * 0.3
+        let mut s6 = b.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + helper_array(c, s3));
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + b[j] * s3).tanh();
+                if s6 > 0.3 && j > n7 {
+                    break 'search s6 * a[k % a.len()];
+                }
+            }
+            if n7 > 2 {
+                break s6 + a[k % a.len()];
+            }
+        };
+        match k % 3 {
+            0 => s6 = b.dot(c),
+            1 => s6 = s6 * a[0],
+            _ => s6 += helper_array(a, 0.97),
+        }
+        let m10 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d11 = m10.diag();
+        let mut s9 = d11.mapv(|t| (t * s6).sin()).sum() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln() + d11[0] * helper_array(b, s6);
+        s6 = b.mapv(f64::tanh).sum();
+        s6 + s9
     }
 
     #[test]
@@ -981,32 +941,44 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 += (v * j as f64) * (x * s1);
+        let mut s1 = (x * y).tanh().tanh();
+        if k % 2 == 0 {
+            s1 = helper_scalar(helper_scalar(x, 0.82), helper_scalar(s1, c[k % a.len()]));
+        } else {
+            s1 = s1 * x.tanh().exp();
+        }
+        let mut s3: f64 = {
+            let t2 = helper_array(c, 0.95).tanh().exp();
+            t2 * t2 * 0.5 + y
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * 0.54;
+        }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x.cos(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w5 * a.mapv(f64::tanh).sum();
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n8 = (&h7 * s1 + c).mapv(f64::tanh);
+            h7.assign(&n8);
+            if i == 3 {
+                break;
             }
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
-        }
-        let m5 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) * y);
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (c[i] + a.dot(b)).sin();
-        }
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w6.view(), (&w6 * c.dot(a)).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        let m10 = w6.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d11 = m10.diag();
-        let mut s9 = d11.mapv(|t| (t * s2).sin()).sum() * x + d11[0] * ((k as f64 * 0.5) * 0.83);
-        0.47 + s9 + w6.sum() * 0.3
+        h7[k % a.len()].cos().tanh().exp() + s3 + h7.sum() * 0.3
     }
 
     #[test]
@@ -1023,20 +995,17 @@ mod p25 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = ((c[a.len() - 1] * (k as f64 * 0.5)) * s1.cos()) * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += x.tanh().exp(),
-        }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * (1.17 + x)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1].tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        f64::tanh(0.95).exp() + s2
+        let mut s2 = (k as f64 * 0.5);
+        a.dot(b) + s2
     }
 
     #[test]
@@ -1052,36 +1021,37 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() / (1.0 + y * y));
-        }
-        let mut s1 = (k as f64 * 0.5);
-        for m in a.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (1.0 + y * y).sqrt() + x * 0.1;
-        }
-        let mut s2 = 1.0;
+        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * helper_array(b, a[0])).tanh();
-            if (n3 - s2).abs() < 0.05 {
+            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        }
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * a.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * c.dot(b);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(b) };
+        let v4 = a.mapv(|t| (t * s3).sin() + s3 * 0.5);
+        let (s5, v6) = helper_pair(a, (c[k % a.len()] - s3));
+        let s7 = s5 * v6.sum();
+        let mut s8 = (k as f64 * 0.5);
+        let mut h9 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h9.mapv_inplace(|t| (t * x).tanh());
+            h9.scaled_add(0.5, b);
+            if i == 3 {
                 break;
             }
-            s2 = n3;
         }
-        for m in b.iter().map(|s2| (s2 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s2.tanh().exp() + s2 * 0.1;
-        }
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + c.dot(a);
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
-        }
-        s2 += s1 * 0.2;
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_array(a, x),
-            1 => { s4 = 0.5; }
-            _ => s4 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt(),
-        }
-        ((k as f64 * 0.5) / (1.0 + s4 * s4)).sin() + s2
+        a.mean().unwrap() + s8 + h9.sum() * 0.3
     }
 
     #[test]
@@ -1097,20 +1067,28 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * y).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = c.mean().unwrap(),
+            1 => { s2 = c.mapv(f64::tanh).sum(); }
+            _ => s2 = (helper_array(b, b[0]) - b[a.len() - 1]),
+        }
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 += v * x.sin();
             }
         }
-        let mut s4: f64 = {
-            let t3 = a.dot(c);
-            t3 * t3 * 0.5 + 1.09
-        };
-        let mut s5 = (((0.96 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) * c.mapv(f64::tanh).sum()) + (b[a.len() - 1] + (1.0 + s4 * s4).sqrt()));
-        (b.dot(a) - ((k as f64 * 0.5) + s5)) + s5
+        helper_array(c, (s1 * s2)) + s1
     }
 
     #[test]
@@ -1126,12 +1104,19 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((x - x) + (x + y));
+        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
+        s1 = a.dot(c);
+        for i in 0..a.len() {
+            let x = x * 0.5 + 1.23;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s1 = (a.mean().unwrap() * y.tanh().exp().tanh().exp());
-        let v2 = (a * (0.56 - x));
-        helper_array(&v2, b.dot(a)) + s1 + v2.sum() * 0.3
+        s1 += x * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
+            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, b[0]),
+            _ => s1 += y,
+        }
+        helper_scalar((0.53 + 1.24), y) + s1
     }
 
     #[test]
@@ -1147,22 +1132,24 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let t2 = a[i] * y;
-            s1 += t2.sin() * helper_array(c, y);
+            let n2 = (s1 * 0.5 + b[i] * a[0].tanh().exp()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut s4: f64 = {
-            let t3 = helper_scalar(y, (k as f64 * 0.5)).tanh();
-            t3 * t3 * 0.5 + (x - s1)
-        };
-        if (x - 0.32) > 0.1 {
-            s1 = b.mean().unwrap();
-        } else {
-            s1 = s1 * (y - s1).tanh().exp();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + x * x)),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        (c[k % a.len()] * b[a.len() - 1].tanh().exp()) + s4
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
+        }
+        let mut s3 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
+        (k as f64 * 0.5).sin() + s3
     }
 
     #[test]
@@ -1178,28 +1165,21 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        s1 = (s1 * 0.5 + ((0.63 / (1.0 + s1 * s1)) - (0.62 - c[a.len() - 1]))).tanh();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) - y);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) - y);
-            }
+        let mut s2: f64 = {
+            let t1 = a[a.len() - 1];
+            t1 * t1 * 0.5 + (1.0 + x * x).ln()
         };
-        let s4;
-        match k % 3 {
-            0 => s4 = x,
-            1 => { s4 = (b[0] - s3); }
-            _ => s4 = a.mean().unwrap(),
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
+            _ => s2 += helper_array(b, (k as f64 * 0.5)),
         }
-        x + s1
+        if k % 2 == 0 {
+            s2 = (b[0].tanh().exp() - (1.0 + x * x).sqrt());
+        } else {
+            s2 = s2 * (c.dot(b) - b.dot(c));
+        }
+        helper_scalar((y - (k as f64 * 0.5)), a.dot(c)) + s2
     }
 
     #[test]
@@ -1215,35 +1195,30 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, y).tanh();
+        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(x, y);
         }
-        let mut s1 = b.dot(b);
-        if c[0] < 0.0 {
-            s1 = (((k as f64 * 0.5) + b[a.len() - 1]) - y);
-        } else {
-            s1 = s1 * y;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        match k % 3 {
-            0 => s1 = 1.32,
-            1 => s1 = s1 * b.dot(c),
-            _ => s1 += (x * s1),
+        let mut s4: f64 = {
+            let t3 = x;
+            t3 * t3 * 0.5 + 1.32
+        };
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(a, s1),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * y;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        s3 + s1
+        s1 += x * 0.2;
+        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s4
     }
 
     #[test]
@@ -1260,41 +1235,39 @@ mod p32 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((0.46 * y).cos() + y);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * x).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * y;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
+        let mut s4 = y;
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * f64::sin(1.10)).tanh();
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * f64::cos(0.86)).tanh();
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + b[i] * c.mean().unwrap()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
             }
         }
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (k as f64 * 0.5);
+            w7[i] += (c[i] + helper_array(a, (k as f64 * 0.5))).sin();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
+        let mut u8 = c.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * y;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * s1.tanh();
-        }
-        s1 = w5.mapv(f64::tanh).sum();
-        let mut s6 = helper_scalar(y, ((k as f64 * 0.5) + c.mean().unwrap()));
-        0.84 + s6 + w5.sum() * 0.3
+        let v9 = (&u8 + &u8);
+        0.22 + s5 + v9.sum() * 0.3
     }
 
     #[test]
@@ -1311,14 +1284,10 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        s1 = (s1 * 0.5 + c.dot(c)).tanh();
-        let s2;
-        match k % 3 {
-            0 => s2 = b.dot(c),
-            1 => { s2 = 0.5; }
-            _ => s2 = (c.mean().unwrap() / (1.0 + x * x)),
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(a, a[k % a.len()]) + y * 0.1;
         }
-        helper_scalar(c.mean().unwrap(), helper_array(c, 0.80)) + s1
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -1335,19 +1304,26 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (0.69 * s1),
-            _ => s1 += x,
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * c.mean().unwrap()).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t5 = c[i] * b.mean().unwrap();
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_array(a, y);
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if (k as f64 * 0.5).cos() > 0.2 => s1 = s1 * c.dot(c),
+            _ => s1 += c.mean().unwrap(),
         }
-        s4 + s4
+        if k % 2 == 0 {
+            s1 = b.mean().unwrap();
+        } else {
+            s1 = s1 * c.mean().unwrap();
+        }
+        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
     }
 
     #[test]
@@ -1363,32 +1339,17 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum().tanh().exp(),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_scalar((x - (k as f64 * 0.5)), helper_scalar(c[k % a.len()], c[0])),
+        let mut s2: f64 = {
+            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
+            t1 * t1 * 0.5 + helper_scalar(y, x)
+        };
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * (c[k % a.len()] * 0.57);
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + 0.84 * 0.84));
-        }
-        let mut s3 = u2.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => u2[i] * x.sin(),
-                _ => {
-                    if u2[i] > 0.8 {
-                        break;
-                    }
-                    u2[i].tanh()
-                }
-            };
-            s3 += w4 * helper_array(a, (k as f64 * 0.5));
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(a, (k as f64 * 0.5)) };
-        (u2[k % a.len()] * (k as f64 * 0.5)).tanh().exp() + s3 + u2.sum() * 0.3
+        s2 += ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        s2 + s2
     }
 
     #[test]
@@ -1404,13 +1365,24 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(a[0], x);
         }
-        let v4 = vec![0.25; a.len()];
-        let mut s5 = a.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * helper_scalar(c[0], (k as f64 * 0.5))).sum::<f64>();
-        helper_scalar(h1[0], x).tanh().exp() + s5 + h1.sum() * 0.3
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = b.to_owned();
+        for i in (0..k % 3) {
+            h5 = (&h5 * s1 + a).mapv(f64::tanh);
+            l3.push(h5.clone());
+        }
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(b) * 0.5;
+        }
+        let mut s7 = q6;
+        y + s7
     }
 
     #[test]
@@ -1426,27 +1398,28 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => { s1 = 0.5; }
-            _ => s1 = a.mapv(f64::tanh).sum(),
+        let mut s1 = a.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * (y / (1.0 + 0.42 * 0.42));
+        }
+        let mut s5 = b.iter().enumerate().map(|(q4, &p3)| (p3 * (x + 0.71)).sin() * (q4 as f64 + 1.0)).sum::<f64>();
         for i in (0..a.len()).rev() {
-            let t3 = b[i] * (a[k % a.len()] / (1.0 + s1 * s1));
-            s2 += t3.sin() * 0.71;
+            s5 = (s5 * 0.7 + b[i] * y).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * y).tanh();
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s5 = s5 * 0.8 + m * w2[k % a.len()] + x * 0.1;
         }
-        let v4 = (b * a[k % a.len()]);
-        if c[0] < 0.0 {
-            s2 = s1;
-        } else {
-            s2 = s2 * helper_scalar(v4[0], v4[a.len() - 1]);
-        }
-        b.mean().unwrap().tanh().exp() + s2 + v4.sum() * 0.3
+        s1 + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1462,28 +1435,24 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (0.41 / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n2 = (&h1 * y + c).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + &u1;
-            l2.push(n);
+        let mut s3 = h1.dot(&h1);
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * c.dot(a) + k as f64 * 0.1).sin();
+            }
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (b[k % a.len()] * x);
-        let s6;
-        match k % 3 {
-            0 => s6 = helper_array(b, (k as f64 * 0.5)),
-            1 => { s6 = (1.01 / (1.0 + x * x)); }
-            _ => s6 = helper_array(&v4, x).tanh().exp(),
-        }
-        let mut u7 = a.to_owned();
+        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * a[k % a.len()]).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        let mut u7 = h1.to_owned();
         for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (x * 0.23);
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * x;
         }
-        f64::sin(0.42).cos() + s5 + u7.sum() * 0.3
+        ((x + a[a.len() - 1]) / (1.0 + x * x)) + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -1499,47 +1468,34 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![y, 1.37, helper_array(c, c[k % a.len()])].mapv(f64::sin).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s1 = c.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(c);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * x.sin()).tanh();
+        let mut h3 = c.to_owned();
+        for i in 0..a.len() {
+            let n4 = (&h3 * s1 + c).mapv(f64::tanh);
+            h3.assign(&n4);
             if i == 3 {
                 break;
             }
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (y / (1.0 + 0.74 * 0.74)),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * (0.62 / (1.0 + x * x));
+        let mut s5 = helper_array(b, b.dot(a));
+        match k % 3 {
+            0 => s1 = a[0],
+            1 => s1 = s1 * (y + x).tanh().exp(),
+            _ => s1 += ((k as f64 * 0.5) * 0.34),
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.62 / (1.0 + x * x)) };
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s5 = (s5 * 0.6 + v * 1.28 + k as f64 * 0.1).sin();
-            }
+        let mut s6 = c.mean().unwrap();
+        let mut s7 = (h3.mean().unwrap().tanh().exp() / (1.0 + s5 * s5));
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + c[j8 - 1] * (c[0] + s5);
         }
-        if k == 3 {
-            return helper_array(c, f64::tanh(0.21).exp());
-        }
-        ((1.02 + s4) - b[a.len() - 1]) + s5 + v2.sum() * 0.3
+        y + s7 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1556,22 +1512,22 @@ mod p40 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]));
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = s1,
-            1 => { s3 = 0.5; }
-            _ => s3 = y,
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * c[a.len() - 1];
-        }
-        b.mean().unwrap() + s1 + w4.sum() * 0.3
+        let mut s3 = (c[a.len() - 1] + (k as f64 * 0.5));
+        (s3 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s3
     }
 
     #[test]
@@ -1587,34 +1543,37 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(f64::tanh(0.27).exp(), (1.0 + x * x).sqrt()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * 1.35;
-        }
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_array(a, a[a.len() - 1]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s5 = a.iter().zip(c.iter()).map(|(p3, q4)| p3 * q4 * helper_array(a, x)).sum::<f64>();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + c[j6 - 1] * 0.60;
-        }
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s7 += v * b.dot(b);
+            let n2 = (s1 * 0.5 + a[i] * (k as f64 * 0.5)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
+            s1 = n2;
         }
-        let mut s8 = helper_scalar((1.0 + c.dot(a) * c.dot(a)).sqrt(), (b.mean().unwrap() * helper_scalar(c[0], s1)));
-        for (p9, &q10) in b.iter().zip(b) {
-            s5 = (s5 * 0.7 + p9 * q10 * c.dot(b)).tanh();
+        let mut s4: f64 = {
+            let t3 = b.mean().unwrap().tanh().exp();
+            t3 * t3 * 0.5 + (y * x)
+        };
+        match k % 4 {
+            j if j > 1 => s4 = (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], x)) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
+            _ => s4 += a.mean().unwrap(),
         }
-        0.69 + s8
+        let l5: Vec<f64> = b.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * s1).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        if k == 3 {
+            return (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5))).sqrt();
+        }
+        let m9 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d10 = m9.diag();
+        let mut s8 = d10.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) - (k as f64 * 0.5)) + d10[0] * (0.32 * s7);
+        let mut h11 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            let n12 = (&h11 * s4 + a).mapv(f64::tanh);
+            h11.assign(&n12);
+        }
+        (k as f64 * 0.5) + s8 + h11.sum() * 0.3
     }
 
     #[test]
@@ -1630,48 +1589,56 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().enumerate().map(|(q2, &p1)| (p1 * helper_scalar(x, x)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_scalar(x, x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
         for i in 0..a.len() {
-            let t4 = b[i] * (x - b[k % a.len()]);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.dot(b),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w4 * helper_array(b, b[a.len() - 1]);
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = b[i] * x;
-        }
-        let l7 = vec![w6.to_owned(), c.mapv(|t| t * 0.5), w6.mapv(|t| t * x)];
-        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(a);
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(b, b[a.len() - 1]) };
+        let mut h6 = b.to_owned();
         for i in (0..a.len()).rev() {
-            let t10 = b[i] * (x + a[k % a.len()]);
-            let mut u11 = t10;
-            if t10 > 0.1 {
-                u11 = u11 * a[(i + 1) % a.len()];
-            }
-            s3 += u11;
+            let n7 = (&h6 * s5 + b).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        match k % 3 {
-            0 => s3 = x.tanh().exp().tanh(),
-            1 => s3 = s3 * s3,
-            _ => s3 += w6.mapv(f64::tanh).sum(),
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s3 = s3.sin() * 0.9 + h6[j8 - 1] * 0.46;
         }
-        let mut n12 = 0;
-        let s13 = 'search: loop {
-            n12 += 1;
+        if k % 2 == 1 {
+            let y = y * 0.5 + s3;
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w6[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > n12 {
-                    break 'search s3 * a.mapv(f64::tanh).sum();
+                s3 = (s3 * 0.8 + a[j] * 0.52).tanh();
+                if s3 > 0.3 && j > n9 {
+                    break 'search s3 * helper_array(&h6, s3);
                 }
             }
-            if n12 > 2 {
-                break s3 + a.mapv(f64::tanh).sum();
+            if n9 > 2 {
+                break s3 + helper_array(&h6, s3);
             }
         };
-        y + s9 + w6.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = helper_array(a, (y * x)) * j as f64,
+            _ if (0.30 * (k as f64 * 0.5)) > 0.2 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += h6.mapv(f64::tanh).sum(),
+        }
+        a.mapv(f64::tanh).sum() + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1688,35 +1655,47 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
-        match k % 4 {
-            j if j > 1 => s1 = b[a.len() - 1] * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b[k % a.len()],
-            _ => s1 += b[a.len() - 1],
-        }
-        for (p2, &q3) in b.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * helper_scalar((k as f64 * 0.5), x)).tanh();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * x;
-        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
+                }
+            }
+            if n2 > 2 {
+                break s1 + s1;
+            }
+        };
+        let mut s4 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + s1 * s1)), s3));
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) / (1.0 + s1 * s1))).tanh();
-            if i == 3 {
-                break;
-            }
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (1.32 - s4),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s4 += w5 * b.mapv(f64::tanh).sum();
         }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, s1) + k as f64 * 0.1).sin();
-            }
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * b.mapv(f64::tanh).sum() };
+        if k % 2 == 0 {
+            s4 = helper_array(c, c.mapv(f64::tanh).sum());
+        } else {
+            s4 = s4 * ((1.0 + s6 * s6).ln() - s6.cos());
         }
-        let mut h5 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
+        let mut s7 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln().tanh().exp();
+        let s8;
+        match k % 3 {
+            0 => s8 = helper_scalar(((k as f64 * 0.5) + a[k % a.len()]), helper_array(a, s6)),
+            1 => { s8 = 0.5; }
+            _ => s8 = a[0],
         }
-        a.mapv(f64::tanh).sum() + s1 + h5.sum() * 0.3
+        helper_scalar((0.80 + (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + 0.67 * 0.67))) + s7
     }
 
     #[test]
@@ -1732,28 +1711,31 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(y, (y * y));
-        }
-        if k == 3 {
-            return (c[k % a.len()] / (1.0 + x * x));
-        }
-        let mut s1 = a.dot(a);
+        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
         match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(y, y) * c.mean().unwrap()) * j as f64,
-            _ if (0.53 / (1.0 + 0.99 * 0.99)) > 0.2 => s1 = s1 * x,
-            _ => s1 += (k as f64 * 0.5),
+            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
+            _ if y > 0.2 => s1 = s1 * a.dot(a),
+            _ => s1 += c.dot(c),
         }
-        'outer: for i in 0..a.len() {
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), b);
+        }
+        s1 += ((y - h2[a.len() - 1]) - c.dot(a));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + h2[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * s1;
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        x + s1
+            if n3 > 2 {
+                break s1 + s1;
+            }
+        };
+        c.dot(a) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1770,15 +1752,13 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
+        s1 += s1;
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if b.dot(c) > 0.2 => s1 = s1 * helper_array(c, (b[0] / (1.0 + x * x))),
-            _ => s1 += (1.32 * y),
+            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + (y - x) * (y - x))) * j as f64,
+            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(y, c[a.len() - 1]) + c[a.len() - 1].tanh().exp()),
+            _ => s1 += (c[k % a.len()] - x),
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c[a.len() - 1] + y * 0.1;
-        }
-        helper_array(b, y) + s1
+        (k as f64 * 0.5).tanh().exp() + s1
     }
 
     #[test]
@@ -1795,12 +1775,26 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        s1 = (s1 * 0.5 + (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x))))).tanh();
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
+            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1.tanh().exp(),
         }
-        a.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(y, 1.32),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (y / (1.0 + y * y));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
+        s1 + s1
     }
 
     #[test]
@@ -1816,28 +1810,20 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (a.mean().unwrap() + (k as f64 * 0.5));
+        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
+        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
         }
-        let mut s1 = helper_scalar(y, helper_array(b, helper_array(a, b[0])));
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + s1 * 0.1;
-        }
-        let mut s4 = b.iter().map(|p2| p2 * s1.tanh().exp()).min_by(|p2, q3| (p2 - s1.tanh().exp()).abs().total_cmp(&(q3 - s1.tanh().exp()).abs())).unwrap();
-        let mut m6 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m6.row_mut(i).assign(&(c * (helper_array(c, s1) + i as f64)));
-        }
-        let mut s5 = m6.row(1).dot(a) * y;
-        let mut s7 = 1.0;
         for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * (y * x)).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
+            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
         }
-        (k as f64 * 0.5).sin().cos() + s7
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * helper_array(b, 1.21);
+        }
+        u5.dot(b) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1853,62 +1839,33 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * b.dot(c)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) * s1)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
-                }
-            }
-            if n3 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
-            }
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, 0.94)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_array(c, b[k % a.len()]);
-                }
-            }
-            if n5 > 2 {
-                break s1 + helper_array(c, b[k % a.len()]);
-            }
-        };
+        let s1;
         match k % 3 {
-            0 => s1 = ((y * s4) / (1.0 + s6 * s6)),
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += a.dot(b),
+            0 => s1 = ((y - 0.22) - c.dot(b)),
+            1 => { s1 = b.mapv(f64::tanh).sum(); }
+            _ => s1 = a.dot(b),
         }
-        let mut l7 = vec![0.0; a.len()];
-        for p8 in 0..a.len() {
-            l7[p8] = a[p8] * 0.60;
-        }
-        l7[0] += x;
-        let v9 = Array1::from(l7);
-        let mut s10 = v9[0] * 0.5;
-        let v11 = v9.mapv(|t| if t > 0.2 { t * s10 } else { (t - s10).tanh() });
-        let mut s12 = 1.0;
-        for i in 0..a.len() {
-            let n13 = (s12 * 0.5 + c[i] * 0.40).tanh();
-            s12 = n13;
-            if s12.abs() > 0.6 {
-                s12 = 0.6;
+        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in v2.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * helper_array(&v2, v2[a.len() - 1]) + k as f64 * 0.1).sin();
             }
         }
-        (((k as f64 * 0.5) * (k as f64 * 0.5)) * v11.mean().unwrap()) + s12 + v11.sum() * 0.3
+        match k % 3 {
+            0 => s3 = v2.mapv(f64::tanh).sum(),
+            1 => s3 = s3 * y,
+            _ => s3 += (1.0 + s3 * s3).ln(),
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * (y * (k as f64 * 0.5));
+        }
+        let (s5, v6) = helper_pair(&v2, 0.55);
+        let s7 = s5 * v6.sum();
+        let v8 = v2.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        0.40 + s3 + v8.sum() * 0.3
     }
 
     #[test]
@@ -1924,13 +1881,15 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a).tanh().exp().sin();
-        if c[0] < 0.0 {
-            s1 = helper_array(a, b[a.len() - 1].tanh());
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let z3 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p4, &q5| (p4 * s1 - q5).sin());
-        let mut s2 = z3.sum() * (x + 1.06);
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + (k as f64 * 0.5)) + s2
+        a.dot(c).tanh().exp() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1947,30 +1906,28 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 1.10 + y * 0.1;
         }
-        s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh() + (k as f64 * 0.5)).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for v in f3.iter() {
-                s5 += v * s5;
-            }
+        if k == 3 {
+            return y;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + f3[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += f3[i] * 0.2;
+        let s2;
+        match k % 3 {
+            0 => s2 = helper_scalar(y.cos(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()),
+            1 => { s2 = 0.5; }
+            _ => s2 = (k as f64 * 0.5),
         }
-        s5 + s5 + f3.sum() * 0.3
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + y).sin();
+        }
+        if helper_array(a, y) > 0.1 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * s2;
+        }
+        c[0] + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1986,37 +1943,35 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (c[0].tanh().exp() / (1.0 + (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))));
+        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1.tanh();
         }
-        let mut s1 = ((1.0 + x.tanh() * x.tanh()).sqrt() * b[k % a.len()]);
+        let mut s4: f64 = {
+            let t3 = b[k % a.len()];
+            t3 * t3 * 0.5 + (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()
+        };
+        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (a * c.mean().unwrap()).view()]).unwrap();
+        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
+        let mut s7 = 0.31;
+        let mut v8 = b.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        }
+        let s9 = s7 * v8.sum();
+        let mut u10 = a.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * 0.24;
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * x.tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mean().unwrap();
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + c[i] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
-        if k == 3 {
-            return (1.0 + helper_scalar(c[0], s3) * helper_scalar(c[0], s3)).ln();
-        }
-        let mut s4 = f64::tanh((0.31 - (0.37 / (1.0 + 0.24 * 0.24)))).exp();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * ((k as f64 * 0.5) * s4);
-        }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5);
-        }
-        helper_scalar((s4 / (1.0 + y * y)), w5.dot(&u6)) + s4 + u6.sum() * 0.3
+        helper_scalar((0.34 + y), s1.tanh().exp()) + s5 + u10.sum() * 0.3
     }
 
     #[test]
@@ -2032,33 +1987,35 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = ((helper_scalar(y, b[k % a.len()]) + (y + y)) + v1.dot(&v1));
-        for i in 0..a.len() {
-            let t3 = b[i] * x;
-            let mut q4 = 0.0;
+        let mut s1 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q4 += b[j] * t3;
+                s1 = (s1 * 0.8 + c[j] * (x * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = s2 + q4.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += c[i] * 0.2;
         }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(x, b.mean().unwrap());
-            t5 * t5 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_scalar(x, v1[k % a.len()]);
+        let s2;
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5) - b.dot(c)),
+            1 => { s2 = (c[k % a.len()] + s1); }
+            _ => s2 = c.dot(b),
         }
-        let mut m9 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m9.row_mut(i).assign(&(b * (c.mean().unwrap() + i as f64)));
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(a);
         }
-        let mut s8 = m9.row(1).dot(b) * v1[0];
-        a.mean().unwrap() + s8 + u7.sum() * 0.3
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + y * 0.1;
+        }
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (helper_array(b, 0.45) + u3.mean().unwrap()),
+            _ => s1 += c[0],
+        }
+        c.dot(a) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2075,25 +2032,28 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (s1 + b[a.len() - 1]) + s1 * 0.1;
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = (y + (k as f64 * 0.5)).tanh().exp(),
-            1 => { s2 = (y * a[a.len() - 1]); }
-            _ => s2 = a.mean().unwrap(),
-        }
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s2.cos()).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(c, c[a.len() - 1]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (1.32 / (1.0 + x * x));
         }
-        a.mapv(f64::tanh).sum() + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.32 / (1.0 + x * x)) };
+        let v4 = c.mapv(f64::sin);
+        if c[0] < 0.0 {
+            s1 = helper_scalar(s1, helper_array(c, (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * helper_scalar(b.dot(b), (1.0 + s1 * s1).ln());
+        }
+        let mut s7 = (0..a.len()).map(|q6| c[q6] * c[q6] + (1.0 + x * x).ln()).sum::<f64>();
+        (f64::sin(1.22) - (x + s7)) + s7 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2109,31 +2069,21 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut s5 = (0..a.len()).map(|q4| a[q4] * c[q4] + helper_array(c, y)).sum::<f64>();
+        let mut s6 = x;
         for i in 0..a.len() {
-            w1[i] = b[i] * 1.17;
+            let s6 = s6 * 0.5 + a.mean().unwrap();
+            s5 = (s5 * 0.8 + s6 * 0.3).tanh();
         }
-        let mut s2 = ((w1.dot(&w1) + ((k as f64 * 0.5) - (k as f64 * 0.5))) + x);
-        match k % 4 {
-            j if j > 1 => s2 = (a.mean().unwrap() - (k as f64 * 0.5).tanh().exp()) * j as f64,
-            _ if w1.mean().unwrap() > 0.2 => s2 = s2 * a.dot(&w1),
-            _ => s2 += (k as f64 * 0.5),
-        }
-        let mut u3 = w1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[a.len() - 1].tanh().exp();
-        }
-        match k % 3 {
-            0 => s2 = ((k as f64 * 0.5) + (y * x)),
-            1 => s2 = s2 * f64::tanh(0.28),
-            _ => s2 += (x * s2),
-        }
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        ((s2 - x) + w1.dot(a)) + s2 + u3.sum() * 0.3
+        s5 += s6 * 0.2;
+        let v7 = (b * y);
+        (k as f64 * 0.5) + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2150,24 +2100,26 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * c.dot(a);
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        match k % 4 {
+            j if j > 1 => s1 = a[0] * j as f64,
+            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += s1,
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut f4 = b.to_owned();
-        f4.mapv_inplace(|t| (t * x).tanh());
-        f4.scaled_add(x, &b);
-        let mut s3 = f4.sum() * 0.3;
-        match k % 4 {
-            j if j > 1 => s3 = helper_array(&f4, (s3 + b[0])) * j as f64,
-            _ if helper_array(a, x) > 0.2 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += helper_array(c, 0.76),
+        let mut s4 = a.iter().map(|p2| p2 * f64::tanh(0.95).exp()).min_by(|p2, q3| (p2 - f64::tanh(0.95).exp()).abs().total_cmp(&(q3 - f64::tanh(0.95).exp()).abs())).unwrap();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
         }
-        (f4.dot(a) - b.mapv(f64::tanh).sum()) + s3 + f4.sum() * 0.3
+        0.33 + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2183,17 +2135,22 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[k % a.len()] * c[k % a.len()]).ln() + helper_scalar((k as f64 * 0.5).tanh().exp(), b[a.len() - 1].sin()));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
+        let s1;
+        match k % 3 {
+            0 => s1 = ((1.0 + y * y).ln() + 0.93),
+            1 => { s1 = b[a.len() - 1].sin(); }
+            _ => s1 = 1.34,
         }
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(a) + y * 0.1;
+        let mut s2 = y;
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (1.0 + x * x).ln() + y * 0.1;
         }
-        let v3 = (b * (x + a[k % a.len()]));
-        (s1 * f64::tanh(0.49).exp()) + s1 + v3.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(a, y);
+        }
+        1.31 + s2
     }
 
     #[test]
@@ -2209,15 +2166,14 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, y.tanh().exp());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            if i == 3 {
-                break;
-            }
+        if k == 3 {
+            return helper_array(c, x.tanh().exp());
         }
-        let mut s4 = b.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + x);
-        (b.mapv(f64::tanh).sum() - x) + s4
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
+        }
+        c.mapv(f64::tanh).sum() + u1.sum() * 0.3
     }
 
     #[test]
@@ -2233,31 +2189,35 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += helper_array(b, (x * 1.12));
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2.scaled_add(b.mapv(f64::tanh).sum(), b);
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * a.dot(c);
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5).cos() * c.mean().unwrap()) * j as f64,
-            _ if f64::tanh(1.11).exp() > 0.2 => s1 = s1 * s1,
-            _ => s1 += b.mean().unwrap(),
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let mut s6: f64 = {
+            let t5 = 0.81;
+            t5 * t5 * 0.5 + helper_scalar((k as f64 * 0.5), x)
+        };
+        let (s7, v8) = helper_pair(b, s6);
+        let s9 = s7 * v8.sum();
+        let mut h10 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h10.mapv_inplace(|t| (t * x).tanh());
+            h10.scaled_add(0.5, a);
         }
-        if k == 3 {
-            return (y * helper_array(a, y));
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s4 = s4.sin() * 0.9 + v3[j11 - 1] * f64::tanh(1.35).exp();
         }
-        let mut h3 = b.to_owned();
-        for i in 0..a.len() {
-            h3.scaled_add(a.mapv(f64::tanh).sum(), b);
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + helper_scalar(s6, x);
+            s6 = (s6 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * helper_scalar(s4, h3[k % a.len()]) + k as f64 * 0.1).sin();
-            }
-        }
-        b.dot(b) + s4 + h3.sum() * 0.3
+        s6 += s4 * 0.2;
+        b.dot(b) + s6 + h10.sum() * 0.3
     }
 
     #[test]
@@ -2273,23 +2233,23 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => { s1 = 0.5; }
-            _ => s1 = y,
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
         }
-        if k == 3 {
-            return helper_array(b, 1.09).cos();
+        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * b.mapv(f64::tanh).sum();
         }
-        let mut s2 = helper_array(b, helper_array(c, y));
-        match k % 3 {
-            0 => s2 = a.mean().unwrap().cos(),
-            1 => s2 = s2 * (0.76 * a.mean().unwrap()),
-            _ => s2 += helper_array(b, 1.18),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * helper_scalar(1.01, y);
         }
-        let mut s3 = (x - s1).tanh().tanh().exp();
-        f64::cos(0.81).sin() + s3
+        let mut s5 = u1.mean().unwrap();
+        (k as f64 * 0.5) + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2305,46 +2265,27 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (0.98 + (k as f64 * 0.5)));
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > b[p5] {
-                l4.push((b[p5] * b[k % a.len()]).sin());
-            } else {
-                l4.push(b[p5] * s3);
-            }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        let mut s2 = helper_scalar(helper_array(b, (1.0 + b[k % a.len()] * b[k % a.len()]).ln()), y);
         for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(c, s3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s6 += w7 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s2 = (s2 * 0.7 + u1[i] * (y + a[a.len() - 1])).tanh();
         }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() };
-        for i in (1..a.len()).step_by(2) {
-            let t9 = c[i] * b.mean().unwrap();
-            let mut q10 = 0.0;
-            for j in 0..a.len() {
-                q10 += a[j] * t9;
-            }
-            s3 = s3 + q10.tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * u1.mean().unwrap();
         }
-        let mut s12: f64 = {
-            let t11 = (y + helper_scalar(s3, y));
-            t11 * t11 * 0.5 + (c[a.len() - 1] - 1.32)
-        };
         for i in (0..a.len()).rev() {
-            s6 = (s6 * 0.7 + c[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            let t4 = u3[i] * (s2 + u1[a.len() - 1]);
+            s2 += t4.sin() * (s2 + y);
         }
-        (s3 - (k as f64 * 0.5).tanh().exp()) + s12
+        let v5 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        for m in v5.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_scalar(v5[k % a.len()], y) + y * 0.1;
+        }
+        y.tanh().exp() + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -2360,45 +2301,48 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = a.dot(a);
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * 0.58).tanh();
-            if (n2 - s1).abs() < 0.05 {
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut s3: f64 = {
+            let t2 = b.mean().unwrap();
+            t2 * t2 * 0.5 + y.sin()
+        };
+        let mut h4 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * s1 + c).mapv(f64::tanh);
+            h4.assign(&n5);
+            if i == 3 {
                 break;
             }
-            s1 = n2;
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        if c[0] < 0.0 {
+            s3 = a.mean().unwrap();
+        } else {
+            s3 = s3 * 0.93;
+        }
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * helper_array(c, b[a.len() - 1]);
+                s1 = (s1 * 0.8 + c[j] * (s3 * 0.48)).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * b.mean().unwrap();
                 }
             }
-            if n3 > 2 {
-                break s1 + helper_array(c, b[a.len() - 1]);
+            if n6 > 2 {
+                break s1 + b.mean().unwrap();
             }
         };
-        if k == 3 {
-            return (s4 + y).cos();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s3 = s3.sin() * 0.9 + h4[j8 - 1] * (1.0 + s3 * s3).ln();
         }
-        match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if y > 0.2 => s1 = s1 * (a.mean().unwrap() - helper_array(a, y)),
-            _ => s1 += s1.tanh().exp(),
-        }
-        let s5;
-        match k % 3 {
-            0 => s5 = b.mean().unwrap(),
-            1 => { s5 = 0.5; }
-            _ => s5 = (0.24 - a.dot(b)),
-        }
-        if k == 3 {
-            return s5;
-        }
-        (f64::tanh(1.15).exp() + (k as f64 * 0.5)) + s1
+        h4.mean().unwrap() + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2414,24 +2358,28 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x / (1.0 + c[k % a.len()] * c[k % a.len()]))).sum::<f64>();
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * x.cos();
-        }
-        let mut s6 = 1.0;
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * f64::tanh(0.29).exp()).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + c[i] * (x / (1.0 + 1.22 * 1.22))).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
-            }
-            s6 = n7;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * a.dot(c),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * 1.22;
         }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 1.22 };
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * (1.29 / (1.0 + y * y))).tanh();
+            w5[i] += (a[i] + 0.88).sin();
         }
-        c.mean().unwrap() + s6 + u5.sum() * 0.3
+        s1 += ((1.0 + x * x).ln() - helper_scalar(c[a.len() - 1], s4));
+        (s1 / (1.0 + helper_array(a, c[k % a.len()]) * helper_array(a, c[k % a.len()]))) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2447,38 +2395,25 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * (0.26 + y);
-            }
+        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
+        let mut s2 = (1.0 + y * y).ln();
+        let mut s3 = helper_array(c, s2);
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * s3 + b).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1].tanh().exp()).tanh();
-        }
-        let mut s2 = 1.0;
+        let mut s6 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            let n7 = (s6 * 0.5 + a[i] * (s2 / (1.0 + s3 * s3))).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
             }
         }
-        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s1)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
-        match k % 4 {
-            j if j > 1 => s6 = ((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + (s2 + a[a.len() - 1])) * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s6 = s6 * (a.mapv(f64::tanh).sum() + x),
-            _ => s6 += y.cos(),
-        }
-        s6 = (s6 * 0.5 + helper_scalar(c[a.len() - 1], s2)).tanh();
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * 0.30 + x * 0.1;
-        }
-        (helper_scalar((k as f64 * 0.5), c[k % a.len()]) * (s6 + s1)) + s6
+        let mut s8 = (helper_array(c, (s3 + h4[a.len() - 1])) / (1.0 + (b.mapv(f64::tanh).sum() + s2) * (b.mapv(f64::tanh).sum() + s2)));
+        let mut s9 = (0.86 - s2).tanh().cos();
+        a[a.len() - 1] + s9 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2495,15 +2430,13 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
-        match k % 4 {
-            j if j > 1 => s1 = s1.sin().tanh().exp() * j as f64,
-            _ if a[k % a.len()] > 0.2 => s1 = s1 * a.mean().unwrap(),
+        match k % 3 {
+            0 => s1 = s1.sin().tanh().exp(),
+            1 => s1 = s1 * a.mean().unwrap(),
             _ => s1 += x.tanh(),
         }
-        if (k as f64 * 0.5).sin() > 0.1 {
-            s1 = b.mean().unwrap();
-        }
-        ((1.0 + s1 * s1).sqrt() + c.dot(c)) + s1
+        s1 = (s1 * 0.5 + b[a.len() - 1]).tanh();
+        (f64::tanh(1.21) + a.dot(c)) + s1
     }
 
     #[test]
@@ -2519,27 +2452,14 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c.mean().unwrap(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74));
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
+        let s4;
+        match k % 3 {
+            0 => s4 = (k as f64 * 0.5),
+            1 => { s4 = c.mean().unwrap(); }
+            _ => s4 = (helper_array(c, y) * a.dot(b)),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) / (1.0 + 0.74 * 0.74)) };
-        if c[0] < 0.0 {
-            s1 = c.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * (f64::sqrt((1.0 + 1.38 * 1.38)) - b.dot(b));
-        }
-        helper_scalar((x * (k as f64 * 0.5)), x) + s1
+        (b.mapv(f64::tanh).sum() + helper_scalar(s3, x)) + s3
     }
 
     #[test]
@@ -2555,14 +2475,14 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * (1.0 + y * y).ln();
-            }
+        let mut s1 = x;
+        match k % 4 {
+            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
+            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
+            _ => s1 += helper_array(a, s1),
         }
-        let mut s4 = (0..a.len()).map(|q3| a[q3] * c[q3] + (k as f64 * 0.5).tanh()).sum::<f64>();
-        0.28 + s4
+        let mut s2 = (s1 + helper_scalar(0.34, x));
+        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
     }
 
     #[test]
@@ -2578,44 +2498,52 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * a.mean().unwrap();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * x.cos()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
-            s1 += u3;
+            s1 = n2;
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + a[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * c.mean().unwrap()).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s3).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s9 = (s9 * 0.7 + b[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s9 = s9 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        s1 = (y / (1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)));
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 += (v * j as f64) * (x / (1.0 + a[k % a.len()] * a[k % a.len()]));
-            }
-        }
-        let mut s5 = (k as f64 * 0.5);
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(a, 1.37);
-        }
-        if k % 2 == 1 {
-            let s5 = s5 * 0.5 + ((k as f64 * 0.5) * 0.86);
-            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
-        }
-        s1 += s5 * 0.2;
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + b[i] * c.mean().unwrap()).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
-            }
-            s7 = n8;
-        }
-        (u6.mean().unwrap() * (1.28 / (1.0 + s7 * s7))) + s7 + u6.sum() * 0.3
+        ((a[0] * a[0]) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s9
     }
 
     #[test]
@@ -2631,22 +2559,13 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, x)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * x;
-                }
-            }
-            if n2 > 2 {
-                break s1 + x;
-            }
-        };
-        let mut s4 = helper_scalar(a.mean().unwrap(), (b.dot(c) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())));
-        y.tanh().exp().cos() + s4
+        if k == 3 {
+            return b.dot(b);
+        }
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        (x - helper_scalar(1.30, y))
     }
 
     #[test]
@@ -2662,13 +2581,26 @@ mod p69 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c).mapv(f64::tanh);
-        let mut s4 = v1.iter().zip(c.iter()).map(|(p2, q3)| p2 * q3 * helper_scalar(v1[0], y)).sum::<f64>();
-        let mut s5 = c[a.len() - 1];
-        if x > 0.1 {
-            s5 = 0.49;
+        let mut s1 = x;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
         }
-        s4 + s5 + v1.sum() * 0.3
+        let s2;
+        match k % 3 {
+            0 => s2 = helper_scalar((1.21 - s1), 0.49),
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_array(a, y).tanh(),
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_array(b, s2);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s4: f64 = {
+            let t3 = c.mean().unwrap();
+            t3 * t3 * 0.5 + (1.0 + b[0] * b[0]).ln()
+        };
+        (a[k % a.len()] / (1.0 + (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s4
     }
 
     #[test]
@@ -2688,37 +2620,35 @@ mod p70 {
         for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
             s1 = s1 * 0.8 + m * (a[0] * 1.08) + y * 0.1;
         }
-        let l2 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n6 = (&h5 * s4 + b).mapv(f64::tanh);
-            h5.assign(&n6);
-        }
         for i in 0..a.len() {
-            let t7 = c[i] * (1.0 + x * x).sqrt();
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * b[(i + 1) % a.len()];
-            }
-            s1 += u8;
-        }
-        let mut s11 = h5.iter().zip(a.iter()).map(|(p9, q10)| p9 * q10 * ((k as f64 * 0.5) + s1)).sum::<f64>();
-        for i in 0..a.len() {
-            let y = y * 0.5 + (s1 + h5[a.len() - 1]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut l12 = Vec::new();
-        for p13 in 0..a.len() {
-            if c[p13] > a[p13] {
-                l12.push((c[p13] * f64::cos(0.61)).sin());
-            } else {
-                l12.push(a[p13] * s1);
+            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1].cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
             }
         }
-        let mut s14 = l12.iter().map(|p13| p13 * p13).sum::<f64>() + l12[0];
-        (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17))).ln() + s14 + h5.sum() * 0.3
+        let mut s2 = c[k % a.len()].tanh().exp();
+        let mut v3 = b.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        }
+        let s4 = s2 * v3.sum();
+        let mut s5 = (1.0 + x * x).ln().tanh().exp().cos();
+        if k == 3 {
+            return c.dot(a);
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + c[j6 - 1] * (s1 + c[a.len() - 1]);
+        }
+        match k % 4 {
+            j if j > 1 => s5 = c.dot(b) * j as f64,
+            _ if b.dot(a) > 0.2 => s5 = s5 * (f64::sin(0.71) / (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17)))),
+            _ => s5 += (k as f64 * 0.5).tanh().exp(),
+        }
+        helper_array(c, s4) + s5
     }
 
     #[test]
@@ -2734,28 +2664,48 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = c.dot(a);
-        if k % 2 == 0 {
-            s2 = c.mapv(f64::tanh).sum();
-        } else {
-            s2 = s2 * helper_array(&v1, (y + y));
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * (x / (1.0 + x * x))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut s3 = (1.11 * helper_scalar(helper_array(a, y), a.mean().unwrap()));
-        let mut s6 = a.iter().rev().skip(1).zip(v1.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + x).sum::<f64>();
+        let l3 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s1)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h6.scaled_add(x.sin(), c);
+        }
+        let mut l7 = vec![0.0; a.len()];
+        for p8 in 0..a.len() {
+            l7[p8] = a[p8] * helper_array(a, s5);
+        }
+        l7[0] += y;
+        let v9 = Array1::from(l7);
+        let mut s10 = v9[0] * 0.5;
+        let mut s11: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s11 += (v * j as f64) * a.dot(&v9);
+            }
+        }
+        match k % 3 {
+            0 => s11 = ((1.0 + s11 * s11).ln() - b.mapv(f64::tanh).sum()),
+            1 => s11 = s11 * b[0],
+            _ => s11 += c[a.len() - 1],
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + v1[j] * (s3 - s3)).tanh();
-                if s6 > 0.3 && j > i {
-                    continue 'outer;
+                s10 = (s10 * 0.8 + b[j] * helper_array(&v9, v9[a.len() - 1])).tanh();
+                if s10 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s6 += v1[i] * 0.2;
+            s10 += b[i] * 0.2;
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        helper_array(&v1, c[a.len() - 1]) + s6 + v1.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s11 + v9.sum() * 0.3
     }
 
     #[test]
@@ -2771,34 +2721,30 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
-        }
-        s2 += y;
+        let mut s1 = c.mean().unwrap();
         match k % 4 {
-            j if j > 1 => s2 = helper_array(&u1, (k as f64 * 0.5)) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * a[k % a.len()],
-            _ => s2 += (b[k % a.len()] - y),
+            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
+            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
+            _ => s1 += helper_array(b, (k as f64 * 0.5)),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * c.mapv(f64::tanh).sum();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (1.0 + y * y).ln()).sin();
         }
-        let mut s4 = ((1.0 + (x - s2) * (x - s2)).sqrt() / (1.0 + helper_array(c, helper_array(a, y)) * helper_array(c, helper_array(a, y))));
-        let mut s5: f64 = 1.17;
-        (a[k % a.len()] - helper_scalar(s2, 0.61)) + s5 + u1.sum() * 0.3
+        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = w2.mapv(f64::tanh).sum() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (1.0 + (x - s1) * (x - s1)).sqrt(),
+            _ => s1 += helper_array(c, 0.37),
+        }
+        let mut s5 = w2.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (y / (1.0 + a[k % a.len()] * a[k % a.len()]))).sum::<f64>();
+        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s6 = m7.diag().mapv(|t| (t * s5).sin()).sum() * 0.61;
+        let mut u8 = w2.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * ((k as f64 * 0.5) * x);
+        }
+        0.74 + s6 + u8.sum() * 0.3
     }
 
     #[test]
@@ -2814,36 +2760,22 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        if k % 2 == 0 {
+            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * c.mean().unwrap().cos();
+        }
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+            s1 = (s1 * 0.7 + c[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
         }
-        let mut s3 = c.mean().unwrap();
-        let mut l4 = vec![a.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * y).sin()) + a;
-            l4.push(n);
+        if b.mean().unwrap() > 0.1 {
+            s1 = (helper_scalar(x, s1) / (1.0 + (b[k % a.len()] * y) * (b[k % a.len()] * y)));
+        } else {
+            s1 = s1 * helper_scalar(b[0], a.mapv(f64::tanh).sum());
         }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * c.mapv(f64::tanh).sum();
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * 1.38).tanh();
-                if s3 > 0.3 && j > n8 {
-                    break 'search s3 * helper_scalar(0.46, (k as f64 * 0.5));
-                }
-            }
-            if n8 > 2 {
-                break s3 + helper_scalar(0.46, (k as f64 * 0.5));
-            }
-        };
-        (b[0].tanh() + s7.tanh()) + s7 + v6.sum() * 0.3
+        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
+        0.21 + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -2859,40 +2791,42 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = y,
-            1 => { s1 = c[0].tanh().exp(); }
-            _ => s1 = c.dot(b),
-        }
-        let mut s2 = (b.dot(b) * (a[0] / (1.0 + (x / (1.0 + s1 * s1)) * (x / (1.0 + s1 * s1)))));
-        match k % 3 {
-            0 => s2 = s1,
-            1 => s2 = s2 * (1.0 + y * y).ln(),
-            _ => s2 += helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * (b[0] / (1.0 + c[0] * c[0]));
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * a[(i + 1) % a.len()];
-            }
-            s2 += u4;
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + (1.0 + s1 * s1).sqrt()).sin();
-        }
         if k == 3 {
-            return ((1.0 + s2 * s2).ln() - (0.76 - c[a.len() - 1]));
+            return y;
         }
-        let v6 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        if c[0] < 0.0 {
-            s2 = (helper_scalar(s2, y) + (x - s2));
-        } else {
-            s2 = s2 * (((k as f64 * 0.5) + 0.32) / (1.0 + s1 * s1));
+        let mut s1 = x;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (c[a.len() - 1] * (k as f64 * 0.5));
+                }
+            }
+            if n2 > 2 {
+                break s1 + (c[a.len() - 1] * (k as f64 * 0.5));
+            }
+        };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + a[0]).sin();
         }
-        x + s2 + v6.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * j as f64,
+            _ if c.dot(b) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), a.mean().unwrap()),
+            _ => s1 += (1.03 * a[0]),
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_scalar((k as f64 * 0.5), c[k % a.len()]);
+        }
+        let mut s7: f64 = {
+            let t6 = ((y - s3) / (1.0 + (y / (1.0 + 1.37 * 1.37)) * (y / (1.0 + 1.37 * 1.37))));
+            t6 * t6 * 0.5 + helper_scalar(y, y)
+        };
+        (x.tanh().exp() * (x + b[a.len() - 1])) + s7 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2908,29 +2842,44 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * b.mean().unwrap();
-        if y > 0.1 {
-            s1 = x;
-        } else {
-            s1 = s1 * y;
-        }
-        let mut s3 = (1.0 + helper_scalar(y.tanh(), x) * helper_scalar(y.tanh(), x)).ln();
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * c.mean().unwrap();
-            s3 += t5.sin() * a.mean().unwrap();
+        let mut s1 = a.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) - y);
+                }
+            }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) - y);
+            }
+        };
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * 0.25).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s6 = (1.0 + helper_array(&v4, 0.45) * helper_array(&v4, 0.45)).ln().tanh().exp();
-        if c.dot(&v4) > 0.1 {
-            s1 = v4.mean().unwrap();
-        } else {
-            s1 = s1 * s6;
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
         }
-        (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5))).sqrt() + s6 + v4.sum() * 0.3
+        let mut s5 = b.mean().unwrap();
+        if s5.tanh() > 0.1 {
+            s1 = u4.mean().unwrap();
+        } else {
+            s1 = s1 * s1;
+        }
+        let v8 = vec![0.25; u4.len()];
+        let mut s9 = u4.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * b.mapv(f64::tanh).sum()).sum::<f64>();
+        if c[0] < 0.0 {
+            s9 = a.mean().unwrap();
+        } else {
+            s9 = s9 * (k as f64 * 0.5);
+        }
+        helper_array(b, helper_array(&u4, 0.45)) + s9 + u4.sum() * 0.3
     }
 
     #[test]
@@ -2946,16 +2895,19 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s1 = helper_array(c, (k as f64 * 0.5).sin());
+        let s1;
+        match k % 3 {
+            0 => s1 = b.dot(b),
+            1 => { s1 = (1.0 + y * y).sqrt(); }
+            _ => s1 = helper_array(c, (k as f64 * 0.5).sin()),
         }
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(c * (b.mean().unwrap() + i as f64)));
+        let mut s2 = (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln().tanh().exp();
+        match k % 3 {
+            0 => s2 = 0.74,
+            1 => s2 = s2 * (c[a.len() - 1] * b.mean().unwrap()),
+            _ => s2 += helper_scalar(s2, s2),
         }
-        let mut s2 = m3.row(1).dot(c) * a.mean().unwrap();
-        y + s2
+        s1 + s2
     }
 
     #[test]
@@ -2971,51 +2923,53 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y + a[0]) + s1 * 0.1;
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * helper_array(c, y)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        if helper_scalar(0.66, (k as f64 * 0.5)) > 0.1 {
+            s1 = (1.0 + (x * s4) * (x * s4)).sqrt();
+        } else {
+            s1 = s1 * s4;
         }
-        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(x, x)).tanh();
+            s4 = (s4 * 0.7 + b[i] * c.dot(b)).tanh();
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * 0.98).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_scalar(w1[k % a.len()], y);
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b[a.len() - 1],
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n3 > 2 {
-                break s2 + helper_scalar(w1[k % a.len()], y);
-            }
-        };
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s5 += (v * j as f64) * c.mean().unwrap();
-            }
+            };
+            s1 += w5 * (s4 + x);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t6 = c[i] * a.mapv(f64::tanh).sum();
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * w1[(i + 1) % a.len()];
-            }
-            s2 += u7;
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s4 + x) };
+        let mut l7 = vec![a.to_owned()];
+        for p8 in 0..2 {
+            let n = l7[p8].mapv(|t| (t * s4).sin()) + b;
+            l7.push(n);
         }
-        for m in w1.iter().map(|s4| (s4 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * ((k as f64 * 0.5) * (k as f64 * 0.5)) + s4 * 0.1;
-        }
-        c.dot(b) + s5 + w1.sum() * 0.3
+        let v9 = l7[l7.len() - 1].to_owned();
+        let mut s10 = l7[1][0] * f64::sin(0.59);
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s10 + v9.sum() * 0.3
     }
 
     #[test]
@@ -3031,22 +2985,27 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        if k == 3 {
+            return helper_array(a, x).tanh().exp();
+        }
+        let mut s2: f64 = {
+            let t1 = (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos();
+            t1 * t1 * 0.5 + y
+        };
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (c[0] * (k as f64 * 0.5))).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (k as f64 * 0.5).tanh().exp();
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_array(a, (k as f64 * 0.5)).tanh().exp(),
-            1 => { s2 = 1.20; }
-            _ => s2 = helper_scalar(a.mapv(f64::tanh).sum(), (s1 + x)),
-        }
-        helper_scalar(c[0], helper_array(c, x)) + s1
+            if n3 > 2 {
+                break s2 + (k as f64 * 0.5).tanh().exp();
+            }
+        };
+        helper_scalar(a.mapv(f64::tanh).sum(), (x + x)) + s2
     }
 
     #[test]
@@ -3062,25 +3021,12 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (y + ((k as f64 * 0.5) + y));
+        let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
         }
-        let mut s1 = helper_scalar(y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c.dot(c),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * c.mean().unwrap();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
-        helper_scalar((1.0 + s3 * s3).sqrt(), s3) + s1
+        let mut s2 = (b.dot(a) * x).tanh().exp();
+        b[0] + s2
     }
 
     #[test]
@@ -3096,15 +3042,12 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut s2 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        a.mean().unwrap() + s2 + v1.sum() * 0.3
+        let mut s2: f64 = {
+            let t1 = 0.44;
+            t1 * t1 * 0.5 + x.cos()
+        };
+        let v3 = c.mapv(|t| { let u = t * x; u * u - t });
+        (b[k % a.len()] + b.mean().unwrap()) + s2 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3120,17 +3063,20 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = ((k as f64 * 0.5) - (b.mean().unwrap() + helper_scalar(y, x)));
-        for (p1, &q2) in c.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * y.tanh()).tanh();
+        if k == 3 {
+            return helper_array(b, y).sin();
         }
-        s3 = s3.sin();
-        s3 += s3.tanh().exp().sin();
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y * s3);
+        let mut s1 = (k as f64 * 0.5);
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        (k as f64 * 0.5) + s3 + u4.sum() * 0.3
+        let s3 = s1 * v2.sum();
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        let v4 = (b * ((k as f64 * 0.5) * x));
+        ((x / (1.0 + b[0] * b[0])) + y) + v4.sum() * 0.3
     }
 
     #[test]
@@ -3146,22 +3092,17 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() - x);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.dot(c);
+        let s1;
+        match k % 3 {
+            0 => s1 = (f64::tanh(0.37).exp() - (1.0 + x * x).sqrt()),
+            1 => { s1 = 0.5; }
+            _ => s1 = b.dot(a),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(c) };
-        c.mean().unwrap() + s1
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + y).sin();
+        }
+        helper_array(&w2, c.mapv(f64::tanh).sum()) + w2.sum() * 0.3
     }
 
     #[test]
@@ -3177,41 +3118,54 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * 1.19;
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..a.len() {
+            h3 = (&h3 * y + c).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut s2 = u1[a.len() - 1];
-        s2 = (u1[0] * (k as f64 * 0.5).tanh().exp());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * u1.mapv(f64::tanh).sum();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut s5 = q4;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * c[a.len() - 1].sin()).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * 0.34;
+                s5 = (s5 * 0.8 + c[j] * b[0]).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n4 > 2 {
-                break s2 + 0.34;
-            }
-        };
-        if x > 0.1 {
-            s2 = x;
+            s5 += c[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (a[a.len() - 1] + x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s5 += w6 * 0.77;
+        }
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * 0.77 };
+        if k % 2 == 0 {
+            s5 = x;
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = b[i] * helper_scalar(x, x);
+        }
+        let mut s9 = helper_array(c, w8.mean().unwrap());
+        if k % 2 == 0 {
+            s5 = w8.mean().unwrap().tanh();
         } else {
-            s2 = s2 * helper_scalar(u1.mean().unwrap(), (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+            s5 = s5 * s5;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s2 = s2.sin() * 0.9 + b[j6 - 1] * s5.cos();
-        }
-        1.29 + s2 + u1.sum() * 0.3
+        1.29 + s9 + w8.sum() * 0.3
     }
 
     #[test]
@@ -3227,25 +3181,32 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a.dot(a), ((k as f64 * 0.5) - (x / (1.0 + a[k % a.len()] * a[k % a.len()]))));
-        match k % 4 {
-            j if j > 1 => s1 = (y * 1.04).tanh().exp() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.dot(c),
-            _ => s1 += ((k as f64 * 0.5) - 1.23),
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, a);
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * c.mean().unwrap();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * (k as f64 * 0.5)).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1 + y * 0.1;
+        for i in (1..a.len()).step_by(2) {
+            let t4 = h1[i] * b.mapv(f64::tanh).sum();
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * b[(i + 1) % a.len()];
+            }
+            s2 += u5;
+            if i == 3 {
+                break;
+            }
         }
-        x + s3
+        let mut s8 = h1.iter().zip(c.iter()).map(|(p6, q7)| p6 * a.dot(&h1) - q7).reduce(f64::max).unwrap();
+        (k as f64 * 0.5) + s8 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3262,33 +3223,38 @@ mod p85 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        match k % 4 {
-            j if j > 1 => s1 = ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1)) * j as f64,
-            _ if (x + 0.75) > 0.2 => s1 = s1 * ((a[0] * y) + c.dot(a)),
-            _ => s1 += (x * 0.83),
+        let s2;
+        match k % 3 {
+            0 => s2 = ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1)),
+            1 => { s2 = a.mapv(f64::tanh).sum(); }
+            _ => s2 = ((a[0] * y) + c.dot(a)),
         }
-        let mut h2 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + b).mapv(f64::sin);
+        let s3;
+        match k % 3 {
+            0 => s3 = ((0.91 * b[a.len() - 1]) - 0.93),
+            1 => { s3 = a[0]; }
+            _ => s3 = s2,
         }
-        if k == 3 {
-            return (y + 0.43).tanh().exp();
-        }
-        let mut h3 = a.to_owned();
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n4 = (&h3 * s1 + a).mapv(f64::tanh);
-            h3.assign(&n4);
+            w4[i] += (a[i] + s1).sin();
         }
-        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + 1.35);
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
+        let (s5, v6) = helper_pair(a, (x * 0.27));
+        let s7 = s5 * v6.sum();
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + w4[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * helper_scalar(x, s1);
+                }
             }
-        }
-        b.mapv(f64::tanh).sum() + s8 + h3.sum() * 0.3
+            if n8 > 2 {
+                break s1 + helper_scalar(x, s1);
+            }
+        };
+        w4.mean().unwrap() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3304,23 +3270,23 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - helper_scalar(1.18, x).tanh());
-        let s2;
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * c.dot(a);
+            s3 += t4.sin() * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        }
+        match k % 4 {
+            j if j > 1 => s3 = (b[k % a.len()] / (1.0 + s3 * s3)).tanh().exp() * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + helper_array(a, s3) * helper_array(a, s3)).ln(),
+            _ => s3 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
+        }
         match k % 3 {
-            0 => s2 = a.dot(a),
-            1 => { s2 = 0.5; }
-            _ => s2 = (f64::tanh(1.29) * (k as f64 * 0.5).tanh().exp()),
+            0 => s3 = (x + a.dot(a)),
+            1 => s3 = s3 * c.mean().unwrap(),
+            _ => s3 += (x - (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s3 += (v * j as f64) * ((k as f64 * 0.5) * (k as f64 * 0.5));
-            }
-        }
-        a.dot(c).tanh().exp() + s3
+        0.20 + s3
     }
 
     #[test]
@@ -3336,16 +3302,22 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(a[k % a.len()], y)).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = c.dot(a),
+            1 => { s1 = b.dot(c); }
+            _ => s1 = (b.mapv(f64::tanh).sum() - helper_array(a, a[a.len() - 1])),
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + y * y).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s2 = a.mean().unwrap().tanh().exp();
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * (y / (1.0 + s1 * s1)) + k as f64 * 0.1).sin();
+            }
         }
-        s1 += x * 0.2;
-        ((y / (1.0 + s1 * s1)) * helper_scalar(y, y)) + s1
+        if (k as f64 * 0.5).cos() > 0.1 {
+            s2 = helper_scalar(y, x);
+        }
+        s2 + s2
     }
 
     #[test]
@@ -3362,9 +3334,20 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
-        let f3: Array1<f64> = a.iter().rev().map(|p4| (p4 * b.dot(b)).tanh() + (x - y)).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        helper_scalar((k as f64 * 0.5), y) + s2 + f3.sum() * 0.3
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, y)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
+        }
+        (((k as f64 * 0.5) - b[a.len() - 1]) * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3380,55 +3363,40 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * c.mean().unwrap()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+        let (s1, v2) = helper_pair(c, c.mean().unwrap());
+        let s3 = s1 * v2.sum();
+        let mut s4 = a.mean().unwrap();
+        if c[0] < 0.0 {
+            s4 = y;
+        } else {
+            s4 = s4 * c[a.len() - 1];
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * x;
+        if c.mapv(f64::tanh).sum() > 0.1 {
+            s4 = (s3 - y);
         }
-        if k == 3 {
-            return 0.32;
+        let mut s5 = (1.0 + helper_array(b, c.mean().unwrap()) * helper_array(b, c.mean().unwrap())).sqrt();
+        if (y + b[k % a.len()]) > 0.1 {
+            s5 = (1.0 + y * y).ln().cos();
+        } else {
+            s5 = s5 * b.dot(c);
         }
-        s1 += y;
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s4 > 0.3 && j > n6 {
+                    break 'search s4 * (s4 + s3);
                 }
-            };
-            s1 += w4 * x;
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            if i == 3 {
-                break;
+            if n6 > 2 {
+                break s4 + (s4 + s3);
             }
+        };
+        if k == 3 {
+            return b[a.len() - 1];
         }
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + a[i] * helper_scalar(s1, y)).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
-            }
-            s6 = n7;
-        }
-        0.87 + s6
+        a.dot(b) + s5
     }
 
     #[test]
@@ -3444,17 +3412,21 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = c.to_owned();
+        for i in (0..k % 3) {
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + y * y).sqrt();
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(c) * 0.5;
         }
-        (a.mapv(f64::tanh).sum() * 1.15) + s1 + u2.sum() * 0.3
+        let mut s5 = q4;
+        let (s7, c8) = (x * s5).sin_cos();
+        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (y * s5)]];
+        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * s5;
+        b.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -3470,31 +3442,34 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (a[k % a.len()] / (1.0 + y * y))).sum::<f64>();
-        let s4;
-        match k % 3 {
-            0 => s4 = (((k as f64 * 0.5) - y) * helper_scalar(s3, x)),
-            1 => { s4 = 0.5; }
-            _ => s4 = (a[0] - 1.16).tanh(),
+        let mut s2: f64 = {
+            let t1 = a.mean().unwrap();
+            t1 * t1 * 0.5 + f64::sqrt((1.0 + 1.02 * 1.02))
+        };
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) * y);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * a.mapv(f64::tanh).sum();
-        }
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in w5.iter() {
-                s6 = (s6 * 0.6 + v * a.mean().unwrap() + k as f64 * 0.1).sin();
+        s2 += s2 * 0.2;
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (s2 * 1.26);
+        let mut l5 = Vec::new();
+        for p6 in 0..a.len() {
+            if b[p6] > a[p6] {
+                l5.push((b[p6] * 1.14).sin());
+            } else {
+                l5.push(a[p6] * y);
             }
         }
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (s6 - s6);
+        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
+        for i in (1..a.len()).step_by(2) {
+            let t8 = c[i] * ((k as f64 * 0.5) * s7);
+            s3 += t8 * t8 * 0.5;
+            s3 -= a[(i + 1) % a.len()] * (s7 * c[a.len() - 1]);
         }
-        if k == 3 {
-            return ((s3 * b[a.len() - 1]) - (s3 * b[a.len() - 1]));
-        }
-        helper_scalar(w5[0].cos(), (1.0 + x * x).sqrt()) + s6 + u7.sum() * 0.3
+        let f10: Array1<f64> = b.iter().rev().map(|p11| (p11 * helper_array(c, (k as f64 * 0.5))).tanh() + helper_scalar(b[a.len() - 1], c[0])).collect();
+        let mut s9 = f10.dot(&f10) * 0.1;
+        s7 + s9 + f10.sum() * 0.3
     }
 
     #[test]
@@ -3511,30 +3486,22 @@ mod p92 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a.mean().unwrap()).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * helper_scalar(0.64, s1)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = ((y / (1.0 + s1 * s1)) / (1.0 + f64::tanh(0.46).exp() * f64::tanh(0.46).exp())),
-            1 => { s2 = (s1 * s1); }
-            _ => s2 = (1.0 + x * x).sqrt().tanh().exp(),
+        let m5 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * s2).sin()).sum() * ((k as f64 * 0.5) + (k as f64 * 0.5)) + d6[0] * ((k as f64 * 0.5) / (1.0 + 0.82 * 0.82));
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * s1;
         }
-        y + s1
+        (0.46 - s1.tanh().exp()) + s4 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3556,17 +3523,30 @@ mod p93 {
             _ if (s1 - s1) > 0.2 => s1 = s1 * y,
             _ => s1 += y,
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        let mut s2 = s1;
+        let mut v3 = c.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            let n3 = (&h2 * s1 + a).mapv(f64::tanh);
-            h2.assign(&n3);
+        let s4 = s2 * v3.sum();
+        let mut s7 = b.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * f64::sin(0.22)).tanh());
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s7 = s7 * 0.8 + m * x + x * 0.1;
         }
-        let mut s4 = x;
-        s4 = (1.0 + (s1 - h2[a.len() - 1]) * (s1 - h2[a.len() - 1])).sqrt();
-        helper_array(b, (k as f64 * 0.5)).tanh().exp() + s4 + h2.sum() * 0.3
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + b[j] * s7).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * b[0].cos();
+                }
+            }
+            if n8 > 2 {
+                break s7 + b[0].cos();
+            }
+        };
+        helper_array(c, c[k % a.len()].tanh().exp()) + s7
     }
 
     #[test]
@@ -3582,27 +3562,22 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (b[a.len() - 1] / (1.0 + x * x))) * q2 as f64).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * (s3 / (1.0 + x * x))).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+        let v1 = a.mapv(f64::sin);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = v1[i] * helper_scalar(y, (k as f64 * 0.5));
         }
+        let mut u3 = v1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * w2.dot(a);
+        }
+        let mut s4 = (((k as f64 * 0.5) - w2.mean().unwrap()) * (v1.mean().unwrap() + y.tanh().exp()));
         match k % 4 {
-            j if j > 1 => s3 = (a.mean().unwrap() + s3.tanh().exp()) * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-            _ => s3 += y,
+            j if j > 1 => s4 = (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s4 = s4 * w2[k % a.len()],
+            _ => s4 += ((k as f64 * 0.5) + s4),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        helper_scalar(y.tanh(), helper_scalar(b[k % a.len()], 1.04)) + s3
+        w2.dot(a) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3618,43 +3593,18 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(a[a.len() - 1], c[0])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let z2 = ad::ndarray::Zip::from(a).and(c).map_collect(|&p3, &q4| (p3 * y - q4).sin());
+        let mut s1 = z2.sum() * (x + (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = (b[k % a.len()] * ((k as f64 * 0.5) + 0.97)),
+            1 => s1 = s1 * (y - s1).tanh().exp(),
+            _ => s1 += (k as f64 * 0.5),
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c.dot(a);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * c.dot(b)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
-        }
-        c.mapv(f64::tanh).sum() + s4
+        let mut s7 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + y).sum::<f64>();
+        let (s9, c10) = (x * s7.sin()).sin_cos();
+        let m11 = ad::ndarray::array![[c10, -s9, 0.5], [s9, c10, ((k as f64 * 0.5) * y)]];
+        let mut s8 = m11.t().dot(&m11).mapv(f64::tanh).sum() * helper_array(a, s1);
+        s8 + s8
     }
 
     #[test]
@@ -3670,15 +3620,26 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + (1.20 - x)).sum::<f64>();
-        let mut s4 = helper_scalar(((k as f64 * 0.5) + (y + (k as f64 * 0.5))), c[a.len() - 1].tanh());
-        match k % 3 {
-            0 => s4 = (k as f64 * 0.5),
-            1 => s4 = s4 * (s4 * y).sin(),
-            _ => s4 += 0.60,
+        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, c[a.len() - 1]).tanh().exp() * j as f64,
+            _ if f64::tanh(0.60).exp() > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            _ => s1 += (c[a.len() - 1] / (1.0 + 1.04 * 1.04)),
         }
-        let mut s5 = (x - b.dot(b));
-        1.07 + s5
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * y).sin()) + b;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * y;
+        match k % 4 {
+            j if j > 1 => s1 = 1.07 * j as f64,
+            _ if (s1 - c[0]) > 0.2 => s1 = s1 * helper_scalar(v4.mapv(f64::tanh).sum(), (1.0 + b[k % a.len()] * b[k % a.len()]).ln()),
+            _ => s1 += v4.dot(b),
+        }
+        let mut s6 = ((0.79 * s1).tanh().exp() - helper_array(&v4, (x * y)));
+        (c.mapv(f64::tanh).sum() * c.mean().unwrap()) + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3694,32 +3655,39 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(a);
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s4 = (s4 * 0.6 + v * y + k as f64 * 0.1).sin();
-            }
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let mut s5 = (k as f64 * 0.5);
-        let mut s6 = (helper_scalar((k as f64 * 0.5), 1.35) + (helper_array(b, x) + c.dot(b)));
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s3 = s3.sin() * 0.9 + c[j7 - 1] * f64::sin(1.02);
+        let s3 = s1 * v2.sum();
+        let mut s4 = (a[0] / (1.0 + (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() * (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln()));
+        s4 += (k as f64 * 0.5);
+        match k % 4 {
+            j if j > 1 => s4 = helper_scalar((k as f64 * 0.5), 1.35) * j as f64,
+            _ if f64::sin(1.02) > 0.2 => s4 = s4 * (helper_array(b, y) + c.dot(b)),
+            _ => s4 += s3,
         }
-        let mut s8: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s8 = (s8 * 0.6 + v * s6.tanh().exp() + k as f64 * 0.1).sin();
-            }
+        s4 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
+        let mut s7 = c.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * (0.58 + s3)) * q6 as f64).sum::<f64>();
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c[k % a.len()],
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s7 += w8 * helper_array(b, (k as f64 * 0.5));
         }
-        let mut s10: f64 = {
-            let t9 = helper_scalar(0.48, helper_scalar(s6, s3));
-            t9 * t9 * 0.5 + s5.tanh().exp()
-        };
-        (s6 - helper_array(b, (k as f64 * 0.5))) + s10
+        let s9 = if s7 < 5.0 { s7 * 0.5 } else { return s7 * helper_array(b, (k as f64 * 0.5)) };
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s7 = s7 * 0.8 + m * x + x * 0.1;
+        }
+        helper_scalar((a[0] + 0.69), s4) + s7
     }
 
     #[test]
@@ -3735,36 +3703,24 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + y * y).ln() - x).tanh();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * (1.0 + y * y).ln();
-            if i % 3 == 1 {
-                continue;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add((1.0 + y * y).ln(), a);
+            if i == 3 {
+                break;
             }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if (c[0] * s1) > 0.2 => s1 = s1 * ((x - y) + (x * 0.51)),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (1.0 + b[0] * b[0]).ln() + d4[0] * h1.mapv(f64::tanh).sum();
+        if k == 3 {
+            return b.dot(a).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(0.20, y)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v5 = (b * (x * 0.51));
+        if k == 3 {
+            return 0.97;
         }
-        let v4 = a.mapv(|t| { let u = t * x; u * u - t });
-        let f6: Array1<f64> = v4.iter().rev().map(|p7| (p7 * (0.44 + x)).tanh() + ((k as f64 * 0.5) * v4[k % a.len()])).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        0.62 + s5 + f6.sum() * 0.3
+        (c[a.len() - 1] * (1.11 - y)) + s2 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3780,18 +3736,21 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (x / (1.0 + (0.34 * y) * (0.34 * y))) * (x / (1.0 + (0.34 * y) * (0.34 * y)))).ln();
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 += v * b.mean().unwrap();
-            }
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5).cos();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            w1[i] = b[i] * f64::ln((1.0 + 0.34 * 0.34));
         }
-        s1 += s1 * 0.2;
-        (a.dot(c) / (1.0 + s1 * s1)) + s1
+        let mut s2 = (f64::ln((1.0 + 0.73 * 0.73)).tanh() * w1.mapv(f64::tanh).sum());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += b[i] * 0.2;
+        }
+        a.mapv(f64::tanh).sum() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3807,53 +3766,58 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * x.tanh().exp()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
-        }
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = a[p4] * 0.45;
-        }
-        l3[0] += s1;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => v5[i] * helper_scalar(s1, y),
+                1 => a[i] * helper_scalar(s1, s1),
                 _ => {
-                    if v5[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    v5[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s6 += w7 * helper_scalar(s1, x);
+            s1 += w2 * c.mean().unwrap();
         }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * helper_scalar(s1, x) };
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + y * 0.1;
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * 1.23,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w4 * b.dot(a);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + b[j] * helper_scalar(c[0], (k as f64 * 0.5))).tanh();
-                if s6 > 0.3 && j > n9 {
-                    break 'search s6 * s6;
+                s1 = (s1 * 0.8 + a[j] * s5.tanh()).tanh();
+                if s1 > 0.3 && j > n6 {
+                    break 'search s1 * c[k % a.len()];
                 }
             }
-            if n9 > 2 {
-                break s6 + s6;
+            if n6 > 2 {
+                break s1 + c[k % a.len()];
             }
         };
-        let mut s12: f64 = {
-            let t11 = (1.23 + c.dot(&v5));
-            t11 * t11 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        f64::tanh(0.44) + s12 + v5.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        (a.mean().unwrap() * s7) + s1
     }
 
     #[test]
@@ -3870,29 +3834,22 @@ mod p101 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + c[j] * helper_array(a, b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (x - 1.27);
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + (x - 1.27);
-            }
-        };
-        s1 = (s1 * 0.5 + x).tanh();
-        for i in 0..a.len() {
-            let t4 = b[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t4 * t4 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * b[a.len() - 1];
-            if i == 3 {
-                break;
-            }
+            s1 += c[i] * 0.2;
         }
-        helper_array(a, s3) + s1
+        if k % 2 == 1 {
+            let x = x * 0.5 + f64::sqrt((1.0 + 0.88 * 0.88));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s2 = s1;
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -3908,35 +3865,35 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (k as f64 * 0.5)]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * (1.0 + s1 * s1).sqrt();
-                }
-            }
-            if n5 > 2 {
-                break s1 + (1.0 + s1 * s1).sqrt();
-            }
-        };
-        let v7 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (v7[i] + (s6 * x)).sin();
+        if k == 3 {
+            return (k as f64 * 0.5).sin().sin();
         }
-        let v9 = c.mapv(f64::sin);
-        let mut s10 = s1;
-        if c[0] < 0.0 {
-            s10 = x.tanh().exp();
-        } else {
-            s10 = s10 * ((y - 0.59) / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()));
+        let mut l1 = vec![b.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * y).sin()) + a;
+            l1.push(n);
         }
-        c.mean().unwrap() + s10 + v9.sum() * 0.3
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * 0.32;
+        let mut h5 = v3.to_owned();
+        for i in (0..a.len()).rev() {
+            h5.scaled_add(x, &v3);
+        }
+        let v6 = (&h5 + c);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + b[i] * (1.0 + v6[0] * v6[0]).sqrt()).tanh();
+        }
+        let mut f8 = v6.to_owned();
+        f8.mapv_inplace(|t| (t * x).tanh());
+        f8.scaled_add(h5.mapv(f64::tanh).sum(), &v6);
+        let mut s7 = f8.sum() * 0.3;
+        for m in v3.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * (k as f64 * 0.5) + y * 0.1;
+        }
+        a.dot(b) + s7 + f8.sum() * 0.3
     }
 
     #[test]
@@ -3952,49 +3909,33 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (x - (k as f64 * 0.5));
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x - (k as f64 * 0.5)) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3;
-        }
+        let mut s2: f64 = {
+            let t1 = 0.55;
+            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
+        };
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + u4[i] * 1.24).tanh();
+            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
         }
-        let mut s6: f64 = {
-            let t5 = c.dot(c);
-            t5 * t5 * 0.5 + (b[0] - 0.36)
-        };
-        let v7 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        if k == 3 {
-            return (k as f64 * 0.5).tanh().exp();
+        let mut s3 = helper_array(c, x);
+        let mut s4 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + b[0] * b[0]));
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * c.dot(b)).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
         }
-        y + s6 + v7.sum() * 0.3
+        s2 = (s2 * 0.5 + (k as f64 * 0.5).tanh().exp()).tanh();
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
+            }
+        }
+        s3 + s5
     }
 
     #[test]
@@ -4011,21 +3952,17 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
-        if k % 2 == 1 {
-            let y = y * 0.5 + 0.22;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * 0.50,
+            _ => s1 += s1,
         }
-        s1 += y * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(b);
         }
-        (s1 * (1.0 + b[0] * b[0]).sqrt()) + s1
+        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
     }
 
     #[test]
@@ -4041,30 +3978,16 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() - (x + (k as f64 * 0.5)).cos());
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (1.0 + a[0] * a[0]).ln()).sum::<f64>();
+        let mut s5 = a.mapv(f64::tanh).sum();
+        let mut s6 = (f64::tanh(1.17).exp() - c.dot(b)).tanh();
         match k % 3 {
-            0 => s1 = (f64::tanh(1.17).exp() - c.dot(b)),
-            1 => s1 = s1 * (a[a.len() - 1] + (1.31 + 0.82)),
-            _ => s1 += (s1 * (k as f64 * 0.5)),
+            0 => s4 = a[a.len() - 1],
+            1 => s4 = s4 * (helper_array(a, (k as f64 * 0.5)) + (s4 * (k as f64 * 0.5))),
+            _ => s4 += (a[k % a.len()] * s4),
         }
-        let mut s3: f64 = {
-            let t2 = a[k % a.len()];
-            t2 * t2 * 0.5 + b[0]
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (a[0] / (1.0 + s1 * s1))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        let mut s5: f64 = {
-            let t4 = 0.60;
-            t4 * t4 * 0.5 + (1.0 + s3 * s3).sqrt()
-        };
-        a.dot(a) + s5
+        s4 + s6
     }
 
     #[test]
@@ -4080,26 +4003,26 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (helper_scalar(x, a[k % a.len()]) * x);
-            t1 * t1 * 0.5 + (x * y)
-        };
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (c[0] / (1.0 + s2 * s2))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + c[i] * 0.3;
+        let (s1, v2) = helper_pair(a, x);
+        let s3 = s1 * v2.sum();
+        if k == 3 {
+            return s3;
         }
-        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(a, x)).view()]).unwrap();
-        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
-        let mut h5 = c.to_owned();
-        for i in 0..3 {
-            let n6 = (&h5 * y + c).mapv(f64::tanh);
-            h5.assign(&n6);
+        let mut s4 = (((y * c[k % a.len()]) * a.dot(c)) + x);
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + b[i] * f64::tanh(0.86).exp()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
             if i == 3 {
                 break;
             }
         }
-        (((k as f64 * 0.5) * (k as f64 * 0.5)) / (1.0 + h5[0] * h5[0])) + s3 + h5.sum() * 0.3
+        match k % 3 {
+            0 => s4 = x,
+            1 => s4 = s4 * c.mean().unwrap(),
+            _ => s4 += 1.22,
+        }
+        ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s4
     }
 
     #[test]
@@ -4115,37 +4038,59 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
-        let mut s1 = g2(x) + g2(a[0]);
+        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(b, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[a.len() - 1], a[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (x * c[0]);
+        for (p2, &q3) in b.iter().zip(c) {
+            s1 = (s1 * 0.7 + p2 * q3 * helper_array(a, b[0])).tanh();
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * u4.mapv(f64::tanh).sum();
+        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * (c[0] / (1.0 + s1 * s1))).tanh() + a.mapv(f64::tanh).sum()).collect();
+        let mut s4 = f5.dot(&f5) * 0.1;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + c[j7 - 1] * 0.46;
         }
-        if k == 3 {
-            return ((1.33 - x) - 0.46);
-        }
-        let mut s7: f64 = {
-            let t6 = (s1 / (1.0 + s1 * s1)).cos();
-            t6 * t6 * 0.5 + (s1 - x)
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * f5[a.len() - 1]).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * x;
+                }
+            }
+            if n8 > 2 {
+                break s4 + x;
+            }
         };
-        match k % 4 {
-            j if j > 1 => s1 = u5.dot(&u4).cos() * j as f64,
-            _ if u5[a.len() - 1].tanh().exp() > 0.2 => s1 = s1 * b[a.len() - 1],
-            _ => s1 += u4.mapv(f64::tanh).sum(),
+        for i in 0..a.len() {
+            let w10 = match i % 3 {
+                0 => continue,
+                1 => a[i] * f64::tanh(0.52).exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s4 += w10 * ((k as f64 * 0.5) * (k as f64 * 0.5));
         }
-        s1 + s7 + u5.sum() * 0.3
+        let s11 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) * (k as f64 * 0.5)) };
+        f5.dot(a) + s4 + f5.sum() * 0.3
     }
 
     #[test]
@@ -4162,36 +4107,18 @@ mod p108 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(y, a.mean().unwrap()) * j as f64,
+            _ if (y * c[a.len() - 1]) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 += (v * j as f64) * 1.07;
-            }
+        s1 += (a.dot(b) - (a[k % a.len()] - 0.46));
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n3 = (&h2 * s1 + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * x.tanh(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * a.dot(b);
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(b) };
-        a.dot(b) + s2
+        a.mean().unwrap() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4208,15 +4135,8 @@ mod p109 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) / (1.0 + a[0] * a[0])) + s1 * 0.1;
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * s1).tanh());
-            h2.scaled_add(0.5, a);
-        }
-        helper_scalar(s1, s1.tanh()) + s1 + h2.sum() * 0.3
+        let v2 = b.mapv(f64::sin);
+        f64::tanh(0.22) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4232,19 +4152,25 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        let mut s1 = helper_array(c, y.sin());
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 = (s1 * 0.6 + v * ((k as f64 * 0.5) - y) + k as f64 * 0.1).sin();
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        if k == 3 {
-            return ((k as f64 * 0.5).sin() - helper_scalar(x, 0.95));
+        let mut s3 = y;
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
-        (k as f64 * 0.5) + s1
+        let s5 = s3 * v4.sum();
+        let mut f7 = b.to_owned();
+        f7.mapv_inplace(|t| (t * x).tanh());
+        f7.scaled_add(x, &b);
+        let mut s6 = f7.sum() * 0.3;
+        (k as f64 * 0.5) + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -4262,41 +4188,48 @@ mod p111 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (y / (1.0 + y * y));
         }
-        s1 += s1 * 0.2;
-        s1 = y;
-        s1 = a.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut s5 = (1.0 + s1 * s1).ln();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.88 * c[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * f64::sqrt((1.0 + 0.55 * 0.55));
+                s5 = (s5 * 0.8 + c[j] * 0.24).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + f64::sqrt((1.0 + 0.55 * 0.55));
-            }
-        };
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if c[p5] > c[p5] {
-                l4.push((c[p5] * c.dot(b)).sin());
-            } else {
-                l4.push(c[p5] * y);
+            s5 += c[i] * 0.2;
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + s5 * s5).sqrt();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * s5).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        s1 = s6;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + b[j7 - 1] * (x * a[a.len() - 1]);
-        }
-        (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt() + s6
+        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s6 = m7.diag().mapv(|t| (t * s3).sin()).sum() * a.dot(c);
+        a[k % a.len()].tanh().exp() + s6
     }
 
     #[test]
@@ -4315,28 +4248,18 @@ mod p112 {
         if k == 3 {
             return (a[a.len() - 1] - b[a.len() - 1]).sin();
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h1.scaled_add((x + b[0]), b);
+        let s1;
+        match k % 3 {
+            0 => s1 = y.tanh().exp(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (helper_scalar(b[0], y) + y),
         }
-        if k == 3 {
-            return y;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y + y);
         }
-        let mut s2 = a.mean().unwrap();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) - y)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (k as f64 * 0.5).cos();
-                }
-            }
-            if n3 > 2 {
-                break s2 + (k as f64 * 0.5).cos();
-            }
-        };
-        (((k as f64 * 0.5) - (k as f64 * 0.5)) + s4.tanh().exp()) + s2 + h1.sum() * 0.3
+        let mut s3 = a.dot(c);
+        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3.tanh().exp()) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4352,14 +4275,14 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().map(|p1| p1 * y).min_by(|p1, q2| (p1 - y).abs().total_cmp(&(q2 - y).abs())).unwrap();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1.scaled_add((1.15 * x), b);
         }
-        a.mapv(f64::tanh).sum() + s3
+        if k == 3 {
+            return (helper_scalar(x, b[a.len() - 1]) * a.mean().unwrap());
+        }
+        x + h1.sum() * 0.3
     }
 
     #[test]
@@ -4375,27 +4298,25 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mean().unwrap();
-        }
-        let mut s2 = (helper_array(c, ((k as f64 * 0.5) * y)) * helper_array(c, c[a.len() - 1].sin()));
-        'outer: for i in 0..a.len() {
+        let mut s1 = a[a.len() - 1];
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * (k as f64 * 0.5)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) * x);
                 }
             }
-            s2 += w1[i] * 0.2;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (0.73 + a[0]);
-        }
-        let mut s4 = ((((k as f64 * 0.5) - 0.25) / (1.0 + y.tanh().exp() * y.tanh().exp())) * b.mean().unwrap());
-        (s4 / (1.0 + helper_scalar(s4, s4) * helper_scalar(s4, s4))) + s4 + w1.sum() * 0.3
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) * x);
+            }
+        };
+        s1 = (s1 * 0.5 + (1.0 + (b[a.len() - 1] + (k as f64 * 0.5)) * (b[a.len() - 1] + (k as f64 * 0.5))).ln()).tanh();
+        let z5 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
+        let mut s4 = z5.sum() * (1.0 + b[0] * b[0]).ln();
+        let v8 = a.mapv(|t| if t > 0.2 { t * s3 } else { (t - s3).tanh() });
+        (1.0 + (s4 / (1.0 + x * x)) * (s4 / (1.0 + x * x))).sqrt() + s4 + v8.sum() * 0.3
     }
 
     #[test]
@@ -4411,18 +4332,13 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * (1.0 + y * y).ln()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s3 = c.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * a.dot(a)).tanh());
+        match k % 3 {
+            0 => s3 = a[a.len() - 1],
+            1 => s3 = s3 * a.mapv(f64::tanh).sum().sin(),
+            _ => s3 += (x + s3),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).cos()).tanh();
-        }
-        (a.mapv(f64::tanh).sum() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s1
+        (1.0 + helper_array(a, x) * helper_array(a, x)).sqrt() + s3
     }
 
     #[test]
@@ -4438,41 +4354,38 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let mut s1 = y;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
-        }
-        let mut s5 = q4;
-        if k % 2 == 0 {
-            s5 = c.mapv(f64::tanh).sum();
-        }
-        for i in 0..a.len() {
-            s5 = (s5 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
-            if i == 3 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.23 + y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * s5.tanh().exp();
-        }
+        let mut s3: f64 = {
+            let t2 = x.tanh().exp();
+            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
         let s7;
         match k % 3 {
-            0 => s7 = s5,
-            1 => { s7 = c.mapv(f64::tanh).sum(); }
-            _ => s7 = (1.0 + x * x).ln(),
+            0 => s7 = a.mapv(f64::tanh).sum().tanh().exp(),
+            1 => { s7 = 0.5; }
+            _ => s7 = helper_array(b, c.mean().unwrap()),
         }
-        (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).sqrt() + s5
+        b.dot(a) + s6
     }
 
     #[test]
@@ -4489,16 +4402,16 @@ mod p117 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        s1 += (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let t2 = c[i] * (b[k % a.len()] * 0.35);
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a[0].cos() + s1 * 0.1;
         }
-        if k == 3 {
-            return ((k as f64 * 0.5).sin() - a.dot(c));
+        s1 = c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln(),
+            1 => s1 = s1 * ((y - 0.93) / (1.0 + a.dot(c) * a.dot(c))),
+            _ => s1 += a.dot(b),
         }
-        a.dot(b) + s1
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -4514,45 +4427,48 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let t2 = b[i] * c.mapv(f64::tanh).sum();
-            s1 += t2.sin() * helper_scalar(x, y);
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * 0.82 + k as f64 * 0.1).sin();
+            }
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = a.mean().unwrap(),
+            1 => { s2 = helper_array(b, a[k % a.len()]); }
+            _ => s2 = b.dot(b),
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * (a[0] - y) + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s3 = s3.sin() * 0.9 + b[j6 - 1] * c.mean().unwrap();
-        }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + c[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
-            }
-            s7 = n8;
+            s1 = s1 + b[i] * 0.3;
         }
         for i in 0..a.len() {
-            let s7 = s7 * 0.5 + b.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + s7 * 0.3).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        s3 += s7 * 0.2;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (0.92 - (k as f64 * 0.5));
-            s7 = (s7 * 0.8 + y * 0.3).tanh();
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * x).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
         }
-        s7 += y * 0.2;
-        helper_array(c, (k as f64 * 0.5)) + s7 + f4.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + s2.tanh().exp()).sin();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s2).tanh();
+        }
+        b.mapv(f64::tanh).sum() + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4568,16 +4484,21 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, y);
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 += v * (x - s1);
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * helper_array(a, y)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
+            s1 = n2;
         }
-        for m in c.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (x - s1) + x * 0.1;
+        let s3;
+        match k % 3 {
+            0 => s3 = b.mapv(f64::tanh).sum(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], x)),
         }
-        a.mean().unwrap() + s1
+        (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
     }
 
     #[test]
@@ -4593,35 +4514,28 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).ln();
-        }
-        let v2 = (a * c).mapv(f64::tanh);
-        let mut s3 = c[0];
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        for m in v2.iter().map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * x + y * 0.1;
-        }
-        s3 = y;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * x.sin()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * ((k as f64 * 0.5) - y);
-                }
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n4 > 2 {
-                break s3 + ((k as f64 * 0.5) - y);
+            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+        }
+        if k == 3 {
+            return (1.0 + helper_array(&v1, y) * helper_array(&v1, y)).ln();
+        }
+        let mut s3 = v1.mean().unwrap();
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s4 += (v * j as f64) * (s4 - s3);
             }
-        };
-        ((a[0] * (k as f64 * 0.5)) * s3) + s3 + v2.sum() * 0.3
+        }
+        if k == 3 {
+            return helper_array(c, (k as f64 * 0.5));
+        }
+        x + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4637,22 +4551,19 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * b.dot(b)).tanh() + a.mean().unwrap()).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut u4 = f2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (b[0] + (k as f64 * 0.5));
+        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        match k % 4 {
+            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
+            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+            _ => s1 += s1.cos(),
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-            if i == 3 {
-                break;
-            }
+        let v2 = a.mapv(|t| { let u = t * s1; u * u - t });
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[k % a.len()];
         }
-        helper_scalar(c[k % a.len()], f2.mapv(f64::tanh).sum()) + s1 + u4.sum() * 0.3
+        ((y / (1.0 + v2[0] * v2[0])) - (v2[0] + 1.13)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4668,65 +4579,58 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = c.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add(helper_array(b, (k as f64 * 0.5)), &c);
-        let mut s1 = f2.sum() * 0.3;
-        let f4 = Array1::from_shape_fn(a.len(), |i5| b[i5] * a[a.len() - 1] + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        let s6;
-        match k % 3 {
-            0 => s6 = (b.mapv(f64::tanh).sum() - (y / (1.0 + y * y))),
-            1 => { s6 = 0.5; }
-            _ => s6 = (k as f64 * 0.5),
-        }
-        let mut s7 = 1.0;
+        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
         for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + c[i] * (0.73 / (1.0 + s6 * s6))).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
+            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+        }
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + x * x));
         }
         for i in 0..a.len() {
-            let w9 = match i % 3 {
+            s1 = (s1 * 0.7 + a[i] * (1.06 - (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + u2[i] * 0.3;
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * c.dot(&f4),
+                1 => a[i] * ((k as f64 * 0.5) / (1.0 + x * x)),
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w9 * s1;
+            s1 += w3 * y;
         }
-        let s10 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        let mut l11 = Vec::with_capacity(3);
-        let mut h13 = f2.to_owned();
-        for i in (0..k % 3) {
-            h13 = (&h13 * s1 + c).mapv(f64::tanh);
-            l11.push(h13.clone());
-        }
-        let mut q14 = h13.sum();
-        for p12 in &l11 {
-            q14 += p12.dot(&f2) * 0.5;
-        }
-        let mut s15 = q14;
-        let mut n16 = 0;
-        let s17 = 'search: loop {
-            n16 += 1;
-            for j in 0..a.len() {
-                s15 = (s15 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s15 > 0.3 && j > n16 {
-                    break 'search s15 * 0.95;
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * a[0],
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
+            };
+            s1 += w5 * c.mapv(f64::tanh).sum();
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        match k % 3 {
+            0 => s1 = c.dot(b),
+            1 => s1 = s1 * b.dot(&u2),
+            _ => s1 += s4,
+        }
+        for k in 0..2 {
+            for (j, v) in u2.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
             }
-            if n16 > 2 {
-                break s15 + 0.95;
-            }
-        };
-        s10 + s15 + f4.sum() * 0.3
+        }
+        ((s1 + 1.19) + helper_array(&u2, b[0])) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4746,31 +4650,26 @@ mod p123 {
         for (p1, &q2) in b.iter().zip(b) {
             s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (s3 / (1.0 + s3 * s3))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
+        let v4 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
         match k % 4 {
-            j if j > 1 => s3 = (s3 * x).tanh().exp() * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + c[0] * c[0])) > 0.2 => s3 = s3 * (1.0 + (b[a.len() - 1] + x) * (b[a.len() - 1] + x)).sqrt(),
-            _ => s3 += helper_array(a, s3),
+            j if j > 1 => s3 = (v4.dot(c) - s3.tanh().exp()) * j as f64,
+            _ if (1.0 + x * x).ln() > 0.2 => s3 = s3 * (f64::tanh(1.04).exp() * (c[a.len() - 1] + x)),
+            _ => s3 += (b[0] - b[0]),
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + s3).sin();
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * s3 + y * 0.1;
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (s3 * x) + x * 0.1;
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * f64::tanh(1.29).exp() + x * 0.1;
         }
-        let (s6, c7) = (x * y).sin_cos();
-        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, b.dot(b)]];
-        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * ((k as f64 * 0.5) * 0.90);
-        a.dot(c) + s5 + w4.sum() * 0.3
+        let mut l5 = vec![b.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + b;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * b.dot(b);
+        (v4.mapv(f64::tanh).sum() / (1.0 + s8.cos() * s8.cos())) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4786,49 +4685,34 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + a);
-        let mut s2 = c.dot(a);
-        for m in a.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_array(a, 0.79) + s2 * 0.1;
-        }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = b.to_owned();
-        for i in 0..a.len() {
-            h5 = (&h5 * s2 + c).mapv(f64::tanh);
-            l3.push(h5.clone());
-        }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(b) * 0.5;
-        }
-        let mut s7 = q6;
-        match k % 3 {
-            0 => s7 = v1.mean().unwrap().sin(),
-            1 => s7 = s7 * c.mean().unwrap(),
-            _ => s7 += ((k as f64 * 0.5) * y),
-        }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * f64::tanh(0.89).exp()).tanh();
-                if s2 > 0.3 && j > n8 {
-                    break 'search s2 * f64::tanh(0.92).exp();
-                }
+        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
+        s1 = a.dot(c);
+        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(s1, y)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
-            if n8 > 2 {
-                break s2 + f64::tanh(0.92).exp();
-            }
-        };
-        let mut s10 = 1.0;
-        for i in 0..a.len() {
-            let n11 = (s10 * 0.5 + b[i] * c[a.len() - 1]).tanh();
-            if (n11 - s10).abs() < 0.05 {
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_scalar(y, s4);
+            if i == 3 {
                 break;
             }
-            s10 = n11;
         }
-        ((s2 * x) + x) + s10 + v1.sum() * 0.3
+        let (s7, c8) = (x * f64::tanh(0.89).exp()).sin_cos();
+        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, f64::tanh(0.92).exp()]];
+        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * (1.0 + s4 * s4).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * (s6 * y)).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += a[i] * 0.2;
+        }
+        s1 = (s1 * 0.5 + (b.dot(a) * (k as f64 * 0.5))).tanh();
+        (b.mean().unwrap() - c[k % a.len()]) + s6
     }
 
     #[test]
@@ -4845,18 +4729,37 @@ mod p125 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1.sin() + y * 0.1;
         }
-        if k == 3 {
-            return a[k % a.len()];
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * a[k % a.len()],
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * 0.48;
         }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.48 };
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s3 = b[a.len() - 1].cos();
-        a.mean().unwrap() + s3 + h2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(b, 0.65),
+            _ => s1 += (0.28 - 0.51),
+        }
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -4872,28 +4775,17 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(c, c.mapv(f64::tanh).sum()) - 1.38);
-        s1 = (s1 * 0.5 + (a.dot(a) - (s1 * 0.30))).tanh();
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + helper_array(a, s1);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * x + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a[a.len() - 1],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (y * 0.30);
+        let mut u3 = h1.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * 1.38;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * 0.30) };
-        y + s1
+        let v4 = (&h1 * &h1).mapv(f64::tanh);
+        y + v4.sum() * 0.3
     }
 
     #[test]
@@ -4912,19 +4804,24 @@ mod p127 {
         if k == 3 {
             return ((0.24 + (k as f64 * 0.5)) * x);
         }
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * s1 + k as f64 * 0.1).sin();
+        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.29 / (1.0 + c[k % a.len()] * c[k % a.len()]))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return 1.08;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + x.tanh();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        if k == 3 {
-            return (helper_scalar(1.18, 0.96) + (1.0 + x * x).sqrt());
-        }
-        ((1.0 + x * x).ln() * helper_scalar(x, 0.23)) + s1
+        s1 += s1 * 0.2;
+        let (s2, v3) = helper_pair(b, (0.23 + x));
+        let s4 = s2 * v3.sum();
+        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
     }
 
     #[test]
@@ -4940,12 +4837,15 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((1.0 + y * y).ln() * y.tanh()) * ((1.0 + y * y).ln() * y.tanh())).sqrt();
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.dot(b);
         }
-        c.dot(a) + s1 + h2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()).sin();
+        }
+        x + w2.sum() * 0.3
     }
 
     #[test]
@@ -4961,16 +4861,18 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0];
-        for i in 0..a.len() {
-            let y = y * 0.5 + a.dot(a);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * ((k as f64 * 0.5) + x);
+            }
         }
-        s1 += y * 0.2;
-        if k == 3 {
-            return a.dot(c);
+        if k % 2 == 1 {
+            let x = x * 0.5 + a.dot(c);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        c.mapv(f64::tanh).sum() + s1
+        s1 += x * 0.2;
+        a[a.len() - 1] + s1
     }
 
     #[test]
@@ -4986,25 +4888,19 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
-        }
-        let mut s2 = (1.0 + u1[k % a.len()] * u1[k % a.len()]).ln();
-        if k % 2 == 0 {
-            s2 = x;
-        } else {
-            s2 = s2 * (c.dot(a) - x);
-        }
-        let mut s3 = 1.0;
+        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + u1[i] * helper_scalar(b[k % a.len()], u1[0])).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
+            let x = x * 0.5 + (0.85 - (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        ((s3 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (b[0] - (k as f64 * 0.5))) + s3 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s2 = (c[a.len() - 1] / (1.0 + helper_scalar(a[0], (k as f64 * 0.5)) * helper_scalar(a[0], (k as f64 * 0.5))));
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -5021,50 +4917,44 @@ mod p131 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
+        for m in b.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + y * 0.1;
+        }
+        let v2 = (b * (1.34 * 1.38));
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt() * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * helper_scalar(a[a.len() - 1], x).tanh().exp(),
+            _ => s1 += helper_scalar(0.67, c[k % a.len()]),
+        }
+        if 1.13 > 0.1 {
+            s1 = s1;
+        } else {
+            s1 = s1 * (s1 + (k as f64 * 0.5).tanh().exp());
+        }
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * y).tanh());
+            h3.scaled_add(0.5, b);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s4 = b.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w5 = match i % 3 {
                 0 => continue,
-                1 => b[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt(),
+                1 => h3[i] * helper_array(a, s1),
                 _ => {
-                    if b[i] > 0.8 {
+                    if h3[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    h3[i].tanh()
                 }
             };
-            s1 += w2 * a.mean().unwrap();
+            s1 += w5 * (k as f64 * 0.5);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.34 * 1.38)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        if k == 3 {
-            return (1.0 + s3 * s3).sqrt();
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * helper_scalar(b[a.len() - 1], s1);
-        }
-        let mut s5 = (helper_scalar((k as f64 * 0.5), x.cos()) / (1.0 + 1.13 * 1.13));
-        let mut s7: f64 = {
-            let t6 = x;
-            t6 * t6 * 0.5 + a[0]
-        };
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
-            }
-        }
-        1.20 + s8 + w4.sum() * 0.3
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
+        s4 + s4 + h3.sum() * 0.3
     }
 
     #[test]
@@ -5081,28 +4971,14 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * 0.61,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * b.dot(a);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = c[p5] * a.mapv(f64::tanh).sum();
-        }
-        l4[0] += s3;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        x.sin().tanh().exp() + s7 + v6.sum() * 0.3
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * s1).tanh() + y).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        x.sin().tanh().exp() + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -5118,18 +4994,18 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        s1 = (x - (k as f64 * 0.5)).sin();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * y + c).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        (1.0 + helper_scalar(a[0], s1) * helper_scalar(a[0], s1)).ln() + s1
+        let mut s3 = (((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + f64::tanh(1.18).exp()) - y);
+        if k % 2 == 0 {
+            s3 = (1.0 + (s3 + a[a.len() - 1]) * (s3 + a[a.len() - 1])).ln();
+        } else {
+            s3 = s3 * b.mapv(f64::tanh).sum();
+        }
+        x + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5145,25 +5021,36 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c.mapv(f64::tanh).sum()).sin();
-        }
-        let mut s2 = w1.dot(&w1);
-        for i in 0..a.len() {
-            let t3 = b[i] * 0.55;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
+        let mut s1 = (c.dot(a) + b.dot(b));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 += u4;
+            s1 += a[i] * 0.2;
         }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(a.mapv(f64::tanh).sum(), y);
-            t5 * t5 * 0.5 + c.dot(b)
-        };
-        let mut s7 = c.mean().unwrap();
-        (((k as f64 * 0.5) - 1.26) - s6.tanh()) + s7 + w1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if y > 0.2 => s1 = s1 * c[a.len() - 1],
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * x;
+            }
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
+        if k == 3 {
+            return (b.dot(c) / (1.0 + ((k as f64 * 0.5) * 0.93) * ((k as f64 * 0.5) * 0.93)));
+        }
+        c.dot(c) + s1
     }
 
     #[test]
@@ -5184,14 +5071,26 @@ mod p135 {
             let n2 = (&h1 * x + a).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        if k == 3 {
-            return b.dot(a);
+        let mut s3 = b.dot(a);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_array(b, s3)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * helper_scalar(x, x);
+                }
+            }
+            if n4 > 2 {
+                break s3 + helper_scalar(x, x);
+            }
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + a.mean().unwrap();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        let mut s5 = helper_scalar(b.mean().unwrap().tanh().exp(), y);
-        for (p3, &q4) in c.iter().zip(b) {
-            s5 = (s5 * 0.7 + p3 * q4 * y).tanh();
-        }
-        (c[a.len() - 1].tanh().exp() / (1.0 + (0.53 - s5) * (0.53 - s5))) + s5 + h1.sum() * 0.3
+        s3 += x * 0.2;
+        helper_scalar((k as f64 * 0.5), y).tanh().exp() + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5207,14 +5106,14 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(((k as f64 * 0.5) / (1.0 + b[k % a.len()] * b[k % a.len()])), 1.25) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * f64::ln((1.0 + 1.01 * 1.01))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s1 = helper_array(b, (k as f64 * 0.5));
+        let mut v2 = a.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        s1 += (1.0 + (s1 - a[k % a.len()]) * (s1 - a[k % a.len()])).sqrt();
-        a.dot(c) + s1
+        let s3 = s1 * v2.sum();
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * (1.0 + x * x).ln();
+        helper_scalar((k as f64 * 0.5), y) + s4
     }
 
     #[test]
@@ -5230,38 +5129,42 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + (a[k % a.len()] - y)
-        };
+        let mut s1 = y;
+        s1 = helper_array(a, a.dot(a));
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * c[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + b[i] * 0.3;
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(y, 1.29);
-        }
-        if k == 3 {
-            return y;
-        }
-        let v4 = c.mapv(|t| if t > 0.2 { t * s2 } else { (t - s2).tanh() });
-        let mut m6 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m6.row_mut(i).assign(&(b * (u3.mapv(f64::tanh).sum() + i as f64)));
-        }
-        let mut s5 = m6.row(1).dot(b) * (1.0 + c[0] * c[0]).sqrt();
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if u3[p8] > b[p8] {
-                l7.push((u3[p8] * b.mapv(f64::tanh).sum()).sin());
-            } else {
-                l7.push(b[p8] * s5);
+            let n3 = (s2 * 0.5 + c[i] * c[a.len() - 1]).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
-        y + s9 + v4.sum() * 0.3
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+        }
+        s2 += s1 * 0.2;
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_array(a, x),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w4 * b.dot(b);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(b) };
+        if k == 3 {
+            return c.dot(b);
+        }
+        let l6: Vec<f64> = c.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a[a.len() - 1]).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        s2 += (k as f64 * 0.5);
+        helper_scalar(y, a.mapv(f64::tanh).sum()) + s8
     }
 
     #[test]
@@ -5277,23 +5180,17 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * x.tanh().exp();
-            }
+        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (s1 - 1.20)).tanh();
         }
         match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += a[a.len() - 1],
+            0 => s1 = y,
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += x,
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + c.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        helper_scalar(s1.tanh().exp(), helper_array(b, s1)) + s1
+        let mut s2 = a.mapv(f64::tanh).sum();
+        s2 + s2
     }
 
     #[test]
@@ -5309,31 +5206,24 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() - c.mean().unwrap()), helper_scalar((k as f64 * 0.5), y));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let mut s1 = helper_scalar(helper_scalar(helper_scalar(y, 0.55), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))), y);
+        if k % 2 == 0 {
+            s1 = a[0].tanh().exp();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(a);
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, c);
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) * s1);
+        match k % 4 {
+            j if j > 1 => s1 = c[a.len() - 1] * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() * helper_scalar(s1, 0.98)),
+            _ => s1 += (k as f64 * 0.5),
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = (helper_scalar(s1, 0.98) * (k as f64 * 0.5)),
-            1 => { s4 = 0.5; }
-            _ => s4 = ((u3[a.len() - 1] * 0.46) * x),
-        }
-        (k as f64 * 0.5).tanh().exp() + s1 + u3.sum() * 0.3
+        s1 = (s1 * 0.5 + (x * helper_array(c, 0.65))).tanh();
+        y + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5349,38 +5239,47 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() / (1.0 + x.cos() * x.cos())).tanh().exp();
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + y * 0.1;
-        }
-        match k % 3 {
-            0 => s1 = helper_scalar((1.24 + x), helper_scalar(s1, b[k % a.len()])),
-            1 => s1 = s1 * (y - (k as f64 * 0.5)).tanh().exp(),
-            _ => s1 += c[k % a.len()],
-        }
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(1.19, c[a.len() - 1])).tanh();
-        }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * s1).tanh();
-            if (n3 - s2).abs() < 0.05 {
+            let n2 = (s1 * 0.5 + b[i] * (1.07 / (1.0 + y * y))).tanh();
+            if (n2 - s1).abs() < 0.05 {
                 break;
             }
-            s2 = n3;
+            s1 = n2;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return (helper_array(b, b[0]) - (y + x));
+        }
         for i in 0..a.len() {
-            h4.scaled_add(f64::tanh(1.17).exp(), b);
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (x / (1.0 + y * y)),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * s1;
         }
-        let mut l5 = vec![a.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * s1).sin()) + c;
-            l5.push(n);
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        let mut s5 = a.mapv(f64::tanh).sum();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * helper_scalar(y, s5);
         }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * (a[a.len() - 1] / (1.0 + y * y));
-        c.dot(&h4).sin() + s8 + v7.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * f64::cos(1.19)).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
+        }
+        a.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -5396,14 +5295,22 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = x,
-            1 => { s1 = (x * x); }
-            _ => s1 = helper_array(a, x),
-        }
-        let mut s2 = helper_scalar((k as f64 * 0.5), (b[0] / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln())));
-        c.mean().unwrap() + s2
+        let mut s1 = x;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(x, y)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5).tanh().exp();
+            }
+        };
+        let mut s6 = a.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * helper_scalar(1.21, (k as f64 * 0.5))).tanh());
+        b[0] + s6
     }
 
     #[test]
@@ -5419,37 +5326,32 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, b);
-        }
-        let mut s3: f64 = {
-            let t2 = h1.mean().unwrap();
-            t2 * t2 * 0.5 + (y / (1.0 + y * y))
-        };
-        let s4;
-        match k % 3 {
-            0 => s4 = b.dot(b),
-            1 => { s4 = ((k as f64 * 0.5) - y); }
-            _ => s4 = (a.mean().unwrap() / (1.0 + (c[a.len() - 1] + y) * (c[a.len() - 1] + y))),
-        }
-        s3 = (s3 * 0.5 + (helper_array(c, x) * a.mapv(f64::tanh).sum())).tanh();
-        match k % 4 {
-            j if j > 1 => s3 = helper_array(a, (c[0] - (k as f64 * 0.5))) * j as f64,
-            _ if y > 0.2 => s3 = s3 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt(),
-            _ => s3 += (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (y + h1[a.len() - 1])).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s3 = (((y - x) / (1.0 + v2.mean().unwrap() * v2.mean().unwrap())) / (1.0 + (c.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y))) * (c.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y)))));
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => v2[i] * helper_scalar(y, s3),
+                _ => {
+                    if v2[i] > 0.8 {
+                        break;
+                    }
+                    v2[i].tanh()
                 }
-            }
-            s3 += b[i] * 0.2;
+            };
+            s3 += w4 * (a[a.len() - 1] * x);
         }
-        helper_array(b, 0.23).tanh().exp() + s3 + h1.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (a[a.len() - 1] * x) };
+        let mut s6 = y;
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * a[0].cos()).tanh();
+        }
+        let mut s8: f64 = {
+            let t7 = 1.40;
+            t7 * t7 * 0.5 + (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        };
+        s5 + s8 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5465,19 +5367,33 @@ mod p143 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * 0.97 + k as f64 * 0.1).sin();
-            }
-        }
-        if k % 2 == 0 {
-            s1 = a.dot(c);
-        }
+        let mut s1 = a[0];
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * y,
+                1 => b[i] * helper_scalar(y, c[0]),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * ((k as f64 * 0.5) + s1);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + s1) };
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) - x) + s1 * 0.1;
+        }
+        let mut s5: f64 = {
+            let t4 = (c[a.len() - 1].tanh().exp() / (1.0 + (x / (1.0 + 0.35 * 0.35)) * (x / (1.0 + 0.35 * 0.35))));
+            t4 * t4 * 0.5 + 1.18
+        };
+        let mut s6 = (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp()).sqrt();
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(c, s6),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -5485,16 +5401,10 @@ mod p143 {
                     c[i].tanh()
                 }
             };
-            s1 += w2 * ((k as f64 * 0.5) - y);
+            s6 += w7 * (x - s3);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) - y) };
-        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s1)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(b);
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (s1 / (1.0 + 0.35 * 0.35));
-        }
-        1.18 + s6 + u7.sum() * 0.3
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (x - s3) };
+        (helper_array(b, (k as f64 * 0.5)) + (y - s8)) + s6
     }
 
     #[test]
@@ -5510,17 +5420,23 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c.dot(a)).sin();
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * a.dot(b) + k as f64 * 0.1).sin();
+            }
         }
-        let mut s2 = ad::ndarray::array![c[0], (k as f64 * 0.5), helper_array(&w1, b[k % a.len()])].mapv(f64::sin).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + x;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let s2;
+        match k % 3 {
+            0 => s2 = (k as f64 * 0.5),
+            1 => { s2 = 0.5; }
+            _ => s2 = (c.mean().unwrap() / (1.0 + b[k % a.len()] * b[k % a.len()])),
         }
-        s2 += y * 0.2;
-        a.mean().unwrap() + s2 + w1.sum() * 0.3
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y + s1);
+        }
+        helper_array(a, y).cos() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5536,14 +5452,15 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = b.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add((1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), &b);
-        let mut s1 = f2.sum() * 0.3;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * (x + 0.76);
         }
-        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln() + s1 + f2.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        }
+        a.dot(c).tanh() + w2.sum() * 0.3
     }
 
     #[test]
@@ -5559,30 +5476,22 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = {
+            let t1 = (k as f64 * 0.5);
+            t1 * t1 * 0.5 + b.mapv(f64::tanh).sum()
+        };
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n4 = (&h3 * x + b).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
         for i in 0..a.len() {
-            h1.scaled_add(y.sin(), a);
-            if i == 3 {
-                break;
-            }
+            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let mut s2 = (1.0 + h1.dot(c) * h1.dot(c)).sqrt();
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + s2.tanh() * s2.tanh()).ln() * j as f64,
-            _ if a[a.len() - 1] > 0.2 => s2 = s2 * (k as f64 * 0.5),
-            _ => s2 += (k as f64 * 0.5).tanh().exp(),
-        }
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + s2 * s2).sqrt().tanh().exp() * j as f64,
-            _ if (1.0 + s2 * s2).sqrt() > 0.2 => s2 = s2 * ((k as f64 * 0.5) / (1.0 + x * x)),
-            _ => s2 += f64::tanh(0.34).exp(),
-        }
-        for k in 0..2 {
-            for v in h1.iter() {
-                s2 = (s2 * 0.6 + v * c.dot(&h1) + k as f64 * 0.1).sin();
-            }
-        }
-        (1.0 + (0.71 - y) * (0.71 - y)).sqrt() + s2 + h1.sum() * 0.3
+        s2 += y * 0.2;
+        let mut s5 = helper_array(&h3, (k as f64 * 0.5)).tanh();
+        (a[a.len() - 1] + 0.45).tanh().exp() + s5 + h3.sum() * 0.3
     }
 
     #[test]
@@ -5598,22 +5507,22 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (x * c[a.len() - 1])).sin();
-        if k % 2 == 1 {
-            let x = x * 0.5 + a.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_array(b, x).sin(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (k as f64 * 0.5),
         }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f64::sin(0.60)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if b[p3] > a[p3] {
+                l2.push((b[p3] * (k as f64 * 0.5)).sin());
+            } else {
+                l2.push(a[p3] * s1);
             }
-            s1 += a[i] * 0.2;
         }
-        helper_array(b, (x * y)) + s1
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        0.91 + s4
     }
 
     #[test]
@@ -5629,47 +5538,40 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * y).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut s3: f64 = {
-            let t2 = ((y - b[a.len() - 1]) / (1.0 + (x + y) * (x + y)));
-            t2 * t2 * 0.5 + f64::cos(1.22)
-        };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + u1[j] * s3).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * y;
-                }
-            }
-            if n4 > 2 {
-                break s3 + y;
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s3 = b[0] * j as f64,
-            _ if f64::tanh(1.15).exp() > 0.2 => s3 = s3 * (1.0 + (y + 0.48) * (y + 0.48)).ln(),
-            _ => s3 += helper_array(c, y),
+        if k % 2 == 0 {
+            s1 = (a[a.len() - 1] - (x + s1));
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * y).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + c[j] * s1.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s3 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
-        match k % 3 {
-            0 => s3 = (1.0 + s5 * s5).sqrt(),
-            1 => s3 = s3 * x.cos().cos(),
-            _ => s3 += b.mapv(f64::tanh).sum(),
+        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * helper_scalar(c[0], s1)).sum::<f64>();
+        let mut l6 = vec![c.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * s1).sin()) + a;
+            l6.push(n);
         }
-        (1.0 + s3 * s3).ln() + s3 + u1.sum() * 0.3
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * s5.cos();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (s9 - a[0])).tanh();
+        }
+        (1.0 + x * x).sqrt() + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -5685,23 +5587,25 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(c, (s1 - y)) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((y / (1.0 + b[k % a.len()] * b[k % a.len()])) + c.mean().unwrap()),
-            _ => s1 += y.sin(),
+        let s1;
+        match k % 3 {
+            0 => s1 = 0.55,
+            1 => { s1 = helper_scalar(a[a.len() - 1], 0.73); }
+            _ => s1 = helper_array(c, b[a.len() - 1]).tanh().exp(),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * 1.34).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let mut l5 = vec![a.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * s1).sin()) + b;
+            l5.push(n);
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * b.dot(c)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        c.dot(b) + s4
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * (s1 - (k as f64 * 0.5));
+        for i in (0..a.len()).step_by(2) {
+            s8 = (s8 * 0.7 + c[i] * v7.dot(b)).tanh();
+        }
+        (a.dot(&v7) - ((k as f64 * 0.5) * x)) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5717,28 +5621,32 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * helper_array(b, (k as f64 * 0.5))).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (1.0 + y * y).ln()]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * b[a.len() - 1].sin();
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (y * b[a.len() - 1]) + y * 0.1;
+        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * b[a.len() - 1].sin() + y * 0.1;
         }
-        s1 = (s1 * 0.5 + (y + (k as f64 * 0.5)).tanh().exp()).tanh();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + (s3 * (k as f64 * 0.5))).sin();
+        }
+        let mut l5 = vec![w4.to_owned()];
+        for p6 in 0..2 {
+            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
+            l5.push(n);
+        }
+        let v7 = l5[l5.len() - 1].to_owned();
+        let mut s8 = l5[1][0] * s3;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + x * x).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s8 = (s8 * 0.8 + w4[j] * ((k as f64 * 0.5) + a[k % a.len()])).tanh();
+                if s8 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += b[i] * 0.2;
+            s8 += w4[i] * 0.2;
         }
-        for i in 0..a.len() {
-            let t5 = b[i] * b[k % a.len()];
-            s1 += t5 * t5 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.mean().unwrap();
-        }
-        a.mapv(f64::tanh).sum() + s1
+        ((s8 + x) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -5755,24 +5663,28 @@ mod p151 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5).tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n3 = (&h2 * s1 + c).mapv(f64::tanh);
+            h2.assign(&n3);
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * 1.02;
+                }
             }
-            s1 = (s1 * 0.7 + c[i] * (s1 * c[k % a.len()])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_scalar(s1, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + f64::sqrt((1.0 + 1.07 * 1.07))).sin();
-        }
-        a.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+            if n4 > 2 {
+                break s1 + 1.02;
+            }
+        };
+        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5788,16 +5700,19 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = y;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (1.0 + h1[0] * h1[0]).sqrt();
+        if a.mapv(f64::tanh).sum() > 0.1 {
+            s1 = f64::ln((1.0 + 0.23 * 0.23));
+        } else {
+            s1 = s1 * (x - helper_array(a, (k as f64 * 0.5)));
         }
-        f64::tanh(1.31).exp().tanh().exp() + u3.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5813,43 +5728,34 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, ((k as f64 * 0.5) + y)).cos();
-        match k % 4 {
-            j if j > 1 => s1 = s1.tanh().exp() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * helper_scalar((s1 * 0.56), (y * s1)),
-            _ => s1 += helper_array(c, s1),
-        }
-        if k == 3 {
-            return c.mean().unwrap().tanh().exp();
-        }
-        let mut s2 = helper_scalar((b.dot(c) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), y);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * b.mapv(f64::tanh).sum() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (0.99 * (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * f64::sqrt((1.0 + 1.33 * 1.33));
+            w4[i] += (c[i] + c[k % a.len()].tanh().exp()).sin();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::sqrt((1.0 + 1.33 * 1.33)) };
-        ((k as f64 * 0.5) + x).tanh().exp() + s2
+        let mut s6: f64 = {
+            let t5 = ((0.56 * 0.72) * helper_scalar(s1, (k as f64 * 0.5)));
+            t5 * t5 * 0.5 + c[k % a.len()]
+        };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (c[i] + f64::tanh(0.40).exp()).sin();
+        }
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + c[i] * w4[a.len() - 1]).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
+            }
+        }
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s8 = s8.sin() * 0.9 + w4[j10 - 1] * s6.cos();
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s8 + w7.sum() * 0.3
     }
 
     #[test]
@@ -5865,14 +5771,23 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().map(|p1| p1 * (y * 0.63)).min_by(|p1, q2| (p1 - (y * 0.63)).abs().total_cmp(&(q2 - (y * 0.63)).abs())).unwrap();
-        match k % 4 {
-            j if j > 1 => s3 = ((k as f64 * 0.5) - 0.25).sin() * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s3 = s3 * (0.57 * s3).tanh(),
-            _ => s3 += a[k % a.len()],
+        if k == 3 {
+            return helper_scalar((y * 0.63), a[a.len() - 1].tanh().exp());
         }
-        let v4 = (a + a);
-        (c[k % a.len()] * (x / (1.0 + a[0] * a[0]))) + s3 + v4.sum() * 0.3
+        let mut s1 = (a.mean().unwrap() - (0.57 * x).tanh());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * 0.24)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (s1 * s1) + s1 * 0.1;
+        }
+        helper_array(c, a.mean().unwrap()) + s1
     }
 
     #[test]
@@ -5888,21 +5803,20 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1: f64 = 0.23;
+        if k % 2 == 0 {
+            s1 = (s1 * s1).tanh();
+        }
+        let mut s2 = helper_array(b, helper_array(a, (x - (k as f64 * 0.5))));
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            w1[i] = a[i] * 0.23;
+            let n4 = (s3 * 0.5 + b[i] * a.mean().unwrap()).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        let mut s2 = (1.0 + (helper_array(a, a[0]) * helper_array(&w1, (k as f64 * 0.5))) * (helper_array(a, a[0]) * helper_array(&w1, (k as f64 * 0.5)))).ln();
-        match k % 4 {
-            j if j > 1 => s2 = (0.26 - a.mapv(f64::tanh).sum()) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s2 = s2 * (c.mean().unwrap() / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
-            _ => s2 += 0.89,
-        }
-        let mut s4: f64 = {
-            let t3 = c.mean().unwrap();
-            t3 * t3 * 0.5 + (c[k % a.len()] / (1.0 + x * x))
-        };
-        (1.0 + s2 * s2).sqrt().tanh().exp() + s4 + w1.sum() * 0.3
+        y + s3
     }
 
     #[test]
@@ -5918,25 +5832,30 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5).tanh().exp();
+        let mut s1 = ((k as f64 * 0.5).tanh().exp() + helper_scalar(0.41, 0.30)).tanh().exp();
+        if k % 2 == 0 {
+            s1 = a[k % a.len()].sin();
+        } else {
+            s1 = s1 * ((x / (1.0 + b[0] * b[0])) * helper_array(b, c[a.len() - 1]));
         }
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, b);
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.dot(c) + s1 * 0.1;
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = (h3[k % a.len()] + (1.0 + x * x).ln()),
-            1 => { s4 = 0.5; }
-            _ => s4 = s1,
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c[k % a.len()].tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        s1 = helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)).tanh();
-        c.dot(&h3) + s1 + h3.sum() * 0.3
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + x;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        ((x * x) - (b[0] + x)) + s1
     }
 
     #[test]
@@ -5953,41 +5872,34 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, 0.38)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = helper_array(a, (k as f64 * 0.5));
-            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        let mut s4 = 1.0;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, (y + 0.66)),
+            _ => s1 += (b[a.len() - 1] - a[a.len() - 1]),
+        }
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * helper_scalar(a[a.len() - 1], s3)).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
+            let t2 = c[i] * x;
+            s1 += t2.sin() * (y * x);
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * s1 + s1 * 0.1;
+        let v5 = vec![0.25; b.len()];
+        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * (x * 0.67)).sum::<f64>();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * a[a.len() - 1].tanh().exp() + y * 0.1;
         }
-        if k == 3 {
-            return y;
+        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (x * (k as f64 * 0.5)) + s1 * 0.1;
         }
-        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (1.0 + s3 * s3).sqrt()).tanh());
-        let mut l9 = vec![a.to_owned()];
-        for p10 in 0..2 {
-            let n = l9[p10].mapv(|t| (t * s8).sin()) + a;
-            l9.push(n);
-        }
-        let v11 = l9[l9.len() - 1].to_owned();
-        let mut s12 = l9[1][0] * helper_scalar((k as f64 * 0.5), y);
-        v11[a.len() - 1] + s12 + v11.sum() * 0.3
+        let mut s9 = b.iter().take(3).filter(|p7| **p7 < 0.5).cloned().fold(-0.5, |q8, p7| q8 * p7 + a.mean().unwrap());
+        (k as f64 * 0.5) + s9
     }
 
     #[test]
@@ -6003,45 +5915,43 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(0.83, y) * f64::sin(0.52)) + (f64::sqrt((1.0 + 0.49 * 0.49)) - helper_array(a, x)));
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (0.36 / (1.0 + y * y)) + x * 0.1;
+        let mut s1 = helper_array(c, helper_scalar(a.mapv(f64::tanh).sum(), x));
+        if c[0] < 0.0 {
+            s1 = helper_scalar((s1 - 0.49), helper_scalar(a[0], (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * x;
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.dot(b) + x * 0.1;
-        }
-        let mut s2 = ((1.0 + x * x).ln() - (k as f64 * 0.5).tanh()).tanh().exp();
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n4 = (&h3 * y + a).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (c[a.len() - 1] * 1.24),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w5 * helper_array(&h3, y);
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(&h3, y) };
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + b[j7 - 1] * s1;
-        }
-        let s8;
+        let s2;
         match k % 3 {
-            0 => s8 = (1.0 + y.cos() * y.cos()).ln(),
-            1 => { s8 = (1.0 + x * x).sqrt(); }
-            _ => s8 = (a.mean().unwrap() + c[0]),
+            0 => s2 = y,
+            1 => { s2 = (s1 * x); }
+            _ => s2 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + c.dot(b)),
         }
-        b.dot(a) + s2 + h3.sum() * 0.3
+        let mut s3 = (1.0 + (b[a.len() - 1].cos() + y) * (b[a.len() - 1].cos() + y)).sqrt();
+        let v4 = c.mapv(f64::sin);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut u5 = v4.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s2 - s1);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        (1.0 + (1.25 + s1) * (1.25 + s1)).ln() + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -6057,36 +5967,40 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = b[p2] * y;
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (y + y)).tanh() + (y * y)).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f2.dot(a) + y * 0.1;
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        match k % 4 {
-            j if j > 1 => s4 = (helper_array(&v3, y) / (1.0 + helper_scalar(x, s4) * helper_scalar(x, s4))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * (k as f64 * 0.5),
-            _ => s4 += (x / (1.0 + s4 * s4)),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (v3[i] + s4).sin();
+        let z6 = ad::ndarray::Zip::from(&f2).and(&f2).map_collect(|&p7, &q8| (p7 * s1 - q8).sin());
+        let mut s5 = z6.sum() * s1;
+        let mut n9 = 0;
+        let s10 = 'search: loop {
+            n9 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (0.65 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n9 {
+                    break 'search s1 * helper_scalar((k as f64 * 0.5), 0.92);
+                }
+            }
+            if n9 > 2 {
+                break s1 + helper_scalar((k as f64 * 0.5), 0.92);
+            }
+        };
+        let l11: Vec<f64> = a.iter().filter(|p12| **p12 > 0.0).map(|p12| (p12 * c.mean().unwrap()).tanh()).collect();
+        let mut s13 = l11.iter().sum::<f64>();
+        let s14;
+        match k % 3 {
+            0 => s14 = b.mean().unwrap(),
+            1 => { s14 = x; }
+            _ => s14 = s10,
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (b[i] + w5.dot(&w5)).sin();
-        }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s4 = s4.sin() * 0.9 + w6[j7 - 1] * (k as f64 * 0.5);
-        }
-        s4 += w5.mean().unwrap();
-        if 1.38 > 0.1 {
-            s4 = (x / (1.0 + w6.mapv(f64::tanh).sum() * w6.mapv(f64::tanh).sum()));
-        }
-        helper_array(&w5, x).tanh() + s4 + w6.sum() * 0.3
+        helper_array(a, s5).tanh() + s13 + f2.sum() * 0.3
     }
 
     #[test]
@@ -6103,39 +6017,18 @@ mod p160 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (helper_array(c, y) * helper_array(c, y)),
-            _ => s1 += (k as f64 * 0.5),
+        s1 = y;
+        let v2 = (a + c);
+        if helper_array(b, y) > 0.1 {
+            s1 = s1;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * (0.82 / (1.0 + 1.09 * 1.09));
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, &v2);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b[k % a.len()] + x * 0.1;
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + x * x).sqrt(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * a.mapv(f64::tanh).sum();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
-        helper_scalar(c.mapv(f64::tanh).sum(), helper_array(b, c[0])) + s1 + w2.sum() * 0.3
+        s1 = helper_array(c, x);
+        y + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6153,25 +6046,34 @@ mod p161 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * x;
         }
-        s1 += s1 * 0.2;
-        for i in 0..a.len() {
-            let t2 = b[i] * c.mapv(f64::tanh).sum();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        let l4: Vec<f64> = b.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * a.dot(a)).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        let mut s8: f64 = {
+            let t7 = (0.74 * s1).tanh().exp();
+            t7 * t7 * 0.5 + ((k as f64 * 0.5) + (k as f64 * 0.5))
+        };
+        let mut u9 = c.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s4 = (y * (y * (k as f64 * 0.5))).tanh().exp();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + b[j5 - 1] * s4;
+        let mut u10 = a.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * (1.00 / (1.0 + s1 * s1));
         }
-        (c.mean().unwrap() - c.dot(b)) + s4
+        u10.mapv(f64::tanh).sum() + s8 + u10.sum() * 0.3
     }
 
     #[test]
@@ -6187,28 +6089,39 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (c[0] + 0.61).tanh(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (k as f64 * 0.5),
+        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        let mut s4 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sum::<f64>();
-        if k == 3 {
-            return b.dot(a).tanh().exp();
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        if k % 2 == 1 {
-            let s1 = s1 * 0.5 + s4.tanh().exp();
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (x - s1)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s4 += s1 * 0.2;
-        if k == 3 {
-            return ((x + 0.24) + s1);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * 0.26;
         }
-        if k == 3 {
-            return s1;
-        }
-        s4 + s4
+        let mut s6: f64 = {
+            let t5 = y;
+            t5 * t5 * 0.5 + 0.97
+        };
+        let mut s8: f64 = {
+            let t7 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt();
+            t7 * t7 * 0.5 + (k as f64 * 0.5)
+        };
+        x + s8 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6224,30 +6137,31 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * s1;
-            }
+        let mut s1 = b.dot(c);
+        for i in 0..a.len() {
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v2 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
+        s1 += y * 0.2;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - s1);
         }
-        let mut u4 = v2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * ((k as f64 * 0.5) + y);
-        }
+        let v5 = vec![0.25; b.len()];
+        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * x).sum::<f64>();
+        let mut s7 = (s6 - ((y / (1.0 + s6 * s6)) - s1));
         for i in (0..a.len()).rev() {
-            let t5 = u4[i] * (0.43 * y);
-            s1 += t5 * t5 * 0.5;
-            s1 -= v2[(i + 1) % a.len()] * (u3[0] / (1.0 + u4[0] * u4[0]));
+            let t8 = b[i] * ((k as f64 * 0.5) / (1.0 + 0.90 * 0.90));
+            let mut q9 = 0.0;
+            for j in 0..a.len() {
+                q9 += b[j] * t8;
+            }
+            s7 = s7 + q9.tanh();
             if i == 3 {
                 break;
             }
         }
-        (1.0 + (1.0 + a[k % a.len()] * a[k % a.len()]).ln() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln()).sqrt() + s1 + u4.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s7 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6263,37 +6177,33 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, c[0]);
+        if k == 3 {
+            return helper_array(c, c[0]);
+        }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).sqrt();
+        }
+        let mut s2 = (x / (1.0 + b[0] * b[0]));
+        let mut v3 = c.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        }
+        let s4 = s2 * v3.sum();
+        if k == 3 {
+            return 1.07;
+        }
+        let mut s5 = a[0].tanh().exp();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.dot(b)).tanh();
+            let x = x * 0.5 + a.mapv(f64::tanh).sum();
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (x / (1.0 + a[k % a.len()] * a[k % a.len()]))).tanh();
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * 0.46).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s4 = c.iter().take(3).filter(|p2| **p2 < 0.5).cloned().fold(-0.5, |q3, p2| q3 * p2 + c.mapv(f64::tanh).sum());
-        let mut h5 = c.to_owned();
+        s5 += x * 0.2;
         for i in (0..a.len()).rev() {
-            h5 = (&h5 * 0.5 + c).mapv(f64::sin);
+            s5 = (s5 * 0.7 + b[i] * (x * x)).tanh();
         }
-        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        (b.mean().unwrap() * s4.cos()) + s4 + v6.sum() * 0.3
+        let mut s6 = u1.dot(&u1);
+        (u1[k % a.len()] + b.mean().unwrap()) + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6309,16 +6219,19 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..3 {
-            h1.scaled_add(((k as f64 * 0.5) / (1.0 + y * y)), c);
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
         }
-        let mut s2 = (0.25 * c.dot(b));
-        let mut s4: f64 = {
-            let t3 = helper_scalar(s2, b[k % a.len()]).cos();
-            t3 * t3 * 0.5 + helper_array(c, s2)
-        };
-        (b.mapv(f64::tanh).sum() * x) + s4 + h1.sum() * 0.3
+        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + f64::tanh(0.25).exp()).sum::<f64>();
+        if k % 2 == 0 {
+            s5 = (s1 / (1.0 + (s5 + c[0]) * (s5 + c[0])));
+        } else {
+            s5 = s5 * (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum());
+        }
+        x + s5
     }
 
     #[test]
@@ -6335,17 +6248,29 @@ mod p166 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = a.to_owned();
+        for i in (0..k % 3) {
+            h4 = (&h4 * s1 + a).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        for m in b.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.dot(b) + s1 * 0.1;
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(a) * 0.5;
         }
-        if c[0] < 0.0 {
-            s1 = (f64::sqrt((1.0 + 0.21 * 0.21)) + c.mean().unwrap());
+        let mut s6 = q5;
+        let mut s7 = b.dot(b);
+        let mut v8 = b.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
         }
-        let v2 = a.mapv(|t| t * t * 0.5 - t);
-        c.dot(&v2) + s1 + v2.sum() * 0.3
+        let s9 = s7 * v8.sum();
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s1 = s1.sin() * 0.9 + b[j10 - 1] * s1;
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s6
     }
 
     #[test]
@@ -6362,25 +6287,55 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        if k % 2 == 1 {
-            let x = x * 0.5 + b[k % a.len()].cos();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for i in 0..a.len() {
+            let t2 = b[i] * b[k % a.len()];
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
         }
-        s1 += x * 0.2;
-        let v2 = c.mapv(f64::sin);
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(c, x) + y * 0.1;
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = c.to_owned();
+        for i in 0..a.len() {
+            h5 = (&h5 * y + c).mapv(f64::tanh);
+            l3.push(h5.clone());
+            if i == 3 {
+                break;
+            }
         }
-        if (k as f64 * 0.5).cos() > 0.1 {
-            s1 = 0.47;
-        } else {
-            s1 = s1 * f64::tanh((0.37 + 1.37));
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(c) * 0.5;
         }
-        s1 = x;
-        if c[0] < 0.0 {
-            s1 = (a.mapv(f64::tanh).sum() + a.mean().unwrap());
+        let mut s7 = q6;
+        for i in (0..a.len()).rev() {
+            s7 = (s7 * 0.7 + b[i] * x.tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s7 = s7 + a[i] * 0.3;
         }
-        f64::tanh(0.29).exp() + s1 + v2.sum() * 0.3
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + b[j] * s7).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * (0.66 * x);
+                }
+            }
+            if n8 > 2 {
+                break s7 + (0.66 * x);
+            }
+        };
+        let mut u10 = c.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * c.mean().unwrap();
+        }
+        let mut s12: f64 = {
+            let t11 = f64::tanh(0.29).exp();
+            t11 * t11 * 0.5 + helper_array(&u10, s9)
+        };
+        u10.mapv(f64::tanh).sum() + s12 + u10.sum() * 0.3
     }
 
     #[test]
@@ -6396,50 +6351,43 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + helper_scalar(y, (k as f64 * 0.5)));
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let s3 = s1 * v2.sum();
+        let mut s4 = c.mapv(f64::tanh).sum();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (a[k % a.len()] + x)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (a[k % a.len()] - s3);
+                s4 = (s4 * 0.8 + c[j] * a.dot(b)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * c.mapv(f64::tanh).sum();
                 }
             }
-            if n4 > 2 {
-                break s3 + (a[k % a.len()] - s3);
+            if n5 > 2 {
+                break s4 + c.mapv(f64::tanh).sum();
             }
         };
-        let s6;
-        match k % 3 {
-            0 => s6 = c[a.len() - 1],
-            1 => { s6 = (k as f64 * 0.5); }
-            _ => s6 = helper_array(c, (k as f64 * 0.5)).sin(),
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (b[a.len() - 1] - b[a.len() - 1])).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
+        let mut s10 = a.iter().zip(a.iter()).map(|(p8, q9)| p8 * q9 * (x + s4)).sum::<f64>();
+        match k % 3 {
+            0 => s10 = b[a.len() - 1],
+            1 => s10 = s10 * helper_array(a, (k as f64 * 0.5)).sin(),
+            _ => s10 += ((k as f64 * 0.5) / (1.0 + y * y)),
         }
         for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * x).tanh();
+            s10 = (s10 * 0.7 + u7[i] * (k as f64 * 0.5).tanh()).tanh();
         }
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s7 += (v * j as f64) * x.sin();
-            }
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s10 = s10 * 0.8 + m * s4 + s3 * 0.1;
         }
-        s7.cos() + s7
+        b.mapv(f64::tanh).sum() + s10 + u7.sum() * 0.3
     }
 
     #[test]
@@ -6456,26 +6404,24 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        if k % 2 == 1 {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * y.cos();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * 0.41,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * s1;
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + x * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        helper_array(c, a.mean().unwrap()) + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -6497,26 +6443,20 @@ mod p170 {
             _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
             _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        let mut l2 = vec![b.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * y).sin()) + c;
-            l2.push(n);
+        let mut h2 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * s1).tanh());
+            h2.scaled_add(0.5, b);
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * x;
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + c[i] * v4[k % a.len()].tanh()).tanh();
-            s6 = n7;
-            if s6.abs() > 0.6 {
-                s6 = 0.6;
-            }
+        if k == 3 {
+            return helper_scalar(h2[k % a.len()].tanh(), (y / (1.0 + x * x)));
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] += (c[i] + a.mapv(f64::tanh).sum()).sin();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (s1 - 1.33)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        (s5 - 1.33).tanh() + s6 + w8.sum() * 0.3
+        (s1.sin() - 1.19) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6533,20 +6473,14 @@ mod p171 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (1.0 + (1.01 * x) * (1.01 * x)).ln(),
-            _ => s1 += s1,
+        let mut s2 = helper_scalar(s1, s1);
+        let mut v3 = b.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * s1).sin()) + c;
-            l2.push(n);
-        }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (a[0] + 1.23);
-        let mut s6 = s1;
-        x + s6 + v4.sum() * 0.3
+        let s4 = s2 * v3.sum();
+        let v5 = c.mapv(f64::sin);
+        c.dot(b) + s1 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6563,29 +6497,34 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
-        s1 = (s1 * 0.5 + s1).tanh();
-        for (p2, &q3) in b.iter().zip(a) {
-            s1 = (s1 * 0.7 + p2 * q3 * ((k as f64 * 0.5) - s1)).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) - b[0]) - (x - (k as f64 * 0.5))) * j as f64,
-            _ if helper_array(a, b[a.len() - 1]) > 0.2 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += x.tanh().exp(),
-        }
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * y;
-        }
-        let (s5, c6) = (x * c.mean().unwrap()).sin_cos();
-        let m7 = ad::ndarray::array![[c6, -s5, 0.5], [s5, c6, y]];
-        let mut s4 = m7.t().dot(&m7).mapv(f64::tanh).sum() * helper_array(b, b[a.len() - 1]);
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + c.mapv(f64::tanh).sum();
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+            w3[i] += (b[i] + helper_scalar(1.36, s1)).sin();
         }
-        s4 += y * 0.2;
-        c.mapv(f64::tanh).sum() + s4
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + x * 0.1;
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_array(&w3, (x - y)),
+            1 => { s4 = (x / (1.0 + b[0] * b[0])); }
+            _ => s4 = b.dot(&w3),
+        }
+        let mut u5 = w3.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(b[a.len() - 1], s4);
+        }
+        let mut s6 = c.mapv(f64::tanh).sum();
+        let mut v7 = a.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        c.mapv(f64::tanh).sum() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -6602,17 +6541,14 @@ mod p173 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        s1 += (k as f64 * 0.5);
-        match k % 3 {
-            0 => s1 = (1.0 + ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20)) * ((k as f64 * 0.5) / (1.0 + 0.20 * 0.20))).sqrt(),
-            1 => s1 = s1 * y,
-            _ => s1 += c.dot(a),
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mapv(f64::tanh).sum() + x * 0.1;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = a[i] * helper_scalar(x, y);
+        for m in b.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + s1 * 0.1;
         }
-        s1 + s1 + w2.sum() * 0.3
+        s1 = (s1 * 0.5 + x).tanh();
+        helper_scalar(y, helper_scalar(x, b[0])) + s1
     }
 
     #[test]
@@ -6628,15 +6564,16 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = y;
-            t1 * t1 * 0.5 + b.mean().unwrap()
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = y;
         for i in 0..a.len() {
-            w3[i] += (c[i] + y).sin();
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        (s2 - x).tanh().exp() + s2 + w3.sum() * 0.3
+        match k % 3 {
+            0 => s1 = c.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s1 += helper_array(b, s1),
+        }
+        (b[a.len() - 1] * (1.0 + y * y).sqrt()) + s1
     }
 
     #[test]
@@ -6652,45 +6589,43 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 += v * (1.0 + s1 * s1).ln();
-            }
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * x + b).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut s2 = 1.0;
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * (1.13 * (k as f64 * 0.5))).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
+            w3[i] += (a[i] + f64::sin(0.95)).sin();
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[0].tanh().exp();
-        }
+        let mut s4 = (w3.mapv(f64::tanh).sum() * a[0]);
         let mut n5 = 0;
         let s6 = 'search: loop {
             n5 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u4[j] * helper_scalar(y, 0.85)).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * (k as f64 * 0.5);
+                s4 = (s4 * 0.8 + b[j] * y).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * f64::sqrt((1.0 + 0.85 * 0.85));
                 }
             }
             if n5 > 2 {
-                break s2 + (k as f64 * 0.5);
+                break s4 + f64::sqrt((1.0 + 0.85 * 0.85));
             }
         };
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s7 += (v * j as f64) * helper_scalar(s1, s2);
-            }
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        s7 = f64::tanh(0.91).exp().tanh().exp();
-        (y / (1.0 + (b[a.len() - 1] + s2) * (b[a.len() - 1] + s2))) + s7 + u4.sum() * 0.3
+        match k % 3 {
+            0 => s4 = (f64::tanh(0.89).exp() - a.mean().unwrap()),
+            1 => s4 = s4 * f64::tanh(0.91).exp().tanh().exp(),
+            _ => s4 += helper_scalar(0.28, s6),
+        }
+        if k % 2 == 0 {
+            s4 = x;
+        } else {
+            s4 = s4 * s6;
+        }
+        (a.dot(&h1) * h1.mapv(f64::tanh).sum()) + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6706,32 +6641,10 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(c, (b[k % a.len()] / (1.0 + x * x))));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (((k as f64 * 0.5) + (k as f64 * 0.5)) + c[a.len() - 1]),
-            _ => s1 += helper_scalar(c[k % a.len()], c[k % a.len()]),
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * f64::cos(1.38);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::cos(1.38) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * c.dot(c);
-        }
-        s1 + s1
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
+        let v4 = (a * b).mapv(f64::tanh);
+        let mut s5 = (k as f64 * 0.5);
+        (x + x).tanh().exp() + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6747,25 +6660,25 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = f64::sqrt((1.0 + 0.60 * 0.60));
-            t1 * t1 * 0.5 + (0.89 * x)
-        };
-        let mut s5 = b.windows(2).into_iter().enumerate().map(|(q4, p3)| (p3[1] - p3[0] * a.mapv(f64::tanh).sum()) * q4 as f64).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut h1 = c.to_owned();
+        for i in 0..3 {
+            let n2 = (&h1 * x + c).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in h1.iter() {
+                s3 += v * c.dot(&h1);
             }
-            s5 += b[i] * 0.2;
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = b[i] * b.mapv(f64::tanh).sum();
+        let mut s4 = y;
+        let mut v5 = h1.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
         }
-        x + s5 + w6.sum() * 0.3
+        let s6 = s4 * v5.sum();
+        let mut s9 = b.iter().take(3).filter(|p7| **p7 < 0.5).cloned().fold(-0.5, |q8, p7| q8 * p7 + f64::ln((1.0 + 1.28 * 1.28)));
+        (s9 + helper_array(b, (k as f64 * 0.5))) + s9 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6781,29 +6694,13 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (helper_array(a, x) - (k as f64 * 0.5)),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_scalar(c.mean().unwrap(), (1.32 + a[a.len() - 1])),
-        }
-        let mut s2: f64 = 1.17;
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * ((k as f64 * 0.5) + 0.40);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * ((k as f64 * 0.5) + 0.40) };
-        s2 = (s2 * 0.5 + ((c[0] + 0.64) / (1.0 + f64::tanh(0.32).exp() * f64::tanh(0.32).exp()))).tanh();
-        b[a.len() - 1].sin() + s2
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let (s4, v5) = helper_pair(b, c.mean().unwrap());
+        let s6 = s4 * v5.sum();
+        let l7: Vec<f64> = a.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * b.mean().unwrap()).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        1.17 + s9
     }
 
     #[test]
@@ -6819,19 +6716,19 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * y).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+        let s1;
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (c[0] * helper_array(c, x)),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + c.mean().unwrap()).sin();
+        let mut s2 = b.dot(b);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * f64::tanh(0.89);
         }
-        a.dot(c) + s1 + w3.sum() * 0.3
+        c.dot(c) + s2
     }
 
     #[test]
@@ -6847,17 +6744,23 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 = helper_array(c, s1);
-        if k == 3 {
-            return 0.83;
+        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
+        for (p1, &q2) in b.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = s1;
-            t2 * t2 * 0.5 + (s1 * c[k % a.len()])
+        let mut s5: f64 = {
+            let t4 = c.dot(c);
+            t4 * t4 * 0.5 + c.dot(a)
         };
-        let v4 = (c * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt());
-        (helper_array(c, 0.22) / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1)))) + s3 + v4.sum() * 0.3
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s5 = s5 * 0.8 + m * b.dot(a) + s5 * 0.1;
+        }
+        match k % 3 {
+            0 => s5 = s5,
+            1 => s5 = s5 * c.dot(a),
+            _ => s5 += s3,
+        }
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -6873,22 +6776,41 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * ((k as f64 * 0.5) + 0.71)).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(a, 0.37) + x * 0.1;
+        let mut s1 = ((k as f64 * 0.5) + 0.71);
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let mut s3 = ((s1 + y).tanh().exp() * (k as f64 * 0.5).tanh().exp());
-        let v4 = (a * c).mapv(f64::tanh);
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(0.97, 1.12);
-        }
-        let mut s7: f64 = {
-            let t6 = x;
-            t6 * t6 * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()
+        let s3 = s1 * v2.sum();
+        let mut s4 = helper_array(b, y.cos());
+        s4 = a.mean().unwrap();
+        let mut s6: f64 = {
+            let t5 = y;
+            t5 * t5 * 0.5 + ((k as f64 * 0.5) * y)
         };
-        (b[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - s1) * (c[k % a.len()] - s1))) + s7 + u5.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + c[j] * helper_scalar(0.93, s3)).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s6 += c[i] * 0.2;
+        }
+        let mut s8: f64 = {
+            let t7 = c.dot(b);
+            t7 * t7 * 0.5 + helper_scalar(0.97, 1.12)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * c.dot(b)).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += b[i] * 0.2;
+        }
+        (c[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y))) + s8
     }
 
     #[test]
@@ -6904,37 +6826,32 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, y);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[k % a.len()];
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * y;
+        }
+        let mut s2 = helper_array(b, (1.0 + x * x).ln().tanh());
+        for i in 0..a.len() {
+            let x = x * 0.5 + (c[k % a.len()] / (1.0 + y * y));
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + a[i] * x.tanh().exp()).tanh();
+            if i == 3 {
+                break;
             }
-            s1 = s1 + q3.tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * helper_array(a, b[a.len() - 1]);
+        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (k as f64 * 0.5) - q4).reduce(f64::max).unwrap();
+        match k % 3 {
+            0 => s2 = helper_scalar((1.29 * b[a.len() - 1]), (s2 - (k as f64 * 0.5))),
+            1 => s2 = s2 * (1.0 + helper_scalar(c[0], x) * helper_scalar(c[0], x)).sqrt(),
+            _ => s2 += helper_array(b, 0.90),
         }
-        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * s1).sin()).sum() * s1.sin() + d7[0] * b.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (1.29 * b[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        for m in c.iter().map(|s5| (s5 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * s5 + s5 * 0.1;
         }
-        let mut h8 = w4.to_owned();
-        for i in 0..a.len() {
-            h8.scaled_add(s5, &w4);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * c.dot(&w4)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        y + s5 + h8.sum() * 0.3
+        helper_scalar(c[k % a.len()].tanh(), (y - c[k % a.len()])) + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6950,23 +6867,25 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(b) / (1.0 + (y + y) * (y + y))).tanh().exp();
+        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut s2 = a.dot(c);
+        match k % 4 {
+            j if j > 1 => s2 = ((b[a.len() - 1] - a[a.len() - 1]) + helper_scalar(y, b[k % a.len()])) * j as f64,
+            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s2 = s2 * (s2.cos() - v1[k % a.len()]),
+            _ => s2 += c[a.len() - 1].cos(),
+        }
+        match k % 4 {
+            j if j > 1 => s2 = s2.cos() * j as f64,
+            _ if 0.83 > 0.2 => s2 = s2 * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())),
+            _ => s2 += (a[0] - a[k % a.len()]),
+        }
+        s2 = (s2 * 0.5 + y).tanh();
+        let mut h3 = b.to_owned();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let n4 = (&h3 * y + b).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        if c[0] < 0.0 {
-            s1 = y;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (b[k % a.len()] - b[a.len() - 1]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s2 = x;
-        if c[0] < 0.0 {
-            s1 = y.cos();
-        }
-        (a.dot(b) * (k as f64 * 0.5)) + s2
+        x + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6982,19 +6901,25 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.dot(b);
-            t1 * t1 * 0.5 + 1.21
+        let mut s1 = b.dot(b);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.0 + x * x).ln();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.0 + x * x).ln();
+            }
         };
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = c[i] * (1.0 + x * x).ln();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.mapv(f64::tanh).sum() + s1 * 0.1;
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = w3[i] * w3.mapv(f64::tanh).sum();
-        }
-        helper_scalar((y / (1.0 + 1.28 * 1.28)), w4.mean().unwrap()) + s2 + w4.sum() * 0.3
+        let mut s4 = ((f64::tanh(0.50).exp() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) - (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln());
+        (y + b.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -7010,33 +6935,19 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + x * x).sqrt() * y) - x);
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (y * x)).sum::<f64>();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
+            let mut s4 = s4 * 0.5 + y;
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.41 * x);
+        s4 += s4 * 0.2;
+        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * x).sin() * (q6 as f64 + 1.0)).sum::<f64>();
+        let mut s8 = s7;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * 0.98 + s8 * 0.1;
         }
-        if k == 3 {
-            return c[0].sin();
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = helper_scalar(x, (y / (1.0 + 0.61 * 0.61))),
-            1 => { s3 = 0.5; }
-            _ => s3 = f64::tanh(1.11).exp().tanh().exp(),
-        }
-        if k == 3 {
-            return (0.52 * helper_scalar(y, 1.33));
-        }
-        (s3 - 0.84).cos() + s1 + u2.sum() * 0.3
+        c[0] + s8
     }
 
     #[test]
@@ -7052,52 +6963,33 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(c.mean().unwrap(), b.mapv(f64::tanh).sum());
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) - 1.20)
-        };
+        let (s2, c3) = (x * y).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, helper_array(b, x)]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_scalar(1.20, (k as f64 * 0.5));
+        let mut s7 = a.iter().zip(b.iter()).map(|(p5, q6)| p5 * (k as f64 * 0.5) - q6).reduce(f64::max).unwrap();
+        match k % 4 {
+            j if j > 1 => s7 = helper_array(b, (k as f64 * 0.5)) * j as f64,
+            _ if b.dot(b) > 0.2 => s7 = s7 * (x / (1.0 + 1.26 * 1.26)).cos(),
+            _ => s7 += (k as f64 * 0.5),
+        }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * y,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w3 * b.dot(c);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * b.dot(c) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * (s7 + 0.79)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x).tanh();
-                if s2 > 0.3 && j > i {
+                s7 = (s7 * 0.8 + a[j] * c.dot(a)).tanh();
+                if s7 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s2 += c[i] * 0.2;
+            s7 += a[i] * 0.2;
         }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s2.tanh();
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * (s4 + 0.79)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        (helper_scalar(x, s4) - f64::tanh(1.35).exp()) + s2 + u5.sum() * 0.3
+        (s1 + (s1 * s7)) + s7
     }
 
     #[test]
@@ -7113,32 +7005,21 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let mut s1 = a[k % a.len()];
+        let s2;
+        match k % 3 {
+            0 => s2 = a.mapv(f64::tanh).sum(),
+            1 => { s2 = helper_scalar(s1, b[a.len() - 1]); }
+            _ => s2 = (a.mean().unwrap() / (1.0 + s1 * s1)),
         }
-        let mut s2 = 1.0;
+        if k == 3 {
+            return (x * ((k as f64 * 0.5) / (1.0 + 0.29 * 0.29)));
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * (y / (1.0 + y * y))).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
+            w3[i] = b[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > b[p5] {
-                l4.push((a[p5] * h1[a.len() - 1].tanh().exp()).sin());
-            } else {
-                l4.push(b[p5] * y);
-            }
-        }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = c[i] * x;
-        }
-        helper_scalar(a.dot(a), ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s6 + w7.sum() * 0.3
+        y + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -7154,41 +7035,25 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a[0] + c.mean().unwrap());
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * b.mean().unwrap() + k as f64 * 0.1).sin();
+        let mut s1 = a[0].sin();
+        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
+        if k == 3 {
+            return (y - y.sin());
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+        }
+        let mut s3 = (u2[0] - u2.mapv(f64::tanh).sum());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * u2.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
             }
         }
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.scaled_add(y.sin(), a);
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + h2[j3 - 1] * y;
-        }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * h2[0],
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w4 * h2.mapv(f64::tanh).sum();
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * h2.mapv(f64::tanh).sum() };
-        match k % 3 {
-            0 => s1 = s5,
-            1 => s1 = s1 * ((s1 / (1.0 + s1 * s1)) / (1.0 + 1.12 * 1.12)),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        ((y - 0.56) / (1.0 + (1.17 * y) * (1.17 * y))) + s1 + h2.sum() * 0.3
+        (1.12 * a.mapv(f64::tanh).sum()) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7204,27 +7069,19 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x - 0.46)) * q2 as f64).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * a.mapv(f64::tanh).sum();
+        let (s1, v2) = helper_pair(b, helper_array(b, x));
+        let s3 = s1 * v2.sum();
+        let mut s4 = helper_array(c, y);
+        match k % 4 {
+            j if j > 1 => s4 = (c.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y))) * j as f64,
+            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s4 = s4 * (a.dot(a) - 0.42),
+            _ => s4 += (1.0 + b[0] * b[0]).sqrt(),
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n6 = (&h5 * y + a).mapv(f64::tanh);
-            h5.assign(&n6);
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * helper_scalar(x, b[k % a.len()]) + y * 0.1;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (a[0] - 0.46)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        (k as f64 * 0.5) + s3 + h5.sum() * 0.3
+        s4 += f64::tanh(0.38).exp();
+        ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s4
     }
 
     #[test]
@@ -7240,44 +7097,41 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let (s1, v2) = helper_pair(b, helper_array(b, x));
+        let s3 = s1 * v2.sum();
+        let mut s4 = a.mean().unwrap();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * y + y * 0.1;
+        }
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * helper_array(b, x)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+            let t5 = b[i] * 0.72;
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * a[(i + 1) % a.len()];
             }
-            s1 = n2;
+            s4 += u6;
         }
-        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * q4 * helper_scalar(c[0], c[k % a.len()])).sum::<f64>();
-        let mut s8 = b.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * (0.52 - s5)) * q7 as f64).sum::<f64>();
-        let mut s9 = (c.mapv(f64::tanh).sum() / (1.0 + s5 * s5));
-        let mut l10 = vec![b.to_owned()];
-        for p11 in 0..2 {
-            let n = l10[p11].mapv(|t| (t * s8).sin()) + b;
-            l10.push(n);
+        let mut s7 = helper_array(c, x);
+        let mut v8 = c.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
         }
-        let v12 = l10[l10.len() - 1].to_owned();
-        let mut s13 = l10[1][0] * c.mean().unwrap();
-        for i in 0..a.len() {
-            let w14 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b[0].tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s5 += w14 * s9;
+        let s9 = s7 * v8.sum();
+        if k % 2 == 1 {
+            let mut s4 = s4 * 0.5 + b[k % a.len()];
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        let s15 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * s9 };
-        let mut h16 = a.to_owned();
-        for i in 0..3 {
-            let n17 = (&h16 * x + a).mapv(f64::tanh);
-            h16.assign(&n17);
+        s4 += s4 * 0.2;
+        match k % 3 {
+            0 => s4 = f64::tanh(0.90).exp(),
+            1 => s4 = s4 * s3,
+            _ => s4 += c.dot(a),
         }
-        (helper_scalar(s1, v12[0]) * (y + 0.93)) + s13 + h16.sum() * 0.3
+        let mut h10 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h10.scaled_add(c.dot(c), a);
+        }
+        a[0] + s4 + h10.sum() * 0.3
     }
 
     #[test]
@@ -7293,24 +7147,49 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = a[p2] * c.mean().unwrap();
+        let s1;
+        match k % 3 {
+            0 => s1 = (y * b[k % a.len()]).tanh(),
+            1 => { s1 = b.mapv(f64::tanh).sum(); }
+            _ => s1 = (helper_array(b, x) * 1.23),
         }
-        l1[0] += y;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let v5 = (&v3 + c);
-        let mut s8 = v5.iter().zip(b.iter()).map(|(p6, q7)| p6 * q7 * (x - 1.23)).sum::<f64>();
-        let v9 = v3.mapv(f64::sin);
-        s4 += helper_scalar((1.0 + s8 * s8).sqrt(), ((k as f64 * 0.5) - v9[a.len() - 1]));
-        let mut s12 = v5.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * ((k as f64 * 0.5) - x)).sum::<f64>();
-        let mut j13 = 0;
-        while j13 < a.len() {
-            j13 += 1;
-            s12 = s12.sin() * 0.9 + a[j13 - 1] * v5.mapv(f64::tanh).sum();
+        let mut s4 = c.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * c.mean().unwrap()).sum::<f64>();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h5.scaled_add((y - (k as f64 * 0.5)), c);
         }
-        v9[0].tanh().exp() + s12 + v9.sum() * 0.3
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.dot(a),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s4 += w6 * ((k as f64 * 0.5) + x);
+        }
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) + x) };
+        let mut s8 = b[0];
+        let mut v9 = c.to_owned();
+        for i in 0..2 {
+            (s8, v9) = helper_pair(&v9, s8 * 0.5 + 0.1);
+        }
+        let s10 = s8 * v9.sum();
+        let s11;
+        match k % 3 {
+            0 => s11 = (y * (1.0 + y * y).sqrt()),
+            1 => { s11 = 0.5; }
+            _ => s11 = 0.35,
+        }
+        if k % 2 == 0 {
+            s4 = ((y / (1.0 + c[k % a.len()] * c[k % a.len()])) / (1.0 + h5.mapv(f64::tanh).sum() * h5.mapv(f64::tanh).sum()));
+        } else {
+            s4 = s4 * c.mean().unwrap();
+        }
+        (1.0 + (s7 + s4) * (s7 + s4)).sqrt() + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -7326,30 +7205,44 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1: f64 = 0.48;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[a.len() - 1].tanh();
+        }
+        let mut h3 = a.to_owned();
         for i in 0..a.len() {
-            w1[i] = a[i] * helper_array(c, x);
-        }
-        let mut s2 = (1.0 + (y / (1.0 + x.cos() * x.cos())) * (y / (1.0 + x.cos() * x.cos()))).sqrt();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + w1[j3 - 1] * (s2 - (k as f64 * 0.5));
-        }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 += (v * j as f64) * b.mapv(f64::tanh).sum();
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, a);
+            if i == 3 {
+                break;
             }
         }
-        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s5 = m6.diag().mapv(|t| (t * y).sin()).sum() * b.dot(c);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * (1.0 + s5 * s5).sqrt()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.89 / (1.0 + s1 * s1))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let l7 = vec![w1.to_owned(), c.mapv(|t| t * 0.5), w1.mapv(|t| t * y)];
-        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&w1);
-        w1[a.len() - 1] + s9 + w1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = ((1.0 + y * y).sqrt() - s1) * j as f64,
+            _ if x.sin() > 0.2 => s1 = s1 * s1.tanh().tanh().exp(),
+            _ => s1 += a.dot(&h3),
+        }
+        let mut s5: f64 = {
+            let t4 = (y * (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
+            t4 * t4 * 0.5 + h3[k % a.len()].tanh().exp()
+        };
+        match k % 3 {
+            0 => s5 = b[k % a.len()],
+            1 => s5 = s5 * c.dot(b).tanh().exp(),
+            _ => s5 += y.tanh(),
+        }
+        a.dot(a) + s5 + h3.sum() * 0.3
     }
 
     #[test]
@@ -7365,26 +7258,28 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (a[0] - (k as f64 * 0.5)));
-        if c[0] < 0.0 {
-            s3 = (s3 - x);
-        } else {
-            s3 = s3 * (1.0 + (s3 + 0.30) * (s3 + 0.30)).sqrt();
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = a[0],
-            1 => { s4 = (k as f64 * 0.5).cos(); }
-            _ => s4 = (1.0 + (a[0] * s3) * (a[0] * s3)).sqrt(),
-        }
-        let l5: Vec<f64> = c.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * (1.0 + x * x).ln()).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        let v8 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let mut s2: f64 = {
+            let t1 = helper_array(b, helper_array(a, x));
+            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
+        };
+        let mut s3: f64 = 0.53;
+        let mut s4 = (b.var(0.0) + 0.1).sqrt() * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         for i in 0..a.len() {
-            w9[i] += (v8[i] + (y - y)).sin();
+            let x = x * 0.5 + (x / (1.0 + y * y));
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
         }
-        0.41 + s7 + w9.sum() * 0.3
+        s4 += x * 0.2;
+        if helper_scalar(c[a.len() - 1], x) > 0.1 {
+            s4 = c[a.len() - 1];
+        } else {
+            s4 = s4 * (s4 - (y - y));
+        }
+        match k % 4 {
+            j if j > 1 => s4 = ((x / (1.0 + x * x)) + (s4 / (1.0 + b[k % a.len()] * b[k % a.len()]))) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s4 = s4 * c.mean().unwrap(),
+            _ => s4 += y,
+        }
+        (helper_scalar((k as f64 * 0.5), c[0]) + a.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -7400,37 +7295,26 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1: f64 = 0.71;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * helper_array(c, x)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (0.89 / (1.0 + b[0] * b[0]))).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (c[a.len() - 1] - 1.13);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n3 > 2 {
-                break s1 + (c[a.len() - 1] - 1.13);
-            }
-        };
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b[k % a.len()].tanh().exp();
+            };
+            s1 += w2 * c.mean().unwrap();
         }
-        match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => s1 = s1 * (f64::tanh(0.43) + (s1 - x)),
-            _ => s1 += c.dot(&u5),
-        }
-        s4.tanh().exp() + s1 + u5.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        s1 = (s1 * 0.5 + helper_array(b, c[a.len() - 1].cos())).tanh();
+        s1 += helper_array(a, c.mapv(f64::tanh).sum());
+        let (s4, v5) = helper_pair(a, b.mean().unwrap());
+        let s6 = s4 * v5.sum();
+        b.dot(b).tanh() + s1
     }
 
     #[test]
@@ -7446,16 +7330,14 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(b).and(a).map_collect(|&p3, &q4| (p3 * x - q4).sin());
-        let mut s1 = z2.sum() * b[a.len() - 1].tanh().exp();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * b[a.len() - 1]).sum::<f64>();
+        let mut s5 = (a.mapv(f64::tanh).sum() - ((0.54 * x) + 0.68));
+        let v6 = (b * c).mapv(f64::tanh);
         if k == 3 {
-            return 0.68;
+            return b.mapv(f64::tanh).sum().tanh().exp();
         }
-        let mut s5 = (b.dot(a) - a.mapv(f64::tanh).sum());
-        if k == 3 {
-            return (x.tanh() * (c[k % a.len()] + 0.93));
-        }
-        helper_array(b, 1.36) + s5
+        helper_array(c, x.tanh()) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7471,19 +7353,18 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.66;
-        }
-        let mut s1 = b.mean().unwrap().cos();
-        for i in 0..a.len() {
-            let t2 = a[i] * ((k as f64 * 0.5) * x);
-            let mut q3 = 0.0;
+        let mut s1: f64 = 0.66;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * f64::sin(1.21)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
+            s1 += c[i] * 0.2;
         }
-        ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])) + s1
+        let mut s2 = ((c.dot(c) * b.mapv(f64::tanh).sum()) + ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])));
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -7499,38 +7380,27 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, helper_array(c, b[0])) * (x + c.dot(b)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + x * x).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
+        let mut s1: f64 = 0.0;
         for k in 0..2 {
             for (j, v) in c.iter().enumerate() {
-                s1 += (v * j as f64) * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, c[k % a.len()]) + k as f64 * 0.1).sin();
             }
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.dot(c);
-                }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s3 += (v * j as f64) * (1.0 + y * y).ln();
             }
-            if n2 > 2 {
-                break s1 + c.dot(c);
-            }
-        };
-        let mut s5: f64 = {
-            let t4 = (k as f64 * 0.5).tanh().exp().sin();
-            t4 * t4 * 0.5 + a.mean().unwrap()
-        };
-        (x.tanh().exp() / (1.0 + s1 * s1)) + s5
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * s1;
+        }
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7546,35 +7416,46 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        match k % 4 {
-            j if j > 1 => s1 = (y - x).tanh().exp() * j as f64,
-            _ if (1.20 * b[0]) > 0.2 => s1 = s1 * (1.0 + (a[a.len() - 1] / (1.0 + s1 * s1)) * (a[a.len() - 1] / (1.0 + s1 * s1))).sqrt(),
-            _ => s1 += ((k as f64 * 0.5) * b[a.len() - 1]),
+        let mut s1 = c.dot(b);
+        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * x + c).mapv(f64::tanh);
+            l2.push(h4.clone());
         }
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += s1,
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(b) * 0.5;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s6 = q5;
         for i in 0..a.len() {
-            w2[i] = c[i] * x;
+            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] / (1.0 + s6 * s6))).tanh();
         }
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 += v * (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s6 = (c.mean().unwrap() + (0.68 - s6));
+        } else {
+            s6 = s6 * helper_array(b, s1);
+        }
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if c[p8] > c[p8] {
+                l7.push((c[p8] * c[0]).sin());
+            } else {
+                l7.push(c[p8] * s6);
             }
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(s1, y);
+        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
+        let mut h10 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n11 = (&h10 * y + b).mapv(f64::tanh);
+            h10.assign(&n11);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s5: f64 = {
-            let t4 = (b.mapv(f64::tanh).sum() - c[0].tanh().exp());
-            t4 * t4 * 0.5 + w2.dot(c)
-        };
-        w2[a.len() - 1] + s5 + u3.sum() * 0.3
+        let mut s12 = ad::ndarray::array![((k as f64 * 0.5) / (1.0 + x * x)), helper_scalar(y, y), (0.62 * b[0])].mapv(f64::sin).sum();
+        (k as f64 * 0.5) + s12 + h10.sum() * 0.3
     }
 
     #[test]
@@ -7590,26 +7471,21 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + b.mapv(f64::tanh).sum());
+        let mut h4 = c.to_owned();
         for i in 0..a.len() {
-            w1[i] += (c[i] + (y / (1.0 + y * y))).sin();
-        }
-        let mut s2 = helper_scalar((((k as f64 * 0.5) - 0.81) + helper_scalar((k as f64 * 0.5), x)), (1.0 + y * y).sqrt().tanh().exp());
-        match k % 4 {
-            j if j > 1 => s2 = w1.dot(b) * j as f64,
-            _ if (x + (k as f64 * 0.5)) > 0.2 => s2 = s2 * helper_scalar(y.tanh().exp(), w1.dot(b)),
-            _ => s2 += s2.tanh().exp(),
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s3 += (v * j as f64) * (1.11 / (1.0 + s3 * s3));
-            }
+            h4.mapv_inplace(|t| (t * y).tanh());
+            h4.scaled_add(0.5, c);
         }
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
                 0 => continue,
-                1 => c[i] * s3.tanh().exp(),
+                1 => c[i] * (1.0 + s3 * s3).sqrt(),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -7617,24 +7493,20 @@ mod p199 {
                     c[i].tanh()
                 }
             };
-            s2 += w4 * f64::ln((1.0 + 0.50 * 0.50));
+            s3 += w5 * a[a.len() - 1];
         }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * f64::ln((1.0 + 0.50 * 0.50)) };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * (1.0 + s5 * s5).ln();
-                }
-            }
-            if n6 > 2 {
-                break s2 + (1.0 + s5 * s5).ln();
-            }
-        };
-        let v8 = a.mapv(|t| if t > 0.2 { t * s7 } else { (t - s7).tanh() });
-        (s7 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s3 + v8.sum() * 0.3
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a[a.len() - 1] };
+        for i in 0..a.len() {
+            let mut s3 = s3 * 0.5 + y.tanh().exp();
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s3 = s3.sin() * 0.9 + b[j7 - 1] * s3.tanh().exp();
+        }
+        (0.39 + b.mean().unwrap()) + s3 + h4.sum() * 0.3
     }
 
     #[test]

@@ -16,6 +16,13 @@ pub fn helper_array(v: &Array1<f64>, s: f64) -> f64 {
     (v * s).mapv(f64::tanh).sum()
 }
 
+/// Two values at once: programs destructure them or assign them to names.
+#[differentiable]
+pub fn helper_pair(v: &Array1<f64>, s: f64) -> (f64, Array1<f64>) {
+    let scaled = v * s;
+    (scaled.sum().sin(), scaled.mapv(f64::tanh))
+}
+
 /// The active inputs `(x, y, a, b)`.
 pub type Inputs = (f64, f64, Array1<f64>, Array1<f64>);
 

@@ -703,6 +703,31 @@ impl Program {
         self.line("}");
     }
 
+    /// A call that returns a pair, destructured (`let (p, q) = ..`) or
+    /// assigned to names (`(p, q) = ..`), maybe in a loop.
+    fn pair_call(&mut self) {
+        let (v, r) = self.array();
+        let e = self.scalar(1);
+        let (p, q) = (self.name("s"), self.name("v"));
+        if self.chance(0.5) {
+            self.line(format!("let ({p}, {q}) = helper_pair({r}, {e});"));
+        } else {
+            self.line(format!("let mut {p} = {e};"));
+            self.line(format!("let mut {q} = {}.to_owned();", v.name));
+            self.line("for i in 0..2 {");
+            self.line(format!(
+                "    ({p}, {q}) = helper_pair(&{q}, {p} * 0.5 + 0.1);"
+            ));
+            self.line("}");
+        }
+        let sum = self.name("s");
+        self.line(format!("let {sum} = {p} * {q}.sum();"));
+        self.scalars.push(Var {
+            name: sum,
+            active: true,
+        });
+    }
+
     /// A `loop` used as a value: `break e` from its own body, or
     /// `break 'search e` from a `for` inside it.
     fn loop_value(&mut self) {
@@ -1052,7 +1077,8 @@ impl Program {
     }
 
     fn statement(&mut self) {
-        match self.pick(27) {
+        match self.pick(28) {
+            27 => self.pair_call(),
             26 => self.chain_for_loop(),
             25 => self.converging_loop(),
             24 => self.nested_item_loops(),
@@ -1121,7 +1147,8 @@ pub fn file(seed: u64, count: usize) -> String {
          #![allow(unused, unused_parens)]\n\
          #![allow(clippy::all)]\n\n\
          use crate::harness::{{helper_array, helper_array_grad, helper_array_jvp, helper_array_vjp}};\n\
-         use crate::harness::{{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp}};\n"
+         use crate::harness::{{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp}};\n\
+         use crate::harness::{{helper_pair, helper_pair_jvp, helper_pair_vjp}};\n"
     );
     for p in 0..count {
         let program = Program::new(seed.wrapping_mul(1_000_003).wrapping_add(p as u64 + 1));
