@@ -343,7 +343,13 @@ mod tuples {
         // A tuple a branch chooses, read by position and destructured.
         let chosen = if x[0] > 0.0 { stats(&y) } else { (0.5, v) };
         let (c0, c1) = chosen;
+        // A tuple bound to a name, assigned again in a branch.
+        let mut pair = (m, 1.0);
+        if x[0] > 0.0 {
+            pair = (v * 2.0, m);
+        }
         m * v.sqrt() + a * y.sum() * half + t.0 * t.1 + acc + decayed + r + chosen.1 * c0 + c1
+            - pair.0 * pair.1
     }
 }
 

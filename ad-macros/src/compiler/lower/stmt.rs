@@ -443,10 +443,15 @@ impl Lowerer<'_> {
             );
             return;
         };
-        if matches!(right, Expr::Tuple(_)) && self.carries_derivative(right) {
+        // A loop would carry the tuple, and its adjoint slots hold no
+        // tuple yet.
+        if matches!(right, Expr::Tuple(_))
+            && !self.loop_assigned.is_empty()
+            && self.carries_derivative(right)
+        {
             self.errors.at(
                 whole,
-                "a tuple of active values assigned to one name is not supported: keep its items in names of their own and assign them together (`(s, q) = (s + x, q * x);`)",
+                "a tuple of active values assigned to one name in a loop is not supported: keep its items in names of their own and assign them together (`(s, q) = (s + x, q * x);`)",
             );
             return;
         }
