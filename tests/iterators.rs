@@ -199,6 +199,24 @@ mod for_loops_over_stages {
     }
 }
 
+/// Chains over local arrays whose number of axes the macro does not see
+/// (a matrix made by `dot`), read element by element in logical order.
+mod over_local_matrices {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array2<f64>, w: &Array2<f64>) -> f64 {
+        let logits = x.dot(w);
+        let mx = logits.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let s = logits
+            .iter()
+            .map(|v| (v - mx).exp())
+            .fold(0.0, |a, b| a + b);
+        let h = logits.mapv(f64::tanh);
+        let weighted = h.iter().enumerate().map(|(i, v)| v * i as f64).sum::<f64>();
+        s.ln() + mx + weighted
+    }
+}
+
 /// A sum over a `Vec` of arrays: each item is a place, read by reference.
 mod over_arrays {
     use super::*;
@@ -413,6 +431,13 @@ fn rows_and_columns() {
     for n in [1, 3] {
         let (xs, ys) = (random((n, 2), 33), random(n, 34));
         check_scalar!(rows_and_columns; ref w dw = random(2, 35), ref m dm = random((n, 2), 36); &xs, &ys);
+    }
+}
+
+#[test]
+fn chains_over_local_matrices() {
+    for (n, m) in [(1, 1), (3, 2)] {
+        check_scalar!(over_local_matrices; ref x dx = random((n, 2), 52), ref w dw = random((2, m), 53););
     }
 }
 

@@ -242,3 +242,36 @@ impl<I, T: ReadElement<I>> ReadElement<I> for &T {
         (**self).element(index)
     }
 }
+
+/// The index of an array's `k`-th element in logical order, from its
+/// `dim()`: how a loop over the elements of a local array, whose number of
+/// axes the macro cannot see, reads them (`x[unravel(x.dim(), k)]`).
+pub trait Unravel: Copy {
+    fn unravel(self, k: usize) -> Self;
+}
+
+impl Unravel for usize {
+    #[inline(always)]
+    fn unravel(self, k: usize) -> usize {
+        k
+    }
+}
+
+impl Unravel for (usize, usize) {
+    #[inline(always)]
+    fn unravel(self, k: usize) -> (usize, usize) {
+        (k / self.1, k % self.1)
+    }
+}
+
+impl Unravel for (usize, usize, usize) {
+    #[inline(always)]
+    fn unravel(self, k: usize) -> (usize, usize, usize) {
+        (k / (self.1 * self.2), (k / self.2) % self.1, k % self.2)
+    }
+}
+
+#[inline(always)]
+pub fn unravel<P: Unravel>(dim: P, k: usize) -> P {
+    dim.unravel(k)
+}

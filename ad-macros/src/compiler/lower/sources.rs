@@ -20,6 +20,9 @@ use super::*;
 pub(super) enum Source {
     /// `x.iter()`, `&x` or `x`: `&x[k]`, `x.len()` of them.
     Elements(Expr),
+    /// The same of a local array whose number of axes the macro cannot
+    /// see: `&x[unravel(x.dim(), k)]`, in logical order.
+    LocalElements(Expr),
     /// A matrix's rows or columns: `x.row(k)`, `x.nrows()` of them.
     Lanes {
         x: Expr,
@@ -57,7 +60,7 @@ impl Source {
     /// How many items the source yields.
     pub(super) fn len(&self) -> Expr {
         match self {
-            Source::Elements(x) => syn::parse_quote!(#x.len()),
+            Source::Elements(x) | Source::LocalElements(x) => syn::parse_quote!(#x.len()),
             Source::Lanes { x, count, .. } => syn::parse_quote!(#x.#count()),
             Source::Views { x, size, kind } => match kind {
                 Views::Windows => syn::parse_quote!((#x.len() + 1).saturating_sub(#size)),
@@ -88,6 +91,9 @@ impl Source {
     pub(super) fn item(&self, at: &Expr) -> Expr {
         match self {
             Source::Elements(x) => syn::parse_quote!(&#x[#at]),
+            Source::LocalElements(x) => {
+                syn::parse_quote!(&#x[::ad::__private::rules::unravel(#x.dim(), #at)])
+            }
             Source::Lanes { x, lane, .. } => syn::parse_quote!(#x.#lane(#at)),
             Source::Views { x, size, kind } => {
                 let end: Expr = match kind {
@@ -134,7 +140,7 @@ impl Source {
     /// Whether the items are references (`&x[k]`), which `copied()` reads.
     fn yields_references(&self) -> bool {
         match self {
-            Source::Elements(_) => true,
+            Source::Elements(_) | Source::LocalElements(_) => true,
             Source::Skip(s, _) | Source::Take(s, _) | Source::StepBy(s, _) | Source::Rev(s) => {
                 s.yields_references()
             }
@@ -298,7 +304,28 @@ impl Lowerer<'_> {
                 format!("`{name}` has more than one axis, and an iterator over active values is read by index: loop over `0..{name}.nrows()` with `{name}.row(i)`, or use `{name}.mapv(..)`"),
             ));
         }
+        if self.active_local_array(x) {
+            return Ok(Source::LocalElements(x.clone()));
+        }
         Ok(Source::Elements(x.clone()))
+    }
+
+    /// Whether `x` names an active local that is not a `Vec`: an array the
+    /// body made, of any number of axes.
+    fn active_local_array(&self, x: &Expr) -> bool {
+        let Expr::Path(p) = x else { return false };
+        let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+            return false;
+        };
+        match self.env.get(&name) {
+            Some(Binding::Active(v)) => {
+                !self.borrowed_params.contains(v)
+                    && !self.param_ranks.contains_key(&name)
+                    && !self.vec_locals.contains(&name)
+                    && self.sequence_named(x).is_none()
+            }
+            _ => false,
+        }
     }
 
     /// Windows or chunks of a 1-D array, as views `x.slice(s![a..b])`; a
