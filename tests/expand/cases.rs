@@ -855,3 +855,36 @@ snapshot!(tuple_destructured_by_a_caller, [reverse],
         m * s
     }
 );
+
+// `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
+// pushes, then more pushed by another.
+snapshot!(vec_from_to_vec_and_extend, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = x.to_vec();
+        v.extend(x.iter().map(|a| a.sin()));
+        v.iter().sum::<f64>()
+    }
+);
+
+// A chain over a matrix the body makes: its elements read in logical
+// order through `unravel(t.dim(), k)`, whatever its number of axes.
+snapshot!(chain_over_a_local_matrix, [reverse],
+    fn f(x: &Array2<f64>, w: &Array2<f64>) -> f64 {
+        let logits = x.dot(w);
+        logits.iter().fold(0.0, |a, &b| a + b * b)
+    }
+);
+
+// `(h, c) = cell(&h, &c, x)` in a loop: the tuple bound once per
+// iteration, each name assigned a copy of its item, and the loop carries
+// the names.
+snapshot!(pair_assigned_in_a_loop, [reverse],
+    fn f(h0: &Array1<f64>, #[constant] xs: &[f64]) -> f64 {
+        let mut h = h0.to_owned();
+        let mut c = h0.to_owned();
+        for &x in xs {
+            (h, c) = cell(&h, &c, x);
+        }
+        h.sum() * c.sum()
+    }
+);
