@@ -199,8 +199,9 @@ mod for_loops_over_stages {
     }
 }
 
-/// Chains over local arrays whose number of axes the macro does not see
-/// (a matrix made by `dot`), read element by element in logical order.
+/// Chains over matrices, parameters and locals whose number of axes the
+/// macro does not see (made by `dot`), read element by element in
+/// logical order.
 mod over_local_matrices {
     use super::*;
     #[differentiable]
@@ -213,7 +214,9 @@ mod over_local_matrices {
             .fold(0.0, |a, b| a + b);
         let h = logits.mapv(f64::tanh);
         let weighted = h.iter().enumerate().map(|(i, v)| v * i as f64).sum::<f64>();
-        s.ln() + mx + weighted
+        // A matrix parameter's elements, zipped with another's.
+        let direct = x.iter().zip(w.iter()).map(|(a, b)| a * b).sum::<f64>();
+        s.ln() + mx + weighted + direct
     }
 }
 

@@ -2,18 +2,16 @@ use ad::differentiable;
 use ad::ndarray::{Array1, Array2, Axis};
 
 // Iterator chains over active values are loops over indices: each source
-// must be indexable and one-dimensional, and a collected chain's length
-// known before the loop.
+// must be indexable, and a collected chain's length known before the loop.
 #[differentiable]
 fn f(x: &Array1<f64>, m: &Array2<f64>, y: &[f64], #[constant] k: usize) -> f64 {
     let chained: f64 = x.iter().chain(y).map(|v| v * v).sum();
-    let rows: f64 = m.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
     let windows: f64 = y.windows(2).map(|w| w[1] - w[0]).sum();
     let blocks: f64 = m.windows((2, 2)).into_iter().map(|w| w.sum()).sum();
     let lanes: f64 = m.axis_iter(Axis(k)).map(|r| r.sum()).sum();
     let kept: Array1<f64> = x.iter().filter(|v| **v > 0.0).cloned().collect();
     let escaping: f64 = x.iter().map(|v| { if *v > 1.0 { return 0.0; } v * 2.0 }).fold(0.0, |a, b| a + b);
-    chained + rows + windows + blocks + lanes + kept.sum() + escaping
+    chained + windows + blocks + lanes + kept.sum() + escaping
 }
 
 fn main() {}

@@ -20,9 +20,10 @@ use super::*;
 pub(super) enum Source {
     /// `x.iter()`, `&x` or `x`: `&x[k]`, `x.len()` of them.
     Elements(Expr),
-    /// The same of a local array whose number of axes the macro cannot
-    /// see: `&x[unravel(x.dim(), k)]`, in logical order.
-    LocalElements(Expr),
+    /// The same of an array with more axes than one, or with a number the
+    /// macro cannot see (a local): `&x[unravel(x.dim(), k)]`, in logical
+    /// order.
+    NdElements(Expr),
     /// A matrix's rows or columns: `x.row(k)`, `x.nrows()` of them.
     Lanes {
         x: Expr,
@@ -60,7 +61,7 @@ impl Source {
     /// How many items the source yields.
     pub(super) fn len(&self) -> Expr {
         match self {
-            Source::Elements(x) | Source::LocalElements(x) => syn::parse_quote!(#x.len()),
+            Source::Elements(x) | Source::NdElements(x) => syn::parse_quote!(#x.len()),
             Source::Lanes { x, count, .. } => syn::parse_quote!(#x.#count()),
             Source::Views { x, size, kind } => match kind {
                 Views::Windows => syn::parse_quote!((#x.len() + 1).saturating_sub(#size)),
@@ -91,7 +92,7 @@ impl Source {
     pub(super) fn item(&self, at: &Expr) -> Expr {
         match self {
             Source::Elements(x) => syn::parse_quote!(&#x[#at]),
-            Source::LocalElements(x) => {
+            Source::NdElements(x) => {
                 syn::parse_quote!(&#x[::ad::__private::rules::unravel(#x.dim(), #at)])
             }
             Source::Lanes { x, lane, .. } => syn::parse_quote!(#x.#lane(#at)),
@@ -140,7 +141,7 @@ impl Source {
     /// Whether the items are references (`&x[k]`), which `copied()` reads.
     fn yields_references(&self) -> bool {
         match self {
-            Source::Elements(_) | Source::LocalElements(_) => true,
+            Source::Elements(_) | Source::NdElements(_) => true,
             Source::Skip(s, _) | Source::Take(s, _) | Source::StepBy(s, _) | Source::Rev(s) => {
                 s.yields_references()
             }
@@ -297,15 +298,8 @@ impl Lowerer<'_> {
             }
         }
         let x = &self.named(x, lets);
-        if !self.one_axis(x) && self.array_rank(x).is_some() {
-            let name = quote::ToTokens::to_token_stream(x);
-            return Err(syn::Error::new_spanned(
-                x,
-                format!("`{name}` has more than one axis, and an iterator over active values is read by index: loop over `0..{name}.nrows()` with `{name}.row(i)`, or use `{name}.mapv(..)`"),
-            ));
-        }
-        if self.active_local_array(x) {
-            return Ok(Source::LocalElements(x.clone()));
+        if self.array_rank(x).is_some_and(|r| r > 1) || self.active_local_array(x) {
+            return Ok(Source::NdElements(x.clone()));
         }
         Ok(Source::Elements(x.clone()))
     }
@@ -401,7 +395,7 @@ impl Lowerer<'_> {
 fn not_indexable(e: &Expr) -> syn::Error {
     syn::Error::new_spanned(
         e,
-        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, 1-D arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by` or `rev`; or loop over `0..x.len()` and index",
+        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by` or `rev`; or loop over `0..x.len()` and index",
     )
 }
 
