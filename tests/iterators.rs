@@ -216,7 +216,14 @@ mod over_local_matrices {
         let weighted = h.iter().enumerate().map(|(i, v)| v * i as f64).sum::<f64>();
         // A matrix parameter's elements, zipped with another's.
         let direct = x.iter().zip(w.iter()).map(|(a, b)| a * b).sum::<f64>();
-        s.ln() + mx + weighted + direct
+        // A filter over an `enumerate`, its closure destructuring the pair.
+        let evens = x
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, v)| v * v)
+            .sum::<f64>();
+        s.ln() + mx + weighted + direct + evens
     }
 }
 

@@ -179,6 +179,38 @@ impl Lowerer<'_> {
         let Some(names) = names else {
             return false;
         };
+        // `let (i, v) = &(k, x[k]);`, as a filter's closure over an
+        // `enumerate` binds its item: each part bound to a name of its
+        // own, all evaluated first.
+        let (by_ref, inner) = match init {
+            Expr::Reference(r) if r.mutability.is_none() => (true, &*r.expr),
+            e => (false, e),
+        };
+        if let Expr::Tuple(parts) = inner {
+            if parts.elems.len() == names.len() {
+                let temps: Vec<Ident> = parts
+                    .elems
+                    .iter()
+                    .map(|_| self.fresh_local("part", init.span()))
+                    .collect();
+                let amp = by_ref.then(|| quote!(&));
+                let mut lets: Vec<syn::Stmt> = parts
+                    .elems
+                    .iter()
+                    .zip(&temps)
+                    .map(|(e, t)| syn::parse_quote!(let #t = #amp #e;))
+                    .collect();
+                for (p, t) in names.iter().zip(&temps) {
+                    if let Some(p) = p {
+                        lets.push(syn::parse_quote!(let #p = #t;));
+                    }
+                }
+                for stmt in &lets {
+                    self.stmt(stmt);
+                }
+                return true;
+            }
+        }
         let Some(value) = self.value_expr(init) else {
             return true;
         };
