@@ -211,29 +211,76 @@ fn gradients_from_many_threads_agree_with_serial_ones() {
     assert_eq!(serial, parallel);
 }
 
-/// Forward mode may recurse: its `_jvp` returns plain values (reverse mode
-/// rejects recursion, see `tests/ui/body/recursion.rs`).
-#[differentiable(forward)]
-fn repeated_square(x: f64, #[constant] n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        repeated_square(square(x), n - 1)
+/// Recursion, in both modes: reverse mode boxes the pullback of each call
+/// of itself (`rules::boxed_pullback`), as a pullback holding its own type
+/// would be infinite.
+mod recursion {
+    use super::*;
+
+    #[differentiable]
+    pub fn repeated_square(x: f64, #[constant] n: usize) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            repeated_square(square(x), n - 1)
+        }
+    }
+
+    /// Calls itself twice per level, from a loop, on arrays.
+    #[differentiable]
+    pub fn branching(w: &Array1<f64>, #[constant] depth: usize) -> f64 {
+        if depth == 0 {
+            return w.sum();
+        }
+        let mut acc = 0.0;
+        for k in 0..2 {
+            acc += w[k] * branching(w, depth - 1);
+        }
+        acc.sin()
+    }
+
+    /// Generic over the float type, with a tuple result.
+    #[differentiable]
+    pub fn pair<F: ad::Float>(x: F, y: F, #[constant] n: usize) -> (F, F) {
+        if n == 0 {
+            (x, y)
+        } else {
+            let (a, b) = pair(x * y, x - y, n - 1);
+            (a.sin(), b * x)
+        }
+    }
+
+    pub mod repeated_square_case {
+        pub use super::{
+            repeated_square as f, repeated_square_grad as f_grad, repeated_square_jvp as f_jvp,
+            repeated_square_vjp as f_vjp,
+        };
+    }
+
+    pub mod branching_case {
+        pub use super::{
+            branching as f, branching_grad as f_grad, branching_jvp as f_jvp,
+            branching_vjp as f_vjp,
+        };
+    }
+
+    pub mod pair_sum {
+        use super::*;
+        #[differentiable]
+        pub fn f(x: f64, y: f64, #[constant] n: usize) -> f64 {
+            let (a, b) = pair(x, y, n);
+            a * b + a
+        }
     }
 }
 
 #[test]
-fn forward_mode_recursion() {
+fn recursion_in_both_modes() {
+    use recursion::{branching_case, pair_sum, repeated_square_case};
     for n in 0..4 {
-        let x = 1.1;
-        let (value, d) = repeated_square_jvp(x, n, 1.0, ad::NoTangent);
-        assert_eq!(value, repeated_square(x, n));
-        let h = 1e-6;
-        let fd = (repeated_square(x + h, n) - repeated_square(x - h, n)) / (2.0 * h);
-        assert!(
-            (d - fd).abs() < 1e-6 * fd.abs().max(1.0),
-            "n = {n}: {d} vs {fd}"
-        );
+        check_scalar!(repeated_square_case; val x dx = 1.1; n);
+        check_scalar!(branching_case; ref w dw = random(3, 40 + n as u64); n);
+        check_scalar!(pair_sum; val x dx = 0.7, val y dy = -0.4; n);
     }
 }
 

@@ -1639,3 +1639,44 @@ fn named_views_of_locals_kept_beyond_their_loop_body() {
         check_scalar!(named_views_of_a_loop_local; val x dx = 0.4, ref a da = random(3, 84); &c, k);
     }
 }
+
+/// Loops over the items of inactive arrays and lists the body makes
+/// (`for v in table.iter()`): the tape saves each item as an owned copy, as
+/// it outlives the array. Saved as references, they failed to compile
+/// ("`table` does not live long enough").
+mod items_of_local_arrays {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let table = c.mapv(|t| t * t * 0.5 - t);
+        let mut s = 0.0;
+        for _ in 0..k {
+            for v in table.iter() {
+                s = (s * 0.6 + v * a[0]).sin();
+            }
+        }
+        for (i, v) in table.iter().enumerate() {
+            s = (s + v * a[i % a.len()]).tanh();
+        }
+        let m = Array2::from_shape_fn((3, a.len()), |(i, j)| c[j] * (i as f64 + 1.0));
+        for row in m.rows() {
+            s = (s + row.dot(a)).tanh();
+        }
+        let bag: Vec<Array1<f64>> = (0..k).map(|j| c * (j as f64)).collect();
+        for instance in &bag {
+            s = (s * 0.5 + instance.dot(a)).sin();
+        }
+        for (u, v) in c.iter().zip(table.iter()) {
+            s = (s * u + v * a[1]).sin();
+        }
+        s + table.dot(a)
+    }
+}
+
+#[test]
+fn items_of_local_arrays_saved_by_the_tape() {
+    let c = random(4, 87);
+    for k in [0, 1, 3] {
+        check_scalar!(items_of_local_arrays; ref a da = random(4, 88); &c, k);
+    }
+}

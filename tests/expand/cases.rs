@@ -888,3 +888,29 @@ snapshot!(pair_assigned_in_a_loop, [reverse],
         h.sum() * c.sum()
     }
 );
+
+// Recursion over a constant tree: reverse mode boxes the pullback of each
+// call of itself for the function's lifetime, which bounds its others;
+// forward mode passes the tree's place a `NoTangent` (its type has no
+// tangent, and the parameter is `#[constant]`).
+snapshot!(recursion_over_a_tree, [],
+    fn tree_value(x: &Array1<f64>, a: f64, #[constant] t: &Tree) -> f64 {
+        match t {
+            Tree::Leaf(i) => x[*i],
+            Tree::Node(l, r) => (a * tree_value(x, a, l) + tree_value(x, a, r)).tanh(),
+        }
+    }
+);
+
+// A loop over an inactive array the body makes: its record keeps owned
+// copies of the items, as it outlives the array.
+snapshot!(items_of_a_local_array, [reverse],
+    fn f(a: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let table = c.mapv(|t| t * t - t);
+        let mut s = 0.0;
+        for v in table.iter() {
+            s = (s + v * a[0]).sin();
+        }
+        s
+    }
+);

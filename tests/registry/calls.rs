@@ -147,6 +147,109 @@ scenario! {
     }
 }
 
+/// A binary tree over leaf features: the constant data of a recursive
+/// model, of another shape in every sample.
+pub enum Tree {
+    Leaf(usize),
+    Node(Box<Tree>, Box<Tree>),
+}
+
+/// A balanced tree over the leaves `lo..hi`.
+pub fn balanced(lo: usize, hi: usize) -> Tree {
+    if hi - lo <= 1 {
+        Tree::Leaf(lo)
+    } else {
+        let mid = (lo + hi) / 2;
+        Tree::Node(Box::new(balanced(lo, mid)), Box::new(balanced(mid, hi)))
+    }
+}
+
+/// A recursive network: a leaf is its feature, a node `tanh(a l + b r)` of
+/// its children's values.
+#[differentiable]
+pub fn tree_value(x: &Array1<f64>, a: f64, b: f64, #[constant] t: &Tree) -> f64 {
+    match t {
+        Tree::Leaf(i) => x[*i],
+        Tree::Node(l, r) => (a * tree_value(x, a, b, l) + b * tree_value(x, a, b, r)).tanh(),
+    }
+}
+
+/// The values of a tree's nodes, children after their parent, as a
+/// hand-written reverse pass reads them.
+fn node_values(x: &Array1<f64>, a: f64, b: f64, t: &Tree, out: &mut Vec<f64>) -> f64 {
+    let at = out.len();
+    out.push(0.0);
+    let v = match t {
+        Tree::Leaf(i) => x[*i],
+        Tree::Node(l, r) => {
+            let vl = node_values(x, a, b, l, out);
+            let vr = node_values(x, a, b, r, out);
+            (a * vl + b * vr).tanh()
+        }
+    };
+    out[at] = v;
+    v
+}
+
+/// The gradient of `tree_value` by hand: node values first, then adjoints
+/// from the root down (`next` walks the values in the order they were
+/// written).
+fn tree_gradient(
+    a: f64,
+    b: f64,
+    t: &Tree,
+    values: &[f64],
+    next: &mut usize,
+    dy: f64,
+    g: &mut (Array1<f64>, f64, f64),
+) {
+    let v = values[*next];
+    *next += 1;
+    match t {
+        Tree::Leaf(i) => g.0[*i] += dy,
+        Tree::Node(l, r) => {
+            let dz = dy * (1.0 - v * v);
+            let vl = values[*next];
+            g.1 += dz * vl;
+            tree_gradient(a, b, l, values, next, dz * a, g);
+            let vr = values[*next];
+            g.2 += dz * vr;
+            tree_gradient(a, b, r, values, next, dz * b, g);
+        }
+    }
+}
+
+fn tree_value_dual(x: &Array1<Dual64>, a: Dual64, b: Dual64, t: &Tree) -> Dual64 {
+    match t {
+        Tree::Leaf(i) => x[*i],
+        Tree::Node(l, r) => {
+            (a * tree_value_dual(x, a, b, l) + b * tree_value_dual(x, a, b, r)).tanh()
+        }
+    }
+}
+
+// A recursive function over a constant tree, in both modes: reverse mode
+// boxes each recursive call's pullback.
+scenario! {
+    scalar recursion_over_a_tree in Calls, sizes [1, 7, 1000];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, a: f64, b: f64, #[constant] t: &Tree) -> f64 {
+        tree_value(x, a, b, t).powi(2)
+    }
+    inputs(n) { ref x dx = random(n, 119), val a da = 0.8, val b db = -0.6 }
+    constants { ref t = balanced(0, n) }
+    hand {
+        let mut values = Vec::new();
+        let v = node_values(x, *a, *b, t, &mut values);
+        let mut g = (Array1::zeros(x.len()), 0.0, 0.0);
+        tree_gradient(*a, *b, t, &values, &mut 0, 2.0 * v, &mut g);
+        g
+    }
+    dual {
+        tree_value_dual(x, *a, *b, t).powi(2)
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         nested_calls::scenario(),
@@ -154,5 +257,6 @@ pub fn scenarios() -> Vec<Scenario> {
         stop_gradient_normalisation::scenario(),
         stop_gradient_of_any_code::scenario(),
         tuple_results::scenario(),
+        recursion_over_a_tree::scenario(),
     ]
 }

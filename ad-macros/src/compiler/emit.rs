@@ -47,9 +47,13 @@ fn parts(sig: &Signature) -> Parts {
 
 pub fn derivatives(sig: &Signature, f: &Function, modes: Modes) -> TokenStream {
     let g = Gen::new(f);
-    let p = parts(sig);
     let mut out = TokenStream::new();
     if modes.reverse {
+        let sig = &Signature {
+            boxes_pullbacks: f.is_recursive(),
+            ..sig.clone()
+        };
+        let p = parts(sig);
         let sweeps = reverse::sweeps(&g);
         if sig.has_scalar_result() {
             out.extend(grad(sig, &g, &p, &sweeps));
@@ -57,7 +61,7 @@ pub fn derivatives(sig: &Signature, f: &Function, modes: Modes) -> TokenStream {
         out.extend(vjp(sig, &g, &p, &sweeps));
     }
     if modes.forward {
-        out.extend(jvp(sig, &g, &p));
+        out.extend(jvp(sig, &g, &parts(sig)));
     }
     out
 }
@@ -193,7 +197,14 @@ fn jvp(sig: &Signature, g: &Gen<'_>, p: &Parts) -> TokenStream {
         ..
     } = p;
     let (_, _, where_clause) = generics.split_for_impl();
-    let prelude = g.prelude();
+    let mut prelude = g.prelude();
+    if forward::passes_constants(g.f) {
+        let r = &g.rules;
+        prelude.extend(quote! {
+            #[allow(unused_imports)]
+            use #r::{ZeroOfConstant as _, ZeroOfDifferentiable as _};
+        });
+    }
     let allows = allows();
     let doc = format!(
         "The value of [`{}`] and its directional derivative along the given tangents (forward mode).",

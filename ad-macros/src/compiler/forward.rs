@@ -555,6 +555,16 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
 }
 
 /// `let (t, t_dot) = g_jvp(args..., tangents...);`
+/// Whether a call passes a constant argument, whose tangent the methods of
+/// `rules::ZeroOfDifferentiable` and `rules::ZeroOfConstant` make: the
+/// function imports them.
+pub fn passes_constants(f: &ir::Function) -> bool {
+    ir::instructions(&f.body.stmts).iter().any(|i| {
+        matches!(&i.op, Op::Call(_, args)
+            if args.iter().any(|a| matches!(a.operand, Operand::Const(_))))
+    })
+}
+
 fn call(
     g: &Gen<'_>,
     inst: &Inst,
@@ -581,7 +591,9 @@ fn call(
             } else {
                 quote!((#source))
             };
-            quote!(#r::const_tangent(&#r::zero_tangent(&#source)))
+            // Its zero tangent, or `NoTangent` if its type has none (see
+            // `passes_constants`).
+            quote!(#r::const_tangent(&(&#r::ZeroOf(&#source)).zero_or_none()))
         }
     });
     let (x, d) = (g.ident(inst.dest), g.dot(inst.dest));

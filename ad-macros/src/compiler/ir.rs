@@ -230,6 +230,10 @@ pub enum LoopHead {
         /// The iterator is a range (possibly reversed or stepped), whose
         /// length is known before the loop.
         exact: bool,
+        /// The iterator borrows a value the body binds (`for v in
+        /// table.iter()`): a record saves owned copies of the items, as it
+        /// outlives that value.
+        borrows_local: bool,
     },
     While {
         cond: TokenStream,
@@ -252,6 +256,11 @@ pub struct Body {
 }
 
 pub struct Function {
+    /// The function's name, for its calls of itself.
+    pub name: String,
+    /// The lifetime the boxed pullbacks of those calls live for
+    /// (`Signature::pullback_lifetime`).
+    pub pullback_lifetime: syn::Lifetime,
     pub vars: Vec<VarInfo>,
     /// The variable of each active parameter, in order.
     pub params: Vec<Option<VarId>>,
@@ -484,6 +493,21 @@ pub fn token_streams(body: &Body) -> Vec<&TokenStream> {
 impl Function {
     pub fn ident(&self, v: VarId) -> &Ident {
         &self.vars[v.0].ident
+    }
+
+    /// Whether a call's function is this one (`f(..)` or `f::<T>(..)` in
+    /// `f`'s body).
+    pub fn calls_itself(&self, func: &syn::ExprPath) -> bool {
+        func.qself.is_none()
+            && func.path.segments.len() == 1
+            && func.path.segments[0].ident == self.name
+    }
+
+    /// Whether the body calls this function anywhere.
+    pub fn is_recursive(&self) -> bool {
+        instructions(&self.body.stmts)
+            .iter()
+            .any(|i| matches!(&i.op, Op::Call(func, _) if self.calls_itself(func)))
     }
 
     /// A stable text form for snapshots and debugging:

@@ -67,7 +67,7 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let compiled = guard::guarded(|| {
-        let function = lower::lower(&sig, &errors, modes.reverse);
+        let function = lower::lower(&sig, &errors);
         errors
             .is_empty()
             .then(|| emit::derivatives(&sig, &function, modes))
@@ -98,7 +98,7 @@ pub fn dump_ir(item: TokenStream) -> String {
         return "not a function".into();
     };
     match signature::parse(item_fn, &errors) {
-        Ok(sig) => lower::lower(&sig, &errors, true).dump(),
+        Ok(sig) => lower::lower(&sig, &errors).dump(),
         Err(_) => "no return type".into(),
     }
 }

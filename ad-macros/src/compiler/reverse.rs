@@ -273,7 +273,15 @@ impl Builder<'_, '_> {
                 let vjp = suffixed_path(func, "vjp");
                 let args = args.iter().map(|a| g.call_arg(a));
                 let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
-                return quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
+                let call = quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
+                if g.f.calls_itself(func) {
+                    let (r, lt) = (&g.rules, &g.f.pullback_lifetime);
+                    return quote! {
+                        #call
+                        let #pb = #r::boxed_pullback(#pb, ::core::marker::PhantomData::<&#lt ()>);
+                    };
+                }
+                return call;
             }
         }
         if let Op::Push(list, _) = &inst.op {

@@ -40,6 +40,20 @@ use super::moves::Site;
 use super::replay::enclosing;
 use super::reverse::{Builder, Sweeps};
 
+/// Constants a block's record may save besides those the block binds: a
+/// loop's pattern names, `owned` where they borrow a value of the body.
+#[derive(Clone, Copy)]
+struct ExtraConsts<'a> {
+    names: &'a [Ident],
+    owned: bool,
+}
+
+impl ExtraConsts<'_> {
+    const NONE: ExtraConsts<'static> = ExtraConsts {
+        names: &[],
+        owned: false,
+    };
+}
 /// A key for an `if` or a loop: its address, stable while the IR lives.
 pub(super) fn key<T>(x: &T) -> usize {
     x as *const T as usize
@@ -304,7 +318,7 @@ impl Builder<'_, '_> {
         &mut self,
         stmts: &[Stmt],
         extra_vars: &[VarId],
-        extra_consts: &[Ident],
+        extra_consts: ExtraConsts<'_>,
         pre: Vec<(VarId, TokenStream)>,
         post: Vec<TokenStream>,
     ) -> (TokenStream, Vec<TokenStream>) {
@@ -454,7 +468,7 @@ impl Builder<'_, '_> {
         &self,
         stmts: &[Stmt],
         vars: &[VarId],
-        extra_consts: &[Ident],
+        extra_consts: ExtraConsts<'_>,
         recomputed: &HashSet<VarId>,
         recomputed_consts: &[(Ident, TokenStream)],
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
@@ -481,7 +495,7 @@ impl Builder<'_, '_> {
                 saves.push(quote!(#pb));
             }
         }
-        let mut consts: Vec<Ident> = extra_consts.to_vec();
+        let mut consts: Vec<Ident> = extra_consts.names.to_vec();
         let mut views = HashSet::new();
         for stmt in stmts {
             match stmt {
@@ -503,7 +517,8 @@ impl Builder<'_, '_> {
         for c in consts {
             if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
                 items.push(quote!(#c));
-                if views.contains(&c.to_string()) {
+                let owned = extra_consts.owned && extra_consts.names.contains(&c);
+                if views.contains(&c.to_string()) || owned {
                     // It borrows an array of the block, which the record outlives.
                     saves.push(quote!(#c.to_owned()));
                 } else {
@@ -561,7 +576,7 @@ impl Builder<'_, '_> {
                     Operand::Const(_) => None,
                 })
                 .collect();
-            let (code, items) = self.nested(stmts, &[], &[], pre, Vec::new());
+            let (code, items) = self.nested(stmts, &[], ExtraConsts::NONE, pre, Vec::new());
             let variant = if then { quote!(Then) } else { quote!(Else) };
             arms.push(quote!(#r::Branch::#variant((#(#items,)*)) => { #code }));
         }
@@ -654,10 +669,22 @@ impl Builder<'_, '_> {
             LoopHead::For { pat, names, .. } => (pat.clone(), names.clone()),
             LoopHead::While { .. } => (quote!(_), Vec::new()),
         };
+        // Items borrowing a value of the body are saved as owned copies.
+        let owned_names = matches!(
+            l.head,
+            LoopHead::For {
+                borrows_local: true,
+                ..
+            }
+        );
         let saved_names: &[Ident] = if replay.is_some() { &[] } else { &names };
         let inner = self.loop_depth > 0;
         self.loop_depth += 1;
         self.enter_loop(l, replay.is_some());
+        let saved_names = ExtraConsts {
+            names: saved_names,
+            owned: owned_names,
+        };
         let (code, items) = self.nested(&l.body, &inputs, saved_names, pre, post);
         self.leave_loop(l);
         self.loop_depth -= 1;
@@ -915,6 +942,7 @@ impl Builder<'_, '_> {
                     names,
                     iter,
                     exact,
+                    borrows_local,
                 },
                 Some(range),
             ) => {
@@ -926,6 +954,7 @@ impl Builder<'_, '_> {
                     names: names.clone(),
                     iter: quote!(::core::clone::Clone::clone(&#range)),
                     exact: *exact,
+                    borrows_local: *borrows_local,
                 }
             }
             (head, _) => head.clone(),

@@ -9,6 +9,7 @@ use syn::{FnArg, GenericParam, Ident, ItemFn, Lifetime, Pat, ReturnType, Type};
 
 use super::errors::Errors;
 
+#[derive(Clone)]
 pub struct Param {
     /// The name the body uses; `None` for an inactive parameter bound by a
     /// pattern other than a plain name.
@@ -18,6 +19,7 @@ pub struct Param {
     pub active: bool,
 }
 
+#[derive(Clone)]
 pub struct Signature {
     /// The user's function, with `#[constant]` markers removed.
     pub item: ItemFn,
@@ -26,6 +28,11 @@ pub struct Signature {
     /// Lifetimes the derivative functions declare for references the user
     /// left elided, so the pullback closure can name what it captures.
     pub extra_lifetimes: Vec<Lifetime>,
+    /// Whether the body calls the function itself, so its reverse mode
+    /// boxes those calls' pullbacks for
+    /// [`pullback_lifetime`](Signature::pullback_lifetime), which the
+    /// derivatives then bound every other parameter by.
+    pub boxes_pullbacks: bool,
 }
 
 /// Reads the signature, reporting what `#[differentiable]` cannot take.
@@ -124,6 +131,7 @@ pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, Box<ItemFn>
         params,
         ret,
         extra_lifetimes,
+        boxes_pullbacks: false,
     })
 }
 
@@ -159,15 +167,23 @@ pub fn inactive_by_type(ty: &Type) -> bool {
     }
 }
 
-/// Gives every elided lifetime in a parameter type a name: `&T` becomes
-/// `&'ad0 T`, `ArrayView2<f64>` becomes `ArrayView2<'ad1, f64>`.
+/// Gives every elided lifetime in a parameter type one name: `&T` becomes
+/// `&'__ad0 T`, `ArrayView2<f64>` becomes `ArrayView2<'__ad0, f64>`. One
+/// name for all, as the pullback may borrow from every reference anyway
+/// (and callers meet it by shortening theirs): a pullback that holds a
+/// boxed pullback (recursion, `rules::boxed_pullback`) needs a lifetime
+/// every other one outlives, which the callers of the function can then
+/// name too.
 struct NameElidedLifetimes<'a> {
     fresh: &'a mut Vec<Lifetime>,
 }
 
 impl NameElidedLifetimes<'_> {
     fn next(&mut self, span: proc_macro2::Span) -> Lifetime {
-        let lt = Lifetime::new(&format!("'__ad{}", self.fresh.len()), span);
+        if let Some(lt) = self.fresh.first() {
+            return lt.clone();
+        }
+        let lt = Lifetime::new("'__ad0", span);
         self.fresh.push(lt.clone());
         lt
     }
@@ -215,6 +231,20 @@ impl Signature {
         format_ident!("{}_{}", self.name(), suffix, span = self.name().span())
     }
 
+    /// The lifetime the boxed pullbacks of a recursive function's calls of
+    /// itself live for: its first lifetime (`'static` if it has none),
+    /// which [`generics`](Self::generics) bounds the others by.
+    pub fn pullback_lifetime(&self) -> Lifetime {
+        self.extra_lifetimes
+            .first()
+            .cloned()
+            .or_else(|| {
+                let g = &self.item.sig.generics;
+                g.lifetimes().next().map(|l| l.lifetime.clone())
+            })
+            .unwrap_or_else(|| Lifetime::new("'static", proc_macro2::Span::call_site()))
+    }
+
     /// `<'a, T>` plus the named elided lifetimes.
     pub fn generics(&self) -> syn::Generics {
         let mut g = self.item.sig.generics.clone();
@@ -223,6 +253,24 @@ impl Signature {
                 i,
                 GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
             );
+        }
+        if self.boxes_pullbacks {
+            let boxed = self.pullback_lifetime();
+            let outliving: Vec<TokenStream> = g
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    GenericParam::Lifetime(l) if l.lifetime != boxed => {
+                        Some(l.lifetime.to_token_stream_ext())
+                    }
+                    GenericParam::Type(t) => Some(t.ident.to_token_stream_ext()),
+                    _ => None,
+                })
+                .collect();
+            let clause = g.make_where_clause();
+            for p in outliving {
+                clause.predicates.push(syn::parse_quote!(#p: #boxed));
+            }
         }
         g
     }

@@ -116,9 +116,45 @@ pub fn sum_tangents<T: TangentSpace>(mut a: T, b: T) -> T {
     a
 }
 
+/// A constant argument of a call in forward mode, whose zero tangent
+/// [`ZeroOfDifferentiable::zero_or_none`] makes if its type has one; otherwise
+/// [`ZeroOfConstant::zero_or_none`] gives `NoTangent`, which is all a callee's
+/// `#[constant]` parameter takes (a tree, a parsed document: types with no
+/// tangent). Method resolution picks the first where both apply: it tries
+/// `ZeroOf<T>` before `&ZeroOf<T>`.
+pub struct ZeroOf<'a, T: ?Sized>(pub &'a T);
+
+pub trait ZeroOfDifferentiable {
+    type Zero;
+    fn zero_or_none(&self) -> Self::Zero;
+}
+
+impl<T: Differentiable + ?Sized> ZeroOfDifferentiable for ZeroOf<'_, T> {
+    type Zero = T::Tangent;
+    #[inline(always)]
+    fn zero_or_none(&self) -> T::Tangent {
+        self.0.zero_tangent()
+    }
+}
+
+pub trait ZeroOfConstant {
+    fn zero_or_none(&self) -> NoTangent;
+}
+
+impl<T: ?Sized> ZeroOfConstant for &ZeroOf<'_, T> {
+    #[inline(always)]
+    fn zero_or_none(&self) -> NoTangent {
+        NoTangent
+    }
+}
+
 /// The tangent to pass for a constant argument of a call in forward mode:
 /// `NoTangent` where the callee's parameter is `#[constant]`, otherwise the
 /// zero tangent (by reference or by value, as the callee takes it).
+#[diagnostic::on_unimplemented(
+    message = "the callee's tangent `{Self}` cannot be made from a constant argument's zero `{T}`",
+    note = "mark the callee's parameter `#[constant]`, or give the argument's type a tangent (`#[derive(Differentiable)]`)"
+)]
 pub trait ConstTangent<'a, T: ?Sized> {
     fn make(zero: &'a T) -> Self;
 }

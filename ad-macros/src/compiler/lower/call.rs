@@ -506,13 +506,6 @@ impl Lowerer<'_> {
         if segs.last().is_some_and(|s| s == "stop_gradient") {
             return Some(self.inactive_result(e));
         }
-        if segs.len() == 1 && self.recursion_forbidden.as_ref() == segs.first() {
-            self.errors.at(
-                &c.func,
-                format!("`{}` calls itself on active values: a recursive pullback would contain its own type; write the recursion as a loop, or use `#[differentiable(forward)]`, whose `_jvp` may recurse", segs[0]),
-            );
-            return None;
-        }
         if let [ty, name] = segs.as_slice() {
             // `f64::exp(x)`, `F::exp(x)`; but `F::one()` is a constant.
             if ty == "f64"

@@ -285,6 +285,7 @@ impl Lowerer<'_> {
                         names: names.clone(),
                         iter: iter.to_token_stream(),
                         exact: is_range(&f.expr),
+                        borrows_local: self.iterates_a_local(&f.expr),
                     },
                     &f.body,
                     names,
@@ -345,6 +346,7 @@ impl Lowerer<'_> {
                 names,
                 iter,
                 exact,
+                borrows_local,
             } if matches!(e, Expr::ForLoop(f) if scan::mentions(&f.expr, &carried_names)) => {
                 let ident = self.fresh_numbered("c", |s| &mut s.consts);
                 self.stmts.push(Stmt::InactiveLet {
@@ -357,6 +359,7 @@ impl Lowerer<'_> {
                     names,
                     iter: ident.to_token_stream(),
                     exact,
+                    borrows_local,
                 }
             }
             head => head,

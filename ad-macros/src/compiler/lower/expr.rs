@@ -124,12 +124,29 @@ impl Lowerer<'_> {
         if !VIEWS.contains(&m.method.to_string().as_str()) {
             return false;
         }
-        super::place_root(&m.receiver, true).is_some_and(|name| {
-            matches!(
-                self.env.get(&name.to_string()),
-                Some(Binding::Const { param: false, .. })
-            )
-        })
+        super::place_root(&m.receiver, true).is_some_and(|name| self.is_inactive_local(name))
+    }
+
+    fn is_inactive_local(&self, name: &Ident) -> bool {
+        matches!(
+            self.env.get(&name.to_string()),
+            Some(Binding::Const { param: false, .. })
+        )
+    }
+
+    /// Whether an iterator borrows an inactive array or list the body binds
+    /// (`table.iter()`, `&rows`, `a.iter().zip(table.iter())`), so its
+    /// items may not outlive the body.
+    pub(super) fn iterates_a_local(&self, e: &Expr) -> bool {
+        match e {
+            Expr::MethodCall(m) => {
+                self.iterates_a_local(&m.receiver)
+                    || matches!(m.method.to_string().as_str(), "zip" | "chain")
+                        && m.args.iter().any(|a| self.iterates_a_local(a))
+            }
+            Expr::Call(c) => c.args.iter().any(|a| self.iterates_a_local(a)),
+            e => super::place_root(e, false).is_some_and(|name| self.is_inactive_local(name)),
+        }
     }
 
     /// An inactive value computed from active ones (`x.len()`, `a < b`,

@@ -76,10 +76,6 @@ pub struct Lowerer<'a> {
     /// The float types scalar paths may name (`f64::exp`, `F::exp`): `f64`,
     /// `f32` and the function's type parameters bounded by `Float`.
     float_types: Vec<String>,
-    /// The function's own name when its reverse mode is emitted: a
-    /// recursive call with active arguments is rejected (its pullback's
-    /// type would contain itself).
-    recursion_forbidden: Option<String>,
     /// The place each struct or element read names (`layer` in
     /// `let layer = &net.layers[k];`): a field of it, `layer.w`, is read
     /// from the root as `net.layers[k].w`, whose adjoint the root's has.
@@ -123,7 +119,7 @@ struct Sequence {
 
 /// Lowers the body of `sig`'s function. Errors go to `errors`; the result is
 /// only meaningful when there are none.
-pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
+pub fn lower(sig: &Signature, errors: &Errors) -> Function {
     let mut l = Lowerer {
         errors,
         vars: Vec::new(),
@@ -138,7 +134,6 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         loop_assigned: Vec::new(),
         body_assigned: HashSet::new(),
         float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
-        recursion_forbidden: reverse.then(|| sig.name().to_string()),
         places: HashMap::new(),
         sequences: Vec::new(),
         param_ranks: HashMap::new(),
@@ -248,6 +243,8 @@ pub fn lower(sig: &Signature, errors: &Errors, reverse: bool) -> Function {
         .collect();
     add_fields_of(&body.stmts, &mut caller_refs);
     Function {
+        name: sig.name().to_string(),
+        pullback_lifetime: sig.pullback_lifetime(),
         vars: l.vars,
         params,
         scalar_params,
