@@ -8,6 +8,7 @@
 use crate::harness::{helper_array, helper_array_grad, helper_array_jvp, helper_array_vjp};
 use crate::harness::{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp};
 use crate::harness::{helper_pair, helper_pair_jvp, helper_pair_vjp};
+use crate::harness::{helper_recursive, helper_recursive_jvp, helper_recursive_vjp};
 
 mod p0 {
     use super::*;
@@ -20,11 +21,13 @@ mod p0 {
         for i in 0..a.len() {
             w1[i] = a[i] * y;
         }
-        let mut s4 = b.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * (y - x)).sum::<f64>();
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * c.mean().unwrap() + x * 0.1;
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * x.cos()) * q3 as f64).sum::<f64>();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * helper_array(b, x);
         }
-        w1.dot(a) + s4 + w1.sum() * 0.3
+        (w1.mean().unwrap() - 0.68) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -46,19 +49,18 @@ mod p1 {
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = a[i] * a[a.len() - 1].tanh().exp();
+            w2[i] += (a[i] + helper_scalar(a[a.len() - 1], x)).sin();
         }
-        let mut s3 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(w2[k % a.len()], 0.76)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + w1[i] * 0.3;
+        if k == 3 {
+            return y;
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        let mut s3 = (helper_scalar(a.dot(&w2), (c[a.len() - 1] + w1[0])) + (c.dot(c) + (b[k % a.len()] / (1.0 + 0.20 * 0.20))));
+        if helper_array(&w1, 0.76) > 0.1 {
+            s3 = ((0.68 / (1.0 + 0.54 * 0.54)) + (x - y));
+        } else {
+            s3 = s3 * b.mapv(f64::tanh).sum();
         }
-        (1.0 + (0.79 + x) * (0.79 + x)).sqrt() + s3 + u4.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s3 + w2.sum() * 0.3
     }
 
     #[test]
@@ -74,31 +76,40 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y / (1.0 + b[0] * b[0])).tanh().exp() - a.mean().unwrap().cos());
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + ((k as f64 * 0.5) + 1.12);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = ((x - b[0]) / (1.0 + (a[a.len() - 1] / (1.0 + x * x)) * (a[a.len() - 1] / (1.0 + x * x)))) * j as f64,
-            _ if 0.62 > 0.2 => s1 = s1 * helper_scalar(b.mapv(f64::tanh).sum(), a.mean().unwrap()),
-            _ => s1 += f64::tanh(0.86).exp(),
-        }
-        let mut s2 = a[k % a.len()].tanh().exp();
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + s2 * s2).ln().sin() * j as f64,
-            _ if f64::sin(0.31) > 0.2 => s2 = s2 * helper_array(c, (c[k % a.len()] + x)),
-            _ => s2 += s2,
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (1.0 + b[k % a.len()] * b[k % a.len()]).ln() + x * 0.1;
-        }
+        let mut s1 = helper_recursive(a, (c[a.len() - 1] / (1.0 + 0.66 * 0.66)), k % 3).tanh().exp();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mean().unwrap()).tanh();
+            let y = y * 0.5 + (0.41 - c[0]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let v3 = a.mapv(|t| t * t * 0.5 - t);
-        c.mapv(f64::tanh).sum() + s2 + v3.sum() * 0.3
+        s1 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (1.0 + b[0] * b[0]).sqrt();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        s1 += helper_array(b, b[a.len() - 1]);
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f64::sin(0.86)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * 0.62;
+                }
+            }
+            if n4 > 2 {
+                break s1 + 0.62;
+            }
+        };
+        let mut s6 = (a[k % a.len()] + b.dot(b));
+        s1 += (helper_recursive(c, c[0], k % 3) * c[k % a.len()]);
+        if k == 3 {
+            return x;
+        }
+        ((s6 - b[a.len() - 1]) - b[k % a.len()]) + s6
     }
 
     #[test]
@@ -116,25 +127,21 @@ mod p3 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         match k % 3 {
-            0 => s1 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos(),
-            1 => s1 = s1 * 1.08,
-            _ => s1 += b.mapv(f64::tanh).sum(),
+            0 => s1 = f64::sqrt((1.0 + 0.42 * 0.42)),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += 1.08,
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, y)).tanh();
+        let mut s4 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + s1).sum::<f64>();
+        let mut s5 = (y / (1.0 + a.mean().unwrap().sin() * a.mean().unwrap().sin()));
+        for i in (1..a.len()).step_by(2) {
+            let t6 = b[i] * (k as f64 * 0.5);
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * b[(i + 1) % a.len()];
+            }
+            s5 += u7;
         }
-        let mut s2 = helper_array(c, x);
-        let mut v3 = c.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        (c[0].cos() * helper_array(c, (k as f64 * 0.5))) + s1
+        (((k as f64 * 0.5) * c[0]) - helper_scalar(b[a.len() - 1], y)) + s5
     }
 
     #[test]
@@ -150,7 +157,7 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::tanh(0.89).exp()).sum::<f64>();
+        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + a.dot(b)).sum::<f64>();
         let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
             h4.scaled_add(s3, c);
@@ -158,13 +165,18 @@ mod p4 {
         let mut j5 = 0;
         while j5 < a.len() {
             j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * c.mean().unwrap();
+            s3 = s3.sin() * 0.9 + b[j5 - 1] * ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
         }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * h4.dot(c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_scalar(y, y)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
         }
-        h4.mapv(f64::tanh).sum() + s3 + u6.sum() * 0.3
+        (b.dot(b) / (1.0 + y * y)) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -180,15 +192,31 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        s1 += c[a.len() - 1];
-        let v2 = (a + c);
-        let mut s3 = c[k % a.len()];
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = v2[i] * (x - 0.26);
+        let mut s1 = c.mapv(f64::tanh).sum();
+        s1 = (s1 * 0.5 + helper_array(c, (k as f64 * 0.5).cos())).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(a) * j as f64,
+            _ if helper_scalar(y, x) > 0.2 => s1 = s1 * helper_scalar((x - x), x),
+            _ => s1 += ((k as f64 * 0.5) + s1),
         }
-        c.mean().unwrap() + s3 + w4.sum() * 0.3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * x;
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * helper_recursive(&w2, 0.25, k % 3);
+                }
+            }
+            if n3 > 2 {
+                break s1 + helper_recursive(&w2, 0.25, k % 3);
+            }
+        };
+        ((1.0 + x * x).ln() - helper_recursive(&w2, s4, k % 3)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -220,19 +248,20 @@ mod p6 {
             }
         }
         let mut s5: f64 = {
-            let t4 = helper_scalar((1.0 + s3 * s3).ln(), s3);
-            t4 * t4 * 0.5 + ((k as f64 * 0.5) * (k as f64 * 0.5))
+            let t4 = (1.0 + a[0].cos() * a[0].cos()).sqrt();
+            t4 * t4 * 0.5 + c.dot(b)
         };
-        for i in (0..a.len()).rev() {
-            let t6 = a[i] * y.tanh();
-            let mut q7 = 0.0;
+        let mut s6 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q7 += c[j] * t6;
+                s6 = (s6 * 0.8 + c[j] * helper_recursive(c, y, k % 3)).tanh();
+                if s6 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 = s3 + q7.tanh();
+            s6 += c[i] * 0.2;
         }
-        let mut s8 = (f64::tanh(0.71).exp() - helper_array(a, s5).sin());
-        c.dot(b).tanh().exp() + s8
+        helper_array(a, a.dot(b)) + s6
     }
 
     #[test]
@@ -249,15 +278,14 @@ mod p7 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for m in a.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.mean().unwrap() + x * 0.1;
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(a, 0.53) + s1 * 0.1;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) - b[k % a.len()]) + helper_scalar(s1, s1)) * j as f64,
-            _ if y > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() + (a[k % a.len()] + 0.79)),
-            _ => s1 += x.cos(),
-        }
-        s1 + s1
+        let mut s3: f64 = {
+            let t2 = (s1 + (k as f64 * 0.5)).cos();
+            t2 * t2 * 0.5 + s1
+        };
+        c.mean().unwrap() + s3
     }
 
     #[test]
@@ -274,25 +302,23 @@ mod p8 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = (y - y).tanh().exp();
+        let mut s2 = v1.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * ((k as f64 * 0.5) + y)).tanh();
+                s2 = (s2 * 0.8 + b[j] * helper_array(b, y)).tanh();
                 if s2 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += a[i] * 0.2;
+            s2 += b[i] * 0.2;
         }
-        let v3 = a.mapv(|t| (t * s2).sin() + s2 * 0.5);
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = a[p5] * (k as f64 * 0.5);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh().exp();
         }
-        l4[0] += x;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        v3.dot(c) + s7 + v6.sum() * 0.3
+        let v4 = a.mapv(|t| (t * s2).sin() + s2 * 0.5);
+        v4.mapv(f64::tanh).sum() + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -308,38 +334,39 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() * 1.10);
+        let mut s1 = helper_recursive(a, 1.10, k % 3).tanh().exp();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
         }
         let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+            let n3 = (s2 * 0.5 + b[i] * helper_scalar((k as f64 * 0.5), c[0])).tanh();
             if (n3 - s2).abs() < 0.05 {
                 break;
             }
             s2 = n3;
         }
-        let z5 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
-        let mut s4 = z5.sum() * 1.31;
-        match k % 4 {
-            j if j > 1 => s4 = x * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s4 = s4 * s1,
-            _ => s4 += b.mapv(f64::tanh).sum(),
+        s1 += (x * helper_recursive(a, y, k % 3));
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * s1).sin()).sum() * b[0];
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * b[k % a.len()];
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + b[i] * helper_array(b, (k as f64 * 0.5))).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
             }
-            s4 = (s4 * 0.7 + b[i] * b[k % a.len()]).tanh();
+            s7 = n8;
         }
         match k % 4 {
-            j if j > 1 => s4 = ((a[a.len() - 1] / (1.0 + c[0] * c[0])) + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))) * j as f64,
-            _ if b.dot(b) > 0.2 => s4 = s4 * (k as f64 * 0.5),
-            _ => s4 += s4.tanh().exp(),
+            j if j > 1 => s7 = 0.61 * j as f64,
+            _ if c.dot(&u6) > 0.2 => s7 = s7 * helper_recursive(&u6, helper_recursive(a, c[a.len() - 1], k % 3), k % 3),
+            _ => s7 += (k as f64 * 0.5),
         }
-        let v8 = c.mapv(|t| t * t * 0.5 - t);
-        helper_array(&v8, (k as f64 * 0.5)).tanh() + s4 + v8.sum() * 0.3
+        ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1])).tanh().exp() + s7 + u6.sum() * 0.3
     }
 
     #[test]
@@ -355,22 +382,33 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.22 / (1.0 + x.tanh().exp() * x.tanh().exp())) + a[a.len() - 1]);
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) - (k as f64 * 0.5)) + s1 * 0.1;
+        let mut s1 = helper_scalar(1.22, (1.0 + x * x).ln()).tanh().exp();
+        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) + y) + y * 0.1;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(a, 1.39);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.39 - x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.39 - x);
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        s1 += x * 0.2;
-        let mut s2 = (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
-            _ if s2 > 0.2 => s2 = s2 * helper_scalar(((k as f64 * 0.5) / (1.0 + y * y)), (s1 * a[k % a.len()])),
-            _ => s2 += (k as f64 * 0.5).sin(),
+        let s4;
+        match k % 3 {
+            0 => s4 = ((s1 / (1.0 + s3 * s3)) * s3),
+            1 => { s4 = c.mean().unwrap(); }
+            _ => s4 = (f64::cos(0.55) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))),
         }
-        (helper_scalar(y, a[a.len() - 1]) * c.dot(c)) + s2
+        helper_array(c, 1.06).tanh().exp() + s1
     }
 
     #[test]
@@ -386,17 +424,18 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = ((1.0 + x * x).sqrt().tanh().exp() * a.dot(b));
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c.mapv(f64::tanh).sum();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
         }
-        let mut f4 = a.to_owned();
-        f4.mapv_inplace(|t| (t * y).tanh());
-        f4.scaled_add(c[a.len() - 1], &a);
-        let mut s3 = f4.sum() * 0.3;
-        helper_scalar(c.mean().unwrap(), b.dot(c)) + s3 + f4.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * a.dot(b);
+        }
+        helper_scalar(y, (c[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s1
     }
 
     #[test]
@@ -413,27 +452,19 @@ mod p12 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(|t| { let u = t * y; u * u - t });
-        let mut s2 = helper_array(b, a.mean().unwrap());
+        let mut s2 = (y / (1.0 + b.dot(a).sin() * b.dot(a).sin()));
+        if k % 2 == 1 {
+            let y = y * 0.5 + (0.25 + x);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        let mut s3 = (v1.dot(c) * (1.0 + y.sin() * y.sin()).ln());
+        let (s4, v5) = helper_pair(c, v1.mean().unwrap());
+        let s6 = s4 * v5.sum();
         for i in 0..a.len() {
-            let x = x * 0.5 + (a[k % a.len()] + y);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            s2 = (s2 * 0.7 + b[i] * (s2 / (1.0 + s2 * s2))).tanh();
         }
-        s2 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s2 = a.mean().unwrap() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s2 = s2 * (k as f64 * 0.5).tanh().exp(),
-            _ => s2 += helper_array(c, 1.25),
-        }
-        let mut s4: f64 = {
-            let t3 = (s2.tanh().exp() - c.mean().unwrap());
-            t3 * t3 * 0.5 + (c[k % a.len()] + s2)
-        };
-        if b.mean().unwrap() > 0.1 {
-            s2 = ((k as f64 * 0.5).tanh().exp() + c.dot(c));
-        } else {
-            s2 = s2 * v1.dot(&v1);
-        }
-        (y + c[a.len() - 1].tanh().exp()) + s4 + v1.sum() * 0.3
+        ((k as f64 * 0.5) * s6).sin() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -451,24 +482,25 @@ mod p13 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (x - y)).tanh();
+            let n2 = (s1 * 0.5 + a[i] * x.tanh().exp()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
             s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+        }
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, x);
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * b.dot(c)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * a[0];
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        if k == 3 {
-            return y.sin();
-        }
-        (1.0 + c.dot(c) * c.dot(c)).sqrt() + s1
+        (((k as f64 * 0.5) * y) - c.mean().unwrap()) + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -486,44 +518,31 @@ mod p14 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = c.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mapv(f64::tanh).sum();
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
         }
         let mut s2 = y;
         if c[0] < 0.0 {
-            s2 = u1.mean().unwrap();
-        } else {
-            s2 = s2 * u1.mean().unwrap();
+            s2 = (helper_recursive(c, 1.34, k % 3) * helper_scalar(x, y));
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * a.mean().unwrap();
-                }
-            }
-            if n3 > 2 {
-                break s2 + a.mean().unwrap();
-            }
-        };
-        let mut s5 = (s4 * helper_scalar(x.tanh().exp(), u1.dot(b)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s5 += a[i] * 0.2;
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_recursive(&u1, x, k % 3);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in u1.iter() {
-                s6 += v * (1.28 * 0.45);
+        s2 += x * 0.2;
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + u1[i] * f64::tanh(0.55)).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+            if i == 3 {
+                break;
             }
         }
-        c.mean().unwrap().tanh().exp() + s6 + u1.sum() * 0.3
+        let mut s3 = x;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        }
+        u1.mapv(f64::tanh).sum() + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -539,20 +558,21 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![b.dot(a), x, c.mean().unwrap()].mapv(f64::sin).sum();
+        let mut s1 = ad::ndarray::array![b.mean().unwrap(), (k as f64 * 0.5), ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12))].mapv(f64::sin).sum();
         for i in (0..a.len()).rev() {
-            let t2 = a[i] * (k as f64 * 0.5).tanh().exp();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
+            let t2 = a[i] * ((k as f64 * 0.5) * x);
+            if i % 3 == 1 {
+                continue;
             }
-            s1 += u3;
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5).tanh();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * b.dot(a);
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * s1;
+            }
         }
-        helper_array(b, s1) + s1 + w4.sum() * 0.3
+        0.67 + s1
     }
 
     #[test]
@@ -569,11 +589,13 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut f2 = c.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add((0.35 + (k as f64 * 0.5)), &c);
+        f2.mapv_inplace(|t| (t * y).tanh());
+        f2.scaled_add(a.mean().unwrap(), &c);
         let mut s1 = f2.sum() * 0.3;
-        let mut s3 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt();
-        (f2.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()) + s3 + f2.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (1.18 * f2[k % a.len()])).tanh();
+        }
+        helper_recursive(&f2, s1.tanh().exp(), k % 3) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -591,58 +613,37 @@ mod p17 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * (y / (1.0 + x * x))).tanh();
+            let n2 = (s1 * 0.5 + b[i] * helper_array(c, y)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
             s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
         }
-        if k == 3 {
-            return (x.sin() * helper_scalar(s1, s1));
-        }
-        match k % 3 {
-            0 => s1 = ((y + (k as f64 * 0.5)) + x),
-            1 => s1 = s1 * x,
-            _ => s1 += helper_scalar(y, a[k % a.len()]),
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.dot(c),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * x.tanh().exp();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = f64::tanh(0.75) * j as f64,
-            _ if (s1 - y) > 0.2 => s1 = s1 * x,
-            _ => s1 += b[k % a.len()],
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s3 = (a.var(0.0) + 0.1).sqrt() * b.dot(b);
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b[0];
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * (s4 / (1.0 + s4 * s4));
+                s1 = (s1 * 0.8 + b[j] * b.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n5 > 2 {
-                break s1 + (s4 / (1.0 + s4 * s4));
-            }
-        };
-        s4 + s1
+            s1 += b[i] * 0.2;
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4;
+        }
+        if c[0] < 0.0 {
+            s4 = (c.mapv(f64::tanh).sum() + (c[0] * s3));
+        } else {
+            s4 = s4 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + (s4 * s4)).sin();
+        }
+        (helper_scalar(x, y) + w6.mapv(f64::tanh).sum()) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -658,40 +659,28 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y, y.cos()) * helper_array(c, (a[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))));
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
+        let mut s1 = ((y - ((k as f64 * 0.5) - y)) + (helper_recursive(a, a[k % a.len()], k % 3) - (x - (k as f64 * 0.5))));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1]).tanh();
         }
-        s1 += ((y / (1.0 + s1 * s1)) + (x * y));
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 = (s1 * 0.6 + v * helper_scalar(s1, 0.21) + k as f64 * 0.1).sin();
-            }
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * b.dot(a)).tanh();
-        }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * s1.tanh(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        s1 += a.dot(a);
+        let mut s2 = helper_recursive(b, x, k % 3);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * y).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * helper_array(a, y);
+            }
+            s2 += b[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(a, y) };
-        helper_array(a, (k as f64 * 0.5)) + s1
+        if a.mean().unwrap() > 0.1 {
+            s1 = (helper_recursive(b, 0.53, k % 3) + helper_scalar(0.25, s1));
+        } else {
+            s1 = s1 * a[a.len() - 1];
+        }
+        let mut s3 = ((1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)).sqrt() + helper_array(a, (k as f64 * 0.5)));
+        (y + (y / (1.0 + y * y))) + s3
     }
 
     #[test]
@@ -707,52 +696,41 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
+        let mut s1 = (1.0 + helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x)) * helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x))).ln();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.22 - y);
+                    break 'search s1 * s1.cos();
                 }
             }
             if n2 > 2 {
-                break s1 + (0.22 - y);
+                break s1 + s1.cos();
             }
         };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * (s3 + s1);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * 1.39;
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s3 + s1) };
-        let mut s6 = (y - x);
-        let mut v7 = c.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        let mut s5 = b.mapv(f64::tanh).sum();
+        let s6;
+        match k % 3 {
+            0 => s6 = x.cos(),
+            1 => { s6 = helper_array(a, s3); }
+            _ => s6 = c.mapv(f64::tanh).sum(),
         }
-        let s8 = s6 * v7.sum();
-        let (s10, c11) = (x * helper_scalar(s5, s1)).sin_cos();
-        let m12 = ad::ndarray::array![[c11, -s10, 0.5], [s10, c11, (s1 + s8)]];
-        let mut s9 = m12.t().dot(&m12).mapv(f64::tanh).sum() * c.mean().unwrap();
         for i in (0..a.len()).rev() {
-            let t13 = c[i] * (c[k % a.len()] + s9);
-            let mut q14 = 0.0;
+            let t7 = c[i] * (c[k % a.len()] - s6);
+            let mut q8 = 0.0;
             for j in 0..a.len() {
-                q14 += a[j] * t13;
+                q8 += a[j] * t7;
             }
-            s1 = s1 + q14.tanh();
+            s1 = s1 + q8.tanh();
         }
-        c.mean().unwrap().cos() + s9
+        helper_scalar((0.47 - s3), a[k % a.len()]) + s5
     }
 
     #[test]
@@ -770,14 +748,14 @@ mod p20 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
         if c[0] < 0.0 {
-            s1 = ((1.0 + y * y).ln() + (k as f64 * 0.5));
+            s1 = ((1.0 + y * y).ln() * (k as f64 * 0.5));
         }
         let mut u2 = a.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + a[0] * a[0]).sqrt();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(a[0], (k as f64 * 0.5));
         }
         for i in 0..a.len() {
-            let x = x * 0.5 + (y - s1);
+            let x = x * 0.5 + (y / (1.0 + s1 * s1));
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
@@ -792,10 +770,12 @@ mod p20 {
         }
         let mut u3 = b.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * u2.mapv(f64::tanh).sum();
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh();
         }
-        let v4 = (&u3 * s1.sin());
-        ((k as f64 * 0.5) + x).tanh() + s1 + v4.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c.dot(&u2)).tanh();
+        }
+        ((k as f64 * 0.5) - helper_scalar(s1, (k as f64 * 0.5))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -813,25 +793,21 @@ mod p21 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt())),
-            1 => { s1 = c.dot(c); }
-            _ => s1 = f64::sin(1.39),
+            0 => s1 = (k as f64 * 0.5).tanh().exp(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (((k as f64 * 0.5) + (k as f64 * 0.5)) * helper_recursive(a, a[a.len() - 1], k % 3)),
         }
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = c.to_owned();
+        let mut s2 = c.mean().unwrap();
         for i in 0..a.len() {
-            h4 = (&h4 * y + b).mapv(f64::tanh);
-            l2.push(h4.clone());
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * (s2 - (k as f64 * 0.5))).tanh();
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(c) * 0.5;
-        }
-        let mut s6 = q5;
         for i in 0..a.len() {
-            s6 = (s6 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+            s2 = (s2 * 0.7 + a[i] * helper_recursive(a, s2, k % 3)).tanh();
         }
-        c.mean().unwrap() + s6
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -847,29 +823,35 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (k as f64 * 0.5)).tanh().exp().tanh().exp();
+        let mut s1 = y.tanh();
         for k in 0..2 {
-            for v in c.iter() {
-                s1 = (s1 * 0.6 + v * (b[a.len() - 1] - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            for v in b.iter() {
+                s1 += v * helper_scalar(b[k % a.len()], (k as f64 * 0.5));
             }
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5).tanh();
-        }
-        let mut s4: f64 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + (1.20 / (1.0 + y * y))
-        };
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + f64::tanh(0.46);
-            s4 = (s4 * 0.8 + s1 * 0.3).tanh();
-        }
-        s4 += s1 * 0.2;
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (a[0] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).tanh();
+            let t2 = c[i] * helper_array(b, y);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (helper_array(b, y) / (1.0 + 0.92 * 0.92)) + s4 + u2.sum() * 0.3
+        s1 += (s1 * (x * c[a.len() - 1]));
+        for i in 0..a.len() {
+            let x = x * 0.5 + (x / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (b[k % a.len()] - x);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -885,47 +867,51 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(b) - (helper_array(b, y) - helper_scalar(c[a.len() - 1], x)));
+        let mut s1 = (1.0 + helper_array(b, b.mean().unwrap()) * helper_array(b, b.mean().unwrap())).ln();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).tanh();
+                s1 = (s1 * 0.8 + b[j] * a[a.len() - 1]).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(c, a[a.len() - 1]);
+                    break 'search s1 * helper_recursive(b, s1, k % 3);
                 }
             }
             if n2 > 2 {
-                break s1 + helper_array(c, a[a.len() - 1]);
+                break s1 + helper_recursive(b, s1, k % 3);
             }
         };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.dot(b);
         }
-        let mut s6 = b.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + helper_array(c, s3));
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let s5;
+        match k % 3 {
+            0 => s5 = s1,
+            1 => { s5 = (u4[k % a.len()] / (1.0 + 0.36 * 0.36)); }
+            _ => s5 = u4.dot(c),
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + b[j] * s3).tanh();
-                if s6 > 0.3 && j > n7 {
-                    break 'search s6 * a[k % a.len()];
+                s1 = (s1 * 0.8 + u4[j] * s3).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n7 > 2 {
-                break s6 + a[k % a.len()];
-            }
-        };
-        match k % 3 {
-            0 => s6 = b.dot(c),
-            1 => s6 = s6 * a[0],
-            _ => s6 += helper_array(a, 0.97),
+            s1 += u4[i] * 0.2;
         }
-        let m10 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d11 = m10.diag();
-        let mut s9 = d11.mapv(|t| (t * s6).sin()).sum() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln() + d11[0] * helper_array(b, s6);
-        s6 = b.mapv(f64::tanh).sum();
-        s6 + s9
+        let mut s6 = y;
+        let mut v7 = u4.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        s1 = (s1 * 0.5 + y).tanh();
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (b[i] + u4.mean().unwrap()).sin();
+        }
+        (k as f64 * 0.5) + s1 + w9.sum() * 0.3
     }
 
     #[test]
@@ -941,44 +927,43 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * y).tanh().tanh();
-        if k % 2 == 0 {
-            s1 = helper_scalar(helper_scalar(x, 0.82), helper_scalar(s1, c[k % a.len()]));
-        } else {
-            s1 = s1 * x.tanh().exp();
-        }
-        let mut s3: f64 = {
-            let t2 = helper_array(c, 0.95).tanh().exp();
-            t2 * t2 * 0.5 + y
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * 0.54;
+        let mut s1 = ((y - (y * a[0])) - (1.0 + y * y).ln().cos());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * c[k % a.len()]).tanh();
         }
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * x.cos(),
+                1 => a[i] * x,
                 _ => {
-                    if b[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w5 * a.mapv(f64::tanh).sum();
+            s1 += w2 * helper_recursive(c, 0.95, k % 3);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mapv(f64::tanh).sum() };
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n8 = (&h7 * s1 + c).mapv(f64::tanh);
-            h7.assign(&n8);
-            if i == 3 {
-                break;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(c, 0.95, k % 3) };
+        s1 = (helper_recursive(c, 0.54, k % 3) * (k as f64 * 0.5).tanh().exp());
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = s3;
+        } else {
+            s1 = s1 * (1.0 + ((k as f64 * 0.5) - 0.83) * ((k as f64 * 0.5) - 0.83)).sqrt();
+        }
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > c[p5] {
+                l4.push((b[p5] * (x + 0.47)).sin());
+            } else {
+                l4.push(c[p5] * y);
             }
         }
-        h7[k % a.len()].cos().tanh().exp() + s3 + h7.sum() * 0.3
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        a.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -1005,7 +990,7 @@ mod p25 {
             s1 += b[i] * 0.2;
         }
         let mut s2 = (k as f64 * 0.5);
-        a.dot(b) + s2
+        y.sin() + s2
     }
 
     #[test]
@@ -1021,37 +1006,34 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(b[k % a.len()], y) * helper_scalar(b[k % a.len()], y)).ln() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 * y)).tanh();
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * a.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * c.dot(b);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(b) };
-        let v4 = a.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        let (s5, v6) = helper_pair(a, (c[k % a.len()] - s3));
-        let s7 = s5 * v6.sum();
-        let mut s8 = (k as f64 * 0.5);
-        let mut h9 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h9.mapv_inplace(|t| (t * x).tanh());
-            h9.scaled_add(0.5, b);
+        let mut s1 = (helper_array(c, b.dot(c)) / (1.0 + (x * 0.69) * (x * 0.69)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + y)).tanh();
             if i == 3 {
                 break;
             }
         }
-        a.mean().unwrap() + s8 + h9.sum() * 0.3
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * (x - s1) + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s3 = (y / (1.0 + s1 * s1));
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        }
+        let s5 = s3 * v4.sum();
+        let (s6, v7) = helper_pair(a, b.mapv(f64::tanh).sum());
+        let s8 = s6 * v7.sum();
+        if k % 2 == 1 {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut s9 = x;
+        b[0] + s9
     }
 
     #[test]
@@ -1067,28 +1049,27 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, c.dot(a)).tanh().exp();
+        let mut s1 = helper_recursive(a, ((y + c[0]) / (1.0 + (a[k % a.len()] - y) * (a[k % a.len()] - y))), k % 3);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[k % a.len()].cos()).tanh();
+                s1 = (s1 * 0.8 + a[j] * helper_array(b, s1)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = c.mean().unwrap(),
-            1 => { s2 = c.mapv(f64::tanh).sum(); }
-            _ => s2 = (helper_array(b, b[0]) - b[a.len() - 1]),
+        for i in 0..a.len() {
+            let x = x * 0.5 + b[a.len() - 1];
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 += v * x.sin();
-            }
+        s1 += x * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_scalar(y, y);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        helper_array(c, (s1 * s2)) + s1
+        s1 += s1 * 0.2;
+        (x - (k as f64 * 0.5).tanh().exp()) + s1
     }
 
     #[test]
@@ -1104,19 +1085,20 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x.tanh().exp() - (x + y)) + (f64::tanh(0.32).exp() * f64::tanh(1.28).exp()));
-        s1 = a.dot(c);
+        let mut s1 = (b.mapv(f64::tanh).sum() * helper_scalar(a.mean().unwrap(), y.tanh().exp()));
+        s1 = (x * 1.28).sin();
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let x = x * 0.5 + 1.23;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let n3 = (s2 * 0.5 + c[i] * c.mean().unwrap()).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        s1 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(b) > 0.2 => s1 = s1 * helper_array(a, b[0]),
-            _ => s1 += y,
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
         }
-        helper_scalar((0.53 + 1.24), y) + s1
+        (c[a.len() - 1].tanh().exp() * x.tanh().exp()) + s2
     }
 
     #[test]
@@ -1134,22 +1116,21 @@ mod p29 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * a[0].tanh().exp()).tanh();
+            let n2 = (s1 * 0.5 + b[i] * helper_scalar(a[0], x)).tanh();
             s1 = n2;
             if s1.abs() > 0.6 {
                 s1 = 0.6;
             }
         }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() / (1.0 + x * x)),
-            _ => s1 += (1.0 + x * x).ln(),
-        }
+        let mut s4: f64 = {
+            let t3 = ((y + (k as f64 * 0.5)) / (1.0 + x * x));
+            t3 * t3 * 0.5 + f64::sin(0.81)
+        };
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, (k as f64 * 0.5))).tanh();
+            s4 = (s4 * 0.7 + c[i] * helper_array(b, x)).tanh();
         }
-        let mut s3 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
-        (k as f64 * 0.5).sin() + s3
+        let mut s5 = helper_array(b, helper_recursive(a, b[k % a.len()], k % 3)).cos();
+        (s5 / (1.0 + (y * x) * (y * x))) + s5
     }
 
     #[test]
@@ -1167,19 +1148,22 @@ mod p30 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
             let t1 = a[a.len() - 1];
-            t1 * t1 * 0.5 + (1.0 + x * x).ln()
+            t1 * t1 * 0.5 + b.dot(b)
         };
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + (0.62 - c[a.len() - 1]) * (0.62 - c[a.len() - 1])).sqrt() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s2 = s2 * ((s2 - a[a.len() - 1]) + y),
-            _ => s2 += helper_array(b, (k as f64 * 0.5)),
+        let mut h3 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, a);
         }
-        if k % 2 == 0 {
-            s2 = (b[0].tanh().exp() - (1.0 + x * x).sqrt());
-        } else {
-            s2 = s2 * (c.dot(b) - b.dot(c));
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * (x * x);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
+            }
+            s2 = s2 + q5.tanh();
         }
-        helper_scalar((y - (k as f64 * 0.5)), a.dot(c)) + s2
+        y + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -1195,30 +1179,39 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, b.mapv(f64::tanh).sum()).tanh();
+        let mut s1 = helper_scalar((y.tanh().exp() * x.cos()), helper_scalar((x - (k as f64 * 0.5)), helper_recursive(b, x, k % 3)));
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_scalar(x, y);
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-            if i == 3 {
-                break;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
             }
-        }
-        let mut s4: f64 = {
-            let t3 = x;
-            t3 * t3 * 0.5 + 1.32
+            if n3 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
         };
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.dot(b);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + b[j5 - 1] * c.mapv(f64::tanh).sum();
         }
-        s1 += x * 0.2;
-        helper_array(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) + s4
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (s1 / (1.0 + 1.28 * 1.28))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        a[0] + s1
     }
 
     #[test]
@@ -1234,7 +1227,7 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((0.46 * y).cos() + y);
+        let mut s1 = (helper_scalar(c.mapv(f64::tanh).sum(), y.tanh().exp()) / (1.0 + y * y));
         for i in (1..a.len()).step_by(2) {
             let t2 = a[i] * y;
             let mut q3 = 0.0;
@@ -1245,29 +1238,24 @@ mod p32 {
         }
         let mut s4 = y;
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + a[i] * f64::cos(0.86)).tanh();
-        }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + b[i] * c.mean().unwrap()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        if k % 2 == 0 {
+            s4 = a[k % a.len()];
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] += (c[i] + helper_array(a, (k as f64 * 0.5))).sin();
+            w5[i] += (c[i] + a.dot(b)).sin();
         }
-        let mut u8 = c.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * y;
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1;
         }
-        let v9 = (&u8 + &u8);
-        0.22 + s5 + v9.sum() * 0.3
+        let v7 = (&u6 + &u6);
+        0.22 + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -1283,11 +1271,21 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(a, a[k % a.len()]) + y * 0.1;
-        }
-        a.mean().unwrap() + s1
+        let mut s1 = ((1.0 + (y / (1.0 + y * y)) * (y / (1.0 + y * y))).sqrt() + x);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) * x);
+                }
+            }
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) * x);
+            }
+        };
+        1.15 + s1
     }
 
     #[test]
@@ -1306,24 +1304,25 @@ mod p34 {
         let mut s1: f64 = 1.09;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(s1, x)).tanh();
+                s1 = (s1 * 0.8 + c[j] * b.dot(c)).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if (k as f64 * 0.5).cos() > 0.2 => s1 = s1 * c.dot(c),
-            _ => s1 += c.mean().unwrap(),
+        let s2;
+        match k % 3 {
+            0 => s2 = f64::ln((1.0 + 0.47 * 0.47)).tanh().exp(),
+            1 => { s2 = 0.5; }
+            _ => s2 = (x - b.dot(b)),
         }
         if k % 2 == 0 {
-            s1 = b.mean().unwrap();
+            s1 = ((1.0 + y * y).ln() / (1.0 + (s2 / (1.0 + s1 * s1)) * (s2 / (1.0 + s1 * s1))));
         } else {
-            s1 = s1 * c.mean().unwrap();
+            s1 = s1 * (k as f64 * 0.5);
         }
-        (c.mapv(f64::tanh).sum() / (1.0 + s1 * s1)) + s1
+        (b.dot(a) + y) + s1
     }
 
     #[test]
@@ -1340,16 +1339,20 @@ mod p35 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = c.mapv(f64::tanh).sum().tanh().exp();
-            t1 * t1 * 0.5 + helper_scalar(y, x)
+            let t1 = helper_recursive(a, a.mean().unwrap(), k % 3);
+            t1 * t1 * 0.5 + helper_recursive(b, x, k % 3)
         };
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * (c[k % a.len()] * 0.57);
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(c, c[0]);
         }
-        s2 += ((k as f64 * 0.5) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        s2 + s2
+        if c[0] < 0.0 {
+            s2 = ((k as f64 * 0.5) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
+        } else {
+            s2 = s2 * (f64::tanh(1.35).exp() - helper_scalar(b[a.len() - 1], 1.18));
+        }
+        (k as f64 * 0.5).tanh().tanh().exp() + s2
     }
 
     #[test]
@@ -1365,24 +1368,17 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mean().unwrap(), ((x / (1.0 + a[0] * a[0])) * (k as f64 * 0.5)));
+        let mut s1 = c.dot(a);
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(a[0], x);
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = b.to_owned();
-        for i in (0..k % 3) {
-            h5 = (&h5 * s1 + a).mapv(f64::tanh);
-            l3.push(h5.clone());
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a[0];
         }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(b) * 0.5;
-        }
-        let mut s7 = q6;
-        y + s7
+        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1398,28 +1394,33 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s1 = (y.tanh().exp() + y).sin();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x.tanh().exp()).tanh();
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s1 += b[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * (y / (1.0 + 0.42 * 0.42));
-        }
-        let mut s5 = b.iter().enumerate().map(|(q4, &p3)| (p3 * (x + 0.71)).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        let (s2, v3) = helper_pair(a, (y + s1));
+        let s4 = s2 * v3.sum();
         for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + b[i] * y).tanh();
+            let t5 = b[i] * 0.31;
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += c[j] * t5;
+            }
+            s1 = s1 + q6.tanh();
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * w2[k % a.len()] + x * 0.1;
+        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * c[0]).sum::<f64>();
+        if c[0] < 0.0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * helper_recursive(c, x, k % 3);
         }
-        s1 + s5 + w2.sum() * 0.3
+        c[a.len() - 1] + s9
     }
 
     #[test]
@@ -1440,19 +1441,23 @@ mod p38 {
             let n2 = (&h1 * y + c).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        let mut s3 = h1.dot(&h1);
+        let mut s3 = helper_recursive(&h1, x.tanh().exp(), k % 3);
         for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * c.dot(a) + k as f64 * 0.1).sin();
+            for v in a.iter() {
+                s3 += v * s3.tanh();
             }
         }
-        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * a[k % a.len()]).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        let mut u7 = h1.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * x;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * h1.dot(c);
         }
-        ((x + a[a.len() - 1]) / (1.0 + x * x)) + s6 + u7.sum() * 0.3
+        if f64::tanh(1.01).exp() > 0.1 {
+            s3 = h1[a.len() - 1];
+        } else {
+            s3 = s3 * x;
+        }
+        a[a.len() - 1] + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -1468,34 +1473,29 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut s1 = helper_recursive(c, helper_array(a, (1.0 + c[k % a.len()] * c[k % a.len()]).ln()), k % 3);
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.dot(c);
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[k % a.len()].tanh().exp();
         }
-        let mut h3 = c.to_owned();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n4 = (&h3 * s1 + c).mapv(f64::tanh);
-            h3.assign(&n4);
-            if i == 3 {
-                break;
-            }
+            w3[i] = c[i] * s1.tanh().exp();
         }
-        let mut s5 = helper_array(b, b.dot(a));
+        for m in a.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + x * 0.1;
+        }
+        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * f64::cos(0.34)).sum::<f64>();
         match k % 3 {
-            0 => s1 = a[0],
-            1 => s1 = s1 * (y + x).tanh().exp(),
-            _ => s1 += ((k as f64 * 0.5) * 0.34),
+            0 => s6 = ((s1 + 1.10) * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            1 => s6 = s6 * x,
+            _ => s6 += helper_array(c, s1),
         }
-        let mut s6 = c.mean().unwrap();
-        let mut s7 = (h3.mean().unwrap().tanh().exp() / (1.0 + s5 * s5));
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + c[j8 - 1] * (c[0] + s5);
-        }
-        y + s7 + h3.sum() * 0.3
+        let (s7, v8) = helper_pair(a, (x / (1.0 + 1.02 * 1.02)));
+        let s9 = s7 * v8.sum();
+        let mut s12 = a.iter().zip(b.iter()).map(|(p10, q11)| p10 * (k as f64 * 0.5) - q11).reduce(f64::max).unwrap();
+        w3.mean().unwrap() + s12 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1511,23 +1511,23 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(a, (k as f64 * 0.5)) / (1.0 + x * x)) / (1.0 + 0.20 * 0.20));
+        let mut s1 = (x.tanh().exp().tanh().exp() - x);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) / (1.0 + b[0] * b[0]))).tanh();
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
             s1 += a[i] * 0.2;
         }
+        s1 = a.mapv(f64::tanh).sum();
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
             s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
         }
-        let mut s3 = (c[a.len() - 1] + (k as f64 * 0.5));
-        (s3 - (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()) + s3
+        (b[a.len() - 1].tanh() / (1.0 + y.tanh().exp() * y.tanh().exp())) + s1
     }
 
     #[test]
@@ -1552,28 +1552,30 @@ mod p41 {
             s1 = n2;
         }
         let mut s4: f64 = {
-            let t3 = b.mean().unwrap().tanh().exp();
-            t3 * t3 * 0.5 + (y * x)
+            let t3 = helper_recursive(a, (k as f64 * 0.5), k % 3);
+            t3 * t3 * 0.5 + a.mean().unwrap()
         };
-        match k % 4 {
-            j if j > 1 => s4 = (helper_array(a, a[k % a.len()]) - helper_scalar(c[0], x)) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s4 = s4 * (a.mean().unwrap() / (1.0 + a[0].tanh().exp() * a[0].tanh().exp())),
-            _ => s4 += a.mean().unwrap(),
+        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * s4).sin()).sum() * helper_array(a, y) + d7[0] * (0.79 / (1.0 + 0.41 * 0.41));
+        let s8;
+        match k % 3 {
+            0 => s8 = s4,
+            1 => { s8 = s4; }
+            _ => s8 = (0.60 * (y / (1.0 + s4 * s4))),
         }
-        let l5: Vec<f64> = b.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * s1).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        if k == 3 {
-            return (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5))).sqrt();
+        if (c[k % a.len()] / (1.0 + s5 * s5)) > 0.1 {
+            s5 = b.mapv(f64::tanh).sum().sin();
+        } else {
+            s5 = s5 * (s1 + y);
         }
-        let m9 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d10 = m9.diag();
-        let mut s8 = d10.mapv(|t| (t * y).sin()).sum() * ((k as f64 * 0.5) - (k as f64 * 0.5)) + d10[0] * (0.32 * s7);
-        let mut h11 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            let n12 = (&h11 * s4 + a).mapv(f64::tanh);
-            h11.assign(&n12);
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s5 = s5.sin() * 0.9 + b[j9 - 1] * 0.25;
         }
-        (k as f64 * 0.5) + s8 + h11.sum() * 0.3
+        let mut s12 = c.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * b.mapv(f64::tanh).sum()).sum::<f64>();
+        helper_recursive(c, b.mean().unwrap(), k % 3) + s12
     }
 
     #[test]
@@ -1589,7 +1591,7 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_scalar(x, x)).tanh()).collect();
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (x * x)).tanh()).collect();
         let mut s3 = l1.iter().sum::<f64>();
         for i in 0..a.len() {
             let w4 = match i % 3 {
@@ -1602,9 +1604,9 @@ mod p42 {
                     b[i].tanh()
                 }
             };
-            s3 += w4 * helper_array(b, b[a.len() - 1]);
+            s3 += w4 * helper_recursive(b, b[a.len() - 1], k % 3);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(b, b[a.len() - 1]) };
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_recursive(b, b[a.len() - 1], k % 3) };
         let mut h6 = b.to_owned();
         for i in (0..a.len()).rev() {
             let n7 = (&h6 * s5 + b).mapv(f64::tanh);
@@ -1626,19 +1628,23 @@ mod p42 {
             for j in 0..a.len() {
                 s3 = (s3 * 0.8 + a[j] * 0.52).tanh();
                 if s3 > 0.3 && j > n9 {
-                    break 'search s3 * helper_array(&h6, s3);
+                    break 'search s3 * h6.mean().unwrap();
                 }
             }
             if n9 > 2 {
-                break s3 + helper_array(&h6, s3);
+                break s3 + h6.mean().unwrap();
             }
         };
-        match k % 4 {
-            j if j > 1 => s3 = helper_array(a, (y * x)) * j as f64,
-            _ if (0.30 * (k as f64 * 0.5)) > 0.2 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += h6.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + h6[j] * s3).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += h6[i] * 0.2;
         }
-        a.mapv(f64::tanh).sum() + s3 + h6.sum() * 0.3
+        c.dot(c) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1654,48 +1660,49 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), c.mapv(f64::tanh).sum());
+        let mut s1 = helper_recursive(a, b[a.len() - 1].sin().cos(), k % 3);
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) - (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + c[j] * f64::ln((1.0 + 0.55 * 0.55))).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
+                    break 'search s1 * b.mapv(f64::tanh).sum();
                 }
             }
             if n2 > 2 {
-                break s1 + s1;
+                break s1 + b.mapv(f64::tanh).sum();
             }
         };
-        let mut s4 = ((c.mean().unwrap() - 1.25) - helper_scalar((b[k % a.len()] / (1.0 + s1 * s1)), s3));
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (1.32 - s4),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s4 += w5 * b.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + s1;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * b.mapv(f64::tanh).sum() };
-        if k % 2 == 0 {
-            s4 = helper_array(c, c.mapv(f64::tanh).sum());
-        } else {
-            s4 = s4 * ((1.0 + s6 * s6).ln() - s6.cos());
-        }
-        let mut s7 = (1.0 + helper_scalar(s1, x) * helper_scalar(s1, x)).ln().tanh().exp();
-        let s8;
+        s1 += s1 * 0.2;
         match k % 3 {
-            0 => s8 = helper_scalar(((k as f64 * 0.5) + a[k % a.len()]), helper_array(a, s6)),
-            1 => { s8 = 0.5; }
-            _ => s8 = a[0],
+            0 => s1 = (s3.cos() / (1.0 + y.tanh().exp() * y.tanh().exp())),
+            1 => s1 = s1 * (1.0 + (x + s3) * (x + s3)).sqrt(),
+            _ => s1 += f64::tanh(1.23).exp(),
         }
-        helper_scalar((0.80 + (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + 0.67 * 0.67))) + s7
+        s1 += c.dot(b);
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * s3.tanh().exp()).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
+        }
+        ((s1 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - helper_scalar((k as f64 * 0.5), a[k % a.len()])) + s4
     }
 
     #[test]
@@ -1711,31 +1718,23 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (x * (y + (k as f64 * 0.5))));
+        let mut s1 = (y - helper_recursive(c, b.dot(a), k % 3));
         match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).ln() * j as f64,
-            _ if y > 0.2 => s1 = s1 * a.dot(a),
-            _ => s1 += c.dot(c),
+            j if j > 1 => s1 = (c[a.len() - 1] - (k as f64 * 0.5)) * j as f64,
+            _ if ((k as f64 * 0.5) + y) > 0.2 => s1 = s1 * c[0],
+            _ => s1 += s1,
         }
         let mut h2 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
-            h2.scaled_add((y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), b);
+            h2.scaled_add(b.dot(b), b);
         }
-        s1 += ((y - h2[a.len() - 1]) - c.dot(a));
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + h2[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * s1;
-                }
-            }
-            if n3 > 2 {
-                break s1 + s1;
-            }
-        };
-        c.dot(a) + s1 + h2.sum() * 0.3
+        s1 = (s1 * 0.5 + helper_scalar(helper_scalar(x, s1), helper_recursive(&h2, x, k % 3))).tanh();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (1.0 + y * y).sqrt();
+        }
+        s1 + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -1751,14 +1750,18 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        s1 += s1;
-        match k % 4 {
-            j if j > 1 => s1 = ((k as f64 * 0.5) / (1.0 + (y - x) * (y - x))) * j as f64,
-            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(y, c[a.len() - 1]) + c[a.len() - 1].tanh().exp()),
-            _ => s1 += (c[k % a.len()] - x),
+        let mut s1 = (helper_recursive(c, (1.0 + y * y).ln(), k % 3) + helper_recursive(c, helper_scalar(x, x), k % 3));
+        s1 += b.mapv(f64::tanh).sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * s1.sin()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        (k as f64 * 0.5).tanh().exp() + s1
+        helper_scalar(s1.tanh().exp(), y.tanh().exp()) + s1
     }
 
     #[test]
@@ -1776,25 +1779,20 @@ mod p46 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
         match k % 4 {
-            j if j > 1 => s1 = (helper_scalar(s1, x) / (1.0 + (c[0] / (1.0 + x * x)) * (c[0] / (1.0 + x * x)))) * j as f64,
-            _ if a.dot(a) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1.tanh().exp(),
+            j if j > 1 => s1 = s1.tanh().exp().tanh().exp() * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_recursive(a, (x - x), k % 3),
+            _ => s1 += (1.0 + a[0] * a[0]).sqrt(),
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_scalar(y, 1.32),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s1 += w2 * (y / (1.0 + y * y));
+            }
+            s1 += a[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
-        s1 + s1
+        f64::sqrt((1.0 + 1.32 * 1.32)).tanh().exp() + s1
     }
 
     #[test]
@@ -1810,20 +1808,30 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() + (k as f64 * 0.5));
-        let mut s4 = a.iter().map(|p2| p2 * x).min_by(|p2, q3| (p2 - x).abs().total_cmp(&(q3 - x).abs())).unwrap();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_array(a, b[0]);
-        }
+        let mut s1 = helper_scalar((((k as f64 * 0.5) + a[a.len() - 1]) - y), helper_recursive(b, (0.37 - x), k % 3));
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * u5[k % a.len()]).tanh();
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = c[i] * helper_array(b, 1.21);
+            w2[i] += (a[i] + a.dot(a)).sin();
         }
-        u5.dot(b) + s4 + w6.sum() * 0.3
+        let l3: Vec<f64> = w2.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (a[0] - (k as f64 * 0.5))).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s5 > 0.3 && j > n6 {
+                    break 'search s5 * (x / (1.0 + x * x));
+                }
+            }
+            if n6 > 2 {
+                break s5 + (x / (1.0 + x * x));
+            }
+        };
+        a.mean().unwrap() + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1841,31 +1849,42 @@ mod p48 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = ((y - 0.22) - c.dot(b)),
-            1 => { s1 = b.mapv(f64::tanh).sum(); }
-            _ => s1 = a.dot(b),
+            0 => s1 = c.dot(b),
+            1 => { s1 = 0.5; }
+            _ => s1 = y,
         }
-        let v2 = c.mapv(|t| (t * x).sin() + x * 0.5);
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in v2.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * helper_array(&v2, v2[a.len() - 1]) + k as f64 * 0.1).sin();
-            }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
+        }
+        let mut s3 = y;
+        match k % 3 {
+            0 => s3 = (1.0 + (b[0] * (k as f64 * 0.5)) * (b[0] * (k as f64 * 0.5))).sqrt(),
+            1 => s3 = s3 * u2.mapv(f64::tanh).sum(),
+            _ => s3 += (y + s3),
         }
         match k % 3 {
-            0 => s3 = v2.mapv(f64::tanh).sum(),
-            1 => s3 = s3 * y,
-            _ => s3 += (1.0 + s3 * s3).ln(),
+            0 => s3 = helper_recursive(&u2, y, k % 3),
+            1 => s3 = s3 * f64::tanh(0.24).exp(),
+            _ => s3 += helper_scalar(0.81, x),
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * (y * (k as f64 * 0.5));
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (s3 + u2[a.len() - 1])).sin();
         }
-        let (s5, v6) = helper_pair(&v2, 0.55);
-        let s7 = s5 * v6.sum();
-        let v8 = v2.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        0.40 + s3 + v8.sum() * 0.3
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + c[i] * 0.40).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        let mut u7 = w4.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_array(&w4, (k as f64 * 0.5));
+        }
+        helper_scalar((k as f64 * 0.5), s3).cos() + s5 + u7.sum() * 0.3
     }
 
     #[test]
@@ -1881,15 +1900,22 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * x.sin();
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
-            if i == 3 {
-                break;
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * helper_array(a, x) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (a[0] * x)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * f64::tanh(0.58).exp();
+                }
             }
-        }
-        a.dot(c).tanh().exp() + s1 + h2.sum() * 0.3
+            if n4 > 2 {
+                break s1 + f64::tanh(0.58).exp();
+            }
+        };
+        (k as f64 * 0.5) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -1905,29 +1931,33 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 1.10 + y * 0.1;
+        let mut s1 = ((k as f64 * 0.5) + (1.0 + x.cos() * x.cos()).sqrt());
+        for m in a.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b[a.len() - 1].tanh().exp() + y * 0.1;
         }
-        if k == 3 {
-            return y;
+        let v2 = (c * b).mapv(f64::tanh);
+        if k % 2 == 1 {
+            let y = y * 0.5 + 0.77;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let s2;
+        s1 += y * 0.2;
         match k % 3 {
-            0 => s2 = helper_scalar(y.cos(), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()),
-            1 => { s2 = 0.5; }
-            _ => s2 = (k as f64 * 0.5),
+            0 => s1 = a.mapv(f64::tanh).sum().cos(),
+            1 => s1 = s1 * ((k as f64 * 0.5) * helper_recursive(a, 0.68, k % 3)),
+            _ => s1 += (c[0] - x),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + y).sin();
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = b.to_owned();
+        for i in (0..k % 3) {
+            h5 = (&h5 * s1 + c).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        if helper_array(a, y) > 0.1 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * s2;
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(b) * 0.5;
         }
-        c[0] + s1 + w3.sum() * 0.3
+        let mut s7 = q6;
+        ((k as f64 * 0.5).tanh() + a.mean().unwrap()) + s7 + v2.sum() * 0.3
     }
 
     #[test]
@@ -1943,35 +1973,28 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a).tanh().exp() / (1.0 + (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt()));
+        let mut s1 = helper_scalar(helper_scalar(y, 1.17), ((k as f64 * 0.5) / (1.0 + y * y))).tanh().exp();
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * s1.tanh();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) - a[k % a.len()]);
         }
         let mut s4: f64 = {
             let t3 = b[k % a.len()];
-            t3 * t3 * 0.5 + (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()
+            t3 * t3 * 0.5 + c.mean().unwrap()
         };
-        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (a * c.mean().unwrap()).view()]).unwrap();
-        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
-        let mut s7 = 0.31;
-        let mut v8 = b.to_owned();
-        for i in 0..2 {
-            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        match k % 3 {
+            0 => s1 = (y / (1.0 + s1 * s1)).sin(),
+            1 => s1 = s1 * a[a.len() - 1],
+            _ => s1 += (0.67 * s4),
         }
-        let s9 = s7 * v8.sum();
-        let mut u10 = a.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * 0.24;
-        }
+        let mut s5: f64 = 0.31;
+        let v6 = a.mapv(|t| { let u = t * s5; u * u - t });
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s5 = (s5 * 0.7 + c[i] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
+            w7[i] = a[i] * helper_scalar(0.48, (k as f64 * 0.5));
         }
-        helper_scalar((0.34 + y), s1.tanh().exp()) + s5 + u10.sum() * 0.3
+        ((k as f64 * 0.5) - (k as f64 * 0.5)) + s5 + w7.sum() * 0.3
     }
 
     #[test]
@@ -1990,32 +2013,37 @@ mod p52 {
         let mut s1 = (k as f64 * 0.5);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x * (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + c[j] * a.dot(a)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
             s1 += c[i] * 0.2;
         }
-        let s2;
         match k % 3 {
-            0 => s2 = ((k as f64 * 0.5) - b.dot(c)),
-            1 => { s2 = (c[k % a.len()] + s1); }
-            _ => s2 = c.dot(b),
+            0 => s1 = ((k as f64 * 0.5) / (1.0 + (s1 + 0.86) * (s1 + 0.86))),
+            1 => s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp(),
+            _ => s1 += c[a.len() - 1],
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * c.dot(a);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x * (k as f64 * 0.5));
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + y * 0.1;
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if helper_scalar(a[0], 0.36) > 0.2 => s1 = s1 * helper_recursive(a, c[a.len() - 1].tanh().exp(), k % 3),
+            _ => s1 += c.dot(c),
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (helper_array(b, 0.45) + u3.mean().unwrap()),
-            _ => s1 += c[0],
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * 1.25).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        c.dot(a) + s1 + u3.sum() * 0.3
+        a.mean().unwrap() + s3
     }
 
     #[test]
@@ -2035,7 +2063,7 @@ mod p53 {
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * helper_array(c, c[a.len() - 1]),
+                1 => c[i] * (c[k % a.len()] * y),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -2043,17 +2071,25 @@ mod p53 {
                     c[i].tanh()
                 }
             };
-            s1 += w2 * (1.32 / (1.0 + x * x));
+            s1 += w2 * b.dot(c);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.32 / (1.0 + x * x)) };
-        let v4 = c.mapv(f64::sin);
-        if c[0] < 0.0 {
-            s1 = helper_scalar(s1, helper_array(c, (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * helper_scalar(b.dot(b), (1.0 + s1 * s1).ln());
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(c) };
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * c.dot(c)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        let mut s7 = (0..a.len()).map(|q6| c[q6] * c[q6] + (1.0 + x * x).ln()).sum::<f64>();
-        (f64::sin(1.22) - (x + s7)) + s7 + v4.sum() * 0.3
+        s1 = s4;
+        let s6;
+        match k % 3 {
+            0 => s6 = (s4 + f64::tanh(0.90).exp()),
+            1 => { s6 = (b[0] + 1.22); }
+            _ => s6 = ((s1 + s4) * helper_recursive(a, x, k % 3)),
+        }
+        (1.18 + (0.22 / (1.0 + s6 * s6))) + s4
     }
 
     #[test]
@@ -2069,21 +2105,26 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s1 = (0.51 * helper_recursive(a, (c[k % a.len()] - a[a.len() - 1]), k % 3));
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
-        let mut s5 = (0..a.len()).map(|q4| a[q4] * c[q4] + helper_array(c, y)).sum::<f64>();
-        let mut s6 = x;
         for i in 0..a.len() {
-            let s6 = s6 * 0.5 + a.mean().unwrap();
-            s5 = (s5 * 0.8 + s6 * 0.3).tanh();
+            let y = y * 0.5 + s1.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s5 += s6 * 0.2;
-        let v7 = (b * y);
-        (k as f64 * 0.5) + s6 + v7.sum() * 0.3
+        s1 += y * 0.2;
+        let f4: Array1<f64> = a.iter().rev().map(|p5| (p5 * y).tanh() + (k as f64 * 0.5)).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        let mut s6 = (1.0 + y * y).ln();
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (1.0 + f64::cos(1.29) * f64::cos(1.29)).sqrt(),
+            _ => s1 += x,
+        }
+        0.38 + s6 + f4.sum() * 0.3
     }
 
     #[test]
@@ -2099,27 +2140,41 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() - ((x + 1.27) * x));
+        let mut s1 = (1.0 + helper_recursive(c, (x * x), k % 3) * helper_recursive(c, (x * x), k % 3)).ln();
         match k % 4 {
-            j if j > 1 => s1 = a[0] * j as f64,
-            _ if (1.0 + b[k % a.len()] * b[k % a.len()]).ln() > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += s1,
+            j if j > 1 => s1 = y * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
+            _ => s1 += a.mean().unwrap(),
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[k % a.len()],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * c[k % a.len()].sin();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c[k % a.len()].sin() };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += a[i] * 0.2;
         }
-        let mut s4 = a.iter().map(|p2| p2 * f64::tanh(0.95).exp()).min_by(|p2, q3| (p2 - f64::tanh(0.95).exp()).abs().total_cmp(&(q3 - f64::tanh(0.95).exp()).abs())).unwrap();
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5 = (&h5 * 0.5 + a).mapv(f64::sin);
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + (a[k % a.len()] - x);
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
         }
-        0.33 + s4 + h5.sum() * 0.3
+        s1 += s3 * 0.2;
+        a.dot(a) + s1
     }
 
     #[test]
@@ -2137,20 +2192,17 @@ mod p56 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = ((1.0 + y * y).ln() + 0.93),
-            1 => { s1 = b[a.len() - 1].sin(); }
-            _ => s1 = 1.34,
+            0 => s1 = helper_recursive(b, c.mean().unwrap(), k % 3),
+            1 => { s1 = 1.34; }
+            _ => s1 = y,
         }
-        let mut s2 = y;
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (1.0 + x * x).ln() + y * 0.1;
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(a, y);
-        }
-        1.31 + s2
+        let mut s3: f64 = {
+            let t2 = a.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + (1.0 + y * y).ln()
+        };
+        let (s4, v5) = helper_pair(b, c[k % a.len()].tanh());
+        let s6 = s4 * v5.sum();
+        helper_scalar(x, a[k % a.len()]).tanh() + s3
     }
 
     #[test]
@@ -2167,13 +2219,15 @@ mod p57 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return helper_array(c, x.tanh().exp());
+            return (x.sin() * helper_scalar((k as f64 * 0.5), a[0]));
         }
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, y);
+        let mut s1 = helper_array(a, ((x - y) / (1.0 + y * y)));
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (y - y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_array(c, y);
         }
-        c.mapv(f64::tanh).sum() + u1.sum() * 0.3
+        helper_scalar((1.0 + y * y).ln(), x) + s1
     }
 
     #[test]
@@ -2189,35 +2243,34 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * a.dot(c);
-        }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let mut s6: f64 = {
-            let t5 = 0.81;
-            t5 * t5 * 0.5 + helper_scalar((k as f64 * 0.5), x)
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * a.mean().unwrap()).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * 1.12).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (x / (1.0 + b[0] * b[0]));
+                }
+            }
+            if n4 > 2 {
+                break s3 + (x / (1.0 + b[0] * b[0]));
+            }
         };
-        let (s7, v8) = helper_pair(b, s6);
-        let s9 = s7 * v8.sum();
-        let mut h10 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h10.mapv_inplace(|t| (t * x).tanh());
-            h10.scaled_add(0.5, a);
+        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (s5 * x)).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * x).tanh();
         }
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s4 = s4.sin() * 0.9 + v3[j11 - 1] * f64::tanh(1.35).exp();
+        match k % 3 {
+            0 => s3 = helper_array(a, helper_array(c, y)),
+            1 => s3 = s3 * a.dot(b),
+            _ => s3 += a[a.len() - 1].sin(),
         }
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + helper_scalar(s6, x);
-            s6 = (s6 * 0.8 + s4 * 0.3).tanh();
-        }
-        s6 += s4 * 0.2;
-        b.dot(b) + s6 + h10.sum() * 0.3
+        let v11 = vec![0.25; c.len()];
+        let mut s12 = c.iter().zip(&v11).map(|(p9, q10)| p9 * q10 * x).sum::<f64>();
+        (s12 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) + s12
     }
 
     #[test]
@@ -2235,21 +2288,13 @@ mod p59 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = a.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(a, (k as f64 * 0.5));
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + x * x).sqrt();
         }
-        let mut s2 = a.mapv(f64::tanh).sum().tanh().exp();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * b.mapv(f64::tanh).sum();
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * helper_scalar(1.01, y);
-        }
-        let mut s5 = u1.mean().unwrap();
-        (k as f64 * 0.5) + s5 + u1.sum() * 0.3
+        let mut s2: f64 = 0.65;
+        s2 += (b.mean().unwrap() * s2.tanh().exp());
+        s2 += y;
+        let mut s3 = (1.0 + helper_scalar(y, 0.76).sin() * helper_scalar(y, 0.76).sin()).sqrt();
+        f64::cos(1.18).tanh().exp() + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2267,25 +2312,39 @@ mod p60 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = a.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, x);
         }
-        let mut s2 = helper_scalar(helper_array(b, (1.0 + b[k % a.len()] * b[k % a.len()]).ln()), y);
+        let s2;
+        match k % 3 {
+            0 => s2 = b[k % a.len()].cos(),
+            1 => { s2 = 0.5; }
+            _ => s2 = (b[0] - x),
+        }
+        let mut s3 = (1.0 + helper_recursive(&u1, s2, k % 3).tanh().exp() * helper_recursive(&u1, s2, k % 3).tanh().exp()).ln();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + u1[i] * (y + a[a.len() - 1])).tanh();
+            s3 = (s3 * 0.7 + c[i] * u1.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * u1.mean().unwrap();
+        let v4 = (b * c).mapv(f64::tanh);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * helper_array(a, s2)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t4 = u3[i] * (s2 + u1[a.len() - 1]);
-            s2 += t4.sin() * (s2 + y);
-        }
-        let v5 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        for m in v5.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_scalar(v5[k % a.len()], y) + y * 0.1;
-        }
-        y.tanh().exp() + s2 + v5.sum() * 0.3
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * s2.tanh().exp()).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * u1.dot(b);
+                }
+            }
+            if n5 > 2 {
+                break s3 + u1.dot(b);
+            }
+        };
+        a.dot(&u1).tanh().exp() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2301,48 +2360,26 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
+        let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, s1)).tanh();
+            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut s3: f64 = {
-            let t2 = b.mean().unwrap();
-            t2 * t2 * 0.5 + y.sin()
-        };
-        let mut h4 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * s1 + c).mapv(f64::tanh);
-            h4.assign(&n5);
-            if i == 3 {
-                break;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * b.dot(a) + k as f64 * 0.1).sin();
             }
         }
-        if c[0] < 0.0 {
-            s3 = a.mean().unwrap();
-        } else {
-            s3 = s3 * 0.93;
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + helper_array(a, 1.14)).sin();
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s3 * 0.48)).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * b.mean().unwrap();
-                }
-            }
-            if n6 > 2 {
-                break s1 + b.mean().unwrap();
-            }
-        };
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s3 = s3.sin() * 0.9 + h4[j8 - 1] * (1.0 + s3 * s3).ln();
-        }
-        h4.mean().unwrap() + s3 + h4.sum() * 0.3
+        let (s3, v4) = helper_pair(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        let s5 = s3 * v4.sum();
+        let v6 = a.mapv(|t| { let u = t * y; u * u - t });
+        s1 = (s1 * 0.5 + ((1.03 * w2[k % a.len()]) - f64::sin(0.27))).tanh();
+        (y + w2[a.len() - 1]).tanh().exp() + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2358,12 +2395,12 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * f64::tanh(0.29).exp()).view()]).unwrap();
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * helper_recursive(a, x, k % 3)).view()]).unwrap();
         let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
         for i in 0..a.len() {
             let w3 = match i % 3 {
                 0 => continue,
-                1 => b[i] * a.dot(c),
+                1 => b[i] * helper_scalar(0.97, 1.01),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -2371,15 +2408,19 @@ mod p62 {
                     b[i].tanh()
                 }
             };
-            s1 += w3 * 1.22;
+            s1 += w3 * (0.24 / (1.0 + 0.88 * 0.88));
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 1.22 };
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.24 / (1.0 + 0.88 * 0.88)) };
         let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w5[i] += (a[i] + 0.88).sin();
+            w5[i] += (a[i] + helper_scalar(y, c[a.len() - 1])).sin();
         }
-        s1 += ((1.0 + x * x).ln() - helper_scalar(c[a.len() - 1], s4));
-        (s1 / (1.0 + helper_array(a, c[k % a.len()]) * helper_array(a, c[k % a.len()]))) + s1 + w5.sum() * 0.3
+        for i in 0..a.len() {
+            let s4 = s4 * 0.5 + (s4 / (1.0 + s4 * s4));
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        }
+        s1 += s4 * 0.2;
+        s1 + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2395,25 +2436,37 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((y - x) + c.mapv(f64::tanh).sum()) * ((y - x) + c.mapv(f64::tanh).sum())).ln();
-        let mut s2 = (1.0 + y * y).ln();
-        let mut s3 = helper_array(c, s2);
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * s3 + b).mapv(f64::tanh);
-            h4.assign(&n5);
-        }
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + a[i] * (s2 / (1.0 + s3 * s3))).tanh();
-            s6 = n7;
-            if s6.abs() > 0.6 {
-                s6 = 0.6;
+        let mut s1 = helper_recursive(b, x, k % 3).cos();
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * s1.tanh().exp();
             }
         }
-        let mut s8 = (helper_array(c, (s3 + h4[a.len() - 1])) / (1.0 + (b.mapv(f64::tanh).sum() + s2) * (b.mapv(f64::tanh).sum() + s2)));
-        let mut s9 = (0.86 - s2).tanh().cos();
-        a[a.len() - 1] + s9 + h4.sum() * 0.3
+        for m in a.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.mean().unwrap() + x * 0.1;
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * x + b).mapv(f64::tanh);
+            h2.assign(&n3);
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        if k == 3 {
+            return (h2[k % a.len()] * helper_array(&h2, x));
+        }
+        for k in 0..2 {
+            for v in a.iter() {
+                s4 += v * helper_array(c, y);
+            }
+        }
+        x + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2429,14 +2482,18 @@ mod p64 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c[0] / (1.0 + x * x)).tanh().exp().cos();
+        let mut s1 = (1.0 + x * x).ln();
         match k % 3 {
-            0 => s1 = s1.sin().tanh().exp(),
-            1 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += x.tanh(),
+            0 => s1 = (y + a.mean().unwrap()),
+            1 => s1 = s1 * helper_array(a, a[0]),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        s1 = (s1 * 0.5 + b[a.len() - 1]).tanh();
-        (f64::tanh(1.21) + a.dot(c)) + s1
+        match k % 4 {
+            j if j > 1 => s1 = a[k % a.len()] * j as f64,
+            _ if (s1 * s1) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum().sin(),
+            _ => s1 += f64::sqrt((1.0 + 1.21 * 1.21)),
+        }
+        (y.tanh() * c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -2452,14 +2509,10 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + f64::ln((1.0 + 1.35 * 1.35))).sum::<f64>();
-        let s4;
-        match k % 3 {
-            0 => s4 = (k as f64 * 0.5),
-            1 => { s4 = c.mean().unwrap(); }
-            _ => s4 = (helper_array(c, y) * a.dot(b)),
-        }
-        (b.mapv(f64::tanh).sum() + helper_scalar(s3, x)) + s3
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (1.35 - 0.29));
+        let (s4, v5) = helper_pair(b, ((k as f64 * 0.5) - c[k % a.len()]));
+        let s6 = s4 * v5.sum();
+        (helper_scalar(y, 1.38) / (1.0 + (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s3
     }
 
     #[test]
@@ -2477,12 +2530,14 @@ mod p66 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         match k % 4 {
-            j if j > 1 => s1 = ((1.20 * s1) - (k as f64 * 0.5).tanh()) * j as f64,
-            _ if ((k as f64 * 0.5) - b[k % a.len()]) > 0.2 => s1 = s1 * (x / (1.0 + helper_array(c, 0.68) * helper_array(c, 0.68))),
-            _ => s1 += helper_array(a, s1),
+            j if j > 1 => s1 = s1.tanh().tanh() * j as f64,
+            _ if c.dot(a) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (0.36 / (1.0 + x * x)),
         }
-        let mut s2 = (s1 + helper_scalar(0.34, x));
-        f64::sqrt((1.0 + 0.62 * 0.62)).sin() + s2
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
+        }
+        helper_recursive(b, y, k % 3) + s1
     }
 
     #[test]
@@ -2500,7 +2555,7 @@ mod p67 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * x.cos()).tanh();
+            let n2 = (s1 * 0.5 + b[i] * helper_recursive(b, x, k % 3)).tanh();
             if (n2 - s1).abs() < 0.05 {
                 break;
             }
@@ -2508,42 +2563,45 @@ mod p67 {
         }
         let mut s3 = 1.0;
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
-            }
-        }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-        }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * a.mapv(f64::tanh).sum()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
-        }
-        let l7: Vec<f64> = c.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * c.mean().unwrap()).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s3).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s9 = (s9 * 0.7 + b[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s9 = s9 + a[i] * 0.3;
-            if i == 3 {
+            let n4 = (s3 * 0.5 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            if (n4 - s3).abs() < 0.05 {
                 break;
             }
+            s3 = n4;
         }
-        ((a[0] * a[0]) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s9
+        let mut h5 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h5.mapv_inplace(|t| (t * s3).tanh());
+            h5.scaled_add(0.5, c);
+        }
+        match k % 3 {
+            0 => s1 = ((0.71 - s3) + helper_array(a, h5[k % a.len()])),
+            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + s3 * s3)) - helper_scalar(y, x)),
+            _ => s1 += h5.mean().unwrap(),
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), s1) + y * 0.1;
+        }
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * 0.98,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w6 * (h5[k % a.len()] + 0.44);
+        }
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (h5[k % a.len()] + 0.44) };
+        for k in 0..2 {
+            for v in a.iter() {
+                s3 = (s3 * 0.6 + v * helper_array(&h5, (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        helper_scalar((0.85 - (k as f64 * 0.5)), (a[a.len() - 1] + s1)) + s3 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2560,12 +2618,15 @@ mod p68 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return b.dot(b);
+            return (helper_scalar((k as f64 * 0.5), y) * helper_array(b, 0.46));
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if k % 2 == 0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * (helper_scalar(s1, (k as f64 * 0.5)) + x.cos());
         }
-        (x - helper_scalar(1.30, y))
+        b.dot(b) + s1
     }
 
     #[test]
@@ -2583,24 +2644,33 @@ mod p69 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(b[0], s1)).tanh();
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_scalar((1.21 - s1), 0.49),
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_array(a, y).tanh(),
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(b, s2);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s4: f64 = {
-            let t3 = c.mean().unwrap();
-            t3 * t3 * 0.5 + (1.0 + b[0] * b[0]).ln()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_recursive(b, 1.21, k % 3)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (x * c[a.len() - 1]);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (x * c[a.len() - 1]);
+            }
         };
-        (a[k % a.len()] / (1.0 + (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s4
+        match k % 3 {
+            0 => s1 = helper_recursive(b, 0.29, k % 3),
+            1 => s1 = s1 * (1.0 + (s1 * a[k % a.len()]) * (s1 * a[k % a.len()])).ln(),
+            _ => s1 += helper_array(b, c[a.len() - 1]),
+        }
+        let mut s5: f64 = {
+            let t4 = s3;
+            t4 * t4 * 0.5 + a[k % a.len()]
+        };
+        c.dot(c) + s5
     }
 
     #[test]
@@ -2616,39 +2686,46 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (a[0] * 1.08) + y * 0.1;
+        let mut s1 = a.dot(a);
+        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (0.55 + 1.08) + y * 0.1;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * b[a.len() - 1].cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut s2 = c[k % a.len()].tanh().exp();
-        let mut v3 = b.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        let s2;
+        match k % 3 {
+            0 => s2 = b[0],
+            1 => { s2 = (k as f64 * 0.5).tanh().exp(); }
+            _ => s2 = c[k % a.len()],
         }
-        let s4 = s2 * v3.sum();
-        let mut s5 = (1.0 + x * x).ln().tanh().exp().cos();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + y).sin();
+        }
+        let mut l4 = vec![w3.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * s2).sin()) + a;
+            l4.push(n);
+        }
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * x.tanh();
+        let mut s8: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s8 = (s8 * 0.6 + (v * j as f64) * helper_recursive(c, y, k % 3) + k as f64 * 0.1).sin();
+            }
+        }
         if k == 3 {
-            return c.dot(a);
+            return helper_recursive(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), k % 3);
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + c[j6 - 1] * (s1 + c[a.len() - 1]);
-        }
-        match k % 4 {
-            j if j > 1 => s5 = c.dot(b) * j as f64,
-            _ if b.dot(a) > 0.2 => s5 = s5 * (f64::sin(0.71) / (1.0 + f64::ln((1.0 + 1.17 * 1.17)) * f64::ln((1.0 + 1.17 * 1.17)))),
-            _ => s5 += (k as f64 * 0.5).tanh().exp(),
-        }
-        helper_array(c, s4) + s5
+        f64::tanh(1.17).exp().tanh().exp() + s8 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2666,46 +2743,48 @@ mod p71 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * (x / (1.0 + x * x))).tanh();
-            if (n2 - s1).abs() < 0.05 {
+            let n2 = (s1 * 0.5 + b[i] * x.tanh().exp()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x * s1);
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * b.mean().unwrap();
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s1 += u5;
+            if i == 3 {
                 break;
             }
-            s1 = n2;
         }
-        let l3 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s1)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
-        let mut h6 = Array1::<f64>::zeros(a.len());
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h6.scaled_add(x.sin(), c);
+            w6[i] += (a[i] + helper_recursive(c, a[k % a.len()], k % 3)).sin();
         }
-        let mut l7 = vec![0.0; a.len()];
-        for p8 in 0..a.len() {
-            l7[p8] = a[p8] * helper_array(a, s5);
+        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * y - q8).reduce(f64::max).unwrap();
+        let mut l10 = Vec::with_capacity(3);
+        let mut h12 = a.to_owned();
+        for i in 0..3 {
+            h12 = (&h12 * y + b).mapv(f64::tanh);
+            l10.push(h12.clone());
         }
-        l7[0] += y;
-        let v9 = Array1::from(l7);
-        let mut s10 = v9[0] * 0.5;
-        let mut s11: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s11 += (v * j as f64) * a.dot(&v9);
-            }
+        let mut q13 = h12.sum();
+        for p11 in &l10 {
+            q13 += p11.dot(a) * 0.5;
         }
-        match k % 3 {
-            0 => s11 = ((1.0 + s11 * s11).ln() - b.mapv(f64::tanh).sum()),
-            1 => s11 = s11 * b[0],
-            _ => s11 += c[a.len() - 1],
+        let mut s14 = q13;
+        for m in w6.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s14 = s14 * 0.8 + m * w6.mapv(f64::tanh).sum() + y * 0.1;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s10 = (s10 * 0.8 + b[j] * helper_array(&v9, v9[a.len() - 1])).tanh();
-                if s10 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s10 += b[i] * 0.2;
-        }
-        a.mapv(f64::tanh).sum() + s11 + v9.sum() * 0.3
+        (s1.cos() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt())) + s14 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2721,30 +2800,46 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
         match k % 4 {
-            j if j > 1 => s1 = (b.mean().unwrap() * a.dot(b)) * j as f64,
-            _ if b[k % a.len()].tanh().exp() > 0.2 => s1 = s1 * helper_scalar(y.sin(), ((k as f64 * 0.5) - 0.68)),
-            _ => s1 += helper_array(b, (k as f64 * 0.5)),
+            j if j > 1 => s1 = (1.0 + helper_recursive(a, s1, k % 3) * helper_recursive(a, s1, k % 3)).sqrt() * j as f64,
+            _ if y > 0.2 => s1 = s1 * (((k as f64 * 0.5) - y) - (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]))),
+            _ => s1 += (b[k % a.len()] + b[k % a.len()]),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            w2[i] += (b[i] + (1.0 + y * y).ln()).sin();
+            let n3 = (s2 * 0.5 + a[i] * (x - x)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        s1 = (s1 * 0.5 + a.mean().unwrap()).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = w2.mapv(f64::tanh).sum() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s1 = s1 * (1.0 + (x - s1) * (x - s1)).sqrt(),
-            _ => s1 += helper_array(c, 0.37),
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(c, y, k % 3) + x * 0.1;
         }
-        let mut s5 = w2.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * (y / (1.0 + a[k % a.len()] * a[k % a.len()]))).sum::<f64>();
-        let m7 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s6 = m7.diag().mapv(|t| (t * s5).sin()).sum() * 0.61;
-        let mut u8 = w2.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * ((k as f64 * 0.5) * x);
+        let s4;
+        match k % 3 {
+            0 => s4 = c.mapv(f64::tanh).sum(),
+            1 => { s4 = (k as f64 * 0.5); }
+            _ => s4 = 0.37,
         }
-        0.74 + s6 + u8.sum() * 0.3
+        let mut s7 = b.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + b.mapv(f64::tanh).sum());
+        for i in (1..a.len()).step_by(2) {
+            let t8 = b[i] * f64::tanh(0.61).exp();
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * a[(i + 1) % a.len()];
+            }
+            s1 += u9;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s11: f64 = {
+            let t10 = b.dot(a);
+            t10 * t10 * 0.5 + helper_scalar(s1, (k as f64 * 0.5))
+        };
+        (0.74 * a[0].cos()) + s11
     }
 
     #[test]
@@ -2760,22 +2855,21 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() / (1.0 + x * x));
+        let mut s1 = (1.0 + (x / (1.0 + 0.64 * 0.64)).tanh().exp() * (x / (1.0 + 0.64 * 0.64)).tanh().exp()).sqrt();
         if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) + s1) * (0.22 * (k as f64 * 0.5)));
-        } else {
-            s1 = s1 * c.mean().unwrap().cos();
+            s1 = (k as f64 * 0.5);
         }
+        let (s2, v3) = helper_pair(c, b.mean().unwrap());
+        let s4 = s2 * v3.sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
+        let mut h5 = b.to_owned();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
+            let n6 = (&h5 * y + b).mapv(f64::tanh);
+            h5.assign(&n6);
         }
-        if b.mean().unwrap() > 0.1 {
-            s1 = (helper_scalar(x, s1) / (1.0 + (b[k % a.len()] * y) * (b[k % a.len()] * y)));
-        } else {
-            s1 = s1 * helper_scalar(b[0], a.mapv(f64::tanh).sum());
-        }
-        let v2 = b.mapv(|t| (t * x).sin() + x * 0.5);
-        0.21 + s1 + v2.sum() * 0.3
+        c.dot(a) + s1 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2801,11 +2895,11 @@ mod p74 {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (c[a.len() - 1] * (k as f64 * 0.5));
+                    break 'search s1 * (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
                 }
             }
             if n2 > 2 {
-                break s1 + (c[a.len() - 1] * (k as f64 * 0.5));
+                break s1 + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
             }
         };
         let mut w4 = Array1::<f64>::zeros(a.len());
@@ -2813,20 +2907,28 @@ mod p74 {
             w4[i] += (a[i] + a[0]).sin();
         }
         match k % 4 {
-            j if j > 1 => s1 = (s1.cos() * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()) * j as f64,
-            _ if c.dot(b) > 0.2 => s1 = s1 * helper_scalar((k as f64 * 0.5), a.mean().unwrap()),
-            _ => s1 += (1.03 * a[0]),
+            j if j > 1 => s1 = helper_array(&w4, helper_array(b, x)) * j as f64,
+            _ if a[0].tanh().exp() > 0.2 => s1 = s1 * (s1 * (k as f64 * 0.5)).cos(),
+            _ => s1 += (1.06 + 0.77),
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * helper_scalar((k as f64 * 0.5), c[k % a.len()]);
-        }
-        let mut s7: f64 = {
-            let t6 = ((y - s3) / (1.0 + (y / (1.0 + 1.37 * 1.37)) * (y / (1.0 + 1.37 * 1.37))));
-            t6 * t6 * 0.5 + helper_scalar(y, y)
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.dot(a)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_recursive(c, c[k % a.len()], k % 3);
+                }
+            }
+            if n5 > 2 {
+                break s1 + helper_recursive(c, c[k % a.len()], k % 3);
+            }
         };
-        (x.tanh().exp() * (x + b[a.len() - 1])) + s7 + w4.sum() * 0.3
+        let mut s8: f64 = {
+            let t7 = a.mean().unwrap();
+            t7 * t7 * 0.5 + b.mean().unwrap()
+        };
+        helper_recursive(b, (0.76 + c[a.len() - 1]), k % 3) + s8 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2842,44 +2944,49 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
+        let mut s1 = (((k as f64 * 0.5) / (1.0 + y * y)).tanh() / (1.0 + y * y));
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) - y);
+                    break 'search s1 * y;
                 }
             }
             if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) - y);
+                break s1 + y;
             }
         };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * 0.25).tanh();
-            if i == 3 {
-                break;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, y)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (c[a.len() - 1] * 0.76);
+                }
             }
+            if n4 > 2 {
+                break s1 + (c[a.len() - 1] * 0.76);
+            }
+        };
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (x / (1.0 + x * x));
         }
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mean().unwrap();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * u6.dot(b) + s5 * 0.1;
         }
-        let mut s5 = b.mean().unwrap();
-        if s5.tanh() > 0.1 {
-            s1 = u4.mean().unwrap();
-        } else {
-            s1 = s1 * s1;
-        }
-        let v8 = vec![0.25; u4.len()];
-        let mut s9 = u4.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * b.mapv(f64::tanh).sum()).sum::<f64>();
         if c[0] < 0.0 {
-            s9 = a.mean().unwrap();
-        } else {
-            s9 = s9 * (k as f64 * 0.5);
+            s1 = ((k as f64 * 0.5) * (k as f64 * 0.5)).tanh().exp();
         }
-        helper_array(b, helper_array(&u4, 0.45)) + s9 + u4.sum() * 0.3
+        for i in 0..a.len() {
+            let t7 = u6[i] * f64::tanh(0.88).exp();
+            s1 += t7.sin() * b.mapv(f64::tanh).sum();
+        }
+        let mut s10 = u6.iter().zip(c.iter()).map(|(p8, q9)| p8 * s5 - q9).reduce(f64::max).unwrap();
+        (s5 / (1.0 + ((k as f64 * 0.5) * c[0]) * ((k as f64 * 0.5) * c[0]))) + s10 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2897,17 +3004,17 @@ mod p76 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = b.dot(b),
-            1 => { s1 = (1.0 + y * y).sqrt(); }
-            _ => s1 = helper_array(c, (k as f64 * 0.5).sin()),
+            0 => s1 = (x + (0.79 - 0.69)),
+            1 => { s1 = y; }
+            _ => s1 = helper_recursive(c, b.dot(a), k % 3),
         }
-        let mut s2 = (1.0 + (s1 - (k as f64 * 0.5)) * (s1 - (k as f64 * 0.5))).ln().tanh().exp();
-        match k % 3 {
-            0 => s2 = 0.74,
-            1 => s2 = s2 * (c[a.len() - 1] * b.mean().unwrap()),
-            _ => s2 += helper_scalar(s2, s2),
+        let mut s2 = (((1.0 + x * x).sqrt() * b.mapv(f64::tanh).sum()) / (1.0 + b.mapv(f64::tanh).sum().cos() * b.mapv(f64::tanh).sum().cos()));
+        match k % 4 {
+            j if j > 1 => s2 = a.mean().unwrap() * j as f64,
+            _ if helper_array(c, s2) > 0.2 => s2 = s2 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            _ => s2 += helper_scalar(s2, b[0]),
         }
-        s1 + s2
+        b[0] + s2
     }
 
     #[test]
@@ -2923,53 +3030,26 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (c[a.len() - 1] + (x - (k as f64 * 0.5))));
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (y + a[0]) + s1 * 0.1;
+        let mut s1 = ((x - c[a.len() - 1]).tanh().exp() / (1.0 + helper_recursive(b, f64::sin(1.11), k % 3) * helper_recursive(b, f64::sin(1.11), k % 3)));
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(a) + s1 * 0.1;
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * helper_array(c, y)).tanh()).collect();
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (x + (k as f64 * 0.5))).tanh()).collect();
         let mut s4 = l2.iter().sum::<f64>();
-        if helper_scalar(0.66, (k as f64 * 0.5)) > 0.1 {
-            s1 = (1.0 + (x * s4) * (x * s4)).sqrt();
+        if f64::tanh(0.66).exp() > 0.1 {
+            s1 = c.dot(a);
         } else {
-            s1 = s1 * s4;
+            s1 = s1 * (k as f64 * 0.5);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        let z6 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p7, &q8| (p7 * y - q8).sin());
+        let mut s5 = z6.sum() * (c[a.len() - 1] / (1.0 + s1 * s1));
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + c[i] * y).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + b[i] * c.dot(b)).tanh();
-        }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b[a.len() - 1],
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w5 * (s4 + x);
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s4 + x) };
-        let mut l7 = vec![a.to_owned()];
-        for p8 in 0..2 {
-            let n = l7[p8].mapv(|t| (t * s4).sin()) + b;
-            l7.push(n);
-        }
-        let v9 = l7[l7.len() - 1].to_owned();
-        let mut s10 = l7[1][0] * f64::sin(0.59);
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s10 + v9.sum() * 0.3
+        let f10 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * b[a.len() - 1]).view()]).unwrap();
+        let mut s9 = f10.mapv(f64::tanh).dot(&f10) * 0.2;
+        let mut s13 = (0..a.len()).map(|q12| c[q12] * b[q12] + c[a.len() - 1].tanh().exp()).sum::<f64>();
+        a[a.len() - 1] + s13
     }
 
     #[test]
@@ -2986,26 +3066,28 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return helper_array(a, x).tanh().exp();
+            return b.mean().unwrap();
         }
-        let mut s2: f64 = {
-            let t1 = (a[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).cos();
-            t1 * t1 * 0.5 + y
-        };
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * x + a).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = h1.mapv(f64::tanh).sum();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (c[0] * (k as f64 * 0.5))).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (k as f64 * 0.5).tanh().exp();
+                s3 = (s3 * 0.8 + b[j] * a.mean().unwrap()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * y.tanh();
                 }
             }
-            if n3 > 2 {
-                break s2 + (k as f64 * 0.5).tanh().exp();
+            if n4 > 2 {
+                break s3 + y.tanh();
             }
         };
-        helper_scalar(a.mapv(f64::tanh).sum(), (x + x)) + s2
+        h1.dot(c) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3021,12 +3103,17 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + ((y * x) + ((k as f64 * 0.5) / (1.0 + x * x))));
+        let mut s1 = helper_scalar(y, b.mapv(f64::tanh).sum());
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (x - s1)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
         }
-        let mut s2 = (b.dot(a) * x).tanh().exp();
-        b[0] + s2
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).ln()).tanh();
+        }
+        ((c[a.len() - 1] / (1.0 + s1 * s1)) * 0.27) + s1
     }
 
     #[test]
@@ -3044,10 +3131,16 @@ mod p80 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
             let t1 = 0.44;
-            t1 * t1 * 0.5 + x.cos()
+            t1 * t1 * 0.5 + b.dot(c)
         };
-        let v3 = c.mapv(|t| { let u = t * x; u * u - t });
-        (b[k % a.len()] + b.mean().unwrap()) + s2 + v3.sum() * 0.3
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = b[p4] * (0.53 + (k as f64 * 0.5));
+        }
+        l3[0] += s2;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        y + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3064,7 +3157,7 @@ mod p81 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return helper_array(b, y).sin();
+            return helper_array(a, y.cos());
         }
         let mut s1 = (k as f64 * 0.5);
         let mut v2 = b.to_owned();
@@ -3073,10 +3166,24 @@ mod p81 {
         }
         let s3 = s1 * v2.sum();
         if k == 3 {
-            return b.mean().unwrap();
+            return (b.mean().unwrap() - helper_array(c, (k as f64 * 0.5)));
         }
-        let v4 = (b * ((k as f64 * 0.5) * x));
-        ((x / (1.0 + b[0] * b[0])) + y) + v4.sum() * 0.3
+        let mut s4 = x;
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s4,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s4 += w5 * b.dot(a);
+        }
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * b.dot(a) };
+        (y + y).tanh() + s4
     }
 
     #[test]
@@ -3094,15 +3201,15 @@ mod p82 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = (f64::tanh(0.37).exp() - (1.0 + x * x).sqrt()),
-            1 => { s1 = 0.5; }
-            _ => s1 = b.dot(a),
+            0 => s1 = (a.mean().unwrap() - y),
+            1 => { s1 = f64::tanh(0.57).exp(); }
+            _ => s1 = b.mean().unwrap(),
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w2[i] += (c[i] + y).sin();
         }
-        helper_array(&w2, c.mapv(f64::tanh).sum()) + w2.sum() * 0.3
+        c.mapv(f64::tanh).sum().cos() + w2.sum() * 0.3
     }
 
     #[test]
@@ -3141,7 +3248,7 @@ mod p83 {
         for i in 0..a.len() {
             let w6 = match i % 3 {
                 0 => continue,
-                1 => c[i] * (a[a.len() - 1] + x),
+                1 => c[i] * (a[a.len() - 1] - x),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -3157,15 +3264,11 @@ mod p83 {
         }
         let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w8[i] = b[i] * helper_scalar(x, x);
+            w8[i] = b[i] * (x * x);
         }
-        let mut s9 = helper_array(c, w8.mean().unwrap());
-        if k % 2 == 0 {
-            s5 = w8.mean().unwrap().tanh();
-        } else {
-            s5 = s5 * s5;
-        }
-        1.29 + s9 + w8.sum() * 0.3
+        let mut s9 = (b[a.len() - 1] + a.dot(a));
+        let mut s10 = s7;
+        (1.0 + y * y).sqrt() + s10 + w8.sum() * 0.3
     }
 
     #[test]
@@ -3195,18 +3298,27 @@ mod p84 {
             s2 = n3;
         }
         for i in (1..a.len()).step_by(2) {
-            let t4 = h1[i] * b.mapv(f64::tanh).sum();
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * b[(i + 1) % a.len()];
+            let t4 = h1[i] * (x * x);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
             }
-            s2 += u5;
-            if i == 3 {
-                break;
-            }
+            s2 = s2 + q5.tanh();
         }
-        let mut s8 = h1.iter().zip(c.iter()).map(|(p6, q7)| p6 * a.dot(&h1) - q7).reduce(f64::max).unwrap();
-        (k as f64 * 0.5) + s8 + h1.sum() * 0.3
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * y.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * (0.26 + s2);
+                }
+            }
+            if n6 > 2 {
+                break s2 + (0.26 + s2);
+            }
+        };
+        s7 + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3222,39 +3334,39 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar((1.37 * b[0]), (c[a.len() - 1] / (1.0 + x * x))));
-        let s2;
-        match k % 3 {
-            0 => s2 = ((y / (1.0 + 0.69 * 0.69)) + helper_scalar((k as f64 * 0.5), s1)),
-            1 => { s2 = a.mapv(f64::tanh).sum(); }
-            _ => s2 = ((a[0] * y) + c.dot(a)),
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = ((0.91 * b[a.len() - 1]) - 0.93),
-            1 => { s3 = a[0]; }
-            _ => s3 = s2,
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + s1).sin();
-        }
-        let (s5, v6) = helper_pair(a, (x * 0.27));
-        let s7 = s5 * v6.sum();
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + w4[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * helper_scalar(x, s1);
+                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5);
                 }
             }
-            if n8 > 2 {
-                break s1 + helper_scalar(x, s1);
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5);
             }
         };
-        w4.mean().unwrap() + s1 + w4.sum() * 0.3
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + b.mean().unwrap();
+            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
+        }
+        s1 += s3 * 0.2;
+        let mut s5: f64 = {
+            let t4 = x;
+            t4 * t4 * 0.5 + helper_recursive(c, y, k % 3)
+        };
+        if c[0] < 0.0 {
+            s1 = helper_array(c, (0.73 / (1.0 + a[0] * a[0])));
+        } else {
+            s1 = s1 * (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt();
+        }
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (x * x);
+        }
+        a.dot(&u6) + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -3273,20 +3385,24 @@ mod p86 {
         let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
         let mut s3 = l1.iter().sum::<f64>();
         for i in (0..a.len()).rev() {
-            let t4 = a[i] * c.dot(a);
-            s3 += t4.sin() * ((k as f64 * 0.5) * (k as f64 * 0.5));
+            let t4 = a[i] * y.tanh().exp();
+            s3 += t4.sin() * ((k as f64 * 0.5) - (k as f64 * 0.5));
         }
         match k % 4 {
-            j if j > 1 => s3 = (b[k % a.len()] / (1.0 + s3 * s3)).tanh().exp() * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s3 = s3 * (1.0 + helper_array(a, s3) * helper_array(a, s3)).ln(),
-            _ => s3 += ((k as f64 * 0.5) * (k as f64 * 0.5)),
+            j if j > 1 => s3 = (helper_recursive(c, (k as f64 * 0.5), k % 3) - s3) * j as f64,
+            _ if (x + (k as f64 * 0.5)) > 0.2 => s3 = s3 * s3.tanh().exp().cos(),
+            _ => s3 += (y * (k as f64 * 0.5)),
         }
-        match k % 3 {
-            0 => s3 = (x + a.dot(a)),
-            1 => s3 = s3 * c.mean().unwrap(),
-            _ => s3 += (x - (k as f64 * 0.5)),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * (1.0 + c[0] * c[0]).sqrt()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
         }
-        0.20 + s3
+        y + s3
     }
 
     #[test]
@@ -3304,20 +3420,19 @@ mod p87 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => { s1 = b.dot(c); }
-            _ => s1 = (b.mapv(f64::tanh).sum() - helper_array(a, a[a.len() - 1])),
+            0 => s1 = c.mean().unwrap(),
+            1 => { s1 = (a[k % a.len()] + x); }
+            _ => s1 = b.dot(c),
         }
-        let mut s2 = a.mean().unwrap().tanh().exp();
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * (y / (1.0 + s1 * s1)) + k as f64 * 0.1).sin();
-            }
+        let (s2, v3) = helper_pair(c, helper_recursive(c, s1, k % 3));
+        let s4 = s2 * v3.sum();
+        let mut s5 = helper_scalar(helper_array(b, s1).tanh(), helper_array(b, y));
+        match k % 3 {
+            0 => s5 = (k as f64 * 0.5),
+            1 => s5 = s5 * helper_scalar(s5, b[k % a.len()]),
+            _ => s5 += (x - s4),
         }
-        if (k as f64 * 0.5).cos() > 0.1 {
-            s2 = helper_scalar(y, x);
-        }
-        s2 + s2
+        ((0.21 / (1.0 + y * y)) - a.mean().unwrap()) + s5
     }
 
     #[test]
@@ -3333,12 +3448,12 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(b, b[0]) * (1.0 + y * y).sqrt()) - helper_scalar(x, c[0]).cos());
+        let mut s1 = helper_scalar(helper_scalar((y - (k as f64 * 0.5)), (1.0 + c[0] * c[0]).sqrt()), (((k as f64 * 0.5) * x) * x));
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(y, y)).tanh();
+            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + y * y))).tanh();
             if i == 3 {
                 break;
             }
@@ -3347,7 +3462,7 @@ mod p88 {
         for i in 1..u2.len() {
             u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
         }
-        (((k as f64 * 0.5) - b[a.len() - 1]) * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s1 + u2.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -3363,40 +3478,43 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(c, c.mean().unwrap());
+        let (s1, v2) = helper_pair(c, helper_scalar(b[k % a.len()], a[0]));
         let s3 = s1 * v2.sum();
-        let mut s4 = a.mean().unwrap();
-        if c[0] < 0.0 {
-            s4 = y;
-        } else {
-            s4 = s4 * c[a.len() - 1];
+        let mut s4 = x;
+        s4 += c[a.len() - 1];
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
         }
-        if c.mapv(f64::tanh).sum() > 0.1 {
-            s4 = (s3 - y);
+        for i in 0..a.len() {
+            let y = y * 0.5 + (y + y);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let mut s5 = (1.0 + helper_array(b, c.mean().unwrap()) * helper_array(b, c.mean().unwrap())).sqrt();
-        if (y + b[k % a.len()]) > 0.1 {
-            s5 = (1.0 + y * y).ln().cos();
-        } else {
-            s5 = s5 * b.dot(c);
-        }
+        s4 += y * 0.2;
         let mut n6 = 0;
         let s7 = 'search: loop {
             n6 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                s4 = (s4 * 0.8 + u5[j] * (0.21 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
                 if s4 > 0.3 && j > n6 {
-                    break 'search s4 * (s4 + s3);
+                    break 'search s4 * s3;
                 }
             }
             if n6 > 2 {
-                break s4 + (s4 + s3);
+                break s4 + s3;
             }
         };
-        if k == 3 {
-            return b[a.len() - 1];
+        let mut l8 = vec![c.to_owned()];
+        for p9 in 0..2 {
+            let n = l8[p9].mapv(|t| (t * s3).sin()) + c;
+            l8.push(n);
         }
-        a.dot(b) + s5
+        let v10 = l8[l8.len() - 1].to_owned();
+        let mut s11 = l8[1][0] * (b[a.len() - 1] - (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * s3).tanh();
+        }
+        s4 + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -3412,21 +3530,17 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = c.to_owned();
-        for i in (0..k % 3) {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > a[p2] {
+                l1.push((c[p2] * y.tanh()).sin());
+            } else {
+                l1.push(a[p2] * y);
+            }
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(c) * 0.5;
-        }
-        let mut s5 = q4;
-        let (s7, c8) = (x * s5).sin_cos();
-        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (y * s5)]];
-        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * s5;
-        b.mapv(f64::tanh).sum() + s6
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut s4 = (c.var(0.0) + 0.1).sqrt() * s3;
+        helper_recursive(b, f64::sin(1.15), k % 3) + s4
     }
 
     #[test]
@@ -3443,33 +3557,26 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = a.mean().unwrap();
-            t1 * t1 * 0.5 + f64::sqrt((1.0 + 1.02 * 1.02))
+            let t1 = a.dot(a);
+            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
         };
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + ((k as f64 * 0.5) * y);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * s2 + y * 0.1;
         }
-        s2 += s2 * 0.2;
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s3 = m4.diag().mapv(|t| (t * y).sin()).sum() * (s2 * 1.26);
-        let mut l5 = Vec::new();
-        for p6 in 0..a.len() {
-            if b[p6] > a[p6] {
-                l5.push((b[p6] * 1.14).sin());
-            } else {
-                l5.push(a[p6] * y);
-            }
+        let (s3, v4) = helper_pair(b, s2.tanh().exp());
+        let s5 = s3 * v4.sum();
+        match k % 4 {
+            j if j > 1 => s2 = b[a.len() - 1] * j as f64,
+            _ if helper_recursive(a, y, k % 3) > 0.2 => s2 = s2 * helper_scalar(1.16, s2),
+            _ => s2 += x.tanh().exp(),
         }
-        let mut s7 = l5.iter().map(|p6| p6 * p6).sum::<f64>() + l5[0];
-        for i in (1..a.len()).step_by(2) {
-            let t8 = c[i] * ((k as f64 * 0.5) * s7);
-            s3 += t8 * t8 * 0.5;
-            s3 -= a[(i + 1) % a.len()] * (s7 * c[a.len() - 1]);
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s2 = s2.sin() * 0.9 + b[j6 - 1] * (y / (1.0 + s2 * s2));
         }
-        let f10: Array1<f64> = b.iter().rev().map(|p11| (p11 * helper_array(c, (k as f64 * 0.5))).tanh() + helper_scalar(b[a.len() - 1], c[0])).collect();
-        let mut s9 = f10.dot(&f10) * 0.1;
-        s7 + s9 + f10.sum() * 0.3
+        let v7 = a.mapv(|t| if t > 0.2 { t * s2 } else { (t - s2).tanh() });
+        helper_array(c, 0.25) + s2 + v7.sum() * 0.3
     }
 
     #[test]
@@ -3485,23 +3592,25 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y.tanh().exp() / (1.0 + (c[0] * y) * (c[0] * y))) / (1.0 + (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y))) * (b.mean().unwrap() / (1.0 + helper_scalar(y, y) * helper_scalar(y, y)))));
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * helper_scalar(0.64, s1)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+        let mut s1 = ((y + (k as f64 * 0.5)).tanh().exp() - c[0]);
+        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * a.dot(b)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let mut s5 = 0.77;
+        let mut v6 = c.to_owned();
+        for i in 0..2 {
+            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
+        }
+        let s7 = s5 * v6.sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        let m5 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * s2).sin()).sum() * ((k as f64 * 0.5) + (k as f64 * 0.5)) + d6[0] * ((k as f64 * 0.5) / (1.0 + 0.82 * 0.82));
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * s1;
-        }
-        (0.46 - s1.tanh().exp()) + s4 + u7.sum() * 0.3
+        ((0.81 + (k as f64 * 0.5)) + (b[0] / (1.0 + 0.22 * 0.22))) + s4
     }
 
     #[test]
@@ -3517,36 +3626,29 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap().sin();
+        let mut s1 = helper_scalar((helper_array(b, y) - (0.61 + x)), ((y / (1.0 + x * x)) / (1.0 + (x - y) * (x - y))));
         match k % 4 {
-            j if j > 1 => s1 = a[a.len() - 1] * j as f64,
-            _ if (s1 - s1) > 0.2 => s1 = s1 * y,
-            _ => s1 += y,
+            j if j > 1 => s1 = (a.dot(a) - 0.49) * j as f64,
+            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_recursive(b, (x - (k as f64 * 0.5)), k % 3),
+            _ => s1 += x.cos(),
         }
-        let mut s2 = s1;
-        let mut v3 = c.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        let mut s2 = helper_array(a, ((c[k % a.len()] - c[a.len() - 1]) - (x - s1)));
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (a[i] + y).sin();
         }
-        let s4 = s2 * v3.sum();
-        let mut s7 = b.iter().fold(0.5, |q6, p5| (q6 * 0.8 + p5 * f64::sin(0.22)).tanh());
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s7 = s7 * 0.8 + m * x + x * 0.1;
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = w3[p5] * helper_array(c, x);
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + b[j] * s7).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * b[0].cos();
-                }
-            }
-            if n8 > 2 {
-                break s7 + b[0].cos();
-            }
+        l4[0] += s2;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let mut s9: f64 = {
+            let t8 = s7;
+            t8 * t8 * 0.5 + x
         };
-        helper_array(c, c[k % a.len()].tanh().exp()) + s7
+        ((s2 / (1.0 + s9 * s9)) / (1.0 + w3.mapv(f64::tanh).sum() * w3.mapv(f64::tanh).sum())) + s9 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3569,15 +3671,10 @@ mod p94 {
         }
         let mut u3 = v1.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * w2.dot(a);
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) + 0.24);
         }
-        let mut s4 = (((k as f64 * 0.5) - w2.mean().unwrap()) * (v1.mean().unwrap() + y.tanh().exp()));
-        match k % 4 {
-            j if j > 1 => s4 = (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y))).sqrt() * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s4 = s4 * w2[k % a.len()],
-            _ => s4 += ((k as f64 * 0.5) + s4),
-        }
-        w2.dot(a) + s4 + u3.sum() * 0.3
+        let mut s6 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        helper_scalar((1.39 * 1.29), (v1[k % a.len()] + w2[0])) + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3593,18 +3690,14 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(a).and(c).map_collect(|&p3, &q4| (p3 * y - q4).sin());
-        let mut s1 = z2.sum() * (x + (k as f64 * 0.5));
-        match k % 3 {
-            0 => s1 = (b[k % a.len()] * ((k as f64 * 0.5) + 0.97)),
-            1 => s1 = s1 * (y - s1).tanh().exp(),
-            _ => s1 += (k as f64 * 0.5),
+        let mut s1 = ad::ndarray::array![helper_array(a, (k as f64 * 0.5)), (a[a.len() - 1] - c[0]), (y + (k as f64 * 0.5))].mapv(f64::sin).sum();
+        let (s2, v3) = helper_pair(c, b[k % a.len()]);
+        let s4 = s2 * v3.sum();
+        if k == 3 {
+            return 0.97;
         }
-        let mut s7 = b.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + y).sum::<f64>();
-        let (s9, c10) = (x * s7.sin()).sin_cos();
-        let m11 = ad::ndarray::array![[c10, -s9, 0.5], [s9, c10, ((k as f64 * 0.5) * y)]];
-        let mut s8 = m11.t().dot(&m11).mapv(f64::tanh).sum() * helper_array(a, s1);
-        s8 + s8
+        let mut s5 = (a.var(0.0) + 0.1).sqrt() * (y - x);
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -3620,26 +3713,27 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, b[a.len() - 1]) - a[k % a.len()]) - a.dot(c));
+        let mut s1 = (a.mapv(f64::tanh).sum().sin() / (1.0 + y * y));
         match k % 4 {
-            j if j > 1 => s1 = helper_array(b, c[a.len() - 1]).tanh().exp() * j as f64,
-            _ if f64::tanh(0.60).exp() > 0.2 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            _ => s1 += (c[a.len() - 1] / (1.0 + 1.04 * 1.04)),
+            j if j > 1 => s1 = c.dot(b) * j as f64,
+            _ if (0.54 * y) > 0.2 => s1 = s1 * (b.dot(a) * c[a.len() - 1].cos()),
+            _ => s1 += helper_recursive(b, (k as f64 * 0.5), k % 3),
         }
-        let mut l2 = vec![a.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * y).sin()) + b;
-            l2.push(n);
+        s1 += ((k as f64 * 0.5) - (s1 + y));
+        if a.mean().unwrap() > 0.1 {
+            s1 = ((k as f64 * 0.5) * c[0]).sin();
+        } else {
+            s1 = s1 * s1;
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * y;
-        match k % 4 {
-            j if j > 1 => s1 = 1.07 * j as f64,
-            _ if (s1 - c[0]) > 0.2 => s1 = s1 * helper_scalar(v4.mapv(f64::tanh).sum(), (1.0 + b[k % a.len()] * b[k % a.len()]).ln()),
-            _ => s1 += v4.dot(b),
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n3 = (&h2 * y + c).mapv(f64::tanh);
+            h2.assign(&n3);
+            if i == 3 {
+                break;
+            }
         }
-        let mut s6 = ((0.79 * s1).tanh().exp() - helper_array(&v4, (x * y)));
-        (c.mapv(f64::tanh).sum() * c.mean().unwrap()) + s6 + v4.sum() * 0.3
+        x.cos().tanh().exp() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3655,39 +3749,45 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut s1 = b.mean().unwrap();
         let mut v2 = b.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
         let s3 = s1 * v2.sum();
-        let mut s4 = (a[0] / (1.0 + (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() * (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln()));
-        s4 += (k as f64 * 0.5);
-        match k % 4 {
-            j if j > 1 => s4 = helper_scalar((k as f64 * 0.5), 1.35) * j as f64,
-            _ if f64::sin(1.02) > 0.2 => s4 = s4 * (helper_array(b, y) + c.dot(b)),
-            _ => s4 += s3,
-        }
-        s4 += (a.dot(a) * helper_array(b, (k as f64 * 0.5)));
-        let mut s7 = c.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * (0.58 + s3)) * q6 as f64).sum::<f64>();
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c[k % a.len()],
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut s4 = b.dot(c);
+        s4 = (s4 * 0.5 + c.dot(a)).tanh();
+        let g6 = |p7: f64| (p7 * s4.cos()).tanh();
+        let mut s5 = g6(((k as f64 * 0.5) + s3)) + g6(a[0]);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * (b[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s7 += w8 * helper_array(b, (k as f64 * 0.5));
+            }
+            s4 += c[i] * 0.2;
         }
-        let s9 = if s7 < 5.0 { s7 * 0.5 } else { return s7 * helper_array(b, (k as f64 * 0.5)) };
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s7 = s7 * 0.8 + m * x + x * 0.1;
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * helper_recursive(a, 0.78, k % 3) + s5 * 0.1;
         }
-        helper_scalar((a[0] + 0.69), s4) + s7
+        let mut l8 = vec![0.0; a.len()];
+        for p9 in 0..a.len() {
+            l8[p9] = a[p9] * ((k as f64 * 0.5) + (k as f64 * 0.5));
+        }
+        l8[0] += s3;
+        let v10 = Array1::from(l8);
+        let mut s11 = v10[0] * 0.5;
+        let mut l12 = Vec::new();
+        for p13 in 0..a.len() {
+            if a[p13] > c[p13] {
+                l12.push((a[p13] * a.dot(b)).sin());
+            } else {
+                l12.push(c[p13] * x);
+            }
+        }
+        let mut s14 = l12.iter().map(|p13| p13 * p13).sum::<f64>() + l12[0];
+        a[k % a.len()].sin() + s14 + v10.sum() * 0.3
     }
 
     #[test]
@@ -3705,22 +3805,33 @@ mod p98 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h1.scaled_add((1.0 + y * y).ln(), a);
-            if i == 3 {
-                break;
-            }
+            h1.scaled_add(a[0].tanh(), a);
         }
-        let m3 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * y).sin()).sum() * (1.0 + b[0] * b[0]).ln() + d4[0] * h1.mapv(f64::tanh).sum();
-        if k == 3 {
-            return b.dot(a).tanh();
+        let mut s2 = h1.mean().unwrap();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x * a[a.len() - 1]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * (s2 + y);
         }
-        let v5 = (b * (x * 0.51));
-        if k == 3 {
-            return 0.97;
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (s2 + y) };
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * (s2 + s2);
         }
-        (c[a.len() - 1] * (1.11 - y)) + s2 + v5.sum() * 0.3
+        let v6 = h1.mapv(|t| { let u = t * s4; u * u - t });
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (a[i] + 0.97).sin();
+        }
+        a.mean().unwrap() + s2 + w7.sum() * 0.3
     }
 
     #[test]
@@ -3738,19 +3849,19 @@ mod p99 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * f64::ln((1.0 + 0.34 * 0.34));
+            w1[i] = b[i] * f64::sin(0.34);
         }
-        let mut s2 = (f64::ln((1.0 + 0.73 * 0.73)).tanh() * w1.mapv(f64::tanh).sum());
+        let mut s2 = b.dot(a);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+                s2 = (s2 * 0.8 + w1[j] * 0.73).tanh();
                 if s2 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s2 += b[i] * 0.2;
+            s2 += w1[i] * 0.2;
         }
-        a.mapv(f64::tanh).sum() + s2 + w1.sum() * 0.3
+        helper_recursive(&w1, c[a.len() - 1].sin(), k % 3) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3766,58 +3877,36 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((c.dot(a) * f64::ln((1.0 + 0.45 * 0.45))) / (1.0 + ((k as f64 * 0.5) + x).tanh() * ((k as f64 * 0.5) + x).tanh()));
+        let mut s1 = a.dot(c);
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_scalar(s1, s1),
+                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w2 * c.mean().unwrap();
+            s1 += w2 * (k as f64 * 0.5);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1 + y * 0.1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b[0];
         }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * 1.23,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w4 * b.dot(a);
+        let mut f6 = b.to_owned();
+        f6.mapv_inplace(|t| (t * s1).tanh());
+        f6.scaled_add(u4.mapv(f64::tanh).sum(), &b);
+        let mut s5 = f6.sum() * 0.3;
+        match k % 3 {
+            0 => s5 = x,
+            1 => s5 = s5 * s3,
+            _ => s5 += helper_scalar(s3, 1.23),
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s5.tanh()).tanh();
-                if s1 > 0.3 && j > n6 {
-                    break 'search s1 * c[k % a.len()];
-                }
-            }
-            if n6 > 2 {
-                break s1 + c[k % a.len()];
-            }
-        };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b[a.len() - 1]).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        (a.mean().unwrap() * s7) + s1
+        let mut s9 = c.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * u4.dot(c)) * q8 as f64).sum::<f64>();
+        (0.44 * c[0]) + s9 + f6.sum() * 0.3
     }
 
     #[test]
@@ -3833,23 +3922,27 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() * y) / (1.0 + y * y));
+        let mut s1 = c.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, b[a.len() - 1])).tanh();
+                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + f64::sqrt((1.0 + 0.88 * 0.88));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c.mean().unwrap();
+            s1 += t2.sin() * helper_array(b, y);
         }
-        s1 += x * 0.2;
-        let mut s2 = s1;
-        b.mean().unwrap() + s2
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(a, (k as f64 * 0.5))).tanh();
+        }
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -3866,34 +3959,30 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return (k as f64 * 0.5).sin().sin();
+            return (helper_array(b, 0.84) * a.mean().unwrap());
         }
-        let mut l1 = vec![b.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * y).sin()) + a;
-            l1.push(n);
+        let s1;
+        match k % 3 {
+            0 => s1 = y,
+            1 => { s1 = 0.5; }
+            _ => s1 = a.mean().unwrap(),
         }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * 0.32;
-        let mut h5 = v3.to_owned();
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * x).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let v5 = (a + b);
         for i in (0..a.len()).rev() {
-            h5.scaled_add(x, &v3);
-        }
-        let v6 = (&h5 + c);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            s4 = (s4 * 0.7 + b[i] * v5.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s4 = (s4 * 0.7 + b[i] * (1.0 + v6[0] * v6[0]).sqrt()).tanh();
         }
-        let mut f8 = v6.to_owned();
-        f8.mapv_inplace(|t| (t * x).tanh());
-        f8.scaled_add(h5.mapv(f64::tanh).sum(), &v6);
-        let mut s7 = f8.sum() * 0.3;
-        for m in v3.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * (k as f64 * 0.5) + y * 0.1;
+        let mut s6 = helper_array(&v5, f64::tanh(0.95).exp());
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * ((k as f64 * 0.5) - x);
         }
-        a.dot(b) + s7 + f8.sum() * 0.3
+        0.59 + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3917,25 +4006,32 @@ mod p103 {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + y * y))).tanh();
+            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
         }
-        let mut s3 = helper_array(c, x);
-        let mut s4 = (b.var(0.0) + 0.1).sqrt() * (y / (1.0 + b[0] * b[0]));
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * c.dot(b)).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+        let mut s3 = c.mapv(f64::tanh).sum();
+        let (s4, v5) = helper_pair(a, y);
+        let s6 = s4 * v5.sum();
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * b[0];
+        }
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u7[j] * helper_array(c, x)).tanh();
+                if s2 > 0.3 && j > n8 {
+                    break 'search s2 * (0.59 * y);
+                }
             }
-        }
-        s2 = (s2 * 0.5 + (k as f64 * 0.5).tanh().exp()).tanh();
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * (k as f64 * 0.5) + k as f64 * 0.1).sin();
+            if n8 > 2 {
+                break s2 + (0.59 * y);
             }
+        };
+        if k == 3 {
+            return helper_recursive(a, (s6 * 0.66), k % 3);
         }
-        s3 + s5
+        helper_recursive(&u7, (k as f64 * 0.5), k % 3) + s3 + u7.sum() * 0.3
     }
 
     #[test]
@@ -3951,18 +4047,14 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_scalar(x, (k as f64 * 0.5)) + y.tanh().exp()) - ((a[0] + (k as f64 * 0.5)) - (y + y)));
+        let mut s1 = b.mapv(f64::tanh).sum().cos();
         match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * 0.50,
-            _ => s1 += s1,
+            0 => s1 = helper_recursive(c, helper_scalar(y, s1), k % 3),
+            1 => s1 = s1 * a[0],
+            _ => s1 += s1.tanh().exp(),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * c.dot(b);
-        }
-        ((1.0 + b[0] * b[0]).sqrt() * b.dot(a)) + s1
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * a.dot(a)) * q3 as f64).sum::<f64>();
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -3978,16 +4070,13 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (1.0 + a[0] * a[0]).ln()).sum::<f64>();
-        let mut s5 = a.mapv(f64::tanh).sum();
-        let mut s6 = (f64::tanh(1.17).exp() - c.dot(b)).tanh();
-        match k % 3 {
-            0 => s4 = a[a.len() - 1],
-            1 => s4 = s4 * (helper_array(a, (k as f64 * 0.5)) + (s4 * (k as f64 * 0.5))),
-            _ => s4 += (a[k % a.len()] * s4),
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + a[0].tanh().exp());
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (s3 - (k as f64 * 0.5)) + s3 * 0.1;
         }
-        s4 + s6
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * y;
+        let mut s7 = b.iter().zip(c.iter()).map(|(p5, q6)| p5 * q6 * helper_scalar(x, c[k % a.len()])).sum::<f64>();
+        ((s3 / (1.0 + 0.25 * 0.25)) - helper_recursive(c, s7, k % 3)) + s7
     }
 
     #[test]
@@ -4008,21 +4097,19 @@ mod p106 {
         if k == 3 {
             return s3;
         }
-        let mut s4 = (((y * c[k % a.len()]) * a.dot(c)) + x);
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + b[i] * f64::tanh(0.86).exp()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+        let mut s4 = c.mean().unwrap();
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + c[i] * x.tanh()).tanh();
+        }
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h5.mapv_inplace(|t| (t * x).tanh());
+            h5.scaled_add(0.5, c);
             if i == 3 {
                 break;
             }
         }
-        match k % 3 {
-            0 => s4 = x,
-            1 => s4 = s4 * c.mean().unwrap(),
-            _ => s4 += 1.22,
-        }
-        ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() - (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s4
+        helper_array(&h5, helper_recursive(&h5, 0.21, k % 3)) + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -4038,59 +4125,33 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) - c.dot(c));
+        let mut s1 = (x * helper_array(a, x)).cos();
         for i in 0..a.len() {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let x = x * 0.5 + helper_array(a, b[a.len() - 1]);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(b, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
+        s1 += x * 0.2;
         for (p2, &q3) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * helper_array(a, b[0])).tanh();
+            s1 = (s1 * 0.7 + p2 * q3 * (s1 - x)).tanh();
         }
-        let f5: Array1<f64> = c.iter().rev().map(|p6| (p6 * (c[0] / (1.0 + s1 * s1))).tanh() + a.mapv(f64::tanh).sum()).collect();
-        let mut s4 = f5.dot(&f5) * 0.1;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s4 = s4.sin() * 0.9 + c[j7 - 1] * 0.46;
+        let mut s4 = ad::ndarray::array![c.mapv(f64::tanh).sum(), (1.0 + s1 * s1).ln(), (1.35 - x)].mapv(f64::sin).sum();
+        s1 = (s1 * 0.5 + y).tanh();
+        match k % 4 {
+            j if j > 1 => s4 = (a[a.len() - 1] / (1.0 + x * x)) * j as f64,
+            _ if (0.64 * y) > 0.2 => s4 = s4 * (s1 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
+            _ => s4 += b.mapv(f64::tanh).sum(),
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * f5[a.len() - 1]).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * x;
-                }
-            }
-            if n8 > 2 {
-                break s4 + x;
-            }
-        };
-        for i in 0..a.len() {
-            let w10 = match i % 3 {
-                0 => continue,
-                1 => a[i] * f64::tanh(0.52).exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s4 += w10 * ((k as f64 * 0.5) * (k as f64 * 0.5));
+        match k % 3 {
+            0 => s4 = (s4.tanh().exp() / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
+            1 => s4 = s4 * (k as f64 * 0.5),
+            _ => s4 += helper_array(c, x),
         }
-        let s11 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) * (k as f64 * 0.5)) };
-        f5.dot(a) + s4 + f5.sum() * 0.3
+        match k % 3 {
+            0 => s4 = a[a.len() - 1],
+            1 => s4 = s4 * helper_array(c, f64::tanh(0.41).exp()),
+            _ => s4 += (1.0 + s4 * s4).sqrt(),
+        }
+        (k as f64 * 0.5).cos() + s4
     }
 
     #[test]
@@ -4106,19 +4167,23 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(b.mean().unwrap(), ((k as f64 * 0.5) * 1.08)) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        let mut s1 = (a.dot(a) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
         match k % 4 {
-            j if j > 1 => s1 = helper_scalar(y, a.mean().unwrap()) * j as f64,
-            _ if (y * c[a.len() - 1]) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            j if j > 1 => s1 = helper_array(a, b[a.len() - 1]).sin() * j as f64,
+            _ if (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s1 = s1 * y,
+            _ => s1 += f64::sin(0.28),
         }
-        s1 += (a.dot(b) - (a[k % a.len()] - 0.46));
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n3 = (&h2 * s1 + a).mapv(f64::tanh);
-            h2.assign(&n3);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        a.mean().unwrap() + s1 + h2.sum() * 0.3
+        let mut s2 = ((s1.cos() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) * (k as f64 * 0.5));
+        helper_array(b, s1) + s2
     }
 
     #[test]
@@ -4134,9 +4199,9 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let v2 = b.mapv(f64::sin);
-        f64::tanh(0.22) + s1 + v2.sum() * 0.3
+        let mut s1 = helper_array(b, helper_scalar((k as f64 * 0.5), a[0]).tanh().exp());
+        let mut s2 = y;
+        y + s2
     }
 
     #[test]
@@ -4166,11 +4231,9 @@ mod p110 {
             (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
         let s5 = s3 * v4.sum();
-        let mut f7 = b.to_owned();
-        f7.mapv_inplace(|t| (t * x).tanh());
-        f7.scaled_add(x, &b);
-        let mut s6 = f7.sum() * 0.3;
-        (k as f64 * 0.5) + s6 + f7.sum() * 0.3
+        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * helper_scalar(x, s1)).view()]).unwrap();
+        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
+        (helper_recursive(a, s6, k % 3) / (1.0 + (s1 / (1.0 + 0.92 * 0.92)) * (s1 / (1.0 + 0.92 * 0.92)))) + s6
     }
 
     #[test]
@@ -4186,50 +4249,49 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y.tanh().sin(), ((x + 0.71) - y));
+        let mut s1 = ((b[k % a.len()] - (y + x)) + (((k as f64 * 0.5) - y) * helper_recursive(c, y, k % 3)));
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * x,
+                1 => a[i] * s1.tanh(),
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w2 * (y / (1.0 + y * y));
+            s1 += w2 * (y * 1.00);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + y * y)) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * a.mapv(f64::tanh).sum();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * 1.00) };
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * c.mapv(f64::tanh).sum();
+            s1 += t4 * t4 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * 0.55;
         }
-        let mut s5 = (1.0 + s1 * s1).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * 0.24).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s5 += c[i] * 0.2;
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + s5 * s5).sqrt();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * s5).tanh();
-            if i == 3 {
-                break;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * b.mapv(f64::tanh).sum();
             }
         }
-        let m7 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s6 = m7.diag().mapv(|t| (t * s3).sin()).sum() * a.dot(c);
-        a[k % a.len()].tanh().exp() + s6
+        for m in a.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 * 0.1;
+        }
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5).cos().tanh(),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (y * 0.70),
+        }
+        match k % 3 {
+            0 => s1 = a.dot(b),
+            1 => s1 = s1 * s3,
+            _ => s1 += s3,
+        }
+        let mut s6: f64 = {
+            let t5 = helper_array(a, 1.08).tanh().exp();
+            t5 * t5 * 0.5 + f64::tanh(0.82).exp()
+        };
+        (helper_array(b, s1) - helper_scalar(0.44, s1)) + s6
     }
 
     #[test]
@@ -4246,20 +4308,21 @@ mod p112 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return (a[a.len() - 1] - b[a.len() - 1]).sin();
+            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        let s1;
-        match k % 3 {
-            0 => s1 = y.tanh().exp(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (helper_scalar(b[0], y) + y),
+        let mut s1 = (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y + y);
+        s1 += y * 0.2;
+        if x > 0.1 {
+            s1 = (0.36 * s1).cos();
+        } else {
+            s1 = s1 * (helper_scalar(y, y) * (k as f64 * 0.5));
         }
-        let mut s3 = a.dot(c);
-        ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3.tanh().exp()) + s3 + u2.sum() * 0.3
+        let mut s2 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln();
+        b.dot(c) + s2
     }
 
     #[test]
@@ -4277,12 +4340,12 @@ mod p113 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut h1 = b.to_owned();
         for i in 0..3 {
-            h1.scaled_add((1.15 * x), b);
+            h1.scaled_add(helper_scalar(1.15, x), b);
         }
         if k == 3 {
-            return (helper_scalar(x, b[a.len() - 1]) * a.mean().unwrap());
+            return b.mapv(f64::tanh).sum();
         }
-        x + h1.sum() * 0.3
+        helper_scalar((y / (1.0 + 1.05 * 1.05)), (x + 1.05)) + h1.sum() * 0.3
     }
 
     #[test]
@@ -4303,20 +4366,36 @@ mod p114 {
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 * (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) * x);
+                    break 'search s1 * 0.30;
                 }
             }
             if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) * x);
+                break s1 + 0.30;
             }
         };
-        s1 = (s1 * 0.5 + (1.0 + (b[a.len() - 1] + (k as f64 * 0.5)) * (b[a.len() - 1] + (k as f64 * 0.5))).ln()).tanh();
-        let z5 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p6, &q7| (p6 * s1 - q7).sin());
-        let mut s4 = z5.sum() * (1.0 + b[0] * b[0]).ln();
-        let v8 = a.mapv(|t| if t > 0.2 { t * s3 } else { (t - s3).tanh() });
-        (1.0 + (s4 / (1.0 + x * x)) * (s4 / (1.0 + x * x))).sqrt() + s4 + v8.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * c[0].cos()).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        ((b[a.len() - 1] + 0.25) * x.tanh().exp()) + s4
     }
 
     #[test]
@@ -4332,13 +4411,10 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * a.dot(a)).tanh());
-        match k % 3 {
-            0 => s3 = a[a.len() - 1],
-            1 => s3 = s3 * a.mapv(f64::tanh).sum().sin(),
-            _ => s3 += (x + s3),
-        }
-        (1.0 + helper_array(a, x) * helper_array(a, x)).sqrt() + s3
+        let mut s3 = c.iter().map(|p1| p1 * a.mapv(f64::tanh).sum()).min_by(|p1, q2| (p1 - a.mapv(f64::tanh).sum()).abs().total_cmp(&(q2 - a.mapv(f64::tanh).sum()).abs())).unwrap();
+        let (s4, v5) = helper_pair(c, a[a.len() - 1].tanh().exp());
+        let s6 = s4 * v5.sum();
+        (a.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -4359,33 +4435,34 @@ mod p116 {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + x)).tanh();
             if i == 3 {
                 break;
             }
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.23 + y)).tanh();
+                s1 = (s1 * 0.8 + b[j] * x.sin()).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = x.tanh().exp();
-            t2 * t2 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        let l4 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(c);
-        let s7;
-        match k % 3 {
-            0 => s7 = a.mapv(f64::tanh).sum().tanh().exp(),
-            1 => { s7 = 0.5; }
-            _ => s7 = helper_array(b, c.mean().unwrap()),
+        let mut h2 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, b);
         }
-        b.dot(a) + s6
+        for i in 0..a.len() {
+            let x = x * 0.5 + (x + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        for (p3, &q4) in h2.iter().zip(c) {
+            s1 = (s1 * 0.7 + p3 * q4 * y.cos()).tanh();
+        }
+        b.mean().unwrap() + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4401,17 +4478,22 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (c.dot(a) * 0.87));
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a[0].cos() + s1 * 0.1;
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(c, s1) + x * 0.1;
         }
-        s1 = c.mean().unwrap();
+        let s2;
         match k % 3 {
-            0 => s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln(),
-            1 => s1 = s1 * ((y - 0.93) / (1.0 + a.dot(c) * a.dot(c))),
-            _ => s1 += a.dot(b),
+            0 => s2 = x.sin().cos(),
+            1 => { s2 = (y / (1.0 + x * x)); }
+            _ => s2 = b.mapv(f64::tanh).sum(),
         }
-        b.mean().unwrap() + s1
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.70, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        helper_scalar(x, (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -4435,40 +4517,34 @@ mod p118 {
         }
         let s2;
         match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => { s2 = helper_array(b, a[k % a.len()]); }
-            _ => s2 = b.dot(b),
+            0 => s2 = (y.tanh().exp() - c.dot(c)),
+            1 => { s2 = helper_recursive(a, x, k % 3); }
+            _ => s2 = helper_recursive(a, y, k % 3),
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
+        let (s3, v4) = helper_pair(b, c.mean().unwrap());
+        let s5 = s3 * v4.sum();
+        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut h7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-        }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * x).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+            let n8 = (&h7 * x + &v6).mapv(f64::tanh);
+            h7.assign(&n8);
+            if i == 3 {
+                break;
             }
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + s2.tanh().exp()).sin();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (x + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s2).tanh();
+            s1 = (s1 * 0.7 + h7[i] * s2).tanh();
         }
-        b.mapv(f64::tanh).sum() + s3 + w5.sum() * 0.3
+        v6.mapv(f64::tanh).sum() + s1 + h7.sum() * 0.3
     }
 
     #[test]
@@ -4486,19 +4562,18 @@ mod p119 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * helper_array(a, y)).tanh();
+            let n2 = (s1 * 0.5 + a[i] * (x + y)).tanh();
             if (n2 - s1).abs() < 0.05 {
                 break;
             }
             s1 = n2;
         }
-        let s3;
         match k % 3 {
-            0 => s3 = b.mapv(f64::tanh).sum(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (((k as f64 * 0.5) * (k as f64 * 0.5)) + helper_scalar(a[a.len() - 1], x)),
+            0 => s1 = helper_scalar((y - (k as f64 * 0.5)), helper_array(c, 0.46)),
+            1 => s1 = s1 * helper_array(b, helper_scalar(x, x)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        (0.70 / (1.0 + b.mean().unwrap() * b.mean().unwrap())) + s1
+        (x + b.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -4515,27 +4590,37 @@ mod p120 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a * c).mapv(f64::tanh);
-        let mut s2 = (1.0 + (((k as f64 * 0.5) * y) + c.mean().unwrap()) * (((k as f64 * 0.5) * y) + c.mean().unwrap())).ln();
+        let mut s2 = helper_array(c, (b[0] - (k as f64 * 0.5)).tanh());
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
-        }
-        if k == 3 {
-            return (1.0 + helper_array(&v1, y) * helper_array(&v1, y)).ln();
-        }
-        let mut s3 = v1.mean().unwrap();
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s4 += (v * j as f64) * (s4 - s3);
+            s2 = (s2 * 0.7 + v1[i] * s2).tanh();
+            if i == 3 {
+                break;
             }
         }
-        if k == 3 {
-            return helper_array(c, (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * helper_scalar(v1[k % a.len()], (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + v1[i] * 0.3;
         }
-        x + s4 + v1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s2 = ((y + y) * ((k as f64 * 0.5) + s2)) * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s2 = s2 * ((1.0 + x * x).ln() * v1[0]),
+            _ => s2 += s2,
+        }
+        if c[0] < 0.0 {
+            s2 = (1.0 + s2 * s2).sqrt();
+        } else {
+            s2 = s2 * helper_array(a, (b[0] * y));
+        }
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s2 += (v * j as f64) * 0.72;
+            }
+        }
+        1.09 + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4551,19 +4636,29 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.73 - 0.65) - (b[0] / (1.0 + y * y))) * ((0.73 - 0.65) - (b[0] / (1.0 + y * y)))).ln();
+        let mut s1 = (b.mapv(f64::tanh).sum() + helper_recursive(a, c.mapv(f64::tanh).sum(), k % 3));
         match k % 4 {
-            j if j > 1 => s1 = (f64::tanh(0.26) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
-            _ if (k as f64 * 0.5).sin() > 0.2 => s1 = s1 * (helper_scalar(s1, c[a.len() - 1]) / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
-            _ => s1 += s1.cos(),
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_recursive(c, c[k % a.len()], k % 3) > 0.2 => s1 = s1 * (((k as f64 * 0.5) * 1.36) + f64::ln((1.0 + 0.26 * 0.26))),
+            _ => s1 += x,
         }
-        let v2 = a.mapv(|t| { let u = t * s1; u * u - t });
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * a[k % a.len()];
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + b.dot(c) * b.dot(c)).ln() * j as f64,
+            _ if (b[k % a.len()] / (1.0 + y * y)) > 0.2 => s1 = s1 * a.mean().unwrap(),
+            _ => s1 += (x - b[0]),
         }
-        ((y / (1.0 + v2[0] * v2[0])) - (v2[0] + 1.13)) + s1 + v2.sum() * 0.3
+        for i in 0..a.len() {
+            let t2 = c[i] * (0.82 * b[0]);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        f64::sin(0.79) + s1
     }
 
     #[test]
@@ -4579,58 +4674,33 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((b[a.len() - 1] - y), (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()), b.dot(a));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), s1)).tanh();
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (x / (1.0 + x * x));
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (1.06 - (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + u2[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * ((k as f64 * 0.5) / (1.0 + x * x)),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * y;
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * a[0],
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w5 * c.mapv(f64::tanh).sum();
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        match k % 3 {
-            0 => s1 = c.dot(b),
-            1 => s1 = s1 * b.dot(&u2),
-            _ => s1 += s4,
-        }
-        for k in 0..2 {
-            for (j, v) in u2.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        ((s1 + 1.19) + helper_array(&u2, b[0])) + s1 + u2.sum() * 0.3
+        let mut s2 = b.dot(b);
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = c[i] * (0.82 * 1.16);
+        }
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), s2) + x * 0.1;
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let mut s4 = w3.dot(&w3);
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(a * (s2 + i as f64)));
+        }
+        let mut s5 = m6.row(1).dot(c) * (1.0 + s1 * s1).ln();
+        (a[0] - (s4 * s5)) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4646,30 +4716,31 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * a[a.len() - 1]).tanh().cos();
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_array(b, (k as f64 * 0.5))).tanh();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * b.mean().unwrap()).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * (s4 + y);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += a[j] * t5;
+            }
+            s4 = s4 + q6.tanh();
         }
-        let v4 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
+        let v7 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
         match k % 4 {
-            j if j > 1 => s3 = (v4.dot(c) - s3.tanh().exp()) * j as f64,
-            _ if (1.0 + x * x).ln() > 0.2 => s3 = s3 * (f64::tanh(1.04).exp() * (c[a.len() - 1] + x)),
-            _ => s3 += (b[0] - b[0]),
+            j if j > 1 => s4 = b.dot(a) * j as f64,
+            _ if (1.0 + x * x).sqrt() > 0.2 => s4 = s4 * (s4.sin() * x),
+            _ => s4 += ((k as f64 * 0.5) / (1.0 + s4 * s4)),
         }
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * s3 + y * 0.1;
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * f64::tanh(1.29).exp() + x * 0.1;
-        }
-        let mut l5 = vec![b.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + b;
-            l5.push(n);
-        }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * b.dot(b);
-        (v4.mapv(f64::tanh).sum() / (1.0 + s8.cos() * s8.cos())) + s8 + v7.sum() * 0.3
+        let (s8, v9) = helper_pair(c, s4);
+        let s10 = s8 * v9.sum();
+        (1.0 + (y + v7[0]) * (y + v7[0])).ln() + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4685,34 +4756,46 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c.dot(c) * c.dot(c)));
-        s1 = a.dot(c);
-        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * helper_scalar(s1, y)).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * x;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_scalar(y, s4);
-            if i == 3 {
-                break;
-            }
-        }
-        let (s7, c8) = (x * f64::tanh(0.89).exp()).sin_cos();
-        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, f64::tanh(0.92).exp()]];
-        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * (1.0 + s4 * s4).sqrt();
-        'outer: for i in 0..a.len() {
+        let mut s1 = (helper_recursive(b, (k as f64 * 0.5), k % 3).tanh().exp() * ((y * x) + y));
+        s1 += helper_recursive(b, c.dot(c), k % 3);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * (s6 * y)).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * 0.84)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) + 1.32);
                 }
             }
-            s4 += a[i] * 0.2;
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) + 1.32);
+            }
+        };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (0.60 / (1.0 + 0.70 * 0.70)),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w4 * helper_scalar((k as f64 * 0.5), s1);
         }
-        s1 = (s1 * 0.5 + (b.dot(a) * (k as f64 * 0.5))).tanh();
-        (b.mean().unwrap() - c[k % a.len()]) + s6
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar((k as f64 * 0.5), s1) };
+        let s6;
+        match k % 3 {
+            0 => s6 = (s5.tanh() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+            1 => { s6 = 0.64; }
+            _ => s6 = helper_scalar(helper_recursive(c, y, k % 3), s3),
+        }
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), c[k % a.len()]) + s5 * 0.1;
+        }
+        (1.0 + helper_array(b, s6) * helper_array(b, s6)).ln() + s1
     }
 
     #[test]
@@ -4728,9 +4811,9 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = c.mean().unwrap();
         for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1.sin() + y * 0.1;
+            s1 = s1 * 0.8 + m * helper_array(a, s1) + y * 0.1;
         }
         for i in 0..a.len() {
             let w2 = match i % 3 {
@@ -4750,16 +4833,16 @@ mod p125 {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_array(b, (k as f64 * 0.5))).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + a[i] * 0.3;
         }
         match k % 4 {
             j if j > 1 => s1 = x * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(b, 0.65),
-            _ => s1 += (0.28 - 0.51),
+            _ if helper_array(c, y) > 0.2 => s1 = s1 * (1.0 + helper_array(a, b[a.len() - 1]) * helper_array(a, b[a.len() - 1])).ln(),
+            _ => s1 += 0.51,
         }
-        c.mean().unwrap() + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4802,26 +4885,13 @@ mod p127 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return ((0.24 + (k as f64 * 0.5)) * x);
+            return helper_array(c, (1.18 - 0.57));
         }
-        let mut s1 = (y - (y / (1.0 + a.mean().unwrap() * a.mean().unwrap())));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.29 / (1.0 + c[k % a.len()] * c[k % a.len()]))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + x.tanh();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let (s2, v3) = helper_pair(b, (0.23 + x));
-        let s4 = s2 * v3.sum();
-        (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln() + s1
+        let mut s1 = b.mean().unwrap();
+        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * x.sin()).tanh() + f64::tanh(0.94).exp()).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        s2 = b.mean().unwrap().tanh().exp();
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -4839,13 +4909,10 @@ mod p128 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = b.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.dot(b);
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()).sin();
-        }
-        x + w2.sum() * 0.3
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        helper_scalar(helper_array(a, y), x) + v2.sum() * 0.3
     }
 
     #[test]
@@ -4864,11 +4931,11 @@ mod p129 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
             for v in c.iter() {
-                s1 += v * ((k as f64 * 0.5) + x);
+                s1 += v * ((k as f64 * 0.5) * x);
             }
         }
         if k % 2 == 1 {
-            let x = x * 0.5 + a.dot(c);
+            let x = x * 0.5 + f64::tanh(0.81).exp();
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
@@ -4888,19 +4955,20 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[0] + a[k % a.len()]) - a.mean().unwrap()) / (1.0 + (0.30 + a.dot(c)) * (0.30 + a.dot(c))));
+        let mut s1 = b.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let x = x * 0.5 + (0.85 - (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let y = y * 0.5 + c[0];
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + y;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        s1 += y * 0.2;
+        s1 += x.tanh().exp();
+        let s2;
+        match k % 3 {
+            0 => s2 = s1,
+            1 => { s2 = (b[k % a.len()] + c[0]); }
+            _ => s2 = helper_array(c, 0.45),
         }
-        s1 += s1 * 0.2;
-        let mut s2 = (c[a.len() - 1] / (1.0 + helper_scalar(a[0], (k as f64 * 0.5)) * helper_scalar(a[0], (k as f64 * 0.5))));
-        b.mean().unwrap() + s2
+        y + s1
     }
 
     #[test]
@@ -4916,45 +4984,40 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, b.mean().unwrap()).tanh();
-        for m in b.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + y * 0.1;
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + y * 0.1;
         }
-        let v2 = (b * (1.34 * 1.38));
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt() * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * helper_scalar(a[a.len() - 1], x).tanh().exp(),
-            _ => s1 += helper_scalar(0.67, c[k % a.len()]),
-        }
-        if 1.13 > 0.1 {
-            s1 = s1;
-        } else {
-            s1 = s1 * (s1 + (k as f64 * 0.5).tanh().exp());
-        }
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * y).tanh());
-            h3.scaled_add(0.5, b);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s4 = b.mapv(f64::tanh).sum();
+        let mut h2 = c.to_owned();
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => h3[i] * helper_array(a, s1),
-                _ => {
-                    if h3[i] > 0.8 {
-                        break;
-                    }
-                    h3[i].tanh()
-                }
-            };
-            s1 += w5 * (k as f64 * 0.5);
+            let n3 = (&h2 * x + c).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        s4 + s4 + h3.sum() * 0.3
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * 1.34;
+                }
+            }
+            if n4 > 2 {
+                break s1 + 1.34;
+            }
+        };
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * y;
+        }
+        let mut s7 = s5;
+        let v8 = h2.mapv(|t| if t > 0.2 { t * s5 } else { (t - s5).tanh() });
+        match k % 3 {
+            0 => s7 = (1.0 + s1 * s1).sqrt(),
+            1 => s7 = s7 * (v8.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x)))),
+            _ => s7 += h2.mean().unwrap(),
+        }
+        (x / (1.0 + a[0] * a[0])) + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -4970,15 +5033,17 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let mut s1 = helper_array(c, (y / (1.0 + x * x)).tanh().exp());
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (a[a.len() - 1] / (1.0 + x * x));
         }
-        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * s1).tanh() + y).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
-        x.sin().tanh().exp() + s3 + f4.sum() * 0.3
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(b, (k as f64 * 0.5));
+        }
+        (1.0 + u3.mapv(f64::tanh).sum() * u3.mapv(f64::tanh).sum()).sqrt() + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -4999,13 +5064,13 @@ mod p133 {
             let n2 = (&h1 * y + c).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        let mut s3 = (((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + f64::tanh(1.18).exp()) - y);
+        let mut s3 = h1.mean().unwrap();
         if k % 2 == 0 {
-            s3 = (1.0 + (s3 + a[a.len() - 1]) * (s3 + a[a.len() - 1])).ln();
+            s3 = helper_array(a, 0.62);
         } else {
-            s3 = s3 * b.mapv(f64::tanh).sum();
+            s3 = s3 * y.tanh();
         }
-        x + s3 + h1.sum() * 0.3
+        ((b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + x) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5021,36 +5086,30 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.dot(a) + b.dot(b));
+        let mut s1 = (1.0 + ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37)) * ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37))).ln();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
             s1 += a[i] * 0.2;
         }
         match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if y > 0.2 => s1 = s1 * c[a.len() - 1],
-            _ => s1 += a.mapv(f64::tanh).sum(),
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_recursive(b, (y - b[0]), k % 3),
+            _ => s1 += helper_scalar((k as f64 * 0.5), s1),
         }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * x;
-            }
+        let mut s2 = b.mapv(f64::tanh).sum();
+        let mut s4: f64 = {
+            let t3 = (helper_recursive(a, y, k % 3) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+            t3 * t3 * 0.5 + 0.93
+        };
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * b[0] + s4 * 0.1;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
-        }
-        if k == 3 {
-            return (b.dot(c) / (1.0 + ((k as f64 * 0.5) * 0.93) * ((k as f64 * 0.5) * 0.93)));
-        }
-        c.dot(c) + s1
+        (1.0 + b.dot(c) * b.dot(c)).ln() + s4
     }
 
     #[test]
@@ -5071,26 +5130,23 @@ mod p135 {
             let n2 = (&h1 * x + a).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        let mut s3 = b.dot(a);
+        let mut s3 = (x * h1.mean().unwrap());
         let mut n4 = 0;
         let s5 = 'search: loop {
             n4 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_array(b, s3)).tanh();
+                s3 = (s3 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
                 if s3 > 0.3 && j > n4 {
-                    break 'search s3 * helper_scalar(x, x);
+                    break 'search s3 * (x - 0.41);
                 }
             }
             if n4 > 2 {
-                break s3 + helper_scalar(x, x);
+                break s3 + (x - 0.41);
             }
         };
-        for i in 0..a.len() {
-            let x = x * 0.5 + a.mean().unwrap();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
-        }
-        s3 += x * 0.2;
-        helper_scalar((k as f64 * 0.5), y).tanh().exp() + s3 + h1.sum() * 0.3
+        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (1.0 + s3 * s3).ln()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        helper_array(&h1, (s8 + s8)) + s8 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5106,14 +5162,18 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (k as f64 * 0.5));
+        let mut s1 = helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
         let mut v2 = a.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
         let s3 = s1 * v2.sum();
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * (1.0 + x * x).ln();
-        helper_scalar((k as f64 * 0.5), y) + s4
+        let mut m5 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m5.row_mut(i).assign(&(c * ((x * 0.99) + i as f64)));
+        }
+        let mut s4 = m5.row(1).dot(b) * helper_array(c, 0.54);
+        y + s4
     }
 
     #[test]
@@ -5130,24 +5190,16 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = helper_array(a, a.dot(a));
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * c[a.len() - 1]).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
-        }
+        s1 = (s1 * 0.5 + helper_scalar((x + s1), helper_scalar(s1, y))).tanh();
         if k % 2 == 1 {
-            let s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s2 += s1 * 0.2;
+        s1 += s1 * 0.2;
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * helper_array(a, x),
+                1 => b[i] * (y + y),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -5155,16 +5207,22 @@ mod p137 {
                     b[i].tanh()
                 }
             };
-            s1 += w4 * b.dot(b);
+            s1 += w2 * ((k as f64 * 0.5) * x);
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(b) };
-        if k == 3 {
-            return c.dot(b);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) * x) };
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * a[a.len() - 1].tanh();
+            }
         }
-        let l6: Vec<f64> = c.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a[a.len() - 1]).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        s2 += (k as f64 * 0.5);
-        helper_scalar(y, a.mapv(f64::tanh).sum()) + s8
+        s1 += (k as f64 * 0.5);
+        let mut s4 = (b.dot(b) - a.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * a.mean().unwrap();
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (a[a.len() - 1] - s4);
+        }
+        helper_recursive(a, (k as f64 * 0.5), k % 3) + s4
     }
 
     #[test]
@@ -5180,16 +5238,18 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt().tanh().exp();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 - 1.20)).tanh();
+        let mut s1 = (c.mean().unwrap() / (1.0 + f64::sin(0.84) * f64::sin(0.84)));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_recursive(a, x, k % 3)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += x,
-        }
-        let mut s2 = a.mapv(f64::tanh).sum();
+        s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * c.mean().unwrap()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
         s2 + s2
     }
 
@@ -5206,24 +5266,24 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar(helper_scalar(y, 0.55), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))), y);
+        let mut s1 = helper_recursive(b, b.mean().unwrap(), k % 3);
         if k % 2 == 0 {
-            s1 = a[0].tanh().exp();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+            s1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) - helper_array(b, x));
         }
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, c);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        match k % 4 {
-            j if j > 1 => s1 = c[a.len() - 1] * j as f64,
-            _ if ((k as f64 * 0.5) * s1) > 0.2 => s1 = s1 * (c.mapv(f64::tanh).sum() * helper_scalar(s1, 0.98)),
-            _ => s1 += (k as f64 * 0.5),
+        let (s3, c4) = (x * f64::sqrt((1.0 + 1.36 * 1.36))).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, helper_recursive(b, s1, k % 3)]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * c.mean().unwrap();
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (b[a.len() - 1] * 0.46),
         }
-        s1 = (s1 * 0.5 + (x * helper_array(c, 0.65))).tanh();
-        y + s1 + h2.sum() * 0.3
+        x + s2
     }
 
     #[test]
@@ -5241,19 +5301,19 @@ mod p140 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * (1.07 / (1.0 + y * y))).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
+            let n2 = (s1 * 0.5 + b[i] * f64::tanh(1.07).exp()).tanh();
             s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        if k == 3 {
-            return (helper_array(b, b[0]) - (y + x));
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(b[k % a.len()], x)).tanh();
         }
         for i in 0..a.len() {
             let w3 = match i % 3 {
                 0 => continue,
-                1 => a[i] * (x / (1.0 + y * y)),
+                1 => a[i] * 0.42,
                 _ => {
                     if a[i] > 0.8 {
                         break;
@@ -5261,25 +5321,20 @@ mod p140 {
                     a[i].tanh()
                 }
             };
-            s1 += w3 * s1;
+            s1 += w3 * b.dot(a);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        let mut s5 = a.mapv(f64::tanh).sum();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * helper_scalar(y, s5);
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * f64::cos(1.19)).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s5 += a[i] * 0.2;
+        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * y.tanh()).tanh() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).collect();
+        let mut s5 = f6.dot(&f6) * 0.1;
+        match k % 4 {
+            j if j > 1 => s5 = f6.dot(a) * j as f64,
+            _ if s5.cos() > 0.2 => s5 = s5 * ((s5 / (1.0 + x * x)) + f64::ln((1.0 + 1.17 * 1.17))),
+            _ => s5 += s1.sin(),
         }
-        a.mapv(f64::tanh).sum() + s5
+        a.mean().unwrap() + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -5302,15 +5357,15 @@ mod p141 {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + c[j] * helper_scalar(x, y)).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5).tanh().exp();
+                    break 'search s1 * ((k as f64 * 0.5) + x);
                 }
             }
             if n2 > 2 {
-                break s1 + (k as f64 * 0.5).tanh().exp();
+                break s1 + ((k as f64 * 0.5) + x);
             }
         };
-        let mut s6 = a.iter().fold(0.5, |q5, p4| (q5 * 0.8 + p4 * helper_scalar(1.21, (k as f64 * 0.5))).tanh());
-        b[0] + s6
+        let mut s4 = helper_recursive(a, a.dot(a), k % 3);
+        ((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() + helper_scalar(s4, s1)) + s4
     }
 
     #[test]
@@ -5328,11 +5383,11 @@ mod p142 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
         let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s3 = (((y - x) / (1.0 + v2.mean().unwrap() * v2.mean().unwrap())) / (1.0 + (c.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y))) * (c.mean().unwrap() / (1.0 + (a[a.len() - 1] + y) * (a[a.len() - 1] + y)))));
+        let mut s3 = v1.mapv(f64::tanh).sum();
         for i in 0..a.len() {
             let w4 = match i % 3 {
                 0 => continue,
-                1 => v2[i] * helper_scalar(y, s3),
+                1 => v2[i] * x,
                 _ => {
                     if v2[i] > 0.8 {
                         break;
@@ -5340,18 +5395,31 @@ mod p142 {
                     v2[i].tanh()
                 }
             };
-            s3 += w4 * (a[a.len() - 1] * x);
+            s3 += w4 * s3;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (a[a.len() - 1] * x) };
-        let mut s6 = y;
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * a[0].cos()).tanh();
-        }
-        let mut s8: f64 = {
-            let t7 = 1.40;
-            t7 * t7 * 0.5 + (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * f64::tanh(0.72).exp()).tanh();
+                if s3 > 0.3 && j > n6 {
+                    break 'search s3 * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+                }
+            }
+            if n6 > 2 {
+                break s3 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+            }
         };
-        s5 + s8 + v2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = v2.dot(&v2) * j as f64,
+            _ if y > 0.2 => s3 = s3 * (0.99 + v1.mean().unwrap()),
+            _ => s3 += s5,
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * (s7 / (1.0 + x * x))).tanh();
+        }
+        helper_array(&v2, a.dot(&v1)) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5371,7 +5439,7 @@ mod p143 {
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * helper_scalar(y, c[0]),
+                1 => b[i] * helper_recursive(a, s1, k % 3),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -5379,32 +5447,19 @@ mod p143 {
                     b[i].tanh()
                 }
             };
-            s1 += w2 * ((k as f64 * 0.5) + s1);
+            s1 += w2 * x.tanh().exp();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) + s1) };
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) - x) + s1 * 0.1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * y.tanh().exp()).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        s1 = (s1 * 0.5 + helper_array(a, y).sin()).tanh();
+        match k % 3 {
+            0 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln(),
+            1 => s1 = s1 * (1.0 + a.dot(b) * a.dot(b)).sqrt(),
+            _ => s1 += 0.45,
         }
-        let mut s5: f64 = {
-            let t4 = (c[a.len() - 1].tanh().exp() / (1.0 + (x / (1.0 + 0.35 * 0.35)) * (x / (1.0 + 0.35 * 0.35))));
-            t4 * t4 * 0.5 + 1.18
-        };
-        let mut s6 = (1.0 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp() * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp()).sqrt();
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(c, s6),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s6 += w7 * (x - s3);
-        }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (x - s3) };
-        (helper_array(b, (k as f64 * 0.5)) + (y - s8)) + s6
+        let mut s6 = c.mapv(f64::tanh).sum();
+        helper_scalar((1.22 - y), s4) + s6
     }
 
     #[test]
@@ -5422,21 +5477,19 @@ mod p144 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * a.dot(b) + k as f64 * 0.1).sin();
+            for v in c.iter() {
+                s1 += v * (0.39 + y);
             }
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => { s2 = 0.5; }
-            _ => s2 = (c.mean().unwrap() / (1.0 + b[k % a.len()] * b[k % a.len()])),
+        let mut s3: f64 = {
+            let t2 = b.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + (c[a.len() - 1] * y)
+        };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * f64::cos(1.31);
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (y + s1);
-        }
-        helper_array(a, y).cos() + s1 + u3.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5454,13 +5507,10 @@ mod p145 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * (x + 0.76);
+            w1[i] = b[i] * helper_recursive(c, y, k % 3);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
-        }
-        a.dot(c).tanh() + w2.sum() * 0.3
+        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        (1.18 - helper_scalar(x, x)) + v2.sum() * 0.3
     }
 
     #[test]
@@ -5478,20 +5528,30 @@ mod p146 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
             let t1 = (k as f64 * 0.5);
-            t1 * t1 * 0.5 + b.mapv(f64::tanh).sum()
+            t1 * t1 * 0.5 + y.tanh().exp()
         };
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n4 = (&h3 * x + b).mapv(f64::tanh);
-            h3.assign(&n4);
+        let mut l3 = vec![a.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * x).sin()) + a;
+            l3.push(n);
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if c[p8] > v5[p8] {
+                l7.push((c[p8] * x).sin());
+            } else {
+                l7.push(v5[p8] * x);
+            }
         }
-        s2 += y * 0.2;
-        let mut s5 = helper_array(&h3, (k as f64 * 0.5)).tanh();
-        (a[a.len() - 1] + 0.45).tanh().exp() + s5 + h3.sum() * 0.3
+        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
+        match k % 4 {
+            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
+            _ if (0.34 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s2 = s2 * helper_scalar(a[a.len() - 1], 0.45).tanh().exp(),
+            _ => s2 += (0.56 / (1.0 + s9 * s9)),
+        }
+        y + s9 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5509,20 +5569,15 @@ mod p147 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = helper_array(b, x).sin(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (k as f64 * 0.5),
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => { s1 = (k as f64 * 0.5); }
+            _ => s1 = ((x - (k as f64 * 0.5)) / (1.0 + y * y)),
         }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if b[p3] > a[p3] {
-                l2.push((b[p3] * (k as f64 * 0.5)).sin());
-            } else {
-                l2.push(a[p3] * s1);
-            }
+        let mut s2: f64 = 0.91;
+        if k % 2 == 0 {
+            s2 = (f64::ln((1.0 + 0.60 * 0.60)) + s2.tanh().exp());
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        0.91 + s4
+        helper_recursive(c, 1.33, k % 3) + s2
     }
 
     #[test]
@@ -5547,31 +5602,28 @@ mod p148 {
             }
         }
         if k % 2 == 0 {
-            s1 = (a[a.len() - 1] - (x + s1));
+            s1 = (a[a.len() - 1] * y.sin());
         } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
+            s1 = s1 * (((k as f64 * 0.5) - s1) * (s1 / (1.0 + y * y)));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        let mut s5 = b.iter().filter(|p3| **p3 > 0.0).map(|p3| p3 * helper_scalar(c[0], s1)).sum::<f64>();
-        let mut l6 = vec![c.to_owned()];
-        for p7 in 0..2 {
-            let n = l6[p7].mapv(|t| (t * s1).sin()) + a;
-            l6.push(n);
-        }
-        let v8 = l6[l6.len() - 1].to_owned();
-        let mut s9 = l6[1][0] * s5.cos();
+        let mut s4: f64 = {
+            let t3 = s1.tanh().exp();
+            t3 * t3 * 0.5 + c.dot(c)
+        };
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s9 - a[0])).tanh();
+            let y = y * 0.5 + s4.cos();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        (1.0 + x * x).sqrt() + s9 + v8.sum() * 0.3
+        s1 += y * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (b[0] + a[a.len() - 1]);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        }
+        s4 += y * 0.2;
+        ((k as f64 * 0.5) - ((k as f64 * 0.5) / (1.0 + y * y))) + s4
     }
 
     #[test]
@@ -5590,22 +5642,27 @@ mod p149 {
         let s1;
         match k % 3 {
             0 => s1 = 0.55,
-            1 => { s1 = helper_scalar(a[a.len() - 1], 0.73); }
-            _ => s1 = helper_array(c, b[a.len() - 1]).tanh().exp(),
+            1 => { s1 = (y / (1.0 + x * x)); }
+            _ => s1 = (c[a.len() - 1].tanh().exp() + x),
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * 1.34).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let mut l5 = vec![a.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * s1).sin()) + b;
-            l5.push(n);
+        let mut s2 = x;
+        s2 += (y + (s1 + (k as f64 * 0.5)));
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * (s1 + a[a.len() - 1]) + k as f64 * 0.1).sin();
+            }
         }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * (s1 - (k as f64 * 0.5));
-        for i in (0..a.len()).step_by(2) {
-            s8 = (s8 * 0.7 + c[i] * v7.dot(b)).tanh();
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > a[p5] {
+                l4.push((b[p5] * (s2 * s1)).sin());
+            } else {
+                l4.push(a[p5] * s2);
+            }
         }
-        (a.dot(&v7) - ((k as f64 * 0.5) * x)) + s8 + v7.sum() * 0.3
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        (s3.tanh().exp() / (1.0 + b.dot(c) * b.dot(c))) + s6
     }
 
     #[test]
@@ -5621,32 +5678,30 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * b[a.len() - 1].sin() + y * 0.1;
+        let mut l1 = vec![c.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * y).sin()) + b;
+            l1.push(n);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * helper_array(b, (k as f64 * 0.5));
+        let mut s5 = (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut v6 = b.to_owned();
+        for i in 0..2 {
+            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
+        }
+        let s7 = s5 * v6.sum();
+        s4 += helper_scalar((y * c[a.len() - 1]), a[0]);
+        let mut s8 = a.mapv(f64::tanh).sum();
+        let mut s9 = 1.0;
         for i in 0..a.len() {
-            w4[i] += (a[i] + (s3 * (k as f64 * 0.5))).sin();
-        }
-        let mut l5 = vec![w4.to_owned()];
-        for p6 in 0..2 {
-            let n = l5[p6].mapv(|t| (t * x).sin()) + a;
-            l5.push(n);
-        }
-        let v7 = l5[l5.len() - 1].to_owned();
-        let mut s8 = l5[1][0] * s3;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s8 = (s8 * 0.8 + w4[j] * ((k as f64 * 0.5) + a[k % a.len()])).tanh();
-                if s8 > 0.3 && j > i {
-                    break 'outer;
-                }
+            let n10 = (s9 * 0.5 + c[i] * helper_recursive(a, c[k % a.len()], k % 3)).tanh();
+            s9 = n10;
+            if s9.abs() > 0.6 {
+                s9 = 0.6;
             }
-            s8 += w4[i] * 0.2;
         }
-        ((s8 + x) / (1.0 + c[a.len() - 1] * c[a.len() - 1])) + s8 + v7.sum() * 0.3
+        helper_recursive(b, (1.0 + x * x).sqrt(), k % 3) + s9 + v3.sum() * 0.3
     }
 
     #[test]
@@ -5662,29 +5717,14 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
+        let mut s1 = a.mapv(f64::tanh).sum();
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1.cos() + s1 * 0.1;
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n3 = (&h2 * s1 + c).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * 1.02;
-                }
-            }
-            if n4 > 2 {
-                break s1 + 1.02;
-            }
-        };
-        (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).ln() + s1 + h2.sum() * 0.3
+        let mut s2: f64 = 0.75;
+        let (s3, v4) = helper_pair(b, (s1 * s2));
+        let s5 = s3 * v4.sum();
+        1.02 + s2
     }
 
     #[test]
@@ -5707,12 +5747,12 @@ mod p152 {
             }
             s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
         }
-        if a.mapv(f64::tanh).sum() > 0.1 {
-            s1 = f64::ln((1.0 + 0.23 * 0.23));
+        if a.dot(a) > 0.1 {
+            s1 = ((0.87 / (1.0 + 0.37 * 0.37)) * x);
         } else {
-            s1 = s1 * (x - helper_array(a, (k as f64 * 0.5)));
+            s1 = s1 * helper_recursive(b, x.tanh(), k % 3);
         }
-        c.mapv(f64::tanh).sum() + s1
+        s1 + s1
     }
 
     #[test]
@@ -5732,30 +5772,20 @@ mod p153 {
         let mut s1 = f2.sum() * 0.3;
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (c[i] + c[k % a.len()].tanh().exp()).sin();
+            w4[i] = c[i] * f2.mapv(f64::tanh).sum();
         }
-        let mut s6: f64 = {
-            let t5 = ((0.56 * 0.72) * helper_scalar(s1, (k as f64 * 0.5)));
-            t5 * t5 * 0.5 + c[k % a.len()]
-        };
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (c[i] + f64::tanh(0.40).exp()).sin();
+        let mut s5 = (w4.var(0.0) + 0.1).sqrt() * (x / (1.0 + x * x));
+        if k % 2 == 1 {
+            let x = x * 0.5 + ((k as f64 * 0.5) + y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + c[i] * w4[a.len() - 1]).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
-            }
+        s1 += x * 0.2;
+        s5 += w4.dot(&f2);
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5);
         }
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s8 = s8.sin() * 0.9 + w4[j10 - 1] * s6.cos();
-        }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + s8 + w7.sum() * 0.3
+        w4.mean().unwrap() + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -5772,22 +5802,18 @@ mod p154 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return helper_scalar((y * 0.63), a[a.len() - 1].tanh().exp());
+            return helper_recursive(b, y, k % 3);
         }
-        let mut s1 = (a.mean().unwrap() - (0.57 * x).tanh());
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * 0.24)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut s1 = (helper_recursive(a, y, k % 3) - helper_array(a, x));
+        match k % 4 {
+            j if j > 1 => s1 = helper_recursive(c, s1, k % 3).sin() * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_array(b, s1),
+            _ => s1 += (1.25 + x),
         }
-        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (s1 * s1) + s1 * 0.1;
+        if k % 2 == 0 {
+            s1 = c.mapv(f64::tanh).sum();
         }
-        helper_array(c, a.mean().unwrap()) + s1
+        helper_scalar((1.0 + s1 * s1).ln(), helper_recursive(b, c[k % a.len()], k % 3)) + s1
     }
 
     #[test]
@@ -5805,18 +5831,11 @@ mod p155 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.23;
         if k % 2 == 0 {
-            s1 = (s1 * s1).tanh();
+            s1 = c.mean().unwrap();
         }
-        let mut s2 = helper_array(b, helper_array(a, (x - (k as f64 * 0.5))));
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * a.mean().unwrap()).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
-        }
-        y + s3
+        let mut s2 = ad::ndarray::array![(c[0] + 0.43), (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(), 0.26].mapv(f64::sin).sum();
+        s1 = (s1 * 0.5 + b.mean().unwrap()).tanh();
+        helper_scalar((k as f64 * 0.5), 0.89) + s2
     }
 
     #[test]
@@ -5832,30 +5851,28 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5).tanh().exp() + helper_scalar(0.41, 0.30)).tanh().exp();
+        let mut s1 = helper_recursive(a, (1.0 + (x / (1.0 + 0.41 * 0.41)) * (x / (1.0 + 0.41 * 0.41))).ln(), k % 3);
         if k % 2 == 0 {
-            s1 = a[k % a.len()].sin();
+            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - y);
         } else {
-            s1 = s1 * ((x / (1.0 + b[0] * b[0])) * helper_array(b, c[a.len() - 1]));
+            s1 = s1 * ((1.0 + s1 * s1).ln() / (1.0 + c.dot(b) * c.dot(b)));
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.dot(c) + s1 * 0.1;
+        let mut s2 = (k as f64 * 0.5);
+        let mut v3 = c.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[k % a.len()].tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let s4 = s2 * v3.sum();
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c[k % a.len()].tanh().exp();
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + x;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut h6 = a.to_owned();
+        for i in 0..3 {
+            h6.mapv_inplace(|t| (t * s1).tanh());
+            h6.scaled_add(0.5, a);
         }
-        s1 += s1 * 0.2;
-        ((x * x) - (b[0] + x)) + s1
+        s1 + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -5871,35 +5888,34 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + b.dot(b) * b.dot(b)).ln() / (1.0 + c[k % a.len()] * c[k % a.len()]));
+        let mut s1 = (helper_recursive(c, (y - c[k % a.len()]), k % 3) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                s1 = (s1 * 0.8 + a[j] * (x + a[k % a.len()])).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_array(a, (y + 0.66)),
-            _ => s1 += (b[a.len() - 1] - a[a.len() - 1]),
+        let v2 = (c * helper_scalar(y, 0.66));
+        if k == 3 {
+            return helper_array(b, helper_array(&v2, (k as f64 * 0.5)));
         }
-        for i in 0..a.len() {
-            let t2 = c[i] * x;
-            s1 += t2.sin() * (y * x);
-        }
-        let v5 = vec![0.25; b.len()];
-        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * (x * 0.67)).sum::<f64>();
         for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * a[a.len() - 1].tanh().exp() + y * 0.1;
+            s1 = s1 * 0.8 + m * x + y * 0.1;
         }
-        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (x * (k as f64 * 0.5)) + s1 * 0.1;
+        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * 0.39 + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        if k % 2 == 0 {
+            s3 = helper_array(a, c.dot(c));
         }
-        let mut s9 = b.iter().take(3).filter(|p7| **p7 < 0.5).cloned().fold(-0.5, |q8, p7| q8 * p7 + a.mean().unwrap());
-        (k as f64 * 0.5) + s9
+        let mut h6 = f4.to_owned();
+        for i in 0..3 {
+            let n7 = (&h6 * s3 + &f4).mapv(f64::tanh);
+            h6.assign(&n7);
+        }
+        c.mean().unwrap() + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -5915,43 +5931,55 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, helper_scalar(a.mapv(f64::tanh).sum(), x));
+        let mut s1 = ((k as f64 * 0.5) / (1.0 + helper_array(b, helper_array(b, (k as f64 * 0.5))) * helper_array(b, helper_array(b, (k as f64 * 0.5)))));
         if c[0] < 0.0 {
-            s1 = helper_scalar((s1 - 0.49), helper_scalar(a[0], (k as f64 * 0.5)));
+            s1 = (b.mapv(f64::tanh).sum() / (1.0 + 0.49 * 0.49));
         } else {
-            s1 = s1 * x;
+            s1 = s1 * (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
         }
-        let s2;
+        if k == 3 {
+            return (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
+        }
         match k % 3 {
-            0 => s2 = y,
-            1 => { s2 = (s1 * x); }
-            _ => s2 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + c.dot(b)),
+            0 => s1 = helper_array(b, (s1 - x)),
+            1 => s1 = s1 * helper_scalar((x * y), x),
+            _ => s1 += helper_array(b, b[a.len() - 1]),
         }
-        let mut s3 = (1.0 + (b[a.len() - 1].cos() + y) * (b[a.len() - 1].cos() + y)).sqrt();
-        let v4 = c.mapv(f64::sin);
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + y * y).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1.sin();
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        let mut u5 = v4.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (s2 - s1);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
+            if n2 > 2 {
+                break s1 + s1.sin();
             }
-            s3 += c[i] * 0.2;
+        };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * 1.24,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * y.tanh();
         }
-        (1.0 + (1.25 + s1) * (1.25 + s1)).ln() + s3 + u5.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh() };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, c[0])).tanh();
+        }
+        let v6 = c.mapv(f64::sin);
+        helper_recursive(b, c[0].tanh().exp(), k % 3) + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -5967,40 +5995,40 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (y + y)).tanh() + (y * y)).collect();
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (y * y)).tanh() + (y / (1.0 + y * y))).collect();
         let mut s1 = f2.dot(&f2) * 0.1;
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * f2.dot(a) + y * 0.1;
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f2.mapv(f64::tanh).sum() + y * 0.1;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + c.dot(c);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let z6 = ad::ndarray::Zip::from(&f2).and(&f2).map_collect(|&p7, &q8| (p7 * s1 - q8).sin());
-        let mut s5 = z6.sum() * s1;
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        s1 += s1 * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t4 = b[i] * (x + x);
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
+        }
+        if k % 2 == 0 {
+            s1 = helper_recursive(c, 0.92, k % 3);
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (0.65 + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n9 {
-                    break 'search s1 * helper_scalar((k as f64 * 0.5), 0.92);
+                s1 = (s1 * 0.8 + f2[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n9 > 2 {
-                break s1 + helper_scalar((k as f64 * 0.5), 0.92);
-            }
-        };
-        let l11: Vec<f64> = a.iter().filter(|p12| **p12 > 0.0).map(|p12| (p12 * c.mean().unwrap()).tanh()).collect();
-        let mut s13 = l11.iter().sum::<f64>();
-        let s14;
-        match k % 3 {
-            0 => s14 = b.mean().unwrap(),
-            1 => { s14 = x; }
-            _ => s14 = s10,
+            s1 += f2[i] * 0.2;
         }
-        helper_array(a, s5).tanh() + s13 + f2.sum() * 0.3
+        let s5;
+        match k % 3 {
+            0 => s5 = helper_recursive(b, y, k % 3),
+            1 => { s5 = (s1 * y); }
+            _ => s5 = c.dot(c),
+        }
+        y + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -6016,19 +6044,20 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        s1 = y;
-        let v2 = (a + c);
-        if helper_array(b, y) > 0.1 {
-            s1 = s1;
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, helper_array(a, x.tanh().exp()));
+        s1 = (s1 * 0.5 + helper_array(b, helper_scalar(b[a.len() - 1], y))).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, &v2);
+            w2[i] = b[i] * x.tanh().exp();
         }
-        s1 = helper_array(c, x);
-        y + s1 + h3.sum() * 0.3
+        let mut s3 = helper_recursive(b, a.mapv(f64::tanh).sum(), k % 3);
+        let mut s4 = a.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s3 = x * j as f64,
+            _ if (y * y) > 0.2 => s3 = s3 * helper_scalar(((k as f64 * 0.5) / (1.0 + s4 * s4)), helper_array(b, x)),
+            _ => s3 += (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        (1.0 + s4 * s4).ln() + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6044,36 +6073,41 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
+        let mut s1 = (((1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() - a.mean().unwrap()) * b.dot(c));
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+                1 => a[i] * helper_array(b, a[0]),
                 _ => {
-                    if c[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w2 * x;
+            s1 += w2 * 0.74;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        let l4: Vec<f64> = b.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * a.dot(a)).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        let mut s8: f64 = {
-            let t7 = (0.74 * s1).tanh().exp();
-            t7 * t7 * 0.5 + ((k as f64 * 0.5) + (k as f64 * 0.5))
-        };
-        let mut u9 = c.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * b.mapv(f64::tanh).sum();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.74 };
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n5 = (&h4 * x + a).mapv(f64::tanh);
+            h4.assign(&n5);
+            if i == 3 {
+                break;
+            }
         }
-        let mut u10 = a.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * (1.00 / (1.0 + s1 * s1));
+        let mut s6 = h4.mapv(f64::tanh).sum();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.00 / (1.0 + y * y));
         }
-        u10.mapv(f64::tanh).sum() + s8 + u10.sum() * 0.3
+        let s8;
+        match k % 3 {
+            0 => s8 = h4.mean().unwrap(),
+            1 => { s8 = 0.5; }
+            _ => s8 = (((k as f64 * 0.5) * s6) - h4[0]),
+        }
+        b[k % a.len()].sin() + s6 + u7.sum() * 0.3
     }
 
     #[test]
@@ -6089,39 +6123,40 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, 0.61) + (k as f64 * 0.5)).tanh();
+        let mut s1 = c.dot(b);
         for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+            let t2 = a[i] * (k as f64 * 0.5).sin();
             let mut q3 = 0.0;
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                q3 += c[j] * t2;
             }
             s1 = s1 + q3.tanh();
-        }
-        if c[0] < 0.0 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (x - s1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * 0.26;
+        let s4;
+        match k % 3 {
+            0 => s4 = a.mean().unwrap(),
+            1 => { s4 = 0.5; }
+            _ => s4 = helper_array(c, (s1 * y)),
         }
-        let mut s6: f64 = {
-            let t5 = y;
-            t5 * t5 * 0.5 + 0.97
-        };
-        let mut s8: f64 = {
-            let t7 = (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).sqrt();
-            t7 * t7 * 0.5 + (k as f64 * 0.5)
-        };
-        x + s8 + w4.sum() * 0.3
+        let mut s5 = s1;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+        }
+        match k % 3 {
+            0 => s5 = a.dot(a),
+            1 => s5 = s5 * a.mean().unwrap(),
+            _ => s5 += s4,
+        }
+        let mut s6 = c[0].tanh().exp();
+        let mut v7 = a.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -6137,31 +6172,35 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
-        for i in 0..a.len() {
-            let y = y * 0.5 + s1;
+        let mut s1 = b.mean().unwrap();
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 - s1);
-        }
-        let v5 = vec![0.25; b.len()];
-        let mut s6 = b.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * x).sum::<f64>();
-        let mut s7 = (s6 - ((y / (1.0 + s6 * s6)) - s1));
-        for i in (0..a.len()).rev() {
-            let t8 = b[i] * ((k as f64 * 0.5) / (1.0 + 0.90 * 0.90));
-            let mut q9 = 0.0;
-            for j in 0..a.len() {
-                q9 += b[j] * t8;
-            }
-            s7 = s7 + q9.tanh();
-            if i == 3 {
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+            if (n3 - s2).abs() < 0.05 {
                 break;
             }
+            s2 = n3;
         }
-        a.mapv(f64::tanh).sum() + s7 + u2.sum() * 0.3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * (1.0 + s2 * s2).ln();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
+        }
+        ((k as f64 * 0.5) / (1.0 + helper_array(c, c[0]) * helper_array(c, c[0]))) + s2
     }
 
     #[test]
@@ -6178,32 +6217,44 @@ mod p164 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return helper_array(c, c[0]);
+            return helper_scalar((c[0] - y), c.dot(c));
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + y * y).sqrt();
-        }
-        let mut s2 = (x / (1.0 + b[0] * b[0]));
-        let mut v3 = c.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        if k == 3 {
-            return 1.07;
-        }
-        let mut s5 = a[0].tanh().exp();
+        let mut s1 = a.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let x = x * 0.5 + a.mapv(f64::tanh).sum();
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        s5 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + b[i] * (x * x)).tanh();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + c[i] * ((k as f64 * 0.5) + a[0])).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        let mut s6 = u1.dot(&u1);
-        (u1[k % a.len()] + b.mean().unwrap()) + s6 + u1.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a[0]).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * (s2 * s2);
+        }
+        match k % 4 {
+            j if j > 1 => s2 = helper_array(&w4, (y * w4[k % a.len()])) * j as f64,
+            _ if (y + x) > 0.2 => s2 = s2 * (((k as f64 * 0.5) * x) + c.mean().unwrap()),
+            _ => s2 += c.mean().unwrap(),
+        }
+        for m in w4.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * c.mean().unwrap() + x * 0.1;
+        }
+        (1.0 + (x / (1.0 + s2 * s2)) * (x / (1.0 + s2 * s2))).ln() + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -6223,15 +6274,15 @@ mod p165 {
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + s1 * s1));
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mean().unwrap();
         }
-        let mut s5 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + f64::tanh(0.25).exp()).sum::<f64>();
-        if k % 2 == 0 {
-            s5 = (s1 / (1.0 + (s5 + c[0]) * (s5 + c[0])));
-        } else {
-            s5 = s5 * (c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum());
+        if k == 3 {
+            return a[0];
         }
-        x + s5
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c[0] + x * 0.1;
+        }
+        y + s1
     }
 
     #[test]
@@ -6247,30 +6298,22 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y * (k as f64 * 0.5)) * (1.0 + x * x).ln().tanh());
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = a.to_owned();
-        for i in (0..k % 3) {
-            h4 = (&h4 * s1 + a).mapv(f64::tanh);
-            l2.push(h4.clone());
+        let mut s1 = b.mean().unwrap();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b[0] + y * 0.1;
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(a) * 0.5;
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * 0.50).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        let mut s6 = q5;
-        let mut s7 = b.dot(b);
-        let mut v8 = b.to_owned();
-        for i in 0..2 {
-            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.dot(c) + s1 * 0.1;
         }
-        let s9 = s7 * v8.sum();
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s1 = s1.sin() * 0.9 + b[j10 - 1] * s1;
-        }
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s6
+        b.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -6286,56 +6329,56 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(a, ((k as f64 * 0.5) / (1.0 + y * y))) - (b.mapv(f64::tanh).sum() - c.mean().unwrap()));
-        for i in 0..a.len() {
-            let t2 = b[i] * b[k % a.len()];
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (b[k % a.len()] * b[k % a.len()]);
-        }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = c.to_owned();
-        for i in 0..a.len() {
-            h5 = (&h5 * y + c).mapv(f64::tanh);
-            l3.push(h5.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(c) * 0.5;
-        }
-        let mut s7 = q6;
+        let mut s1 = helper_recursive(b, (((k as f64 * 0.5) / (1.0 + y * y)) / (1.0 + a.dot(b) * a.dot(b))), k % 3);
         for i in (0..a.len()).rev() {
-            s7 = (s7 * 0.7 + b[i] * x.tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s7 = s7 + a[i] * 0.3;
+            let t2 = c[i] * y;
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * b[k % a.len()];
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s3 += v * (b[k % a.len()] + 0.98);
+            }
+        }
+        match k % 4 {
+            j if j > 1 => s3 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * j as f64,
+            _ if helper_recursive(a, 0.37, k % 3) > 0.2 => s3 = s3 * 0.47,
+            _ => s3 += b.mapv(f64::tanh).sum(),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s7 = (s7 * 0.8 + b[j] * s7).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * (0.66 * x);
+                s3 = (s3 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * b.mapv(f64::tanh).sum();
                 }
             }
-            if n8 > 2 {
-                break s7 + (0.66 * x);
+            if n4 > 2 {
+                break s3 + b.mapv(f64::tanh).sum();
             }
         };
-        let mut u10 = c.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * c.mean().unwrap();
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_array(b, s5),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w6 * c.mean().unwrap();
         }
-        let mut s12: f64 = {
-            let t11 = f64::tanh(0.29).exp();
-            t11 * t11 * 0.5 + helper_array(&u10, s9)
-        };
-        u10.mapv(f64::tanh).sum() + s12 + u10.sum() * 0.3
+        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c.mean().unwrap() };
+        for i in 0..a.len() {
+            let s5 = s5 * 0.5 + a.dot(c);
+            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        }
+        s1 += s5 * 0.2;
+        (f64::tanh(0.42).exp() / (1.0 + (s7 - s1) * (s7 - s1))) + s3
     }
 
     #[test]
@@ -6351,43 +6394,48 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut s1 = b.mean().unwrap();
         let mut v2 = b.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
         let s3 = s1 * v2.sum();
-        let mut s4 = c.mapv(f64::tanh).sum();
+        let mut s4 = c.dot(a);
         let mut n5 = 0;
         let s6 = 'search: loop {
             n5 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * a.dot(b)).tanh();
+                s4 = (s4 * 0.8 + b[j] * 0.47).tanh();
                 if s4 > 0.3 && j > n5 {
-                    break 'search s4 * c.mapv(f64::tanh).sum();
+                    break 'search s4 * helper_array(c, a[0]);
                 }
             }
             if n5 > 2 {
-                break s4 + c.mapv(f64::tanh).sum();
+                break s4 + helper_array(c, a[0]);
             }
         };
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * y.tanh();
+        if c[0] < 0.0 {
+            s4 = helper_recursive(c, (1.0 + y * y).ln(), k % 3);
+        } else {
+            s4 = s4 * s3;
         }
-        let mut s10 = a.iter().zip(a.iter()).map(|(p8, q9)| p8 * q9 * (x + s4)).sum::<f64>();
-        match k % 3 {
-            0 => s10 = b[a.len() - 1],
-            1 => s10 = s10 * helper_array(a, (k as f64 * 0.5)).sin(),
-            _ => s10 += ((k as f64 * 0.5) / (1.0 + y * y)),
-        }
-        for i in (0..a.len()).rev() {
-            s10 = (s10 * 0.7 + u7[i] * (k as f64 * 0.5).tanh()).tanh();
-        }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s10 = s10 * 0.8 + m * s4 + s3 * 0.1;
-        }
-        b.mapv(f64::tanh).sum() + s10 + u7.sum() * 0.3
+        let mut s7 = c[a.len() - 1];
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * (s6 - a[a.len() - 1])).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * (s7 * s7);
+                }
+            }
+            if n8 > 2 {
+                break s4 + (s7 * s7);
+            }
+        };
+        let mut s10 = ((b.mean().unwrap() + (a[0] - s4)) * helper_scalar(x, helper_recursive(b, s7, k % 3)));
+        let v11 = b.mapv(|t| t * t * 0.5 - t);
+        a.mapv(f64::tanh).sum() + s10 + v11.sum() * 0.3
     }
 
     #[test]
@@ -6403,25 +6451,13 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln(), (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln());
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * y.cos();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((helper_array(c, 0.91) - 0.95) * b.mapv(f64::tanh).sum());
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (k as f64 * 0.5);
+            s1 += t2.sin() * f64::sqrt((1.0 + 0.32 * 0.32));
         }
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + x * 0.1;
-        }
-        c.mean().unwrap() + s1
+        s1 = (y - helper_scalar(x, (k as f64 * 0.5)));
+        c.dot(a) + s1
     }
 
     #[test]
@@ -6437,26 +6473,36 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())));
+        let mut s1 = ((helper_recursive(c, (k as f64 * 0.5), k % 3) + y.sin()) * helper_recursive(c, a[k % a.len()], k % 3).tanh().exp());
         match k % 4 {
-            j if j > 1 => s1 = c.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * (b[0].tanh() + (y / (1.0 + x * x))),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])),
+            j if j > 1 => s1 = a.dot(a).cos() * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((k as f64 * 0.5).sin() / (1.0 + s1.tanh() * s1.tanh())),
+            _ => s1 += s1,
         }
-        let mut h2 = b.to_owned();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * b.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * c.dot(c);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
+        let mut s4 = (1.0 + s1 * s1).ln();
+        let mut v5 = c.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        }
+        let s6 = s4 * v5.sum();
         for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * s1).tanh());
-            h2.scaled_add(0.5, b);
+            s1 = (s1 * 0.7 + c[i] * s3.tanh().exp()).tanh();
         }
-        if k == 3 {
-            return helper_scalar(h2[k % a.len()].tanh(), (y / (1.0 + x * x)));
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (s1 - 1.33)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        (s1.sin() - 1.19) + s1 + h2.sum() * 0.3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -6472,15 +6518,16 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, y).tanh().exp() * y);
-        let mut s2 = helper_scalar(s1, s1);
-        let mut v3 = b.to_owned();
+        let mut s1 = a.dot(a);
+        let mut s2 = (0.33 - x);
+        let mut v3 = c.to_owned();
         for i in 0..2 {
             (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
         let s4 = s2 * v3.sum();
-        let v5 = c.mapv(f64::sin);
-        c.dot(b) + s1 + v5.sum() * 0.3
+        let (s5, v6) = helper_pair(b, y);
+        let s7 = s5 * v6.sum();
+        (a.dot(c) / (1.0 + x * x)) + s1
     }
 
     #[test]
@@ -6496,35 +6543,43 @@ mod p172 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() + a.mapv(f64::tanh).sum());
+        let mut s1 = ((x * y).cos() - ((k as f64 * 0.5) * (k as f64 * 0.5).cos()));
         for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-            s1 += t2.sin() * (b[0] * a[a.len() - 1]);
+            let t2 = b[i] * x.sin();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + helper_scalar(1.36, s1)).sin();
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * helper_recursive(a, y, k % 3);
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (y / (1.0 + x * x));
         }
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + x * 0.1;
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + b[j5 - 1] * (1.0 + x * x).ln();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_array(&w3, (x - y)),
-            1 => { s4 = (x / (1.0 + b[0] * b[0])); }
-            _ => s4 = b.dot(&w3),
+        let mut h6 = a.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let mut u5 = w3.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(b[a.len() - 1], s4);
+        if k == 3 {
+            return b[a.len() - 1].tanh().exp().tanh().exp();
         }
-        let mut s6 = c.mapv(f64::tanh).sum();
-        let mut v7 = a.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        let mut u7 = h6.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * a.mean().unwrap();
         }
-        let s8 = s6 * v7.sum();
-        c.mapv(f64::tanh).sum() + s1 + u5.sum() * 0.3
+        u7.mapv(f64::tanh).sum() + s1 + u7.sum() * 0.3
     }
 
     #[test]
@@ -6540,15 +6595,17 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar(a.mean().unwrap(), c.dot(b)));
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mapv(f64::tanh).sum() + x * 0.1;
+        let mut s1 = b.dot(c);
+        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + s1 * 0.1;
         }
-        for m in b.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + s1 * 0.1;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 = (s1 * 0.5 + x).tanh();
-        helper_scalar(y, helper_scalar(x, b[0])) + s1
+        s1 += y * 0.2;
+        let mut s2 = x;
+        ((k as f64 * 0.5) + x) + s2
     }
 
     #[test]
@@ -6569,11 +6626,11 @@ mod p174 {
             s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
         match k % 3 {
-            0 => s1 = c.mapv(f64::tanh).sum(),
-            1 => s1 = s1 * (b.mapv(f64::tanh).sum() + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s1 += helper_array(b, s1),
+            0 => s1 = (helper_scalar(y, y) - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            1 => s1 = s1 * helper_array(b, (c[k % a.len()] + b[a.len() - 1])),
+            _ => s1 += y.tanh().exp(),
         }
-        (b[a.len() - 1] * (1.0 + y * y).sqrt()) + s1
+        b.dot(a) + s1
     }
 
     #[test]
@@ -6596,36 +6653,31 @@ mod p175 {
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + f64::sin(0.95)).sin();
+            w3[i] += (a[i] + c.mean().unwrap()).sin();
         }
-        let mut s4 = (w3.mapv(f64::tanh).sum() * a[0]);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * y).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * f64::sqrt((1.0 + 0.85 * 0.85));
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d6 = m5.diag();
+        let mut s4 = d6.mapv(|t| (t * x).sin()).sum() * c.dot(b) + d6[0] * h1.mean().unwrap();
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (a[i] + c.mean().unwrap()).sin();
+        }
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x / (1.0 + 0.89 * 0.89)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n5 > 2 {
-                break s4 + f64::sqrt((1.0 + 0.85 * 0.85));
-            }
-        };
-        if k == 3 {
-            return (k as f64 * 0.5);
+            };
+            s4 += w8 * (b[0] * x);
         }
-        match k % 3 {
-            0 => s4 = (f64::tanh(0.89).exp() - a.mean().unwrap()),
-            1 => s4 = s4 * f64::tanh(0.91).exp().tanh().exp(),
-            _ => s4 += helper_scalar(0.28, s6),
-        }
-        if k % 2 == 0 {
-            s4 = x;
-        } else {
-            s4 = s4 * s6;
-        }
-        (a.dot(&h1) * h1.mapv(f64::tanh).sum()) + s4 + w3.sum() * 0.3
+        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (b[0] * x) };
+        let mut s10 = w3.mapv(f64::tanh).sum();
+        y + s10 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6641,10 +6693,11 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
-        let v4 = (a * b).mapv(f64::tanh);
-        let mut s5 = (k as f64 * 0.5);
-        (x + x).tanh().exp() + s5 + v4.sum() * 0.3
+        let mut s3 = (0..a.len()).map(|q2| a[q2] * c[q2] + (c[k % a.len()] / (1.0 + 0.82 * 0.82))).sum::<f64>();
+        let mut s4 = (k as f64 * 0.5);
+        let (s5, v6) = helper_pair(a, helper_recursive(b, y, k % 3));
+        let s7 = s5 * v6.sum();
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -6667,18 +6720,24 @@ mod p177 {
         }
         let mut s3: f64 = 0.0;
         for k in 0..2 {
-            for v in h1.iter() {
-                s3 += v * c.dot(&h1);
+            for (j, v) in h1.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * helper_array(c, c[k % a.len()]) + k as f64 * 0.1).sin();
             }
         }
-        let mut s4 = y;
-        let mut v5 = h1.to_owned();
-        for i in 0..2 {
-            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = c[p5] * x.tanh();
         }
-        let s6 = s4 * v5.sum();
-        let mut s9 = b.iter().take(3).filter(|p7| **p7 < 0.5).cloned().fold(-0.5, |q8, p7| q8 * p7 + f64::ln((1.0 + 1.28 * 1.28)));
-        (s9 + helper_array(b, (k as f64 * 0.5))) + s9 + h1.sum() * 0.3
+        l4[0] += s3;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let s8;
+        match k % 3 {
+            0 => s8 = (1.0 + (x * (k as f64 * 0.5)) * (x * (k as f64 * 0.5))).sqrt(),
+            1 => { s8 = 0.5; }
+            _ => s8 = b[0],
+        }
+        (1.0 + helper_scalar(1.17, y) * helper_scalar(1.17, y)).ln() + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6694,13 +6753,22 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * helper_array(a, x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let (s4, v5) = helper_pair(b, c.mean().unwrap());
-        let s6 = s4 * v5.sum();
-        let l7: Vec<f64> = a.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * b.mean().unwrap()).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
-        1.17 + s9
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = b[p2] * (x / (1.0 + y * y));
+        }
+        l1[0] += x;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        match k % 3 {
+            0 => s4 = f64::sin((0.91 + 0.94)),
+            1 => s4 = s4 * (k as f64 * 0.5),
+            _ => s4 += 1.17,
+        }
+        for m in v3.iter().map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * c.mapv(f64::tanh).sum() + x * 0.1;
+        }
+        0.81 + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6718,17 +6786,20 @@ mod p179 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (c[0] * helper_array(c, x)),
+            0 => s1 = (y.tanh().exp() + c[k % a.len()].sin()),
+            1 => { s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(); }
+            _ => s1 = ((k as f64 * 0.5) - b.mapv(f64::tanh).sum()),
         }
-        let mut s2 = b.dot(b);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * f64::tanh(0.89);
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if a[p3] > c[p3] {
+                l2.push((a[p3] * helper_array(c, a[0])).sin());
+            } else {
+                l2.push(c[p3] * s1);
+            }
         }
-        c.dot(c) + s2
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        c[0] + s4
     }
 
     #[test]
@@ -6744,23 +6815,27 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (y * (c.mapv(f64::tanh).sum() / (1.0 + x * x)));
+        let mut s3 = helper_recursive(b, a.dot(a), k % 3);
         for (p1, &q2) in b.iter().zip(a) {
             s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
         }
-        let mut s5: f64 = {
-            let t4 = c.dot(c);
-            t4 * t4 * 0.5 + c.dot(a)
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s6: f64 = {
+            let t5 = b.dot(b);
+            t5 * t5 * 0.5 + c[a.len() - 1]
         };
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * b.dot(a) + s5 * 0.1;
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(a, 1.28);
+            s6 = (s6 * 0.8 + x * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s5 = s5,
-            1 => s5 = s5 * c.dot(a),
-            _ => s5 += s3,
-        }
-        (k as f64 * 0.5) + s5
+        s6 += x * 0.2;
+        (s6 * (x + s3)) + s6 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6776,41 +6851,35 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + 0.71);
+        let mut s1 = ((k as f64 * 0.5) * 0.71);
         let mut v2 = b.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
         let s3 = s1 * v2.sum();
-        let mut s4 = helper_array(b, y.cos());
-        s4 = a.mean().unwrap();
-        let mut s6: f64 = {
-            let t5 = y;
-            t5 * t5 * 0.5 + ((k as f64 * 0.5) * y)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + c[j] * helper_scalar(0.93, s3)).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s6 += c[i] * 0.2;
+        let mut s4 = ((1.0 + s3 * s3).ln() * f64::tanh(0.37));
+        s4 = y;
+        let v5 = (b * (s3 / (1.0 + s3 * s3)));
+        let mut h6 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n7 = (&h6 * x + c).mapv(f64::tanh);
+            h6.assign(&n7);
         }
-        let mut s8: f64 = {
-            let t7 = c.dot(b);
-            t7 * t7 * 0.5 + helper_scalar(0.97, 1.12)
-        };
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s4 = s4.sin() * 0.9 + a[j8 - 1] * (0.97 - 1.12);
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * c.dot(b)).tanh();
+                s4 = (s4 * 0.8 + v5[j] * (c[a.len() - 1] * s4)).tanh();
                 if s4 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s4 += b[i] * 0.2;
+            s4 += v5[i] * 0.2;
         }
-        (c[k % a.len()].tanh() / (1.0 + (c[k % a.len()] - y) * (c[k % a.len()] - y))) + s8
+        y.sin().tanh() + s4 + h6.sum() * 0.3
     }
 
     #[test]
@@ -6830,28 +6899,33 @@ mod p182 {
         for i in 0..a.len() {
             w1[i] = b[i] * y;
         }
-        let mut s2 = helper_array(b, (1.0 + x * x).ln().tanh());
+        let mut s2 = helper_scalar(b[a.len() - 1], helper_recursive(&w1, x, k % 3)).tanh();
         for i in 0..a.len() {
-            let x = x * 0.5 + (c[k % a.len()] / (1.0 + y * y));
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            let mut s2 = s2 * 0.5 + (y * (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        s2 += x * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + a[i] * x.tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (k as f64 * 0.5) - q4).reduce(f64::max).unwrap();
+        s2 += s2 * 0.2;
+        let mut s3 = (1.0 + (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln() * (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln()).ln();
+        let mut s6 = a.iter().zip(a.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
         match k % 3 {
-            0 => s2 = helper_scalar((1.29 * b[a.len() - 1]), (s2 - (k as f64 * 0.5))),
-            1 => s2 = s2 * (1.0 + helper_scalar(c[0], x) * helper_scalar(c[0], x)).sqrt(),
-            _ => s2 += helper_array(b, 0.90),
+            0 => s2 = ((1.29 + b[a.len() - 1]) - s3.tanh()),
+            1 => s2 = s2 * (b.dot(c) - s3),
+            _ => s2 += w1.mean().unwrap(),
         }
-        for m in c.iter().map(|s5| (s5 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * s5 + s5 * 0.1;
-        }
-        helper_scalar(c[k % a.len()].tanh(), (y - c[k % a.len()])) + s5 + w1.sum() * 0.3
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * helper_recursive(c, y, k % 3)).tanh();
+                if s2 > 0.3 && j > n7 {
+                    break 'search s2 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n7 > 2 {
+                break s2 + a.mapv(f64::tanh).sum();
+            }
+        };
+        a.dot(c).tanh().exp() + s6 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6868,24 +6942,28 @@ mod p183 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = a.dot(c);
+        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         match k % 4 {
-            j if j > 1 => s2 = ((b[a.len() - 1] - a[a.len() - 1]) + helper_scalar(y, b[k % a.len()])) * j as f64,
-            _ if (k as f64 * 0.5).tanh().exp() > 0.2 => s2 = s2 * (s2.cos() - v1[k % a.len()]),
-            _ => s2 += c[a.len() - 1].cos(),
+            j if j > 1 => s2 = (1.0 + (y - a[a.len() - 1]) * (y - a[a.len() - 1])).ln() * j as f64,
+            _ if a[a.len() - 1].tanh().exp() > 0.2 => s2 = s2 * (b.dot(a) - (1.05 - s2)),
+            _ => s2 += b.mapv(f64::tanh).sum(),
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * x).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
         match k % 4 {
-            j if j > 1 => s2 = s2.cos() * j as f64,
-            _ if 0.83 > 0.2 => s2 = s2 * (a.mean().unwrap() / (1.0 + (k as f64 * 0.5).sin() * (k as f64 * 0.5).sin())),
-            _ => s2 += (a[0] - a[k % a.len()]),
+            j if j > 1 => s2 = helper_scalar(helper_scalar(y, s3), y.tanh().exp()) * j as f64,
+            _ if b.dot(b) > 0.2 => s2 = s2 * (helper_scalar(y, s3) - helper_recursive(a, s3, k % 3)),
+            _ => s2 += (0.46 + x),
         }
-        s2 = (s2 * 0.5 + y).tanh();
-        let mut h3 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n4 = (&h3 * y + b).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        x + s2 + h3.sum() * 0.3
+        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(c);
+        a.mean().unwrap() + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6901,25 +6979,27 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(b);
+        let mut s1 = (0.45 - c[0].tanh().exp()).cos();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                s1 = (s1 * 0.8 + c[j] * helper_scalar(y, b[a.len() - 1])).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.0 + x * x).ln();
+                    break 'search s1 * f64::ln((1.0 + 0.43 * 0.43));
                 }
             }
             if n2 > 2 {
-                break s1 + (1.0 + x * x).ln();
+                break s1 + f64::ln((1.0 + 0.43 * 0.43));
             }
         };
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.mapv(f64::tanh).sum() + s1 * 0.1;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * y + a).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        let mut s4 = ((f64::tanh(0.50).exp() / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) - (1.0 + ((k as f64 * 0.5) - s1) * ((k as f64 * 0.5) - s1)).ln());
-        (y + b.mapv(f64::tanh).sum()) + s4
+        s1 += ((s1 - 1.08) - (s3 * (k as f64 * 0.5)));
+        (helper_recursive(a, (k as f64 * 0.5), k % 3) * c.dot(&h4)) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -6936,7 +7016,7 @@ mod p185 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (y * x)).sum::<f64>();
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (y + x)).sum::<f64>();
         for i in 0..a.len() {
             let mut s4 = s4 * 0.5 + y;
             s4 = (s4 * 0.8 + s4 * 0.3).tanh();
@@ -6963,33 +7043,35 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * y).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, helper_array(b, x)]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_scalar(1.20, (k as f64 * 0.5));
-        let mut s7 = a.iter().zip(b.iter()).map(|(p5, q6)| p5 * (k as f64 * 0.5) - q6).reduce(f64::max).unwrap();
-        match k % 4 {
-            j if j > 1 => s7 = helper_array(b, (k as f64 * 0.5)) * j as f64,
-            _ if b.dot(b) > 0.2 => s7 = s7 * (x / (1.0 + 1.26 * 1.26)).cos(),
-            _ => s7 += (k as f64 * 0.5),
+        let z2 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
+        let mut s1 = z2.sum() * y;
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = c.to_owned();
+        for i in 0..3 {
+            h7 = (&h7 * s1 + b).mapv(f64::tanh);
+            l5.push(h7.clone());
+        }
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(c) * 0.5;
+        }
+        let mut s9 = q8;
+        let mut h10 = b.to_owned();
+        for i in 0..3 {
+            let n11 = (&h10 * y + b).mapv(f64::tanh);
+            h10.assign(&n11);
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s7 + 0.79)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + a[j] * c.dot(a)).tanh();
-                if s7 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s7 += a[i] * 0.2;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(&h10, h10[0])).tanh();
         }
-        if k == 3 {
-            return a.mean().unwrap();
+        let mut w12 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w12[i] += (b[i] + a.dot(a)).sin();
         }
-        (s1 + (s1 * s7)) + s7
+        helper_scalar(0.34, c[a.len() - 1]).tanh().exp() + s9 + w12.sum() * 0.3
     }
 
     #[test]
@@ -7008,18 +7090,21 @@ mod p187 {
         let mut s1 = a[k % a.len()];
         let s2;
         match k % 3 {
-            0 => s2 = a.mapv(f64::tanh).sum(),
-            1 => { s2 = helper_scalar(s1, b[a.len() - 1]); }
-            _ => s2 = (a.mean().unwrap() / (1.0 + s1 * s1)),
+            0 => s2 = (a.dot(a) + b.mapv(f64::tanh).sum()),
+            1 => { s2 = helper_array(c, y); }
+            _ => s2 = (b.mean().unwrap() - b[a.len() - 1].tanh().exp()),
         }
-        if k == 3 {
-            return (x * ((k as f64 * 0.5) / (1.0 + 0.29 * 0.29)));
+        match k % 3 {
+            0 => s1 = (1.12 / (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5)))),
+            1 => s1 = s1 * x,
+            _ => s1 += (0.88 / (1.0 + y * y)),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 += v * (x / (1.0 + 1.31 * 1.31));
+            }
         }
-        y + s1 + w3.sum() * 0.3
+        (helper_array(b, 0.81) + (s2 - (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -7035,25 +7120,39 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[0].sin();
-        s1 = (1.0 + f64::sin(1.08) * f64::sin(1.08)).sqrt();
-        if k == 3 {
-            return (y - y.sin());
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) / (1.0 + y * y));
-        }
-        let mut s3 = (u2[0] - u2.mapv(f64::tanh).sum());
+        let mut s1 = a.mapv(f64::tanh).sum();
+        s1 = (s1 * 0.5 + (0.21 / (1.0 + y * y)).tanh().exp()).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * u2.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+            w2[i] += (b[i] + b[0]).sin();
+        }
+        let mut h3 = a.to_owned();
+        for i in 0..a.len() {
+            let n4 = (&h3 * y + a).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + w2[j] * ((k as f64 * 0.5) + y)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (x - c[0]);
+                }
+            }
+            if n5 > 2 {
+                break s1 + (x - c[0]);
+            }
+        };
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + a[i] * (1.0 + s6 * s6).sqrt()).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
             }
         }
-        (1.12 * a.mapv(f64::tanh).sum()) + s3 + u2.sum() * 0.3
+        helper_scalar(helper_array(b, s1), c[0]) + s7 + h3.sum() * 0.3
     }
 
     #[test]
@@ -7069,19 +7168,21 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(b, helper_array(b, x));
+        let (s1, v2) = helper_pair(b, (1.0 + x * x).sqrt());
         let s3 = s1 * v2.sum();
         let mut s4 = helper_array(c, y);
         match k % 4 {
-            j if j > 1 => s4 = (c.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) + y) * ((k as f64 * 0.5) + y))) * j as f64,
-            _ if helper_array(c, (k as f64 * 0.5)) > 0.2 => s4 = s4 * (a.dot(a) - 0.42),
-            _ => s4 += (1.0 + b[0] * b[0]).sqrt(),
+            j if j > 1 => s4 = (c.dot(b) * (1.0 + y * y).sqrt()) * j as f64,
+            _ if helper_recursive(c, s3, k % 3) > 0.2 => s4 = s4 * c.mapv(f64::tanh).sum(),
+            _ => s4 += (y - (k as f64 * 0.5)),
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * helper_scalar(x, b[k % a.len()]) + y * 0.1;
+        let mut s5 = c.mapv(f64::tanh).sum();
+        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
+            s4 = b[k % a.len()];
+        } else {
+            s4 = s4 * (k as f64 * 0.5);
         }
-        s4 += f64::tanh(0.38).exp();
-        ((k as f64 * 0.5) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum())) + s4
+        ((s3 + (k as f64 * 0.5)) + (0.36 * (k as f64 * 0.5))) + s5
     }
 
     #[test]
@@ -7099,39 +7200,39 @@ mod p190 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let (s1, v2) = helper_pair(b, helper_array(b, x));
         let s3 = s1 * v2.sum();
-        let mut s4 = a.mean().unwrap();
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * y + y * 0.1;
+        let mut s4 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
+        for m in c.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * a[k % a.len()] + s3 * 0.1;
         }
         for i in 0..a.len() {
-            let t5 = b[i] * 0.72;
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * a[(i + 1) % a.len()];
-            }
-            s4 += u6;
-        }
-        let mut s7 = helper_array(c, x);
-        let mut v8 = c.to_owned();
-        for i in 0..2 {
-            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
-        }
-        let s9 = s7 * v8.sum();
-        if k % 2 == 1 {
-            let mut s4 = s4 * 0.5 + b[k % a.len()];
+            let mut s4 = s4 * 0.5 + helper_array(a, s3);
             s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
         s4 += s4 * 0.2;
+        let mut s5 = x.tanh().exp();
         match k % 3 {
-            0 => s4 = f64::tanh(0.90).exp(),
-            1 => s4 = s4 * s3,
-            _ => s4 += c.dot(a),
+            0 => s5 = (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt(),
+            1 => s5 = s5 * helper_recursive(b, (0.90 / (1.0 + 0.79 * 0.79)), k % 3),
+            _ => s5 += c.mapv(f64::tanh).sum(),
         }
-        let mut h10 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h10.scaled_add(c.dot(c), a);
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * b.dot(a);
         }
-        a[0] + s4 + h10.sum() * 0.3
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * s3.tanh().exp()).tanh();
+                if s4 > 0.3 && j > n7 {
+                    break 'search s4 * (1.0 + x * x).ln();
+                }
+            }
+            if n7 > 2 {
+                break s4 + (1.0 + x * x).ln();
+            }
+        };
+        (s5 + helper_recursive(a, x, k % 3)) + s5 + w6.sum() * 0.3
     }
 
     #[test]
@@ -7149,47 +7250,49 @@ mod p191 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1;
         match k % 3 {
-            0 => s1 = (y * b[k % a.len()]).tanh(),
-            1 => { s1 = b.mapv(f64::tanh).sum(); }
-            _ => s1 = (helper_array(b, x) * 1.23),
+            0 => s1 = (c.mean().unwrap() * (b[k % a.len()] + x)),
+            1 => { s1 = (1.36 - y); }
+            _ => s1 = ((y + 1.23) + (1.0 + x * x).ln()),
         }
-        let mut s4 = c.iter().zip(b.iter()).map(|(p2, q3)| p2 * q3 * c.mean().unwrap()).sum::<f64>();
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h5.scaled_add((y - (k as f64 * 0.5)), c);
+        let mut s2 = (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s2 = helper_recursive(b, (k as f64 * 0.5), k % 3);
         }
         for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * c.dot(a),
+                1 => b[i] * helper_recursive(c, y, k % 3),
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s4 += w6 * ((k as f64 * 0.5) + x);
+            s2 += w3 * helper_array(b, (k as f64 * 0.5));
         }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) + x) };
-        let mut s8 = b[0];
-        let mut v9 = c.to_owned();
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_array(b, (k as f64 * 0.5)) };
+        let mut s5 = c[0];
+        let mut v6 = a.to_owned();
         for i in 0..2 {
-            (s8, v9) = helper_pair(&v9, s8 * 0.5 + 0.1);
+            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
         }
-        let s10 = s8 * v9.sum();
-        let s11;
+        let s7 = s5 * v6.sum();
+        let s8;
         match k % 3 {
-            0 => s11 = (y * (1.0 + y * y).sqrt()),
-            1 => { s11 = 0.5; }
-            _ => s11 = 0.35,
+            0 => s8 = (y / (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5)))),
+            1 => { s8 = 0.5; }
+            _ => s8 = 0.35,
         }
         if k % 2 == 0 {
-            s4 = ((y / (1.0 + c[k % a.len()] * c[k % a.len()])) / (1.0 + h5.mapv(f64::tanh).sum() * h5.mapv(f64::tanh).sum()));
-        } else {
-            s4 = s4 * c.mean().unwrap();
+            s2 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
         }
-        (1.0 + (s7 + s4) * (s7 + s4)).sqrt() + s4 + h5.sum() * 0.3
+        match k % 3 {
+            0 => s2 = (s4 / (1.0 + ((k as f64 * 0.5) * a[0]) * ((k as f64 * 0.5) * a[0]))),
+            1 => s2 = s2 * a.mean().unwrap(),
+            _ => s2 += x,
+        }
+        (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() + s2
     }
 
     #[test]
@@ -7209,40 +7312,23 @@ mod p192 {
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[a.len() - 1].tanh();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * b[0]);
         }
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
-        }
+        s1 += y;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.89 / (1.0 + s1 * s1))).tanh();
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
-            s1 += c[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = ((1.0 + y * y).sqrt() - s1) * j as f64,
-            _ if x.sin() > 0.2 => s1 = s1 * s1.tanh().tanh().exp(),
-            _ => s1 += a.dot(&h3),
-        }
-        let mut s5: f64 = {
-            let t4 = (y * (1.0 + b[k % a.len()] * b[k % a.len()]).ln());
-            t4 * t4 * 0.5 + h3[k % a.len()].tanh().exp()
-        };
-        match k % 3 {
-            0 => s5 = b[k % a.len()],
-            1 => s5 = s5 * c.dot(b).tanh().exp(),
-            _ => s5 += y.tanh(),
-        }
-        a.dot(a) + s5 + h3.sum() * 0.3
+        let mut s3 = ad::ndarray::array![0.50, (s1 + y), a[k % a.len()]].mapv(f64::sin).sum();
+        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * s1.tanh().exp() + i6 as f64 * 0.1);
+        let mut s4 = f5.sum() * 0.3;
+        let mut s7 = s1;
+        b.dot(a) + s7 + f5.sum() * 0.3
     }
 
     #[test]
@@ -7259,27 +7345,34 @@ mod p193 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = helper_array(b, helper_array(a, x));
-            t1 * t1 * 0.5 + (k as f64 * 0.5).tanh()
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + a.mean().unwrap()
         };
-        let mut s3: f64 = 0.53;
-        let mut s4 = (b.var(0.0) + 0.1).sqrt() * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x / (1.0 + y * y));
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
-        if helper_scalar(c[a.len() - 1], x) > 0.1 {
-            s4 = c[a.len() - 1];
-        } else {
-            s4 = s4 * (s4 - (y - y));
+        let mut s3 = (b.var(0.0) + 0.1).sqrt() * helper_recursive(c, (k as f64 * 0.5), k % 3);
+        for i in (0..a.len()).rev() {
+            let t4 = b[i] * (a[k % a.len()] * s3);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += a[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
+            if i == 3 {
+                break;
+            }
         }
         match k % 4 {
-            j if j > 1 => s4 = ((x / (1.0 + x * x)) + (s4 / (1.0 + b[k % a.len()] * b[k % a.len()]))) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s4 = s4 * c.mean().unwrap(),
-            _ => s4 += y,
+            j if j > 1 => s2 = helper_array(a, helper_recursive(a, x, k % 3)) * j as f64,
+            _ if helper_recursive(c, y, k % 3) > 0.2 => s2 = s2 * (c.mapv(f64::tanh).sum() - y),
+            _ => s2 += y,
         }
-        (helper_scalar((k as f64 * 0.5), c[0]) + a.mapv(f64::tanh).sum()) + s4
+        let l6 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_recursive(c, s3, k % 3);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        b.mean().unwrap() + s8
     }
 
     #[test]
@@ -7299,7 +7392,7 @@ mod p194 {
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * a.mean().unwrap(),
+                1 => c[i] * a.dot(a),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -7307,14 +7400,20 @@ mod p194 {
                     c[i].tanh()
                 }
             };
-            s1 += w2 * c.mean().unwrap();
+            s1 += w2 * helper_array(a, 0.89);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
-        s1 = (s1 * 0.5 + helper_array(b, c[a.len() - 1].cos())).tanh();
-        s1 += helper_array(a, c.mapv(f64::tanh).sum());
-        let (s4, v5) = helper_pair(a, b.mean().unwrap());
-        let s6 = s4 * v5.sum();
-        b.dot(b).tanh() + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(a, 0.89) };
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1].cos();
+        }
+        let mut s5 = (c.mapv(f64::tanh).sum() + (helper_scalar(a[0], 1.16) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n7 = (&h6 * s1 + a).mapv(f64::tanh);
+            h6.assign(&n7);
+        }
+        b.mapv(f64::tanh).sum() + s5 + h6.sum() * 0.3
     }
 
     #[test]
@@ -7332,12 +7431,15 @@ mod p195 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v3 = vec![0.25; b.len()];
         let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * b[a.len() - 1]).sum::<f64>();
-        let mut s5 = (a.mapv(f64::tanh).sum() - ((0.54 * x) + 0.68));
-        let v6 = (b * c).mapv(f64::tanh);
-        if k == 3 {
-            return b.mapv(f64::tanh).sum().tanh().exp();
+        let mut s5 = helper_array(b, helper_scalar(a.mapv(f64::tanh).sum(), helper_recursive(a, x, k % 3)));
+        for i in (0..a.len()).rev() {
+            let t6 = b[i] * (y / (1.0 + x * x));
+            s5 += t6.sin() * (y / (1.0 + c[0] * c[0]));
         }
-        helper_array(c, x.tanh()) + s5 + v6.sum() * 0.3
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
+        }
+        ((s4 + 1.36) + (0.22 - s4)) + s5
     }
 
     #[test]
@@ -7356,15 +7458,15 @@ mod p196 {
         let mut s1: f64 = 0.66;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::sin(1.21)).tanh();
+                s1 = (s1 * 0.8 + c[j] * (x + (k as f64 * 0.5))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += c[i] * 0.2;
         }
-        let mut s2 = ((c.dot(c) * b.mapv(f64::tanh).sum()) + ((k as f64 * 0.5).tanh().exp() + helper_array(b, c[k % a.len()])));
-        (k as f64 * 0.5) + s2
+        let mut s2 = (b.mapv(f64::tanh).sum() / (1.0 + s1 * s1));
+        ((s1 + s1) + b.mapv(f64::tanh).sum()) + s2
     }
 
     #[test]
@@ -7383,24 +7485,32 @@ mod p197 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
             for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, c[k % a.len()]) + k as f64 * 0.1).sin();
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(b, c[k % a.len()], k % 3) + k as f64 * 0.1).sin();
             }
         }
         let mut u2 = c.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s3 += (v * j as f64) * (1.0 + y * y).ln();
-            }
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * s1;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s1.tanh().exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * b[0];
         }
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s3 + w4.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[0] };
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (b[i] + (s1 * s1)).sin();
+        }
+        (k as f64 * 0.5) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -7416,46 +7526,38 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        s1 += (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln();
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = b.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * x + c).mapv(f64::tanh);
-            l2.push(h4.clone());
+        let mut s1 = helper_recursive(b, helper_recursive(b, b[a.len() - 1], k % 3), k % 3).tanh().exp();
+        s1 = b.mapv(f64::tanh).sum();
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 += (v * j as f64) * y;
+            }
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(b) * 0.5;
-        }
-        let mut s6 = q5;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] / (1.0 + s6 * s6))).tanh();
+            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - s2)).tanh();
         }
         if c[0] < 0.0 {
-            s6 = (c.mean().unwrap() + (0.68 - s6));
+            s2 = helper_scalar(helper_recursive(c, b[0], k % 3), a.mean().unwrap());
         } else {
-            s6 = s6 * helper_array(b, s1);
+            s2 = s2 * helper_scalar((1.0 + s1 * s1).sqrt(), helper_scalar(s2, s1));
         }
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if c[p8] > c[p8] {
-                l7.push((c[p8] * c[0]).sin());
-            } else {
-                l7.push(c[p8] * s6);
-            }
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().cos() * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * x,
+            _ => s1 += x.cos(),
         }
-        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
-        let mut h10 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n11 = (&h10 * y + b).mapv(f64::tanh);
-            h10.assign(&n11);
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            let s1 = s1 * 0.5 + (b[0] * x);
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s12 = ad::ndarray::array![((k as f64 * 0.5) / (1.0 + x * x)), helper_scalar(y, y), (0.62 * b[0])].mapv(f64::sin).sum();
-        (k as f64 * 0.5) + s12 + h10.sum() * 0.3
+        s2 += s1 * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((x - s1), y) * j as f64,
+            _ if helper_scalar(s2, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (((k as f64 * 0.5) * y) / (1.0 + c.dot(c) * c.dot(c))),
+            _ => s1 += (y * s2),
+        }
+        ((y / (1.0 + s1 * s1)) * helper_scalar(c[a.len() - 1], a[a.len() - 1])) + s2
     }
 
     #[test]
@@ -7471,42 +7573,26 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + b.mapv(f64::tanh).sum());
-        let mut h4 = c.to_owned();
-        for i in 0..a.len() {
-            h4.mapv_inplace(|t| (t * y).tanh());
-            h4.scaled_add(0.5, c);
+        let mut s3: f64 = 1.37;
+        for (p1, &q2) in c.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * b.dot(b)).tanh();
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s4 = helper_array(b, 0.81);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + b[j5 - 1] * helper_scalar(0.43, 0.43);
         }
-        s3 += y * 0.2;
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + s3 * s3).sqrt(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w5 * a[a.len() - 1];
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * c[a.len() - 1] + y * 0.1;
         }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a[a.len() - 1] };
-        for i in 0..a.len() {
-            let mut s3 = s3 * 0.5 + y.tanh().exp();
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 = (s3 * 0.6 + v * (0.67 / (1.0 + s3 * s3)) + k as f64 * 0.1).sin();
+            }
         }
-        s3 += s3 * 0.2;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s3 = s3.sin() * 0.9 + b[j7 - 1] * s3.tanh().exp();
-        }
-        (0.39 + b.mean().unwrap()) + s3 + h4.sum() * 0.3
+        let mut s6 = ((helper_array(c, s4) * (k as f64 * 0.5)) * helper_scalar(helper_scalar((k as f64 * 0.5), s3), b.mean().unwrap()));
+        c.dot(b).tanh().exp() + s6
     }
 
     #[test]

@@ -23,6 +23,17 @@ pub fn helper_pair(v: &Array1<f64>, s: f64) -> (f64, Array1<f64>) {
     (scaled.sum().sin(), scaled.mapv(f64::tanh))
 }
 
+/// Calls itself twice per level, `depth` levels deep: recursion, whose
+/// pullbacks reverse mode boxes.
+#[differentiable]
+pub fn helper_recursive(v: &Array1<f64>, s: f64, #[constant] depth: usize) -> f64 {
+    if depth == 0 {
+        return (v * s).sum().tanh();
+    }
+    let inner = helper_recursive(v, s * 0.8, depth - 1);
+    (inner * s + v[0]).sin() + helper_recursive(v, inner, depth - 1) * 0.5
+}
+
 /// The active inputs `(x, y, a, b)`.
 pub type Inputs = (f64, f64, Array1<f64>, Array1<f64>);
 
