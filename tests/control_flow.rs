@@ -1680,3 +1680,78 @@ fn items_of_local_arrays_saved_by_the_tape() {
         check_scalar!(items_of_local_arrays; ref a da = random(4, 88); &c, k);
     }
 }
+
+/// A tree of the user's own type, walked with a stack and a queue.
+pub enum Tree {
+    Leaf(usize),
+    Node(Box<Tree>, Box<Tree>),
+}
+
+fn tree(depth: usize, next: &mut usize) -> Tree {
+    if depth == 0 {
+        *next += 1;
+        Tree::Leaf(*next - 1)
+    } else {
+        Tree::Node(
+            Box::new(tree(depth - 1, next)),
+            Box::new(tree(depth.saturating_sub(2), next)),
+        )
+    }
+}
+
+/// `while let` over inactive values (a stack's `pop()`, a queue's
+/// `pop_front()`, with `continue`, and a labelled one left from a nested
+/// loop), and `let ... else { continue }`: rewritten to `loop` and `match`
+/// before exits are desugared. Rejected before ("`while let` is not
+/// supported", "this `break` .. is not supported yet").
+mod while_let_walks {
+    use super::*;
+    // `while let Some(pick) = rest.next()` is what is being tested.
+    #[allow(clippy::while_let_on_iterator)]
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, #[constant] t: &Tree, #[constant] picks: &[Option<usize>]) -> f64 {
+        let mut stack = vec![t];
+        let mut s = 0.0;
+        while let Some(node) = stack.pop() {
+            match node {
+                Tree::Leaf(i) => s = (s + w[*i % w.len()]).sin(),
+                Tree::Node(l, r) => {
+                    stack.push(l);
+                    stack.push(r);
+                    s *= 0.9;
+                }
+            }
+        }
+        let mut queue = std::collections::VecDeque::from([(t, 0usize)]);
+        while let Some((node, depth)) = queue.pop_front() {
+            let Tree::Node(l, r) = node else {
+                s = s * 0.8 + w[depth % w.len()];
+                continue;
+            };
+            queue.push_back((l, depth + 1));
+            queue.push_back((r, depth + 1));
+        }
+        let mut rest = picks.iter();
+        'picks: while let Some(pick) = rest.next() {
+            let Some(i) = pick else { continue };
+            for k in 0..3 {
+                if k + i > 4 {
+                    break 'picks;
+                }
+                s = (s * w[(i + k) % w.len()]).tanh() + 0.1;
+            }
+        }
+        s
+    }
+}
+
+#[test]
+fn while_let_walks_of_trees() {
+    let picks = [Some(0), None, Some(1), Some(3), Some(0)];
+    for depth in [0, 1, 3] {
+        let t = tree(depth, &mut 0);
+        for n in [1, 4] {
+            check_scalar!(while_let_walks; ref w dw = random(n, 89 + depth as u64); &t, &picks[..]);
+        }
+    }
+}

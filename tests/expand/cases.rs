@@ -914,3 +914,23 @@ snapshot!(items_of_a_local_array, [reverse],
         s
     }
 );
+
+// `while let` over a stack of a tree's nodes: the loop `loop { let
+// Some(node) = stack.pop() else { break }; .. }`, whose `let ... else`
+// becomes a `match` holding the rest of the body, and its `break` a flag.
+snapshot!(while_let_over_a_stack, [reverse],
+    fn f(w: &Array1<f64>, #[constant] t: &Tree) -> f64 {
+        let mut stack = vec![t];
+        let mut s = 0.0;
+        while let Some(node) = stack.pop() {
+            match node {
+                Tree::Leaf(i) => s = (s + w[*i]).sin(),
+                Tree::Node(l, r) => {
+                    stack.push(l);
+                    stack.push(r);
+                }
+            }
+        }
+        s
+    }
+);

@@ -307,13 +307,6 @@ impl Lowerer<'_> {
                         "loop labels are not supported yet: remove the label",
                     );
                 }
-                if matches!(&*w.cond, Expr::Let(_)) {
-                    self.errors.at(
-                        &w.cond,
-                        "`while let` is not supported: loop over a range instead",
-                    );
-                    return;
-                }
                 (
                     LoopHead::While {
                         cond: TokenStream::new(),

@@ -447,7 +447,12 @@ fn let_of_diverging_arms(stmt: &Stmt, rest: &[Stmt]) -> Option<Stmt> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
-    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    if let Some(init) = &local.init {
+        if let Some((_, els)) = &init.diverge {
+            return let_else_that_exits(&local.pat, &init.expr, els, rest);
+        }
+    }
+    let init = local.init.as_ref()?;
     if !stmt_exits(stmt).any() {
         return None;
     }
@@ -506,6 +511,22 @@ fn let_of_diverging_arms(stmt: &Stmt, rest: &[Stmt]) -> Option<Stmt> {
         }
         _ => None,
     }
+}
+
+/// `let Some(v) = e else { break };` then `rest`, as the statement
+/// `match e { Some(v) => { rest } _ => { break } }`, whose exit is then
+/// desugared like any other (`while let` loops become this, see
+/// `while_let.rs`). A `let ... else` whose `else` leaves otherwise
+/// (`panic!`) is kept.
+fn let_else_that_exits(pat: &syn::Pat, value: &Expr, els: &Expr, rest: &[Stmt]) -> Option<Stmt> {
+    if !exits_in(|f| f.visit_expr(els)).any() {
+        return None;
+    }
+    let rest = followed_by(Vec::new(), rest);
+    Some(Stmt::Expr(
+        parse_quote!(match #value { #pat => { #(#rest)* } _ => #els }),
+        None,
+    ))
 }
 
 /// Whether a `let` among `stmts` binds a name that `rest` reads, which

@@ -28,6 +28,7 @@ mod sources;
 mod statistics;
 mod stmt;
 mod tuples;
+mod while_let;
 mod windows;
 
 use super::errors::Errors;
@@ -207,6 +208,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         }
     }
     let block = tuples::Tuples::default().body(&sig.item.block);
+    let block = while_let::rewrite(&block);
     let block = labels::rewrite(&block);
     let block = exits::Desugar::new().body(&block);
     exits::report_remaining_returns(&block, errors);
