@@ -1755,3 +1755,29 @@ fn while_let_walks_of_trees() {
         }
     }
 }
+
+/// An arm binding a pattern's name again (`Some(x) => { let x =
+/// Array1::from(x.clone()); .. }`), the new value read by the reverse
+/// sweep: the record saved the name under the pattern's generated
+/// identifier, which could not see the new binding ("cannot find value
+/// `x`").
+mod pattern_name_bound_again {
+    use super::*;
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] leaf: &Option<Vec<f64>>) -> f64 {
+        match leaf {
+            Some(x) => {
+                let x = Array1::from(x.clone());
+                w.dot(&x).mapv(f64::tanh).sum()
+            }
+            None => w.sum(),
+        }
+    }
+}
+
+#[test]
+fn pattern_names_bound_again_in_an_arm() {
+    for leaf in [Some(vec![0.5, -1.0, 0.3]), None] {
+        check_scalar!(pattern_name_bound_again; ref w dw = random((2, 3), 90); &leaf);
+    }
+}

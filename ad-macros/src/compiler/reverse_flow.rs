@@ -514,10 +514,16 @@ impl Builder<'_, '_> {
             .iter()
             .map(|(c, _)| c.to_string())
             .collect();
-        for c in consts {
+        // A name bound twice in the block (`if let Some(x) = t` then `let x
+        // = ..`) is saved as its last binding, which the record's end sees:
+        // under that binding's own identifier, as the first may carry
+        // another hygiene context (the generated rebinding of a pattern).
+        let last: HashMap<String, Ident> =
+            consts.iter().map(|c| (c.to_string(), c.clone())).collect();
+        for c in consts.iter().map(|c| &last[&c.to_string()]) {
             if self.read_consts.contains(&c.to_string()) && seen.insert(c.to_string()) {
                 items.push(quote!(#c));
-                let owned = extra_consts.owned && extra_consts.names.contains(&c);
+                let owned = extra_consts.owned && extra_consts.names.contains(c);
                 if views.contains(&c.to_string()) || owned {
                     // It borrows an array of the block, which the record outlives.
                     saves.push(quote!(#c.to_owned()));
