@@ -1,6 +1,7 @@
 //! Recursive models over constant documents: a JSON value, parsed into a
 //! tree of the user's own type (no tangent, no `Differentiable`), encoded
-//! by a function that calls itself on each child, in both modes.
+//! by a function that calls itself on each child, and a child-sum
+//! tree-LSTM whose recursive cell returns a pair `(h, c)`, in both modes.
 
 #[macro_use]
 mod support;
@@ -122,5 +123,101 @@ fn recursive_embedding_of_json_documents() {
                 "document {i}: {jv} vs {expected}"
             );
         }
+    }
+}
+
+/// A tree of feature vectors, of any arity.
+pub enum Node {
+    Leaf(Vec<f64>),
+    Inner(Vec<Node>),
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct TreeLstm {
+    pub input: Array2<f64>,
+    pub forget: Array2<f64>,
+    pub mix: Array2<f64>,
+    pub readout: Array1<f64>,
+}
+
+/// A node's hidden and cell state: a leaf's from its features, an inner
+/// node's from its children's, each child's cell through its own forget
+/// gate.
+#[differentiable]
+pub fn cell(p: &TreeLstm, #[constant] t: &Node) -> (Array1<f64>, Array1<f64>) {
+    match t {
+        Node::Leaf(x) => {
+            let x = Array1::from(x.clone());
+            let c = p.input.dot(&x).mapv(f64::tanh);
+            (c.mapv(f64::tanh), c)
+        }
+        Node::Inner(children) => {
+            let d = p.forget.nrows();
+            let mut h_sum = Array1::<f64>::zeros(d);
+            let mut c_sum = Array1::<f64>::zeros(d);
+            for child in children.iter() {
+                let (h, c) = cell(p, child);
+                let f = p.forget.dot(&h).mapv(|v| 1.0 / (1.0 + (-v).exp()));
+                h_sum = h_sum + &h;
+                c_sum = c_sum + f * c;
+            }
+            let c = c_sum + p.mix.dot(&h_sum).mapv(f64::tanh);
+            (c.mapv(f64::tanh), c)
+        }
+    }
+}
+
+mod tree_score {
+    use super::*;
+    #[differentiable]
+    pub fn f(p: &TreeLstm, #[constant] t: &Node) -> f64 {
+        let (h, c) = cell(p, t);
+        h.dot(&p.readout) + c.sum() * 0.1
+    }
+}
+
+fn trees() -> Vec<Node> {
+    use Node::*;
+    vec![
+        Leaf(vec![0.1, 0.5]),
+        Inner(vec![]),
+        Inner(vec![
+            Leaf(vec![0.1, 0.5]),
+            Inner(vec![Leaf(vec![-0.3, 0.2]), Leaf(vec![0.7, -0.1])]),
+            Inner(vec![]),
+        ]),
+    ]
+}
+
+#[test]
+fn tree_lstm_over_trees_of_any_arity() {
+    for (i, t) in trees().iter().enumerate() {
+        let p = TreeLstm {
+            input: random((3, 2), 95 + i as u64),
+            forget: random((3, 3), 96),
+            mix: random((3, 3), 97) * 0.5,
+            readout: random(3, 98),
+        };
+        let value = tree_score::f(&p, t);
+        let (v, (g, _)) = tree_score::f_grad(&p, t);
+        assert_eq!(v, value, "tree {i}: f_grad's value");
+        let g = g.to_flat();
+        if let Err(e) = check::check_gradient(|q: &TreeLstm| tree_score::f(q, t), &p, &g) {
+            panic!("tree {i}: {e}");
+        }
+        let dir = p.random_like(&mut Rng::new(6));
+        let tangent = TreeLstmTangent {
+            input: dir.input.clone(),
+            forget: dir.forget.clone(),
+            mix: dir.mix.clone(),
+            readout: dir.readout.clone(),
+        };
+        let (jvalue, jv) = tree_score::f_jvp(&p, t, &tangent, ad::NoTangent);
+        assert_eq!(jvalue, value, "tree {i}: f_jvp's value");
+        let expected: f64 = g.iter().zip(dir.to_flat()).map(|(a, b)| a * b).sum();
+        assert!(
+            check::close(jv, expected, 1e-8),
+            "tree {i}: {jv} vs {expected}"
+        );
     }
 }
