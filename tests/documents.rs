@@ -158,7 +158,7 @@ pub fn cell(p: &TreeLstm, #[constant] t: &Node) -> (Array1<f64>, Array1<f64>) {
             for child in children.iter() {
                 let (h, c) = cell(p, child);
                 let f = p.forget.dot(&h).mapv(|v| 1.0 / (1.0 + (-v).exp()));
-                h_sum = h_sum + &h;
+                h_sum += &h;
                 c_sum = c_sum + f * c;
             }
             let c = c_sum + p.mix.dot(&h_sum).mapv(f64::tanh);
