@@ -825,3 +825,25 @@ fn arrays_joined_along_an_axis() {
     let c = random(2, 64);
     check_scalar!(joined; ref x dx = random(2, 65), ref y dy = random(2, 66), ref m dm = random((3, 2), 67); &c);
 }
+
+/// A fixed-size array of active values (`[a, b, c]`), differentiated as the
+/// 1-D array `array![a, b, c]`: indexed, iterated, reduced by a chain. It
+/// was rejected before.
+mod fixed_size_arrays {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let c = [x[0].exp(), x[1] * s, 2.0, s];
+        let total: f64 = c.iter().sum();
+        let mut acc = c[0] * c[3];
+        for v in c.iter() {
+            acc += (v / total).powi(2);
+        }
+        acc + c.len() as f64 * s
+    }
+}
+
+#[test]
+fn fixed_size_arrays_of_active_values() {
+    check_scalar!(fixed_size_arrays; ref x dx = random(3, 68), val s ds = 0.7;);
+}

@@ -20,4 +20,12 @@ fn vector_of_rows(x: f64, y: f64) -> f64 {
     m.len() as f64 * x
 }
 
+// A fixed-size array of rows would be read as nested arrays (`m[0][1]`,
+// `m.iter()` over rows), which a matrix is not.
+#[differentiable]
+fn fixed_rows(x: f64, y: f64) -> f64 {
+    let m = [[x, y], [y, x]];
+    m[0][1]
+}
+
 fn main() {}

@@ -253,7 +253,7 @@ impl Lowerer<'_> {
     }
 
     /// The array whose items (or, nested in brackets, rows) are `items`.
-    fn stacked(&mut self, items: &[Expr], e: &Expr) -> Option<Operand> {
+    pub(super) fn stacked(&mut self, items: &[Expr], e: &Expr) -> Option<Operand> {
         let rows: Vec<&syn::ExprArray> = items
             .iter()
             .filter_map(|i| match i {

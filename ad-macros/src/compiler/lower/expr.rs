@@ -506,6 +506,16 @@ impl Lowerer<'_> {
                 self.joined_by_macro(m, e)
             }
             Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_of_items(m, e),
+            // `[a, b, c]`: differentiated as the 1-D array `array![a, b,
+            // c]`, which is indexed, iterated and reduced the same way.
+            Expr::Array(a) if a.elems.iter().any(|i| matches!(i, Expr::Array(_))) => {
+                self.errors.at(e, "a fixed-size array of rows of active values is not supported: write the matrix `array![[a, b], [c, d]]` and index it `m[[i, j]]`");
+                None
+            }
+            Expr::Array(a) => {
+                let items: Vec<Expr> = a.elems.iter().cloned().collect();
+                self.stacked(&items, e)
+            }
             Expr::Macro(m) => {
                 let path = &m.mac.path;
                 self.errors.at(
