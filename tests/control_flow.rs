@@ -1781,3 +1781,47 @@ fn pattern_names_bound_again_in_an_arm() {
         check_scalar!(pattern_name_bound_again; ref w dw = random((2, 3), 90); &leaf);
     }
 }
+
+/// Labelled blocks, as a statement (left early), as a value (`break 'found
+/// v` from a nested loop, or its last expression), and in a loop body:
+/// each the labelled loop that runs once. They were rejected before.
+mod labelled_blocks {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] n: usize) -> f64 {
+        let mut y = x[0];
+        'scaled: {
+            if n > 2 {
+                break 'scaled;
+            }
+            y = y * x[x.len() - 1];
+        }
+        let found = 'found: {
+            for i in 0..x.len() {
+                if x[i] > 0.3 && i >= n {
+                    break 'found x[i] * 2.0;
+                }
+            }
+            x.sum()
+        };
+        for i in 0..x.len() {
+            'body: {
+                if i == n {
+                    break 'body;
+                }
+                y += x[i].sin();
+            }
+            y *= 1.1;
+        }
+        y * found
+    }
+}
+
+#[test]
+fn labelled_blocks_as_loops_run_once() {
+    for n in [0, 1, 3] {
+        for len in [1, 4] {
+            check_scalar!(labelled_blocks; ref x dx = random(len, 91 + n as u64); n);
+        }
+    }
+}

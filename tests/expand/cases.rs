@@ -934,3 +934,19 @@ snapshot!(while_let_over_a_stack, [reverse],
         s
     }
 );
+
+// A labelled block used as a value: the labelled loop that runs once,
+// whose `break 'found v` and last expression give its value.
+snapshot!(labelled_block_value, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let found = 'found: {
+            for i in 0..x.len() {
+                if x[i] > 0.5 {
+                    break 'found x[i] * 2.0;
+                }
+            }
+            x.sum()
+        };
+        found * x[0]
+    }
+);

@@ -516,7 +516,7 @@ fn let_of_diverging_arms(stmt: &Stmt, rest: &[Stmt]) -> Option<Stmt> {
 /// `let Some(v) = e else { break };` then `rest`, as the statement
 /// `match e { Some(v) => { rest } _ => { break } }`, whose exit is then
 /// desugared like any other (`while let` loops become this, see
-/// `while_let.rs`). A `let ... else` whose `else` leaves otherwise
+/// `loop_forms.rs`). A `let ... else` whose `else` leaves otherwise
 /// (`panic!`) is kept.
 fn let_else_that_exits(pat: &syn::Pat, value: &Expr, els: &Expr, rest: &[Stmt]) -> Option<Stmt> {
     if !exits_in(|f| f.visit_expr(els)).any() {

@@ -24,11 +24,11 @@ mod in_place;
 mod iterators;
 mod labels;
 mod lists;
+mod loop_forms;
 mod sources;
 mod statistics;
 mod stmt;
 mod tuples;
-mod while_let;
 mod windows;
 
 use super::errors::Errors;
@@ -208,7 +208,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         }
     }
     let block = tuples::Tuples::default().body(&sig.item.block);
-    let block = while_let::rewrite(&block);
+    let block = loop_forms::rewrite(&block);
     let block = labels::rewrite(&block);
     let block = exits::Desugar::new().body(&block);
     exits::report_remaining_returns(&block, errors);
