@@ -17,17 +17,25 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * y;
+        let s1 = 'blk: {
+            if y > 0.4 {
+                break 'blk y * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (1.16 - y);
+                }
+            }
+            helper_scalar(x, x) - (1.16 - y)
+        };
+        let mut s2 = helper_array(a, x);
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (s2 * (k as f64 * 0.5)) + x * 0.1;
         }
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * x.cos()) * q3 as f64).sum::<f64>();
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + a[j5 - 1] * helper_array(b, x);
+        if k == 3 {
+            return ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() + c.dot(b));
         }
-        (w1.mean().unwrap() - 0.68) + s4 + w1.sum() * 0.3
+        c[k % a.len()] + s2
     }
 
     #[test]
@@ -43,24 +51,39 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_scalar(helper_scalar(helper_array(a, a[k % a.len()]), a.dot(a)), (k as f64 * 0.5));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]));
+        }
         for i in 0..a.len() {
-            w1[i] += (b[i] + y).sin();
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.32, a[k % a.len()])).tanh();
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
         for i in 0..a.len() {
-            w2[i] += (a[i] + helper_scalar(a[a.len() - 1], x)).sin();
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * f64::tanh(0.20),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
         }
-        if k == 3 {
-            return y;
-        }
-        let mut s3 = (helper_scalar(a.dot(&w2), (c[a.len() - 1] + w1[0])) + (c.dot(c) + (b[k % a.len()] / (1.0 + 0.20 * 0.20))));
-        if helper_array(&w1, 0.76) > 0.1 {
-            s3 = ((0.68 / (1.0 + 0.54 * 0.54)) + (x - y));
-        } else {
-            s3 = s3 * b.mapv(f64::tanh).sum();
-        }
-        a.mapv(f64::tanh).sum() + s3 + w2.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln() };
+        (s1 - x).cos() + s1
     }
 
     #[test]
@@ -76,40 +99,26 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, (c[a.len() - 1] / (1.0 + 0.66 * 0.66)), k % 3).tanh().exp();
-        for i in 0..a.len() {
-            let y = y * 0.5 + (0.41 - c[0]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (1.0 + b[0] * b[0]).sqrt();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
+        let mut h1 = a.to_owned();
+        for i in 0..3 {
+            h1.scaled_add((c[a.len() - 1] / (1.0 + 0.66 * 0.66)), a);
+            if i == 3 {
+                break;
             }
-            s1 = s1 + q3.tanh();
         }
-        s1 += helper_array(b, b[a.len() - 1]);
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f64::sin(0.86)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * 0.62;
-                }
-            }
-            if n4 > 2 {
-                break s1 + 0.62;
-            }
-        };
-        let mut s6 = (a[k % a.len()] + b.dot(b));
-        s1 += (helper_recursive(c, c[0], k % 3) * c[k % a.len()]);
-        if k == 3 {
-            return x;
+        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s3 = (h1[k % a.len()].tanh().exp().sin() + c.mean().unwrap().cos());
+        let v4 = h1.mapv(|t| (t * x).sin() + x * 0.5);
+        let l5: Vec<f64> = h1.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * v4.mean().unwrap()).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        let s8;
+        match k % 3 {
+            0 => s8 = (0.53 + ((k as f64 * 0.5) - 0.20)),
+            1 => { s8 = 0.5; }
+            _ => s8 = helper_recursive(&h1, (h1[k % a.len()] - 0.69), k % 3),
         }
-        ((s6 - b[a.len() - 1]) - b[k % a.len()]) + s6
+        let mut s9 = v4.dot(b);
+        helper_recursive(c, helper_array(a, s9), k % 3) + s9 + v4.sum() * 0.3
     }
 
     #[test]
@@ -126,22 +135,33 @@ mod p3 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        match k % 3 {
-            0 => s1 = f64::sqrt((1.0 + 0.42 * 0.42)),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += 1.08,
-        }
-        let mut s4 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + s1).sum::<f64>();
-        let mut s5 = (y / (1.0 + a.mean().unwrap().sin() * a.mean().unwrap().sin()));
-        for i in (1..a.len()).step_by(2) {
-            let t6 = b[i] * (k as f64 * 0.5);
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * b[(i + 1) % a.len()];
+        let mut s3: f64 = {
+            let t2 = f64::sqrt((1.0 + 0.42 * 0.42));
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + a[j] * helper_scalar(s1, s3) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
             }
-            s5 += u7;
         }
-        (((k as f64 * 0.5) * c[0]) - helper_scalar(b[a.len() - 1], y)) + s5
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (y * s3),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w5 * helper_scalar(x, c[k % a.len()]);
+        }
+        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(x, c[k % a.len()]) };
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -158,25 +178,18 @@ mod p4 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + a.dot(b)).sum::<f64>();
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(s3, c);
+        let mut s4 = f64::sqrt((1.0 + 0.38 * 0.38));
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.03 + 0.33);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * ((k as f64 * 0.5) / (1.0 + a[0] * a[0]));
+        s3 += y * 0.2;
+        match k % 3 {
+            0 => s3 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln(),
+            1 => s3 = s3 * helper_array(b, c.mapv(f64::tanh).sum()),
+            _ => s3 += b.dot(a),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_scalar(y, y)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        (b.dot(b) / (1.0 + y * y)) + s3 + h4.sum() * 0.3
+        s4 + s4
     }
 
     #[test]
@@ -193,30 +206,51 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + helper_array(c, (k as f64 * 0.5).cos())).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(a) * j as f64,
-            _ if helper_scalar(y, x) > 0.2 => s1 = s1 * helper_scalar((x - x), x),
-            _ => s1 += ((k as f64 * 0.5) + s1),
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = b[i] * x;
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c[a.len() - 1],
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * a.dot(c);
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(c) };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * helper_recursive(&w2, 0.25, k % 3);
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * c.mean().unwrap();
                 }
             }
-            if n3 > 2 {
-                break s1 + helper_recursive(&w2, 0.25, k % 3);
+            if n4 > 2 {
+                break s1 + c.mean().unwrap();
             }
         };
-        ((1.0 + x * x).ln() - helper_recursive(&w2, s4, k % 3)) + s1 + w2.sum() * 0.3
+        for i in 0..a.len() {
+            let t6 = b[i] * (1.0 + s5 * s5).sqrt();
+            let mut u7 = t6;
+            if t6 > 0.1 {
+                u7 = u7 * a[(i + 1) % a.len()];
+            }
+            s1 += u7;
+            if i == 3 {
+                break;
+            }
+        }
+        x.tanh().exp() + s1
     }
 
     #[test]
@@ -232,36 +266,41 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > b[p2] {
-                l1.push((c[p2] * b[0]).sin());
-            } else {
-                l1.push(b[p2] * x);
-            }
-        }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut s1 = b[0].tanh().exp();
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s5: f64 = {
-            let t4 = (1.0 + a[0].cos() * a[0].cos()).sqrt();
-            t4 * t4 * 0.5 + c.dot(b)
-        };
-        let mut s6 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln();
-        'outer: for i in 0..a.len() {
+            let t2 = a[i] * x;
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s6 = (s6 * 0.8 + c[j] * helper_recursive(c, y, k % 3)).tanh();
-                if s6 > 0.3 && j > i {
-                    break 'outer;
+                q3 += b[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        let s4 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.4 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + f64::sin(1.36);
                 }
             }
-            s6 += c[i] * 0.2;
+            c.dot(b) - f64::sin(1.36)
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        helper_array(a, a.dot(b)) + s6
+        s1 += x * 0.2;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+        }
+        for m in a.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.71 + x * 0.1;
+        }
+        ((b[0] - (k as f64 * 0.5)) - (k as f64 * 0.5).tanh().exp()) + s1
     }
 
     #[test]
@@ -278,14 +317,13 @@ mod p7 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(a, 0.53) + s1 * 0.1;
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += helper_array(b, x),
         }
-        let mut s3: f64 = {
-            let t2 = (s1 + (k as f64 * 0.5)).cos();
-            t2 * t2 * 0.5 + s1
-        };
-        c.mean().unwrap() + s3
+        let mut s2 = (1.0 + s1 * s1).ln();
+        (1.0 + s2 * s2).ln() + s2
     }
 
     #[test]
@@ -301,24 +339,23 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = v1.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * helper_array(b, y)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
-            s2 += b[i] * 0.2;
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * s2.tanh().exp();
+        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        for i in 0..a.len() {
+            let x = x * 0.5 + (s1 * x);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let v4 = a.mapv(|t| (t * s2).sin() + s2 * 0.5);
-        v4.mapv(f64::tanh).sum() + s2 + v4.sum() * 0.3
+        s1 += x * 0.2;
+        let v6 = vec![0.25; b.len()];
+        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (s1 * (k as f64 * 0.5))).sum::<f64>();
+        (v3.dot(&v3) + (k as f64 * 0.5)) + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -335,38 +372,47 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, 1.10, k % 3).tanh().exp();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (k as f64 * 0.5),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 * (k as f64 * 0.5));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 * (k as f64 * 0.5)) };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (y - s3)).tanh();
+        }
+        match k % 3 {
+            0 => s1 = (f64::sin(0.42) * s3),
+            1 => s1 = s1 * y,
+            _ => s1 += y,
+        }
+        let mut s4 = (((s3 * s3) * (k as f64 * 0.5)) - (b.mean().unwrap() + a[k % a.len()].sin()));
+        let mut s5 = c.dot(a);
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * 1.37).tanh();
-        }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * helper_scalar((k as f64 * 0.5), c[0])).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+            let t6 = b[i] * helper_scalar((k as f64 * 0.5), 1.35);
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += a[j] * t6;
             }
-            s2 = n3;
+            s1 = s1 + q7.tanh();
         }
-        s1 += (x * helper_recursive(a, y, k % 3));
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * s1).sin()).sum() * b[0];
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * b[k % a.len()];
-        }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + b[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
+        let mut stack8: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack8.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + b[j] * b.dot(b) * w).tanh();
+            if j % 3 == 2 {
+                stack8.pop();
             }
-            s7 = n8;
         }
-        match k % 4 {
-            j if j > 1 => s7 = 0.61 * j as f64,
-            _ if c.dot(&u6) > 0.2 => s7 = s7 * helper_recursive(&u6, helper_recursive(a, c[a.len() - 1], k % 3), k % 3),
-            _ => s7 += (k as f64 * 0.5),
-        }
-        ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1])).tanh().exp() + s7 + u6.sum() * 0.3
+        helper_scalar(s4.cos(), ((k as f64 * 0.5) - a[k % a.len()])) + s5
     }
 
     #[test]
@@ -382,33 +428,33 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(1.22, (1.0 + x * x).ln()).tanh().exp();
-        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) + y) + y * 0.1;
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.39 - x);
-                }
+        let mut s1 = y;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * (y + y) + k as f64 * 0.1).sin();
             }
-            if n2 > 2 {
-                break s1 + (1.39 - x);
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n3 = (&h2 * y + c).mapv(f64::tanh);
+            h2.assign(&n3);
+            if i == 3 {
+                break;
             }
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = ((s1 / (1.0 + s3 * s3)) * s3),
-            1 => { s4 = c.mean().unwrap(); }
-            _ => s4 = (f64::cos(0.55) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))),
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * helper_array(c, y)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        helper_array(c, 1.06).tanh().exp() + s1
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = h2[i] * b.mean().unwrap();
+        }
+        s4 + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -425,17 +471,30 @@ mod p11 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + x * x).sqrt().tanh().exp() * a.dot(b));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * s1;
         }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * a.dot(b);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * f64::sin(1.06)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        helper_scalar(y, (c[0] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -451,20 +510,28 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| { let u = t * y; u * u - t });
-        let mut s2 = (y / (1.0 + b.dot(a).sin() * b.dot(a).sin()));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (0.25 + x);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut s1 = (a.var(0.0) + 0.1).sqrt() * (a[k % a.len()] / (1.0 + b[0] * b[0]));
+        let (s2, v3) = helper_pair(c, (s1 - y));
+        let s4 = s2 * v3.sum();
+        match k % 4 {
+            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() + s4) * j as f64,
+            _ if a[k % a.len()] > 0.2 => s1 = s1 * ((s4 + 0.89) * helper_recursive(c, x, k % 3)),
+            _ => s1 += c.mean().unwrap(),
         }
-        s2 += y * 0.2;
-        let mut s3 = (v1.dot(c) * (1.0 + y.sin() * y.sin()).ln());
-        let (s4, v5) = helper_pair(c, v1.mean().unwrap());
-        let s6 = s4 * v5.sum();
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (s2 / (1.0 + s2 * s2))).tanh();
+            let n6 = (s5 * 0.5 + c[i] * a[a.len() - 1]).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
         }
-        ((k as f64 * 0.5) * s6).sin() + s3 + v1.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = s1;
+        } else {
+            s1 = s1 * s1.sin();
+        }
+        (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp() + s5
     }
 
     #[test]
@@ -480,27 +547,22 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = y;
+        if k % 2 == 1 {
+            let x = x * 0.5 + x;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * x.tanh().exp()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = n2;
+            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_scalar(x, x);
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) * y) + s1 * 0.1;
         }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * b.dot(c)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
-        }
-        (((k as f64 * 0.5) * y) - c.mean().unwrap()) + s4 + u3.sum() * 0.3
+        c[a.len() - 1] + s1
     }
 
     #[test]
@@ -516,33 +578,63 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
-        }
-        let mut s2 = y;
-        if c[0] < 0.0 {
-            s2 = (helper_recursive(c, 1.34, k % 3) * helper_scalar(x, y));
-        }
+        let mut s1 = (a.mean().unwrap() - helper_recursive(a, a[0].tanh().exp(), k % 3));
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_recursive(&u1, x, k % 3);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s1.tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (1.0 + y * y).ln();
         }
-        s2 += x * 0.2;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + u1[i] * f64::tanh(0.55)).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-            if i == 3 {
-                break;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).ln() };
+        if k % 2 == 0 {
+            s1 = helper_recursive(a, f64::tanh(0.78).exp(), k % 3);
+        } else {
+            s1 = s1 * (1.0 + f64::tanh(0.55) * f64::tanh(0.55)).sqrt();
+        }
+        let s4 = 'blk: {
+            if (k as f64 * 0.5) > 0.4 {
+                break 'blk (k as f64 * 0.5) * 2.0;
             }
-        }
-        let mut s3 = x;
-        let mut h4 = Array1::<f64>::zeros(a.len());
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + s3;
+                }
+            }
+            s1 - s3
+        };
         for i in 0..a.len() {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+            let t5 = c[i] * s3;
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * a[(i + 1) % a.len()];
+            }
+            s1 += u6;
         }
-        u1.mapv(f64::tanh).sum() + s3 + h4.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
+        }
+        let s7 = 'blk: {
+            if (b[a.len() - 1] * (k as f64 * 0.5)) > 0.4 {
+                break 'blk (b[a.len() - 1] * (k as f64 * 0.5)) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + c.mapv(f64::tanh).sum();
+                }
+            }
+            a.mean().unwrap() - c.mapv(f64::tanh).sum()
+        };
+        helper_scalar(s4.tanh(), a.dot(a)) + s1
     }
 
     #[test]
@@ -558,21 +650,30 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![b.mean().unwrap(), (k as f64 * 0.5), ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12))].mapv(f64::sin).sum();
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * ((k as f64 * 0.5) * x);
-            if i % 3 == 1 {
-                continue;
+        let mut s1 = c.dot(b);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5).tanh();
+            s1 += b[i] * 0.2;
         }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * s1;
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(a[a.len() - 1], (x - x)) * j as f64,
+            _ if (x - x) > 0.2 => s1 = s1 * (0.53 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
+            _ => s1 += s1,
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * ((k as f64 * 0.5) / (1.0 + 0.97 * 0.97)) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        0.67 + s1
+        f64::tanh(0.71) + s1
     }
 
     #[test]
@@ -588,14 +689,14 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = c.to_owned();
-        f2.mapv_inplace(|t| (t * y).tanh());
-        f2.scaled_add(a.mean().unwrap(), &c);
-        let mut s1 = f2.sum() * 0.3;
+        let mut s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (1.18 * f2[k % a.len()])).tanh();
+            s1 = (s1 * 0.7 + a[i] * c[0]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        helper_recursive(&f2, s1.tanh().exp(), k % 3) + s1 + f2.sum() * 0.3
+        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (1.0 + x * x).sqrt()).sum::<f64>();
+        helper_recursive(c, y.tanh().exp(), k % 3) + s4
     }
 
     #[test]
@@ -611,39 +712,42 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = (b.mapv(f64::tanh).sum() + ((x * x) * y));
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * helper_array(c, y)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+            let y = y * 0.5 + (s1 - s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = (a.var(0.0) + 0.1).sqrt() * b.dot(b);
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * b[0];
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4;
-        }
-        if c[0] < 0.0 {
-            s4 = (c.mapv(f64::tanh).sum() + (c[0] * s3));
+        s1 += y * 0.2;
+        let mut s2 = b.mapv(f64::tanh).sum();
+        if s2 > 0.1 {
+            s2 = helper_scalar((y / (1.0 + a[k % a.len()] * a[k % a.len()])), helper_array(b, x));
         } else {
-            s4 = s4 * (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt();
+            s2 = s2 * a.mean().unwrap();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut s3 = helper_array(c, b[0]);
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * s2).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s6 = (s6 * 0.6 + v * (a[a.len() - 1] + s2) + k as f64 * 0.1).sin();
+            }
+        }
         for i in 0..a.len() {
-            w6[i] += (a[i] + (s4 * s4)).sin();
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w7 * c.mapv(f64::tanh).sum();
         }
-        (helper_scalar(x, y) + w6.mapv(f64::tanh).sum()) + s4 + w6.sum() * 0.3
+        let s8 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        helper_scalar((y + y), (x * (k as f64 * 0.5))) + s6
     }
 
     #[test]
@@ -660,27 +764,42 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - ((k as f64 * 0.5) - y)) + (helper_recursive(a, a[k % a.len()], k % 3) - (x - (k as f64 * 0.5))));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * c[a.len() - 1]).tanh();
-        }
-        s1 += a.dot(a);
-        let mut s2 = helper_recursive(b, x, k % 3);
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * b.dot(c);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * y).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q3 += c[j] * t2;
             }
-            s2 += b[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        if a.mean().unwrap() > 0.1 {
-            s1 = (helper_recursive(b, 0.53, k % 3) + helper_scalar(0.25, s1));
-        } else {
-            s1 = s1 * a[a.len() - 1];
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * helper_scalar((k as f64 * 0.5), s1) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
         }
-        let mut s3 = ((1.0 + helper_scalar((k as f64 * 0.5), x) * helper_scalar((k as f64 * 0.5), x)).sqrt() + helper_array(a, (k as f64 * 0.5)));
-        (y + (y / (1.0 + y * y))) + s3
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(b);
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s7: f64 = {
+            let t6 = c.mapv(f64::tanh).sum();
+            t6 * t6 * 0.5 + c.dot(a)
+        };
+        match k % 3 {
+            0 => s7 = s1,
+            1 => s7 = s7 * helper_recursive(b, (k as f64 * 0.5), k % 3),
+            _ => s7 += (k as f64 * 0.5),
+        }
+        u5.mapv(f64::tanh).sum() + s7 + u5.sum() * 0.3
     }
 
     #[test]
@@ -697,40 +816,41 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x)) * helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x))).ln();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1.cos();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * a.mapv(f64::tanh).sum() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s1.tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + s1.cos();
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * 1.39;
+            };
+            s1 += w3 * f64::tanh(1.39).exp();
         }
-        let mut s5 = b.mapv(f64::tanh).sum();
-        let s6;
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.39).exp() };
+        let s5;
         match k % 3 {
-            0 => s6 = x.cos(),
-            1 => { s6 = helper_array(a, s3); }
-            _ => s6 = c.mapv(f64::tanh).sum(),
+            0 => s5 = b.mapv(f64::tanh).sum(),
+            1 => { s5 = c.mean().unwrap(); }
+            _ => s5 = helper_scalar((x + x), (s4 + 0.28)),
         }
-        for i in (0..a.len()).rev() {
-            let t7 = c[i] * (c[k % a.len()] - s6);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += a[j] * t7;
-            }
-            s1 = s1 + q8.tanh();
+        if s5.tanh().exp() > 0.1 {
+            s1 = s5.cos().tanh();
+        } else {
+            s1 = s1 * ((s1 - s4) - (c[0] - c[a.len() - 1]));
         }
-        helper_scalar((0.47 - s3), a[k % a.len()]) + s5
+        let mut s6 = (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))).ln().cos();
+        (1.0 + helper_recursive(c, x, k % 3) * helper_recursive(c, x, k % 3)).ln() + s6
     }
 
     #[test]
@@ -746,36 +866,55 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if c[0] < 0.0 {
-            s1 = ((1.0 + y * y).ln() * (k as f64 * 0.5));
+        let arr1 = [y, helper_recursive(b, (k as f64 * 0.5), k % 3), (a[a.len() - 1] * x)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = helper_recursive(a, helper_scalar((y / (1.0 + b[0] * b[0])), (y / (1.0 + s2 * s2))), k % 3);
+        match k % 4 {
+            j if j > 1 => s3 = a[0] * j as f64,
+            _ if (1.0 + s2 * s2).ln() > 0.2 => s3 = s3 * s2,
+            _ => s3 += b[a.len() - 1],
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_scalar(a[0], (k as f64 * 0.5));
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (y / (1.0 + s1 * s1));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        'outer: for i in 0..a.len() {
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 0.71).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + c[j] * ((k as f64 * 0.5) - s2)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (y + (k as f64 * 0.5));
                 }
             }
-            s1 += a[i] * 0.2;
+            if n4 > 2 {
+                break s3 + (y + (k as f64 * 0.5));
+            }
+        };
+        let mut s6 = ((k as f64 * 0.5) - s3);
+        let mut v7 = c.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
         }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh();
+        let s8 = s6 * v7.sum();
+        let mut s9 = 1.0;
+        for i in 0..a.len() {
+            let n10 = (s9 * 0.5 + b[i] * s8.cos()).tanh();
+            s9 = n10;
+            if s9.abs() > 0.6 {
+                s9 = 0.6;
+            }
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.dot(&u2)).tanh();
+        match k % 4 {
+            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
+            _ if a.dot(b) > 0.2 => s3 = s3 * 0.25,
+            _ => s3 += a.mean().unwrap(),
         }
-        ((k as f64 * 0.5) - helper_scalar(s1, (k as f64 * 0.5))) + s1 + u3.sum() * 0.3
+        let mut stack11: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack11.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s9 = (s9 * 0.7 + b[j] * helper_scalar(a[k % a.len()], s5) * w).tanh();
+            if j % 3 == 2 {
+                stack11.pop();
+            }
+        }
+        b.mapv(f64::tanh).sum() + s9
     }
 
     #[test]
@@ -791,23 +930,18 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).tanh().exp(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (((k as f64 * 0.5) + (k as f64 * 0.5)) * helper_recursive(a, a[a.len() - 1], k % 3)),
+        let mut s1 = f64::sqrt((1.0 + 0.35 * 0.35));
+        if k % 2 == 0 {
+            s1 = helper_recursive(a, a[a.len() - 1], k % 3).tanh().exp();
+        } else {
+            s1 = s1 * (1.0 + helper_recursive(b, x, k % 3) * helper_recursive(b, x, k % 3)).ln();
         }
-        let mut s2 = c.mean().unwrap();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * (s2 - (k as f64 * 0.5))).tanh();
+        let mut s2 = helper_array(b, x);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * helper_recursive(a, s2, k % 3)).tanh();
-        }
-        (k as f64 * 0.5) + s2
+        (helper_recursive(&u3, (k as f64 * 0.5), k % 3) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -823,35 +957,39 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.tanh();
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 += v * helper_scalar(b[k % a.len()], (k as f64 * 0.5));
+        let mut s1 = (a.mapv(f64::tanh).sum() - (a.mean().unwrap() / (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5)))));
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * b.mapv(f64::tanh).sum() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
         for i in (0..a.len()).rev() {
-            let t2 = c[i] * helper_array(b, y);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
+            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut l3 = vec![a.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * y).sin()) + c;
+            l3.push(n);
+        }
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * (0.21 * x);
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
+            if (n8 - s7).abs() < 0.05 {
                 break;
             }
+            s7 = n8;
         }
-        s1 += (s1 * (x * c[a.len() - 1]));
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (b[k % a.len()] - x);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        b.mean().unwrap() + s1
+        let arr9 = [helper_scalar(s1, c[k % a.len()]), v5.mapv(f64::tanh).sum(), (b[k % a.len()] - x)];
+        let s10 = arr9.iter().sum::<f64>() * arr9[k % 3];
+        ((k as f64 * 0.5) + c[k % a.len()]) + s7 + v5.sum() * 0.3
     }
 
     #[test]
@@ -867,51 +1005,35 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_array(b, b.mean().unwrap()) * helper_array(b, b.mean().unwrap())).ln();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_recursive(b, s1, k % 3);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_recursive(b, s1, k % 3);
-            }
-        };
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.dot(b);
-        }
-        let s5;
-        match k % 3 {
-            0 => s5 = s1,
-            1 => { s5 = (u4[k % a.len()] / (1.0 + 0.36 * 0.36)); }
-            _ => s5 = u4.dot(c),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + u4[j] * s3).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += u4[i] * 0.2;
-        }
-        let mut s6 = y;
-        let mut v7 = u4.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
-        }
-        let s8 = s6 * v7.sum();
-        s1 = (s1 * 0.5 + y).tanh();
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            w9[i] += (b[i] + u4.mean().unwrap()).sin();
+            let n2 = (s1 * 0.5 + a[i] * (y * y)).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        (k as f64 * 0.5) + s1 + w9.sum() * 0.3
+        s1 += helper_recursive(c, helper_recursive(c, y, k % 3), k % 3);
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(b) * j as f64,
+            _ if (x + 1.06) > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
+            _ => s1 += (y / (1.0 + s1 * s1)),
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = (1.03 * y.tanh().exp()),
+            1 => { s3 = 0.5; }
+            _ => s3 = (1.0 + s1 * s1).sqrt(),
+        }
+        let v4 = (c * c).mapv(f64::tanh);
+        let mut u5 = v4.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar((k as f64 * 0.5), s3);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s3).tanh();
+        }
+        helper_recursive(&u5, helper_scalar(c[k % a.len()], (k as f64 * 0.5)), k % 3) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -928,42 +1050,36 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - (y * a[0])) - (1.0 + y * y).ln().cos());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * c[k % a.len()]).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(c) * j as f64,
+            _ if y > 0.2 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) - ((k as f64 * 0.5) * x)),
+            _ => s1 += helper_recursive(c, 0.95, k % 3),
         }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * x,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * helper_recursive(c, 0.95, k % 3);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(c, 0.95, k % 3) };
-        s1 = (helper_recursive(c, 0.54, k % 3) * (k as f64 * 0.5).tanh().exp());
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = s3;
-        } else {
-            s1 = s1 * (1.0 + ((k as f64 * 0.5) - 0.83) * ((k as f64 * 0.5) - 0.83)).sqrt();
-        }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > c[p5] {
-                l4.push((b[p5] * (x + 0.47)).sin());
-            } else {
-                l4.push(c[p5] * y);
+            let n3 = (s2 * 0.5 + c[i] * (0.54 + (k as f64 * 0.5))).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        a.mapv(f64::tanh).sum() + s6
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h4.mapv_inplace(|t| (t * x).tanh());
+            h4.scaled_add(0.5, c);
+        }
+        match k % 4 {
+            j if j > 1 => s1 = c.dot(c) * j as f64,
+            _ if 0.47 > 0.2 => s1 = s1 * (0.83 - h4[k % a.len()].cos()),
+            _ => s1 += b.mean().unwrap(),
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_recursive(b, y, k % 3);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        let mut s7 = a.iter().zip(a.iter()).map(|(p5, q6)| p5 * helper_scalar(x, (k as f64 * 0.5)) - q6).reduce(f64::max).unwrap();
+        a.mapv(f64::tanh).sum() + s7 + h4.sum() * 0.3
     }
 
     #[test]
@@ -979,18 +1095,10 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1].tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let mut s2 = (k as f64 * 0.5);
-        y.sin() + s2
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * y).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let v3 = c.mapv(|t| t * t * 0.5 - t);
+        (c[k % a.len()] * (s1 * (k as f64 * 0.5))) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1006,34 +1114,35 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(c, b.dot(c)) / (1.0 + (x * 0.69) * (x * 0.69)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + y)).tanh();
-            if i == 3 {
-                break;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] - b[k % a.len()]);
+        }
+        let s2 = 'blk: {
+            if x > 0.4 {
+                break 'blk x * 2.0;
             }
-        }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * (x - s1) + k as f64 * 0.1).sin();
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + 0.69;
+                }
             }
+            b.dot(c) - 0.69
+        };
+        let mut s3 = y;
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (k as f64 * 0.5) + y * 0.1;
         }
-        let mut s3 = (y / (1.0 + s1 * s1));
-        let mut v4 = c.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * (y * s3);
         }
-        let s5 = s3 * v4.sum();
-        let (s6, v7) = helper_pair(a, b.mapv(f64::tanh).sum());
-        let s8 = s6 * v7.sum();
-        if k % 2 == 1 {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s9 = x;
-        b[0] + s9
+        let f6 = Array1::from_shape_fn(a.len(), |i7| c[i7] * c[k % a.len()] + i7 as f64 * 0.1);
+        let mut s5 = f6.sum() * 0.3;
+        let m9 = u1.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s8 = m9.diag().mapv(|t| (t * y).sin()).sum() * (s5 - s2);
+        helper_array(a, ((k as f64 * 0.5) + x)) + s8 + f6.sum() * 0.3
     }
 
     #[test]
@@ -1050,26 +1159,15 @@ mod p27 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, ((y + c[0]) / (1.0 + (a[k % a.len()] - y) * (a[k % a.len()] - y))), k % 3);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(b, s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(b, s1) + y * 0.1;
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + b[a.len() - 1];
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s2 = b[a.len() - 1];
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) / (1.0 + y * y));
         }
-        s1 += x * 0.2;
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_scalar(y, y);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        (x - (k as f64 * 0.5).tanh().exp()) + s1
+        helper_scalar(helper_scalar(x, (k as f64 * 0.5)), s2) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1085,20 +1183,17 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() * helper_scalar(a.mean().unwrap(), y.tanh().exp()));
-        s1 = (x * 1.28).sin();
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * c.mean().unwrap()).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+        let v1 = b.mapv(f64::sin);
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * helper_scalar(y, x)) * q3 as f64).sum::<f64>();
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + v1[j] * f64::sin(0.32) * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
-            s2 = n3;
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-        }
-        (c[a.len() - 1].tanh().exp() * x.tanh().exp()) + s2
+        v1.dot(c) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1114,23 +1209,24 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * helper_scalar(a[0], x)).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+        let mut s1 = x;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (k as f64 * 0.5).sin() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut s4: f64 = {
-            let t3 = ((y + (k as f64 * 0.5)) / (1.0 + x * x));
-            t3 * t3 * 0.5 + f64::sin(0.81)
-        };
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * helper_array(b, x)).tanh();
+        if k == 3 {
+            return ((y + (k as f64 * 0.5)) / (1.0 + x * x));
         }
-        let mut s5 = helper_array(b, helper_recursive(a, b[k % a.len()], k % 3)).cos();
-        (s5 / (1.0 + (y * x) * (y * x))) + s5
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + helper_scalar(c[k % a.len()], (k as f64 * 0.5))).sin();
+        }
+        s1 += ((1.0 + x * x).sqrt() / (1.0 + s1.cos() * s1.cos()));
+        helper_recursive(b, (k as f64 * 0.5), k % 3) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -1146,24 +1242,20 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a[a.len() - 1];
-            t1 * t1 * 0.5 + b.dot(b)
-        };
-        let mut h3 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, a);
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * (0.84 * x);
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * (x * x);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
+        l1[0] += y;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        for m in b.iter().filter(|q| **q > 0.1).map(|s4| (s4 * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * v3.dot(&v3) + s4 * 0.1;
         }
-        y + s2 + h3.sum() * 0.3
+        let m6 = v3.view().insert_axis(ad::ndarray::Axis(1)).dot(&v3.view().insert_axis(ad::ndarray::Axis(0)));
+        let d7 = m6.diag();
+        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * y + d7[0] * v3[a.len() - 1].tanh().exp();
+        b[0] + s5 + v3.sum() * 0.3
     }
 
     #[test]
@@ -1180,38 +1272,27 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((y.tanh().exp() * x.cos()), helper_scalar((x - (k as f64 * 0.5)), helper_recursive(b, x, k % 3)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
-                }
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * helper_scalar(x, y) + k as f64 * 0.1).sin();
             }
-            if n3 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
-            }
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + b[j5 - 1] * c.mapv(f64::tanh).sum();
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * helper_recursive(b, s1, k % 3) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
-            s1 = (s1 * 0.7 + b[i] * (s1 / (1.0 + 1.28 * 1.28))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
         }
-        a[0] + s1
+        let s4;
+        match k % 3 {
+            0 => s4 = c.mapv(f64::tanh).sum(),
+            1 => { s4 = 0.5; }
+            _ => s4 = (1.28 * (k as f64 * 0.5)).sin(),
+        }
+        0.49 + s2
     }
 
     #[test]
@@ -1228,34 +1309,42 @@ mod p32 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar(c.mapv(f64::tanh).sum(), y.tanh().exp()) / (1.0 + y * y));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * y;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_recursive(b, y, k % 3);
         }
-        let mut s4 = y;
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        if k % 2 == 0 {
-            s4 = a[k % a.len()];
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s3 = helper_array(b, b.mean().unwrap());
         for i in 0..a.len() {
-            w5[i] += (c[i] + a.dot(b)).sin();
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * s1;
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 += (v * j as f64) * (k as f64 * 0.5);
+            }
         }
-        let v7 = (&u6 + &u6);
-        0.22 + s4 + v7.sum() * 0.3
+        let s5;
+        match k % 3 {
+            0 => s5 = (0.96 - (b[a.len() - 1] * (k as f64 * 0.5))),
+            1 => { s5 = 0.5; }
+            _ => s5 = (helper_scalar(c[0], 0.22) + s3),
+        }
+        let mut l6 = vec![c.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * s3).sin()) + b;
+            l6.push(n);
+        }
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * (k as f64 * 0.5).tanh();
+        let mut l10 = vec![b.to_owned()];
+        for p11 in 0..2 {
+            let n = l10[p11].mapv(|t| (t * s4).sin()) + &v8;
+            l10.push(n);
+        }
+        let v12 = l10[l10.len() - 1].to_owned();
+        let mut s13 = l10[1][0] * (s3 * c[0]);
+        ((k as f64 * 0.5) * ((k as f64 * 0.5) - a[a.len() - 1])) + s13 + v12.sum() * 0.3
     }
 
     #[test]
@@ -1271,21 +1360,17 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + (y / (1.0 + y * y)) * (y / (1.0 + y * y))).sqrt() + x);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, x)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) * x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) * x);
-            }
-        };
-        1.15 + s1
+        let mut s1 = helper_scalar(x, x);
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        }
+        let s3 = s1 * v2.sum();
+        let mut s4 = s3;
+        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * (0.74 * c[0]) + y * 0.1;
+        }
+        y + s4
     }
 
     #[test]
@@ -1302,27 +1387,25 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * b.mean().unwrap();
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.dot(c)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+                q3 += a[j] * t2;
             }
-            s1 += c[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = f64::ln((1.0 + 0.47 * 0.47)).tanh().exp(),
-            1 => { s2 = 0.5; }
-            _ => s2 = (x - b.dot(b)),
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * 0.95).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        if k % 2 == 0 {
-            s1 = ((1.0 + y * y).ln() / (1.0 + (s2 / (1.0 + s1 * s1)) * (s2 / (1.0 + s1 * s1))));
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
-        }
-        (b.dot(a) + y) + s1
+        let arr6 = [(x * (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + x * x)), (s4 / (1.0 + y * y))];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        (1.0 + y * y).sqrt() + s4
     }
 
     #[test]
@@ -1338,21 +1421,19 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_recursive(a, a.mean().unwrap(), k % 3);
-            t1 * t1 * 0.5 + helper_recursive(b, x, k % 3)
-        };
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * helper_array(c, c[0]);
+        if k == 3 {
+            return helper_recursive(a, a.mean().unwrap(), k % 3);
         }
-        if c[0] < 0.0 {
-            s2 = ((k as f64 * 0.5) / (1.0 + (1.0 + y * y).ln() * (1.0 + y * y).ln()));
-        } else {
-            s2 = s2 * (f64::tanh(1.35).exp() - helper_scalar(b[a.len() - 1], 1.18));
+        let mut s1 = (x + (helper_array(c, c[0]) / (1.0 + (c[0] - x) * (c[0] - x))));
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(a[0].cos(), 1.35) * j as f64,
+            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_scalar(b.mean().unwrap(), (s1 / (1.0 + a[k % a.len()] * a[k % a.len()]))),
+            _ => s1 += a.dot(a),
         }
-        (k as f64 * 0.5).tanh().tanh().exp() + s2
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * helper_recursive(b, b[k % a.len()], k % 3)).tanh();
+        }
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -1369,16 +1450,22 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * y.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a[0];
-        }
-        (k as f64 * 0.5) + s1 + u3.sum() * 0.3
+        let mut s3: f64 = {
+            let t2 = (helper_scalar(a[0], x) * f64::sin(0.36));
+            t2 * t2 * 0.5 + y
+        };
+        (a.mean().unwrap() * b.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -1395,32 +1482,25 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y.tanh().exp() + y).sin();
-        'outer: for i in 0..a.len() {
+        let mut s2 = b.mean().unwrap();
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (y + x) + s1 * 0.1;
+        }
+        let mut s3 = y;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + a[j] * c[a.len() - 1].tanh()).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * c[0];
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        let (s2, v3) = helper_pair(a, (y + s1));
-        let s4 = s2 * v3.sum();
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * 0.31;
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += c[j] * t5;
+            if n4 > 2 {
+                break s3 + c[0];
             }
-            s1 = s1 + q6.tanh();
-        }
-        let mut s9 = c.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * c[0]).sum::<f64>();
-        if c[0] < 0.0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * helper_recursive(c, x, k % 3);
-        }
-        c[a.len() - 1] + s9
+        };
+        (s1.sin() - helper_recursive(b, s5, k % 3)) + s3
     }
 
     #[test]
@@ -1436,28 +1516,31 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n2 = (&h1 * y + c).mapv(f64::tanh);
-            h1.assign(&n2);
+        if k == 3 {
+            return (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5))).sqrt();
         }
-        let mut s3 = helper_recursive(&h1, x.tanh().exp(), k % 3);
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 += v * s3.tanh();
-            }
+        let mut s1 = c.dot(c);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (x * s1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * h1.dot(c);
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
+        let v4 = a.mapv(|t| if t > 0.2 { t * s3 } else { (t - s3).tanh() });
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * c.mean().unwrap().tanh().exp(),
+            _ => s1 += v4[a.len() - 1],
         }
-        if f64::tanh(1.01).exp() > 0.1 {
-            s3 = h1[a.len() - 1];
-        } else {
-            s3 = s3 * x;
-        }
-        a[a.len() - 1] + s3 + h1.sum() * 0.3
+        x + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1474,28 +1557,59 @@ mod p39 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(c, helper_array(a, (1.0 + c[k % a.len()] * c[k % a.len()]).ln()), k % 3);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[k % a.len()].tanh().exp();
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a[k % a.len()].tanh().exp()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(s1, s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_scalar(s1, s1);
+            }
+        };
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            w3[i] = c[i] * s1.tanh().exp();
+            let n5 = (s4 * 0.5 + c[i] * a.mean().unwrap()).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + x * 0.1;
+        if k % 2 == 0 {
+            s1 = b[0];
         }
-        let mut s6 = b.iter().zip(a.iter()).map(|(p4, q5)| p4 * q5 * f64::cos(0.34)).sum::<f64>();
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (s1 + 0.74);
+        }
+        let s7;
         match k % 3 {
-            0 => s6 = ((s1 + 1.10) * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            1 => s6 = s6 * x,
-            _ => s6 += helper_array(c, s1),
+            0 => s7 = (f64::sin(0.52) + s3),
+            1 => { s7 = 0.5; }
+            _ => s7 = (s1 - y).tanh().exp(),
         }
-        let (s7, v8) = helper_pair(a, (x / (1.0 + 1.02 * 1.02)));
-        let s9 = s7 * v8.sum();
-        let mut s12 = a.iter().zip(b.iter()).map(|(p10, q11)| p10 * (k as f64 * 0.5) - q11).reduce(f64::max).unwrap();
-        w3.mean().unwrap() + s12 + w3.sum() * 0.3
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.dot(b)).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * helper_recursive(b, (k as f64 * 0.5), k % 3);
+                }
+            }
+            if n8 > 2 {
+                break s1 + helper_recursive(b, (k as f64 * 0.5), k % 3);
+            }
+        };
+        for i in 0..a.len() {
+            let y = y * 0.5 + s9;
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
+        }
+        s4 += y * 0.2;
+        (0.41 / (1.0 + (s3 - (k as f64 * 0.5)) * (s3 - (k as f64 * 0.5)))) + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -1511,23 +1625,15 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x.tanh().exp().tanh().exp() - x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * (0.96 + a[a.len() - 1]);
         }
-        s1 = a.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * y;
+        let mut s2 = helper_array(&w1, x);
+        for m in c.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * w1.mapv(f64::tanh).sum() + s2 * 0.1;
         }
-        (b[a.len() - 1].tanh() / (1.0 + y.tanh().exp() * y.tanh().exp())) + s1
+        (helper_recursive(a, x, k % 3) - b[a.len() - 1]) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1543,39 +1649,36 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        }
+        let (s3, c4) = (x * helper_recursive(&u1, 1.11, k % 3)).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, c.mean().unwrap()]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * y;
+        let mut s6 = helper_recursive(c, 0.79, k % 3);
+        let mut s9 = u1.iter().zip(a.iter()).map(|(p7, q8)| p7 * s2.tanh() - q8).reduce(f64::max).unwrap();
+        let mut s10 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (k as f64 * 0.5)).tanh();
-            if (n2 - s1).abs() < 0.05 {
+            let n11 = (s10 * 0.5 + u1[i] * helper_array(a, s2)).tanh();
+            s10 = n11;
+            if s10.abs() > 0.6 {
+                s10 = 0.6;
+            }
+        }
+        let mut w12 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w12[i] = b[i] * s9.sin();
+        }
+        let mut s13 = 1.0;
+        for i in 0..a.len() {
+            let n14 = (s13 * 0.5 + w12[i] * s9).tanh();
+            if (n14 - s13).abs() < 0.05 {
                 break;
             }
-            s1 = n2;
+            s13 = n14;
         }
-        let mut s4: f64 = {
-            let t3 = helper_recursive(a, (k as f64 * 0.5), k % 3);
-            t3 * t3 * 0.5 + a.mean().unwrap()
-        };
-        let m6 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * s4).sin()).sum() * helper_array(a, y) + d7[0] * (0.79 / (1.0 + 0.41 * 0.41));
-        let s8;
-        match k % 3 {
-            0 => s8 = s4,
-            1 => { s8 = s4; }
-            _ => s8 = (0.60 * (y / (1.0 + s4 * s4))),
-        }
-        if (c[k % a.len()] / (1.0 + s5 * s5)) > 0.1 {
-            s5 = b.mapv(f64::tanh).sum().sin();
-        } else {
-            s5 = s5 * (s1 + y);
-        }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s5 = s5.sin() * 0.9 + b[j9 - 1] * 0.25;
-        }
-        let mut s12 = c.iter().filter(|p10| **p10 > 0.0).map(|p10| p10 * b.mapv(f64::tanh).sum()).sum::<f64>();
-        helper_recursive(c, b.mean().unwrap(), k % 3) + s12
+        b.mean().unwrap().tanh().exp() + s13 + w12.sum() * 0.3
     }
 
     #[test]
@@ -1591,12 +1694,26 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (x * x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
+        let arr1 = [(x + x), (k as f64 * 0.5), ((k as f64 * 0.5) * x)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (((k as f64 * 0.5).tanh() - b.mapv(f64::tanh).sum()) / (1.0 + s2 * s2));
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * a.dot(b)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * y;
+                }
+            }
+            if n4 > 2 {
+                break s3 + y;
+            }
+        };
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let w6 = match i % 3 {
                 0 => continue,
-                1 => b[i] * b.dot(b),
+                1 => b[i] * (s2 / (1.0 + x * x)),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -1604,47 +1721,37 @@ mod p42 {
                     b[i].tanh()
                 }
             };
-            s3 += w4 * helper_recursive(b, b[a.len() - 1], k % 3);
+            s3 += w6 * 0.52;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_recursive(b, b[a.len() - 1], k % 3) };
-        let mut h6 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n7 = (&h6 * s5 + b).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s3 = s3.sin() * 0.9 + h6[j8 - 1] * 0.46;
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + s3;
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
-        }
-        s3 += y * 0.2;
-        let mut n9 = 0;
-        let s10 = 'search: loop {
-            n9 += 1;
+        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * 0.52 };
+        let arr8 = [helper_array(a, s3), s7, (x + s2)];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        let s10 = 'blk: {
+            if (1.0 + s5 * s5).ln() > 0.4 {
+                break 'blk (1.0 + s5 * s5).ln() * 2.0;
+            }
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * 0.52).tanh();
-                if s3 > 0.3 && j > n9 {
-                    break 'search s3 * h6.mean().unwrap();
+                if b[j] > 0.6 {
+                    break 'blk b[j] + 0.30;
                 }
             }
-            if n9 > 2 {
-                break s3 + h6.mean().unwrap();
-            }
+            b.mean().unwrap() - 0.30
         };
-        'outer: for i in 0..a.len() {
+        let s11 = 'blk: {
+            if s9.sin() > 0.4 {
+                break 'blk s9.sin() * 2.0;
+            }
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h6[j] * s3).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (x - b[0]);
                 }
             }
-            s3 += h6[i] * 0.2;
+            helper_array(a, (k as f64 * 0.5)) - (x - b[0])
+        };
+        if k % 2 == 0 {
+            s3 = c[a.len() - 1];
         }
-        c.dot(c) + s3 + h6.sum() * 0.3
+        helper_array(a, 1.02) + s3
     }
 
     #[test]
@@ -1661,48 +1768,33 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, b[a.len() - 1].sin().cos(), k % 3);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::ln((1.0 + 0.55 * 0.55))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * b.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + b.mapv(f64::tanh).sum();
-            }
-        };
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + s1;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if y > 0.2 => s1 = s1 * b[a.len() - 1],
+            _ => s1 += helper_array(a, y),
         }
-        s1 += s1 * 0.2;
-        match k % 3 {
-            0 => s1 = (s3.cos() / (1.0 + y.tanh().exp() * y.tanh().exp())),
-            1 => s1 = s1 * (1.0 + (x + s3) * (x + s3)).sqrt(),
-            _ => s1 += f64::tanh(1.23).exp(),
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * c.mean().unwrap();
+            }
         }
-        s1 += c.dot(b);
-        let mut s4 = 1.0;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            if (n5 - s4).abs() < 0.05 {
+            let n3 = (s2 * 0.5 + a[i] * a.mean().unwrap()).tanh();
+            if (n3 - s2).abs() < 0.05 {
                 break;
             }
-            s4 = n5;
+            s2 = n3;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * s3.tanh().exp()).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += c[i] * 0.2;
+        let mut s4 = ((s2 - 1.23).tanh() + helper_scalar(c.dot(b), a.dot(c)));
+        let f6 = Array1::from_shape_fn(a.len(), |i7| c[i7] * b.mapv(f64::tanh).sum() + i7 as f64 * 0.1);
+        let mut s5 = f6.sum() * 0.3;
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s5 = s5.sin() * 0.9 + a[j8 - 1] * (s4 - x);
         }
-        ((s1 / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - helper_scalar((k as f64 * 0.5), a[k % a.len()])) + s4
+        (1.0 + x * x).ln() + s5 + f6.sum() * 0.3
     }
 
     #[test]
@@ -1718,23 +1810,26 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y - helper_recursive(c, b.dot(a), k % 3));
-        match k % 4 {
-            j if j > 1 => s1 = (c[a.len() - 1] - (k as f64 * 0.5)) * j as f64,
-            _ if ((k as f64 * 0.5) + y) > 0.2 => s1 = s1 * c[0],
-            _ => s1 += s1,
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh().exp();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2.scaled_add(b.dot(b), b);
+        let mut s3: f64 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + helper_array(a, y)
+        };
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in u1.iter() {
+                s4 += v * b.mapv(f64::tanh).sum();
+            }
         }
-        s1 = (s1 * 0.5 + helper_scalar(helper_scalar(x, s1), helper_recursive(&h2, x, k % 3))).tanh();
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (1.0 + y * y).sqrt();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + c[j5 - 1] * x;
         }
-        s1 + s1 + h2.sum() * 0.3
+        (x + helper_recursive(a, 0.39, k % 3)) + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1751,17 +1846,16 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_recursive(c, (1.0 + y * y).ln(), k % 3) + helper_recursive(c, helper_scalar(x, x), k % 3));
-        s1 += b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * s1.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (y + c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 += c[i] * 0.2;
         }
-        helper_scalar(s1.tanh().exp(), y.tanh().exp()) + s1
+        let mut s2 = c.mapv(f64::tanh).sum();
+        helper_array(b, x) + s2
     }
 
     #[test]
@@ -1778,21 +1872,27 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        match k % 4 {
-            j if j > 1 => s1 = s1.tanh().exp().tanh().exp() * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_recursive(a, (x - x), k % 3),
-            _ => s1 += (1.0 + a[0] * a[0]).sqrt(),
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar((k as f64 * 0.5), s1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            s1 += a[i] * 0.2;
+            };
+            s1 += w2 * helper_recursive(a, 1.32, k % 3);
         }
-        f64::sqrt((1.0 + 1.32 * 1.32)).tanh().exp() + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(a, 1.32, k % 3) };
+        let s4;
+        match k % 3 {
+            0 => s4 = y,
+            1 => { s4 = s3.tanh().exp(); }
+            _ => s4 = (1.0 + s1 * s1).sqrt(),
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1809,29 +1909,29 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((((k as f64 * 0.5) + a[a.len() - 1]) - y), helper_recursive(b, (0.37 - x), k % 3));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * c.dot(c),
+            _ => s1 += (0.87 + s1),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.dot(a)).sin();
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += x,
         }
-        let l3: Vec<f64> = w2.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (a[0] - (k as f64 * 0.5))).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s5 > 0.3 && j > n6 {
-                    break 'search s5 * (x / (1.0 + x * x));
-                }
-            }
-            if n6 > 2 {
-                break s5 + (x / (1.0 + x * x));
-            }
-        };
-        a.mean().unwrap() + s5 + w2.sum() * 0.3
+        let s2;
+        match k % 3 {
+            0 => s2 = (k as f64 * 0.5),
+            1 => { s2 = (1.0 + x * x).sqrt(); }
+            _ => s2 = a.mapv(f64::tanh).sum(),
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = (0.75 + y).cos(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (c.dot(b) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
+        }
+        (b.mean().unwrap() * helper_recursive(a, 0.47, k % 3)) + s1
     }
 
     #[test]
@@ -1847,44 +1947,39 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = c.dot(b),
-            1 => { s1 = 0.5; }
-            _ => s1 = y,
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (k as f64 * 0.5);
-        }
-        let mut s3 = y;
-        match k % 3 {
-            0 => s3 = (1.0 + (b[0] * (k as f64 * 0.5)) * (b[0] * (k as f64 * 0.5))).sqrt(),
-            1 => s3 = s3 * u2.mapv(f64::tanh).sum(),
-            _ => s3 += (y + s3),
-        }
-        match k % 3 {
-            0 => s3 = helper_recursive(&u2, y, k % 3),
-            1 => s3 = s3 * f64::tanh(0.24).exp(),
-            _ => s3 += helper_scalar(0.81, x),
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            w4[i] += (c[i] + (s3 + u2[a.len() - 1])).sin();
+            let n2 = (s1 * 0.5 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * 0.40).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(b, s1)).tanh();
+        }
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (0.41 - (k as f64 * 0.5)) + y * 0.1;
+        }
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + x * 0.1;
+        }
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s5 = (s5 * 0.7 + c[j] * helper_scalar(0.81, x) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
             }
         }
-        let mut u7 = w4.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_array(&w4, (k as f64 * 0.5));
+        match k % 4 {
+            j if j > 1 => s1 = (0.55 + c.mapv(f64::tanh).sum()) * j as f64,
+            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += 0.81,
         }
-        helper_scalar((k as f64 * 0.5), s3).cos() + s5 + u7.sum() * 0.3
+        a.mean().unwrap() + s5
     }
 
     #[test]
@@ -1900,22 +1995,19 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * helper_array(a, x) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (a[0] * x)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * f64::tanh(0.58).exp();
-                }
-            }
-            if n4 > 2 {
-                break s1 + f64::tanh(0.58).exp();
-            }
+        let mut s2: f64 = {
+            let t1 = helper_scalar(y.tanh(), a.mapv(f64::tanh).sum());
+            t1 * t1 * 0.5 + (k as f64 * 0.5)
         };
-        (k as f64 * 0.5) + s1 + f2.sum() * 0.3
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * b[a.len() - 1].tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        ((x * x) * b.mean().unwrap()) + s2
     }
 
     #[test]
@@ -1931,33 +2023,31 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (1.0 + x.cos() * x.cos()).sqrt());
-        for m in a.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b[a.len() - 1].tanh().exp() + y * 0.1;
+        let s1 = 'blk: {
+            if (k as f64 * 0.5).cos() > 0.4 {
+                break 'blk (k as f64 * 0.5).cos() * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + 1.10;
+                }
+            }
+            (x - a[a.len() - 1]) - 1.10
+        };
+        let mut s3: f64 = {
+            let t2 = (b.dot(a) * helper_array(c, (k as f64 * 0.5)));
+            t2 * t2 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        for m in a.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * y + s3 * 0.1;
         }
-        let v2 = (c * b).mapv(f64::tanh);
-        if k % 2 == 1 {
-            let y = y * 0.5 + 0.77;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
+        let mut s4 = y;
         match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum().cos(),
-            1 => s1 = s1 * ((k as f64 * 0.5) * helper_recursive(a, 0.68, k % 3)),
-            _ => s1 += (c[0] - x),
+            0 => s4 = (0.68 + s3).tanh().exp(),
+            1 => s4 = s4 * helper_recursive(a, helper_scalar(s3, (k as f64 * 0.5)), k % 3),
+            _ => s4 += 0.30,
         }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = b.to_owned();
-        for i in (0..k % 3) {
-            h5 = (&h5 * s1 + c).mapv(f64::tanh);
-            l3.push(h5.clone());
-        }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(b) * 0.5;
-        }
-        let mut s7 = q6;
-        ((k as f64 * 0.5).tanh() + a.mean().unwrap()) + s7 + v2.sum() * 0.3
+        helper_scalar(helper_recursive(c, s4, k % 3), helper_array(b, (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -1974,27 +2064,50 @@ mod p51 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar(y, 1.17), ((k as f64 * 0.5) / (1.0 + y * y))).tanh().exp();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) - a[k % a.len()]);
-        }
-        let mut s4: f64 = {
-            let t3 = b[k % a.len()];
-            t3 * t3 * 0.5 + c.mean().unwrap()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * 1.03;
+                }
+            }
+            if n2 > 2 {
+                break s1 + 1.03;
+            }
         };
-        match k % 3 {
-            0 => s1 = (y / (1.0 + s1 * s1)).sin(),
-            1 => s1 = s1 * a[a.len() - 1],
-            _ => s1 += (0.67 * s4),
+        let arr4 = [c.mean().unwrap(), (s1 + y), (y / (1.0 + s1 * s1))];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + a[j6 - 1] * helper_array(b, 0.67);
         }
-        let mut s5: f64 = 0.31;
-        let v6 = a.mapv(|t| { let u = t * s5; u * u - t });
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * helper_scalar(0.48, (k as f64 * 0.5));
+        let s7 = 'blk: {
+            if 0.27 > 0.4 {
+                break 'blk 0.27 * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + s1;
+                }
+            }
+            (0.24 + 1.30) - s1
+        };
+        if c[0] < 0.0 {
+            s1 = (((k as f64 * 0.5) - b[a.len() - 1]) * (0.34 + y));
         }
-        ((k as f64 * 0.5) - (k as f64 * 0.5)) + s5 + w7.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + s3 * s3).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        s5 + s1
     }
 
     #[test]
@@ -2011,39 +2124,22 @@ mod p52 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        match k % 3 {
-            0 => s1 = ((k as f64 * 0.5) / (1.0 + (s1 + 0.86) * (s1 + 0.86))),
-            1 => s1 = s1 * a.mapv(f64::tanh).sum().tanh().exp(),
-            _ => s1 += c[a.len() - 1],
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (x * (k as f64 * 0.5));
-        }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if helper_scalar(a[0], 0.36) > 0.2 => s1 = s1 * helper_recursive(a, c[a.len() - 1].tanh().exp(), k % 3),
-            _ => s1 += c.dot(c),
-        }
-        let mut s3 = 1.0;
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * 1.25).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
+            let mut s1 = s1 * 0.5 + a.dot(a);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        a.mean().unwrap() + s3
+        s1 += s1 * 0.2;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + s1 * s1));
+        }
+        let l3 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
+        if c[0] < 0.0 {
+            s5 = 0.34;
+        }
+        let mut s6 = helper_scalar((a.mapv(f64::tanh).sum() - s1.tanh().exp()), s1.tanh().exp());
+        u2.dot(&u2) + s6 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2060,36 +2156,24 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (c[k % a.len()] * y),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * b.dot(c);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1].tanh().exp()).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(c) };
-        let mut s4 = 1.0;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * c.dot(c)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
+            let n3 = (s2 * 0.5 + c[i] * helper_array(c, s1)).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
             }
+            s2 = n3;
         }
-        s1 = s4;
-        let s6;
-        match k % 3 {
-            0 => s6 = (s4 + f64::tanh(0.90).exp()),
-            1 => { s6 = (b[0] + 1.22); }
-            _ => s6 = ((s1 + s4) * helper_recursive(a, x, k % 3)),
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * s1;
         }
-        (1.18 + (0.22 / (1.0 + s6 * s6))) + s4
+        let mut s5 = helper_scalar((((k as f64 * 0.5) - y) + (c[0] / (1.0 + y * y))), (k as f64 * 0.5));
+        helper_recursive(a, (k as f64 * 0.5).tanh().exp(), k % 3) + s5
     }
 
     #[test]
@@ -2106,25 +2190,26 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (0.51 * helper_recursive(a, (c[k % a.len()] - a[a.len() - 1]), k % 3));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + x * 0.1;
         }
+        let z3 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p4, &q5| (p4 * x - q5).sin());
+        let mut s2 = z3.sum() * (1.0 + y * y).sqrt();
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
+        }
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + s1.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            w7[i] += (c[i] + f64::tanh(0.49).exp()).sin();
         }
-        s1 += y * 0.2;
-        let f4: Array1<f64> = a.iter().rev().map(|p5| (p5 * y).tanh() + (k as f64 * 0.5)).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
-        let mut s6 = (1.0 + y * y).ln();
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (1.0 + f64::cos(1.29) * f64::cos(1.29)).sqrt(),
-            _ => s1 += x,
-        }
-        0.38 + s6 + f4.sum() * 0.3
+        let arr8 = [f64::cos(1.29), s1, b.mean().unwrap()];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        s9 + s2 + w7.sum() * 0.3
     }
 
     #[test]
@@ -2141,40 +2226,25 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + helper_recursive(c, (x * x), k % 3) * helper_recursive(c, (x * x), k % 3)).ln();
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
             _ => s1 += a.mean().unwrap(),
         }
+        let mut s3: f64 = {
+            let t2 = helper_scalar(c.mean().unwrap(), c[k % a.len()]);
+            t2 * t2 * 0.5 + c[k % a.len()].sin()
+        };
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c[k % a.len()],
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * c[k % a.len()].sin();
+            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, s3)).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c[k % a.len()].sin() };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * b[0]).tanh();
         }
-        if k % 2 == 1 {
-            let s3 = s3 * 0.5 + (a[k % a.len()] - x);
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
-        }
-        s1 += s3 * 0.2;
-        a.dot(a) + s1
+        a.mean().unwrap() + s3
     }
 
     #[test]
@@ -2190,19 +2260,24 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = helper_recursive(b, c.mean().unwrap(), k % 3),
-            1 => { s1 = 1.34; }
-            _ => s1 = y,
+        let mut s1 = helper_recursive(b, c.mean().unwrap(), k % 3);
+        match k % 4 {
+            j if j > 1 => s1 = 0.93 * j as f64,
+            _ if (1.0 + y * y).ln() > 0.2 => s1 = s1 * 1.34,
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let mut s3: f64 = {
-            let t2 = a.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + (1.0 + y * y).ln()
-        };
-        let (s4, v5) = helper_pair(b, c[k % a.len()].tanh());
-        let s6 = s4 * v5.sum();
-        helper_scalar(x, a[k % a.len()]).tanh() + s3
+        for i in 0..a.len() {
+            let t2 = c[i] * x;
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (b[0] - a[k % a.len()]);
+        }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s3 = (s3 * 0.6 + v * s1.tanh().exp() + k as f64 * 0.1).sin();
+            }
+        }
+        (s1 - b.mean().unwrap()) + s3
     }
 
     #[test]
@@ -2218,16 +2293,16 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (x.sin() * helper_scalar((k as f64 * 0.5), a[0]));
-        }
-        let mut s1 = helper_array(a, ((x - y) / (1.0 + y * y)));
+        let mut h1 = c.to_owned();
         for i in (0..a.len()).rev() {
-            let t2 = b[i] * (y - y);
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_array(c, y);
+            let n2 = (&h1 * y + c).mapv(f64::tanh);
+            h1.assign(&n2);
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar((1.0 + y * y).ln(), x) + s1
+        let v3 = (&h1 * a).mapv(f64::tanh);
+        (helper_scalar((k as f64 * 0.5), x) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))) + v3.sum() * 0.3
     }
 
     #[test]
@@ -2243,34 +2318,33 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * a.mean().unwrap()).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * 1.12).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (x / (1.0 + b[0] * b[0]));
-                }
+        let mut s1 = (x.tanh().exp() - 1.12).tanh();
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * c.mapv(f64::tanh).sum();
             }
-            if n4 > 2 {
-                break s3 + (x / (1.0 + b[0] * b[0]));
-            }
-        };
-        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (s5 * x)).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * x).tanh();
         }
         match k % 3 {
-            0 => s3 = helper_array(a, helper_array(c, y)),
-            1 => s3 = s3 * a.dot(b),
-            _ => s3 += a[a.len() - 1].sin(),
+            0 => s1 = x,
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            _ => s1 += (x - x),
         }
-        let v11 = vec![0.25; c.len()];
-        let mut s12 = c.iter().zip(&v11).map(|(p9, q10)| p9 * q10 * x).sum::<f64>();
-        (s12 / (1.0 + c.mean().unwrap() * c.mean().unwrap())) + s12
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_scalar((k as f64 * 0.5), s1) > 0.2 => s1 = s1 * (helper_array(a, c[k % a.len()]) * b.dot(c)),
+            _ => s1 += helper_recursive(b, x, k % 3),
+        }
+        let arr2 = [x, y, s1];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * y.sin() + k as f64 * 0.1).sin();
+            }
+        }
+        let (s5, v6) = helper_pair(b, helper_recursive(a, 1.37, k % 3));
+        let s7 = s5 * v6.sum();
+        helper_recursive(c, helper_array(c, s3), k % 3) + s4
     }
 
     #[test]
@@ -2286,15 +2360,15 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + x * x).sqrt();
+        let mut s3 = a.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + b[i] * f64::tanh(0.74).exp()).tanh();
         }
-        let mut s2: f64 = 0.65;
-        s2 += (b.mean().unwrap() * s2.tanh().exp());
-        s2 += y;
-        let mut s3 = (1.0 + helper_scalar(y, 0.76).sin() * helper_scalar(y, 0.76).sin()).sqrt();
-        f64::cos(1.18).tanh().exp() + s3 + u1.sum() * 0.3
+        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * helper_recursive(c, y, k % 3) + y * 0.1;
+        }
+        let mut s6 = b.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + helper_recursive(a, s3, k % 3));
+        helper_scalar(helper_recursive(a, (k as f64 * 0.5), k % 3), (1.18 + (k as f64 * 0.5))) + s6
     }
 
     #[test]
@@ -2310,41 +2384,50 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, x);
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = b[k % a.len()].cos(),
-            1 => { s2 = 0.5; }
-            _ => s2 = (b[0] - x),
-        }
-        let mut s3 = (1.0 + helper_recursive(&u1, s2, k % 3).tanh().exp() * helper_recursive(&u1, s2, k % 3).tanh().exp()).ln();
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * u1.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let v4 = (b * c).mapv(f64::tanh);
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * helper_array(a, s2)).tanh();
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut f2 = a.to_owned();
+        f2.mapv_inplace(|t| (t * x).tanh());
+        f2.scaled_add(b.mean().unwrap(), &a);
+        let mut s1 = f2.sum() * 0.3;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * s2.tanh().exp()).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * u1.dot(b);
+                s1 = (s1 * 0.8 + b[j] * helper_array(c, x)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
                 }
             }
-            if n5 > 2 {
-                break s3 + u1.dot(b);
+            if n3 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
             }
         };
-        a.dot(&u1).tanh().exp() + s3 + v4.sum() * 0.3
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * a.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w5 * f64::cos(1.00);
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::cos(1.00) };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (y - 0.31)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * helper_array(c, y);
+            let mut u8 = t7;
+            if t7 > 0.1 {
+                u8 = u8 * c[(i + 1) % a.len()];
+            }
+            s1 += u8;
+        }
+        let mut s9 = (1.0 + s6.tanh().exp().tanh() * s6.tanh().exp().tanh()).ln();
+        (helper_array(c, s4) - s4) + s9 + f2.sum() * 0.3
     }
 
     #[test]
@@ -2360,26 +2443,42 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3),
+            1 => { s1 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))); }
+            _ => s1 = helper_recursive(b, c[k % a.len()], k % 3).tanh().exp(),
         }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * b.dot(a) + k as f64 * 0.1).sin();
+        let mut s2 = x.tanh();
+        s2 += helper_array(a, 1.14).sin();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * helper_recursive(a, s1, k % 3)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * y;
+                }
+            }
+            if n3 > 2 {
+                break s2 + y;
+            }
+        };
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * b.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + helper_array(a, 1.14)).sin();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * (x * 0.27)).tanh();
         }
-        let (s3, v4) = helper_pair(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        let s5 = s3 * v4.sum();
-        let v6 = a.mapv(|t| { let u = t * y; u * u - t });
-        s1 = (s1 * 0.5 + ((1.03 * w2[k % a.len()]) - f64::sin(0.27))).tanh();
-        (y + w2[a.len() - 1]).tanh().exp() + s1 + v6.sum() * 0.3
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (x / (1.0 + b[k % a.len()] * b[k % a.len()])) + y * 0.1;
+        }
+        helper_array(c, (k as f64 * 0.5)) + s2
     }
 
     #[test]
@@ -2395,32 +2494,25 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * helper_recursive(a, x, k % 3)).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_scalar(0.97, 1.01),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * (0.24 / (1.0 + 0.88 * 0.88));
+        let mut s1 = helper_recursive(a, x, k % 3);
+        let mut v2 = a.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (0.24 / (1.0 + 0.88 * 0.88)) };
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (a[i] + helper_scalar(y, c[a.len() - 1])).sin();
+        let s3 = s1 * v2.sum();
+        let mut s4 = (s3 + helper_recursive(a, x, k % 3));
+        match k % 4 {
+            j if j > 1 => s4 = (1.22 - helper_array(a, 0.88)) * j as f64,
+            _ if s4.tanh().exp() > 0.2 => s4 = s4 * helper_recursive(a, (1.15 / (1.0 + x * x)), k % 3),
+            _ => s4 += helper_recursive(b, a[a.len() - 1], k % 3),
         }
-        for i in 0..a.len() {
-            let s4 = s4 * 0.5 + (s4 / (1.0 + s4 * s4));
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        if k % 2 == 0 {
+            s4 = ((a[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1])) + a.mapv(f64::tanh).sum());
+        } else {
+            s4 = s4 * f64::tanh(1.06).exp();
         }
-        s1 += s4 * 0.2;
-        s1 + s1 + w5.sum() * 0.3
+        let mut s5 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
+        b.dot(b) + s5
     }
 
     #[test]
@@ -2437,36 +2529,34 @@ mod p63 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(b, x, k % 3).cos();
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * s1.tanh().exp();
-            }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        for m in a.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.mean().unwrap() + x * 0.1;
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n3 = (&h2 * x + b).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * c.mapv(f64::tanh).sum()).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
+        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (0.41 * 0.72)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5.mapv_inplace(|t| (t * y).tanh());
+            h5.scaled_add(0.5, c);
         }
         if k == 3 {
-            return (h2[k % a.len()] * helper_array(&h2, x));
+            return helper_array(a, (y * 0.74));
         }
-        for k in 0..2 {
-            for v in a.iter() {
-                s4 += v * helper_array(c, y);
+        let v6 = c.mapv(|t| { let u = t * x; u * u - t });
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * a.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
             }
         }
-        x + s4 + h2.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + h5[i] * s4).tanh();
+        }
+        x + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2483,17 +2573,21 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + x * x).ln();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * a.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        let s3;
         match k % 3 {
-            0 => s1 = (y + a.mean().unwrap()),
-            1 => s1 = s1 * helper_array(a, a[0]),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            0 => s3 = a.mean().unwrap(),
+            1 => { s3 = (1.0 + b[0] * b[0]).ln(); }
+            _ => s3 = helper_array(a, a[0]),
         }
-        match k % 4 {
-            j if j > 1 => s1 = a[k % a.len()] * j as f64,
-            _ if (s1 * s1) > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum().sin(),
-            _ => s1 += f64::sqrt((1.0 + 1.21 * 1.21)),
-        }
-        (y.tanh() * c.mapv(f64::tanh).sum()) + s1
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2509,10 +2603,21 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (1.35 - 0.29));
-        let (s4, v5) = helper_pair(b, ((k as f64 * 0.5) - c[k % a.len()]));
-        let s6 = s4 * v5.sum();
-        (helper_scalar(y, 1.38) / (1.0 + (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))))) + s3
+        let mut s1 = a.mean().unwrap();
+        for i in 0..a.len() {
+            let t2 = a[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        if c[0] < 0.0 {
+            s1 = helper_scalar(s1, 1.38).tanh();
+        } else {
+            s1 = s1 * f64::cos(0.74);
+        }
+        (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y)).sqrt() + s1
     }
 
     #[test]
@@ -2528,16 +2633,20 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = s1.tanh().tanh() * j as f64,
-            _ if c.dot(a) > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (0.36 / (1.0 + x * x)),
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * y.tanh().exp()).tanh();
-        }
-        helper_recursive(b, y, k % 3) + s1
+        let s1 = 'blk: {
+            if y.tanh() > 0.4 {
+                break 'blk y.tanh() * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + a[k % a.len()].sin();
+                }
+            }
+            c.mean().unwrap() - a[k % a.len()].sin()
+        };
+        let mut s2 = x.tanh().exp();
+        s2 += helper_recursive(a, (a[0] - x), k % 3);
+        (helper_recursive(a, x, k % 3) * s2) + s2
     }
 
     #[test]
@@ -2553,55 +2662,39 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * helper_recursive(b, x, k % 3)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+        let mut s1 = ((y - c[0]) - y).tanh().exp();
+        if helper_recursive(b, x, k % 3) > 0.1 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (helper_array(a, x) - c.dot(a));
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
-        }
-        let mut h5 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h5.mapv_inplace(|t| (t * s3).tanh());
-            h5.scaled_add(0.5, c);
-        }
-        match k % 3 {
-            0 => s1 = ((0.71 - s3) + helper_array(a, h5[k % a.len()])),
-            1 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + s3 * s3)) - helper_scalar(y, x)),
-            _ => s1 += h5.mean().unwrap(),
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), s1) + y * 0.1;
-        }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * 0.98,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let l2 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s1)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(c);
+        let mut s7 = a.iter().map(|p5| p5 * c[a.len() - 1].cos()).min_by(|p5, q6| (p5 - c[a.len() - 1].cos()).abs().total_cmp(&(q6 - c[a.len() - 1].cos()).abs())).unwrap();
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s7 = (s7 * 0.8 + b[j] * y).tanh();
+                if s7 > 0.3 && j > n8 {
+                    break 'search s7 * (s1 - a[0]);
                 }
-            };
-            s1 += w6 * (h5[k % a.len()] + 0.44);
-        }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (h5[k % a.len()] + 0.44) };
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 = (s3 * 0.6 + v * helper_array(&h5, (k as f64 * 0.5)) + k as f64 * 0.1).sin();
             }
+            if n8 > 2 {
+                break s7 + (s1 - a[0]);
+            }
+        };
+        let mut s10 = ((helper_array(c, y) + (1.0 + s9 * s9).ln()) + helper_array(a, helper_scalar(s1, 0.85)));
+        let mut m12 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m12.row_mut(i).assign(&(c * (a[a.len() - 1] + i as f64)));
         }
-        helper_scalar((0.85 - (k as f64 * 0.5)), (a[a.len() - 1] + s1)) + s3 + h5.sum() * 0.3
+        let mut s11 = m12.row(1).dot(a) * s9;
+        let mut f14 = b.to_owned();
+        f14.mapv_inplace(|t| (t * s7).tanh());
+        f14.scaled_add(b.mean().unwrap(), &b);
+        let mut s13 = f14.sum() * 0.3;
+        a.dot(c) + s13 + f14.sum() * 0.3
     }
 
     #[test]
@@ -2617,16 +2710,30 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (helper_scalar((k as f64 * 0.5), y) * helper_array(b, 0.46));
+        let mut s1 = (helper_scalar((1.0 + y * y).sqrt(), (1.0 + x * x).ln()) * b.mapv(f64::tanh).sum());
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (0.53 * y)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mean().unwrap();
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.mean().unwrap();
+            }
+        };
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if a[p5] > c[p5] {
+                l4.push((a[p5] * s3).sin());
+            } else {
+                l4.push(c[p5] * s1);
+            }
         }
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * (helper_scalar(s1, (k as f64 * 0.5)) + x.cos());
-        }
-        b.dot(b) + s1
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        (s6 / (1.0 + b.dot(c) * b.dot(c))) + s6
     }
 
     #[test]
@@ -2643,34 +2750,44 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_recursive(b, 1.21, k % 3)).tanh();
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (x * c[a.len() - 1]);
+                    break 'search s1 * helper_scalar(y, a[0]);
                 }
             }
             if n2 > 2 {
-                break s1 + (x * c[a.len() - 1]);
+                break s1 + helper_scalar(y, a[0]);
             }
         };
-        match k % 3 {
-            0 => s1 = helper_recursive(b, 0.29, k % 3),
-            1 => s1 = s1 * (1.0 + (s1 * a[k % a.len()]) * (s1 * a[k % a.len()])).ln(),
-            _ => s1 += helper_array(b, c[a.len() - 1]),
+        match k % 4 {
+            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
+            _ if helper_scalar(a[a.len() - 1], s3) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (s3 * c[a.len() - 1]),
         }
-        let mut s5: f64 = {
-            let t4 = s3;
-            t4 * t4 * 0.5 + a[k % a.len()]
-        };
-        c.dot(c) + s5
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (s1 * a[k % a.len()]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * (b[k % a.len()] - b[0]);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (b[k % a.len()] - b[0]) };
+        let mut h6 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n7 = (&h6 * s5 + c).mapv(f64::tanh);
+            h6.assign(&n7);
+        }
+        a.dot(&h6) + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -2686,46 +2803,44 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
-        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (0.55 + 1.08) + y * 0.1;
-        }
+        let v1 = (c + a);
+        let mut s2 = (((1.08 + (k as f64 * 0.5)) + y) - (y.cos() * (y * c[k % a.len()])));
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            let x = x * 0.5 + c[k % a.len()];
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = b[0],
-            1 => { s2 = (k as f64 * 0.5).tanh().exp(); }
-            _ => s2 = c[k % a.len()],
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (c[i] + y).sin();
-        }
-        let mut l4 = vec![w3.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * s2).sin()) + a;
-            l4.push(n);
-        }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * x.tanh();
-        let mut s8: f64 = 0.0;
+        s2 += x * 0.2;
+        let mut s3: f64 = 0.0;
         for k in 0..2 {
             for (j, v) in a.iter().enumerate() {
-                s8 = (s8 * 0.6 + (v * j as f64) * helper_recursive(c, y, k % 3) + k as f64 * 0.1).sin();
+                s3 = (s3 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
             }
         }
-        if k == 3 {
-            return helper_recursive(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), k % 3);
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * ((k as f64 * 0.5) - s2)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        f64::tanh(1.17).exp().tanh().exp() + s8 + v6.sum() * 0.3
+        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[v1.view(), (&v1 * helper_scalar(x, (k as f64 * 0.5))).view()]).unwrap();
+        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * s6.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n8 {
+                    break 'search s2 * (1.0 + y * y).sqrt();
+                }
+            }
+            if n8 > 2 {
+                break s2 + (1.0 + y * y).sqrt();
+            }
+        };
+        let mut s10 = ((1.0 + s3 * s3).sqrt().tanh().exp() / (1.0 + (0.39 * 0.41) * (0.39 * 0.41)));
+        helper_array(b, a.dot(a)) + s10 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2741,50 +2856,44 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let s1;
+        match k % 3 {
+            0 => s1 = a.mean().unwrap(),
+            1 => { s1 = 0.5; }
+            _ => s1 = b.mean().unwrap().tanh().exp(),
+        }
+        let mut s2 = (s1.tanh() - b.mapv(f64::tanh).sum());
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * x;
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
+            }
+            s2 += u4;
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * a.dot(c)).tanh();
+        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * x.tanh().exp()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+            w5[i] += (c[i] + (1.0 + s2 * s2).ln()).sin();
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * (x * s1);
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * b.mean().unwrap();
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s1 += u5;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] += (a[i] + helper_recursive(c, a[k % a.len()], k % 3)).sin();
+            let t6 = w5[i] * w5.mapv(f64::tanh).sum();
+            let mut q7 = 0.0;
+            for j in 0..a.len() {
+                q7 += b[j] * t6;
+            }
+            s2 = s2 + q7.tanh();
         }
-        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * y - q8).reduce(f64::max).unwrap();
-        let mut l10 = Vec::with_capacity(3);
-        let mut h12 = a.to_owned();
-        for i in 0..3 {
-            h12 = (&h12 * y + b).mapv(f64::tanh);
-            l10.push(h12.clone());
+        s2 += a.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * x).tanh();
         }
-        let mut q13 = h12.sum();
-        for p11 in &l10 {
-            q13 += p11.dot(a) * 0.5;
-        }
-        let mut s14 = q13;
-        for m in w6.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s14 = s14 * 0.8 + m * w6.mapv(f64::tanh).sum() + y * 0.1;
-        }
-        (s1.cos() / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt() * (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt())) + s14 + w6.sum() * 0.3
+        a.dot(b) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2800,46 +2909,48 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + helper_recursive(a, s1, k % 3) * helper_recursive(a, s1, k % 3)).sqrt() * j as f64,
-            _ if y > 0.2 => s1 = s1 * (((k as f64 * 0.5) - y) - (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]))),
-            _ => s1 += (b[k % a.len()] + b[k % a.len()]),
-        }
-        let mut s2 = 1.0;
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (x / (1.0 + y * y)));
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * (x - x)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            s3 = (s3 * 0.7 + b[i] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_scalar((k as f64 * 0.5), b[a.len() - 1]);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        }
+        s3 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            let t4 = c[i] * c[k % a.len()];
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
             }
+            s3 = s3 + q5.tanh();
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_recursive(c, y, k % 3) + x * 0.1;
-        }
-        let s4;
+        let s6;
         match k % 3 {
-            0 => s4 = c.mapv(f64::tanh).sum(),
-            1 => { s4 = (k as f64 * 0.5); }
-            _ => s4 = 0.37,
+            0 => s6 = c.mean().unwrap(),
+            1 => { s6 = helper_array(b, b[a.len() - 1]); }
+            _ => s6 = c.mean().unwrap(),
         }
-        let mut s7 = b.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + b.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t8 = b[i] * f64::tanh(0.61).exp();
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * a[(i + 1) % a.len()];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * helper_array(b, a[0])).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 += u9;
-            if i == 3 {
-                break;
-            }
+            s3 += b[i] * 0.2;
         }
-        let mut s11: f64 = {
-            let t10 = b.dot(a);
-            t10 * t10 * 0.5 + helper_scalar(s1, (k as f64 * 0.5))
-        };
-        (0.74 * a[0].cos()) + s11
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (1.17 + 1.38)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -2855,21 +2966,28 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (x / (1.0 + 0.64 * 0.64)).tanh().exp() * (x / (1.0 + 0.64 * 0.64)).tanh().exp()).sqrt();
-        if k % 2 == 0 {
-            s1 = (k as f64 * 0.5);
-        }
-        let (s2, v3) = helper_pair(c, b.mean().unwrap());
-        let s4 = s2 * v3.sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
-        }
-        let mut h5 = b.to_owned();
+        let mut s1 = (x / (1.0 + 0.64 * 0.64)).tanh().exp().sin();
         for i in 0..a.len() {
-            let n6 = (&h5 * y + b).mapv(f64::tanh);
-            h5.assign(&n6);
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_recursive(c, c[0], k % 3)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        c.dot(a) + s1 + h5.sum() * 0.3
+        let mut s2 = helper_recursive(a, (k as f64 * 0.5), k % 3);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b[0]).tanh();
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + b[j3 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        }
+        (c.mapv(f64::tanh).sum() - c.dot(b)) + s2
     }
 
     #[test]
@@ -2885,50 +3003,24 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let arr1 = [y, (1.0 + x * x).ln(), c.mean().unwrap()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s5 = a.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sum::<f64>();
         if k == 3 {
-            return y;
+            return a[0];
         }
-        let mut s1 = x;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + a[0]).sin();
+        let v6 = a.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
+        let arr7 = [helper_scalar(y, x), b[k % a.len()].cos(), ((k as f64 * 0.5) / (1.0 + y * y))];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        if k % 2 == 0 {
+            s5 = helper_recursive(a, a[0], k % 3).tanh().exp();
+        } else {
+            s5 = s5 * (k as f64 * 0.5);
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(&w4, helper_array(b, x)) * j as f64,
-            _ if a[0].tanh().exp() > 0.2 => s1 = s1 * (s1 * (k as f64 * 0.5)).cos(),
-            _ => s1 += (1.06 + 0.77),
+        for i in (0..a.len()).rev() {
+            s5 = (s5 * 0.7 + c[i] * y).tanh();
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(a)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_recursive(c, c[k % a.len()], k % 3);
-                }
-            }
-            if n5 > 2 {
-                break s1 + helper_recursive(c, c[k % a.len()], k % 3);
-            }
-        };
-        let mut s8: f64 = {
-            let t7 = a.mean().unwrap();
-            t7 * t7 * 0.5 + b.mean().unwrap()
-        };
-        helper_recursive(b, (0.76 + c[a.len() - 1]), k % 3) + s8 + w4.sum() * 0.3
+        ((1.0 + x * x).ln() * (0.76 + c[a.len() - 1])) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -2945,48 +3037,56 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((k as f64 * 0.5) / (1.0 + y * y)).tanh() / (1.0 + y * y));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * 0.25;
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.dot(a);
+            if i == 3 {
+                break;
+            }
+        }
+        let (s4, c5) = (x * c.mean().unwrap()).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_recursive(b, c[a.len() - 1], k % 3)]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * x;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * b.mapv(f64::tanh).sum();
+        }
+        let mut s9: f64 = {
+            let t8 = helper_scalar((1.0 + s3 * s3).sqrt(), s1.tanh().exp());
+            t8 * t8 * 0.5 + (k as f64 * 0.5)
+        };
+        match k % 3 {
+            0 => s9 = c.dot(a),
+            1 => s9 = s9 * b.dot(c).tanh().exp(),
+            _ => s9 += helper_recursive(c, 1.24, k % 3),
+        }
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
+                s3 = (s3 * 0.8 + c[j] * s9).tanh();
+                if s3 > 0.3 && j > n10 {
+                    break 'search s3 * (1.0 + s1 * s1).ln();
                 }
             }
-            if n2 > 2 {
-                break s1 + y;
+            if n10 > 2 {
+                break s3 + (1.0 + s1 * s1).ln();
             }
         };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let s12 = 'blk: {
+            if helper_array(c, s3) > 0.4 {
+                break 'blk helper_array(c, s3) * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, y)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (c[a.len() - 1] * 0.76);
+                if c[j] > 0.6 {
+                    break 'blk c[j] + a.dot(b);
                 }
             }
-            if n4 > 2 {
-                break s1 + (c[a.len() - 1] * 0.76);
-            }
+            b.mapv(f64::tanh).sum() - a.dot(b)
         };
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (x / (1.0 + x * x));
-        }
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * u6.dot(b) + s5 * 0.1;
-        }
-        if c[0] < 0.0 {
-            s1 = ((k as f64 * 0.5) * (k as f64 * 0.5)).tanh().exp();
-        }
-        for i in 0..a.len() {
-            let t7 = u6[i] * f64::tanh(0.88).exp();
-            s1 += t7.sin() * b.mapv(f64::tanh).sum();
-        }
-        let mut s10 = u6.iter().zip(c.iter()).map(|(p8, q9)| p8 * s5 - q9).reduce(f64::max).unwrap();
-        (s5 / (1.0 + ((k as f64 * 0.5) * c[0]) * ((k as f64 * 0.5) * c[0]))) + s10 + u6.sum() * 0.3
+        c.dot(b) + s9
     }
 
     #[test]
@@ -3002,19 +3102,14 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (x + (0.79 - 0.69)),
-            1 => { s1 = y; }
-            _ => s1 = helper_recursive(c, b.dot(a), k % 3),
+        let mut s1 = (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s1 = helper_recursive(c, (k as f64 * 0.5).sin(), k % 3);
         }
-        let mut s2 = (((1.0 + x * x).sqrt() * b.mapv(f64::tanh).sum()) / (1.0 + b.mapv(f64::tanh).sum().cos() * b.mapv(f64::tanh).sum().cos()));
-        match k % 4 {
-            j if j > 1 => s2 = a.mean().unwrap() * j as f64,
-            _ if helper_array(c, s2) > 0.2 => s2 = s2 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-            _ => s2 += helper_scalar(s2, b[0]),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (0.43 * s1)).tanh();
         }
-        b[0] + s2
+        ((1.0 + x * x).sqrt() * b.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -3031,25 +3126,45 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x - c[a.len() - 1]).tanh().exp() / (1.0 + helper_recursive(b, f64::sin(1.11), k % 3) * helper_recursive(b, f64::sin(1.11), k % 3)));
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(a) + s1 * 0.1;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * a.dot(a) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (x + (k as f64 * 0.5))).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        if f64::tanh(0.66).exp() > 0.1 {
-            s1 = c.dot(a);
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = (x - b.mapv(f64::tanh).sum());
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (s1.tanh() + (y + x)) * j as f64,
+            _ if (x - s1) > 0.2 => s1 = s1 * (y / (1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)))),
+            _ => s1 += s1,
+        }
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b[0] + x * 0.1;
+        }
+        if b[a.len() - 1] > 0.1 {
+            s1 = ((y - y) * a.dot(a));
         } else {
-            s1 = s1 * (k as f64 * 0.5);
+            s1 = s1 * y;
         }
-        let z6 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p7, &q8| (p7 * y - q8).sin());
-        let mut s5 = z6.sum() * (c[a.len() - 1] / (1.0 + s1 * s1));
-        for i in (0..a.len()).step_by(2) {
-            s4 = (s4 * 0.7 + c[i] * y).tanh();
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 = (s3 * 0.6 + v * y + k as f64 * 0.1).sin();
+            }
         }
-        let f10 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * b[a.len() - 1]).view()]).unwrap();
-        let mut s9 = f10.mapv(f64::tanh).dot(&f10) * 0.2;
-        let mut s13 = (0..a.len()).map(|q12| c[q12] * b[q12] + c[a.len() - 1].tanh().exp()).sum::<f64>();
-        a[a.len() - 1] + s13
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * y).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        helper_scalar((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (s4 / (1.0 + y * y))) + s4
     }
 
     #[test]
@@ -3065,29 +3180,38 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + a).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut s3 = h1.mapv(f64::tanh).sum();
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let mut s1 = b.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * y.tanh();
+                s1 = (s1 * 0.8 + a[j] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * b.mean().unwrap();
                 }
             }
-            if n4 > 2 {
-                break s3 + y.tanh();
+            if n2 > 2 {
+                break s1 + b.mean().unwrap();
             }
         };
-        h1.dot(c) + s3 + h1.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = 0.29;
+            t4 * t4 * 0.5 + a.mean().unwrap()
+        };
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s5 > 0.3 && j > n6 {
+                    break 'search s5 * c.dot(a);
+                }
+            }
+            if n6 > 2 {
+                break s5 + c.dot(a);
+            }
+        };
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s5
     }
 
     #[test]
@@ -3104,16 +3228,11 @@ mod p79 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, b.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * b.mean().unwrap();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + s1 * s1).ln()).tanh();
-        }
-        ((c[a.len() - 1] / (1.0 + s1 * s1)) * 0.27) + s1
+        helper_scalar(s1, ((k as f64 * 0.5) / (1.0 + y * y))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3129,18 +3248,15 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = 0.44;
-            t1 * t1 * 0.5 + b.dot(c)
-        };
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = b[p4] * (0.53 + (k as f64 * 0.5));
+        let (s1, v2) = helper_pair(a, (x - (k as f64 * 0.5)));
+        let s3 = s1 * v2.sum();
+        let mut s4 = helper_recursive(b, a.dot(b), k % 3);
+        match k % 4 {
+            j if j > 1 => s4 = (helper_array(c, a[k % a.len()]) + (s4 + 0.75)) * j as f64,
+            _ if x > 0.2 => s4 = s4 * a.dot(c),
+            _ => s4 += helper_recursive(a, s3, k % 3),
         }
-        l3[0] += s2;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        y + s6 + v5.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -3156,34 +3272,39 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(a, y.cos());
+        let mut s1 = helper_array(b, (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * (s1 - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
         }
-        let mut s1 = (k as f64 * 0.5);
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
-        }
-        let s3 = s1 * v2.sum();
-        if k == 3 {
-            return (b.mean().unwrap() - helper_array(c, (k as f64 * 0.5)));
-        }
-        let mut s4 = x;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s4,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s4 += w5 * b.dot(a);
+            let n3 = (s2 * 0.5 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * b.dot(a) };
-        (y + y).tanh() + s4
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + b[j4 - 1] * c.dot(a);
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * s1.tanh().exp();
+                }
+            }
+            if n5 > 2 {
+                break s1 + s1.tanh().exp();
+            }
+        };
+        (s1 + (k as f64 * 0.5)).tanh().exp() + s2
     }
 
     #[test]
@@ -3199,17 +3320,17 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (a.mean().unwrap() - y),
-            1 => { s1 = f64::tanh(0.57).exp(); }
-            _ => s1 = b.mean().unwrap(),
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if a[p2] > b[p2] {
+                l1.push((a[p2] * a.mean().unwrap()).sin());
+            } else {
+                l1.push(b[p2] * y);
+            }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + y).sin();
-        }
-        c.mapv(f64::tanh).sum().cos() + w2.sum() * 0.3
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut s4 = (a.var(0.0) + 0.1).sqrt() * f64::ln((1.0 + 0.65 * 0.65));
+        helper_array(a, y) + s4
     }
 
     #[test]
@@ -3225,30 +3346,35 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..a.len() {
-            h3 = (&h3 * y + c).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let mut s1 = helper_scalar((helper_array(c, y) * ((k as f64 * 0.5) + x)), helper_array(a, (k as f64 * 0.5)).tanh().exp());
+        match k % 3 {
+            0 => s1 = (y - s1),
+            1 => s1 = s1 * y,
+            _ => s1 += y.cos(),
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
-        }
-        let mut s5 = q4;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * b[0]).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if a[p3] > b[p3] {
+                l2.push((a[p3] * (y * x)).sin());
+            } else {
+                l2.push(b[p3] * x);
             }
-            s5 += c[i] * 0.2;
+        }
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5 = (&h5 * 0.5 + c).mapv(f64::sin);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
         }
         for i in 0..a.len() {
             let w6 = match i % 3 {
                 0 => continue,
-                1 => c[i] * (a[a.len() - 1] - x),
+                1 => c[i] * x,
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -3256,19 +3382,24 @@ mod p83 {
                     c[i].tanh()
                 }
             };
-            s5 += w6 * 0.77;
+            s4 += w6 * a.mapv(f64::tanh).sum();
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * 0.77 };
-        if k % 2 == 0 {
-            s5 = x;
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = b[i] * (x * x);
-        }
-        let mut s9 = (b[a.len() - 1] + a.dot(a));
-        let mut s10 = s7;
-        (1.0 + y * y).sqrt() + s10 + w8.sum() * 0.3
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * a.mapv(f64::tanh).sum() };
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * helper_array(b, b[0])).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * f64::sqrt((1.0 + 0.21 * 0.21));
+                }
+            }
+            if n8 > 2 {
+                break s4 + f64::sqrt((1.0 + 0.21 * 0.21));
+            }
+        };
+        let mut s10 = (h5.dot(&h5) - helper_recursive(a, (k as f64 * 0.5), k % 3));
+        f64::tanh(0.45).exp() + s10 + h5.sum() * 0.3
     }
 
     #[test]
@@ -3284,41 +3415,14 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, a);
+        let v1 = (a * (x + y));
+        let mut s2 = helper_recursive(&v1, y, k % 3);
+        s2 = (helper_scalar(s2, y) * s2);
+        s2 = helper_recursive(c, (0.26 + s2), k % 3);
+        if k == 3 {
+            return v1.mean().unwrap();
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * (k as f64 * 0.5)).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = h1[i] * (x * x);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
-        }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * y.tanh().exp()).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * (0.26 + s2);
-                }
-            }
-            if n6 > 2 {
-                break s2 + (0.26 + s2);
-            }
-        };
-        s7 + s2 + h1.sum() * 0.3
+        c.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3334,39 +3438,42 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            let n2 = (&h1 * y + b).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = helper_array(&h1, helper_scalar((a[a.len() - 1] / (1.0 + x * x)), x));
+        let mut u4 = h1.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.dot(a);
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + u4[i] * helper_array(b, x)).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + c[i] * u4.dot(c)).tanh();
+        }
+        let s7 = 'blk: {
+            if x.cos() > 0.4 {
+                break 'blk x.cos() * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5);
+                if b[j] > 0.6 {
+                    break 'blk b[j] + 0.91;
                 }
             }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
+            helper_scalar(y, 0.93) - 0.91
         };
-        if k % 2 == 1 {
-            let s3 = s3 * 0.5 + b.mean().unwrap();
-            s1 = (s1 * 0.8 + s3 * 0.3).tanh();
-        }
-        s1 += s3 * 0.2;
-        let mut s5: f64 = {
-            let t4 = x;
-            t4 * t4 * 0.5 + helper_recursive(c, y, k % 3)
-        };
-        if c[0] < 0.0 {
-            s1 = helper_array(c, (0.73 / (1.0 + a[0] * a[0])));
-        } else {
-            s1 = s1 * (1.0 + s1.tanh().exp() * s1.tanh().exp()).sqrt();
-        }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (x * x);
-        }
-        a.dot(&u6) + s5 + u6.sum() * 0.3
+        s7 + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3382,27 +3489,20 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * x).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * y.tanh().exp();
-            s3 += t4.sin() * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        let mut s1 = (x - f64::cos(1.18).tanh().exp());
+        for i in 0..a.len() {
+            let mut s1 = s1 * 0.5 + c.dot(a);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s3 = (helper_recursive(c, (k as f64 * 0.5), k % 3) - s3) * j as f64,
-            _ if (x + (k as f64 * 0.5)) > 0.2 => s3 = s3 * s3.tanh().exp().cos(),
-            _ => s3 += (y * (k as f64 * 0.5)),
+        s1 += s1 * 0.2;
+        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * a[k % a.len()]) * q3 as f64).sum::<f64>();
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + c[k % a.len()].tanh().exp();
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * (1.0 + c[0] * c[0]).sqrt()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        y + s3
+        s1 += s4 * 0.2;
+        let mut s5 = (1.0 + (x - (k as f64 * 0.5).tanh().exp()) * (x - (k as f64 * 0.5).tanh().exp())).ln();
+        s5 + s5
     }
 
     #[test]
@@ -3418,21 +3518,25 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => { s1 = (a[k % a.len()] + x); }
-            _ => s1 = b.dot(c),
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(x.cos(), a);
         }
-        let (s2, v3) = helper_pair(c, helper_recursive(c, s1, k % 3));
-        let s4 = s2 * v3.sum();
-        let mut s5 = helper_scalar(helper_array(b, s1).tanh(), helper_array(b, y));
-        match k % 3 {
-            0 => s5 = (k as f64 * 0.5),
-            1 => s5 = s5 * helper_scalar(s5, b[k % a.len()]),
-            _ => s5 += (x - s4),
+        let mut s2 = helper_recursive(c, (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)).ln(), k % 3);
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_array(b, x);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        ((0.21 / (1.0 + y * y)) - a.mean().unwrap()) + s5
+        s2 += y * 0.2;
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n4 = (&h3 * s2 + b).mapv(f64::tanh);
+            h3.assign(&n4);
+            if i == 3 {
+                break;
+            }
+        }
+        helper_recursive(a, (k as f64 * 0.5), k % 3) + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3449,20 +3553,8 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((y - (k as f64 * 0.5)), (1.0 + c[0] * c[0]).sqrt()), (((k as f64 * 0.5) * x) * x));
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * (y / (1.0 + y * y))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * x;
-        }
-        c.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        let v2 = a.mapv(|t| { let u = t * s1; u * u - t });
+        ((1.0 + x * x).ln() - 0.23) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3478,43 +3570,36 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(c, helper_scalar(b[k % a.len()], a[0]));
-        let s3 = s1 * v2.sum();
-        let mut s4 = x;
-        s4 += c[a.len() - 1];
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let mut s1 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.28 + s1 * 0.1;
         }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
+        }
+        let mut h3 = u2.to_owned();
         for i in 0..a.len() {
-            let y = y * 0.5 + (y + y);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+            let n4 = (&h3 * s1 + &u2).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        s4 += y * 0.2;
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + u5[j] * (0.21 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s4 > 0.3 && j > n6 {
-                    break 'search s4 * s3;
-                }
-            }
-            if n6 > 2 {
-                break s4 + s3;
-            }
-        };
-        let mut l8 = vec![c.to_owned()];
-        for p9 in 0..2 {
-            let n = l8[p9].mapv(|t| (t * s3).sin()) + c;
-            l8.push(n);
+        let mut s5 = (1.0 + x * x).ln();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = h3[i] * (b[a.len() - 1] * 0.21);
         }
-        let v10 = l8[l8.len() - 1].to_owned();
-        let mut s11 = l8[1][0] * (b[a.len() - 1] - (k as f64 * 0.5));
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (b[i] + helper_array(a, y)).sin();
+        }
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * s3).tanh();
+            let t8 = u2[i] * (1.0 + y * y).ln();
+            if i % 3 == 1 {
+                continue;
+            }
+            s5 += t8.sin() * (0.22 + x);
         }
-        s4 + s11 + v10.sum() * 0.3
+        helper_recursive(b, helper_scalar(x, x), k % 3) + s5 + w7.sum() * 0.3
     }
 
     #[test]
@@ -3530,17 +3615,14 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if c[p2] > a[p2] {
-                l1.push((c[p2] * y.tanh()).sin());
-            } else {
-                l1.push(a[p2] * y);
-            }
+        let mut s1: f64 = 0.24;
+        if c[0] < 0.0 {
+            s1 = c.mean().unwrap();
+        } else {
+            s1 = s1 * (s1 * helper_array(a, x));
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut s4 = (c.var(0.0) + 0.1).sqrt() * s3;
-        helper_recursive(b, f64::sin(1.15), k % 3) + s4
+        let mut s2 = s1;
+        helper_recursive(b, f64::sin(1.15), k % 3) + s2
     }
 
     #[test]
@@ -3556,27 +3638,51 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.dot(a);
-            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * s2 + y * 0.1;
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut h2 = b.to_owned();
+        for i in 0..3 {
+            h2.scaled_add((1.0 + x * x).sqrt(), b);
+            if i == 3 {
+                break;
+            }
         }
-        let (s3, v4) = helper_pair(b, s2.tanh().exp());
+        let mut s3 = c.mean().unwrap();
+        let mut v4 = h2.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        }
         let s5 = s3 * v4.sum();
-        match k % 4 {
-            j if j > 1 => s2 = b[a.len() - 1] * j as f64,
-            _ if helper_recursive(a, y, k % 3) > 0.2 => s2 = s2 * helper_scalar(1.16, s2),
-            _ => s2 += x.tanh().exp(),
+        let mut s6 = a.dot(a).tanh().exp();
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => v1[i] * (1.16 + a[0]),
+                _ => {
+                    if v1[i] > 0.8 {
+                        break;
+                    }
+                    v1[i].tanh()
+                }
+            };
+            s6 += w7 * x.tanh().exp();
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s2 = s2.sin() * 0.9 + b[j6 - 1] * (y / (1.0 + s2 * s2));
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * x.tanh().exp() };
+        let mut u9 = h2.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * helper_recursive(a, s8, k % 3);
         }
-        let v7 = a.mapv(|t| if t > 0.2 { t * s2 } else { (t - s2).tanh() });
-        helper_array(c, 0.25) + s2 + v7.sum() * 0.3
+        let s10 = 'blk: {
+            if y.tanh().exp() > 0.4 {
+                break 'blk y.tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (0.79 - x);
+                }
+            }
+            (1.0 + s5 * s5).ln() - (0.79 - x)
+        };
+        h2.dot(c) + s6 + u9.sum() * 0.3
     }
 
     #[test]
@@ -3592,25 +3698,30 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y + (k as f64 * 0.5)).tanh().exp() - c[0]);
-        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * a.dot(b)).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let mut s5 = 0.77;
-        let mut v6 = c.to_owned();
-        for i in 0..2 {
-            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
-        }
-        let s7 = s5 * v6.sum();
-        'outer: for i in 0..a.len() {
+        let s1 = 'blk: {
+            if x.sin() > 0.4 {
+                break 'blk x.sin() * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + ((k as f64 * 0.5) + y);
                 }
             }
-            s1 += a[i] * 0.2;
+            helper_array(a, 0.71) - ((k as f64 * 0.5) + y)
+        };
+        let mut s2 = b.mean().unwrap();
+        s2 += f64::tanh(0.77).exp().tanh().exp();
+        match k % 3 {
+            0 => s2 = (((k as f64 * 0.5) + (k as f64 * 0.5)) * x),
+            1 => s2 = s2 * (f64::cos(0.82) + (s2 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
+            _ => s2 += a[k % a.len()],
         }
-        ((0.81 + (k as f64 * 0.5)) + (b[0] / (1.0 + 0.22 * 0.22))) + s4
+        if (1.0 + y * y).sqrt() > 0.1 {
+            s2 = ((0.21 / (1.0 + x * x)) + a[k % a.len()].tanh().exp());
+        } else {
+            s2 = s2 * c[0];
+        }
+        a[k % a.len()] + s2
     }
 
     #[test]
@@ -3626,29 +3737,46 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((helper_array(b, y) - (0.61 + x)), ((y / (1.0 + x * x)) / (1.0 + (x - y) * (x - y))));
-        match k % 4 {
-            j if j > 1 => s1 = (a.dot(a) - 0.49) * j as f64,
-            _ if ((k as f64 * 0.5) - (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_recursive(b, (x - (k as f64 * 0.5)), k % 3),
-            _ => s1 += x.cos(),
+        if k == 3 {
+            return helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]);
         }
-        let mut s2 = helper_array(a, ((c[k % a.len()] - c[a.len() - 1]) - (x - s1)));
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + y).sin();
-        }
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = w3[p5] * helper_array(c, x);
-        }
-        l4[0] += s2;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        let mut s9: f64 = {
-            let t8 = s7;
-            t8 * t8 * 0.5 + x
+        let s1 = 'blk: {
+            if (x * y) > 0.4 {
+                break 'blk (x * y) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + a.mapv(f64::tanh).sum();
+                }
+            }
+            (x + x) - a.mapv(f64::tanh).sum()
         };
-        ((s2 / (1.0 + s9 * s9)) / (1.0 + w3.mapv(f64::tanh).sum() * w3.mapv(f64::tanh).sum())) + s9 + v6.sum() * 0.3
+        let mut s2 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + a.dot(c);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let s3;
+        match k % 3 {
+            0 => s3 = helper_recursive(b, (s2 - (k as f64 * 0.5)), k % 3),
+            1 => { s3 = 0.5; }
+            _ => s3 = s2.cos(),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * helper_array(a, c[a.len() - 1])).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * s1.tanh().exp();
+                }
+            }
+            if n4 > 2 {
+                break s2 + s1.tanh().exp();
+            }
+        };
+        helper_array(b, (s2 - s5)) + s2
     }
 
     #[test]
@@ -3664,17 +3792,28 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(f64::sin);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = v1[i] * helper_scalar(y, (k as f64 * 0.5));
+        let mut s1 = y;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (y * s1)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let mut u3 = v1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) + 0.24);
+        let s2;
+        match k % 3 {
+            0 => s2 = (k as f64 * 0.5),
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_array(c, y),
         }
-        let mut s6 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + (k as f64 * 0.5).tanh().exp()).sum::<f64>();
-        helper_scalar((1.39 * 1.29), (v1[k % a.len()] + w2[0])) + s6 + u3.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = helper_array(b, (1.39 * 1.29));
+            t3 * t3 * 0.5 + (a[k % a.len()] + b[0])
+        };
+        let mut s5 = (((x / (1.0 + x * x)) - helper_scalar((k as f64 * 0.5), s1)) - helper_scalar(helper_array(b, b[k % a.len()]), ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))));
+        helper_array(c, helper_array(c, a[k % a.len()])) + s5
     }
 
     #[test]
@@ -3690,14 +3829,21 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![helper_array(a, (k as f64 * 0.5)), (a[a.len() - 1] - c[0]), (y + (k as f64 * 0.5))].mapv(f64::sin).sum();
-        let (s2, v3) = helper_pair(c, b[k % a.len()]);
-        let s4 = s2 * v3.sum();
-        if k == 3 {
-            return 0.97;
+        let mut s1 = b.mean().unwrap().sin();
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
         }
-        let mut s5 = (a.var(0.0) + 0.1).sqrt() * (y - x);
-        (k as f64 * 0.5) + s5
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * (y * 0.97)).tanh();
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * y.tanh().exp();
+        }
+        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3714,26 +3860,26 @@ mod p96 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().sin() / (1.0 + y * y));
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(b) * j as f64,
-            _ if (0.54 * y) > 0.2 => s1 = s1 * (b.dot(a) * c[a.len() - 1].cos()),
-            _ => s1 += helper_recursive(b, (k as f64 * 0.5), k % 3),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * a.mapv(f64::tanh).sum();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        s1 += ((k as f64 * 0.5) - (s1 + y));
-        if a.mean().unwrap() > 0.1 {
-            s1 = ((k as f64 * 0.5) * c[0]).sin();
-        } else {
-            s1 = s1 * s1;
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n3 = (&h2 * y + c).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut s6 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + b.dot(b)).sum::<f64>();
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h7 = (&h7 * 0.5 + b).mapv(f64::sin);
             if i == 3 {
                 break;
             }
         }
-        x.cos().tanh().exp() + s1 + h2.sum() * 0.3
+        if k == 3 {
+            return y;
+        }
+        0.60 + s6 + h7.sum() * 0.3
     }
 
     #[test]
@@ -3749,45 +3895,45 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let v1 = (b * b).mapv(f64::tanh);
+        let mut s2 = (b.dot(b) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = b.dot(c);
-        s4 = (s4 * 0.5 + c.dot(a)).tanh();
-        let g6 = |p7: f64| (p7 * s4.cos()).tanh();
-        let mut s5 = g6(((k as f64 * 0.5) + s3)) + g6(a[0]);
-        'outer: for i in 0..a.len() {
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * (b[k % a.len()] / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * helper_array(&v1, s2)).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
                 }
             }
-            s4 += c[i] * 0.2;
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * helper_recursive(a, 0.78, k % 3) + s5 * 0.1;
-        }
-        let mut l8 = vec![0.0; a.len()];
-        for p9 in 0..a.len() {
-            l8[p9] = a[p9] * ((k as f64 * 0.5) + (k as f64 * 0.5));
-        }
-        l8[0] += s3;
-        let v10 = Array1::from(l8);
-        let mut s11 = v10[0] * 0.5;
-        let mut l12 = Vec::new();
-        for p13 in 0..a.len() {
-            if a[p13] > c[p13] {
-                l12.push((a[p13] * a.dot(b)).sin());
-            } else {
-                l12.push(c[p13] * x);
+            if n4 > 2 {
+                break s2 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
             }
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (b[i] + helper_scalar((k as f64 * 0.5), a[0])).sin();
         }
-        let mut s14 = l12.iter().map(|p13| p13 * p13).sum::<f64>() + l12[0];
-        a[k % a.len()].sin() + s14 + v10.sum() * 0.3
+        s2 += (1.0 + s2 * s2).sqrt();
+        if k % 2 == 0 {
+            s2 = helper_recursive(b, x, k % 3).tanh().exp();
+        } else {
+            s2 = s2 * (((k as f64 * 0.5) - 0.48) + (1.0 + y * y).sqrt());
+        }
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + s5.sin();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        (1.0 + s2 * s2).sqrt() + s2 + w6.sum() * 0.3
     }
 
     #[test]
@@ -3803,35 +3949,15 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(a[0].tanh(), a);
-        }
-        let mut s2 = h1.mean().unwrap();
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (x * a[a.len() - 1]),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * (s2 + y);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (s2 + y) };
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * (s2 + s2);
-        }
-        let v6 = h1.mapv(|t| { let u = t * s4; u * u - t });
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (a[i] + 0.97).sin();
-        }
-        a.mean().unwrap() + s2 + w7.sum() * 0.3
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * helper_scalar(y, c[k % a.len()])).tanh());
+        let v4 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
+        s3 += b.dot(&v4);
+        let mut s6: f64 = {
+            let t5 = y;
+            t5 * t5 * 0.5 + (s3 + y)
+        };
+        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * s3).sin() * (q8 as f64 + 1.0)).sum::<f64>();
+        (k as f64 * 0.5) + s9 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3847,21 +3973,17 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * f64::sin(0.34);
-        }
-        let mut s2 = b.dot(a);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * 0.73).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1 = (a.dot(a) - x);
+        s1 = (s1 * 0.5 + helper_array(c, f64::tanh(0.73).exp())).tanh();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * b[a.len() - 1].sin() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            s2 += w1[i] * 0.2;
         }
-        helper_recursive(&w1, c[a.len() - 1].sin(), k % 3) + s2 + w1.sum() * 0.3
+        helper_recursive(a, (k as f64 * 0.5), k % 3).tanh().exp() + s1
     }
 
     #[test]
@@ -3878,35 +4000,28 @@ mod p100 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * helper_scalar(0.45, a[a.len() - 1]);
+            s1 += t2.sin() * s1;
+        }
+        let mut s5 = c.iter().map(|p3| p3 * helper_array(c, x)).min_by(|p3, q4| (p3 - helper_array(c, x)).abs().total_cmp(&(q4 - helper_array(c, x)).abs())).unwrap();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * 1.23).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s1 += w2 * (k as f64 * 0.5);
+            }
+            s5 += a[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        let mut u4 = a.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b[0];
-        }
-        let mut f6 = b.to_owned();
-        f6.mapv_inplace(|t| (t * s1).tanh());
-        f6.scaled_add(u4.mapv(f64::tanh).sum(), &b);
-        let mut s5 = f6.sum() * 0.3;
-        match k % 3 {
-            0 => s5 = x,
-            1 => s5 = s5 * s3,
-            _ => s5 += helper_scalar(s3, 1.23),
-        }
-        let mut s9 = c.windows(2).into_iter().enumerate().map(|(q8, p7)| (p7[1] - p7[0] * u4.dot(c)) * q8 as f64).sum::<f64>();
-        (0.44 * c[0]) + s9 + f6.sum() * 0.3
+        let v6 = (b + b);
+        helper_recursive(c, (y * b[k % a.len()]), k % 3) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3922,27 +4037,20 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (s1 - a[a.len() - 1]);
             }
-            s1 += a[i] * 0.2;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c.mean().unwrap();
-            s1 += t2.sin() * helper_array(b, y);
+        s1 = y;
+        let mut s2 = c.dot(b);
+        let mut v3 = a.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(a, (k as f64 * 0.5))).tanh();
-        }
-        b.mapv(f64::tanh).sum() + s1
+        let s4 = s2 * v3.sum();
+        b.dot(a) + s1
     }
 
     #[test]
@@ -3958,31 +4066,42 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (helper_array(b, 0.84) * a.mean().unwrap());
-        }
-        let s1;
-        match k % 3 {
-            0 => s1 = y,
-            1 => { s1 = 0.5; }
-            _ => s1 = a.mean().unwrap(),
-        }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * x).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        let v5 = (a + b);
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + b[i] * v5.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
-            if i == 3 {
-                break;
+        let mut s1 = (helper_array(b, (k as f64 * 0.5)) * a.mean().unwrap());
+        for i in 0..a.len() {
+            let t2 = b[i] * a.mean().unwrap();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
             }
+            s1 += u3;
         }
-        let mut s6 = helper_array(&v5, f64::tanh(0.95).exp());
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * ((k as f64 * 0.5) - x);
+        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * a.dot(b)).sin() * (q5 as f64 + 1.0)).sum::<f64>();
+        let s7;
+        match k % 3 {
+            0 => s7 = helper_recursive(b, c.mapv(f64::tanh).sum(), k % 3),
+            1 => { s7 = helper_recursive(c, s1, k % 3); }
+            _ => s7 = a.mean().unwrap().tanh().exp(),
         }
-        0.59 + s6 + u7.sum() * 0.3
+        let (s8, v9) = helper_pair(b, (y - (k as f64 * 0.5)));
+        let s10 = s8 * v9.sum();
+        let mut l11 = vec![0.0; a.len()];
+        for p12 in 0..a.len() {
+            l11[p12] = c[p12] * helper_array(a, (k as f64 * 0.5));
+        }
+        l11[0] += s7;
+        let v13 = Array1::from(l11);
+        let mut s14 = v13[0] * 0.5;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s14 = (s14 * 0.8 + y * 0.3).tanh();
+        }
+        s14 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s6 = s6.tanh() * j as f64,
+            _ if (1.29 - x) > 0.2 => s6 = s6 * a.dot(&v13),
+            _ => s6 += b.dot(a),
+        }
+        a[0] + s14 + v13.sum() * 0.3
     }
 
     #[test]
@@ -3998,40 +4117,54 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = 0.55;
-            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
+        let mut s1: f64 = 0.55;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.cos();
         }
-        let mut s3 = c.mapv(f64::tanh).sum();
-        let (s4, v5) = helper_pair(a, y);
+        let mut s3 = helper_scalar((x + c[0]).cos(), 1.25);
+        let mut s4 = a.mean().unwrap();
+        let mut v5 = a.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        }
         let s6 = s4 * v5.sum();
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * b[0];
-        }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u7[j] * helper_array(c, x)).tanh();
-                if s2 > 0.3 && j > n8 {
-                    break 'search s2 * (0.59 * y);
+                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > n7 {
+                    break 'search s1 * helper_array(b, c[0]);
                 }
             }
-            if n8 > 2 {
-                break s2 + (0.59 * y);
+            if n7 > 2 {
+                break s1 + helper_array(b, c[0]);
             }
         };
-        if k == 3 {
-            return helper_recursive(a, (s6 * 0.66), k % 3);
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(c, s3) + x * 0.1;
         }
-        helper_recursive(&u7, (k as f64 * 0.5), k % 3) + s3 + u7.sum() * 0.3
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] = c[i] * helper_recursive(a, s6, k % 3);
+        }
+        for i in 0..a.len() {
+            let w10 = match i % 3 {
+                0 => continue,
+                1 => w9[i] * (y / (1.0 + x * x)),
+                _ => {
+                    if w9[i] > 0.8 {
+                        break;
+                    }
+                    w9[i].tanh()
+                }
+            };
+            s3 += w10 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        let s11 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() };
+        helper_array(&w9, 0.38) + s3 + w9.sum() * 0.3
     }
 
     #[test]
@@ -4047,14 +4180,21 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum().cos();
-        match k % 3 {
-            0 => s1 = helper_recursive(c, helper_scalar(y, s1), k % 3),
-            1 => s1 = s1 * a[0],
-            _ => s1 += s1.tanh().exp(),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * (k as f64 * 0.5);
         }
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * a.dot(a)) * q3 as f64).sum::<f64>();
-        (k as f64 * 0.5) + s4
+        let mut s2 = (1.0 + helper_recursive(&w1, helper_scalar(y, y), k % 3) * helper_recursive(&w1, helper_scalar(y, y), k % 3)).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * helper_recursive(a, s2, k % 3)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
+        }
+        helper_scalar(b.dot(b), 0.50) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4070,13 +4210,40 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + a[0].tanh().exp());
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (s3 - (k as f64 * 0.5)) + s3 * 0.1;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * c.dot(c)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * y;
-        let mut s7 = b.iter().zip(c.iter()).map(|(p5, q6)| p5 * q6 * helper_scalar(x, c[k % a.len()])).sum::<f64>();
-        ((s3 / (1.0 + 0.25 * 0.25)) - helper_recursive(c, s7, k % 3)) + s7
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
+        }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (1.0 + s1 * s1).sqrt(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w5 * s1;
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * f64::sqrt((1.0 + 1.05 * 1.05)) + x * 0.1;
+        }
+        s1.tanh().sin() + s3
     }
 
     #[test]
@@ -4092,24 +4259,25 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(a, x);
-        let s3 = s1 * v2.sum();
         if k == 3 {
-            return s3;
+            return b.mapv(f64::tanh).sum();
         }
-        let mut s4 = c.mean().unwrap();
+        let mut s1 = (x - x.tanh().exp()).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mean().unwrap();
+        }
+        match k % 3 {
+            0 => s1 = c.dot(a),
+            1 => s1 = s1 * ((a[0] - a[k % a.len()]) * (y * c[k % a.len()])),
+            _ => s1 += helper_scalar(x, 1.22),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * x.tanh()).tanh();
+            w3[i] += (b[i] + (a[k % a.len()] * 1.02)).sin();
         }
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h5.mapv_inplace(|t| (t * x).tanh());
-            h5.scaled_add(0.5, c);
-            if i == 3 {
-                break;
-            }
-        }
-        helper_array(&h5, helper_recursive(&h5, 0.21, k % 3)) + s4 + h5.sum() * 0.3
+        (1.0 + c.dot(&w3) * c.dot(&w3)).ln() + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4131,27 +4299,33 @@ mod p107 {
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        for (p2, &q3) in b.iter().zip(c) {
-            s1 = (s1 * 0.7 + p2 * q3 * (s1 - x)).tanh();
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[k % a.len()] / (1.0 + x * x));
         }
-        let mut s4 = ad::ndarray::array![c.mapv(f64::tanh).sum(), (1.0 + s1 * s1).ln(), (1.35 - x)].mapv(f64::sin).sum();
-        s1 = (s1 * 0.5 + y).tanh();
-        match k % 4 {
-            j if j > 1 => s4 = (a[a.len() - 1] / (1.0 + x * x)) * j as f64,
-            _ if (0.64 * y) > 0.2 => s4 = s4 * (s1 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
-            _ => s4 += b.mapv(f64::tanh).sum(),
+        let mut s4: f64 = {
+            let t3 = b.mapv(f64::tanh).sum().tanh();
+            t3 * t3 * 0.5 + (1.0 + s1 * s1).ln()
+        };
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + u2[i] * y.cos()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
         }
-        match k % 3 {
-            0 => s4 = (s4.tanh().exp() / (1.0 + c.mean().unwrap() * c.mean().unwrap())),
-            1 => s4 = s4 * (k as f64 * 0.5),
-            _ => s4 += helper_array(c, x),
+        if k == 3 {
+            return x;
         }
-        match k % 3 {
-            0 => s4 = a[a.len() - 1],
-            1 => s4 = s4 * helper_array(c, f64::tanh(0.41).exp()),
-            _ => s4 += (1.0 + s4 * s4).sqrt(),
+        if k == 3 {
+            return b[a.len() - 1];
         }
-        (k as f64 * 0.5).cos() + s4
+        let mut s8: f64 = {
+            let t7 = s4.cos();
+            t7 * t7 * 0.5 + (x / (1.0 + s4 * s4))
+        };
+        c.mapv(f64::tanh).sum() + s8 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4167,23 +4341,26 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, b[a.len() - 1]).sin() * j as f64,
-            _ if (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s1 = s1 * y,
-            _ => s1 += f64::sin(0.28),
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + ((k as f64 * 0.5) + y)).sin();
         }
-        'outer: for i in 0..a.len() {
+        let z3 = ad::ndarray::Zip::from(c).and(&w1).map_collect(|&p4, &q5| (p4 * y - q5).sin());
+        let mut s2 = z3.sum() * 1.08;
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + w1[j] * ((k as f64 * 0.5) - s2)).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * (a[a.len() - 1] + 1.40);
                 }
             }
-            s1 += b[i] * 0.2;
-        }
-        let mut s2 = ((s1.cos() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) * (k as f64 * 0.5));
-        helper_array(b, s1) + s2
+            if n6 > 2 {
+                break s2 + (a[a.len() - 1] + 1.40);
+            }
+        };
+        ((s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * c[k % a.len()]) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4200,8 +4377,11 @@ mod p109 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, helper_scalar((k as f64 * 0.5), a[0]).tanh().exp());
-        let mut s2 = y;
-        y + s2
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * s1).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -4217,23 +4397,46 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = b.dot(c).tanh().exp();
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * a.mapv(f64::tanh).sum()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (s1 - x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * (y * (k as f64 * 0.5));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * (k as f64 * 0.5)) };
+        let s4 = 'blk: {
+            if a[0] > 0.4 {
+                break 'blk a[0] * 2.0;
             }
-        }
-        let mut s3 = y;
-        let mut v4 = c.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * helper_scalar(x, s1)).view()]).unwrap();
-        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
-        (helper_recursive(a, s6, k % 3) / (1.0 + (s1 / (1.0 + 0.92 * 0.92)) * (s1 / (1.0 + 0.92 * 0.92)))) + s6
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + x.cos();
+                }
+            }
+            (1.0 + s3 * s3).ln() - x.cos()
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 / (1.0 + 0.92 * 0.92))).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (0.49 - s3);
+                }
+            }
+            if n5 > 2 {
+                break s1 + (0.49 - s3);
+            }
+        };
+        s4 + s1
     }
 
     #[test]
@@ -4264,34 +4467,48 @@ mod p111 {
             s1 += w2 * (y * 1.00);
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * 1.00) };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * c.mapv(f64::tanh).sum();
-            s1 += t4 * t4 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * 0.55;
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * b.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(y, a[k % a.len()]),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w4 * (c[a.len() - 1] - s1);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[a.len() - 1] - s1) };
+        match k % 4 {
+            j if j > 1 => s1 = helper_recursive(b, s5, k % 3) * j as f64,
+            _ if f64::sqrt((1.0 + 0.80 * 0.80)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += c.dot(c),
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + s3 * 0.1;
+        }
+        let s6 = 'blk: {
+            if b.mapv(f64::tanh).sum() > 0.4 {
+                break 'blk b.mapv(f64::tanh).sum() * 2.0;
             }
-        }
-        for m in a.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s3 * 0.1;
-        }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5).cos().tanh(),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (y * 0.70),
-        }
-        match k % 3 {
-            0 => s1 = a.dot(b),
-            1 => s1 = s1 * s3,
-            _ => s1 += s3,
-        }
-        let mut s6: f64 = {
-            let t5 = helper_array(a, 1.08).tanh().exp();
-            t5 * t5 * 0.5 + f64::tanh(0.82).exp()
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + b.mapv(f64::tanh).sum();
+                }
+            }
+            (y * s3) - b.mapv(f64::tanh).sum()
         };
-        (helper_array(b, s1) - helper_scalar(0.44, s1)) + s6
+        if k % 2 == 0 {
+            s1 = helper_array(a, 1.08).tanh().exp();
+        } else {
+            s1 = s1 * 0.82;
+        }
+        (helper_array(b, s3) - helper_scalar(0.44, s1)) + s1
     }
 
     #[test]
@@ -4307,22 +4524,23 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        let (s1, v2) = helper_pair(b, 0.73);
+        let s3 = s1 * v2.sum();
+        let mut s4 = (k as f64 * 0.5);
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + b[j] * s4 * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
         }
-        let mut s1 = (k as f64 * 0.5);
-        if k % 2 == 1 {
-            let y = y * 0.5 + y;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = c[i] * b[0];
         }
-        s1 += y * 0.2;
-        if x > 0.1 {
-            s1 = (0.36 * s1).cos();
-        } else {
-            s1 = s1 * (helper_scalar(y, y) * (k as f64 * 0.5));
-        }
-        let mut s2 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).ln();
-        b.dot(c) + s2
+        s4 = (s4 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
+        y + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -4338,14 +4556,12 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            h1.scaled_add(helper_scalar(1.15, x), b);
+        let mut s1 = (y + helper_scalar((x / (1.0 + 0.97 * 0.97)), a.mapv(f64::tanh).sum()));
+        s1 += c.mean().unwrap();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        helper_scalar((y / (1.0 + 1.05 * 1.05)), (x + 1.05)) + h1.sum() * 0.3
+        a[0] + s1
     }
 
     #[test]
@@ -4362,40 +4578,21 @@ mod p114 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[a.len() - 1];
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(c)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * 0.30;
-                }
-            }
-            if n2 > 2 {
-                break s1 + 0.30;
-            }
-        };
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(c) + y * 0.1;
+        }
+        let mut s2 = c.mapv(f64::tanh).sum().cos();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if c[k % a.len()] > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += 1.01,
+        }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            if i == 3 {
-                break;
-            }
+            let s2 = s2 * 0.5 + helper_scalar(y, (k as f64 * 0.5));
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * c[0].cos()).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
-        }
-        ((b[a.len() - 1] + 0.25) * x.tanh().exp()) + s4
+        s1 += s2 * 0.2;
+        (b.mean().unwrap() + b.dot(c)) + s2
     }
 
     #[test]
@@ -4411,10 +4608,16 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().map(|p1| p1 * a.mapv(f64::tanh).sum()).min_by(|p1, q2| (p1 - a.mapv(f64::tanh).sum()).abs().total_cmp(&(q2 - a.mapv(f64::tanh).sum()).abs())).unwrap();
-        let (s4, v5) = helper_pair(c, a[a.len() - 1].tanh().exp());
-        let s6 = s4 * v5.sum();
-        (a.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()) + s3
+        let mut s1: f64 = 0.95;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (y + a[a.len() - 1])).tanh();
+        }
+        if (y + 0.50) > 0.1 {
+            s1 = helper_array(a, x);
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
+        }
+        helper_recursive(b, helper_recursive(c, y, k % 3), k % 3) + s1
     }
 
     #[test]
@@ -4430,39 +4633,37 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) + x)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(x, b);
         }
-        'outer: for i in 0..a.len() {
+        let mut s2 = y;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(x, 1.23);
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mean().unwrap();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        }
+        s2 += x * 0.2;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x.sin()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + b[j] * a.dot(b)).tanh();
+                if s2 > 0.3 && j > n4 {
+                    break 'search s2 * s2;
                 }
             }
-            s1 += b[i] * 0.2;
-        }
-        let mut h2 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, b);
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (x + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for (p3, &q4) in h2.iter().zip(c) {
-            s1 = (s1 * 0.7 + p3 * q4 * y.cos()).tanh();
-        }
-        b.mean().unwrap() + s1 + h2.sum() * 0.3
+            if n4 > 2 {
+                break s2 + s2;
+            }
+        };
+        let arr6 = [(s2 + s5), s5.tanh().exp(), helper_array(b, a[0])];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        b.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4478,22 +4679,11 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(c, s1) + x * 0.1;
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = x.sin().cos(),
-            1 => { s2 = (y / (1.0 + x * x)); }
-            _ => s2 = b.mapv(f64::tanh).sum(),
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.70, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        helper_scalar(x, (k as f64 * 0.5)) + s1
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
+        let (s4, v5) = helper_pair(c, helper_array(a, a[a.len() - 1]));
+        let s6 = s4 * v5.sum();
+        let v7 = b.mapv(f64::sin);
+        c[0] + s3 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4509,42 +4699,46 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * 0.82 + k as f64 * 0.1).sin();
-            }
+        let mut s1 = (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.dot(b);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
+        s1 += x * 0.2;
         let s2;
         match k % 3 {
-            0 => s2 = (y.tanh().exp() - c.dot(c)),
+            0 => s2 = (y - s1).tanh().exp(),
             1 => { s2 = helper_recursive(a, x, k % 3); }
             _ => s2 = helper_recursive(a, y, k % 3),
         }
-        let (s3, v4) = helper_pair(b, c.mean().unwrap());
-        let s5 = s3 * v4.sum();
-        let v6 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n8 = (&h7 * x + &v6).mapv(f64::tanh);
-            h7.assign(&n8);
-            if i == 3 {
-                break;
-            }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * (s1 + y);
         }
-        'outer: for i in 0..a.len() {
+        let mut s4 = x;
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s4 = (s4 * 0.8 + a[j] * x).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * x.sin();
                 }
             }
-            s1 += a[i] * 0.2;
+            if n5 > 2 {
+                break s4 + x.sin();
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + b[i] * helper_scalar(y, s6)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + h7[i] * s2).tanh();
+            s1 = (s1 * 0.7 + b[i] * (s4 / (1.0 + s1 * s1))).tanh();
         }
-        v6.mapv(f64::tanh).sum() + s1 + h7.sum() * 0.3
+        c.dot(b) + s4
     }
 
     #[test]
@@ -4560,20 +4754,17 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (x + y)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+        let mut s1 = (helper_scalar(y, y.tanh().exp()) - (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_array(c, 0.46) * helper_array(c, 0.46))));
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (0.44 + 0.70) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            s1 = n2;
         }
-        match k % 3 {
-            0 => s1 = helper_scalar((y - (k as f64 * 0.5)), helper_array(c, 0.46)),
-            1 => s1 = s1 * helper_array(b, helper_scalar(x, x)),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        (x + b.mapv(f64::tanh).sum()) + s1
+        let mut s3 = a.mapv(f64::tanh).sum();
+        (x + b.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -4589,38 +4780,29 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * c).mapv(f64::tanh);
-        let mut s2 = helper_array(c, (b[0] - (k as f64 * 0.5)).tanh());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = (c.mapv(f64::tanh).sum() * ((k as f64 * 0.5).tanh() / (1.0 + c[0] * c[0])));
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar(s1, y) + y * 0.1;
+        }
+        let mut s2 = helper_scalar(c[a.len() - 1], a[a.len() - 1].tanh().exp()).tanh().exp();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) + s1)).tanh();
+        }
+        let v3 = (c * (k as f64 * 0.5));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(b, 1.06)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + v1[i] * s2).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += c[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * helper_scalar(v1[k % a.len()], (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + v1[i] * 0.3;
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + &v3).mapv(f64::sin);
         }
-        match k % 4 {
-            j if j > 1 => s2 = ((y + y) * ((k as f64 * 0.5) + s2)) * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s2 = s2 * ((1.0 + x * x).ln() * v1[0]),
-            _ => s2 += s2,
-        }
-        if c[0] < 0.0 {
-            s2 = (1.0 + s2 * s2).sqrt();
-        } else {
-            s2 = s2 * helper_array(a, (b[0] * y));
-        }
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s2 += (v * j as f64) * 0.72;
-            }
-        }
-        1.09 + s2 + v1.sum() * 0.3
+        b.mean().unwrap() + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -4642,23 +4824,20 @@ mod p121 {
             _ if helper_recursive(c, c[k % a.len()], k % 3) > 0.2 => s1 = s1 * (((k as f64 * 0.5) * 1.36) + f64::ln((1.0 + 0.26 * 0.26))),
             _ => s1 += x,
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + b.dot(c) * b.dot(c)).ln() * j as f64,
-            _ if (b[k % a.len()] / (1.0 + y * y)) > 0.2 => s1 = s1 * a.mean().unwrap(),
-            _ => s1 += (x - b[0]),
-        }
-        for i in 0..a.len() {
-            let t2 = c[i] * (0.82 * b[0]);
-            let mut q3 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += a[i] * 0.2;
         }
-        f64::sin(0.79) + s1
+        let mut s3: f64 = {
+            let t2 = b.mean().unwrap();
+            t2 * t2 * 0.5 + c.dot(a)
+        };
+        b.dot(a) + s3
     }
 
     #[test]
@@ -4674,33 +4853,43 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-        }
-        let mut s2 = b.dot(b);
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] = c[i] * (0.82 * 1.16);
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), s2) + x * 0.1;
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        let v5 = vec![0.25; c.len()];
+        let mut s6 = c.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * c.dot(b)).sum::<f64>();
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * helper_array(b, 1.16) + y * 0.1;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut l7 = vec![0.0; a.len()];
+        for p8 in 0..a.len() {
+            l7[p8] = c[p8] * b.mean().unwrap();
         }
-        s1 += y * 0.2;
-        let mut s4 = w3.dot(&w3);
-        let mut m6 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m6.row_mut(i).assign(&(a * (s2 + i as f64)));
+        l7[0] += s6;
+        let v9 = Array1::from(l7);
+        let mut s10 = v9[0] * 0.5;
+        let s11 = 'blk: {
+            if (1.0 + v2[0] * v2[0]).sqrt() > 0.4 {
+                break 'blk (1.0 + v2[0] * v2[0]).sqrt() * 2.0;
+            }
+            for j in 0..a.len() {
+                if h1[j] > 0.6 {
+                    break 'blk h1[j] + h1.dot(&h1);
+                }
+            }
+            helper_array(&h1, y) - h1.dot(&h1)
+        };
+        let mut s12 = 1.0;
+        for i in 0..a.len() {
+            let n13 = (s12 * 0.5 + v9[i] * helper_array(&h1, (k as f64 * 0.5))).tanh();
+            if (n13 - s12).abs() < 0.05 {
+                break;
+            }
+            s12 = n13;
         }
-        let mut s5 = m6.row(1).dot(c) * (1.0 + s1 * s1).ln();
-        (a[0] - (s4 * s5)) + s5 + w3.sum() * 0.3
+        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s12 + v9.sum() * 0.3
     }
 
     #[test]
@@ -4716,31 +4905,47 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * b.mean().unwrap()).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * (s4 + y);
-            let mut q6 = 0.0;
+        let mut s1 = 1.19;
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        }
+        let s3 = s1 * v2.sum();
+        let mut s4 = b.mapv(f64::tanh).sum();
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                q6 += a[j] * t5;
+                s4 = (s4 * 0.8 + b[j] * (s3 + y)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * b.mapv(f64::tanh).sum();
+                }
             }
-            s4 = s4 + q6.tanh();
+            if n5 > 2 {
+                break s4 + b.mapv(f64::tanh).sum();
+            }
+        };
+        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * y).sin()).sum() * b.mean().unwrap() + d9[0] * (b[k % a.len()] - s3);
+        for i in (0..a.len()).step_by(2) {
+            s7 = (s7 * 0.7 + b[i] * (k as f64 * 0.5).cos()).tanh();
+            let i = (i + 1) % c.len();
+            s7 = s7 + a[i] * 0.3;
         }
-        let v7 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
-        match k % 4 {
-            j if j > 1 => s4 = b.dot(a) * j as f64,
-            _ if (1.0 + x * x).sqrt() > 0.2 => s4 = s4 * (s4.sin() * x),
-            _ => s4 += ((k as f64 * 0.5) / (1.0 + s4 * s4)),
+        let mut s10 = b[0];
+        let mut v11 = a.to_owned();
+        for i in 0..2 {
+            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
         }
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * (k as f64 * 0.5).sin()).tanh();
-            if i == 3 {
-                break;
+        let s12 = s10 * v11.sum();
+        let mut s13: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s13 += (v * j as f64) * s13;
             }
         }
-        let (s8, v9) = helper_pair(c, s4);
-        let s10 = s8 * v9.sum();
-        (1.0 + (y + v7[0]) * (y + v7[0])).ln() + s4 + v7.sum() * 0.3
+        s4 + s13
     }
 
     #[test]
@@ -4756,46 +4961,27 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(b, (k as f64 * 0.5), k % 3).tanh().exp() * ((y * x) + y));
-        s1 += helper_recursive(b, c.dot(c), k % 3);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * 0.84)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) + 1.32);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) + 1.32);
-            }
+        let mut s2: f64 = {
+            let t1 = (f64::tanh(0.53).exp() * (0.66 / (1.0 + y * y)));
+            t1 * t1 * 0.5 + y.sin()
         };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (0.60 / (1.0 + 0.70 * 0.70)),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w4 * helper_scalar((k as f64 * 0.5), s1);
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar((k as f64 * 0.5), s1) };
-        let s6;
         match k % 3 {
-            0 => s6 = (s5.tanh() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-            1 => { s6 = 0.64; }
-            _ => s6 = helper_scalar(helper_recursive(c, y, k % 3), s3),
+            0 => s2 = (k as f64 * 0.5),
+            1 => s2 = s2 * b.mean().unwrap(),
+            _ => s2 += c.mean().unwrap(),
         }
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar((k as f64 * 0.5), c[k % a.len()]) + s5 * 0.1;
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (b[i] + (s2 + (k as f64 * 0.5))).sin();
         }
-        (1.0 + helper_array(b, s6) * helper_array(b, s6)).ln() + s1
+        if k == 3 {
+            return ((1.0 + y * y).sqrt() + b.mapv(f64::tanh).sum());
+        }
+        if c.mean().unwrap() > 0.1 {
+            s2 = c.mapv(f64::tanh).sum();
+        }
+        let mut s6 = (0..a.len()).map(|q5| w3[q5] * b[q5] + c[a.len() - 1]).sum::<f64>();
+        (helper_scalar(x, s2) * x) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4811,38 +4997,27 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(a, s1) + y * 0.1;
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * a[k % a.len()],
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let v1 = (b + c);
+        let mut s2 = x;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * (s2 / (1.0 + x * x))).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * a[k % a.len()];
                 }
-            };
-            s1 += w2 * 0.48;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.48 };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_array(b, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            if n3 > 2 {
+                break s2 + a[k % a.len()];
+            }
+        };
+        if k % 2 == 1 {
+            let y = y * 0.5 + s4;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if helper_array(c, y) > 0.2 => s1 = s1 * (1.0 + helper_array(a, b[a.len() - 1]) * helper_array(a, b[a.len() - 1])).ln(),
-            _ => s1 += 0.51,
-        }
-        (k as f64 * 0.5) + s1
+        s2 += y * 0.2;
+        helper_array(a, helper_scalar(b[a.len() - 1], 0.66)) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4863,12 +5038,33 @@ mod p126 {
             let n2 = (&h1 * x + b).mapv(f64::tanh);
             h1.assign(&n2);
         }
-        let mut u3 = h1.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * 1.38;
+        let mut s3 = b.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c.mean().unwrap(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s3 += w4 * x;
         }
-        let v4 = (&h1 * &h1).mapv(f64::tanh);
-        y + v4.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x };
+        let s6 = 'blk: {
+            if f64::ln((1.0 + 0.30 * 0.30)) > 0.4 {
+                break 'blk f64::ln((1.0 + 0.30 * 0.30)) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + helper_array(b, 0.75);
+                }
+            }
+            s5 - helper_array(b, 0.75)
+        };
+        (c[k % a.len()] - (s6 * s6)) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4884,14 +5080,43 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(c, (1.18 - 0.57));
+        let mut s1 = helper_array(c, ((k as f64 * 0.5) - x));
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (1.0 + s1 * s1).ln() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        let mut s1 = b.mean().unwrap();
-        let f3: Array1<f64> = c.iter().rev().map(|p4| (p4 * x.sin()).tanh() + f64::tanh(0.94).exp()).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        s2 = b.mean().unwrap().tanh().exp();
-        (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln() + s2 + f3.sum() * 0.3
+        let s3 = 'blk: {
+            if 1.08 > 0.4 {
+                break 'blk 1.08 * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (x + (k as f64 * 0.5));
+                }
+            }
+            (0.96 / (1.0 + c[k % a.len()] * c[k % a.len()])) - (x + (k as f64 * 0.5))
+        };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_recursive(c, x, k % 3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * s1;
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * (s1 - c[k % a.len()])).view()]).unwrap();
+        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
+        a.dot(a) + s6
     }
 
     #[test]
@@ -4907,12 +5132,16 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mapv(f64::tanh).sum();
+        if k == 3 {
+            return helper_array(b, c[k % a.len()]).tanh().exp();
         }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        helper_scalar(helper_array(a, y), x) + v2.sum() * 0.3
+        let mut s1 = helper_array(c, x);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5).tanh(), (y / (1.0 + c[0] * c[0]))) * j as f64,
+            _ if (y - c[k % a.len()]) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += b.mean().unwrap(),
+        }
+        ((k as f64 * 0.5) - x).tanh() + s1
     }
 
     #[test]
@@ -4928,18 +5157,13 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * ((k as f64 * 0.5) * x);
-            }
+        let mut s1 = b[0];
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(1.29, y);
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + f64::tanh(0.81).exp();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        a[a.len() - 1] + s1
+        helper_scalar(a[a.len() - 1], x).tanh() + s1
     }
 
     #[test]
@@ -4956,19 +5180,22 @@ mod p130 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + c[0];
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s1 = (s1 * 0.5 + ((s1 / (1.0 + 0.75 * 0.75)) / (1.0 + f64::tanh(1.01).exp() * f64::tanh(1.01).exp()))).tanh();
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if a[p3] > b[p3] {
+                l2.push((a[p3] * s1.tanh().exp()).sin());
+            } else {
+                l2.push(b[p3] * s1);
+            }
         }
-        s1 += y * 0.2;
-        s1 += x.tanh().exp();
-        let s2;
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
         match k % 3 {
-            0 => s2 = s1,
-            1 => { s2 = (b[k % a.len()] + c[0]); }
-            _ => s2 = helper_array(c, 0.45),
+            0 => s4 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
+            1 => s4 = s4 * x,
+            _ => s4 += c.mean().unwrap(),
         }
-        y + s1
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -4985,39 +5212,40 @@ mod p131 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + y * 0.1;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * x;
         }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            let n3 = (&h2 * x + c).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * 1.34;
-                }
-            }
-            if n4 > 2 {
-                break s1 + 1.34;
-            }
-        };
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * y;
-        }
-        let mut s7 = s5;
-        let v8 = h2.mapv(|t| if t > 0.2 { t * s5 } else { (t - s5).tanh() });
+        let s3;
         match k % 3 {
-            0 => s7 = (1.0 + s1 * s1).sqrt(),
-            1 => s7 = s7 * (v8.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x)))),
-            _ => s7 += h2.mean().unwrap(),
+            0 => s3 = helper_recursive(b, a[a.len() - 1], k % 3),
+            1 => { s3 = c.mean().unwrap(); }
+            _ => s3 = x,
         }
-        (x / (1.0 + a[0] * a[0])) + s7 + v8.sum() * 0.3
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_recursive(c, x, k % 3);
+        }
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + y * 0.1;
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
+        }
+        s5 += c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() * j as f64,
+            _ if ((k as f64 * 0.5) * b[0]) > 0.2 => s1 = s1 * helper_recursive(b, c.dot(a), k % 3),
+            _ => s1 += s5,
+        }
+        helper_array(a, b[a.len() - 1]) + s5
     }
 
     #[test]
@@ -5034,16 +5262,17 @@ mod p132 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(c, (y / (1.0 + x * x)).tanh().exp());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (a[a.len() - 1] / (1.0 + x * x));
+        s1 = s1;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, y)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(b, (k as f64 * 0.5));
-        }
-        (1.0 + u3.mapv(f64::tanh).sum() * u3.mapv(f64::tanh).sum()).sqrt() + s1 + u3.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5059,18 +5288,19 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * y + c).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut s3 = h1.mean().unwrap();
-        if k % 2 == 0 {
-            s3 = helper_array(a, 0.62);
-        } else {
-            s3 = s3 * y.tanh();
-        }
-        ((b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + x) + s3 + h1.sum() * 0.3
+        let s1 = 'blk: {
+            if helper_array(b, x) > 0.4 {
+                break 'blk helper_array(b, x) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (0.95 * x);
+                }
+            }
+            helper_array(b, a[0]) - (0.95 * x)
+        };
+        let v2 = b.mapv(f64::sin);
+        ((c[0] - s1) * (k as f64 * 0.5)) + v2.sum() * 0.3
     }
 
     #[test]
@@ -5086,30 +5316,38 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37)) * ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37))).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
+        for i in 0..3 {
+            h3 = (&h3 * y + a).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
             }
-            s1 += a[i] * 0.2;
+        }
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
+        }
+        let mut s5 = q4;
+        let l6: Vec<f64> = a.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mean().unwrap()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        for k in 0..2 {
+            for v in b.iter() {
+                s8 = (s8 * 0.6 + v * (s8 + s5) + k as f64 * 0.1).sin();
+            }
         }
         match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_recursive(b, (y - b[0]), k % 3),
-            _ => s1 += helper_scalar((k as f64 * 0.5), s1),
+            j if j > 1 => s8 = y * j as f64,
+            _ if c.dot(b) > 0.2 => s8 = s8 * helper_array(b, helper_scalar((k as f64 * 0.5), 1.26)),
+            _ => s8 += (s5 + y),
         }
-        let mut s2 = b.mapv(f64::tanh).sum();
-        let mut s4: f64 = {
-            let t3 = (helper_recursive(a, y, k % 3) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
-            t3 * t3 * 0.5 + 0.93
-        };
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * b[0] + s4 * 0.1;
+        match k % 4 {
+            j if j > 1 => s5 = (c.dot(c) - y) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * 1.03,
+            _ => s5 += helper_array(c, s8),
         }
-        (1.0 + b.dot(c) * b.dot(c)).ln() + s4
+        helper_scalar(helper_recursive(c, a[a.len() - 1], k % 3), helper_array(c, (k as f64 * 0.5))) + s8
     }
 
     #[test]
@@ -5125,28 +5363,21 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + a).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = helper_recursive(a, y, k % 3);
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 * s1);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s3 = (x * h1.mean().unwrap());
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (x - 0.41);
-                }
+        s1 += s1 * 0.2;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 += v * x;
             }
-            if n4 > 2 {
-                break s3 + (x - 0.41);
-            }
-        };
-        let l6: Vec<f64> = b.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * (1.0 + s3 * s3).ln()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        helper_array(&h1, (s8 + s8)) + s8 + h1.sum() * 0.3
+        }
+        if c[0] < 0.0 {
+            s1 = (1.0 + x * x).ln().tanh().exp();
+        }
+        (s1 + s1).cos() + s1
     }
 
     #[test]
@@ -5162,18 +5393,16 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-        let mut v2 = a.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s1 = helper_scalar(a.dot(b), (a.mean().unwrap() * (0.82 - y)));
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * 1.01 + k as f64 * 0.1).sin();
+            }
         }
-        let s3 = s1 * v2.sum();
-        let mut m5 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m5.row_mut(i).assign(&(c * ((x * 0.99) + i as f64)));
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + s1 * 0.1;
         }
-        let mut s4 = m5.row(1).dot(b) * helper_array(c, 0.54);
-        y + s4
+        c[0] + s1
     }
 
     #[test]
@@ -5190,39 +5419,43 @@ mod p137 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        s1 = (s1 * 0.5 + helper_scalar((x + s1), helper_scalar(s1, y))).tanh();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (y + y),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * ((k as f64 * 0.5) * x);
+            w2[i] = b[i] * helper_recursive(c, x, k % 3);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) * x) };
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * a[a.len() - 1].tanh();
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] = b[i] * w2.mapv(f64::tanh).sum();
+        }
+        let s4 = 'blk: {
+            if s1 > 0.4 {
+                break 'blk s1 * 2.0;
             }
+            for j in 0..a.len() {
+                if w2[j] > 0.6 {
+                    break 'blk w2[j] + (k as f64 * 0.5);
+                }
+            }
+            (y - 1.29) - (k as f64 * 0.5)
+        };
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_recursive(c, (k as f64 * 0.5), k % 3);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += (k as f64 * 0.5);
-        let mut s4 = (b.dot(b) - a.mapv(f64::tanh).sum());
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * a.mean().unwrap();
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (a[a.len() - 1] - s4);
+        s1 += x * 0.2;
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
         }
-        helper_recursive(a, (k as f64 * 0.5), k % 3) + s4
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + h5[i] * w2.mean().unwrap()).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
+        }
+        a.mean().unwrap() + s6 + h5.sum() * 0.3
     }
 
     #[test]
@@ -5239,18 +5472,20 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() / (1.0 + f64::sin(0.84) * f64::sin(0.84)));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * helper_recursive(a, x, k % 3)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
         }
-        s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (a * c.mean().unwrap()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        s2 + s2
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = b[p4] * (a[a.len() - 1] + (k as f64 * 0.5));
+        }
+        l3[0] += y;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * ((k as f64 * 0.5) / (1.0 + s1 * s1))).sum::<f64>();
+        ((1.0 + y * y).ln() / (1.0 + (x * x) * (x * x))) + s9 + v5.sum() * 0.3
     }
 
     #[test]
@@ -5266,24 +5501,39 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, b.mean().unwrap(), k % 3);
-        if k % 2 == 0 {
-            s1 = (((k as f64 * 0.5) * (k as f64 * 0.5)) - helper_array(b, x));
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (a[k % a.len()] + b.dot(b)));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * 0.47).tanh();
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_recursive(c, a[k % a.len()], k % 3)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * f64::sqrt((1.0 + 1.36 * 1.36));
+                }
+            }
+            if n2 > 2 {
+                break s1 + f64::sqrt((1.0 + 1.36 * 1.36));
+            }
+        };
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1;
         }
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            s1 = (s1 * 0.7 + u4[i] * (b[0] + s1)).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        let (s3, c4) = (x * f64::sqrt((1.0 + 1.36 * 1.36))).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, helper_recursive(b, s1, k % 3)]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * c.mean().unwrap();
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += (b[a.len() - 1] * 0.46),
-        }
-        x + s2
+        helper_recursive(b, ((k as f64 * 0.5) - x), k % 3) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5299,42 +5549,31 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * f64::tanh(1.07).exp()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(b[k % a.len()], x)).tanh();
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * 0.42,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * x).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
-            };
-            s1 += w3 * b.dot(a);
+            }
+            s3 += b[i] * 0.2;
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(a) };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (1.0 + b[0] * b[0]).sqrt()).tanh();
+        let mut s4 = (k as f64 * 0.5);
+        if k % 2 == 0 {
+            s3 = (b.dot(a) / (1.0 + (s3 - b[k % a.len()]) * (s3 - b[k % a.len()])));
+        } else {
+            s3 = s3 * b.mapv(f64::tanh).sum();
         }
-        let f6: Array1<f64> = a.iter().rev().map(|p7| (p7 * y.tanh()).tanh() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).collect();
-        let mut s5 = f6.dot(&f6) * 0.1;
-        match k % 4 {
-            j if j > 1 => s5 = f6.dot(a) * j as f64,
-            _ if s5.cos() > 0.2 => s5 = s5 * ((s5 / (1.0 + x * x)) + f64::ln((1.0 + 1.17 * 1.17))),
-            _ => s5 += s1.sin(),
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = b[i] * helper_array(c, x);
         }
-        a.mean().unwrap() + s5 + f6.sum() * 0.3
+        let mut s7: f64 = {
+            let t6 = (1.0 + w5.mean().unwrap() * w5.mean().unwrap()).sqrt();
+            t6 * t6 * 0.5 + (s4 + y)
+        };
+        w5.dot(a) + s7 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5350,22 +5589,11 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(x, y)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) + x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) + x);
-            }
-        };
-        let mut s4 = helper_recursive(a, a.dot(a), k % 3);
-        ((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln() + helper_scalar(s4, s1)) + s4
+        let (s1, v2) = helper_pair(a, (y / (1.0 + 0.31 * 0.31)));
+        let s3 = s1 * v2.sum();
+        let mut s4 = (a.mean().unwrap() + b.mean().unwrap()).tanh().exp();
+        s4 = a.dot(a);
+        c.mean().unwrap() + s4
     }
 
     #[test]
@@ -5381,45 +5609,34 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s3 = v1.mapv(f64::tanh).sum();
+        let mut s1 = (y.tanh().exp() / (1.0 + helper_scalar(y.sin(), 0.30) * helper_scalar(y.sin(), 0.30)));
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => v2[i] * x,
-                _ => {
-                    if v2[i] > 0.8 {
-                        break;
-                    }
-                    v2[i].tanh()
-                }
-            };
-            s3 += w4 * s3;
+            s1 = (s1 * 0.7 + a[i] * a.dot(a)).tanh();
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * s3 };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
+        match k % 3 {
+            0 => s1 = helper_recursive(b, (y / (1.0 + y * y)), k % 3),
+            1 => s1 = s1 * a.dot(c),
+            _ => s1 += b.mean().unwrap(),
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.scaled_add((k as f64 * 0.5), a);
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * helper_array(&h2, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * f64::tanh(0.72).exp()).tanh();
-                if s3 > 0.3 && j > n6 {
-                    break 'search s3 * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
+                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n6 > 2 {
-                break s3 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt();
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s3 = v2.dot(&v2) * j as f64,
-            _ if y > 0.2 => s3 = s3 * (0.99 + v1.mean().unwrap()),
-            _ => s3 += s5,
+            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * (s7 / (1.0 + x * x))).tanh();
-        }
-        helper_array(&v2, a.dot(&v1)) + s3 + v2.sum() * 0.3
+        x + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5436,30 +5653,38 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_recursive(a, s1, k % 3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * x.tanh().exp();
+            }
+            s1 += a[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * y.tanh().exp()).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        s1 = (s1 * 0.5 + helper_array(a, y).sin()).tanh();
-        match k % 3 {
-            0 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln(),
-            1 => s1 = s1 * (1.0 + a.dot(b) * a.dot(b)).sqrt(),
-            _ => s1 += 0.45,
+        if c[0] < 0.0 {
+            s1 = (x + s1.tanh().exp());
+        } else {
+            s1 = s1 * helper_array(a, y).sin();
         }
-        let mut s6 = c.mapv(f64::tanh).sum();
-        helper_scalar((1.22 - y), s4) + s6
+        let s2 = 'blk: {
+            if c.dot(a) > 0.4 {
+                break 'blk c.dot(a) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (c[0] - x);
+                }
+            }
+            helper_array(c, a[k % a.len()]) - (c[0] - x)
+        };
+        let (s4, c5) = (x * b[a.len() - 1]).sin_cos();
+        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (1.22 - s2)]];
+        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * s1;
+        s1.tanh().exp() + s3
     }
 
     #[test]
@@ -5475,21 +5700,25 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * (0.39 + y);
+        let mut s1 = x;
+        if k % 2 == 1 {
+            let x = x * 0.5 + y;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut h2 = b.to_owned();
+        for i in 0..a.len() {
+            h2.scaled_add(helper_recursive(c, s1, k % 3), b);
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * x * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
         }
-        let mut s3: f64 = {
-            let t2 = b.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + (c[a.len() - 1] * y)
-        };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * f64::cos(1.31);
-        }
-        a.mapv(f64::tanh).sum() + s3 + u4.sum() * 0.3
+        helper_array(b, b.mean().unwrap()) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5505,12 +5734,15 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * helper_recursive(c, y, k % 3);
+        let mut s1 = (a.mean().unwrap() / (1.0 + helper_recursive(c, x.cos(), k % 3) * helper_recursive(c, x.cos(), k % 3)));
+        match k % 4 {
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln()).sqrt(),
+            _ => s1 += s1,
         }
-        let v2 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        (1.18 - helper_scalar(x, x)) + v2.sum() * 0.3
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * x.sin()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        s2 + s2
     }
 
     #[test]
@@ -5526,32 +5758,42 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (k as f64 * 0.5);
-            t1 * t1 * 0.5 + y.tanh().exp()
-        };
-        let mut l3 = vec![a.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * x).sin()) + a;
-            l3.push(n);
-        }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if c[p8] > v5[p8] {
-                l7.push((c[p8] * x).sin());
-            } else {
-                l7.push(v5[p8] * x);
+        let mut s1 = (k as f64 * 0.5);
+        s1 = ((x + b[0]) + (1.0 + s1 * s1).ln());
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * y * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
-        match k % 4 {
-            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
-            _ if (0.34 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s2 = s2 * helper_scalar(a[a.len() - 1], 0.45).tanh().exp(),
-            _ => s2 += (0.56 / (1.0 + s9 * s9)),
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * ((k as f64 * 0.5) * 0.30),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * helper_scalar(c[a.len() - 1], 0.45);
         }
-        y + s9 + v5.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(c[a.len() - 1], 0.45) };
+        for i in 0..a.len() {
+            let t5 = a[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * a[(i + 1) % a.len()];
+            }
+            s1 += u6;
+            if i == 3 {
+                break;
+            }
+        }
+        helper_array(b, b[k % a.len()]).tanh().exp() + s1
     }
 
     #[test]
@@ -5567,17 +5809,16 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        let mut s1 = x;
         match k % 3 {
-            0 => s1 = a.mapv(f64::tanh).sum(),
-            1 => { s1 = (k as f64 * 0.5); }
-            _ => s1 = ((x - (k as f64 * 0.5)) / (1.0 + y * y)),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * y,
+            _ => s1 += b.mean().unwrap(),
         }
-        let mut s2: f64 = 0.91;
-        if k % 2 == 0 {
-            s2 = (f64::ln((1.0 + 0.60 * 0.60)) + s2.tanh().exp());
-        }
-        helper_recursive(c, 1.33, k % 3) + s2
+        (0.91 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s1
     }
 
     #[test]
@@ -5593,37 +5834,34 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * y).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s1 = (1.0 + (a.mean().unwrap() + (y * a[a.len() - 1])) * (a.mean().unwrap() + (y * a[a.len() - 1]))).ln();
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        if k % 2 == 0 {
-            s1 = (a[a.len() - 1] * y.sin());
-        } else {
-            s1 = s1 * (((k as f64 * 0.5) - s1) * (s1 / (1.0 + y * y)));
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+            let t3 = b[i] * (c[0] + y);
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
         }
-        let mut s4: f64 = {
-            let t3 = s1.tanh().exp();
-            t3 * t3 * 0.5 + c.dot(c)
-        };
-        for i in 0..a.len() {
-            let y = y * 0.5 + s4.cos();
+        s1 += f64::sin(1.15);
+        if k == 3 {
+            return a[0];
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_recursive(c, s1, k % 3);
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (b[0] + a[a.len() - 1]);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
-        }
-        s4 += y * 0.2;
-        ((k as f64 * 0.5) - ((k as f64 * 0.5) / (1.0 + y * y))) + s4
+        helper_scalar(((k as f64 * 0.5) - (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + y * y))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5639,30 +5877,54 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = 0.55,
-            1 => { s1 = (y / (1.0 + x * x)); }
-            _ => s1 = (c[a.len() - 1].tanh().exp() + x),
-        }
-        let mut s2 = x;
-        s2 += (y + (s1 + (k as f64 * 0.5)));
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * (s1 + a[a.len() - 1]) + k as f64 * 0.1).sin();
+        let mut s1: f64 = 0.55;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * c[a.len() - 1].tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > a[p5] {
-                l4.push((b[p5] * (s2 * s1)).sin());
-            } else {
-                l4.push(a[p5] * s2);
-            }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(a, x),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * c.mapv(f64::tanh).sum();
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        (s3.tanh().exp() / (1.0 + b.dot(c) * b.dot(c))) + s6
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = c.to_owned();
+        for i in 0..a.len() {
+            h7 = (&h7 * x + a).mapv(f64::tanh);
+            l5.push(h7.clone());
+        }
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(c) * 0.5;
+        }
+        let mut s9 = q8;
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * x).tanh();
+                if s1 > 0.3 && j > n10 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n10 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        (k as f64 * 0.5).tanh() + s9
     }
 
     #[test]
@@ -5678,30 +5940,25 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![c.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * y).sin()) + b;
-            l1.push(n);
-        }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * helper_array(b, (k as f64 * 0.5));
-        let mut s5 = (s4 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        let mut v6 = b.to_owned();
-        for i in 0..2 {
-            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
-        }
-        let s7 = s5 * v6.sum();
-        s4 += helper_scalar((y * c[a.len() - 1]), a[0]);
-        let mut s8 = a.mapv(f64::tanh).sum();
-        let mut s9 = 1.0;
-        for i in 0..a.len() {
-            let n10 = (s9 * 0.5 + c[i] * helper_recursive(a, c[k % a.len()], k % 3)).tanh();
-            s9 = n10;
-            if s9.abs() > 0.6 {
-                s9 = 0.6;
+        let arr1 = [(1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), y, b.mapv(f64::tanh).sum()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(s2, y)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        helper_recursive(b, (1.0 + x * x).sqrt(), k % 3) + s9 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + a[i] * helper_scalar(x, y)).tanh();
+        }
+        for k in 0..2 {
+            for v in c.iter() {
+                s3 = (s3 * 0.6 + v * a.dot(c) + k as f64 * 0.1).sin();
+            }
+        }
+        s3 += (b[k % a.len()] * (y / (1.0 + 0.62 * 0.62)));
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -5718,13 +5975,24 @@ mod p151 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1.cos() + s1 * 0.1;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * s1.cos() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        let mut s2: f64 = 0.75;
-        let (s3, v4) = helper_pair(b, (s1 * s2));
-        let s5 = s3 * v4.sum();
-        1.02 + s2
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * helper_recursive(a, (k as f64 * 0.5), k % 3) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        s1 = (helper_array(b, b[0]) * 0.80);
+        (1.0 + b.dot(b) * b.dot(b)).sqrt() + s1
     }
 
     #[test]
@@ -5740,19 +6008,10 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * c[k % a.len()]).tanh();
-        }
-        if a.dot(a) > 0.1 {
-            s1 = ((0.87 / (1.0 + 0.37 * 0.37)) * x);
-        } else {
-            s1 = s1 * helper_recursive(b, x.tanh(), k % 3);
-        }
-        s1 + s1
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        let mut s6 = c.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * (y / (1.0 + y * y))) * q5 as f64).sum::<f64>();
+        helper_scalar((0.23 * 0.87), helper_array(c, s3)) + s6
     }
 
     #[test]
@@ -5768,24 +6027,30 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| a[i3] * b.mapv(f64::tanh).sum() + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(a, (k as f64 * 0.5), k % 3) + s1 * 0.1;
+        }
+        let v2 = a.mapv(|t| { let u = t * x; u * u - t });
+        match k % 4 {
+            j if j > 1 => s1 = (s1 / (1.0 + x * x)) * j as f64,
+            _ if a[k % a.len()] > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += c.mapv(f64::tanh).sum(),
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + s1.sin()).sin();
+        }
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * f2.mapv(f64::tanh).sum();
+            w4[i] = w3[i] * ((k as f64 * 0.5) + 0.90);
         }
-        let mut s5 = (w4.var(0.0) + 0.1).sqrt() * (x / (1.0 + x * x));
-        if k % 2 == 1 {
-            let x = x * 0.5 + ((k as f64 * 0.5) + y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if helper_scalar(w4[0], x) > 0.2 => s1 = s1 * y,
+            _ => s1 += y,
         }
-        s1 += x * 0.2;
-        s5 += w4.dot(&f2);
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (k as f64 * 0.5);
-        }
-        w4.mean().unwrap() + s5 + u6.sum() * 0.3
+        x + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -5801,19 +6066,28 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_recursive(b, y, k % 3);
+        let mut s1 = y;
+        if (k as f64 * 0.5) > 0.1 {
+            s1 = (helper_recursive(a, (k as f64 * 0.5), k % 3) - (k as f64 * 0.5).cos());
+        } else {
+            s1 = s1 * y;
         }
-        let mut s1 = (helper_recursive(a, y, k % 3) - helper_array(a, x));
-        match k % 4 {
-            j if j > 1 => s1 = helper_recursive(c, s1, k % 3).sin() * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * helper_array(b, s1),
-            _ => s1 += (1.25 + x),
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * a.mapv(f64::tanh).sum();
         }
-        if k % 2 == 0 {
-            s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar((1.0 + s1 * s1).ln(), helper_recursive(b, c[k % a.len()], k % 3)) + s1
+        s1 + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5829,13 +6103,17 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.23;
-        if k % 2 == 0 {
-            s1 = c.mean().unwrap();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, a);
         }
-        let mut s2 = ad::ndarray::array![(c[0] + 0.43), (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(), 0.26].mapv(f64::sin).sum();
-        s1 = (s1 * 0.5 + b.mean().unwrap()).tanh();
-        helper_scalar((k as f64 * 0.5), 0.89) + s2
+        let mut s2 = f64::sin(0.43).sin().tanh();
+        s2 += helper_recursive(c, f64::tanh(0.26), k % 3);
+        if k == 3 {
+            return (helper_scalar(0.96, 0.37) - b[0]);
+        }
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5851,28 +6129,32 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, (1.0 + (x / (1.0 + 0.41 * 0.41)) * (x / (1.0 + 0.41 * 0.41))).ln(), k % 3);
-        if k % 2 == 0 {
-            s1 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - y);
+        let s1 = 'blk: {
+            if helper_recursive(a, x, k % 3) > 0.4 {
+                break 'blk helper_recursive(a, x, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (x / (1.0 + 0.41 * 0.41));
+                }
+            }
+            (1.0 + x * x).sqrt() - (x / (1.0 + 0.41 * 0.41))
+        };
+        let mut s2 = a[k % a.len()];
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * helper_scalar(x, b[0])).tanh();
+        }
+        if c[0] < 0.0 {
+            s2 = (c.mapv(f64::tanh).sum() - c.mean().unwrap());
         } else {
-            s1 = s1 * ((1.0 + s1 * s1).ln() / (1.0 + c.dot(b) * c.dot(b)));
+            s2 = s2 * ((k as f64 * 0.5) / (1.0 + c[k % a.len()].tanh() * c[k % a.len()].tanh()));
         }
-        let mut s2 = (k as f64 * 0.5);
-        let mut v3 = c.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        match k % 4 {
+            j if j > 1 => s2 = (1.0 + y * y).ln() * j as f64,
+            _ if helper_scalar(b[0], s1) > 0.2 => s2 = s2 * c.mapv(f64::tanh).sum(),
+            _ => s2 += helper_array(a, x),
         }
-        let s4 = s2 * v3.sum();
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c[k % a.len()].tanh().exp();
-        }
-        let mut h6 = a.to_owned();
-        for i in 0..3 {
-            h6.mapv_inplace(|t| (t * s1).tanh());
-            h6.scaled_add(0.5, a);
-        }
-        s1 + s1 + h6.sum() * 0.3
+        b[k % a.len()] + s2
     }
 
     #[test]
@@ -5888,34 +6170,44 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(c, (y - c[k % a.len()]), k % 3) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let v1 = (a + a);
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - b[k % a.len()]);
+        }
+        let mut s3 = helper_recursive(b, (0.38 + y), k % 3);
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + u2[i] * helper_scalar(y, 0.66)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        if k % 2 == 1 {
+            let mut s3 = s3 * 0.5 + (y - (k as f64 * 0.5));
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        }
+        s3 += s3 * 0.2;
+        match k % 3 {
+            0 => s3 = s3,
+            1 => s3 = s3 * s3,
+            _ => s3 += s3.tanh(),
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = (((k as f64 * 0.5) + x) / (1.0 + x * x)),
+            1 => { s4 = c.dot(c); }
+            _ => s4 = b.mean().unwrap(),
+        }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (x + a[k % a.len()])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s3 = (s3 * 0.8 + u2[j] * s3.tanh().exp()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s3 += u2[i] * 0.2;
         }
-        let v2 = (c * helper_scalar(y, 0.66));
-        if k == 3 {
-            return helper_array(b, helper_array(&v2, (k as f64 * 0.5)));
-        }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + y * 0.1;
-        }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| c[i5] * 0.39 + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        if k % 2 == 0 {
-            s3 = helper_array(a, c.dot(c));
-        }
-        let mut h6 = f4.to_owned();
-        for i in 0..3 {
-            let n7 = (&h6 * s3 + &f4).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        c.mean().unwrap() + s3 + h6.sum() * 0.3
+        u2.mean().unwrap() + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5931,55 +6223,37 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) / (1.0 + helper_array(b, helper_array(b, (k as f64 * 0.5))) * helper_array(b, helper_array(b, (k as f64 * 0.5)))));
-        if c[0] < 0.0 {
-            s1 = (b.mapv(f64::tanh).sum() / (1.0 + 0.49 * 0.49));
-        } else {
-            s1 = s1 * (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
+        let mut s1 = c.mean().unwrap();
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(b, x) + y * 0.1;
         }
-        if k == 3 {
-            return (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
-        }
-        match k % 3 {
-            0 => s1 = helper_array(b, (s1 - x)),
-            1 => s1 = s1 * helper_scalar((x * y), x),
-            _ => s1 += helper_array(b, b[a.len() - 1]),
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1.sin();
-                }
-            }
-            if n2 > 2 {
-                break s1 + s1.sin();
-            }
-        };
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * 1.24,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * y.tanh();
+            let y = y * 0.5 + s1;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh() };
+        s1 += y * 0.2;
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(b) + x * 0.1;
+        }
+        let arr2 = [b.mean().unwrap(), helper_scalar(s1, b[0]), (y + 1.29)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, c[0])).tanh();
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) - a[0])).tanh();
         }
-        let v6 = c.mapv(f64::sin);
-        helper_recursive(b, c[0].tanh().exp(), k % 3) + s1 + v6.sum() * 0.3
+        let s4 = 'blk: {
+            if c.dot(a) > 0.4 {
+                break 'blk c.dot(a) * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (k as f64 * 0.5);
+                }
+            }
+            x.sin() - (k as f64 * 0.5)
+        };
+        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s3)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(c);
+        b.mean().unwrap() + s7
     }
 
     #[test]
@@ -5995,40 +6269,41 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (y * y)).tanh() + (y / (1.0 + y * y))).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * f2.mapv(f64::tanh).sum() + y * 0.1;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * y);
+        }
+        let mut s3: f64 = {
+            let t2 = y;
+            t2 * t2 * 0.5 + u1.mean().unwrap()
+        };
+        for i in 0..a.len() {
+            s3 = (s3 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+        }
+        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(a);
+        match k % 4 {
+            j if j > 1 => s3 = b[a.len() - 1] * j as f64,
+            _ if ((k as f64 * 0.5) / (1.0 + 0.92 * 0.92)) > 0.2 => s3 = s3 * (y / (1.0 + (a[a.len() - 1] * 1.34) * (a[a.len() - 1] * 1.34))),
+            _ => s3 += c.mapv(f64::tanh).sum(),
         }
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c.dot(c);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            s3 = (s3 * 0.7 + u1[i] * x).tanh();
         }
-        s1 += s1 * 0.2;
-        for i in (1..a.len()).step_by(2) {
-            let t4 = b[i] * (x + x);
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (k as f64 * 0.5);
-        }
-        if k % 2 == 0 {
-            s1 = helper_recursive(c, 0.92, k % 3);
-        }
-        'outer: for i in 0..a.len() {
+        let s7 = 'blk: {
+            if x > 0.4 {
+                break 'blk x * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + f2[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + c.dot(c);
                 }
             }
-            s1 += f2[i] * 0.2;
-        }
-        let s5;
-        match k % 3 {
-            0 => s5 = helper_recursive(b, y, k % 3),
-            1 => { s5 = (s1 * y); }
-            _ => s5 = c.dot(c),
-        }
-        y + s1 + f2.sum() * 0.3
+            helper_recursive(a, s6, k % 3) - c.dot(c)
+        };
+        x + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -6044,20 +6319,33 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, x.tanh().exp()));
-        s1 = (s1 * 0.5 + helper_array(b, helper_scalar(b[a.len() - 1], y))).tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * f2.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * y;
+                }
+            }
+            if n4 > 2 {
+                break s1 + y;
+            }
+        };
         for i in 0..a.len() {
-            w2[i] = b[i] * x.tanh().exp();
+            let y = y * 0.5 + s5.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = helper_recursive(b, a.mapv(f64::tanh).sum(), k % 3);
-        let mut s4 = a.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s3 = x * j as f64,
-            _ if (y * y) > 0.2 => s3 = s3 * helper_scalar(((k as f64 * 0.5) / (1.0 + s4 * s4)), helper_array(b, x)),
-            _ => s3 += (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        s1 += y * 0.2;
+        s1 += x.tanh();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + f2[j6 - 1] * b.dot(&f2);
         }
-        (1.0 + s4 * s4).ln() + s4 + w2.sum() * 0.3
+        helper_scalar(((k as f64 * 0.5) / (1.0 + s1 * s1)), helper_array(b, s5)) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -6077,37 +6365,42 @@ mod p161 {
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_array(b, a[0]),
+                1 => b[i] * helper_array(c, x),
                 _ => {
-                    if a[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    b[i].tanh()
                 }
             };
             s1 += w2 * 0.74;
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.74 };
-        let mut h4 = Array1::<f64>::zeros(a.len());
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            let n5 = (&h4 * x + a).mapv(f64::tanh);
-            h4.assign(&n5);
-            if i == 3 {
+            let n5 = (s4 * 0.5 + a[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
+            if (n5 - s4).abs() < 0.05 {
                 break;
             }
+            s4 = n5;
         }
-        let mut s6 = h4.mapv(f64::tanh).sum();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * (1.00 / (1.0 + y * y));
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_recursive(a, y, k % 3),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s4 += w6 * (y + b[k % a.len()]);
         }
-        let s8;
-        match k % 3 {
-            0 => s8 = h4.mean().unwrap(),
-            1 => { s8 = 0.5; }
-            _ => s8 = (((k as f64 * 0.5) * s6) - h4[0]),
-        }
-        b[k % a.len()].sin() + s6 + u7.sum() * 0.3
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (y + b[k % a.len()]) };
+        let arr8 = [(0.22 - (k as f64 * 0.5)), (s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a.dot(c)];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        (1.0 + helper_recursive(c, b[0], k % 3) * helper_recursive(c, b[0], k % 3)).sqrt() + s4
     }
 
     #[test]
@@ -6124,39 +6417,36 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(b);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (k as f64 * 0.5).sin();
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + x;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let s4;
-        match k % 3 {
-            0 => s4 = a.mean().unwrap(),
-            1 => { s4 = 0.5; }
-            _ => s4 = helper_array(c, (s1 * y)),
+        s1 += s1 * 0.2;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, c[k % a.len()]);
         }
-        let mut s5 = s1;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+        let mut s4: f64 = {
+            let t3 = u2.mean().unwrap();
+            t3 * t3 * 0.5 + x
+        };
+        let (s6, c7) = (x * helper_scalar(x, (k as f64 * 0.5))).sin_cos();
+        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, (k as f64 * 0.5)]];
+        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * s4;
+        let arr9 = [a.dot(a), b.mean().unwrap(), 0.71];
+        let s10 = arr9.iter().sum::<f64>() * arr9[k % 3];
+        let mut l11 = Vec::with_capacity(3);
+        let mut h13 = b.to_owned();
+        for i in (0..k % 3) {
+            h13 = (&h13 * s1 + b).mapv(f64::tanh);
+            l11.push(h13.clone());
         }
-        match k % 3 {
-            0 => s5 = a.dot(a),
-            1 => s5 = s5 * a.mean().unwrap(),
-            _ => s5 += s4,
+        let mut q14 = h13.sum();
+        for p12 in &l11 {
+            q14 += p12.dot(b) * 0.5;
         }
-        let mut s6 = c[0].tanh().exp();
-        let mut v7 = a.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
-        }
-        let s8 = s6 * v7.sum();
-        (k as f64 * 0.5) + s5
+        let mut s15 = q14;
+        u2.dot(b) + s15 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6172,35 +6462,43 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        if k % 2 == 1 {
+        let s1 = 'blk: {
+            if helper_array(c, (k as f64 * 0.5)) > 0.4 {
+                break 'blk helper_array(c, (k as f64 * 0.5)) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + y;
+                }
+            }
+            y - y
+        };
+        let mut s2 = c.mean().unwrap();
+        for i in 0..a.len() {
             let y = y * 0.5 + y;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * (s1 / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
+        s2 += y * 0.2;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s2,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s2 += w4 * (1.0 + s2 * s2).ln();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * (1.0 + s2 * s2).ln();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * a.mean().unwrap()).tanh();
-        }
-        ((k as f64 * 0.5) / (1.0 + helper_array(c, c[0]) * helper_array(c, c[0]))) + s2
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + s2 * s2).ln() };
+        let mut s6 = (1.0 + s2 * s2).ln();
+        (k as f64 * 0.5) + s6 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6216,45 +6514,49 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((c[0] - y), c.dot(c));
-        }
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut h1 = b.to_owned();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * ((k as f64 * 0.5) + a[0])).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+        let mut h2 = h1.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, &h1);
+        }
+        let s3 = 'blk: {
+            if (1.19 - y) > 0.4 {
+                break 'blk (1.19 - y) * 2.0;
             }
-        }
-        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                if h1[j] > 0.6 {
+                    break 'blk h1[j] + helper_scalar(x, a[k % a.len()]);
                 }
             }
-            s1 += b[i] * 0.2;
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+            x - helper_scalar(x, a[k % a.len()])
+        };
+        let mut s4 = b.dot(a);
         for i in 0..a.len() {
-            w4[i] = c[i] * (s2 * s2);
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s4 += w5 * (0.46 * h1[k % a.len()]);
         }
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(&w4, (y * w4[k % a.len()])) * j as f64,
-            _ if (y + x) > 0.2 => s2 = s2 * (((k as f64 * 0.5) * x) + c.mean().unwrap()),
-            _ => s2 += c.mean().unwrap(),
-        }
-        for m in w4.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * c.mean().unwrap() + x * 0.1;
-        }
-        (1.0 + (x / (1.0 + s2 * s2)) * (x / (1.0 + s2 * s2))).ln() + s2 + w4.sum() * 0.3
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (0.46 * h1[k % a.len()]) };
+        let mut s8: f64 = {
+            let t7 = c.mapv(f64::tanh).sum();
+            t7 * t7 * 0.5 + a.dot(c)
+        };
+        let v9 = h1.mapv(|t| { let u = t * y; u * u - t });
+        let l10: Vec<f64> = a.iter().filter(|p11| **p11 > 0.0).map(|p11| (p11 * (s3 * 1.38)).tanh()).collect();
+        let mut s12 = l10.iter().sum::<f64>();
+        (c.mean().unwrap() + h2.mean().unwrap()) + s12 + v9.sum() * 0.3
     }
 
     #[test]
@@ -6271,18 +6573,29 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * b.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (1.0 + c[0] * c[0]).ln();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        if k == 3 {
-            return a[0];
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_recursive(a, (k as f64 * 0.5), k % 3);
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c[0] + x * 0.1;
+        let s5;
+        match k % 3 {
+            0 => s5 = (s1 * (s1 + s1)),
+            1 => { s5 = 0.5; }
+            _ => s5 = helper_array(c, 0.38).tanh(),
         }
-        y + s1
+        ((1.0 + x * x).sqrt() - (1.0 + s5 * s5).ln()) + s1
     }
 
     #[test]
@@ -6298,22 +6611,30 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b[0] + y * 0.1;
-        }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * 0.50).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+        let mut s1 = x;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * b[0] + k as f64 * 0.1).sin();
             }
-            s2 = n3;
         }
-        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.dot(c) + s1 * 0.1;
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        let s2 = 'blk: {
+            if (y / (1.0 + y * y)) > 0.4 {
+                break 'blk (y / (1.0 + y * y)) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + f64::sqrt((1.0 + 1.26 * 1.26));
+                }
+            }
+            y - f64::sqrt((1.0 + 1.26 * 1.26))
+        };
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n4 = (&h3 * x + b).mapv(f64::tanh);
+            h3.assign(&n4);
         }
-        b.mapv(f64::tanh).sum() + s2
+        b.dot(b) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6330,55 +6651,37 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(b, (((k as f64 * 0.5) / (1.0 + y * y)) / (1.0 + a.dot(b) * a.dot(b))), k % 3);
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * y;
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * b[k % a.len()];
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(0.27).exp();
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s3 += v * (b[k % a.len()] + 0.98);
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s3 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * j as f64,
-            _ if helper_recursive(a, 0.37, k % 3) > 0.2 => s3 = s3 * 0.47,
-            _ => s3 += b.mapv(f64::tanh).sum(),
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * b.mapv(f64::tanh).sum();
-                }
-            }
-            if n4 > 2 {
-                break s3 + b.mapv(f64::tanh).sum();
-            }
-        };
         for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_array(b, s5),
+                1 => b[i] * s1,
                 _ => {
-                    if a[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s3 += w6 * c.mean().unwrap();
+            s1 += w3 * s1;
         }
-        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * c.mean().unwrap() };
-        for i in 0..a.len() {
-            let s5 = s5 * 0.5 + a.dot(c);
-            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        if k == 3 {
+            return b[k % a.len()];
         }
-        s1 += s5 * 0.2;
-        (f64::tanh(0.42).exp() / (1.0 + (s7 - s1) * (s7 - s1))) + s3
+        s1 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
+        let mut s6: f64 = {
+            let t5 = s4.tanh().exp().tanh().exp();
+            t5 * t5 * 0.5 + x
+        };
+        for (p7, &q8) in c.iter().zip(c) {
+            s6 = (s6 * 0.7 + p7 * q8 * b.dot(a)).tanh();
+        }
+        a.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -6394,48 +6697,36 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (y + (k as f64 * 0.5)));
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = c.dot(a);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * 0.47).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * helper_array(c, a[0]);
-                }
-            }
-            if n5 > 2 {
-                break s4 + helper_array(c, a[0]);
-            }
-        };
-        if c[0] < 0.0 {
-            s4 = helper_recursive(c, (1.0 + y * y).ln(), k % 3);
-        } else {
-            s4 = s4 * s3;
+        for i in (0..a.len()).rev() {
+            let t4 = a[i] * helper_recursive(c, x, k % 3);
+            s3 += t4 * t4 * 0.5;
+            s3 -= b[(i + 1) % a.len()] * a[k % a.len()];
         }
-        let mut s7 = c[a.len() - 1];
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * (s6 - a[a.len() - 1])).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * (s7 * s7);
-                }
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + c[j] * b.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
-            if n8 > 2 {
-                break s4 + (s7 * s7);
-            }
-        };
-        let mut s10 = ((b.mean().unwrap() + (a[0] - s4)) * helper_scalar(x, helper_recursive(b, s7, k % 3)));
-        let v11 = b.mapv(|t| t * t * 0.5 - t);
-        a.mapv(f64::tanh).sum() + s10 + v11.sum() * 0.3
+        }
+        let (s7, c8) = (x * ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).sin_cos();
+        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (s3 * s3)]];
+        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * b[a.len() - 1].tanh().exp();
+        let s10;
+        match k % 3 {
+            0 => s10 = (a[0] + a[a.len() - 1].tanh().exp()),
+            1 => { s10 = 0.5; }
+            _ => s10 = helper_recursive(b, y, k % 3).tanh().exp(),
+        }
+        let mut s11 = (b.var(0.0) + 0.1).sqrt() * a.mapv(f64::tanh).sum();
+        s6 + s11
     }
 
     #[test]
@@ -6451,13 +6742,11 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(c, 0.91) - 0.95) * b.mapv(f64::tanh).sum());
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (k as f64 * 0.5);
-            s1 += t2.sin() * f64::sqrt((1.0 + 0.32 * 0.32));
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * (y - y)).sum::<f64>();
+        if k == 3 {
+            return (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
         }
-        s1 = (y - helper_scalar(x, (k as f64 * 0.5)));
-        c.dot(a) + s1
+        s3 + s3
     }
 
     #[test]
@@ -6473,36 +6762,17 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_recursive(c, (k as f64 * 0.5), k % 3) + y.sin()) * helper_recursive(c, a[k % a.len()], k % 3).tanh().exp());
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(a).cos() * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * ((k as f64 * 0.5).sin() / (1.0 + s1.tanh() * s1.tanh())),
-            _ => s1 += s1,
+        let arr1 = [(y * x), (y + 0.81), helper_scalar(c[0], y)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (a.dot(a).cos() + ((k as f64 * 0.5).sin() / (1.0 + s2.tanh() * s2.tanh())));
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * c.dot(c);
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (1.0 + x * x).sqrt() + y * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
-        let mut s4 = (1.0 + s1 * s1).ln();
-        let mut v5 = c.to_owned();
-        for i in 0..2 {
-            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
-        }
-        let s6 = s4 * v5.sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s3.tanh().exp()).tanh();
-        }
-        (k as f64 * 0.5) + s1
+        (1.0 + helper_recursive(&u4, y, k % 3) * helper_recursive(&u4, y, k % 3)).ln() + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -6519,15 +6789,25 @@ mod p171 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        let mut s2 = (0.33 - x);
-        let mut v3 = c.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (0.33 - x)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let s4 = s2 * v3.sum();
-        let (s5, v6) = helper_pair(b, y);
-        let s7 = s5 * v6.sum();
-        (a.dot(c) / (1.0 + x * x)) + s1
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (1.39 + (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        1.23 + s1
     }
 
     #[test]
@@ -6543,43 +6823,44 @@ mod p172 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x * y).cos() - ((k as f64 * 0.5) * (k as f64 * 0.5).cos()));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * x.sin();
-            let mut q3 = 0.0;
+        let mut s2: f64 = {
+            let t1 = (f64::cos(0.37) - x);
+            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let s3 = 'blk: {
+            if (k as f64 * 0.5).cos() > 0.4 {
+                break 'blk (k as f64 * 0.5).cos() * 2.0;
+            }
             for j in 0..a.len() {
-                q3 += b[j] * t2;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + helper_scalar(b[0], a[a.len() - 1]);
+                }
             }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
+            helper_recursive(b, b[0], k % 3) - helper_scalar(b[0], a[a.len() - 1])
+        };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(0.93, y),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w4 * a.mean().unwrap();
+        }
+        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.mean().unwrap() };
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * helper_recursive(a, y, k % 3);
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (y / (1.0 + x * x));
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + b[j5 - 1] * (1.0 + x * x).ln();
-        }
-        let mut h6 = a.to_owned();
-        for i in 0..3 {
-            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return b[a.len() - 1].tanh().exp().tanh().exp();
-        }
-        let mut u7 = h6.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * a.mean().unwrap();
-        }
-        u7.mapv(f64::tanh).sum() + s1 + u7.sum() * 0.3
+        let mut s8 = b.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (s2 - s3));
+        let mut s9 = helper_recursive(a, b[a.len() - 1].tanh().exp().tanh().exp(), k % 3);
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s9
     }
 
     #[test]
@@ -6595,17 +6876,16 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
-        for m in a.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mean().unwrap() + s1 * 0.1;
+        let arr1 = [b.dot(c), (1.38 - (k as f64 * 0.5)), b.mapv(f64::tanh).sum()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (k as f64 * 0.5)).sum::<f64>();
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s6 += v * s5.sin();
+            }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut s2 = x;
-        ((k as f64 * 0.5) + x) + s2
+        helper_array(c, s6) + s6
     }
 
     #[test]
@@ -6622,15 +6902,20 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
-        }
         match k % 3 {
-            0 => s1 = (helper_scalar(y, y) - (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            1 => s1 = s1 * helper_array(b, (c[k % a.len()] + b[a.len() - 1])),
-            _ => s1 += y.tanh().exp(),
+            0 => s1 = a.mean().unwrap(),
+            1 => s1 = s1 * (helper_array(a, 1.29) - helper_recursive(b, c[0], k % 3)),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
         }
-        b.dot(a) + s1
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * helper_array(b, b[a.len() - 1])).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        helper_recursive(c, (k as f64 * 0.5).tanh().exp(), k % 3) + s2
     }
 
     #[test]
@@ -6646,38 +6931,43 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * x + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * helper_scalar(s1, c[k % a.len()]) + k as f64 * 0.1).sin();
+            }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (a[i] + c.mean().unwrap()).sin();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.dot(c) + y * 0.1;
         }
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d6 = m5.diag();
-        let mut s4 = d6.mapv(|t| (t * x).sin()).sum() * c.dot(b) + d6[0] * h1.mean().unwrap();
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        let mut h2 = c.to_owned();
         for i in 0..a.len() {
-            w7[i] += (a[i] + c.mean().unwrap()).sin();
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
         }
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (x / (1.0 + 0.89 * 0.89)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(a, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (k as f64 * 0.5);
                 }
-            };
-            s4 += w8 * (b[0] * x);
+            }
+            if n3 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        match k % 4 {
+            j if j > 1 => s1 = (b.dot(a) / (1.0 + (h2[0] * s1) * (h2[0] * s1))) * j as f64,
+            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(0.28, s4) + f64::tanh(0.53)),
+            _ => s1 += helper_recursive(b, s4, k % 3),
         }
-        let s9 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (b[0] * x) };
-        let mut s10 = w3.mapv(f64::tanh).sum();
-        y + s10 + w7.sum() * 0.3
+        match k % 3 {
+            0 => s1 = s4,
+            1 => s1 = s1 * (f64::tanh(0.76).exp() * b.mean().unwrap()),
+            _ => s1 += ((k as f64 * 0.5) - x),
+        }
+        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6693,11 +6983,24 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| a[q2] * c[q2] + (c[k % a.len()] / (1.0 + 0.82 * 0.82))).sum::<f64>();
-        let mut s4 = (k as f64 * 0.5);
-        let (s5, v6) = helper_pair(a, helper_recursive(b, y, k % 3));
-        let s7 = s5 * v6.sum();
-        (k as f64 * 0.5) + s4
+        let mut h1 = a.to_owned();
+        for i in 0..a.len() {
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(&h1 * (helper_array(b, x) + i as f64)));
+        }
+        let mut s2 = m3.row(1).dot(a) * helper_recursive(&h1, y, k % 3);
+        match k % 3 {
+            0 => s2 = h1[k % a.len()].sin(),
+            1 => s2 = s2 * (h1[a.len() - 1].sin() * b.dot(a)),
+            _ => s2 += a[a.len() - 1],
+        }
+        (a[k % a.len()].cos() * b.mean().unwrap()) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6713,31 +7016,24 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..3 {
-            let n2 = (&h1 * x + c).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * helper_recursive(a, x, k % 3);
         }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in h1.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * helper_array(c, c[k % a.len()]) + k as f64 * 0.1).sin();
-            }
+        let mut s2 = a.mapv(f64::tanh).sum();
+        for m in w1.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * x + y * 0.1;
         }
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = c[p5] * x.tanh();
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x + w1[a.len() - 1]);
         }
-        l4[0] += s3;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        let s8;
-        match k % 3 {
-            0 => s8 = (1.0 + (x * (k as f64 * 0.5)) * (x * (k as f64 * 0.5))).sqrt(),
-            1 => { s8 = 0.5; }
-            _ => s8 = b[0],
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + u3[i] * 0.3;
         }
-        (1.0 + helper_scalar(1.17, y) * helper_scalar(1.17, y)).ln() + s7 + v6.sum() * 0.3
+        helper_array(b, 1.17).cos() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6753,22 +7049,26 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = b[p2] * (x / (1.0 + y * y));
+        let mut s1 = c.dot(a).tanh();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (x / (1.0 + a[0] * a[0])),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * 0.91;
         }
-        l1[0] += x;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        match k % 3 {
-            0 => s4 = f64::sin((0.91 + 0.94)),
-            1 => s4 = s4 * (k as f64 * 0.5),
-            _ => s4 += 1.17,
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.91 };
+        if k == 3 {
+            return b.mapv(f64::tanh).sum();
         }
-        for m in v3.iter().map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * c.mapv(f64::tanh).sum() + x * 0.1;
-        }
-        0.81 + s4 + v3.sum() * 0.3
+        let v4 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        b.mean().unwrap() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6784,22 +7084,14 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (y.tanh().exp() + c[k % a.len()].sin()),
-            1 => { s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(); }
-            _ => s1 = ((k as f64 * 0.5) - b.mapv(f64::tanh).sum()),
+        let mut s1 = ((1.0 + c[0] * c[0]).ln().tanh().exp() + c.dot(a));
+        for i in 0..a.len() {
+            let y = y * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if a[p3] > c[p3] {
-                l2.push((a[p3] * helper_array(c, a[0])).sin());
-            } else {
-                l2.push(c[p3] * s1);
-            }
-        }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        c[0] + s4
+        s1 += y * 0.2;
+        let v2 = b.mapv(f64::sin);
+        b.mean().unwrap() + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6815,27 +7107,18 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = helper_recursive(b, a.dot(a), k % 3);
-        for (p1, &q2) in b.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * x).tanh();
+        let mut s1 = (1.0 + x * x).ln();
+        if c[0] > 0.1 {
+            s1 = 0.83;
+        } else {
+            s1 = s1 * s1;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s6: f64 = {
-            let t5 = b.dot(b);
-            t5 * t5 * 0.5 + c[a.len() - 1]
-        };
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(a, 1.28);
-            s6 = (s6 * 0.8 + x * 0.3).tanh();
-        }
-        s6 += x * 0.2;
-        (s6 * (x + s3)) + s6 + h4.sum() * 0.3
+        let (s2, v3) = helper_pair(c, helper_array(c, c[k % a.len()]));
+        let s4 = s2 * v3.sum();
+        let l5: Vec<f64> = b.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * (k as f64 * 0.5)).tanh()).collect();
+        let mut s7 = l5.iter().sum::<f64>();
+        let v8 = a.mapv(|t| if t > 0.2 { t * s4 } else { (t - s4).tanh() });
+        (x * (s4 + y)) + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -6851,35 +7134,44 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) * 0.71);
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * ((k as f64 * 0.5) * 0.71);
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = ((1.0 + s3 * s3).ln() * f64::tanh(0.37));
-        s4 = y;
-        let v5 = (b * (s3 / (1.0 + s3 * s3)));
-        let mut h6 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n7 = (&h6 * x + c).mapv(f64::tanh);
-            h6.assign(&n7);
+        let s2 = 'blk: {
+            if x > 0.4 {
+                break 'blk x * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + y;
+                }
+            }
+            ((k as f64 * 0.5) * b[0]) - y
+        };
+        let mut s3: f64 = 0.69;
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * helper_recursive(c, x, k % 3) + y * 0.1;
         }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s4 = s4.sin() * 0.9 + a[j8 - 1] * (0.97 - 1.12);
-        }
+        let mut s4 = helper_scalar((k as f64 * 0.5), helper_scalar((x + s2), b.dot(c)));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + v5[j] * (c[a.len() - 1] * s4)).tanh();
+                s4 = (s4 * 0.8 + b[j] * (c[a.len() - 1] * s2)).tanh();
                 if s4 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s4 += v5[i] * 0.2;
+            s4 += b[i] * 0.2;
         }
-        y.sin().tanh() + s4 + h6.sum() * 0.3
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + b[j] * s4.sin() * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
+        }
+        (s4 / (1.0 + w1.dot(&w1) * w1.dot(&w1))) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -6895,37 +7187,24 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * y;
+        let mut s1 = y.cos();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[k % a.len()], y)).tanh();
         }
-        let mut s2 = helper_scalar(b[a.len() - 1], helper_recursive(&w1, x, k % 3)).tanh();
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + (y * (k as f64 * 0.5));
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        let mut s4 = a.iter().map(|p2| p2 * (y * (k as f64 * 0.5))).min_by(|p2, q3| (p2 - (y * (k as f64 * 0.5))).abs().total_cmp(&(q3 - (y * (k as f64 * 0.5))).abs())).unwrap();
+        match k % 4 {
+            j if j > 1 => s4 = (1.0 + (y / (1.0 + b[k % a.len()] * b[k % a.len()])) * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).sqrt() * j as f64,
+            _ if (1.29 + b[a.len() - 1]) > 0.2 => s4 = s4 * x,
+            _ => s4 += helper_scalar(y, (k as f64 * 0.5)),
         }
-        s2 += s2 * 0.2;
-        let mut s3 = (1.0 + (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln() * (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln()).ln();
-        let mut s6 = a.iter().zip(a.iter()).map(|(p4, q5)| p4 * (k as f64 * 0.5) - q5).reduce(f64::max).unwrap();
-        match k % 3 {
-            0 => s2 = ((1.29 + b[a.len() - 1]) - s3.tanh()),
-            1 => s2 = s2 * (b.dot(c) - s3),
-            _ => s2 += w1.mean().unwrap(),
+        let v5 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
+        let mut s6 = (b.dot(c) - x);
+        let mut h7 = c.to_owned();
+        for i in 0..3 {
+            h7.mapv_inplace(|t| (t * y).tanh());
+            h7.scaled_add(0.5, c);
         }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * helper_recursive(c, y, k % 3)).tanh();
-                if s2 > 0.3 && j > n7 {
-                    break 'search s2 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n7 > 2 {
-                break s2 + a.mapv(f64::tanh).sum();
-            }
-        };
-        a.dot(c).tanh().exp() + s6 + w1.sum() * 0.3
+        helper_recursive(&h7, helper_array(&v5, x), k % 3) + s6 + h7.sum() * 0.3
     }
 
     #[test]
@@ -6941,29 +7220,47 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + (y - a[a.len() - 1]) * (y - a[a.len() - 1])).ln() * j as f64,
-            _ if a[a.len() - 1].tanh().exp() > 0.2 => s2 = s2 * (b.dot(a) - (1.05 - s2)),
-            _ => s2 += b.mapv(f64::tanh).sum(),
-        }
-        let mut s3 = 1.0;
+        let mut s1 = (b.dot(c) * (k as f64 * 0.5));
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * x).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
+            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 - s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.05 - s1);
+                }
             }
-            s3 = n4;
+            if n2 > 2 {
+                break s1 + (1.05 - s1);
+            }
+        };
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * b[a.len() - 1].tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * s3;
         }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s3 };
         match k % 4 {
-            j if j > 1 => s2 = helper_scalar(helper_scalar(y, s3), y.tanh().exp()) * j as f64,
-            _ if b.dot(b) > 0.2 => s2 = s2 * (helper_scalar(y, s3) - helper_recursive(a, s3, k % 3)),
-            _ => s2 += (0.46 + x),
+            j if j > 1 => s1 = helper_recursive(a, helper_scalar(s3, y), k % 3) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * c.dot(a),
+            _ => s1 += 0.61,
         }
-        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * x)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(c);
-        a.mean().unwrap() + s7 + v1.sum() * 0.3
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        }
+        y + s1 + w6.sum() * 0.3
     }
 
     #[test]
@@ -6979,27 +7276,25 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.45 - c[0].tanh().exp()).cos();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            let n2 = (&h1 * x + b).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        if k == 3 {
+            return c[k % a.len()];
+        }
+        let mut s3 = (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())).ln();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_scalar(y, b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * f64::ln((1.0 + 0.43 * 0.43));
+                s3 = (s3 * 0.8 + b[j] * (1.0 + x * x).ln()).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + f64::ln((1.0 + 0.43 * 0.43));
-            }
-        };
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * y + a).mapv(f64::tanh);
-            h4.assign(&n5);
+            s3 += b[i] * 0.2;
         }
-        s1 += ((s1 - 1.08) - (s3 * (k as f64 * 0.5)));
-        (helper_recursive(a, (k as f64 * 0.5), k % 3) * c.dot(&h4)) + s1 + h4.sum() * 0.3
+        (1.0 + h1[a.len() - 1].tanh().exp() * h1[a.len() - 1].tanh().exp()).sqrt() + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -7015,19 +7310,31 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (y + x)).sum::<f64>();
+        let mut s2: f64 = {
+            let t1 = b.mean().unwrap();
+            t1 * t1 * 0.5 + helper_array(c, x)
+        };
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            let mut s4 = s4 * 0.5 + y;
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+            let n4 = (s3 * 0.5 + a[i] * a.dot(c)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        s4 += s4 * 0.2;
-        let mut s7 = c.iter().enumerate().map(|(q6, &p5)| (p5 * x).sin() * (q6 as f64 + 1.0)).sum::<f64>();
-        let mut s8 = s7;
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * 0.98 + s8 * 0.1;
+        let mut s5 = c[k % a.len()];
+        for i in (0..a.len()).rev() {
+            let t6 = c[i] * helper_array(c, 0.41);
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t6.sin() * helper_scalar(x, c[0]);
+            if i == 3 {
+                break;
+            }
         }
-        c[0] + s8
+        let v7 = b.mapv(|t| (t * s5).sin() + s5 * 0.5);
+        s5 + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7043,35 +7350,35 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
-        let mut s1 = z2.sum() * y;
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = c.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * s1 + b).mapv(f64::tanh);
-            l5.push(h7.clone());
+        let arr1 = [(1.0 + y * y).ln(), x.tanh().exp(), a.dot(c)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut l3 = vec![b.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * y).sin()) + b;
+            l3.push(n);
         }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(c) * 0.5;
-        }
-        let mut s9 = q8;
-        let mut h10 = b.to_owned();
-        for i in 0..3 {
-            let n11 = (&h10 * y + b).mapv(f64::tanh);
-            h10.assign(&n11);
-        }
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * y;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(x, 0.33),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s6 += w7 * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(&h10, h10[0])).tanh();
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
+        if k == 3 {
+            return helper_scalar(helper_array(a, y), (0.28 - (k as f64 * 0.5)));
         }
-        let mut w12 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w12[i] += (b[i] + a.dot(a)).sin();
-        }
-        helper_scalar(0.34, c[a.len() - 1]).tanh().exp() + s9 + w12.sum() * 0.3
+        s6 = 0.79;
+        s6 = (s6 * 0.5 + helper_array(b, helper_array(a, s6))).tanh();
+        helper_scalar(0.34, b[a.len() - 1]).tanh().exp() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -7088,23 +7395,31 @@ mod p187 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[k % a.len()];
-        let s2;
-        match k % 3 {
-            0 => s2 = (a.dot(a) + b.mapv(f64::tanh).sum()),
-            1 => { s2 = helper_array(c, y); }
-            _ => s2 = (b.mean().unwrap() - b[a.len() - 1].tanh().exp()),
-        }
-        match k % 3 {
-            0 => s1 = (1.12 / (1.0 + helper_array(b, (k as f64 * 0.5)) * helper_array(b, (k as f64 * 0.5)))),
-            1 => s1 = s1 * x,
-            _ => s1 += (0.88 / (1.0 + y * y)),
-        }
-        for k in 0..2 {
-            for v in b.iter() {
-                s1 += v * (x / (1.0 + 1.31 * 1.31));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(1.31, x);
+                }
             }
+            if n2 > 2 {
+                break s1 + helper_scalar(1.31, x);
+            }
+        };
+        match k % 3 {
+            0 => s1 = helper_scalar(b[a.len() - 1].tanh().exp(), helper_array(c, y)),
+            1 => s1 = s1 * (helper_recursive(a, y, k % 3) / (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5)))),
+            _ => s1 += (x - 0.99),
         }
-        (helper_array(b, 0.81) + (s2 - (k as f64 * 0.5))) + s1
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * y + b).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        let v6 = b.mapv(|t| (t * s3).sin() + s3 * 0.5);
+        (1.0 + helper_scalar(h4[0], (k as f64 * 0.5)) * helper_scalar(h4[0], (k as f64 * 0.5))).sqrt() + s1 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7121,38 +7436,27 @@ mod p188 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + (0.21 / (1.0 + y * y)).tanh().exp()).tanh();
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + b[0]).sin();
+        match k % 4 {
+            j if j > 1 => s1 = (0.21 / (1.0 + y * y)).tanh().exp() * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_recursive(b, b[0], k % 3),
+            _ => s1 += 1.37,
         }
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            let n4 = (&h3 * y + a).mapv(f64::tanh);
-            h3.assign(&n4);
+        let s2;
+        match k % 3 {
+            0 => s2 = helper_array(b, a.dot(a)),
+            1 => { s2 = s1.tanh().exp(); }
+            _ => s2 = y,
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + w2[j] * ((k as f64 * 0.5) + y)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * (x - c[0]);
-                }
-            }
-            if n5 > 2 {
-                break s1 + (x - c[0]);
-            }
-        };
-        let mut s7 = 1.0;
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * (1.0 + s6 * s6).sqrt()).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
+            w3[i] += (a[i] + (1.0 + y * y).sqrt()).sin();
         }
-        helper_scalar(helper_array(b, s1), c[0]) + s7 + h3.sum() * 0.3
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = w3[i] * helper_scalar((k as f64 * 0.5), 0.72);
+        }
+        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + s2);
+        helper_scalar(s7, a[k % a.len()]) + s7 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7168,21 +7472,16 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(b, (1.0 + x * x).sqrt());
-        let s3 = s1 * v2.sum();
-        let mut s4 = helper_array(c, y);
-        match k % 4 {
-            j if j > 1 => s4 = (c.dot(b) * (1.0 + y * y).sqrt()) * j as f64,
-            _ if helper_recursive(c, s3, k % 3) > 0.2 => s4 = s4 * c.mapv(f64::tanh).sum(),
-            _ => s4 += (y - (k as f64 * 0.5)),
+        let v1 = b.mapv(|t| { let u = t * y; u * u - t });
+        let mut s2 = (c[k % a.len()] * b.mapv(f64::tanh).sum());
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s5 = c.mapv(f64::tanh).sum();
-        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
-            s4 = b[k % a.len()];
-        } else {
-            s4 = s4 * (k as f64 * 0.5);
+        let mut s3 = f64::tanh((0.46 + 0.42)).cos();
+        for m in b.iter().map(|s3| (s3 * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * s3.tanh().exp() + s3 * 0.1;
         }
-        ((s3 + (k as f64 * 0.5)) + (0.36 * (k as f64 * 0.5))) + s5
+        (c.mapv(f64::tanh).sum() + s3) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7198,41 +7497,53 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(b, helper_array(b, x));
-        let s3 = s1 * v2.sum();
-        let mut s4 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
-        for m in c.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * a[k % a.len()] + s3 * 0.1;
-        }
-        for i in 0..a.len() {
-            let mut s4 = s4 * 0.5 + helper_array(a, s3);
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
-        }
-        s4 += s4 * 0.2;
-        let mut s5 = x.tanh().exp();
-        match k % 3 {
-            0 => s5 = (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt(),
-            1 => s5 = s5 * helper_recursive(b, (0.90 / (1.0 + 0.79 * 0.79)), k % 3),
-            _ => s5 += c.mapv(f64::tanh).sum(),
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * b.dot(a);
-        }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut s1 = helper_scalar((x.cos() * c[0].cos()), ((k as f64 * 0.5) * 0.62).tanh());
+        s1 = 0.72;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * s3.tanh().exp()).tanh();
-                if s4 > 0.3 && j > n7 {
-                    break 'search s4 * (1.0 + x * x).ln();
+                s1 = (s1 * 0.8 + c[j] * (s1 - b[0])).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * ((k as f64 * 0.5) * 0.39);
                 }
             }
-            if n7 > 2 {
-                break s4 + (1.0 + x * x).ln();
+            if n2 > 2 {
+                break s1 + ((k as f64 * 0.5) * 0.39);
             }
         };
-        (s5 + helper_recursive(a, x, k % 3)) + s5 + w6.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = x;
+            t4 * t4 * 0.5 + helper_recursive(b, y, k % 3)
+        };
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + a[i] * s1).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
+        }
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + c[i] * (1.0 + y * y).ln()).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
+            }
+        }
+        let mut stack10: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack10.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + c[j] * s6.tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack10.pop();
+            }
+        }
+        for (p11, &q12) in a.iter().zip(a) {
+            s8 = (s8 * 0.7 + p11 * q12 * 0.93).tanh();
+        }
+        helper_recursive(c, helper_recursive(b, y, k % 3), k % 3) + s8
     }
 
     #[test]
@@ -7248,51 +7559,44 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (c.mean().unwrap() * (b[k % a.len()] + x)),
-            1 => { s1 = (1.36 - y); }
-            _ => s1 = ((y + 1.23) + (1.0 + x * x).ln()),
+        let mut s1 = (c.mean().unwrap() * (c.dot(a) + b[a.len() - 1].tanh().exp()));
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 + y);
         }
-        let mut s2 = (k as f64 * 0.5);
         if c[0] < 0.0 {
-            s2 = helper_recursive(b, (k as f64 * 0.5), k % 3);
+            s1 = ((a[k % a.len()] / (1.0 + y * y)) * (y * a[k % a.len()]));
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_recursive(c, y, k % 3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * a.mean().unwrap();
+        }
+        let mut u4 = u2.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * u4.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s2 += w3 * helper_array(b, (k as f64 * 0.5));
+            }
+            s1 += c[i] * 0.2;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_array(b, (k as f64 * 0.5)) };
-        let mut s5 = c[0];
-        let mut v6 = a.to_owned();
-        for i in 0..2 {
-            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        let s7 = s5 * v6.sum();
-        let s8;
-        match k % 3 {
-            0 => s8 = (y / (1.0 + (y * (k as f64 * 0.5)) * (y * (k as f64 * 0.5)))),
-            1 => { s8 = 0.5; }
-            _ => s8 = 0.35,
-        }
-        if k % 2 == 0 {
-            s2 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
-        }
-        match k % 3 {
-            0 => s2 = (s4 / (1.0 + ((k as f64 * 0.5) * a[0]) * ((k as f64 * 0.5) * a[0]))),
-            1 => s2 = s2 * a.mean().unwrap(),
-            _ => s2 += x,
-        }
-        (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() + s2
+        helper_scalar((0.95 + x), c.mapv(f64::tanh).sum()) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -7309,26 +7613,48 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (s1 * b[0]);
-        }
-        s1 += y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[a.len() - 1];
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * x;
+            if i == 3 {
+                break;
             }
-            s1 += b[i] * 0.2;
         }
-        let mut s3 = ad::ndarray::array![0.50, (s1 + y), a[k % a.len()]].mapv(f64::sin).sum();
-        let f5 = Array1::from_shape_fn(a.len(), |i6| b[i6] * s1.tanh().exp() + i6 as f64 * 0.1);
-        let mut s4 = f5.sum() * 0.3;
-        let mut s7 = s1;
-        b.dot(a) + s7 + f5.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            let t3 = a[i] * (x - (k as f64 * 0.5));
+            s1 += t3.sin() * x.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5).tanh().exp(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * s1.tanh().exp();
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
+        let mut s7: f64 = {
+            let t6 = s5;
+            t6 * t6 * 0.5 + helper_recursive(a, x, k % 3)
+        };
+        let mut f9 = b.to_owned();
+        f9.mapv_inplace(|t| (t * s1).tanh());
+        f9.scaled_add(b.dot(c), &b);
+        let mut s8 = f9.sum() * 0.3;
+        let mut w10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w10[i] += (c[i] + b[k % a.len()]).sin();
+        }
+        helper_scalar(s1, (k as f64 * 0.5)).cos() + s8 + w10.sum() * 0.3
     }
 
     #[test]
@@ -7344,35 +7670,33 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + a.mean().unwrap()
-        };
-        let mut s3 = (b.var(0.0) + 0.1).sqrt() * helper_recursive(c, (k as f64 * 0.5), k % 3);
-        for i in (0..a.len()).rev() {
-            let t4 = b[i] * (a[k % a.len()] * s3);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += a[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(a, helper_recursive(a, x, k % 3)) * j as f64,
-            _ if helper_recursive(c, y, k % 3) > 0.2 => s2 = s2 * (c.mapv(f64::tanh).sum() - y),
-            _ => s2 += y,
-        }
-        let l6 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
+        let v1 = b.mapv(|t| { let u = t * x; u * u - t });
+        let mut s2: f64 = 1.13;
         for i in 0..a.len() {
-            let y = y * 0.5 + helper_recursive(c, s3, k % 3);
+            let y = y * 0.5 + y;
             s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
         s2 += y * 0.2;
-        b.mean().unwrap() + s8
+        let arr3 = [s2, x, b[a.len() - 1]];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + v1[i] * x).tanh();
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + v1[i] * c[k % a.len()]).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        if k == 3 {
+            return helper_recursive(c, (k as f64 * 0.5).tanh().exp(), k % 3);
+        }
+        (s2 - c.dot(a)) + s5 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7388,32 +7712,21 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.71;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.dot(a),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(a, 0.89);
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if a[p2] > a[p2] {
+                l1.push((a[p2] * (1.0 + x * x).ln()).sin());
+            } else {
+                l1.push(a[p2] * y);
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(a, 0.89) };
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[a.len() - 1].cos();
+        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
+        let mut s4 = a.dot(a);
+        if k == 3 {
+            return helper_array(b, c[a.len() - 1]);
         }
-        let mut s5 = (c.mapv(f64::tanh).sum() + (helper_scalar(a[0], 1.16) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()));
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n7 = (&h6 * s1 + a).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        b.mapv(f64::tanh).sum() + s5 + h6.sum() * 0.3
+        let v5 = (b + a);
+        helper_scalar((s4 - a[0]), x.tanh().exp()) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -7429,17 +7742,25 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * b[a.len() - 1]).sum::<f64>();
-        let mut s5 = helper_array(b, helper_scalar(a.mapv(f64::tanh).sum(), helper_recursive(a, x, k % 3)));
+        let arr1 = [helper_recursive(a, b[a.len() - 1], k % 3), helper_scalar(b[a.len() - 1], y), a.mapv(f64::tanh).sum()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let s3;
+        match k % 3 {
+            0 => s3 = (b.dot(a) - ((k as f64 * 0.5) + s2)),
+            1 => { s3 = b.dot(c); }
+            _ => s3 = f64::cos(0.94).tanh().exp(),
+        }
+        let mut h4 = a.to_owned();
         for i in (0..a.len()).rev() {
-            let t6 = b[i] * (y / (1.0 + x * x));
-            s5 += t6.sin() * (y / (1.0 + c[0] * c[0]));
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut s5 = ((1.36 / (1.0 + (0.22 - s2) * (0.22 - s2))) + (h4[k % a.len()] * x));
+        for i in (0..a.len()).step_by(2) {
+            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s5 = s5 + b[i] * 0.3;
         }
-        ((s4 + 1.36) + (0.22 - s4)) + s5
+        (x.cos() - helper_array(a, a[k % a.len()])) + s5 + h4.sum() * 0.3
     }
 
     #[test]
@@ -7455,18 +7776,11 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (x + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s2 = (b.mapv(f64::tanh).sum() / (1.0 + s1 * s1));
-        ((s1 + s1) + b.mapv(f64::tanh).sum()) + s2
+        let arr1 = [0.66, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) * 1.22)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (k as f64 * 0.5);
+        s3 = (s3 * 0.5 + (helper_scalar((k as f64 * 0.5), s2) - helper_array(c, s2))).tanh();
+        helper_array(c, (1.0 + x * x).ln()) + s3
     }
 
     #[test]
@@ -7482,35 +7796,20 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(b, c[k % a.len()], k % 3) + k as f64 * 0.1).sin();
-            }
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mean().unwrap();
-        }
+        let mut s2 = c.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1.tanh().exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * b[0];
+            let x = x * 0.5 + s2;
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[0] };
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (b[i] + (s1 * s1)).sin();
+        s2 += x * 0.2;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_scalar(s2, c[0]) + y * 0.1;
         }
-        (k as f64 * 0.5) + s1 + w5.sum() * 0.3
+        a.dot(c).sin() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -7526,38 +7825,40 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, helper_recursive(b, b[a.len() - 1], k % 3), k % 3).tanh().exp();
-        s1 = b.mapv(f64::tanh).sum();
-        let mut s2: f64 = 0.0;
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
+        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s5: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 += (v * j as f64) * y;
+            for (j, v) in v4.iter().enumerate() {
+                s5 = (s5 * 0.6 + (v * j as f64) * helper_array(b, x) + k as f64 * 0.1).sin();
             }
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (a[a.len() - 1] - s2)).tanh();
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + c[j] * (s5 * c[a.len() - 1]) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
         }
-        if c[0] < 0.0 {
-            s2 = helper_scalar(helper_recursive(c, b[0], k % 3), a.mean().unwrap());
-        } else {
-            s2 = s2 * helper_scalar((1.0 + s1 * s1).sqrt(), helper_scalar(s2, s1));
+        let f8: Array1<f64> = v4.iter().rev().map(|p9| (p9 * (x - b[a.len() - 1])).tanh() + s5.sin()).collect();
+        let mut s7 = f8.dot(&f8) * 0.1;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s5 = (s5 * 0.7 + v4[i] * s3).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().cos() * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * x,
-            _ => s1 += x.cos(),
+        if k % 2 == 1 {
+            let mut s7 = s7 * 0.5 + a.mapv(f64::tanh).sum();
+            s7 = (s7 * 0.8 + s7 * 0.3).tanh();
         }
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + (b[0] * x);
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
-        }
-        s2 += s1 * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((x - s1), y) * j as f64,
-            _ if helper_scalar(s2, (k as f64 * 0.5)) > 0.2 => s1 = s1 * (((k as f64 * 0.5) * y) / (1.0 + c.dot(c) * c.dot(c))),
-            _ => s1 += (y * s2),
-        }
-        ((y / (1.0 + s1 * s1)) * helper_scalar(c[a.len() - 1], a[a.len() - 1])) + s2
+        s7 += s7 * 0.2;
+        helper_array(b, (k as f64 * 0.5)) + s7 + f8.sum() * 0.3
     }
 
     #[test]
@@ -7573,26 +7874,36 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3: f64 = 1.37;
-        for (p1, &q2) in c.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * b.dot(b)).tanh();
-        }
-        let mut s4 = helper_array(b, 0.81);
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + b[j5 - 1] * helper_scalar(0.43, 0.43);
-        }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * c[a.len() - 1] + y * 0.1;
-        }
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 = (s3 * 0.6 + v * (0.67 / (1.0 + s3 * s3)) + k as f64 * 0.1).sin();
+        let mut s1 = a.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(c, 1.37)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(y, y);
+                }
             }
-        }
-        let mut s6 = ((helper_array(c, s4) * (k as f64 * 0.5)) * helper_scalar(helper_scalar((k as f64 * 0.5), s3), b.mean().unwrap()));
-        c.dot(b).tanh().exp() + s6
+            if n2 > 2 {
+                break s1 + helper_scalar(y, y);
+            }
+        };
+        let v4 = a.mapv(f64::sin);
+        let mut s5 = (c.dot(b) / (1.0 + s3 * s3));
+        let s6 = 'blk: {
+            if (s5 - c[0]) > 0.4 {
+                break 'blk (s5 - c[0]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (s5 + y);
+                }
+            }
+            (s3 - s5) - (s5 + y)
+        };
+        let mut s7: f64 = 0.39;
+        let v8 = (b * &v4).mapv(f64::tanh);
+        c.dot(&v8) + s7 + v8.sum() * 0.3
     }
 
     #[test]

@@ -1080,8 +1080,64 @@ impl Program {
         self.mutable.push(name);
     }
 
+    /// A `while let` over a stack of indices that the body also pops,
+    /// with a `let ... else { continue }` over a constant's element.
+    fn while_let_walk(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let e = self.scalar(1);
+        let stack = self.name("stack");
+        self.line(format!(
+            "let mut {stack}: Vec<usize> = (0..a.len()).collect();"
+        ));
+        self.line(format!("while let Some(j) = {stack}.pop() {{"));
+        self.line("    let Some(&w) = c.get(j) else { continue };");
+        self.line(format!(
+            "    {acc} = ({acc} * 0.7 + {}[j] * {e} * w).tanh();",
+            v.name
+        ));
+        self.line("    if j % 3 == 2 {");
+        self.line(format!("        {stack}.pop();"));
+        self.line("    }");
+        self.line("}");
+    }
+
+    /// A labelled block used as a value, left from its body and from a
+    /// loop inside it.
+    fn labelled_block(&mut self) {
+        let (v, _) = self.array();
+        let (e, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
+        let name = self.name("s");
+        self.line(format!("let {name} = 'blk: {{"));
+        self.line(format!("    if {e} > 0.4 {{"));
+        self.line(format!("        break 'blk {e} * 2.0;"));
+        self.line("    }");
+        self.line("    for j in 0..a.len() {");
+        self.line(format!("        if {}[j] > 0.6 {{", v.name));
+        self.line(format!("            break 'blk {}[j] + {e2};", v.name));
+        self.line("        }");
+        self.line("    }");
+        self.line(format!("    {e3} - {e2}"));
+        self.line("};");
+        self.scalars.push(Var { name, active: true });
+    }
+
+    /// A fixed-size array of scalars, indexed and summed.
+    fn fixed_array(&mut self) {
+        let (e1, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
+        let (array, name) = (self.name("arr"), self.name("s"));
+        self.line(format!("let {array} = [{e1}, {e2}, {e3}];"));
+        self.line(format!(
+            "let {name} = {array}.iter().sum::<f64>() * {array}[k % 3];"
+        ));
+        self.scalars.push(Var { name, active: true });
+    }
+
     fn statement(&mut self) {
-        match self.pick(28) {
+        match self.pick(31) {
+            30 => self.fixed_array(),
+            29 => self.labelled_block(),
+            28 => self.while_let_walk(),
             27 => self.pair_call(),
             26 => self.chain_for_loop(),
             25 => self.converging_loop(),
