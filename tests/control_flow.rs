@@ -1825,3 +1825,49 @@ fn labelled_blocks_as_loops_run_once() {
         }
     }
 }
+
+/// Tuple locals a loop assigns, whole or by item (`acc = (acc.0 + v, ..)`,
+/// `stats.1 += v * v`), also left by a `break`, then read by item, by
+/// pattern and whole: split into one local per item before lowering. They
+/// were rejected before.
+mod tuples_carried_by_loops {
+    use super::*;
+
+    fn weighted((s, q): (f64, f64), w: f64) -> f64 {
+        s * w + q
+    }
+
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut acc = (0.0, 1.0);
+        for i in 0..x.len() {
+            acc = (acc.0 + x[i], acc.1 * x[i].tanh());
+        }
+        let mut stats = (0.0, 0.0, 0usize);
+        for &v in x.iter() {
+            stats.0 += v;
+            stats.1 += v * v;
+            stats.2 += 1;
+        }
+        let n = stats.2 as f64;
+        let (s, q, _) = stats;
+        let mut p = (x[0], 0.5_f64);
+        for _ in 0..k {
+            p = (p.1.sin(), p.0 + p.1 * 0.5);
+            if p.0 > 0.9 {
+                break;
+            }
+        }
+        let bonus = if weighted(p, 2.0) > 1.0 { p.0 } else { p.1 };
+        acc.0 * acc.1 + q / n - (s / n).powi(2) + p.0 * 2.0 + p.1 * bonus
+    }
+}
+
+#[test]
+fn tuples_carried_by_loops_split_into_items() {
+    for k in [0, 1, 4] {
+        for n in [1, 3] {
+            check_scalar!(tuples_carried_by_loops; ref x dx = random(n, 92 + k as u64); k);
+        }
+    }
+}

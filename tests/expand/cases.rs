@@ -950,3 +950,16 @@ snapshot!(labelled_block_value, [reverse],
         found * x[0]
     }
 );
+
+// A tuple local a loop assigns, whole and by item: split into one local
+// per item before lowering, which the loop carries like any names.
+snapshot!(tuple_carried_by_a_loop, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut acc = (0.0, 1.0);
+        for i in 0..x.len() {
+            acc = (acc.0 + x[i], acc.1 * x[i]);
+            acc.1 += 0.5;
+        }
+        acc.0 * acc.1
+    }
+);

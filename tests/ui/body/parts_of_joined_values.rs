@@ -19,14 +19,15 @@ fn chosen(layers: &Vec<Layer>, #[constant] k: usize) -> f64 {
     layer.w.sum()
 }
 
-// A tuple carried by a loop, assigned to one name.
+// A tuple a call makes, carried by a loop (one made by a tuple expression
+// is split into its items).
 #[differentiable]
 fn carried(x: &Array1<f64>) -> f64 {
-    let mut acc = (0.0, 0.0);
-    for i in 0..x.len() {
-        acc = (acc.0 + x[i], acc.1 + x[i] * x[i]);
+    let mut t = stats(x);
+    for _ in 0..3 {
+        t = stats(&(x * t.0));
     }
-    acc.1 - acc.0 * acc.0
+    t.1
 }
 
 fn main() {}

@@ -28,6 +28,7 @@ mod loop_forms;
 mod sources;
 mod statistics;
 mod stmt;
+mod tuple_locals;
 mod tuples;
 mod windows;
 
@@ -207,7 +208,13 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             params.push(None);
         }
     }
-    let block = tuples::Tuples::default().body(&sig.item.block);
+    let param_names: Vec<String> = sig
+        .params
+        .iter()
+        .filter_map(|p| p.ident.as_ref().map(Ident::to_string))
+        .collect();
+    let block = tuple_locals::split(&sig.item.block, &param_names);
+    let block = tuples::Tuples::default().body(&block);
     let block = loop_forms::rewrite(&block);
     let block = labels::rewrite(&block);
     let block = exits::Desugar::new().body(&block);
