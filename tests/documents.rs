@@ -221,3 +221,65 @@ fn tree_lstm_over_trees_of_any_arity() {
         );
     }
 }
+
+/// A binary tree over the features of a model: leaves index them.
+pub enum Tree {
+    Leaf(usize),
+    Node(Box<Tree>, Box<Tree>),
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct TreeModel {
+    pub features: Array1<f64>,
+    pub mix: f64,
+}
+
+impl TreeModel {
+    /// A method that calls itself (`self.value(l)`), whose leaves read an
+    /// element of a field in a `match` arm (`self.features[*i]`, which
+    /// failed to compile in a branch before: a reference met a value).
+    #[differentiable]
+    pub fn value(&self, #[constant] t: &Tree) -> f64 {
+        match t {
+            Tree::Leaf(i) => self.features[*i],
+            Tree::Node(l, r) => (self.mix * self.value(l) + self.value(r)).tanh(),
+        }
+    }
+}
+
+#[test]
+fn recursive_methods_over_trees() {
+    let leaf = |i| Box::new(Tree::Leaf(i));
+    let trees = [
+        Tree::Leaf(1),
+        Tree::Node(leaf(0), leaf(2)),
+        Tree::Node(Box::new(Tree::Node(leaf(2), leaf(3))), leaf(1)),
+    ];
+    for (i, t) in trees.iter().enumerate() {
+        let m = TreeModel {
+            features: random(4, 99 + i as u64),
+            mix: 0.7,
+        };
+        let (v, (g, _)) = m.value_grad(t);
+        assert_eq!(v, m.value(t), "tree {i}: value_grad's value");
+        let g = g.to_flat();
+        if let Err(e) = check::check_gradient(|q: &TreeModel| q.value(t), &m, &g) {
+            panic!("tree {i}: {e}");
+        }
+        let direction = TreeModelTangent {
+            features: random(4, 7),
+            mix: 0.3,
+        };
+        let (_, jv) = m.value_jvp(t, &direction, ad::NoTangent);
+        let expected = g[..4]
+            .iter()
+            .zip(&direction.features)
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+            + g[4] * 0.3;
+        assert!(
+            check::close(jv, expected, 1e-8),
+            "tree {i}: {jv} vs {expected}"
+        );
+    }
+}

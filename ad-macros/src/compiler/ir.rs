@@ -496,11 +496,15 @@ impl Function {
     }
 
     /// Whether a call's function is this one (`f(..)` or `f::<T>(..)` in
-    /// `f`'s body).
+    /// `f`'s body; `Self::f(..)`, which `self.f(..)` is, in a method's).
     pub fn calls_itself(&self, func: &syn::ExprPath) -> bool {
+        let segments: Vec<&syn::Ident> = func.path.segments.iter().map(|s| &s.ident).collect();
         func.qself.is_none()
-            && func.path.segments.len() == 1
-            && func.path.segments[0].ident == self.name
+            && match segments.as_slice() {
+                [name] => *name == &self.name,
+                [ty, name] => *ty == "Self" && *name == &self.name,
+                _ => false,
+            }
     }
 
     /// Whether the body calls this function anywhere.

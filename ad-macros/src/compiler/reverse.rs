@@ -509,6 +509,8 @@ impl Builder<'_, '_> {
             let (r, root_bar, root) = (&g.rules, g.bar(*root), g.ident(*root));
             let add = match ir::split_place(path) {
                 (field, Some(index)) => {
+                    // The index is read here: a record keeps it.
+                    self.read_consts.extend(super::scan::token_names(&index));
                     // An element of a slice or `Vec` parameter (`xs[i]`)
                     // indexes what the parameter points to.
                     let primal = if field.is_empty() {

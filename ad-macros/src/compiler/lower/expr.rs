@@ -341,8 +341,9 @@ impl Lowerer<'_> {
     }
 
     /// Lowers `e` where its value is bound, assigned or yielded: a field
-    /// read (`let mut acc = p.bias;`) is a reference to the place, and the
-    /// binding gets its own copy, as in Rust.
+    /// read (`let mut acc = p.bias;`, or an element of one, `p.w[i]`) is a
+    /// reference to the place, and the binding gets its own copy, as in
+    /// Rust.
     pub(super) fn value_expr(&mut self, e: &Expr) -> Option<Operand> {
         let mut inner = e;
         while let Expr::Paren(p) = inner {
@@ -350,11 +351,23 @@ impl Lowerer<'_> {
         }
         let value = self.expr(e)?;
         match value {
-            Operand::Var(v) if matches!(inner, Expr::Field(_)) => {
+            Operand::Var(v)
+                if matches!(inner, Expr::Field(_))
+                    || matches!(inner, Expr::Index(_)) && self.is_element_place(v) =>
+            {
                 Some(self.inst(Op::ToOwned(Operand::Var(v)), e.span()))
             }
             other => Some(other),
         }
+    }
+
+    /// Whether `v` is an element of a field or a slice parameter read in
+    /// place (`&p.w[i]`).
+    fn is_element_place(&self, v: VarId) -> bool {
+        self.stmts.iter().rev().any(|s| {
+            matches!(s, Stmt::Inst(i) if i.dest == v
+                && matches!(&i.op, Op::Place(_, path) if super::super::ir::split_place(path).1.is_some()))
+        })
     }
 
     /// Lowers `e` to an operand; `None` after reporting an error.
