@@ -18,7 +18,7 @@ mod p0 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if y > 0.4 {
+            if y > 0.437 {
                 break 'blk y * 2.0;
             }
             for j in 0..a.len() {
@@ -276,7 +276,7 @@ mod p6 {
             s1 = s1 + q3.tanh();
         }
         let s4 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.4 {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
                 break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
             }
             for j in 0..a.len() {
@@ -599,7 +599,7 @@ mod p14 {
             s1 = s1 * (1.0 + f64::tanh(0.55) * f64::tanh(0.55)).sqrt();
         }
         let s4 = 'blk: {
-            if (k as f64 * 0.5) > 0.4 {
+            if (k as f64 * 0.5) > 0.437 {
                 break 'blk (k as f64 * 0.5) * 2.0;
             }
             for j in 0..a.len() {
@@ -624,7 +624,7 @@ mod p14 {
             s1 = (s1 * 0.7 + a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
         }
         let s7 = 'blk: {
-            if (b[a.len() - 1] * (k as f64 * 0.5)) > 0.4 {
+            if (b[a.len() - 1] * (k as f64 * 0.5)) > 0.437 {
                 break 'blk (b[a.len() - 1] * (k as f64 * 0.5)) * 2.0;
             }
             for j in 0..a.len() {
@@ -1119,7 +1119,7 @@ mod p26 {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] - b[k % a.len()]);
         }
         let s2 = 'blk: {
-            if x > 0.4 {
+            if x > 0.437 {
                 break 'blk x * 2.0;
             }
             for j in 0..a.len() {
@@ -1727,7 +1727,7 @@ mod p42 {
         let arr8 = [helper_array(a, s3), s7, (x + s2)];
         let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
         let s10 = 'blk: {
-            if (1.0 + s5 * s5).ln() > 0.4 {
+            if (1.0 + s5 * s5).ln() > 0.437 {
                 break 'blk (1.0 + s5 * s5).ln() * 2.0;
             }
             for j in 0..a.len() {
@@ -1738,7 +1738,7 @@ mod p42 {
             b.mean().unwrap() - 0.30
         };
         let s11 = 'blk: {
-            if s9.sin() > 0.4 {
+            if s9.sin() > 0.437 {
                 break 'blk s9.sin() * 2.0;
             }
             for j in 0..a.len() {
@@ -2024,7 +2024,7 @@ mod p50 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if (k as f64 * 0.5).cos() > 0.4 {
+            if (k as f64 * 0.5).cos() > 0.437 {
                 break 'blk (k as f64 * 0.5).cos() * 2.0;
             }
             for j in 0..a.len() {
@@ -2085,7 +2085,7 @@ mod p51 {
             s1 = s1.sin() * 0.9 + a[j6 - 1] * helper_array(b, 0.67);
         }
         let s7 = 'blk: {
-            if 0.27 > 0.4 {
+            if 0.27 > 0.437 {
                 break 'blk 0.27 * 2.0;
             }
             for j in 0..a.len() {
@@ -2634,7 +2634,7 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if y.tanh() > 0.4 {
+            if y.tanh() > 0.437 {
                 break 'blk y.tanh() * 2.0;
             }
             for j in 0..a.len() {
@@ -3076,7 +3076,7 @@ mod p75 {
             }
         };
         let s12 = 'blk: {
-            if helper_array(c, s3) > 0.4 {
+            if helper_array(c, s3) > 0.437 {
                 break 'blk helper_array(c, s3) * 2.0;
             }
             for j in 0..a.len() {
@@ -3463,7 +3463,7 @@ mod p85 {
             s5 = (s5 * 0.7 + c[i] * u4.dot(c)).tanh();
         }
         let s7 = 'blk: {
-            if x.cos() > 0.4 {
+            if x.cos() > 0.437 {
                 break 'blk x.cos() * 2.0;
             }
             for j in 0..a.len() {
@@ -3672,7 +3672,7 @@ mod p91 {
             u9[i] = u9[i - 1] * 0.5 + u9[i] * helper_recursive(a, s8, k % 3);
         }
         let s10 = 'blk: {
-            if y.tanh().exp() > 0.4 {
+            if y.tanh().exp() > 0.437 {
                 break 'blk y.tanh().exp() * 2.0;
             }
             for j in 0..a.len() {
@@ -3699,7 +3699,7 @@ mod p92 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if x.sin() > 0.4 {
+            if x.sin() > 0.437 {
                 break 'blk x.sin() * 2.0;
             }
             for j in 0..a.len() {
@@ -3741,7 +3741,7 @@ mod p93 {
             return helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]);
         }
         let s1 = 'blk: {
-            if (x * y) > 0.4 {
+            if (x * y) > 0.437 {
                 break 'blk (x * y) * 2.0;
             }
             for j in 0..a.len() {
@@ -4413,7 +4413,7 @@ mod p110 {
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * (k as f64 * 0.5)) };
         let s4 = 'blk: {
-            if a[0] > 0.4 {
+            if a[0] > 0.437 {
                 break 'blk a[0] * 2.0;
             }
             for j in 0..a.len() {
@@ -4493,7 +4493,7 @@ mod p111 {
             s1 = s1 * 0.8 + m * y + s3 * 0.1;
         }
         let s6 = 'blk: {
-            if b.mapv(f64::tanh).sum() > 0.4 {
+            if b.mapv(f64::tanh).sum() > 0.437 {
                 break 'blk b.mapv(f64::tanh).sum() * 2.0;
             }
             for j in 0..a.len() {
@@ -4871,7 +4871,7 @@ mod p122 {
         let v9 = Array1::from(l7);
         let mut s10 = v9[0] * 0.5;
         let s11 = 'blk: {
-            if (1.0 + v2[0] * v2[0]).sqrt() > 0.4 {
+            if (1.0 + v2[0] * v2[0]).sqrt() > 0.437 {
                 break 'blk (1.0 + v2[0] * v2[0]).sqrt() * 2.0;
             }
             for j in 0..a.len() {
@@ -5054,7 +5054,7 @@ mod p126 {
         }
         let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x };
         let s6 = 'blk: {
-            if f64::ln((1.0 + 0.30 * 0.30)) > 0.4 {
+            if f64::ln((1.0 + 0.30 * 0.30)) > 0.437 {
                 break 'blk f64::ln((1.0 + 0.30 * 0.30)) * 2.0;
             }
             for j in 0..a.len() {
@@ -5090,7 +5090,7 @@ mod p127 {
             }
         }
         let s3 = 'blk: {
-            if 1.08 > 0.4 {
+            if 1.08 > 0.437 {
                 break 'blk 1.08 * 2.0;
             }
             for j in 0..a.len() {
@@ -5289,7 +5289,7 @@ mod p133 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if helper_array(b, x) > 0.4 {
+            if helper_array(b, x) > 0.437 {
                 break 'blk helper_array(b, x) * 2.0;
             }
             for j in 0..a.len() {
@@ -5428,7 +5428,7 @@ mod p137 {
             w3[i] = b[i] * w2.mapv(f64::tanh).sum();
         }
         let s4 = 'blk: {
-            if s1 > 0.4 {
+            if s1 > 0.437 {
                 break 'blk s1 * 2.0;
             }
             for j in 0..a.len() {
@@ -5671,7 +5671,7 @@ mod p143 {
             s1 = s1 * helper_array(a, y).sin();
         }
         let s2 = 'blk: {
-            if c.dot(a) > 0.4 {
+            if c.dot(a) > 0.437 {
                 break 'blk c.dot(a) * 2.0;
             }
             for j in 0..a.len() {
@@ -6130,7 +6130,7 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if helper_recursive(a, x, k % 3) > 0.4 {
+            if helper_recursive(a, x, k % 3) > 0.437 {
                 break 'blk helper_recursive(a, x, k % 3) * 2.0;
             }
             for j in 0..a.len() {
@@ -6241,7 +6241,7 @@ mod p158 {
             s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) - a[0])).tanh();
         }
         let s4 = 'blk: {
-            if c.dot(a) > 0.4 {
+            if c.dot(a) > 0.437 {
                 break 'blk c.dot(a) * 2.0;
             }
             for j in 0..a.len() {
@@ -6293,7 +6293,7 @@ mod p159 {
             s3 = (s3 * 0.7 + u1[i] * x).tanh();
         }
         let s7 = 'blk: {
-            if x > 0.4 {
+            if x > 0.437 {
                 break 'blk x * 2.0;
             }
             for j in 0..a.len() {
@@ -6463,7 +6463,7 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if helper_array(c, (k as f64 * 0.5)) > 0.4 {
+            if helper_array(c, (k as f64 * 0.5)) > 0.437 {
                 break 'blk helper_array(c, (k as f64 * 0.5)) * 2.0;
             }
             for j in 0..a.len() {
@@ -6524,7 +6524,7 @@ mod p164 {
             h2.scaled_add(0.5, &h1);
         }
         let s3 = 'blk: {
-            if (1.19 - y) > 0.4 {
+            if (1.19 - y) > 0.437 {
                 break 'blk (1.19 - y) * 2.0;
             }
             for j in 0..a.len() {
@@ -6619,7 +6619,7 @@ mod p166 {
         }
         s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
         let s2 = 'blk: {
-            if (y / (1.0 + y * y)) > 0.4 {
+            if (y / (1.0 + y * y)) > 0.437 {
                 break 'blk (y / (1.0 + y * y)) * 2.0;
             }
             for j in 0..a.len() {
@@ -6828,7 +6828,7 @@ mod p172 {
             t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
         };
         let s3 = 'blk: {
-            if (k as f64 * 0.5).cos() > 0.4 {
+            if (k as f64 * 0.5).cos() > 0.437 {
                 break 'blk (k as f64 * 0.5).cos() * 2.0;
             }
             for j in 0..a.len() {
@@ -7139,7 +7139,7 @@ mod p181 {
             w1[i] = b[i] * ((k as f64 * 0.5) * 0.71);
         }
         let s2 = 'blk: {
-            if x > 0.4 {
+            if x > 0.437 {
                 break 'blk x * 2.0;
             }
             for j in 0..a.len() {
@@ -7891,7 +7891,7 @@ mod p199 {
         let v4 = a.mapv(f64::sin);
         let mut s5 = (c.dot(b) / (1.0 + s3 * s3));
         let s6 = 'blk: {
-            if (s5 - c[0]) > 0.4 {
+            if (s5 - c[0]) > 0.437 {
                 break 'blk (s5 - c[0]) * 2.0;
             }
             for j in 0..a.len() {

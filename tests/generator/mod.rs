@@ -1109,7 +1109,9 @@ impl Program {
         let (e, e2, e3) = (self.scalar(1), self.scalar(1), self.scalar(1));
         let name = self.name("s");
         self.line(format!("let {name} = 'blk: {{"));
-        self.line(format!("    if {e} > 0.4 {{"));
+        // Not a round threshold: `(k as f64 * 0.5) + y` is 0.4 at k = 2,
+        // where the branch would flip inside the finite differences.
+        self.line(format!("    if {e} > 0.437 {{"));
         self.line(format!("        break 'blk {e} * 2.0;"));
         self.line("    }");
         self.line("    for j in 0..a.len() {");
