@@ -1871,3 +1871,33 @@ fn tuples_carried_by_loops_split_into_items() {
         }
     }
 }
+
+/// `let s;` assigned active values, its name also a closure's parameter
+/// in a loop head (`map(|s| ..)`, another binding): the declaration was
+/// kept as if that read it, and rustc could not infer its type (stress
+/// seed 70).
+mod late_declaration_and_a_closure_parameter {
+    use super::*;
+    #[allow(clippy::needless_late_init)]
+    #[differentiable]
+    pub fn f(x: f64, y: f64, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let s;
+        match k % 2 {
+            0 => s = y * 2.0,
+            _ => s = y + x,
+        }
+        let mut acc = x;
+        for m in c.iter().map(|s| (s * 0.7).sin()) {
+            acc = acc * 0.8 + m + s * 0.1;
+        }
+        acc
+    }
+}
+
+#[test]
+fn late_declarations_beside_closure_parameters() {
+    let c = random(3, 93);
+    for k in [0, 1] {
+        check_scalar!(late_declaration_and_a_closure_parameter; val x dx = 0.4, val y dy = -0.3; &c, k);
+    }
+}

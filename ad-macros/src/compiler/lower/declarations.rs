@@ -24,7 +24,7 @@ pub(super) fn drop_taken_over(body: &mut Body) {
     let mentioned: HashSet<String> = ir::token_streams(body)
         .into_iter()
         .filter(|t| bare_declaration(t).is_none())
-        .flat_map(scan::token_names)
+        .flat_map(free_names)
         .collect();
     let unused: HashSet<String> = declared
         .iter()
@@ -33,6 +33,44 @@ pub(super) fn drop_taken_over(body: &mut Body) {
         .collect();
     if !unused.is_empty() {
         remove(&mut body.stmts, &unused);
+    }
+}
+
+/// The names `tokens` may read: every identifier, but for a closure's
+/// parameters inside its body (`c.iter().map(|y| y * 0.7)` does not read
+/// `y`). Tokens that do not parse as a block's contents count whole.
+fn free_names(tokens: &TokenStream) -> HashSet<String> {
+    struct Free {
+        bound: Vec<HashSet<String>>,
+        out: HashSet<String>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Free {
+        fn visit_ident(&mut self, i: &'ast Ident) {
+            let name = i.to_string();
+            if !self.bound.iter().any(|b| b.contains(&name)) {
+                self.out.insert(name);
+            }
+        }
+        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+            let params = c.inputs.iter().flat_map(scan::pattern_names).collect();
+            self.bound.push(params);
+            self.visit_expr(&c.body);
+            self.bound.pop();
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.out.extend(scan::token_names(&m.tokens));
+        }
+    }
+    match syn::parse2::<syn::Block>(quote::quote!({ #tokens })) {
+        Ok(block) => {
+            let mut free = Free {
+                bound: Vec::new(),
+                out: HashSet::new(),
+            };
+            syn::visit::Visit::visit_block(&mut free, &block);
+            free.out
+        }
+        Err(_) => scan::token_names(tokens),
     }
 }
 
