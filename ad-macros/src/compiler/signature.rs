@@ -25,9 +25,10 @@ pub struct Signature {
     pub item: ItemFn,
     pub params: Vec<Param>,
     pub ret: Box<Type>,
-    /// Lifetimes the derivative functions declare for references the user
-    /// left elided, so the pullback closure can name what it captures.
-    pub extra_lifetimes: Vec<Lifetime>,
+    /// The lifetime the derivative functions declare for the references
+    /// the user left elided (one for all), so the pullback closure can name
+    /// what it captures.
+    pub elided_lifetime: Option<Lifetime>,
     /// Whether the body calls the function itself, so its reverse mode
     /// boxes those calls' pullbacks for
     /// [`pullback_lifetime`](Signature::pullback_lifetime), which the
@@ -119,10 +120,10 @@ pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, Box<ItemFn>
     let Some(ret) = ret else {
         return Err(Box::new(item));
     };
-    let mut extra_lifetimes = Vec::new();
+    let mut elided_lifetime = None;
     for p in &mut params {
         NameElidedLifetimes {
-            fresh: &mut extra_lifetimes,
+            named: &mut elided_lifetime,
         }
         .visit_type_mut(&mut p.ty);
     }
@@ -130,7 +131,7 @@ pub fn parse(mut item: ItemFn, errors: &Errors) -> Result<Signature, Box<ItemFn>
         item,
         params,
         ret,
-        extra_lifetimes,
+        elided_lifetime,
         boxes_pullbacks: false,
     })
 }
@@ -175,17 +176,14 @@ pub fn inactive_by_type(ty: &Type) -> bool {
 /// every other one outlives, which the callers of the function can then
 /// name too.
 struct NameElidedLifetimes<'a> {
-    fresh: &'a mut Vec<Lifetime>,
+    named: &'a mut Option<Lifetime>,
 }
 
 impl NameElidedLifetimes<'_> {
     fn next(&mut self, span: proc_macro2::Span) -> Lifetime {
-        if let Some(lt) = self.fresh.first() {
-            return lt.clone();
-        }
-        let lt = Lifetime::new("'__ad0", span);
-        self.fresh.push(lt.clone());
-        lt
+        self.named
+            .get_or_insert_with(|| Lifetime::new("'__ad0", span))
+            .clone()
     }
 }
 
@@ -235,9 +233,8 @@ impl Signature {
     /// itself live for: its first lifetime (`'static` if it has none),
     /// which [`generics`](Self::generics) bounds the others by.
     pub fn pullback_lifetime(&self) -> Lifetime {
-        self.extra_lifetimes
-            .first()
-            .cloned()
+        self.elided_lifetime
+            .clone()
             .or_else(|| {
                 let g = &self.item.sig.generics;
                 g.lifetimes().next().map(|l| l.lifetime.clone())
@@ -248,9 +245,9 @@ impl Signature {
     /// `<'a, T>` plus the named elided lifetimes.
     pub fn generics(&self) -> syn::Generics {
         let mut g = self.item.sig.generics.clone();
-        for (i, lt) in self.extra_lifetimes.iter().enumerate() {
+        if let Some(lt) = &self.elided_lifetime {
             g.params.insert(
-                i,
+                0,
                 GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
             );
         }
