@@ -89,6 +89,37 @@ fn documents() -> Vec<Json> {
     ]
 }
 
+/// Checks a score of the model `p` against references: the value beside
+/// its gradient and its tangent, the gradient against central
+/// differences, and forward mode along a random direction against
+/// `<gradient, direction>`.
+fn check_score<P>(
+    what: &str,
+    p: &P,
+    f: impl Fn(&P) -> f64,
+    grad: impl Fn(&P) -> (f64, P::Tangent),
+    jvp: impl Fn(&P, &P::Tangent) -> (f64, f64),
+) where
+    P: Differentiable + Flat + Clone,
+    P::Tangent: Flat,
+{
+    let value = f(p);
+    let (v, g) = grad(p);
+    assert_eq!(v, value, "{what}: the gradient's value");
+    let g = g.to_flat();
+    if let Err(e) = check::check_gradient(&f, p, &g) {
+        panic!("{what}: {e}");
+    }
+    let direction = p.zero_tangent().random_like(&mut Rng::new(5));
+    let (jvalue, jv) = jvp(p, &direction);
+    assert_eq!(jvalue, value, "{what}: the tangent's value");
+    let expected: f64 = g.iter().zip(direction.to_flat()).map(|(a, b)| a * b).sum();
+    assert!(
+        check::close(jv, expected, 1e-8),
+        "{what}: {jv} vs {expected}"
+    );
+}
+
 /// Value, gradient against central differences, the pullback of -1.75,
 /// and forward mode along a random direction against the gradient.
 #[test]
@@ -96,32 +127,24 @@ fn recursive_embedding_of_json_documents() {
     for (i, doc) in documents().iter().enumerate() {
         for d in [1, 3] {
             let p = encoder(d, 90 + i as u64);
-            let value = score::f(&p, doc);
-            let (v, (g, _)) = score::f_grad(&p, doc);
-            assert_eq!(v, value, "document {i}: f_grad's value");
-            let g = g.to_flat();
-            if let Err(e) = check::check_gradient(|q: &Encoder| score::f(q, doc), &p, &g) {
-                panic!("document {i}, d = {d}: {e}");
-            }
+            check_score(
+                &format!("document {i}, d = {d}"),
+                &p,
+                |q| score::f(q, doc),
+                |q| {
+                    let (v, (g, _)) = score::f_grad(q, doc);
+                    (v, g)
+                },
+                |q, t| score::f_jvp(q, doc, t, ad::NoTangent),
+            );
+            let (_, (g, _)) = score::f_grad(&p, doc);
             let (_, pullback) = score::f_vjp(&p, doc);
             let pulled = pullback(-1.75).0.to_flat();
-            assert!(pulled
-                .iter()
-                .zip(&g)
-                .all(|(a, b)| check::close(*a, -1.75 * b, 1e-12)));
-            let dir = p.random_like(&mut Rng::new(5));
-            let tangent = EncoderTangent {
-                leaf: dir.leaf.clone(),
-                combine: dir.combine.clone(),
-                readout: dir.readout.clone(),
-            };
-            let (jvalue, jv) = score::f_jvp(&p, doc, &tangent, ad::NoTangent);
-            assert_eq!(jvalue, value, "document {i}: f_jvp's value");
-            let expected: f64 = g.iter().zip(dir.to_flat()).map(|(a, b)| a * b).sum();
-            assert!(
-                check::close(jv, expected, 1e-8),
-                "document {i}: {jv} vs {expected}"
-            );
+            assert!(pulled.iter().zip(g.to_flat()).all(|(a, b)| check::close(
+                *a,
+                -1.75 * b,
+                1e-12
+            )));
         }
     }
 }
@@ -198,26 +221,15 @@ fn tree_lstm_over_trees_of_any_arity() {
             mix: random((3, 3), 97) * 0.5,
             readout: random(3, 98),
         };
-        let value = tree_score::f(&p, t);
-        let (v, (g, _)) = tree_score::f_grad(&p, t);
-        assert_eq!(v, value, "tree {i}: f_grad's value");
-        let g = g.to_flat();
-        if let Err(e) = check::check_gradient(|q: &TreeLstm| tree_score::f(q, t), &p, &g) {
-            panic!("tree {i}: {e}");
-        }
-        let dir = p.random_like(&mut Rng::new(6));
-        let tangent = TreeLstmTangent {
-            input: dir.input.clone(),
-            forget: dir.forget.clone(),
-            mix: dir.mix.clone(),
-            readout: dir.readout.clone(),
-        };
-        let (jvalue, jv) = tree_score::f_jvp(&p, t, &tangent, ad::NoTangent);
-        assert_eq!(jvalue, value, "tree {i}: f_jvp's value");
-        let expected: f64 = g.iter().zip(dir.to_flat()).map(|(a, b)| a * b).sum();
-        assert!(
-            check::close(jv, expected, 1e-8),
-            "tree {i}: {jv} vs {expected}"
+        check_score(
+            &format!("tree {i}"),
+            &p,
+            |q| tree_score::f(q, t),
+            |q| {
+                let (v, (g, _)) = tree_score::f_grad(q, t);
+                (v, g)
+            },
+            |q, d| tree_score::f_jvp(q, t, d, ad::NoTangent),
         );
     }
 }
@@ -260,26 +272,15 @@ fn recursive_methods_over_trees() {
             features: random(4, 99 + i as u64),
             mix: 0.7,
         };
-        let (v, (g, _)) = m.value_grad(t);
-        assert_eq!(v, m.value(t), "tree {i}: value_grad's value");
-        let g = g.to_flat();
-        if let Err(e) = check::check_gradient(|q: &TreeModel| q.value(t), &m, &g) {
-            panic!("tree {i}: {e}");
-        }
-        let direction = TreeModelTangent {
-            features: random(4, 7),
-            mix: 0.3,
-        };
-        let (_, jv) = m.value_jvp(t, &direction, ad::NoTangent);
-        let expected = g[..4]
-            .iter()
-            .zip(&direction.features)
-            .map(|(a, b)| a * b)
-            .sum::<f64>()
-            + g[4] * 0.3;
-        assert!(
-            check::close(jv, expected, 1e-8),
-            "tree {i}: {jv} vs {expected}"
+        check_score(
+            &format!("tree {i}"),
+            &m,
+            |q| q.value(t),
+            |q| {
+                let (v, (g, _)) = q.value_grad(t);
+                (v, g)
+            },
+            |q, d| q.value_jvp(t, d, ad::NoTangent),
         );
     }
 }
