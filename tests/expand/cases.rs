@@ -963,3 +963,12 @@ snapshot!(tuple_carried_by_a_loop, [reverse],
         acc.0 * acc.1
     }
 );
+
+// A fixed-size array of active values: the 1-D array of its items, read
+// by index and by a chain like any array.
+snapshot!(fixed_size_array, [reverse],
+    fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let c = [x[0].exp(), x[1] * s, 2.0];
+        c.iter().sum::<f64>() * c[1]
+    }
+);
