@@ -972,3 +972,16 @@ snapshot!(fixed_size_array, [reverse],
         c.iter().sum::<f64>() * c[1]
     }
 );
+
+// A method calling itself (`self.value(l)` is `Self::value(self, l)`),
+// whose leaves read an element of a field as a `match` arm's value: the
+// element is copied out of its place, and the branch's record keeps its
+// index for the reverse sweep.
+snapshot!(recursive_method_over_a_tree, [reverse],
+    fn value(&self, #[constant] t: &Tree) -> f64 {
+        match t {
+            Tree::Leaf(i) => self.features[*i],
+            Tree::Node(l, r) => (self.mix * self.value(l) + self.value(r)).tanh(),
+        }
+    }
+);

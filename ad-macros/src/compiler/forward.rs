@@ -554,7 +554,6 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
     }
 }
 
-/// `let (t, t_dot) = g_jvp(args..., tangents...);`
 /// Whether a call passes a constant argument, whose tangent the methods of
 /// `rules::ZeroOfDifferentiable` and `rules::ZeroOfConstant` make: the
 /// function imports them.
@@ -565,6 +564,7 @@ pub fn passes_constants(f: &ir::Function) -> bool {
     })
 }
 
+/// `let (t, t_dot) = g_jvp(args..., tangents...);`
 fn call(
     g: &Gen<'_>,
     inst: &Inst,

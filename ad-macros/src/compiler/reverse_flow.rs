@@ -54,6 +54,7 @@ impl ExtraConsts<'_> {
         owned: false,
     };
 }
+
 /// A key for an `if` or a loop: its address, stable while the IR lives.
 pub(super) fn key<T>(x: &T) -> usize {
     x as *const T as usize

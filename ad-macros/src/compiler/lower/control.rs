@@ -307,6 +307,14 @@ impl Lowerer<'_> {
                         "loop labels are not supported yet: remove the label",
                     );
                 }
+                if matches!(&*w.cond, Expr::Let(_)) {
+                    // Outside closures, `loop_forms.rs` rewrote it.
+                    self.errors.at(
+                        &w.cond,
+                        "`while let` inside a closure is not supported: move the loop out of the closure",
+                    );
+                    return;
+                }
                 (
                     LoopHead::While {
                         cond: TokenStream::new(),

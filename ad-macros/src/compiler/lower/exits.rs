@@ -522,7 +522,6 @@ fn let_else_that_exits(pat: &syn::Pat, value: &Expr, els: &Expr, rest: &[Stmt]) 
     if !exits_in(|f| f.visit_expr(els)).any() {
         return None;
     }
-    let rest = followed_by(Vec::new(), rest);
     Some(Stmt::Expr(
         parse_quote!(match #value { #pat => { #(#rest)* } _ => #els }),
         None,

@@ -550,7 +550,7 @@ impl Lowerer<'_> {
             Expr::Block(_) => {
                 self.errors.at_span(
                     first_token_span(e),
-                    format!("a labelled block that involves the active value `{first}` and `continue`s the loop around it is not supported: label that loop and write `continue 'label`"),
+                    format!("a labelled block inside a closure that involves the active value `{first}` is not supported: move it out of the closure, or remove the label and the `break` out of it"),
                 );
                 None
             }

@@ -17,7 +17,8 @@
 //! `break` is desugared as any other, so the scrutinee may be any inactive
 //! value (a stack of a tree's nodes, an iterator's `next()`). A labelled
 //! block is a labelled loop that runs once: Rust allows no unlabelled
-//! `break` or `continue` in it (E0695), which the loop would catch.
+//! `break` or `continue` in it (E0695, reported at the user's function,
+//! which is emitted as written), which the loop would catch.
 
 use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Block, Expr, Stmt};
@@ -60,7 +61,7 @@ impl VisitMut for LoopForms {
                     #(#stmts)*
                 });
             }
-            Expr::Block(block) if block.label.is_some() => {
+            Expr::Block(block) => {
                 if let Some(l) = once_loop(block, true) {
                     *e = l;
                 }
@@ -68,18 +69,16 @@ impl VisitMut for LoopForms {
             _ => {}
         }
     }
+    // Closures are inlined where they are called, after these passes (as
+    // after those of labels and exits): their loops are left as written.
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// `'a: { stmts }` as `'a: loop { stmts break 'a; }`, its last expression
-/// the loop's value (`break 'a v;`) where the block gives one; `None` where
-/// its statements `break` or `continue` without a label (Rust's error,
-/// which the rewrite would hide).
+/// the loop's value (`break 'a v;`) where the block gives one; `None` for
+/// a block without a label.
 fn once_loop(block: &syn::ExprBlock, value: bool) -> Option<Expr> {
-    if unlabelled_exits(&block.block.stmts) {
-        return None;
-    }
     let label = block.label.as_ref()?;
     let name = &label.name;
     let mut stmts = block.block.stmts.clone();
@@ -99,33 +98,4 @@ fn once_loop(block: &syn::ExprBlock, value: bool) -> Option<Expr> {
     };
     stmts.push(end);
     Some(parse_quote!(#label loop { #(#stmts)* }))
-}
-
-/// Whether `stmts` hold a `break` or `continue` without a label outside
-/// the loops they contain.
-fn unlabelled_exits(stmts: &[Stmt]) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-            self.0 |= b.label.is_none();
-            syn::visit::visit_expr_break(self, b);
-        }
-        fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-            self.0 |= c.label.is_none();
-        }
-        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-            self.visit_expr(&f.expr);
-        }
-        fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-            self.visit_expr(&w.cond);
-        }
-        fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder(false);
-    for s in stmts {
-        syn::visit::Visit::visit_stmt(&mut finder, s);
-    }
-    finder.0
 }
