@@ -671,8 +671,8 @@ fn in_place_updates_are_assignments() {
     check_scalar!(in_place_updates_in_a_loop; ref w dw = random((3, 3), 62), ref x dx = random(3, 63), val a da = 0.8;);
 }
 
-/// A row or column assigned (`states.row_mut(t).assign(&h)`): the element
-/// writes it stands for. Back-propagation through time, with every hidden
+/// A row or column assigned (`states.row_mut(t).assign(&h)`): a slice of
+/// the matrix written. Back-propagation through time, with every hidden
 /// state kept in a matrix.
 mod lanes_assigned {
     use super::*;
@@ -702,7 +702,7 @@ mod lanes_assigned {
 
 #[test]
 #[should_panic(
-    expected = "`assign` into a row or column of active values takes as many values as it has"
+    expected = "`assign` into a part of an array of active values (`slice_mut`, `row_mut`, `column_mut`) takes a value of the part's shape"
 )]
 fn assigning_a_row_of_another_length_panics() {
     let _ = row_of_three::f_grad(&random(2, 71));
@@ -747,6 +747,42 @@ fn rows_and_columns_assigned() {
     for steps in [1, 4] {
         let xs = random((steps, 2), 65);
         check_scalar!(lanes_assigned; ref w dw = random((3, 3), 66) * 0.5, ref u du = random((3, 2), 67), ref v dv = random(3, 68); &xs);
+    }
+}
+
+/// Parts of arrays assigned, `y.slice_mut(s![..]).assign(&v)`: blocks of a
+/// matrix, pieces of a vector in a loop (each instance of a bag encoded
+/// into its own slots), and a constant written over active values, which
+/// clears their derivative.
+mod slices_assigned {
+    use super::*;
+    use ad::ndarray::s;
+    #[differentiable]
+    pub fn f(m: &Array2<f64>, v: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let (n, k) = m.dim();
+        let mut out = m.clone();
+        out.slice_mut(s![1.., ..])
+            .assign(&m.slice(s![..n - 1, ..]).mapv(f64::exp));
+        let mut encoded = Array1::zeros(n * k);
+        for i in 0..n {
+            encoded
+                .slice_mut(s![i * k..(i + 1) * k])
+                .assign(&(&out.row(i) * v[i]));
+        }
+        encoded.slice_mut(s![..k]).assign(&c.slice(s![..k]));
+        let mut pieces = v.to_owned();
+        pieces
+            .slice_mut(s![1..])
+            .assign(&v.slice(s![..n - 1]).mapv(f64::sin));
+        encoded.mapv(f64::tanh).sum() + pieces.dot(&pieces) + out.sum()
+    }
+}
+
+#[test]
+fn slices_assigned_in_both_modes() {
+    for n in [2, 4] {
+        let c = random(n * 3, 73);
+        check_scalar!(slices_assigned; ref m dm = random((n, 3), 74), ref v dv = random(n, 75); &c);
     }
 }
 

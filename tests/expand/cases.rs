@@ -601,6 +601,18 @@ snapshot!(row_assigned, [reverse],
     }
 );
 
+// A part of an array assigned: `slice_write` replaces it in place (the
+// array moves), and its pullback hands the part of the cotangent to the
+// value and clears it in the array's.
+snapshot!(slice_assigned, [reverse, forward],
+    fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut y = Array1::zeros(2 * k);
+        y.slice_mut(s![..k]).assign(&x.slice(s![k..]));
+        y.slice_mut(s![k..]).assign(&x.mapv(f64::exp).slice(s![..k]));
+        y.dot(&y)
+    }
+);
+
 // `map_axis(Axis(1), f)` is a chain over the rows, collected;
 // `Array1::from(vec![x; n])` is `from_elem`, whose pullback sums.
 snapshot!(map_axis_and_repeated, [reverse],

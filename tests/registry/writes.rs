@@ -1,9 +1,9 @@
-//! Arrays built element by element: writes into arrays created inactive
-//! (`zeros`) that become active, compound element writes, and writes into
-//! copies of active arrays.
+//! Arrays built element by element or part by part: writes into arrays
+//! created inactive (`zeros`) that become active, compound element writes,
+//! writes into copies of active arrays, and slices assigned.
 
 use ad::differentiable;
-use ad::ndarray::{Array1, Array2};
+use ad::ndarray::{s, Array1, Array2};
 
 use super::dual::{Dual64, DualNum};
 use super::{random, Scenario};
@@ -94,11 +94,48 @@ scenario! {
     inputs(n) { ref x dx = random(n, 75) }
 }
 
+scenario! {
+    scalar parts_assigned in ElementWrites, sizes [1, 4, 12];
+    /// A feature vector assembled from parts (`slice_mut(..).assign(..)`),
+    /// as a model of a bag of instances concatenates its encodings.
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, x: &Array1<f64>) -> f64 {
+        let n = w.nrows();
+        let h = w.dot(x).mapv(f64::tanh);
+        let mut features = Array1::zeros(2 * n);
+        features.slice_mut(s![..n]).assign(&h);
+        features.slice_mut(s![n..]).assign(&(&h * &h));
+        features.mapv(f64::sin).sum()
+    }
+    inputs(n) { ref w dw = random((n, n + 1), 76), ref x dx = random(n + 1, 77) }
+    hand {
+        // f = sum(sin(h) + sin(h^2)), h = tanh(w x)
+        let h = w.dot(x).mapv(f64::tanh);
+        let dh = h.mapv(|v| v.cos() + 2.0 * v * (v * v).cos());
+        let dz = &dh * &h.mapv(|v| 1.0 - v * v);
+        let dw = dz.view().insert_axis(ad::ndarray::Axis(1)).dot(&x.view().insert_axis(ad::ndarray::Axis(0)));
+        (dw, w.t().dot(&dz))
+    }
+    dual {
+        let mut total = Dual64::from(0.0);
+        for i in 0..w.nrows() {
+            let mut z = Dual64::from(0.0);
+            for j in 0..x.len() {
+                z += w[[i, j]] * x[j];
+            }
+            let h = z.tanh();
+            total += h.sin() + (h * h).sin();
+        }
+        total
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         outer_product_by_elements::scenario(),
         scatter_with_compound_writes::scenario(),
         overwrite_a_copy::scenario(),
         running_sums::scenario(),
+        parts_assigned::scenario(),
     ]
 }

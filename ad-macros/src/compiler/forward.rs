@@ -484,19 +484,22 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 _ => unreachable!(),
             }
         }
+        Op::SliceWrite(base, info, value) => {
+            // The tangent array, with the part's tangent written in.
+            let base = written_tangent(g, inst, base);
+            let info = &info.tokens;
+            match value {
+                Operand::Var(v) => {
+                    let d = g.tangent(*v);
+                    quote_spanned!(s=> #r::slice_write(#base, #info, #d))
+                }
+                Operand::Const(_) => quote_spanned!(s=> #r::slice_cleared(#base, #info)),
+            }
+        }
         Op::IndexWrite(base, idx, value) | Op::IndexAdd(base, idx, value) => {
             // The tangent array, with the element's tangent written in.
             let array = proc_macro2::Ident::new("array", proc_macro2::Span::mixed_site());
-            let base = match base {
-                Operand::Var(v) => {
-                    let d = g.dot(*v);
-                    quote!(#d)
-                }
-                Operand::Const(_) => {
-                    let x = g.ident(inst.dest);
-                    quote!(#r::zero_tangent(&#x))
-                }
-            };
+            let base = written_tangent(g, inst, base);
             let idx = &idx.tokens;
             let write = match (value, &inst.op) {
                 (Operand::Var(v), Op::IndexAdd(..)) => {
@@ -550,6 +553,21 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             } else {
                 g.apply(inst, g.tangent(v))
             }
+        }
+    }
+}
+
+/// The tangent of the array an element or slice write goes into: its own,
+/// or zero (of the result's shape) for a constant one.
+fn written_tangent(g: &Gen<'_>, inst: &Inst, base: &Operand) -> TokenStream {
+    match base {
+        Operand::Var(v) => {
+            let d = g.dot(*v);
+            quote!(#d)
+        }
+        Operand::Const(_) => {
+            let (r, x) = (&g.rules, g.ident(inst.dest));
+            quote!(#r::zero_tangent(&#x))
         }
     }
 }

@@ -112,6 +112,9 @@ pub enum Op {
     IndexWrite(Operand, Const, Operand),
     /// `y[idx] += value`.
     IndexAdd(Operand, Const, Operand),
+    /// `y.slice_mut(info).assign(&value)`: `y` with a part replaced, as
+    /// `IndexWrite` replaces one element.
+    SliceWrite(Operand, Const, Operand),
     /// `&p.layers[i].w`: a field of a `Differentiable` struct, by reference;
     /// the path (`.layers[i].w`) is the same in the tangent struct.
     Place(Operand, TokenStream),
@@ -278,7 +281,10 @@ impl Op {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
             Op::Arith(_, a, b) | Op::Binary(_, a, b) | Op::Dot(a, b) => vec![a, b],
-            Op::IndexWrite(a, _, b) | Op::IndexAdd(a, _, b) | Op::Push(a, b) => vec![a, b],
+            Op::IndexWrite(a, _, b)
+            | Op::IndexAdd(a, _, b)
+            | Op::SliceWrite(a, _, b)
+            | Op::Push(a, b) => vec![a, b],
             Op::MulAdd(a, b, c) => vec![a, b, c],
             Op::Stack(items) | Op::Tuple(items) | Op::Join { parts: items, .. } => {
                 items.iter().collect()
@@ -325,6 +331,7 @@ impl Op {
             | Op::FromElem(c, _)
             | Op::IndexWrite(_, c, _)
             | Op::IndexAdd(_, c, _)
+            | Op::SliceWrite(_, c, _)
             | Op::Unwrap(_, Some(c))
             | Op::Join { axis: c, .. } => vec![&c.tokens],
             Op::Place(_, path) => vec![path],
@@ -390,6 +397,7 @@ impl Op {
             Op::Join { new_axis, .. } => if *new_axis { "stack" } else { "concatenate" }.into(),
             Op::IndexWrite(..) => "index_write".into(),
             Op::IndexAdd(..) => "index_add".into(),
+            Op::SliceWrite(..) => "slice_write".into(),
             Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),
             Op::Unwrap(..) => "unwrap".into(),
             Op::Mapv(..) => "mapv".into(),

@@ -193,17 +193,22 @@ impl<'f> Gen<'f> {
             | Op::Call(..)
             | Op::IndexWrite(..)
             | Op::IndexAdd(..)
+            | Op::SliceWrite(..)
             | Op::Push(..) => {
                 unreachable!("apply() is for one-operand instructions")
             }
         }
     }
 
-    /// `{ let mut array = y; array[idx] = v; array }`: the array is updated in
-    /// place, or a copy of it when `copy` (the reverse sweep reads the old one).
+    /// `{ let mut array = y; array[idx] = v; array }`, or
+    /// `rules::slice_write(y, info, v)`: the array is updated in place, or a
+    /// copy of it when `copy` (the reverse sweep reads the old one).
     pub fn element_write(&self, inst: &Inst, copy: bool) -> TokenStream {
-        let (Op::IndexWrite(base, idx, value) | Op::IndexAdd(base, idx, value)) = &inst.op else {
-            unreachable!("element_write is for element writes")
+        let (Op::IndexWrite(base, idx, value)
+        | Op::IndexAdd(base, idx, value)
+        | Op::SliceWrite(base, idx, value)) = &inst.op
+        else {
+            unreachable!("element_write is for element and slice writes")
         };
         let array = Ident::new("array", Span::mixed_site());
         let base = match base {
@@ -213,6 +218,11 @@ impl<'f> Gen<'f> {
             }
             other => self.place(other),
         };
+        if let Op::SliceWrite(..) = inst.op {
+            let (r, value) = (self.rules_at(inst.span), self.operand(value));
+            let info = &idx.tokens;
+            return quote_spanned!(inst.span=> #r::slice_write(#base, #info, #value));
+        }
         let (idx, value) = (&idx.tokens, self.place(value));
         let assign = match &inst.op {
             Op::IndexAdd(..) => quote!(+=),
@@ -325,7 +335,9 @@ impl<'f> Gen<'f> {
                 let args = args.iter().map(|a| self.call_arg(a));
                 quote_spanned!(s=> #func(#(#args),*))
             }
-            Op::IndexWrite(..) | Op::IndexAdd(..) => self.element_write(inst, false),
+            Op::IndexWrite(..) | Op::IndexAdd(..) | Op::SliceWrite(..) => {
+                self.element_write(inst, false)
+            }
             Op::Push(..) => self.push(inst, false, self.movable_item(inst).is_some()),
             op => {
                 let a = &op.operands()[0];

@@ -294,7 +294,9 @@ impl Builder<'_, '_> {
             let item = g.primal(inst);
             return g.bind(inst, quote_spanned!(inst.span=> #r::to_owned(#item)));
         }
-        if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) = &inst.op {
+        if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) | Op::SliceWrite(base, ..) =
+            &inst.op
+        {
             if let Operand::Var(v) = base {
                 if self.read_shapes.contains(v)
                     && !self.read_vars.contains(v)
@@ -641,6 +643,13 @@ impl Builder<'_, '_> {
                         dense(quote_spanned!(s=> #r::index_write_pullback_array(#dy, #idx)))
                     }
                     _ => dense(dy),
+                }
+            }
+            Op::SliceWrite(_, info, _) => {
+                let info = self.read_tokens(info);
+                match pos {
+                    0 => dense(quote_spanned!(s=> #r::slice_cleared(#dy, #info))),
+                    _ => dense(quote_spanned!(s=> #r::slice_write_pullback_value(#dy, #info))),
                 }
             }
             Op::FromElem(..) => dense(quote_spanned!(s=> #r::from_elem_pullback(#dy))),

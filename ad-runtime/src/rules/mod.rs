@@ -21,6 +21,7 @@ mod recursion;
 mod reduce;
 mod shape;
 mod shapes;
+mod slice_writes;
 
 pub use accumulate::*;
 pub use arith::*;
@@ -40,6 +41,7 @@ pub use recursion::boxed_pullback;
 pub use reduce::*;
 pub use shape::*;
 pub use shapes::*;
+pub use slice_writes::*;
 
 pub use crate::operand::view;
 

@@ -4,8 +4,9 @@
 //! - `h.mapv_inplace(f)` is `h = h.mapv(f)`;
 //! - `z.scaled_add(a, &x)` is `z += &x * a`;
 //! - `h.assign(&e)` is `h = e.to_owned()`, between arrays of one shape;
-//! - `m.row_mut(i).assign(&v)` (or `column_mut(j)`) is the element writes
-//!   `m[[i, j]] = v[j]`;
+//! - `y.slice_mut(s![..]).assign(&v)` is `y` with that part replaced
+//!   (`Op::SliceWrite`), and `m.row_mut(i)` is `m.slice_mut(s![i, ..])`,
+//!   `m.column_mut(j)` is `m.slice_mut(s![.., j])`;
 //! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`, and
 //!   `hs.extend(items)` a loop of such pushes.
 //!
@@ -33,11 +34,11 @@ impl Lowerer<'_> {
             );
             active || m.args.iter().any(|a| l.carries_derivative(a))
         };
-        if let Some(writes) = lane_assign(m) {
+        if let Some((array, info, value)) = part_assign(m) {
             if !carries(self, &m.receiver) {
                 return false;
             }
-            self.stmt(&writes);
+            self.slice_write(&array, &info, value, whole);
             return true;
         }
         let Expr::Path(target) = &*m.receiver else {
@@ -126,13 +127,11 @@ impl Lowerer<'_> {
 /// The array an in-place update changes, and its value after, as far as
 /// activity goes: `h.mapv_inplace(f)` gives `h.mapv(f)`,
 /// `h.scaled_add(a, &x)` gives `h + x * a`, `h.assign(&e)` and
-/// `m.row_mut(i).assign(&e)` give `e`. A loop carries what they update.
+/// `m.row_mut(i).assign(&e)` give `e` (as far as activity goes: the rest
+/// of `m` stays). A loop carries what they update.
 pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)> {
-    if let (Some(_), Expr::MethodCall(lane), Some(value)) =
-        (lane_assign(m), &*m.receiver, m.args.first())
-    {
-        let name = super::place_root(&lane.receiver, false)?;
-        return Some((name.to_string(), value.clone()));
+    if let Some((array, _, value)) = part_assign(m) {
+        return Some((array.to_string(), value.clone()));
     }
     let Expr::Path(p) = &*m.receiver else {
         return None;
@@ -152,41 +151,28 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
     Some((p.path.get_ident()?.to_string(), value))
 }
 
-/// `m.row_mut(i).assign(&v)` (or `column_mut(j)`) as the element writes
-/// it stands for, a loop of `m[[i, j]] = v[j]` after a length check
-/// (`assign` would broadcast, which this does not differentiate).
-pub(super) fn lane_assign(m: &syn::ExprMethodCall) -> Option<syn::Stmt> {
-    let (Expr::MethodCall(lane), [value]) = (&*m.receiver, &m.args.iter().collect::<Vec<_>>()[..])
+/// `y.slice_mut(info).assign(&v)`, `m.row_mut(i).assign(&v)` or
+/// `m.column_mut(j).assign(&v)` on a local: the array, the slice
+/// (`s![i, ..]` for a row) and the value.
+pub(super) fn part_assign(m: &syn::ExprMethodCall) -> Option<(Ident, Expr, &Expr)> {
+    let (Expr::MethodCall(part), [value]) = (&*m.receiver, &m.args.iter().collect::<Vec<_>>()[..])
     else {
         return None;
     };
-    let Expr::Path(matrix) = &*lane.receiver else {
+    let Expr::Path(array) = &*part.receiver else {
         return None;
     };
-    if m.method != "assign" || lane.args.len() != 1 || matrix.path.get_ident().is_none() {
+    let array = array.path.get_ident()?;
+    if m.method != "assign" || part.args.len() != 1 {
         return None;
     }
-    let k = &lane.args[0];
-    let span = m.method.span();
-    let (v, j) = (
-        Ident::new("__ad_lane_value", span),
-        Ident::new("__ad_lane_position", span),
-    );
-    let (index, len) = match lane.method.to_string().as_str() {
-        "row_mut" => (quote!([#k, #j]), quote!(ncols)),
-        "column_mut" => (quote!([#j, #k]), quote!(nrows)),
+    let k = &part.args[0];
+    let span = part.method.span();
+    let info = match part.method.to_string().as_str() {
+        "slice_mut" => k.clone(),
+        "row_mut" => syn::parse_quote_spanned!(span=> ::ad::ndarray::s![#k, ..]),
+        "column_mut" => syn::parse_quote_spanned!(span=> ::ad::ndarray::s![.., #k]),
         _ => return None,
     };
-    let value = super::strip_refs(value);
-    Some(syn::parse_quote_spanned!(span=> {
-        let #v = #value;
-        ::core::assert_eq!(
-            #v.len(),
-            #matrix.#len(),
-            "`assign` into a row or column of active values takes as many values as it has"
-        );
-        for #j in 0..#v.len() {
-            #matrix[#index] = #v[#j];
-        }
-    }))
+    Some((array.clone(), info, super::strip_refs(value)))
 }

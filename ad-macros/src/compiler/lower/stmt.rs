@@ -609,6 +609,26 @@ impl Lowerer<'_> {
             self.bind(array, value, first_new, None, false);
         }
     }
+
+    /// `y.slice_mut(info).assign(&e)` (and rows and columns, which are
+    /// slices): a new value of `y` that differs in that part, as an element
+    /// write differs in one element.
+    ///
+    /// Input:  `y.slice_mut(s![1..3]).assign(&x.slice(s![..2]));`
+    /// Output: `t1 = slice(x, {s![..2]}); y_1 = slice_write(y, {s![1..3]}, t1)`
+    pub(super) fn slice_write(&mut self, array: &Ident, info: &Expr, value: &Expr, whole: &Expr) {
+        let info = self.inactive_arg(info, "a slice");
+        let base = self.updated_local(array);
+        if base.is_none() {
+            self.errors.at(array, format!("`{array}` is not a local array: `assign` into a part of an array goes into arrays the function declares"));
+        }
+        let first_new = self.vars.len();
+        let value = self.expr(value);
+        if let (Some(base), Some(info), Some(value)) = (base, info, value) {
+            let value = self.op_or_constant(Op::SliceWrite(base, info, value), whole.span(), whole);
+            self.bind(array, value, first_new, None, false);
+        }
+    }
 }
 
 /// Whether `e` makes a `Vec`: `vec![..]`, `Vec::new()`,
