@@ -58,6 +58,41 @@ mod same_variable_in_both_branches {
     }
 }
 
+/// An active value that every branch overwrites with a constant: the
+/// result is the constant the branch taken chose, and no derivative flows
+/// from the value before (stress seed 72 found the old value kept). A
+/// scalar and an array, in an `if` and in a `match`. (The first values are
+/// never read: that is the case under test.)
+#[allow(unused_assignments)]
+mod constants_in_every_branch {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut s = x[0] * 3.0;
+        if k > 1 {
+            s = 1.0;
+        } else {
+            s = 2.0;
+        }
+        let mut v = x.mapv(f64::sin);
+        match k {
+            0 => v = Array1::zeros(x.len()),
+            1 => v = Array1::from_elem(x.len(), 0.5),
+            _ => {
+                v = Array1::ones(x.len());
+            }
+        }
+        v.dot(x) * s + x[0] * s
+    }
+}
+
+#[test]
+fn constants_assigned_in_every_branch_replace_an_active_value() {
+    for k in 0..3 {
+        check_scalar!(constants_in_every_branch; ref x dx = random(3, 19); k);
+    }
+}
+
 mod branch_per_iteration {
     use super::*;
     #[differentiable]

@@ -45,6 +45,25 @@ mod zipped {
     }
 }
 
+/// `std::iter::zip(a, b)`, which is `a.into_iter().zip(b)`: in a chain,
+/// in a `for` loop, and imported as a bare `zip`.
+mod zip_calls {
+    use super::*;
+    use std::iter::zip;
+    #[differentiable]
+    pub fn f(a: &[f64], c: &Array1<f64>) -> f64 {
+        let dot: f64 = std::iter::zip(a, c).map(|(x, y)| x * y).sum();
+        let mut cubes = 0.0;
+        for (x, &y) in zip(a.iter(), c) {
+            cubes += x * y * y;
+        }
+        dot + cubes.tanh()
+            + core::iter::zip(c, a)
+                .map(|(y, x)| (x - y).powi(2))
+                .sum::<f64>()
+    }
+}
+
 /// `fold` with a closure and with a path, `product`, and ndarray's own
 /// `fold` on an array.
 mod folds {
@@ -407,6 +426,13 @@ fn sums_over_elements() {
 fn zipped_and_enumerated_sources() {
     for n in [0, 1, 6] {
         check_scalar!(zipped; ref a da = vector(n, 5), ref b db = vector(n, 6), ref c dc = random(n, 7););
+    }
+}
+
+#[test]
+fn zip_called_as_a_function() {
+    for n in [0, 1, 6] {
+        check_scalar!(zip_calls; ref a da = vector(n, 8), ref c dc = random(n, 9););
     }
 }
 

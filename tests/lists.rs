@@ -233,6 +233,26 @@ fn items_read_before_a_push() {
     check_scalar!(read_then_pushed; ref x dx = random(1, 20), val s ds = -0.3;);
 }
 
+/// `first()` and `last()` of active arrays and slices, unwrapped (with
+/// `copied()`, `*`, or `expect`): the elements `x[0]` and `x[x.len() - 1]`.
+mod ends_of_arrays {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &[f64]) -> f64 {
+        let h = x.mapv(f64::tanh);
+        let a = *h.last().unwrap();
+        let b = h.first().copied().expect("a state");
+        a * b + x.first().unwrap() * w.last().unwrap() + w.first().unwrap().sin()
+    }
+}
+
+#[test]
+fn ends_of_arrays_and_slices() {
+    for n in [1, 4] {
+        check_scalar!(ends_of_arrays; ref x dx = random(n, 21), ref w dw = random(n + 1, 22).to_vec(););
+    }
+}
+
 /// `to_vec` of an active array, slice and `Vec` of arrays: the items
 /// collected into a `Vec` local, pushed onto, extended by a chain,
 /// iterated, and made an array again (`Array1::from(x.to_vec())`).

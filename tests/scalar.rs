@@ -98,7 +98,8 @@ mod reassignment {
 }
 
 /// Tuples of expressions, bound and assigned: every element is evaluated
-/// before any name changes (the assignment in the loop swaps).
+/// before any name changes (the assignment in the loop swaps); arrays of
+/// expressions bound by array patterns, `let [a, b] = [e1, e2];`, alike.
 mod tuples {
     use super::*;
     #[differentiable]
@@ -109,7 +110,9 @@ mod tuples {
         }
         let (p, _, q): (f64, f64, usize) = (a + b, x, 3);
         let (a, b) = (b, a);
-        p * a - b * q as f64
+        let [c, _, d]: [f64; 3] = [a * x, b, b.cos()];
+        let [e, f] = [c + d, y];
+        p * a - b * q as f64 + e * f
     }
 }
 

@@ -91,8 +91,11 @@ impl Lowerer<'_> {
             if same_binding(t, &before[name]) && same_binding(f, &before[name]) {
                 continue;
             }
-            if !matches!(t, Binding::Active(_)) && !matches!(f, Binding::Active(_)) {
-                // Inactive on both sides: the branches assigned it in place.
+            let was_active = matches!(before[name], Binding::Active(_));
+            if !matches!(t, Binding::Active(_)) && !matches!(f, Binding::Active(_)) && !was_active {
+                // Inactive on both sides and before: the branches assigned
+                // it in place. (An active value both branches overwrite with
+                // constants has a copy of its own in each, which a phi joins.)
                 continue;
             }
             let dest = self.new_var(name, i.if_token.span);

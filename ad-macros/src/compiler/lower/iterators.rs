@@ -662,11 +662,35 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     (e, stages)
 }
 
+/// `std::iter::zip(a, b)` (or `core::iter::zip`, `iter::zip`, a bare
+/// `zip` imported from there), which is `a.into_iter().zip(b)`: its two
+/// arguments.
+pub(super) fn zip_call(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(f) = &*c.func else { return None };
+    let names: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let from_iter = match names.as_slice() {
+        [zip] => zip == "zip",
+        [.., module, zip] => module == "iter" && zip == "zip",
+        [] => false,
+    };
+    match (from_iter && f.qself.is_none(), c.args.len()) {
+        (true, 2) => Some((&c.args[0], &c.args[1])),
+        _ => None,
+    }
+}
+
 /// Whether `e` is an iterator: a range or an adaptor call.
 pub(super) fn is_adaptor(e: &Expr) -> bool {
     match e {
         Expr::Paren(p) => is_adaptor(&p.expr),
         Expr::Range(_) => true,
+        e if zip_call(e).is_some() => true,
         Expr::MethodCall(m) => matches!(
             m.method.to_string().as_str(),
             "iter"

@@ -44,17 +44,30 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `hs.first().unwrap()` and `hs.last().unwrap()` (or `.expect(..)`) of
-    /// a `Vec` local: the item `hs[0]` or `hs[hs.len() - 1]`, which panics
-    /// where `unwrap` would, with the index's message.
+    /// `hs.first().unwrap()` and `hs.last().unwrap()` (or `.expect(..)`,
+    /// with `.copied()` or `.cloned()` before it) of a `Vec` local, a
+    /// sequence parameter or a 1-D array: the item `hs[0]` or
+    /// `hs[hs.len() - 1]`, which panics where `unwrap` would, with the
+    /// index's message.
     pub(super) fn end_item(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let unwraps = (m.method == "unwrap" && m.args.is_empty())
+            || (m.method == "expect" && m.args.len() == 1);
         let Expr::MethodCall(end) = &*m.receiver else {
             return None;
         };
+        let mut end = end;
+        if end.args.is_empty() && matches!(end.method.to_string().as_str(), "copied" | "cloned") {
+            let Expr::MethodCall(inner) = &*end.receiver else {
+                return None;
+            };
+            end = inner;
+        }
         let list = &end.receiver;
-        let unwraps = (m.method == "unwrap" && m.args.is_empty())
-            || (m.method == "expect" && m.args.len() == 1);
-        if !unwraps || !end.args.is_empty() || !self.names_vec_local(list) {
+        let indexable = self.names_vec_local(list)
+            || self.sequence_named(list).is_some()
+            || self.array_rank(list) == Some(1)
+            || self.active_local_array(list);
+        if !unwraps || !end.args.is_empty() || !indexable {
             return None;
         }
         let span = end.method.span();

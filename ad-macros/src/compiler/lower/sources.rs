@@ -162,6 +162,11 @@ impl Lowerer<'_> {
         bare: bool,
         lets: &mut Vec<syn::Stmt>,
     ) -> syn::Result<Source> {
+        if let Some((a, b)) = super::iterators::zip_call(e) {
+            let a = self.source(a, true, lets)?;
+            let b = self.source(b, true, lets)?;
+            return Ok(Source::Zip(Box::new(a), Box::new(b)));
+        }
         let Expr::MethodCall(m) = e else {
             return match e {
                 Expr::Paren(p) => self.source(&p.expr, bare, lets),
@@ -306,7 +311,7 @@ impl Lowerer<'_> {
 
     /// Whether `x` names an active local that is not a `Vec`: an array the
     /// body made, of any number of axes.
-    fn active_local_array(&self, x: &Expr) -> bool {
+    pub(super) fn active_local_array(&self, x: &Expr) -> bool {
         let Expr::Path(p) = x else { return false };
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
             return false;

@@ -3,7 +3,8 @@
 //! `let`s and assignments:
 //!
 //! - `let (a, mut b) = (e1, e2);` becomes
-//!   `let __ad_tuple_1 = e1; let __ad_tuple_2 = e2; let a = __ad_tuple_1; let mut b = __ad_tuple_2;`
+//!   `let __ad_tuple_1 = e1; let __ad_tuple_2 = e2; let a = __ad_tuple_1; let mut b = __ad_tuple_2;`,
+//!   and so does the array form `let [a, mut b] = [e1, e2];`
 //! - `(a, b) = (b, a);` becomes
 //!   `let __ad_tuple_1 = b; let __ad_tuple_2 = a; a = __ad_tuple_1; b = __ad_tuple_2;`
 //!
@@ -58,35 +59,41 @@ impl Tuples {
                     Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
                     p => (p, None),
                 };
-                let (Pat::Tuple(pats), Some(init)) = (pat, &local.init) else {
-                    return None;
+                let init = local.init.as_ref()?;
+                // `let (a, b) = (e1, e2);`, or with arrays, `let [a, b] = [e1, e2];`.
+                let (pats, values): (Vec<&Pat>, Vec<&Expr>) = match (pat, &*init.expr) {
+                    (Pat::Tuple(p), Expr::Tuple(v)) => {
+                        (p.elems.iter().collect(), v.elems.iter().collect())
+                    }
+                    (Pat::Slice(p), Expr::Array(v)) => {
+                        (p.elems.iter().collect(), v.elems.iter().collect())
+                    }
+                    _ => return None,
                 };
-                let Expr::Tuple(values) = &*init.expr else {
-                    return None;
-                };
-                let simple = pats.elems.iter().all(|p| {
+                let simple = pats.iter().all(|p| {
                     matches!(p, Pat::Wild(_))
                         || matches!(p, Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none())
                 });
-                if !simple || pats.elems.len() != values.elems.len() || init.diverge.is_some() {
+                if !simple || pats.len() != values.len() || init.diverge.is_some() {
                     return None;
                 }
                 let types: Vec<Option<&Type>> = match ty {
-                    Some(Type::Tuple(t)) if t.elems.len() == pats.elems.len() => {
+                    Some(Type::Tuple(t)) if t.elems.len() == pats.len() => {
                         t.elems.iter().map(Some).collect()
                     }
+                    Some(Type::Array(a)) => vec![Some(&*a.elem); pats.len()],
                     Some(_) => return None,
-                    None => vec![None; pats.elems.len()],
+                    None => vec![None; pats.len()],
                 };
-                let temps: Vec<Ident> = values.elems.iter().map(|_| self.temporary()).collect();
+                let temps: Vec<Ident> = values.iter().map(|_| self.temporary()).collect();
                 let mut out: Vec<Stmt> = Vec::new();
-                for ((t, v), ty) in temps.iter().zip(&values.elems).zip(&types) {
+                for ((t, v), ty) in temps.iter().zip(&values).zip(&types) {
                     out.push(match ty {
                         Some(ty) => parse_quote!(let #t: #ty = #v;),
                         None => parse_quote!(let #t = #v;),
                     });
                 }
-                for (p, t) in pats.elems.iter().zip(&temps) {
+                for (p, t) in pats.iter().zip(&temps) {
                     if let Pat::Ident(_) = p {
                         out.push(parse_quote!(let #p = #t;));
                     }
