@@ -17,25 +17,16 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if y > 0.437 {
-                break 'blk y * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (1.16 - y);
-                }
-            }
-            helper_scalar(x, x) - (1.16 - y)
-        };
-        let mut s2 = helper_array(a, x);
-        for m in c.iter().map(|x| (x * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (s2 * (k as f64 * 0.5)) + x * 0.1;
+        let v1 = (a * helper_scalar((k as f64 * 0.5), a[a.len() - 1]));
+        let l2: Vec<f64> = b.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * x).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        if k == 3 {
-            return ((1.0 + a[k % a.len()] * a[k % a.len()]).ln() + c.dot(b));
-        }
-        c[k % a.len()] + s2
+        s4 += c.mean().unwrap();
+        ((x + x) - helper_array(b, y)) + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -52,38 +43,27 @@ mod p1 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar(helper_array(a, a[k % a.len()]), a.dot(a)), (k as f64 * 0.5));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]));
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.32, a[k % a.len()])).tanh();
-        }
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
                 }
             }
-            s1 += c[i] * 0.2;
-        }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        let v4 = c.mapv(|t| t * t * 0.5 - t);
+        let arr5 = [v4[k % a.len()], helper_scalar((k as f64 * 0.5), y), x];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * f64::tanh(0.20),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+            w7[i] = c[i] * helper_recursive(c, v4[k % a.len()], k % 3);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + a[k % a.len()] * a[k % a.len()]).ln() };
-        (s1 - x).cos() + s1
+        v4.mapv(f64::tanh).sum() + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -99,26 +79,41 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..3 {
-            h1.scaled_add((c[a.len() - 1] / (1.0 + 0.66 * 0.66)), a);
-            if i == 3 {
-                break;
+        let arr1 = [x.tanh().exp(), (y / (1.0 + b[0] * b[0])), b.mapv(f64::tanh).sum()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (c[0] + (b[k % a.len()].tanh().exp() + x.cos()));
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * f64::tanh(0.42)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * f64::tanh(0.53).exp()).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += b[i] * 0.2;
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + 0.62).sin();
+        }
+        let mut s5 = (helper_array(c, w4.dot(a)) - b.dot(&w4));
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s5 = (s5 * 0.7 + a[j] * helper_array(a, x) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
             }
         }
-        let v2 = a.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s3 = (h1[k % a.len()].tanh().exp().sin() + c.mean().unwrap().cos());
-        let v4 = h1.mapv(|t| (t * x).sin() + x * 0.5);
-        let l5: Vec<f64> = h1.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * v4.mean().unwrap()).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        let s8;
-        match k % 3 {
-            0 => s8 = (0.53 + ((k as f64 * 0.5) - 0.20)),
-            1 => { s8 = 0.5; }
-            _ => s8 = helper_recursive(&h1, (h1[k % a.len()] - 0.69), k % 3),
-        }
-        let mut s9 = v4.dot(b);
-        helper_recursive(c, helper_array(a, s9), k % 3) + s9 + v4.sum() * 0.3
+        let mut s8: f64 = {
+            let t7 = a.dot(&w4);
+            t7 * t7 * 0.5 + (1.0 + s2 * s2).sqrt()
+        };
+        helper_recursive(b, w4[a.len() - 1], k % 3).tanh() + s8 + w4.sum() * 0.3
     }
 
     #[test]
@@ -135,33 +130,21 @@ mod p3 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut s3: f64 = {
-            let t2 = f64::sqrt((1.0 + 0.42 * 0.42));
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + a[j] * helper_scalar(s1, s3) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
+        match k % 4 {
+            j if j > 1 => s1 = f64::sqrt((1.0 + 0.42 * 0.42)) * j as f64,
+            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += 1.08,
         }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (y * s3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w5 * helper_scalar(x, c[k % a.len()]);
+        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(b);
+        let v5 = (a + c);
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        let s6 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(x, c[k % a.len()]) };
-        c.mapv(f64::tanh).sum() + s3
+        s4 += ((k as f64 * 0.5) + y);
+        a.mapv(f64::tanh).sum() + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -177,19 +160,26 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + a.dot(b)).sum::<f64>();
-        let mut s4 = f64::sqrt((1.0 + 0.38 * 0.38));
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.03 + 0.33);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s1 = y;
+        for i in 0..a.len() {
+            let t2 = c[i] * (1.0 + y * y).ln();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (y + 1.03);
         }
-        s3 += y * 0.2;
-        match k % 3 {
-            0 => s3 = (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln(),
-            1 => s3 = s3 * helper_array(b, c.mapv(f64::tanh).sum()),
-            _ => s3 += b.dot(a),
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
         }
-        s4 + s4
+        let mut s4 = h3.mapv(f64::tanh).sum();
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + c[i] * h3.mapv(f64::tanh).sum()).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
+        }
+        f64::ln((1.0 + 0.67 * 0.67)) + s5 + h3.sum() * 0.3
     }
 
     #[test]
@@ -206,51 +196,29 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (k as f64 * 0.5).cos();
+            s1 += t2.sin() * c.dot(a);
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (x - (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * s1;
+            }
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c[a.len() - 1],
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * a.dot(c);
+            let mut s1 = s1 * 0.5 + y.cos();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.dot(c) };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n4 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        for i in 0..a.len() {
-            let t6 = b[i] * (1.0 + s5 * s5).sqrt();
-            let mut u7 = t6;
-            if t6 > 0.1 {
-                u7 = u7 * a[(i + 1) % a.len()];
-            }
-            s1 += u7;
-            if i == 3 {
-                break;
-            }
-        }
-        x.tanh().exp() + s1
+        s1 += s1 * 0.2;
+        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s1
     }
 
     #[test]
@@ -266,41 +234,47 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0].tanh().exp();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t2 = a[i] * x;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
+            w1[i] += (c[i] + 1.00).sin();
         }
-        let s4 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
-                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
-            }
+        let mut s2 = y;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + f64::sin(1.36);
+                s2 = (s2 * 0.8 + b[j] * 1.08).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * w1[0];
                 }
             }
-            c.dot(b) - f64::sin(1.36)
-        };
-        for i in 0..a.len() {
-            let x = x * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+            if n3 > 2 {
+                break s2 + w1[0];
             }
-            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * w1[0].cos()).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * s2.cos();
+                }
+            }
+            if n5 > 2 {
+                break s2 + s2.cos();
+            }
+        };
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * b.mapv(f64::tanh).sum(), (w1[i] + w1.mapv(f64::tanh).sum()).sin()]);
         }
-        for m in a.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.71 + x * 0.1;
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, a).map(|(x, y)| x * y).sum::<f64>();
+        for m in w1.iter().map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (1.06 * (k as f64 * 0.5)) + y * 0.1;
         }
-        ((b[0] - (k as f64 * 0.5)) - (k as f64 * 0.5).tanh().exp()) + s1
+        0.71 + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -317,13 +291,16 @@ mod p7 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += helper_array(b, x),
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(a, 0.53) + s1 * 0.1;
         }
-        let mut s2 = (1.0 + s1 * s1).ln();
-        (1.0 + s2 * s2).ln() + s2
+        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        let mut v3 = a.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        }
+        let s4 = s2 * v3.sum();
+        (1.0 + s1 * s1).ln() + s1
     }
 
     #[test]
@@ -339,23 +316,27 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s1 = x;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
         }
-        let v3 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (s1 * x);
+            w3[i] += (b[i] + 0.54).sin();
+        }
+        if c[0] < 0.0 {
+            s1 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
+        } else {
+            s1 = s1 * helper_array(a, s1);
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let v6 = vec![0.25; b.len()];
-        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (s1 * (k as f64 * 0.5))).sum::<f64>();
-        (v3.dot(&v3) + (k as f64 * 0.5)) + s7 + v3.sum() * 0.3
+        (k as f64 * 0.5) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -386,33 +367,39 @@ mod p9 {
             s1 += w2 * (s1 * (k as f64 * 0.5));
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 * (k as f64 * 0.5)) };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (y - s3)).tanh();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_array(c, y);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
+        }
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * helper_recursive(a, y, k % 3) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
         }
         match k % 3 {
-            0 => s1 = (f64::sin(0.42) * s3),
-            1 => s1 = s1 * y,
-            _ => s1 += y,
+            0 => s1 = c[a.len() - 1],
+            1 => s1 = s1 * 1.10,
+            _ => s1 += s3,
         }
-        let mut s4 = (((s3 * s3) * (k as f64 * 0.5)) - (b.mean().unwrap() + a[k % a.len()].sin()));
-        let mut s5 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            let t6 = b[i] * helper_scalar((k as f64 * 0.5), 1.35);
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += a[j] * t6;
-            }
-            s1 = s1 + q7.tanh();
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (s3 * s3), (a[i] + (k as f64 * 0.5)).sin()]);
         }
-        let mut stack8: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack8.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * b.dot(b) * w).tanh();
-            if j % 3 == 2 {
-                stack8.pop();
-            }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s1 = s1.sin() * 0.9 + b[j9 - 1] * helper_array(c, (k as f64 * 0.5));
         }
-        helper_scalar(s4.cos(), ((k as f64 * 0.5) - a[k % a.len()])) + s5
+        ((0.61 - c[0]) - helper_recursive(b, b[a.len() - 1], k % 3)) + s1
     }
 
     #[test]
@@ -428,33 +415,37 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * (y + y) + k as f64 * 0.1).sin();
-            }
+        if k == 3 {
+            return helper_scalar((k as f64 * 0.5), 1.22).tanh().exp();
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n3 = (&h2 * y + c).mapv(f64::tanh);
-            h2.assign(&n3);
-            if i == 3 {
+            let n2 = (s1 * 0.5 + a[i] * y).tanh();
+            if (n2 - s1).abs() < 0.05 {
                 break;
             }
+            s1 = n2;
         }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * helper_array(c, y)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * x;
+                }
             }
+            if n3 > 2 {
+                break s1 + x;
+            }
+        };
+        let s5;
+        match k % 3 {
+            0 => s5 = helper_scalar((a[0] * (k as f64 * 0.5)), 0.32),
+            1 => { s5 = 0.5; }
+            _ => s5 = s4,
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = h2[i] * b.mean().unwrap();
-        }
-        s4 + s4 + w6.sum() * 0.3
+        y + s1
     }
 
     #[test]
@@ -470,31 +461,12 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + x * x).sqrt().tanh().exp() * a.dot(b));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * s1;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::sin(1.06)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        c.mean().unwrap() + s1
+        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_recursive(b, y, k % 3);
+        let mut s3: f64 = {
+            let t2 = b.mean().unwrap();
+            t2 * t2 * 0.5 + s1.tanh().exp()
+        };
+        b.mean().unwrap() + s3
     }
 
     #[test]
@@ -510,28 +482,35 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.var(0.0) + 0.1).sqrt() * (a[k % a.len()] / (1.0 + b[0] * b[0]));
-        let (s2, v3) = helper_pair(c, (s1 - y));
-        let s4 = s2 * v3.sum();
-        match k % 4 {
-            j if j > 1 => s1 = (b.mapv(f64::tanh).sum() + s4) * j as f64,
-            _ if a[k % a.len()] > 0.2 => s1 = s1 * ((s4 + 0.89) * helper_recursive(c, x, k % 3)),
-            _ => s1 += c.mean().unwrap(),
+        let s1;
+        match k % 3 {
+            0 => s1 = y,
+            1 => { s1 = y; }
+            _ => s1 = helper_array(c, y),
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * a[a.len() - 1]).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
+        let mut s2 = (y - (x - helper_scalar(y, (k as f64 * 0.5))));
+        s2 += a.mapv(f64::tanh).sum();
+        let s3;
+        match k % 3 {
+            0 => s3 = a.mapv(f64::tanh).sum(),
+            1 => { s3 = c[k % a.len()]; }
+            _ => s3 = helper_array(b, (s2 + 0.89)),
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * c.dot(c);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
             }
-            s5 = n6;
+            s2 += u5;
         }
-        if k % 2 == 0 {
-            s1 = s1;
-        } else {
-            s1 = s1 * s1.sin();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + b[i] * s1).tanh();
         }
-        (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp() + s5
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -548,21 +527,25 @@ mod p13 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        if k % 2 == 1 {
-            let x = x * 0.5 + x;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * a[0]).tanh();
+            s1 += a[i] * 0.2;
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) * y) + s1 * 0.1;
+        let (s3, c4) = (x * x).sin_cos();
+        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, 1.08]];
+        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * y;
+        let s6;
+        match k % 3 {
+            0 => s6 = (c.mean().unwrap() * helper_recursive(c, x, k % 3)),
+            1 => { s6 = c[k % a.len()]; }
+            _ => s6 = s1,
         }
-        c[a.len() - 1] + s1
+        (s2 / (1.0 + (1.0 + s2 * s2).sqrt() * (1.0 + s2 * s2).sqrt())) + s2
     }
 
     #[test]
@@ -578,63 +561,37 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() - helper_recursive(a, a[0].tanh().exp(), k % 3));
+        let v1 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
+        let mut s2 = helper_array(b, (0.52 * (k as f64 * 0.5)).sin());
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => b[i] * s1.tanh().exp(),
+                1 => v1[i] * helper_scalar(x, y),
                 _ => {
-                    if b[i] > 0.8 {
+                    if v1[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    v1[i].tanh()
                 }
             };
-            s1 += w2 * (1.0 + y * y).ln();
+            s2 += w3 * helper_recursive(a, x, k % 3);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).ln() };
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(a, x, k % 3) };
         if k % 2 == 0 {
-            s1 = helper_recursive(a, f64::tanh(0.78).exp(), k % 3);
+            s2 = 0.5;
         } else {
-            s1 = s1 * (1.0 + f64::tanh(0.55) * f64::tanh(0.55)).sqrt();
+            s2 = k as f64 * 0.25;
         }
-        let s4 = 'blk: {
-            if (k as f64 * 0.5) > 0.437 {
-                break 'blk (k as f64 * 0.5) * 2.0;
+        s2 += f64::tanh(0.78).exp();
+        let arr5 = [(1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), helper_array(b, s4), helper_recursive(a, x, k % 3)];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        let mut s7 = s2;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s7 += (v * j as f64) * b.mapv(f64::tanh).sum();
             }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + s3;
-                }
-            }
-            s1 - s3
-        };
-        for i in 0..a.len() {
-            let t5 = c[i] * s3;
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * a[(i + 1) % a.len()];
-            }
-            s1 += u6;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
-        }
-        let s7 = 'blk: {
-            if (b[a.len() - 1] * (k as f64 * 0.5)) > 0.437 {
-                break 'blk (b[a.len() - 1] * (k as f64 * 0.5)) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + c.mapv(f64::tanh).sum();
-                }
-            }
-            a.mean().unwrap() - c.mapv(f64::tanh).sum()
-        };
-        helper_scalar(s4.tanh(), a.dot(a)) + s1
+        ((1.0 + s6 * s6).ln() - helper_recursive(&v1, (k as f64 * 0.5), k % 3)) + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -650,30 +607,28 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        }
+        let (s2, v3) = helper_pair(c, ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12)));
+        let s4 = s2 * v3.sum();
+        let mut s5 = ((((k as f64 * 0.5) * x) - 1.26) + f64::tanh(0.53));
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => u1[i] * c.mean().unwrap(),
+                _ => {
+                    if u1[i] > 0.8 {
+                        break;
+                    }
+                    u1[i].tanh()
                 }
-            }
-            s1 += b[i] * 0.2;
+            };
+            s5 += w6 * u1.mean().unwrap();
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(a[a.len() - 1], (x - x)) * j as f64,
-            _ if (x - x) > 0.2 => s1 = s1 * (0.53 / (1.0 + a.mean().unwrap() * a.mean().unwrap())),
-            _ => s1 += s1,
-        }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * ((k as f64 * 0.5) / (1.0 + 0.97 * 0.97)) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        f64::tanh(0.71) + s1
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * u1.mean().unwrap() };
+        0.67 + s5 + u1.sum() * 0.3
     }
 
     #[test]
@@ -691,12 +646,22 @@ mod p16 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c[0]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            let t2 = b[i] * f64::tanh(0.62).exp();
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s4 = a.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * (1.0 + x * x).sqrt()).sum::<f64>();
-        helper_recursive(c, y.tanh().exp(), k % 3) + s4
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt() * j as f64,
+            _ if (y + a[k % a.len()]) > 0.2 => s1 = s1 * helper_recursive(c, s1.tanh().exp(), k % 3),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + y * y)),
+        }
+        (helper_recursive(a, a[k % a.len()], k % 3) + x.sin()) + s1
     }
 
     #[test]
@@ -712,42 +677,34 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() + ((x * x) * y));
+        let v1 = (b * b.mapv(f64::tanh).sum());
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (s1 - s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (y - (k as f64 * 0.5)), (c[i] + y).sin()]);
         }
-        s1 += y * 0.2;
-        let mut s2 = b.mapv(f64::tanh).sum();
-        if s2 > 0.1 {
-            s2 = helper_scalar((y / (1.0 + a[k % a.len()] * a[k % a.len()])), helper_array(b, x));
-        } else {
-            s2 = s2 * a.mean().unwrap();
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut s6 = s5;
+        for m in v1.iter().map(|s5| (s5 * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * b[0] + s5 * 0.1;
         }
-        let mut s3 = helper_array(c, b[0]);
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * s2).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s6 = (s6 * 0.6 + v * (a[a.len() - 1] + s2) + k as f64 * 0.1).sin();
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + v1[j] * (a[0] + s5) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
             }
         }
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w7 * c.mapv(f64::tanh).sum();
+        let mut m9 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m9.row_mut(i).assign(&(b * ((c[k % a.len()] + x) + i as f64)));
         }
-        let s8 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        helper_scalar((y + y), (x * (k as f64 * 0.5))) + s6
+        let mut s8 = m9.row(1).dot(b) * (x - x);
+        let v10 = (&v1 * (1.0 + v1[k % a.len()] * v1[k % a.len()]).sqrt());
+        let v13 = vec![0.25; c.len()];
+        let mut s14 = c.iter().zip(&v13).map(|(p11, q12)| p11 * q12 * (x + 0.73)).sum::<f64>();
+        helper_array(a, s14).tanh().exp() + s14 + v10.sum() * 0.3
     }
 
     #[test]
@@ -763,43 +720,27 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - ((k as f64 * 0.5) - y)) + (helper_recursive(a, a[k % a.len()], k % 3) - (x - (k as f64 * 0.5))));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * b.dot(c);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * helper_scalar((k as f64 * 0.5), s1) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
-        }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * c.dot(b);
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s7: f64 = {
-            let t6 = c.mapv(f64::tanh).sum();
-            t6 * t6 * 0.5 + c.dot(a)
-        };
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * ((k as f64 * 0.5) - y)).sum::<f64>();
+        let mut s4 = (c[k % a.len()] / (1.0 + helper_array(c, (k as f64 * 0.5).tanh()) * helper_array(c, (k as f64 * 0.5).tanh())));
+        let s5;
         match k % 3 {
-            0 => s7 = s1,
-            1 => s7 = s7 * helper_recursive(b, (k as f64 * 0.5), k % 3),
-            _ => s7 += (k as f64 * 0.5),
+            0 => s5 = (1.0 + s4.tanh().exp() * s4.tanh().exp()).ln(),
+            1 => { s5 = 0.5; }
+            _ => s5 = (c.mapv(f64::tanh).sum() * helper_array(a, y)),
         }
-        u5.mapv(f64::tanh).sum() + s7 + u5.sum() * 0.3
+        for i in 0..a.len() {
+            let s5 = s5 * 0.5 + (s5 + s3);
+            s3 = (s3 * 0.8 + s5 * 0.3).tanh();
+        }
+        s3 += s5 * 0.2;
+        match k % 3 {
+            0 => s3 = b.mapv(f64::tanh).sum(),
+            1 => s3 = s3 * c.mapv(f64::tanh).sum(),
+            _ => s3 += helper_array(c, 1.33),
+        }
+        let arr6 = [f64::tanh(0.53).exp(), helper_scalar(0.25, s4), helper_recursive(c, 1.09, k % 3)];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -816,41 +757,38 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x)) * helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x))).ln();
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * a.mapv(f64::tanh).sum() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * s1.tanh().exp(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w3 * f64::tanh(1.39).exp();
+            }
+            s1 += b[i] * 0.2;
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.39).exp() };
-        let s5;
-        match k % 3 {
-            0 => s5 = b.mapv(f64::tanh).sum(),
-            1 => { s5 = c.mean().unwrap(); }
-            _ => s5 = helper_scalar((x + x), (s4 + 0.28)),
+        let s2 = 'blk: {
+            if s1.tanh().exp() > 0.437 {
+                break 'blk s1.tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + f64::tanh(1.39).exp();
+                }
+            }
+            b.dot(b) - f64::tanh(1.39).exp()
+        };
+        for m in c.iter().map(|s2| (s2 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(c, x, k % 3) + s2 * 0.1;
         }
-        if s5.tanh().exp() > 0.1 {
-            s1 = s5.cos().tanh();
-        } else {
-            s1 = s1 * ((s1 - s4) - (c[0] - c[a.len() - 1]));
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
         }
-        let mut s6 = (1.0 + (y / (1.0 + s1 * s1)) * (y / (1.0 + s1 * s1))).ln().cos();
-        (1.0 + helper_recursive(c, x, k % 3) * helper_recursive(c, x, k % 3)).ln() + s6
+        let mut s5: f64 = {
+            let t4 = u3.dot(b);
+            t4 * t4 * 0.5 + (a[k % a.len()] - y)
+        };
+        (k as f64 * 0.5).cos().cos() + s5 + u3.sum() * 0.3
     }
 
     #[test]
@@ -866,55 +804,31 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [y, helper_recursive(b, (k as f64 * 0.5), k % 3), (a[a.len() - 1] * x)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = helper_recursive(a, helper_scalar((y / (1.0 + b[0] * b[0])), (y / (1.0 + s2 * s2))), k % 3);
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += ((k as f64 * 0.5) + x);
+        let mut s4 = a.iter().zip(b.iter()).map(|(p2, q3)| p2 * y - q3).reduce(f64::max).unwrap();
+        s4 = (s4 * 0.5 + helper_scalar((x / (1.0 + b[0] * b[0])), (s1 / (1.0 + s4 * s4)))).tanh();
+        if k == 3 {
+            return f64::sqrt((1.0 + 0.71 * 0.71));
+        }
         match k % 4 {
-            j if j > 1 => s3 = a[0] * j as f64,
-            _ if (1.0 + s2 * s2).ln() > 0.2 => s3 = s3 * s2,
-            _ => s3 += b[a.len() - 1],
+            j if j > 1 => s4 = s1.tanh() * j as f64,
+            _ if (y * x) > 0.2 => s4 = s4 * a.dot(b).sin(),
+            _ => s4 += helper_scalar(s1, y),
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * ((k as f64 * 0.5) - s2)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (y + (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s3 + (y + (k as f64 * 0.5));
-            }
-        };
-        let mut s6 = ((k as f64 * 0.5) - s3);
-        let mut v7 = c.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
-        }
-        let s8 = s6 * v7.sum();
-        let mut s9 = 1.0;
         for i in 0..a.len() {
-            let n10 = (s9 * 0.5 + b[i] * s8.cos()).tanh();
-            s9 = n10;
-            if s9.abs() > 0.6 {
-                s9 = 0.6;
-            }
+            let s4 = s4 * 0.5 + (k as f64 * 0.5).cos();
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s3 = (k as f64 * 0.5) * j as f64,
-            _ if a.dot(b) > 0.2 => s3 = s3 * 0.25,
-            _ => s3 += a.mean().unwrap(),
-        }
-        let mut stack11: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack11.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s9 = (s9 * 0.7 + b[j] * helper_scalar(a[k % a.len()], s5) * w).tanh();
-            if j % 3 == 2 {
-                stack11.pop();
-            }
-        }
-        b.mapv(f64::tanh).sum() + s9
+        s1 += s4 * 0.2;
+        let v7 = vec![0.25; c.len()];
+        let mut s8 = c.iter().zip(&v7).map(|(p5, q6)| p5 * q6 * s1).sum::<f64>();
+        0.25 + s8
     }
 
     #[test]
@@ -930,18 +844,15 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sqrt((1.0 + 0.35 * 0.35));
-        if k % 2 == 0 {
-            s1 = helper_recursive(a, a[a.len() - 1], k % 3).tanh().exp();
-        } else {
-            s1 = s1 * (1.0 + helper_recursive(b, x, k % 3) * helper_recursive(b, x, k % 3)).ln();
+        let (s1, v2) = helper_pair(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        let s3 = s1 * v2.sum();
+        let mut s4 = helper_recursive(a, b.dot(c), k % 3).tanh().exp();
+        if c[0] < 0.0 {
+            s4 = c.mean().unwrap();
         }
-        let mut s2 = helper_array(b, x);
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
-        }
-        (helper_recursive(&u3, (k as f64 * 0.5), k % 3) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s2 + u3.sum() * 0.3
+        let arr5 = [0.72, helper_array(b, s4), a.mapv(f64::tanh).sum()];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        y + s4
     }
 
     #[test]
@@ -957,39 +868,25 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum() - (a.mean().unwrap() / (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5)))));
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * b.mapv(f64::tanh).sum() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut s1 = y.tanh();
+        if k % 2 == 0 {
+            s1 = (helper_scalar(s1, (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        } else {
+            s1 = s1 * helper_recursive(a, (1.0 + y * y).sqrt(), k % 3);
         }
+        let mut s2: f64 = 1.38;
+        s2 = ((1.0 + s1 * s1).ln() * y);
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * a.mapv(f64::tanh).sum()).tanh();
+            s2 = (s2 * 0.7 + b[i] * (0.69 + x)).tanh();
         }
-        let mut l3 = vec![a.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * y).sin()) + c;
-            l3.push(n);
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = b[p4] * b[k % a.len()].sin();
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * (0.21 * x);
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + b[i] * helper_scalar((k as f64 * 0.5), y)).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
-            }
-            s7 = n8;
-        }
-        let arr9 = [helper_scalar(s1, c[k % a.len()]), v5.mapv(f64::tanh).sum(), (b[k % a.len()] - x)];
-        let s10 = arr9.iter().sum::<f64>() * arr9[k % 3];
-        ((k as f64 * 0.5) + c[k % a.len()]) + s7 + v5.sum() * 0.3
+        l3[0] += y;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        ((k as f64 * 0.5) + c[k % a.len()]) + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1005,35 +902,47 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (y * y)).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+        let s1;
+        match k % 3 {
+            0 => s1 = (1.0 + helper_array(b, y) * helper_array(b, y)).ln(),
+            1 => { s1 = 0.5; }
+            _ => s1 = (1.0 + helper_recursive(c, x, k % 3) * helper_recursive(c, x, k % 3)).ln(),
+        }
+        let mut s2 = y;
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * s2.tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
         }
-        s1 += helper_recursive(c, helper_recursive(c, y, k % 3), k % 3);
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(b) * j as f64,
-            _ if (x + 1.06) > 0.2 => s1 = s1 * (1.0 + y * y).ln(),
-            _ => s1 += (y / (1.0 + s1 * s1)),
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = (1.03 * y.tanh().exp()),
-            1 => { s3 = 0.5; }
-            _ => s3 = (1.0 + s1 * s1).sqrt(),
+        s2 += (1.0 + c[0] * c[0]).sqrt();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        let v4 = (c * c).mapv(f64::tanh);
-        let mut u5 = v4.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar((k as f64 * 0.5), s3);
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() + s2 * 0.1;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s3).tanh();
+        let mut s4 = s2;
+        let mut s5 = (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
+        let mut v6 = c.to_owned();
+        for i in 0..2 {
+            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
         }
-        helper_recursive(&u5, helper_scalar(c[k % a.len()], (k as f64 * 0.5)), k % 3) + s1 + u5.sum() * 0.3
+        let s7 = s5 * v6.sum();
+        a[0] + s4
     }
 
     #[test]
@@ -1050,36 +959,49 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y - (y * a[0])) - (1.0 + y * y).ln().cos());
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(c) * j as f64,
-            _ if y > 0.2 => s1 = s1 * (((k as f64 * 0.5) / (1.0 + x * x)) - ((k as f64 * 0.5) * x)),
-            _ => s1 += helper_recursive(c, 0.95, k % 3),
-        }
-        let mut s2 = 1.0;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (c[k % a.len()] / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.dot(a);
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.dot(a);
+            }
+        };
+        let mut s4 = helper_recursive(c, f64::tanh(0.80).exp(), k % 3).tanh().exp();
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * (0.54 + (k as f64 * 0.5))).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            let n6 = (s5 * 0.5 + b[i] * helper_recursive(c, 0.54, k % 3)).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
+        }
+        for k in 0..2 {
+            for v in b.iter() {
+                s5 += v * ((k as f64 * 0.5) + (k as f64 * 0.5));
             }
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            h4.mapv_inplace(|t| (t * x).tanh());
-            h4.scaled_add(0.5, c);
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_recursive(c, (k as f64 * 0.5), k % 3), (c[i] + (k as f64 * 0.5).cos()).sin()]);
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.dot(c) * j as f64,
-            _ if 0.47 > 0.2 => s1 = s1 * (0.83 - h4[k % a.len()].cos()),
-            _ => s1 += b.mean().unwrap(),
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, c).map(|(x, y)| x * y).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + a[j] * s10).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += a[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_recursive(b, y, k % 3);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        let mut s7 = a.iter().zip(a.iter()).map(|(p5, q6)| p5 * helper_scalar(x, (k as f64 * 0.5)) - q6).reduce(f64::max).unwrap();
-        a.mapv(f64::tanh).sum() + s7 + h4.sum() * 0.3
+        0.47 + s5
     }
 
     #[test]
@@ -1095,10 +1017,14 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (b * y).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let v3 = c.mapv(|t| t * t * 0.5 - t);
-        (c[k % a.len()] * (s1 * (k as f64 * 0.5))) + s1 + v3.sum() * 0.3
+        let mut s1 = x;
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += c[a.len() - 1].tanh();
+        ((k as f64 * 0.5) - y.sin()) + s1
     }
 
     #[test]
@@ -1114,35 +1040,26 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (c[a.len() - 1] - b[k % a.len()]);
-        }
-        let s2 = 'blk: {
-            if x > 0.437 {
-                break 'blk x * 2.0;
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * (c[a.len() - 1] - b[k % a.len()]) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut s4 = y;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * helper_scalar(s1, x) + k as f64 * 0.1).sin();
             }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + 0.69;
-                }
+        }
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + f2[i] * (y / (1.0 + s1 * s1))).tanh();
+            if i == 3 {
+                break;
             }
-            b.dot(c) - 0.69
-        };
-        let mut s3 = y;
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (k as f64 * 0.5) + y * 0.1;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * (y * s3);
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * x;
+            s4 += t5.sin() * x;
         }
-        let f6 = Array1::from_shape_fn(a.len(), |i7| c[i7] * c[k % a.len()] + i7 as f64 * 0.1);
-        let mut s5 = f6.sum() * 0.3;
-        let m9 = u1.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s8 = m9.diag().mapv(|t| (t * y).sin()).sum() * (s5 - s2);
-        helper_array(a, ((k as f64 * 0.5) + x)) + s8 + f6.sum() * 0.3
+        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) + x)) * q7 as f64).sum::<f64>();
+        (helper_array(b, 0.78) + (s8 + c[a.len() - 1])) + s8 + f2.sum() * 0.3
     }
 
     #[test]
@@ -1158,16 +1075,27 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, ((y + c[0]) / (1.0 + (a[k % a.len()] - y) * (a[k % a.len()] - y))), k % 3);
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(b, s1) + y * 0.1;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * y).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let mut s2 = b[a.len() - 1];
         let mut u3 = c.to_owned();
         for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) / (1.0 + y * y));
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(c, a[a.len() - 1]);
         }
-        helper_scalar(helper_scalar(x, (k as f64 * 0.5)), s2) + s2 + u3.sum() * 0.3
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * u3.mapv(f64::tanh).sum() * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
+        helper_recursive(a, u3[k % a.len()].cos(), k % 3) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1183,17 +1111,14 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * helper_scalar(y, x)) * q3 as f64).sum::<f64>();
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + v1[j] * f64::sin(0.32) * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
-            }
+        let g2 = |p3: f64| (p3 * x.cos()).tanh();
+        let mut s1 = g2(c.mean().unwrap()) + g2(b[0]);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + f64::sin(0.32)).sin();
         }
-        v1.dot(c) + s4 + v1.sum() * 0.3
+        let mut s5 = (w4.var(0.0) + 0.1).sqrt() * x.sin();
+        helper_array(a, (s5 * s5)) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -1209,24 +1134,32 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * (k as f64 * 0.5).sin() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut s1 = helper_scalar(a[0], x);
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        if k == 3 {
-            return ((y + (k as f64 * 0.5)) / (1.0 + x * x));
+        let s3 = s1 * v2.sum();
+        let mut s4 = x;
+        if k % 2 == 0 {
+            s4 = b.mapv(f64::tanh).sum();
+        } else {
+            s4 = s4 * helper_scalar((0.81 / (1.0 + c[a.len() - 1] * c[a.len() - 1])), helper_array(b, y));
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            w3[i] += (c[i] + helper_scalar(c[k % a.len()], (k as f64 * 0.5))).sin();
+            let n6 = (s5 * 0.5 + c[i] * helper_recursive(a, y, k % 3)).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
         }
-        s1 += ((1.0 + x * x).sqrt() / (1.0 + s1.cos() * s1.cos()));
-        helper_recursive(b, (k as f64 * 0.5), k % 3) + s1 + w3.sum() * 0.3
+        if c[0] < 0.0 {
+            s5 = helper_recursive(a, (k as f64 * 0.5), k % 3);
+        } else {
+            s5 = s5 * (s5 / (1.0 + (y * x) * (y * x)));
+        }
+        helper_scalar(c[k % a.len()], c.mean().unwrap()) + s5
     }
 
     #[test]
@@ -1242,20 +1175,17 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * (0.84 * x);
+        let arr1 = [a[a.len() - 1], b.dot(b), 0.63];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * s2).sin()).sum() * a.dot(c) + d5[0] * helper_array(b, x);
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 += (v * j as f64) * (b[a.len() - 1] * a[0]);
+            }
         }
-        l1[0] += y;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        for m in b.iter().filter(|q| **q > 0.1).map(|s4| (s4 * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * v3.dot(&v3) + s4 * 0.1;
-        }
-        let m6 = v3.view().insert_axis(ad::ndarray::Axis(1)).dot(&v3.view().insert_axis(ad::ndarray::Axis(0)));
-        let d7 = m6.diag();
-        let mut s5 = d7.mapv(|t| (t * y).sin()).sum() * y + d7[0] * v3[a.len() - 1].tanh().exp();
-        b[0] + s5 + v3.sum() * 0.3
+        (1.10 / (1.0 + helper_scalar(s3, b[0]) * helper_scalar(s3, b[0]))) + s3
     }
 
     #[test]
@@ -1272,27 +1202,27 @@ mod p31 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((y.tanh().exp() * x.cos()), helper_scalar((x - (k as f64 * 0.5)), helper_recursive(b, x, k % 3)));
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * helper_scalar(x, y) + k as f64 * 0.1).sin();
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_scalar(x, x), (b[i] + (1.0 + y * y).sqrt()).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += (s5 - (k as f64 * 0.5));
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + c[i] * s1.sin()).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
             }
+            s6 = n7;
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * helper_recursive(b, s1, k % 3) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = c.mapv(f64::tanh).sum(),
-            1 => { s4 = 0.5; }
-            _ => s4 = (1.28 * (k as f64 * 0.5)).sin(),
-        }
-        0.49 + s2
+        c.mean().unwrap() + s6
     }
 
     #[test]
@@ -1308,43 +1238,38 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(c.mapv(f64::tanh).sum(), y.tanh().exp()) / (1.0 + y * y));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_recursive(b, y, k % 3);
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5).tanh().exp();
         }
-        let mut s3 = helper_array(b, b.mean().unwrap());
+        let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 += (v * j as f64) * (k as f64 * 0.5);
+            h2.mapv_inplace(|t| (t * y).tanh());
+            h2.scaled_add(0.5, a);
+            if i == 3 {
+                break;
             }
         }
-        let s5;
-        match k % 3 {
-            0 => s5 = (0.96 - (b[a.len() - 1] * (k as f64 * 0.5))),
-            1 => { s5 = 0.5; }
-            _ => s5 = (helper_scalar(c[0], 0.22) + s3),
+        let mut l3 = vec![b.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * y).sin()) + b;
+            l3.push(n);
         }
-        let mut l6 = vec![c.to_owned()];
-        for p7 in 0..2 {
-            let n = l6[p7].mapv(|t| (t * s3).sin()) + b;
-            l6.push(n);
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * helper_scalar(0.40, x);
+        let (s7, v8) = helper_pair(&u1, (y + (k as f64 * 0.5)));
+        let s9 = s7 * v8.sum();
+        let mut s10 = h2.mapv(f64::tanh).sum();
+        let mut v11 = c.to_owned();
+        for i in 0..2 {
+            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
         }
-        let v8 = l6[l6.len() - 1].to_owned();
-        let mut s9 = l6[1][0] * (k as f64 * 0.5).tanh();
-        let mut l10 = vec![b.to_owned()];
-        for p11 in 0..2 {
-            let n = l10[p11].mapv(|t| (t * s4).sin()) + &v8;
-            l10.push(n);
-        }
-        let v12 = l10[l10.len() - 1].to_owned();
-        let mut s13 = l10[1][0] * (s3 * c[0]);
-        ((k as f64 * 0.5) * ((k as f64 * 0.5) - a[a.len() - 1])) + s13 + v12.sum() * 0.3
+        let s12 = s10 * v11.sum();
+        let arr13 = [c.dot(a), (k as f64 * 0.5), (s9 - 0.38)];
+        let s14 = arr13.iter().sum::<f64>() * arr13[k % 3];
+        let (s15, v16) = helper_pair(&v5, (b[a.len() - 1] * (k as f64 * 0.5)));
+        let s17 = s15 * v16.sum();
+        b.mapv(f64::tanh).sum() + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1360,17 +1285,24 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(x, x);
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s1 = ((1.0 + (y / (1.0 + y * y)) * (y / (1.0 + y * y))).sqrt() + x);
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(c, x).tanh().exp() * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (x * 1.15),
+            _ => s1 += 0.80,
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = s3;
-        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * (0.74 * c[0]) + y * 0.1;
-        }
-        y + s4
+        let s2 = 'blk: {
+            if (x * x) > 0.437 {
+                break 'blk (x * x) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + b.dot(b);
+                }
+            }
+            helper_recursive(a, 0.60, k % 3) - b.dot(b)
+        };
+        helper_scalar((1.0 + x * x).ln(), helper_recursive(b, s1, k % 3)) + s1
     }
 
     #[test]
@@ -1387,25 +1319,29 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * b.mean().unwrap();
-            let mut q3 = 0.0;
+        match k % 3 {
+            0 => s1 = c.mean().unwrap().tanh().exp(),
+            1 => s1 = s1 * 0.69,
+            _ => s1 += s1,
+        }
+        let mut s2 = helper_recursive(c, y, k % 3);
+        let mut v3 = b.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        }
+        let s4 = s2 * v3.sum();
+        let s5 = 'blk: {
+            if helper_recursive(b, (k as f64 * 0.5), k % 3) > 0.437 {
+                break 'blk helper_recursive(b, (k as f64 * 0.5), k % 3) * 2.0;
+            }
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                if c[j] > 0.6 {
+                    break 'blk c[j] + c.mean().unwrap();
+                }
             }
-            s1 = s1 + q3.tanh();
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * 0.95).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
-        }
-        let arr6 = [(x * (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + x * x)), (s4 / (1.0 + y * y))];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        (1.0 + y * y).sqrt() + s4
+            b.mean().unwrap() - c.mean().unwrap()
+        };
+        helper_recursive(c, (y / (1.0 + x * x)), k % 3) + s1
     }
 
     #[test]
@@ -1421,19 +1357,25 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_recursive(a, a.mean().unwrap(), k % 3);
-        }
-        let mut s1 = (x + (helper_array(c, c[0]) / (1.0 + (c[0] - x) * (c[0] - x))));
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar(a[0].cos(), 1.35) * j as f64,
-            _ if c.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * helper_scalar(b.mean().unwrap(), (s1 / (1.0 + a[k % a.len()] * a[k % a.len()]))),
-            _ => s1 += a.dot(a),
-        }
+        let mut s1 = helper_recursive(a, a.mean().unwrap(), k % 3);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * helper_recursive(b, b[k % a.len()], k % 3)).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        b.mapv(f64::tanh).sum() + s1
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += 0.57;
+        let s2;
+        match k % 3 {
+            0 => s2 = x,
+            1 => { s2 = helper_scalar((k as f64 * 0.5), y); }
+            _ => s2 = (k as f64 * 0.5),
+        }
+        (f64::tanh(1.35).exp() - helper_scalar(b[a.len() - 1], 1.18)) + s1
     }
 
     #[test]
@@ -1450,22 +1392,17 @@ mod p36 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * y.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-            if i == 3 {
-                break;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut s3: f64 = {
-            let t2 = (helper_scalar(a[0], x) * f64::sin(0.36));
-            t2 * t2 * 0.5 + y
-        };
-        (a.mean().unwrap() * b.mapv(f64::tanh).sum()) + s3
+        let f4 = Array1::from_shape_fn(a.len(), |i5| a[i5] * a[0] + i5 as f64 * 0.1);
+        let mut s3 = f4.sum() * 0.3;
+        helper_recursive(c, (x / (1.0 + y * y)), k % 3) + s3 + f4.sum() * 0.3
     }
 
     #[test]
@@ -1482,25 +1419,34 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y.tanh().exp() + y).sin();
-        let mut s2 = b.mean().unwrap();
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (y + x) + s1 * 0.1;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut s3 = y;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * c[a.len() - 1].tanh()).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * c[0];
-                }
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s3 += v * (y + x);
             }
-            if n4 > 2 {
-                break s3 + c[0];
-            }
-        };
-        (s1.sin() - helper_recursive(b, s5, k % 3)) + s3
+        }
+        let mut h4 = b.to_owned();
+        for i in 0..a.len() {
+            h4.scaled_add(y, b);
+        }
+        if k % 2 == 0 {
+            s3 = 0.5;
+        } else {
+            s3 = k as f64 * 0.25;
+        }
+        s3 += s1;
+        let s5;
+        match k % 3 {
+            0 => s5 = helper_scalar((a[0] - s1), helper_recursive(c, y, k % 3)),
+            1 => { s5 = f64::tanh(0.40).exp(); }
+            _ => s5 = h4[a.len() - 1].tanh().exp(),
+        }
+        (0.44 - a[k % a.len()].tanh().exp()) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1516,31 +1462,25 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5))).sqrt();
-        }
-        let mut s1 = c.dot(c);
+        let mut s1 = (1.0 + helper_scalar(b[k % a.len()], helper_recursive(b, c[k % a.len()], k % 3)) * helper_scalar(b[k % a.len()], helper_recursive(b, c[k % a.len()], k % 3))).ln();
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (x * s1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
-        let v4 = a.mapv(|t| if t > 0.2 { t * s3 } else { (t - s3).tanh() });
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * c.mean().unwrap().tanh().exp(),
-            _ => s1 += v4[a.len() - 1],
+        let arr2 = [a.dot(a), (k as f64 * 0.5), f64::tanh(1.01).exp()];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        if k == 3 {
+            return c[a.len() - 1];
         }
-        x + s1 + v4.sum() * 0.3
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (c[a.len() - 1] * y);
+        }
+        b.dot(b) + s1 + u4.sum() * 0.3
     }
 
     #[test]
@@ -1556,60 +1496,38 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(c, helper_array(a, (1.0 + c[k % a.len()] * c[k % a.len()]).ln()), k % 3);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[k % a.len()].tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(s1, s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_scalar(s1, s1);
-            }
-        };
-        let mut s4 = 1.0;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * a.mean().unwrap()).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
+            w1[i] += (a[i] + y).sin();
+        }
+        let mut s2 = (1.0 + helper_array(&w1, helper_array(b, (k as f64 * 0.5))) * helper_array(&w1, helper_array(b, (k as f64 * 0.5)))).ln();
+        match k % 4 {
+            j if j > 1 => s2 = b.dot(c) * j as f64,
+            _ if w1.mean().unwrap() > 0.2 => s2 = s2 * (1.0 + s2 * s2).ln().tanh().exp(),
+            _ => s2 += c.dot(c),
         }
         if k % 2 == 0 {
-            s1 = b[0];
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
         }
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * (s1 + 0.74);
-        }
-        let s7;
-        match k % 3 {
-            0 => s7 = (f64::sin(0.52) + s3),
-            1 => { s7 = 0.5; }
-            _ => s7 = (s1 - y).tanh().exp(),
-        }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(b)).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * helper_recursive(b, (k as f64 * 0.5), k % 3);
-                }
-            }
-            if n8 > 2 {
-                break s1 + helper_recursive(b, (k as f64 * 0.5), k % 3);
-            }
-        };
+        s2 += (k as f64 * 0.5);
         for i in 0..a.len() {
-            let y = y * 0.5 + s9;
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+            s2 = (s2 * 0.7 + w1[i] * helper_array(b, s2)).tanh();
         }
-        s4 += y * 0.2;
-        (0.41 / (1.0 + (s3 - (k as f64 * 0.5)) * (s3 - (k as f64 * 0.5)))) + s4 + u6.sum() * 0.3
+        let mut s3: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s3 = (s3 * 0.6 + v * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + k as f64 * 0.1).sin();
+            }
+        }
+        let (s4, v5) = helper_pair(a, a.dot(c));
+        let s6 = s4 * v5.sum();
+        let mut u7 = a.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * a.dot(b);
+        }
+        helper_recursive(&w1, b[a.len() - 1], k % 3) + s3 + u7.sum() * 0.3
     }
 
     #[test]
@@ -1625,15 +1543,25 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (x.tanh().exp().tanh().exp() - x);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += helper_scalar(x, a[a.len() - 1]);
         for i in 0..a.len() {
-            w1[i] = a[i] * (0.96 + a[a.len() - 1]);
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
         }
-        let mut s2 = helper_array(&w1, x);
-        for m in c.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * w1.mapv(f64::tanh).sum() + s2 * 0.1;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (k as f64 * 0.5).cos();
+            }
         }
-        (helper_recursive(a, x, k % 3) - b[a.len() - 1]) + s2 + w1.sum() * 0.3
+        (c[k % a.len()] * y) + s1
     }
 
     #[test]
@@ -1649,36 +1577,37 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5);
+        let mut s1 = helper_recursive(b, a.mean().unwrap(), k % 3);
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
         }
-        let (s3, c4) = (x * helper_recursive(&u1, 1.11, k % 3)).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, c.mean().unwrap()]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * y;
-        let mut s6 = helper_recursive(c, 0.79, k % 3);
-        let mut s9 = u1.iter().zip(a.iter()).map(|(p7, q8)| p7 * s2.tanh() - q8).reduce(f64::max).unwrap();
-        let mut s10 = 1.0;
         for i in 0..a.len() {
-            let n11 = (s10 * 0.5 + u1[i] * helper_array(a, s2)).tanh();
-            s10 = n11;
-            if s10.abs() > 0.6 {
-                s10 = 0.6;
+            let t2 = a[i] * helper_recursive(a, a[k % a.len()], k % 3);
+            s1 += t2.sin() * x.tanh();
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + x * 0.1;
+        }
+        let mut s3 = (k as f64 * 0.5).sin();
+        let s4 = 'blk: {
+            if (k as f64 * 0.5).sin() > 0.437 {
+                break 'blk (k as f64 * 0.5).sin() * 2.0;
             }
-        }
-        let mut w12 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w12[i] = b[i] * s9.sin();
-        }
-        let mut s13 = 1.0;
-        for i in 0..a.len() {
-            let n14 = (s13 * 0.5 + w12[i] * s9).tanh();
-            if (n14 - s13).abs() < 0.05 {
-                break;
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (y + c[k % a.len()]);
+                }
             }
-            s13 = n14;
+            helper_recursive(c, x, k % 3) - (y + c[k % a.len()])
+        };
+        let (s5, v6) = helper_pair(b, (c[0] / (1.0 + s1 * s1)));
+        let s7 = s5 * v6.sum();
+        match k % 3 {
+            0 => s3 = c.mapv(f64::tanh).sum(),
+            1 => s3 = s3 * f64::sin(0.69),
+            _ => s3 += c.mapv(f64::tanh).sum(),
         }
-        b.mean().unwrap().tanh().exp() + s13 + w12.sum() * 0.3
+        s7 + s3
     }
 
     #[test]
@@ -1694,64 +1623,56 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(x + x), (k as f64 * 0.5), ((k as f64 * 0.5) * x)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (((k as f64 * 0.5).tanh() - b.mapv(f64::tanh).sum()) / (1.0 + s2 * s2));
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * a.dot(b)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * y;
-                }
+        let v1 = (c * c).mapv(f64::tanh);
+        let mut s2 = ((k as f64 * 0.5) - ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (x / (1.0 + v1[k % a.len()] * v1[k % a.len()]))));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * b.mapv(f64::tanh).sum() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
-            if n4 > 2 {
-                break s3 + y;
-            }
-        };
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (s2 / (1.0 + x * x)),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w6 * 0.52;
         }
-        let s7 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * 0.52 };
-        let arr8 = [helper_array(a, s3), s7, (x + s2)];
-        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
-        let s10 = 'blk: {
-            if (1.0 + s5 * s5).ln() > 0.437 {
-                break 'blk (1.0 + s5 * s5).ln() * 2.0;
-            }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + 0.30;
+                s2 = (s2 * 0.8 + c[j] * (v1[a.len() - 1] - 0.46)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            b.mean().unwrap() - 0.30
-        };
-        let s11 = 'blk: {
-            if s9.sin() > 0.437 {
-                break 'blk s9.sin() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (x - b[0]);
-                }
-            }
-            helper_array(a, (k as f64 * 0.5)) - (x - b[0])
-        };
-        if k % 2 == 0 {
-            s3 = c[a.len() - 1];
+            s2 += c[i] * 0.2;
         }
-        helper_array(a, 1.02) + s3
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + c[i] * y).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let (s4, v5) = helper_pair(&v1, v1.mean().unwrap());
+        let s6 = s4 * v5.sum();
+        let s7 = 'blk: {
+            if s6 > 0.437 {
+                break 'blk s6 * 2.0;
+            }
+            for j in 0..a.len() {
+                if v1[j] > 0.6 {
+                    break 'blk v1[j] + (s2 + x);
+                }
+            }
+            s2 - (s2 + x)
+        };
+        let s8 = 'blk: {
+            if (y - 0.82) > 0.437 {
+                break 'blk (y - 0.82) * 2.0;
+            }
+            for j in 0..a.len() {
+                if v1[j] > 0.6 {
+                    break 'blk v1[j] + x.tanh();
+                }
+            }
+            y - x.tanh()
+        };
+        ((k as f64 * 0.5) - v1[0]).tanh().exp() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1767,34 +1688,28 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, b[a.len() - 1].sin().cos(), k % 3);
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if y > 0.2 => s1 = s1 * b[a.len() - 1],
-            _ => s1 += helper_array(a, y),
-        }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * c.mean().unwrap();
-            }
-        }
-        let mut s2 = 1.0;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * a.mean().unwrap()).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
+            w1[i] += (b[i] + helper_array(b, (k as f64 * 0.5))).sin();
         }
-        let mut s4 = ((s2 - 1.23).tanh() + helper_scalar(c.dot(b), a.dot(c)));
-        let f6 = Array1::from_shape_fn(a.len(), |i7| c[i7] * b.mapv(f64::tanh).sum() + i7 as f64 * 0.1);
-        let mut s5 = f6.sum() * 0.3;
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s5 = s5.sin() * 0.9 + a[j8 - 1] * (s4 - x);
+        let mut s2 = b.dot(b);
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + w1[i] * f64::ln((1.0 + 0.55 * 0.55))).tanh();
         }
-        (1.0 + x * x).ln() + s5 + f6.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s2 = 1.25 * j as f64,
+            _ if f64::ln((1.0 + 1.32 * 1.32)) > 0.2 => s2 = s2 * (w1.dot(&w1) + y.cos()),
+            _ => s2 += x.tanh().exp(),
+        }
+        let mut s5 = a.iter().map(|p3| p3 * x).min_by(|p3, q4| (p3 - x).abs().total_cmp(&(q4 - x).abs())).unwrap();
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * w1.dot(c), (w1[i] + a.dot(b)).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, &w1).map(|(x, y)| x * y).sum::<f64>();
+        let mut s12 = b.windows(2).into_iter().enumerate().map(|(q11, p10)| (p10[1] - p10[0] * (y * a[a.len() - 1])) * q11 as f64).sum::<f64>();
+        ((s2 + x) / (1.0 + (s9 - x) * (s9 - x))) + s12 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1810,26 +1725,24 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * y.tanh().exp();
-        }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + helper_array(a, y)
-        };
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for v in u1.iter() {
-                s4 += v * b.mapv(f64::tanh).sum();
+        let mut s1 = (y - helper_recursive(c, b.dot(a), k % 3));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c[k % a.len()]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y;
+                }
             }
-        }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s3 = s3.sin() * 0.9 + c[j5 - 1] * x;
-        }
-        (x + helper_recursive(a, 0.39, k % 3)) + s4 + u1.sum() * 0.3
+            if n2 > 2 {
+                break s1 + y;
+            }
+        };
+        s1 = x.tanh().exp();
+        let mut s6 = b.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * y.cos()).sum::<f64>();
+        s1 += ((0.91 * a[a.len() - 1]) * a.mapv(f64::tanh).sum());
+        helper_scalar((y / (1.0 + s3 * s3)), b[0].tanh().exp()) + s6
     }
 
     #[test]
@@ -1846,16 +1759,11 @@ mod p45 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_recursive(c, (1.0 + y * y).ln(), k % 3) + helper_recursive(c, helper_scalar(x, x), k % 3));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (y + c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
+        s1 += b.mapv(f64::tanh).sum();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1.sin() + s1 * 0.1;
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        helper_array(b, x) + s2
+        helper_array(b, x).tanh().exp() + s1
     }
 
     #[test]
@@ -1872,27 +1780,25 @@ mod p46 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c[0];
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar((k as f64 * 0.5), s1),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_recursive(a, 1.32, k % 3);
                 }
-            };
-            s1 += w2 * helper_recursive(a, 1.32, k % 3);
+            }
+            if n2 > 2 {
+                break s1 + helper_recursive(a, 1.32, k % 3);
+            }
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * 0.52;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(a, 1.32, k % 3) };
-        let s4;
-        match k % 3 {
-            0 => s4 = y,
-            1 => { s4 = s3.tanh().exp(); }
-            _ => s4 = (1.0 + s1 * s1).sqrt(),
-        }
-        (k as f64 * 0.5) + s1
+        s1 + s1
     }
 
     #[test]
@@ -1908,30 +1814,37 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((((k as f64 * 0.5) + a[a.len() - 1]) - y), helper_recursive(b, (0.37 - x), k % 3));
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * c.dot(c),
-            _ => s1 += (0.87 + s1),
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * (0.25 - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
         }
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if b.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += x,
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + b[0] * b[0]).ln();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
+        s1 += y * 0.2;
         let s2;
         match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => { s2 = (1.0 + x * x).sqrt(); }
-            _ => s2 = a.mapv(f64::tanh).sum(),
+            0 => s2 = x,
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_recursive(b, a[k % a.len()], k % 3),
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = (0.75 + y).cos(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (c.dot(b) / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())),
+        for i in 0..a.len() {
+            let t3 = c[i] * 1.03;
+            let mut q4 = 0.0;
+            for j in 0..a.len() {
+                q4 += a[j] * t3;
+            }
+            s1 = s1 + q4.tanh();
         }
-        (b.mean().unwrap() * helper_recursive(a, 0.47, k % 3)) + s1
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1947,39 +1860,49 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = c.dot(b);
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-            if (n2 - s1).abs() < 0.05 {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+        }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_recursive(c, a[0], k % 3);
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * u2.mapv(f64::tanh).sum()).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
+        }
+        let mut l5 = Vec::with_capacity(3);
+        let mut h7 = u2.to_owned();
+        for i in 0..a.len() {
+            h7 = (&h7 * s1 + b).mapv(f64::tanh);
+            l5.push(h7.clone());
+            if i == 3 {
                 break;
             }
-            s1 = n2;
+        }
+        let mut q8 = h7.sum();
+        for p6 in &l5 {
+            q8 += p6.dot(&u2) * 0.5;
+        }
+        let mut s9 = q8;
+        let s10;
+        match k % 3 {
+            0 => s10 = b.mapv(f64::tanh).sum(),
+            1 => { s10 = b.mapv(f64::tanh).sum(); }
+            _ => s10 = 0.24,
         }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(b, s1)).tanh();
+            s1 = (s1 * 0.7 + c[i] * (s3 + u2[a.len() - 1])).tanh();
         }
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (0.41 - (k as f64 * 0.5)) + y * 0.1;
-        }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * x + x * 0.1;
-        }
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s5 = (s5 * 0.7 + c[j] * helper_scalar(0.81, x) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (0.55 + c.mapv(f64::tanh).sum()) * j as f64,
-            _ if (s1 - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += 0.81,
-        }
-        a.mean().unwrap() + s5
+        0.40 + s9 + u2.sum() * 0.3
     }
 
     #[test]
@@ -1995,19 +1918,15 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_scalar(y.tanh(), a.mapv(f64::tanh).sum());
-            t1 * t1 * 0.5 + (k as f64 * 0.5)
-        };
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * b[a.len() - 1].tanh().exp() * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let mut s1 = helper_scalar((y / (1.0 + y * y)).tanh(), (1.0 + x * x).sqrt());
+        let mut l2 = vec![b.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
+            l2.push(n);
         }
-        ((x * x) * b.mean().unwrap()) + s2
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * (c[0] * x);
+        v4.mapv(f64::tanh).sum() + s5 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2023,31 +1942,34 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if (k as f64 * 0.5).cos() > 0.437 {
-                break 'blk (k as f64 * 0.5).cos() * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + 1.10;
-                }
-            }
-            (x - a[a.len() - 1]) - 1.10
-        };
-        let mut s3: f64 = {
-            let t2 = (b.dot(a) * helper_array(c, (k as f64 * 0.5)));
-            t2 * t2 * 0.5 + (k as f64 * 0.5).tanh().exp()
-        };
-        for m in a.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * y + s3 * 0.1;
+        if k == 3 {
+            return ((k as f64 * 0.5) + f64::ln((1.0 + 1.10 * 1.10)));
         }
-        let mut s4 = y;
-        match k % 3 {
-            0 => s4 = (0.68 + s3).tanh().exp(),
-            1 => s4 = s4 * helper_recursive(a, helper_scalar(s3, (k as f64 * 0.5)), k % 3),
-            _ => s4 += 0.30,
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1.scaled_add(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a);
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar(helper_recursive(c, s4, k % 3), helper_array(b, (k as f64 * 0.5))) + s4
+        let mut s2 = ((k as f64 * 0.5).tanh().exp().cos() + 0.77);
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * a[a.len() - 1] * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        if c[0] < 0.0 {
+            s2 = ((k as f64 * 0.5) * helper_recursive(a, 0.68, k % 3));
+        }
+        for k in 0..2 {
+            for v in a.iter() {
+                s2 = (s2 * 0.6 + v * helper_scalar(x, (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        y + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2063,51 +1985,38 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar(y, 1.17), ((k as f64 * 0.5) / (1.0 + y * y))).tanh().exp();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * helper_recursive(a, c[0], k % 3) + d3[0] * c.dot(c);
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h4.scaled_add(c.dot(b), c);
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + a[j5 - 1] * x.sin();
+        }
+        let s6 = 'blk: {
+            if helper_recursive(b, h4[a.len() - 1], k % 3) > 0.437 {
+                break 'blk helper_recursive(b, h4[a.len() - 1], k % 3) * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) - a[k % a.len()])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * 1.03;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (0.67 * x);
                 }
             }
-            if n2 > 2 {
-                break s1 + 1.03;
-            }
+            0.27 - (0.67 * x)
         };
-        let arr4 = [c.mean().unwrap(), (s1 + y), (y / (1.0 + s1 * s1))];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + a[j6 - 1] * helper_array(b, 0.67);
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * h4.dot(b)).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * a.dot(&h4), (b[i] + s1).sin()]);
         }
-        let s7 = 'blk: {
-            if 0.27 > 0.437 {
-                break 'blk 0.27 * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + s1;
-                }
-            }
-            (0.24 + 1.30) - s1
-        };
-        if c[0] < 0.0 {
-            s1 = (((k as f64 * 0.5) - b[a.len() - 1]) * (0.34 + y));
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + s3 * s3).ln()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        s5 + s1
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, a).map(|(x, y)| x * y).sum::<f64>();
+        helper_array(a, 1.22) + s7 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2124,22 +2033,39 @@ mod p52 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + a.dot(a);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        s1 += s1 * 0.2;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y / (1.0 + s1 * s1));
+        s1 += x.tanh().exp();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 + 0.86);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (s1 + 0.86);
+            }
+        };
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let l3 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(b);
-        if c[0] < 0.0 {
-            s5 = 0.34;
+        s1 += a.mapv(f64::tanh).sum();
+        let s4;
+        match k % 3 {
+            0 => s4 = b[k % a.len()],
+            1 => { s4 = 0.5; }
+            _ => s4 = a.mean().unwrap(),
         }
-        let mut s6 = helper_scalar((a.mapv(f64::tanh).sum() - s1.tanh().exp()), s1.tanh().exp());
-        u2.dot(&u2) + s6 + u2.sum() * 0.3
+        let mut s7 = a.iter().zip(b.iter()).map(|(p5, q6)| p5 * q6 * s3).sum::<f64>();
+        (k as f64 * 0.5).tanh().exp().tanh().exp() + s7
     }
 
     #[test]
@@ -2155,25 +2081,29 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * c[a.len() - 1].tanh().exp()).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * helper_array(c, s1)).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+        let mut s2 = ((u1.dot(&u1) + y.tanh().exp()) * x);
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * ((k as f64 * 0.5) - c[k % a.len()]) + s2 * 0.1;
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t3 = c[i] * b.dot(c);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
             }
-            s2 = n3;
+            s2 += u4;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * s1;
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
         }
-        let mut s5 = helper_scalar((((k as f64 * 0.5) - y) + (c[0] / (1.0 + y * y))), (k as f64 * 0.5));
-        helper_recursive(a, (k as f64 * 0.5).tanh().exp(), k % 3) + s5
+        s2 += s2;
+        (c.mapv(f64::tanh).sum() - helper_scalar((k as f64 * 0.5), 1.40)) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2190,26 +2120,37 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (0.51 * helper_recursive(a, (c[k % a.len()] - a[a.len() - 1]), k % 3));
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + x * 0.1;
-        }
-        let z3 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p4, &q5| (p4 * x - q5).sin());
-        let mut s2 = z3.sum() * (1.0 + y * y).sqrt();
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5);
+                }
             }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        if k % 2 == 1 {
+            let y = y * 0.5 + (1.0 + s1 * s1).sqrt();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        s1 += y * 0.2;
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
+        match k % 3 {
+            0 => s1 = v4.mean().unwrap(),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        }
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w7[i] += (c[i] + f64::tanh(0.49).exp()).sin();
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * ((k as f64 * 0.5) + c[k % a.len()]), (b[i] + helper_recursive(b, 0.22, k % 3)).sin()]);
         }
-        let arr8 = [f64::cos(1.29), s1, b.mean().unwrap()];
-        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
-        s9 + s2 + w7.sum() * 0.3
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
+        x + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2226,25 +2167,53 @@ mod p55 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + helper_recursive(c, (x * x), k % 3) * helper_recursive(c, (x * x), k % 3)).ln();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * helper_array(c, c.mapv(f64::tanh).sum()),
-            _ => s1 += a.mean().unwrap(),
-        }
-        let mut s3: f64 = {
-            let t2 = helper_scalar(c.mean().unwrap(), c[k % a.len()]);
-            t2 * t2 * 0.5 + c[k % a.len()].sin()
-        };
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_scalar(y, s3)).tanh();
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_array(c, x);
+                }
             }
-            s1 = (s1 * 0.7 + a[i] * b[0]).tanh();
+            if n2 > 2 {
+                break s1 + helper_array(c, x);
+            }
+        };
+        let s4 = 'blk: {
+            if (0.55 * b[k % a.len()]) > 0.437 {
+                break 'blk (0.55 * b[k % a.len()]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (k as f64 * 0.5);
+                }
+            }
+            c.mapv(f64::tanh).sum() - (k as f64 * 0.5)
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * a.dot(a);
+                }
+            }
+            if n5 > 2 {
+                break s1 + a.dot(a);
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (0.95 + 0.95)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        a.mean().unwrap() + s3
+        a.dot(b) + s1
     }
 
     #[test]
@@ -2260,24 +2229,21 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, c.mean().unwrap(), k % 3);
-        match k % 4 {
-            j if j > 1 => s1 = 0.93 * j as f64,
-            _ if (1.0 + y * y).ln() > 0.2 => s1 = s1 * 1.34,
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-        }
-        for i in 0..a.len() {
-            let t2 = c[i] * x;
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (b[0] - a[k % a.len()]);
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s3 = (s3 * 0.6 + v * s1.tanh().exp() + k as f64 * 0.1).sin();
+        let v1 = b.mapv(f64::sin);
+        let mut s2 = b.mean().unwrap();
+        for i in (1..a.len()).step_by(2) {
+            let t3 = a[i] * 1.34;
+            s2 += t3.sin() * (1.0 + y * y).sqrt();
+            if i == 3 {
+                break;
             }
         }
-        (s1 - b.mean().unwrap()) + s3
+        for i in 0..a.len() {
+            let t4 = c[i] * x;
+            s2 += t4 * t4 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * (b[0] - a[k % a.len()]);
+        }
+        1.31 + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2293,16 +2259,13 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + c).mapv(f64::tanh);
-            h1.assign(&n2);
-            if i == 3 {
-                break;
-            }
+        let (s1, v2) = helper_pair(c, (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt());
+        let s3 = s1 * v2.sum();
+        let mut h4 = b.to_owned();
+        for i in 0..3 {
+            h4 = (&h4 * 0.5 + b).mapv(f64::sin);
         }
-        let v3 = (&h1 * a).mapv(f64::tanh);
-        (helper_scalar((k as f64 * 0.5), x) / (1.0 + ((k as f64 * 0.5) / (1.0 + y * y)) * ((k as f64 * 0.5) / (1.0 + y * y)))) + v3.sum() * 0.3
+        c.dot(c) + h4.sum() * 0.3
     }
 
     #[test]
@@ -2318,33 +2281,50 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x.tanh().exp() - 1.12).tanh();
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * c.mapv(f64::tanh).sum();
+        let mut s1 = c.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.39 / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (k as f64 * 0.5).cos();
+                }
+            }
+            if n2 > 2 {
+                break s1 + (k as f64 * 0.5).cos();
+            }
+        };
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * a.dot(a)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
         }
-        match k % 3 {
-            0 => s1 = x,
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            _ => s1 += (x - x),
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (1.0 + s4 * s4).sqrt(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s4 += w6 * (s4 - s1);
         }
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_scalar((k as f64 * 0.5), s1) > 0.2 => s1 = s1 * (helper_array(a, c[k % a.len()]) * b.dot(c)),
-            _ => s1 += helper_recursive(b, x, k % 3),
+        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s4 - s1) };
+        let v8 = (c * a).mapv(f64::tanh);
+        s1 += helper_scalar((c[k % a.len()] * s4), a.dot(b));
+        if k % 2 == 1 {
+            let s7 = s7 * 0.5 + (k as f64 * 0.5);
+            s4 = (s4 * 0.8 + s7 * 0.3).tanh();
         }
-        let arr2 = [x, y, s1];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * y.sin() + k as f64 * 0.1).sin();
-            }
-        }
-        let (s5, v6) = helper_pair(b, helper_recursive(a, 1.37, k % 3));
-        let s7 = s5 * v6.sum();
-        helper_recursive(c, helper_array(c, s3), k % 3) + s4
+        s4 += s7 * 0.2;
+        (s3 - y) + s4 + v8.sum() * 0.3
     }
 
     #[test]
@@ -2360,15 +2340,32 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(c.iter()).map(|(p1, q2)| p1 * q2 * (k as f64 * 0.5).tanh().exp()).sum::<f64>();
+        let mut s2: f64 = {
+            let t1 = (k as f64 * 0.5).tanh().exp().tanh().exp();
+            t1 * t1 * 0.5 + a.dot(a)
+        };
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * f64::cos(1.09) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * helper_recursive(b, y, k % 3);
+            if i % 3 == 1 {
+                continue;
+            }
+            s2 += t4.sin() * s2.sin();
+        }
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * f64::tanh(0.74).exp()).tanh();
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_recursive(a, (k as f64 * 0.5), k % 3), (a[i] + (1.18 + (k as f64 * 0.5))).sin()]);
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * helper_recursive(c, y, k % 3) + y * 0.1;
-        }
-        let mut s6 = b.iter().take(3).filter(|p4| **p4 < 0.5).cloned().fold(-0.5, |q5, p4| q5 * p4 + helper_recursive(a, s3, k % 3));
-        helper_scalar(helper_recursive(a, (k as f64 * 0.5), k % 3), (1.18 + (k as f64 * 0.5))) + s6
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        ((a[a.len() - 1] * x) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s2
     }
 
     #[test]
@@ -2384,50 +2381,30 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut f2 = a.to_owned();
-        f2.mapv_inplace(|t| (t * x).tanh());
-        f2.scaled_add(b.mean().unwrap(), &a);
-        let mut s1 = f2.sum() * 0.3;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(c, x)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n3 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
+        let mut s2: f64 = {
+            let t1 = ((0.98 + (k as f64 * 0.5)) - b.mean().unwrap());
+            t1 * t1 * 0.5 + y.tanh()
         };
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
+        }
+        s2 += c[0];
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        }
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        let v4 = (a + a);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => c[i] * a.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w5 * f64::cos(1.00);
+            w5[i] = v4[i] * b.dot(a);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::cos(1.00) };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (y - 0.31)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * helper_array(c, y);
-            let mut u8 = t7;
-            if t7 > 0.1 {
-                u8 = u8 * c[(i + 1) % a.len()];
-            }
-            s1 += u8;
-        }
-        let mut s9 = (1.0 + s6.tanh().exp().tanh() * s6.tanh().exp().tanh()).ln();
-        (helper_array(c, s4) - s4) + s9 + f2.sum() * 0.3
+        helper_array(&v4, x) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -2443,42 +2420,49 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3),
-            1 => { s1 = (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))); }
-            _ => s1 = helper_recursive(b, c[k % a.len()], k % 3).tanh().exp(),
+        let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c.dot(c),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * b.mean().unwrap();
         }
-        let mut s2 = x.tanh();
-        s2 += helper_array(a, 1.14).sin();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(b, c[a.len() - 1]) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())) * j as f64,
+            _ if helper_array(c, s3) > 0.2 => s1 = s1 * helper_array(b, a.mean().unwrap()),
+            _ => s1 += (0.93 * 0.73),
+        }
+        s1 += (b.mean().unwrap() - 0.24);
+        let s4 = 'blk: {
+            if (0.27 * s3) > 0.437 {
+                break 'blk (0.27 * s3) * 2.0;
+            }
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * helper_recursive(a, s1, k % 3)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * y;
+                if a[j] > 0.6 {
+                    break 'blk a[j] + s1.tanh().exp();
                 }
             }
-            if n3 > 2 {
-                break s2 + y;
-            }
+            (s1 / (1.0 + b[k % a.len()] * b[k % a.len()])) - s1.tanh().exp()
         };
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + a[j] * b.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
-            }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * helper_array(c, y);
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (x * 0.27)).tanh();
+        match k % 3 {
+            0 => s1 = helper_scalar(helper_recursive(c, s1, k % 3), helper_array(b, y)),
+            1 => s1 = s1 * helper_array(b, s1),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (x / (1.0 + b[k % a.len()] * b[k % a.len()])) + y * 0.1;
-        }
-        helper_array(c, (k as f64 * 0.5)) + s2
+        (1.0 + b[a.len() - 1].tanh().exp() * b[a.len() - 1].tanh().exp()).ln() + s1
     }
 
     #[test]
@@ -2494,25 +2478,34 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, x, k % 3);
-        let mut v2 = a.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s1 = x;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = (s3 + helper_recursive(a, x, k % 3));
-        match k % 4 {
-            j if j > 1 => s4 = (1.22 - helper_array(a, 0.88)) * j as f64,
-            _ if s4.tanh().exp() > 0.2 => s4 = s4 * helper_recursive(a, (1.15 / (1.0 + x * x)), k % 3),
-            _ => s4 += helper_recursive(b, a[a.len() - 1], k % 3),
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar(x, x), (a[i] + c.mapv(f64::tanh).sum()).sin()]);
         }
-        if k % 2 == 0 {
-            s4 = ((a[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1])) + a.mapv(f64::tanh).sum());
-        } else {
-            s4 = s4 * f64::tanh(1.06).exp();
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s6 += v * f64::sin(1.29);
+            }
         }
-        let mut s5 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln();
-        b.dot(b) + s5
+        let s7;
+        match k % 3 {
+            0 => s7 = b.dot(a),
+            1 => { s7 = a.mean().unwrap(); }
+            _ => s7 = helper_scalar((s1 / (1.0 + s6 * s6)), b.mean().unwrap()),
+        }
+        (((k as f64 * 0.5) - s5) + 0.51) + s6
     }
 
     #[test]
@@ -2528,35 +2521,36 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, x, k % 3).cos();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (0.41 * 0.72)).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5.mapv_inplace(|t| (t * y).tanh());
-            h5.scaled_add(0.5, c);
-        }
         if k == 3 {
-            return helper_array(a, (y * 0.74));
+            return helper_recursive(b, y, k % 3).cos();
         }
-        let v6 = c.mapv(|t| { let u = t * x; u * u - t });
-        let mut stack7: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack7.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * a.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack7.pop();
-            }
-        }
+        let mut s1 = b.mean().unwrap();
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + h5[i] * s4).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
         }
-        x + s4 + v6.sum() * 0.3
+        match k % 3 {
+            0 => s1 = helper_scalar(0.72, (0.52 - (k as f64 * 0.5))),
+            1 => s1 = s1 * c.dot(b),
+            _ => s1 += helper_array(c, s1),
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (b[0] - x);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s3: f64 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + y
+        };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * 1.07;
+        }
+        let mut s5 = x;
+        f64::sqrt((1.0 + 0.86 * 0.86)) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2573,21 +2567,9 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + x * x).ln();
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * a.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = a.mean().unwrap(),
-            1 => { s3 = (1.0 + b[0] * b[0]).ln(); }
-            _ => s3 = helper_array(a, a[0]),
-        }
-        c.mean().unwrap() + s1
+        let g3 = |p4: f64| (p4 * a.mean().unwrap()).tanh();
+        let mut s2 = g3(b.dot(a)) + g3(c[0]);
+        ((1.0 + b[0] * b[0]).ln() + c.mean().unwrap()) + s2
     }
 
     #[test]
@@ -2603,21 +2585,19 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let t2 = a[i] * x;
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (1.35 - 0.29), (a[i] + ((k as f64 * 0.5) - 0.74)).sin()]);
         }
-        if c[0] < 0.0 {
-            s1 = helper_scalar(s1, 1.38).tanh();
-        } else {
-            s1 = s1 * f64::cos(0.74);
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s5 = helper_scalar(helper_recursive(c, 1.05, k % 3), (b.dot(a) * helper_scalar((k as f64 * 0.5), 0.74)));
+        match k % 3 {
+            0 => s5 = helper_scalar(a.mean().unwrap(), ((k as f64 * 0.5) + (k as f64 * 0.5))),
+            1 => s5 = s5 * x,
+            _ => s5 += helper_recursive(b, (k as f64 * 0.5), k % 3),
         }
-        (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y)).sqrt() + s1
+        0.48 + s5
     }
 
     #[test]
@@ -2633,20 +2613,13 @@ mod p66 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if y.tanh() > 0.437 {
-                break 'blk y.tanh() * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + a[k % a.len()].sin();
-                }
-            }
-            c.mean().unwrap() - a[k % a.len()].sin()
-        };
-        let mut s2 = x.tanh().exp();
-        s2 += helper_recursive(a, (a[0] - x), k % 3);
-        (helper_recursive(a, x, k % 3) * s2) + s2
+        let mut s1 = x;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[k % a.len()].sin();
+        }
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -2662,39 +2635,42 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - c[0]) - y).tanh().exp();
-        if helper_recursive(b, x, k % 3) > 0.1 {
-            s1 = (k as f64 * 0.5);
-        } else {
-            s1 = s1 * (helper_array(a, x) - c.dot(a));
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * helper_recursive(b, x, k % 3)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let l2 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s1)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(c);
-        let mut s7 = a.iter().map(|p5| p5 * c[a.len() - 1].cos()).min_by(|p5, q6| (p5 - c[a.len() - 1].cos()).abs().total_cmp(&(q6 - c[a.len() - 1].cos()).abs())).unwrap();
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + b[j] * y).tanh();
-                if s7 > 0.3 && j > n8 {
-                    break 'search s7 * (s1 - a[0]);
-                }
+        let g4 = |p5: f64| (p5 * b.mapv(f64::tanh).sum()).tanh();
+        let mut s3 = g4(1.28) + g4(a[0]);
+        let mut s6 = f64::cos(1.36);
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s7 += (v * j as f64) * a.mean().unwrap();
             }
-            if n8 > 2 {
-                break s7 + (s1 - a[0]);
-            }
-        };
-        let mut s10 = ((helper_array(c, y) + (1.0 + s9 * s9).ln()) + helper_array(a, helper_scalar(s1, 0.85)));
-        let mut m12 = Array2::<f64>::zeros((2, a.len()));
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = c[i] * (s6 - (k as f64 * 0.5));
+        }
+        let mut s9 = s3;
+        let mut v10 = w8.to_owned();
         for i in 0..2 {
-            m12.row_mut(i).assign(&(c * (a[a.len() - 1] + i as f64)));
+            (s9, v10) = helper_pair(&v10, s9 * 0.5 + 0.1);
         }
-        let mut s11 = m12.row(1).dot(a) * s9;
-        let mut f14 = b.to_owned();
-        f14.mapv_inplace(|t| (t * s7).tanh());
-        f14.scaled_add(b.mean().unwrap(), &b);
-        let mut s13 = f14.sum() * 0.3;
-        a.dot(c) + s13 + f14.sum() * 0.3
+        let s11 = s9 * v10.sum();
+        let mut stack12: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack12.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + b[j] * helper_recursive(c, 0.86, k % 3) * w).tanh();
+            if j % 3 == 2 {
+                stack12.pop();
+            }
+        }
+        helper_scalar(s7, (y - b[0])) + s7 + w8.sum() * 0.3
     }
 
     #[test]
@@ -2710,30 +2686,15 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar((1.0 + y * y).sqrt(), (1.0 + x * x).ln()) * b.mapv(f64::tanh).sum());
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (0.53 * y)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if a[p5] > c[p5] {
-                l4.push((a[p5] * s3).sin());
-            } else {
-                l4.push(c[p5] * s1);
-            }
+        if k == 3 {
+            return (helper_scalar((k as f64 * 0.5), y) * helper_array(b, 0.46));
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        (s6 / (1.0 + b.dot(c) * b.dot(c))) + s6
+        let mut m2 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m2.row_mut(i).assign(&(a * (b.mapv(f64::tanh).sum() + i as f64)));
+        }
+        let mut s1 = m2.row(1).dot(a) * (x + 0.53);
+        helper_recursive(b, (1.0 + y * y).ln(), k % 3) + s1
     }
 
     #[test]
@@ -2750,44 +2711,33 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(y, a[0]);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_scalar(y, a[0]);
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s1 = b.mean().unwrap() * j as f64,
-            _ if helper_scalar(a[a.len() - 1], s3) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (s3 * c[a.len() - 1]),
-        }
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (s1 * a[k % a.len()]),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_recursive(b, 1.21, k % 3), (c[i] + (x * c[a.len() - 1])).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        let s6 = 'blk: {
+            if helper_recursive(b, s5, k % 3) > 0.437 {
+                break 'blk helper_recursive(b, s5, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + s1;
                 }
-            };
-            s1 += w4 * (b[k % a.len()] - b[0]);
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (b[k % a.len()] - b[0]) };
-        let mut h6 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n7 = (&h6 * s5 + c).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        a.dot(&h6) + s1 + h6.sum() * 0.3
+            }
+            (s1 * a[k % a.len()]) - s1
+        };
+        let mut s8: f64 = {
+            let t7 = helper_array(b, b[0]);
+            t7 * t7 * 0.5 + s6
+        };
+        a[k % a.len()] + s8
     }
 
     #[test]
@@ -2803,44 +2753,48 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c + a);
-        let mut s2 = (((1.08 + (k as f64 * 0.5)) + y) - (y.cos() * (y * c[k % a.len()])));
-        for i in 0..a.len() {
-            let x = x * 0.5 + c[k % a.len()];
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        let mut s1 = a.dot(a);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        s2 += x * 0.2;
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s3 = (s3 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
-            }
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * ((k as f64 * 0.5) - s2)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
-        }
-        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[v1.view(), (&v1 * helper_scalar(x, (k as f64 * 0.5))).view()]).unwrap();
-        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        s1 += c.mapv(f64::tanh).sum();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * s6.tanh().exp()).tanh();
-                if s2 > 0.3 && j > n8 {
-                    break 'search s2 * (1.0 + y * y).sqrt();
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a[0];
                 }
             }
-            if n8 > 2 {
-                break s2 + (1.0 + y * y).sqrt();
+            if n2 > 2 {
+                break s1 + a[0];
             }
         };
-        let mut s10 = ((1.0 + s3 * s3).sqrt().tanh().exp() / (1.0 + (0.39 * 0.41) * (0.39 * 0.41)));
-        helper_array(b, a.dot(a)) + s10 + v1.sum() * 0.3
+        let mut s4 = helper_scalar(((s3 * b[k % a.len()]) * (s3 / (1.0 + s3 * s3))), a.mean().unwrap());
+        for i in (1..a.len()).step_by(2) {
+            let t5 = c[i] * (s3 * x);
+            s4 += t5.sin() * helper_recursive(c, x, k % 3);
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * (b[k % a.len()] - y)).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s4 += c[i] * 0.2;
+        }
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (a[i] + x).sin();
+        }
+        if c[0] < 0.0 {
+            s4 = (a.mapv(f64::tanh).sum() / (1.0 + (s1 / (1.0 + s3 * s3)) * (s1 / (1.0 + s3 * s3))));
+        }
+        s3 + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -2856,44 +2810,44 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => { s1 = 0.5; }
-            _ => s1 = b.mean().unwrap().tanh().exp(),
+        let mut s1 = a.mean().unwrap();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s2 = (s1.tanh() - b.mapv(f64::tanh).sum());
+        s1 += helper_array(a, x);
+        let mut s2 = ad::ndarray::array![s1, b.mean().unwrap(), (k as f64 * 0.5).cos()].mapv(f64::sin).sum();
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * y,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * ((k as f64 * 0.5) / (1.0 + s2 * s2));
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) / (1.0 + s2 * s2)) };
         for i in (0..a.len()).rev() {
-            let t3 = a[i] * x;
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s2 += u4;
-        }
-        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s2 = (s2 * 0.7 + b[i] * a.dot(c)).tanh();
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + (1.0 + s2 * s2).ln()).sin();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * y;
         }
-        for i in 0..a.len() {
-            let t6 = w5[i] * w5.mapv(f64::tanh).sum();
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += b[j] * t6;
-            }
-            s2 = s2 + q7.tanh();
-        }
-        s2 += a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * x).tanh();
-        }
-        a.dot(b) + s2 + w5.sum() * 0.3
+        let (s6, v7) = helper_pair(b, (s2 * a[a.len() - 1]));
+        let s8 = s6 * v7.sum();
+        let (s9, v10) = helper_pair(c, ((k as f64 * 0.5) - c[a.len() - 1]));
+        let s11 = s9 * v10.sum();
+        a.mean().unwrap() + s2
     }
 
     #[test]
@@ -2910,47 +2864,30 @@ mod p72 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (x / (1.0 + y * y)));
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + b[i] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
+            w4[i] = c[i] * c.mapv(f64::tanh).sum();
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_scalar((k as f64 * 0.5), b[a.len() - 1]);
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s3 = (y - (y / (1.0 + w4[a.len() - 1] * w4[a.len() - 1]))) * j as f64,
+            _ if s3.tanh().exp() > 0.2 => s3 = s3 * (c.mapv(f64::tanh).sum() + helper_recursive(b, a[a.len() - 1], k % 3)),
+            _ => s3 += (x - x),
         }
-        s3 += y * 0.2;
-        for i in (0..a.len()).rev() {
-            let t4 = c[i] * c[k % a.len()];
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s3 = s3 + q5.tanh();
-        }
-        let s6;
         match k % 3 {
-            0 => s6 = c.mean().unwrap(),
-            1 => { s6 = helper_array(b, b[a.len() - 1]); }
-            _ => s6 = c.mean().unwrap(),
+            0 => s3 = helper_recursive(b, (x - s3), k % 3),
+            1 => s3 = s3 * w4.mapv(f64::tanh).sum(),
+            _ => s3 += 0.37,
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * helper_array(b, a[0])).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s5 = (k as f64 * 0.5);
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s6 += v * b.mapv(f64::tanh).sum();
             }
-            s3 += b[i] * 0.2;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (1.17 + 1.38)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += b[i] * 0.2;
-        }
-        c.mapv(f64::tanh).sum() + s3
+        let (s7, v8) = helper_pair(b, (1.0 + s3 * s3).ln());
+        let s9 = s7 * v8.sum();
+        s3.cos() + s6 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2966,28 +2903,18 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x / (1.0 + 0.64 * 0.64)).tanh().exp().sin();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_recursive(c, c[0], k % 3)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
         }
-        let mut s2 = helper_recursive(a, (k as f64 * 0.5), k % 3);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b[0]).tanh();
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + b[j3 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
-        }
-        (c.mapv(f64::tanh).sum() - c.dot(b)) + s2
+        let arr2 = [b.dot(c), (x * y), (0.22 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s5: f64 = {
+            let t4 = (helper_recursive(b, y, k % 3) * h1.mapv(f64::tanh).sum());
+            t4 * t4 * 0.5 + b[0].tanh().exp()
+        };
+        let mut s6 = c.dot(a);
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp() + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -3003,24 +2930,43 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [y, (1.0 + x * x).ln(), c.mean().unwrap()];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s5 = a.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sum::<f64>();
-        if k == 3 {
-            return a[0];
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_recursive(b, x, k % 3);
         }
-        let v6 = a.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
-        let arr7 = [helper_scalar(y, x), b[k % a.len()].cos(), ((k as f64 * 0.5) / (1.0 + y * y))];
-        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        let mut s2 = b.mean().unwrap();
         if k % 2 == 0 {
-            s5 = helper_recursive(a, a[0], k % 3).tanh().exp();
+            s2 = s2;
         } else {
-            s5 = s5 * (k as f64 * 0.5);
+            s2 = s2 * ((k as f64 * 0.5) * b.mapv(f64::tanh).sum());
         }
-        for i in (0..a.len()).rev() {
-            s5 = (s5 * 0.7 + c[i] * y).tanh();
+        let v3 = b.mapv(|t| { let u = t * y; u * u - t });
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (v3[i] + helper_array(&u1, (k as f64 * 0.5))).sin();
         }
-        ((1.0 + x * x).ln() * (0.76 + c[a.len() - 1])) + s5 + v6.sum() * 0.3
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * w4[k % a.len()].cos(), (c[i] + ((k as f64 * 0.5) / (1.0 + x * x))).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
+        let s9;
+        match k % 3 {
+            0 => s9 = (v3[0].tanh().exp() * a.mapv(f64::tanh).sum()),
+            1 => { s9 = 0.5; }
+            _ => s9 = v3.dot(a),
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + w4[j] * (y / (1.0 + 1.37 * 1.37))).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += w4[i] * 0.2;
+        }
+        (1.0 + helper_recursive(b, 0.78, k % 3) * helper_recursive(b, 0.78, k % 3)).ln() + s2 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3037,56 +2983,52 @@ mod p75 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (((k as f64 * 0.5) / (1.0 + y * y)).tanh() / (1.0 + y * y));
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * 0.25;
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.dot(a);
-            if i == 3 {
+        s1 = (s1 * 0.5 + (0.25 / (1.0 + s1 * s1)).tanh().exp()).tanh();
+        if k % 2 == 0 {
+            s1 = y;
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_recursive(b, c[a.len() - 1], k % 3)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x;
+                }
+            }
+            if n2 > 2 {
+                break s1 + x;
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (b[a.len() - 1] / (1.0 + s3 * s3))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::tanh(1.15).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * helper_array(c, 0.57)).tanh();
+            if (n5 - s4).abs() < 0.05 {
                 break;
             }
+            s4 = n5;
         }
-        let (s4, c5) = (x * c.mean().unwrap()).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, helper_recursive(b, c[a.len() - 1], k % 3)]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * x;
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * b.mapv(f64::tanh).sum();
-        }
-        let mut s9: f64 = {
-            let t8 = helper_scalar((1.0 + s3 * s3).sqrt(), s1.tanh().exp());
-            t8 * t8 * 0.5 + (k as f64 * 0.5)
-        };
-        match k % 3 {
-            0 => s9 = c.dot(a),
-            1 => s9 = s9 * b.dot(c).tanh().exp(),
-            _ => s9 += helper_recursive(c, 1.24, k % 3),
-        }
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * s9).tanh();
-                if s3 > 0.3 && j > n10 {
-                    break 'search s3 * (1.0 + s1 * s1).ln();
-                }
-            }
-            if n10 > 2 {
-                break s3 + (1.0 + s1 * s1).ln();
-            }
-        };
-        let s12 = 'blk: {
-            if helper_array(c, s3) > 0.437 {
-                break 'blk helper_array(c, s3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + a.dot(b);
-                }
-            }
-            b.mapv(f64::tanh).sum() - a.dot(b)
-        };
-        c.dot(b) + s9
+        let arr6 = [0.88, helper_recursive(c, (k as f64 * 0.5), k % 3), f64::tanh(0.43)];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -3102,14 +3044,18 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s1 = helper_recursive(c, (k as f64 * 0.5).sin(), k % 3);
+        let mut s1 = (x + ((k as f64 * 0.5).sin() - helper_recursive(c, y, k % 3)));
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_scalar(s1, b[0]);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (0.43 * s1)).tanh();
+        s1 += x * 0.2;
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, c);
         }
-        ((1.0 + x * x).sqrt() * b.mapv(f64::tanh).sum()) + s1
+        helper_scalar(x.cos(), ((k as f64 * 0.5) / (1.0 + x * x))) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3126,45 +3072,51 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x - c[a.len() - 1]).tanh().exp() / (1.0 + helper_recursive(b, f64::sin(1.11), k % 3) * helper_recursive(b, f64::sin(1.11), k % 3)));
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * a.dot(a) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.98 - y);
+                }
             }
-        }
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = (x - b.mapv(f64::tanh).sum());
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (s1.tanh() + (y + x)) * j as f64,
-            _ if (x - s1) > 0.2 => s1 = s1 * (y / (1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)))),
-            _ => s1 += s1,
-        }
-        for m in c.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b[0] + x * 0.1;
-        }
-        if b[a.len() - 1] > 0.1 {
-            s1 = ((y - y) * a.dot(a));
-        } else {
-            s1 = s1 * y;
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 = (s3 * 0.6 + v * y + k as f64 * 0.1).sin();
+            if n2 > 2 {
+                break s1 + (0.98 - y);
             }
+        };
+        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (0.22 / (1.0 + x * x))).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        if k == 3 {
+            return a.mean().unwrap().tanh();
         }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * y).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * c.mapv(f64::tanh).sum() + x * 0.1;
+        }
+        let mut s7 = helper_scalar(s3.tanh().exp(), (helper_recursive(a, b[a.len() - 1], k % 3) - (b[0] * 0.77)));
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * (y - x);
+                }
             }
-            s4 = n5;
+            if n8 > 2 {
+                break s1 + (y - x);
+            }
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        helper_scalar((s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (s4 / (1.0 + y * y))) + s4
+        s9 + s7
     }
 
     #[test]
@@ -3180,38 +3132,19 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * b.mean().unwrap();
-                }
-            }
-            if n2 > 2 {
-                break s1 + b.mean().unwrap();
-            }
-        };
-        let mut s5: f64 = {
-            let t4 = 0.29;
-            t4 * t4 * 0.5 + a.mean().unwrap()
-        };
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s5 > 0.3 && j > n6 {
-                    break 'search s5 * c.dot(a);
-                }
-            }
-            if n6 > 2 {
-                break s5 + c.dot(a);
-            }
-        };
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + s5
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+        }
+        let mut s2 = b.mean().unwrap();
+        match k % 3 {
+            0 => s2 = 0.29,
+            1 => s2 = s2 * a.mean().unwrap(),
+            _ => s2 += y.tanh(),
+        }
+        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * y.tanh()).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        a.mapv(f64::tanh).sum() + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3227,12 +3160,17 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, b.mapv(f64::tanh).sum());
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = b[i] * b.mean().unwrap();
+            w1[i] = b[i] * (1.0 + y * y).sqrt();
         }
-        helper_scalar(s1, ((k as f64 * 0.5) / (1.0 + y * y))) + s1 + w2.sum() * 0.3
+        let mut s2 = y;
+        match k % 3 {
+            0 => s2 = (helper_scalar(s2, c[k % a.len()]) / (1.0 + f64::cos(0.99) * f64::cos(0.99))),
+            1 => s2 = s2 * ((0.92 - y) * a.dot(&w1)),
+            _ => s2 += s2,
+        }
+        helper_recursive(b, (c[0] * c[0]), k % 3) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3248,15 +3186,15 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(a, (x - (k as f64 * 0.5)));
-        let s3 = s1 * v2.sum();
-        let mut s4 = helper_recursive(b, a.dot(b), k % 3);
-        match k % 4 {
-            j if j > 1 => s4 = (helper_array(c, a[k % a.len()]) + (s4 + 0.75)) * j as f64,
-            _ if x > 0.2 => s4 = s4 * a.dot(c),
-            _ => s4 += helper_recursive(a, s3, k % 3),
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * x).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * (0.53 + (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        c.mapv(f64::tanh).sum() + s4
+        helper_array(c, helper_recursive(c, a[a.len() - 1], k % 3)) + s4
     }
 
     #[test]
@@ -3272,39 +3210,27 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * (s1 - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
-            }
-        }
-        let mut s2 = 1.0;
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (b[a.len() - 1] + c[a.len() - 1])).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
+            let y = y * 0.5 + (k as f64 * 0.5).tanh();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + b[j4 - 1] * c.dot(a);
+        s3 += y * 0.2;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (0.65 / (1.0 + y * y))).sin();
         }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * s1.tanh().exp();
+                s3 = (s3 * 0.8 + w4[j] * b.dot(a)).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n5 > 2 {
-                break s1 + s1.tanh().exp();
-            }
-        };
-        (s1 + (k as f64 * 0.5)).tanh().exp() + s2
+            s3 += w4[i] * 0.2;
+        }
+        (y + x).tanh().exp() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3320,17 +3246,14 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if a[p2] > b[p2] {
-                l1.push((a[p2] * a.mean().unwrap()).sin());
-            } else {
-                l1.push(b[p2] * y);
-            }
+        let mut s1 = (a.mean().unwrap() - y);
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut s4 = (a.var(0.0) + 0.1).sqrt() * f64::ln((1.0 + 0.65 * 0.65));
-        helper_array(a, y) + s4
+        s1 += x * 0.2;
+        let mut s2 = ad::ndarray::array![(s1 * x), y.cos(), (0.67 * (k as f64 * 0.5))].mapv(f64::sin).sum();
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -3347,59 +3270,50 @@ mod p83 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((helper_array(c, y) * ((k as f64 * 0.5) + x)), helper_array(a, (k as f64 * 0.5)).tanh().exp());
-        match k % 3 {
-            0 => s1 = (y - s1),
-            1 => s1 = s1 * y,
-            _ => s1 += y.cos(),
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(y, x);
         }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if a[p3] > b[p3] {
-                l2.push((a[p3] * (y * x)).sin());
-            } else {
-                l2.push(b[p3] * x);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        if a.dot(a) > 0.1 {
+            s1 = (a[a.len() - 1] + a.dot(a));
+        } else {
+            s1 = s1 * x;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5 = (&h5 * 0.5 + c).mapv(f64::sin);
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_array(b, s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * helper_recursive(a, y, k % 3)).tanh();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * x,
+                1 => b[i] * helper_recursive(c, b[a.len() - 1], k % 3),
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s4 += w6 * a.mapv(f64::tanh).sum();
+            s1 += w3 * f64::sqrt((1.0 + 0.45 * 0.45));
         }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * a.mapv(f64::tanh).sum() };
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * helper_array(b, b[0])).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * f64::sqrt((1.0 + 0.21 * 0.21));
-                }
-            }
-            if n8 > 2 {
-                break s4 + f64::sqrt((1.0 + 0.21 * 0.21));
-            }
-        };
-        let mut s10 = (h5.dot(&h5) - helper_recursive(a, (k as f64 * 0.5), k % 3));
-        f64::tanh(0.45).exp() + s10 + h5.sum() * 0.3
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::sqrt((1.0 + 0.45 * 0.45)) };
+        b[0].tanh().exp() + s1
     }
 
     #[test]
@@ -3415,14 +3329,17 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (x + y));
-        let mut s2 = helper_recursive(&v1, y, k % 3);
-        s2 = (helper_scalar(s2, y) * s2);
-        s2 = helper_recursive(c, (0.26 + s2), k % 3);
-        if k == 3 {
-            return v1.mean().unwrap();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * x.tanh().exp();
         }
-        c.mean().unwrap() + s2 + v1.sum() * 0.3
+        let mut s2 = c.mapv(f64::tanh).sum();
+        let mut s4: f64 = {
+            let t3 = (helper_array(&w1, y) - helper_scalar(s2, y));
+            t3 * t3 * 0.5 + s2
+        };
+        let v5 = (a + a);
+        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3438,42 +3355,35 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..3 {
-            let n2 = (&h1 * y + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (0.79 / (1.0 + x * x))).tanh() + helper_array(c, (k as f64 * 0.5))).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + f2[j4 - 1] * s1;
         }
-        let mut s3 = helper_array(&h1, helper_scalar((a[a.len() - 1] / (1.0 + x * x)), x));
-        let mut u4 = h1.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * b.dot(a);
+        if k % 2 == 0 {
+            s1 = b.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * helper_array(b, x).cos();
         }
-        let mut s5 = 1.0;
+        s1 += a.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + u4[i] * helper_array(b, x)).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s5 = (s5 * 0.7 + c[i] * u4.dot(c)).tanh();
-        }
-        let s7 = 'blk: {
-            if x.cos() > 0.437 {
-                break 'blk x.cos() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + 0.91;
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s1,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
                 }
-            }
-            helper_scalar(y, 0.93) - 0.91
-        };
-        s7 + s5 + u4.sum() * 0.3
+            };
+            s1 += w5 * x.tanh().exp();
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
+        let mut s7 = c.mean().unwrap();
+        (0.36 / (1.0 + s6 * s6)).tanh() + s7 + f2.sum() * 0.3
     }
 
     #[test]
@@ -3490,19 +3400,40 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - f64::cos(1.18).tanh().exp());
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + c.dot(a);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * c.dot(a) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        s1 += s1 * 0.2;
-        let mut s4 = c.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * a[k % a.len()]) * q3 as f64).sum::<f64>();
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + c[k % a.len()].tanh().exp();
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
-        }
-        s1 += s4 * 0.2;
-        let mut s5 = (1.0 + (x - (k as f64 * 0.5).tanh().exp()) * (x - (k as f64 * 0.5).tanh().exp())).ln();
-        s5 + s5
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (a[k % a.len()] + x)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * helper_recursive(c, (k as f64 * 0.5), k % 3);
+                }
+            }
+            if n3 > 2 {
+                break s1 + helper_recursive(c, (k as f64 * 0.5), k % 3);
+            }
+        };
+        let s5 = 'blk: {
+            if y > 0.437 {
+                break 'blk y * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (1.0 + x * x).sqrt();
+                }
+            }
+            (x * (k as f64 * 0.5)) - (1.0 + x * x).sqrt()
+        };
+        s1 = (a.mapv(f64::tanh).sum() - s4);
+        a.dot(b) + s1
     }
 
     #[test]
@@ -3518,25 +3449,24 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(x.cos(), a);
+        let mut s1 = c.mean().unwrap();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * y.cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = helper_recursive(c, (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)).ln(), k % 3);
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_array(b, x);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n4 = (&h3 * s2 + b).mapv(f64::tanh);
-            h3.assign(&n4);
-            if i == 3 {
-                break;
+        let arr2 = [helper_recursive(b, c[k % a.len()], k % 3), x, helper_array(a, (k as f64 * 0.5))];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, s1) + k as f64 * 0.1).sin();
             }
         }
-        helper_recursive(a, (k as f64 * 0.5), k % 3) + s2 + h3.sum() * 0.3
+        (helper_recursive(b, (k as f64 * 0.5), k % 3) / (1.0 + x * x)) + s1
     }
 
     #[test]
@@ -3553,8 +3483,24 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((y - (k as f64 * 0.5)), (1.0 + c[0] * c[0]).sqrt()), (((k as f64 * 0.5) * x) * x));
-        let v2 = a.mapv(|t| { let u = t * s1; u * u - t });
-        ((1.0 + x * x).ln() - 0.23) + s1 + v2.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + y)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * 0.23 * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        x + s1
     }
 
     #[test]
@@ -3571,35 +3517,28 @@ mod p89 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.28 + s1 * 0.1;
+        if k == 3 {
+            return x;
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
-        }
-        let mut h3 = u2.to_owned();
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n4 = (&h3 * s1 + &u2).mapv(f64::tanh);
-            h3.assign(&n4);
+            w2[i] += (c[i] + a.mean().unwrap()).sin();
         }
-        let mut s5 = (1.0 + x * x).ln();
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = h3[i] * (b[a.len() - 1] * 0.21);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * helper_array(&w2, y);
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (b[i] + helper_array(a, y)).sin();
+        let mut s4 = (1.0 + x * x).ln().tanh().exp();
+        for (p5, &q6) in w2.iter().zip(b) {
+            s1 = (s1 * 0.7 + p5 * q6 * helper_array(c, y)).tanh();
         }
-        for i in (0..a.len()).rev() {
-            let t8 = u2[i] * (1.0 + y * y).ln();
-            if i % 3 == 1 {
-                continue;
-            }
-            s5 += t8.sin() * (0.22 + x);
+        match k % 4 {
+            j if j > 1 => s4 = helper_array(c, helper_recursive(&w2, b[a.len() - 1], k % 3)) * j as f64,
+            _ if (0.22 + s4) > 0.2 => s4 = s4 * (1.0 + x * x).ln().tanh().exp(),
+            _ => s4 += x,
         }
-        helper_recursive(b, helper_scalar(x, x), k % 3) + s5 + w7.sum() * 0.3
+        0.91 + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3615,14 +3554,27 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.24;
-        if c[0] < 0.0 {
-            s1 = c.mean().unwrap();
+        let mut s1 = y;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
+                }
+            }
+            if n2 > 2 {
+                break s1 + s1;
+            }
+        };
+        if k % 2 == 0 {
+            s1 = 0.5;
         } else {
-            s1 = s1 * (s1 * helper_array(a, x));
+            s1 = k as f64 * 0.25;
         }
-        let mut s2 = s1;
-        helper_recursive(b, f64::sin(1.15), k % 3) + s2
+        s1 += (s1 - x);
+        1.15 + s1
     }
 
     #[test]
@@ -3638,51 +3590,30 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut h2 = b.to_owned();
-        for i in 0..3 {
-            h2.scaled_add((1.0 + x * x).sqrt(), b);
-            if i == 3 {
-                break;
-            }
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
         }
-        let mut s3 = c.mean().unwrap();
-        let mut v4 = h2.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        let mut s2 = (b.mapv(f64::tanh).sum() + x);
+        for m in b.iter().map(|s2| (s2 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * y + s2 * 0.1;
         }
-        let s5 = s3 * v4.sum();
-        let mut s6 = a.dot(a).tanh().exp();
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => v1[i] * (1.16 + a[0]),
-                _ => {
-                    if v1[i] > 0.8 {
-                        break;
-                    }
-                    v1[i].tanh()
-                }
-            };
-            s6 += w7 * x.tanh().exp();
-        }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * x.tanh().exp() };
-        let mut u9 = h2.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * helper_recursive(a, s8, k % 3);
-        }
-        let s10 = 'blk: {
-            if y.tanh().exp() > 0.437 {
-                break 'blk y.tanh().exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (0.79 - x);
-                }
-            }
-            (1.0 + s5 * s5).ln() - (0.79 - x)
+        let mut s4: f64 = {
+            let t3 = u1.dot(a).tanh().exp();
+            t3 * t3 * 0.5 + x.sin()
         };
-        h2.dot(c) + s6 + u9.sum() * 0.3
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * u1.mapv(f64::tanh).sum() + x * 0.1;
+        }
+        match k % 4 {
+            j if j > 1 => s4 = helper_scalar((s2 / (1.0 + c[a.len() - 1] * c[a.len() - 1])), c.mean().unwrap()) * j as f64,
+            _ if a[a.len() - 1] > 0.2 => s4 = s4 * c.mean().unwrap(),
+            _ => s4 += helper_array(c, s4),
+        }
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + u1[i] * u1.mean().unwrap()).tanh();
+        }
+        u1[0] + s4 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3698,30 +3629,12 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if x.sin() > 0.437 {
-                break 'blk x.sin() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + ((k as f64 * 0.5) + y);
-                }
-            }
-            helper_array(a, 0.71) - ((k as f64 * 0.5) + y)
-        };
-        let mut s2 = b.mean().unwrap();
-        s2 += f64::tanh(0.77).exp().tanh().exp();
-        match k % 3 {
-            0 => s2 = (((k as f64 * 0.5) + (k as f64 * 0.5)) * x),
-            1 => s2 = s2 * (f64::cos(0.82) + (s2 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
-            _ => s2 += a[k % a.len()],
-        }
-        if (1.0 + y * y).sqrt() > 0.1 {
-            s2 = ((0.21 / (1.0 + x * x)) + a[k % a.len()].tanh().exp());
-        } else {
-            s2 = s2 * c[0];
-        }
-        a[k % a.len()] + s2
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * x.tanh().exp()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = helper_scalar((a.mapv(f64::tanh).sum() / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())), y);
+        let mut s5 = (helper_recursive(b, 0.64, k % 3) + ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh().exp();
+        let l6 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s5)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(a);
+        ((c[a.len() - 1] * 1.07) / (1.0 + b.dot(b) * b.dot(b))) + s8
     }
 
     #[test]
@@ -3737,46 +3650,34 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]);
-        }
-        let s1 = 'blk: {
-            if (x * y) > 0.437 {
-                break 'blk (x * y) * 2.0;
-            }
+        let mut s1 = helper_scalar((helper_array(b, y) - (0.61 + x)), ((y / (1.0 + x * x)) / (1.0 + (x - y) * (x - y))));
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + a.mapv(f64::tanh).sum();
+                s2 = (s2 * 0.8 + a[j] * (b[a.len() - 1] / (1.0 + b[0] * b[0]))).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            (x + x) - a.mapv(f64::tanh).sum()
-        };
-        let mut s2 = (k as f64 * 0.5);
+            s2 += a[i] * 0.2;
+        }
+        let mut l4 = vec![c.to_owned()];
+        for p5 in 0..2 {
+            let n = l4[p5].mapv(|t| (t * y).sin()) + b;
+            l4.push(n);
+        }
+        let v6 = l4[l4.len() - 1].to_owned();
+        let mut s7 = l4[1][0] * y.tanh().exp();
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + a.dot(c);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let s3;
-        match k % 3 {
-            0 => s3 = helper_recursive(b, (s2 - (k as f64 * 0.5)), k % 3),
-            1 => { s3 = 0.5; }
-            _ => s3 = s2.cos(),
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(a, c[a.len() - 1])).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * s1.tanh().exp();
-                }
+            let n9 = (s8 * 0.5 + b[i] * v6.mapv(f64::tanh).sum()).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
             }
-            if n4 > 2 {
-                break s2 + s1.tanh().exp();
-            }
-        };
-        helper_array(b, (s2 - s5)) + s2
+        }
+        helper_recursive(a, y, k % 3) + s8 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3793,27 +3694,31 @@ mod p94 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (y * s1)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y * s1);
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(b, c[0]),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            s1 += c[i] * 0.2;
+            };
+            s1 += w3 * (k as f64 * 0.5).tanh().exp();
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_array(c, y),
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5).tanh().exp() };
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(y, 0.83);
         }
-        let mut s4: f64 = {
-            let t3 = helper_array(b, (1.39 * 1.29));
-            t3 * t3 * 0.5 + (a[k % a.len()] + b[0])
-        };
-        let mut s5 = (((x / (1.0 + x * x)) - helper_scalar((k as f64 * 0.5), s1)) - helper_scalar(helper_array(b, b[k % a.len()]), ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]))));
-        helper_array(c, helper_array(c, a[k % a.len()])) + s5
+        let mut s6 = (helper_recursive(b, (k as f64 * 0.5), k % 3) + (k as f64 * 0.5));
+        ((a[k % a.len()] - a[a.len() - 1]) - helper_scalar((k as f64 * 0.5), s1)) + s6 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3830,20 +3735,20 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().sin();
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
-        }
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * (y * 0.97)).tanh();
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * y.tanh().exp();
-        }
-        w2.mapv(f64::tanh).sum() + s1 + w2.sum() * 0.3
+        let mut s2: f64 = 0.84;
+        let s3 = 'blk: {
+            if y > 0.437 {
+                break 'blk y * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + helper_scalar((k as f64 * 0.5), s2);
+                }
+            }
+            (1.0 + b[k % a.len()] * b[k % a.len()]).ln() - helper_scalar((k as f64 * 0.5), s2)
+        };
+        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        (s2.tanh() - b.mean().unwrap()) + s2
     }
 
     #[test]
@@ -3860,26 +3765,25 @@ mod p96 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mapv(f64::tanh).sum().sin() / (1.0 + y * y));
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * a.mapv(f64::tanh).sum();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) + x);
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = (k as f64 * 0.5),
+            1 => { s3 = c[a.len() - 1].tanh().exp(); }
+            _ => s3 = helper_scalar((c[a.len() - 1] * s1), (k as f64 * 0.5)),
+        }
+        let mut s4 = (k as f64 * 0.5).sin();
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s5 += (v * j as f64) * s4;
             }
-            s1 += u3;
         }
-        let mut s6 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + b.dot(b)).sum::<f64>();
-        let mut h7 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h7 = (&h7 * 0.5 + b).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
-        }
-        if k == 3 {
-            return y;
-        }
-        0.60 + s6 + h7.sum() * 0.3
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -3897,43 +3801,34 @@ mod p97 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (b * b).mapv(f64::tanh);
         let mut s2 = (b.dot(b) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * helper_array(&v1, s2)).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s2 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5));
-            }
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] += (b[i] + helper_scalar((k as f64 * 0.5), a[0])).sin();
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        s2 += (1.0 + s2 * s2).sqrt();
-        if k % 2 == 0 {
-            s2 = helper_recursive(b, x, k % 3).tanh().exp();
-        } else {
-            s2 = s2 * (((k as f64 * 0.5) - 0.48) + (1.0 + y * y).sqrt());
+        s2 += x * 0.2;
+        let mut s3 = helper_array(&v1, s2);
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
+        let s5 = s3 * v4.sum();
+        for (p6, &q7) in c.iter().zip(c) {
+            s2 = (s2 * 0.7 + p6 * q7 * (x - (k as f64 * 0.5))).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + s5.sin();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+            w8[i] = b[i] * s2.tanh().exp();
         }
-        s2 += s2 * 0.2;
-        (1.0 + s2 * s2).sqrt() + s2 + w6.sum() * 0.3
+        let s9;
+        match k % 3 {
+            0 => s9 = helper_recursive(b, (k as f64 * 0.5), k % 3),
+            1 => { s9 = a.dot(&v1); }
+            _ => s9 = helper_array(&v1, (k as f64 * 0.5)),
+        }
+        b.mapv(f64::tanh).sum() + s2 + w8.sum() * 0.3
     }
 
     #[test]
@@ -3949,15 +3844,26 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * helper_scalar(y, c[k % a.len()])).tanh());
-        let v4 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
-        s3 += b.dot(&v4);
-        let mut s6: f64 = {
-            let t5 = y;
-            t5 * t5 * 0.5 + (s3 + y)
-        };
-        let mut s9 = a.iter().enumerate().map(|(q8, &p7)| (p7 * s3).sin() * (q8 as f64 + 1.0)).sum::<f64>();
-        (k as f64 * 0.5) + s9 + v4.sum() * 0.3
+        let mut s1 = a.dot(b);
+        if k % 2 == 0 {
+            s1 = (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt();
+        }
+        let v2 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
+        let mut h3 = v2.to_owned();
+        for i in 0..3 {
+            let n4 = (&h3 * s1 + &v2).mapv(f64::tanh);
+            h3.assign(&n4);
+        }
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in h3.iter() {
+                s5 = (s5 * 0.6 + v * helper_recursive(&v2, x, k % 3) + k as f64 * 0.1).sin();
+            }
+        }
+        if k == 3 {
+            return (k as f64 * 0.5);
+        }
+        ((0.51 * s5) + (1.0 + s1 * s1).ln()) + s5 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3973,17 +3879,10 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) - x);
-        s1 = (s1 * 0.5 + helper_array(c, f64::tanh(0.73).exp())).tanh();
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * b[a.len() - 1].sin() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        helper_recursive(a, (k as f64 * 0.5), k % 3).tanh().exp() + s1
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * f64::sin(0.34) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        s1 += (1.0 + f2.mean().unwrap() * f2.mean().unwrap()).ln();
+        helper_array(b, b.mapv(f64::tanh).sum()) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -3999,29 +3898,36 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * helper_scalar(0.45, a[a.len() - 1]);
-            s1 += t2.sin() * s1;
-        }
-        let mut s5 = c.iter().map(|p3| p3 * helper_array(c, x)).min_by(|p3, q4| (p3 - helper_array(c, x)).abs().total_cmp(&(q4 - helper_array(c, x)).abs())).unwrap();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + c[i] * (x + y)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            s1 = n2;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * 1.23).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
+        for i in 0..a.len() {
+            let t3 = c[i] * b[0].tanh().exp();
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
             }
-            s5 += a[i] * 0.2;
+            s1 += u4;
         }
-        let v6 = (b + b);
-        helper_recursive(c, (y * b[k % a.len()]), k % 3) + s5 + v6.sum() * 0.3
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] += (c[i] + (s1 * x)).sin();
+        }
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += c[0];
+        if (y - x) > 0.1 {
+            s1 = (y.sin() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
+        }
+        0.44 + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4037,20 +3943,28 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (s1 - a[a.len() - 1]);
+        let mut s1 = c.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b.dot(b)).tanh();
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (0.52 / (1.0 + s1 * s1)) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        s1 = y;
-        let mut s2 = c.dot(b);
-        let mut v3 = a.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x * a[0]), (b[i] + y).sin()]);
         }
-        let s4 = s2 * v3.sum();
-        b.dot(a) + s1
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
+        s6 + s1
     }
 
     #[test]
@@ -4067,41 +3981,51 @@ mod p102 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_array(b, (k as f64 * 0.5)) * a.mean().unwrap());
-        for i in 0..a.len() {
-            let t2 = b[i] * a.mean().unwrap();
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * f64::sqrt((1.0 + 0.50 * 0.50));
+                }
             }
-            s1 += u3;
+            if n2 > 2 {
+                break s1 + f64::sqrt((1.0 + 0.50 * 0.50));
+            }
+        };
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = a.to_owned();
+        for i in 0..a.len() {
+            h6 = (&h6 * y + c).mapv(f64::tanh);
+            l4.push(h6.clone());
+            if i == 3 {
+                break;
+            }
         }
-        let mut s6 = c.iter().enumerate().map(|(q5, &p4)| (p4 * a.dot(b)).sin() * (q5 as f64 + 1.0)).sum::<f64>();
-        let s7;
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(a) * 0.5;
+        }
+        let mut s8 = q7;
+        let mut h9 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h9 = (&h9 * 0.5 + b).mapv(f64::sin);
+        }
+        for k in 0..2 {
+            for v in a.iter() {
+                s8 = (s8 * 0.6 + v * helper_array(&h9, c[0]) + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s10 = (helper_array(b, (0.59 + s3)) + (k as f64 * 0.5));
+        let g12 = |p13: f64| (p13 * s1.tanh().exp()).tanh();
+        let mut s11 = g12((s8 + (k as f64 * 0.5))) + g12(a[0]);
         match k % 3 {
-            0 => s7 = helper_recursive(b, c.mapv(f64::tanh).sum(), k % 3),
-            1 => { s7 = helper_recursive(c, s1, k % 3); }
-            _ => s7 = a.mean().unwrap().tanh().exp(),
+            0 => s11 = s1,
+            1 => s11 = s11 * (1.0 + (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).ln(),
+            _ => s11 += a[0],
         }
-        let (s8, v9) = helper_pair(b, (y - (k as f64 * 0.5)));
-        let s10 = s8 * v9.sum();
-        let mut l11 = vec![0.0; a.len()];
-        for p12 in 0..a.len() {
-            l11[p12] = c[p12] * helper_array(a, (k as f64 * 0.5));
-        }
-        l11[0] += s7;
-        let v13 = Array1::from(l11);
-        let mut s14 = v13[0] * 0.5;
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-            s14 = (s14 * 0.8 + y * 0.3).tanh();
-        }
-        s14 += y * 0.2;
-        match k % 4 {
-            j if j > 1 => s6 = s6.tanh() * j as f64,
-            _ if (1.29 - x) > 0.2 => s6 = s6 * a.dot(&v13),
-            _ => s6 += b.dot(a),
-        }
-        a[0] + s14 + v13.sum() * 0.3
+        b.dot(&h9) + s11 + h9.sum() * 0.3
     }
 
     #[test]
@@ -4118,53 +4042,51 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y.cos();
-        }
-        let mut s3 = helper_scalar((x + c[0]).cos(), 1.25);
-        let mut s4 = a.mean().unwrap();
-        let mut v5 = a.to_owned();
-        for i in 0..2 {
-            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
-        }
-        let s6 = s4 * v5.sum();
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.dot(c)).tanh();
-                if s1 > 0.3 && j > n7 {
-                    break 'search s1 * helper_array(b, c[0]);
+                s1 = (s1 * 0.8 + b[j] * y.cos()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n7 > 2 {
-                break s1 + helper_array(b, c[0]);
+            s1 += b[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * 1.29).tanh();
+        }
+        let s2 = 'blk: {
+            if 1.25 > 0.437 {
+                break 'blk 1.25 * 2.0;
             }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + a.dot(b);
+                }
+            }
+            b[0] - a.dot(b)
         };
-        for m in c.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(c, s3) + x * 0.1;
+        for (p3, &q4) in c.iter().zip(a) {
+            s1 = (s1 * 0.7 + p3 * q4 * helper_array(a, y)).tanh();
         }
-        let mut w9 = Array1::<f64>::zeros(a.len());
+        let arr5 = [(x + 1.27), helper_array(a, s1), x];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        if k % 2 == 1 {
+            let s2 = s2 * 0.5 + (c[a.len() - 1] - 1.14);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+        }
+        s1 += s2 * 0.2;
         for i in 0..a.len() {
-            w9[i] = c[i] * helper_recursive(a, s6, k % 3);
+            let t7 = b[i] * (c[k % a.len()] / (1.0 + y * y));
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += b[j] * t7;
+            }
+            s1 = s1 + q8.tanh();
+            if i == 3 {
+                break;
+            }
         }
-        for i in 0..a.len() {
-            let w10 = match i % 3 {
-                0 => continue,
-                1 => w9[i] * (y / (1.0 + x * x)),
-                _ => {
-                    if w9[i] > 0.8 {
-                        break;
-                    }
-                    w9[i].tanh()
-                }
-            };
-            s3 += w10 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        }
-        let s11 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() };
-        helper_array(&w9, 0.38) + s3 + w9.sum() * 0.3
+        c.dot(b) + s1
     }
 
     #[test]
@@ -4180,21 +4102,27 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.mapv(f64::tanh).sum().cos();
         for i in 0..a.len() {
-            w1[i] = c[i] * (k as f64 * 0.5);
-        }
-        let mut s2 = (1.0 + helper_recursive(&w1, helper_scalar(y, y), k % 3) * helper_recursive(&w1, helper_scalar(y, y), k % 3)).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * helper_recursive(a, s2, k % 3)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (y * y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            s2 += a[i] * 0.2;
+            };
+            s1 += w2 * (s1 - x);
         }
-        helper_scalar(b.dot(b), 0.50) + s2 + w1.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - x) };
+        for i in 0..a.len() {
+            let x = x * 0.5 + c.mean().unwrap();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        a.dot(a) + s1
     }
 
     #[test]
@@ -4210,40 +4138,19 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() + b.mean().unwrap());
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * c.dot(c)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+            let y = y * 0.5 + y.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
-            }
+        s1 += y * 0.2;
+        if k == 3 {
+            return (1.17 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
         }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (1.0 + s1 * s1).sqrt(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w5 * s1;
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * f64::sqrt((1.0 + 1.05 * 1.05)) + x * 0.1;
-        }
-        s1.tanh().sin() + s3
+        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
+        let arr3 = [(k as f64 * 0.5).sin(), a.mean().unwrap(), (k as f64 * 0.5)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        ((s2 - b[0]) / (1.0 + (s4 * 0.72) * (s4 * 0.72))) + s2
     }
 
     #[test]
@@ -4259,25 +4166,24 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
+        let mut s2: f64 = {
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + ((k as f64 * 0.5) - a[k % a.len()])
+        };
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 += (v * j as f64) * x.tanh().exp();
+            }
         }
-        let mut s1 = (x - x.tanh().exp()).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mean().unwrap();
-        }
-        match k % 3 {
-            0 => s1 = c.dot(a),
-            1 => s1 = s1 * ((a[0] - a[k % a.len()]) * (y * c[k % a.len()])),
-            _ => s1 += helper_scalar(x, 1.22),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (c[0] / (1.0 + s2 * s2))).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
         for i in 0..a.len() {
-            w3[i] += (b[i] + (a[k % a.len()] * 1.02)).sin();
+            s2 = (s2 * 0.7 + c[i] * a.dot(c)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        (1.0 + c.dot(&w3) * c.dot(&w3)).ln() + s1 + w3.sum() * 0.3
+        helper_recursive(b, helper_array(a, 1.22), k % 3) + s5
     }
 
     #[test]
@@ -4293,39 +4199,45 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * helper_array(a, x)).cos();
-        for i in 0..a.len() {
-            let x = x * 0.5 + helper_array(a, b[a.len() - 1]);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return (x * x).cos();
         }
-        s1 += x * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[k % a.len()] / (1.0 + x * x));
-        }
-        let mut s4: f64 = {
-            let t3 = b.mapv(f64::tanh).sum().tanh();
-            t3 * t3 * 0.5 + (1.0 + s1 * s1).ln()
-        };
-        let mut s5 = 1.0;
+        let mut s1 = x;
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + u2[i] * y.cos()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+            let t2 = c[i] * b.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (0.28 * y);
+            if i == 3 {
+                break;
             }
         }
-        if k == 3 {
-            return x;
-        }
-        if k == 3 {
-            return b[a.len() - 1];
-        }
-        let mut s8: f64 = {
-            let t7 = s4.cos();
-            t7 * t7 * 0.5 + (x / (1.0 + s4 * s4))
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_recursive(b, 0.48, k % 3)).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.0 + s1 * s1).ln();
+                }
+            }
+            if n3 > 2 {
+                break s1 + (1.0 + s1 * s1).ln();
+            }
         };
-        c.mapv(f64::tanh).sum() + s8 + u2.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * b.mean().unwrap();
+        }
+        let mut s5: f64 = 0.46;
+        let mut s8 = c.iter().zip(b.iter()).map(|(p6, q7)| p6 * a[a.len() - 1] - q7).reduce(f64::max).unwrap();
+        if k % 2 == 0 {
+            s8 = 0.5;
+        } else {
+            s8 = k as f64 * 0.25;
+        }
+        s8 += (s1 / (1.0 + s4 * s4));
+        c.mapv(f64::tanh).sum() + s8
     }
 
     #[test]
@@ -4341,26 +4253,24 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (a.dot(a) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
         for i in 0..a.len() {
-            w1[i] += (c[i] + ((k as f64 * 0.5) + y)).sin();
+            let t2 = a[i] * helper_array(a, b[a.len() - 1]);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * f64::sin(0.28);
         }
-        let z3 = ad::ndarray::Zip::from(c).and(&w1).map_collect(|&p4, &q5| (p4 * y - q5).sin());
-        let mut s2 = z3.sum() * 1.08;
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w1[j] * ((k as f64 * 0.5) - s2)).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * (a[a.len() - 1] + 1.40);
-                }
-            }
-            if n6 > 2 {
-                break s2 + (a[a.len() - 1] + 1.40);
-            }
-        };
-        ((s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * c[k % a.len()]) + s2 + w1.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
+        }
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4376,12 +4286,17 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_scalar((k as f64 * 0.5), a[0]).tanh().exp());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
+        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * b.dot(c)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut s4 = a.iter().enumerate().map(|(q3, &p2)| (p2 * s1).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        b.mean().unwrap() + s4
+        (helper_recursive(c, s3, k % 3) + c.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -4398,45 +4313,22 @@ mod p110 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c).tanh().exp();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (s1 - x),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (y * (k as f64 * 0.5));
+        match k % 4 {
+            j if j > 1 => s1 = y * j as f64,
+            _ if (0.55 + b[0]) > 0.2 => s1 = s1 * helper_scalar(s1, y).cos(),
+            _ => s1 += s1,
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * (k as f64 * 0.5)) };
-        let s4 = 'blk: {
-            if a[0] > 0.437 {
-                break 'blk a[0] * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + x.cos();
-                }
-            }
-            (1.0 + s3 * s3).ln() - x.cos()
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 / (1.0 + 0.92 * 0.92))).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * (0.49 - s3);
-                }
-            }
-            if n5 > 2 {
-                break s1 + (0.49 - s3);
-            }
-        };
-        s4 + s1
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * 0.41;
+            s1 += t2.sin() * a.mean().unwrap();
+        }
+        let s3;
+        match k % 3 {
+            0 => s3 = x.tanh().exp().tanh(),
+            1 => { s3 = 0.5; }
+            _ => s3 = c.dot(a),
+        }
+        ((1.27 + s1) * a.dot(c)) + s1
     }
 
     #[test]
@@ -4453,62 +4345,42 @@ mod p111 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((b[k % a.len()] - (y + x)) + (((k as f64 * 0.5) - y) * helper_recursive(c, y, k % 3)));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1.tanh(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (y * 1.00);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y * 1.00) };
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(y, a[k % a.len()]),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w4 * (c[a.len() - 1] - s1);
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[a.len() - 1] - s1) };
-        match k % 4 {
-            j if j > 1 => s1 = helper_recursive(b, s5, k % 3) * j as f64,
-            _ if f64::sqrt((1.0 + 0.80 * 0.80)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += c.dot(c),
-        }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + s3 * 0.1;
-        }
-        let s6 = 'blk: {
-            if b.mapv(f64::tanh).sum() > 0.437 {
-                break 'blk b.mapv(f64::tanh).sum() * 2.0;
-            }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + b.mapv(f64::tanh).sum();
+                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            (y * s3) - b.mapv(f64::tanh).sum()
-        };
-        if k % 2 == 0 {
-            s1 = helper_array(a, 1.08).tanh().exp();
-        } else {
-            s1 = s1 * 0.82;
+            s1 += a[i] * 0.2;
         }
-        (helper_array(b, s3) - helper_scalar(0.44, s1)) + s1
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (0.75 / (1.0 + a[k % a.len()] * a[k % a.len()])), (b[i] + c.mapv(f64::tanh).sum()).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(0.55).exp();
+        }
+        let s7;
+        match k % 3 {
+            0 => s7 = b[a.len() - 1],
+            1 => { s7 = helper_recursive(c, s1, k % 3); }
+            _ => s7 = a.mapv(f64::tanh).sum(),
+        }
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = u6[i] * helper_recursive(c, 0.68, k % 3);
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + w8[i] * helper_recursive(&u6, s1, k % 3)).tanh();
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + w8[i] * c.mapv(f64::tanh).sum()).tanh();
+        }
+        (s5 * s5) + s1 + w8.sum() * 0.3
     }
 
     #[test]
@@ -4524,23 +4396,24 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(b, 0.73);
-        let s3 = s1 * v2.sum();
-        let mut s4 = (k as f64 * 0.5);
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * s4 * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * 0.73;
+        let v3 = b.mapv(|t| t * t * 0.5 - t);
+        s1 = helper_array(&v3, b.dot(c));
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, y)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * (k as f64 * 0.5);
+                }
             }
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = c[i] * b[0];
-        }
-        s4 = (s4 * 0.5 + a.mapv(f64::tanh).sum()).tanh();
-        y + s4 + w6.sum() * 0.3
+            if n4 > 2 {
+                break s1 + (k as f64 * 0.5);
+            }
+        };
+        c.dot(c) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4557,11 +4430,15 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + helper_scalar((x / (1.0 + 0.97 * 0.97)), a.mapv(f64::tanh).sum()));
-        s1 += c.mean().unwrap();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y / (1.0 + 1.05 * 1.05)) + s1 * 0.1;
         }
-        a[0] + s1
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
+        }
+        (1.0 + (s1 - b[k % a.len()]) * (s1 - b[k % a.len()])).ln() + s1
     }
 
     #[test]
@@ -4577,22 +4454,22 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[a.len() - 1];
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(c) + y * 0.1;
-        }
-        let mut s2 = c.mapv(f64::tanh).sum().cos();
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if c[k % a.len()] > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += 1.01,
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + helper_scalar(y, (k as f64 * 0.5));
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            w1[i] += (c[i] + b.dot(c)).sin();
         }
-        s1 += s2 * 0.2;
-        (b.mean().unwrap() + b.dot(c)) + s2
+        let mut s2 = (b.dot(&w1) * b.mapv(f64::tanh).sum()).cos();
+        if c[0] < 0.0 {
+            s2 = (k as f64 * 0.5).cos();
+        } else {
+            s2 = s2 * (k as f64 * 0.5);
+        }
+        let arr3 = [(1.0 + c[0] * c[0]).ln(), helper_scalar(x, (k as f64 * 0.5)), (x * b[a.len() - 1])];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        if k == 3 {
+            return s2;
+        }
+        b.mean().unwrap() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -4608,16 +4485,15 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.95;
+        let mut h1 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut s2 = y;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (y + a[a.len() - 1])).tanh();
+            s2 = (s2 * 0.7 + a[i] * y.tanh().exp()).tanh();
         }
-        if (y + 0.50) > 0.1 {
-            s1 = helper_array(a, x);
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
-        helper_recursive(b, helper_recursive(c, y, k % 3), k % 3) + s1
+        helper_scalar(c[k % a.len()].tanh().exp(), x.sin()) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4633,37 +4509,45 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = b.to_owned();
         for i in 0..3 {
-            h1.scaled_add(x, b);
+            h3 = (&h3 * x + a).mapv(f64::tanh);
+            l1.push(h3.clone());
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = y;
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * helper_scalar(x, 1.23);
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(b) * 0.5;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mean().unwrap();
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+        let mut s5 = q4;
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar(x, 1.23), (a[i] + x).sin()]);
         }
-        s2 += x * 0.2;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut h10 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h10 = (&h10 * 0.5 + a).mapv(f64::sin);
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * a.dot(b)).tanh();
-                if s2 > 0.3 && j > n4 {
-                    break 'search s2 * s2;
+                s5 = (s5 * 0.8 + a[j] * s5).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n4 > 2 {
-                break s2 + s2;
-            }
-        };
-        let arr6 = [(s2 + s5), s5.tanh().exp(), helper_array(b, a[0])];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        b.mapv(f64::tanh).sum() + s2 + h1.sum() * 0.3
+            s5 += a[i] * 0.2;
+        }
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s5 = s5.sin() * 0.9 + b[j11 - 1] * s5;
+        }
+        helper_recursive(c, b[k % a.len()].cos(), k % 3) + s5 + h10.sum() * 0.3
     }
 
     #[test]
@@ -4679,11 +4563,25 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (k as f64 * 0.5)) * q2 as f64).sum::<f64>();
-        let (s4, v5) = helper_pair(c, helper_array(a, a[a.len() - 1]));
-        let s6 = s4 * v5.sum();
-        let v7 = b.mapv(f64::sin);
-        c[0] + s3 + v7.sum() * 0.3
+        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * ((k as f64 * 0.5) * x)).tanh() + helper_array(c, y)).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        if k % 2 == 1 {
+            let y = y * 0.5 + x.sin();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let s4 = 'blk: {
+            if (a[a.len() - 1] + x) > 0.437 {
+                break 'blk (a[a.len() - 1] + x) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + b.mean().unwrap();
+                }
+            }
+            0.95 - b.mean().unwrap()
+        };
+        b.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -4700,45 +4598,49 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * c.dot(b),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (1.03 - y);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.03 - y) };
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * helper_array(c, s1) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
         if k % 2 == 1 {
-            let x = x * 0.5 + c.dot(b);
+            let x = x * 0.5 + helper_recursive(a, y, k % 3);
             s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
         s1 += x * 0.2;
-        let s2;
-        match k % 3 {
-            0 => s2 = (y - s1).tanh().exp(),
-            1 => { s2 = helper_recursive(a, x, k % 3); }
-            _ => s2 = helper_recursive(a, y, k % 3),
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * (s1 + y);
-        }
-        let mut s4 = x;
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * x).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * x.sin();
-                }
-            }
-            if n5 > 2 {
-                break s4 + x.sin();
-            }
-        };
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + b[i] * helper_scalar(y, s6)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            let t5 = a[i] * (1.0 + y * y).ln();
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * (x - y);
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s4 / (1.0 + s1 * s1))).tanh();
+        if k == 3 {
+            return s1;
         }
-        c.dot(b) + s4
+        let mut s6 = a.dot(a);
+        if k % 2 == 0 {
+            s6 = 0.5;
+        } else {
+            s6 = k as f64 * 0.25;
+        }
+        s6 += s3.sin();
+        helper_recursive(c, helper_recursive(b, 0.92, k % 3), k % 3) + s6
     }
 
     #[test]
@@ -4754,17 +4656,15 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y, y.tanh().exp()) - (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_array(c, 0.46) * helper_array(c, 0.46))));
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * (0.44 + 0.70) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (x + y)).sin();
         }
-        let mut s3 = a.mapv(f64::tanh).sum();
-        (x + b.mapv(f64::tanh).sum()) + s3
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = w1[i] * helper_scalar(x, x);
+        }
+        helper_array(a, f64::sin(0.73)) + w2.sum() * 0.3
     }
 
     #[test]
@@ -4780,29 +4680,43 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() * ((k as f64 * 0.5).tanh() / (1.0 + c[0] * c[0])));
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar(s1, y) + y * 0.1;
-        }
-        let mut s2 = helper_scalar(c[a.len() - 1], a[a.len() - 1].tanh().exp()).tanh().exp();
+        let mut s3 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + c.mapv(f64::tanh).sum()).sum::<f64>();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) + s1)).tanh();
-        }
-        let v3 = (c * (k as f64 * 0.5));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(b, 1.06)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += c[i] * 0.2;
+            s3 = (s3 * 0.7 + c[i] * (c[0] - (k as f64 * 0.5))).tanh();
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + &v3).mapv(f64::sin);
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_scalar(s3, y),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s3 += w4 * a.mean().unwrap();
         }
-        b.mean().unwrap() + s2 + h4.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.mean().unwrap() };
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * helper_recursive(a, a[a.len() - 1], k % 3) + x * 0.1;
+        }
+        let mut s6 = (b.mapv(f64::tanh).sum() + ((a[0] + (k as f64 * 0.5)) + s3));
+        let mut l7 = Vec::with_capacity(3);
+        let mut h9 = a.to_owned();
+        for i in 0..a.len() {
+            h9 = (&h9 * s5 + c).mapv(f64::tanh);
+            l7.push(h9.clone());
+        }
+        let mut q10 = h9.sum();
+        for p8 in &l7 {
+            q10 += p8.dot(a) * 0.5;
+        }
+        let mut s11 = q10;
+        c[k % a.len()] + s11
     }
 
     #[test]
@@ -4819,25 +4733,11 @@ mod p121 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + helper_recursive(a, c.mapv(f64::tanh).sum(), k % 3));
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_recursive(c, c[k % a.len()], k % 3) > 0.2 => s1 = s1 * (((k as f64 * 0.5) * 1.36) + f64::ln((1.0 + 0.26 * 0.26))),
-            _ => s1 += x,
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut s3: f64 = {
-            let t2 = b.mean().unwrap();
-            t2 * t2 * 0.5 + c.dot(a)
-        };
-        b.dot(a) + s3
+        s1 = (s1 * 0.5 + (helper_recursive(b, (k as f64 * 0.5), k % 3) * a.mapv(f64::tanh).sum())).tanh();
+        x + s1
     }
 
     #[test]
@@ -4853,43 +4753,52 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + y * y).sqrt() * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s1 = s1 * b.dot(b).tanh(),
+            _ => s1 += helper_scalar(x, 0.82),
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = ((y - x) * (x * b[0])),
+            1 => { s2 = 0.5; }
+            _ => s2 = 0.81,
+        }
         for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
-        }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        let v5 = vec![0.25; c.len()];
-        let mut s6 = c.iter().zip(&v5).map(|(p3, q4)| p3 * q4 * c.dot(b)).sum::<f64>();
-        for m in c.iter().map(|y| (y * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * helper_array(b, 1.16) + y * 0.1;
-        }
-        let mut l7 = vec![0.0; a.len()];
-        for p8 in 0..a.len() {
-            l7[p8] = c[p8] * b.mean().unwrap();
-        }
-        l7[0] += s6;
-        let v9 = Array1::from(l7);
-        let mut s10 = v9[0] * 0.5;
-        let s11 = 'blk: {
-            if (1.0 + v2[0] * v2[0]).sqrt() > 0.437 {
-                break 'blk (1.0 + v2[0] * v2[0]).sqrt() * 2.0;
-            }
-            for j in 0..a.len() {
-                if h1[j] > 0.6 {
-                    break 'blk h1[j] + h1.dot(&h1);
-                }
-            }
-            helper_array(&h1, y) - h1.dot(&h1)
-        };
-        let mut s12 = 1.0;
-        for i in 0..a.len() {
-            let n13 = (s12 * 0.5 + v9[i] * helper_array(&h1, (k as f64 * 0.5))).tanh();
-            if (n13 - s12).abs() < 0.05 {
+            s1 = (s1 * 0.7 + a[i] * (s2 / (1.0 + x * x))).tanh();
+            if i == 3 {
                 break;
             }
-            s12 = n13;
         }
-        ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s12 + v9.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).ln() * j as f64,
+            _ if helper_scalar((k as f64 * 0.5), 0.34) > 0.2 => s1 = s1 * (helper_recursive(c, s1, k % 3) - c.mean().unwrap()),
+            _ => s1 += f64::ln((1.0 + 1.04 * 1.04)),
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * s2.cos();
+                }
+            }
+            if n3 > 2 {
+                break s1 + s2.cos();
+            }
+        };
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + c[j5 - 1] * (a[a.len() - 1] / (1.0 + y * y));
+        }
+        let mut s7: f64 = {
+            let t6 = helper_recursive(c, (s2 * s1), k % 3);
+            t6 * t6 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        (1.0 + (y * c[k % a.len()]) * (y * c[k % a.len()])).sqrt() + s7
     }
 
     #[test]
@@ -4905,47 +4814,55 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.19;
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_recursive(a, helper_recursive(b, a[a.len() - 1], k % 3), k % 3),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_scalar((x + y), b.mapv(f64::tanh).sum()),
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = b.mapv(f64::tanh).sum();
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut s2 = b.mean().unwrap();
+        match k % 3 {
+            0 => s2 = b[k % a.len()],
+            1 => s2 = s2 * (helper_recursive(a, s1, k % 3) * s1.tanh().exp()),
+            _ => s2 += ((k as f64 * 0.5) / (1.0 + y * y)),
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * y,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * (y * s2);
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (y * s2) };
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * 0.28 * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
+        }
+        match k % 3 {
+            0 => s2 = s1,
+            1 => s2 = s2 * helper_array(a, c.dot(b)),
+            _ => s2 += ((k as f64 * 0.5) - 0.69),
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * (s3 + y)).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * b.mapv(f64::tanh).sum();
+                s2 = (s2 * 0.8 + b[j] * helper_scalar(s2, 1.33)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n5 > 2 {
-                break s4 + b.mapv(f64::tanh).sum();
-            }
-        };
-        let m8 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * y).sin()).sum() * b.mean().unwrap() + d9[0] * (b[k % a.len()] - s3);
-        for i in (0..a.len()).step_by(2) {
-            s7 = (s7 * 0.7 + b[i] * (k as f64 * 0.5).cos()).tanh();
-            let i = (i + 1) % c.len();
-            s7 = s7 + a[i] * 0.3;
+            s2 += b[i] * 0.2;
         }
-        let mut s10 = b[0];
-        let mut v11 = a.to_owned();
-        for i in 0..2 {
-            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
-        }
-        let s12 = s10 * v11.sum();
-        let mut s13: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s13 += (v * j as f64) * s13;
-            }
-        }
-        s4 + s13
+        ((c[a.len() - 1] * (k as f64 * 0.5)) - (s1 + c[k % a.len()])) + s2
     }
 
     #[test]
@@ -4961,27 +4878,52 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (f64::tanh(0.53).exp() * (0.66 / (1.0 + y * y)));
-            t1 * t1 * 0.5 + y.sin()
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(a[k % a.len()], (k as f64 * 0.5));
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2.mapv_inplace(|t| (t * x).tanh());
+            h2.scaled_add(0.5, b);
+        }
+        let mut s3 = (u1[a.len() - 1] * b.mean().unwrap());
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + h2[j] * y).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (s3 + (k as f64 * 0.5));
+                }
+            }
+            if n4 > 2 {
+                break s3 + (s3 + (k as f64 * 0.5));
+            }
         };
-        match k % 3 {
-            0 => s2 = (k as f64 * 0.5),
-            1 => s2 = s2 * b.mean().unwrap(),
-            _ => s2 += c.mean().unwrap(),
+        for k in 0..2 {
+            for v in h2.iter() {
+                s3 += v * (1.0 + s3 * s3).sqrt();
+            }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + (s2 + (k as f64 * 0.5))).sin();
+        let s6 = 'blk: {
+            if helper_scalar((k as f64 * 0.5), y) > 0.437 {
+                break 'blk helper_scalar((k as f64 * 0.5), y) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + h2.mapv(f64::tanh).sum();
+                }
+            }
+            c.mapv(f64::tanh).sum() - h2.mapv(f64::tanh).sum()
+        };
+        if k % 2 == 0 {
+            s3 = 0.5;
+        } else {
+            s3 = k as f64 * 0.25;
         }
-        if k == 3 {
-            return ((1.0 + y * y).sqrt() + b.mapv(f64::tanh).sum());
-        }
-        if c.mean().unwrap() > 0.1 {
-            s2 = c.mapv(f64::tanh).sum();
-        }
-        let mut s6 = (0..a.len()).map(|q5| w3[q5] * b[q5] + c[a.len() - 1]).sum::<f64>();
-        (helper_scalar(x, s2) * x) + s6 + w3.sum() * 0.3
+        s3 += s6;
+        (k as f64 * 0.5) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -4997,27 +4939,38 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b + c);
-        let mut s2 = x;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = c.mean().unwrap();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * (s2 / (1.0 + x * x))).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * a[k % a.len()];
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (s1 / (1.0 + x * x));
                 }
             }
-            if n3 > 2 {
-                break s2 + a[k % a.len()];
+            if n2 > 2 {
+                break s1 + (s1 / (1.0 + x * x));
             }
         };
-        if k % 2 == 1 {
-            let y = y * 0.5 + s4;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
         }
-        s2 += y * 0.2;
-        helper_array(a, helper_scalar(b[a.len() - 1], 0.66)) + s2 + v1.sum() * 0.3
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
+        if k == 3 {
+            return ((c[a.len() - 1] * a[k % a.len()]) + (0.28 + 0.51));
+        }
+        helper_array(c, helper_scalar(s1, c[a.len() - 1])) + s1
     }
 
     #[test]
@@ -5033,38 +4986,19 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * x + b).mapv(f64::tanh);
-            h1.assign(&n2);
-        }
-        let mut s3 = b.mapv(f64::tanh).sum();
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * c.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w4 * x;
+            w1[i] = b[i] * y;
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * x };
-        let s6 = 'blk: {
-            if f64::ln((1.0 + 0.30 * 0.30)) > 0.437 {
-                break 'blk f64::ln((1.0 + 0.30 * 0.30)) * 2.0;
+        let v2 = (&w1 + b);
+        let mut s3 = (w1.mean().unwrap() / (1.0 + y * y));
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + w1[i] * (w1[a.len() - 1] + s3)).tanh();
+            if i == 3 {
+                break;
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + helper_array(b, 0.75);
-                }
-            }
-            s5 - helper_array(b, 0.75)
-        };
-        (c[k % a.len()] - (s6 * s6)) + s3 + h1.sum() * 0.3
+        }
+        v2.mean().unwrap() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5080,43 +5014,15 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, ((k as f64 * 0.5) - x));
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (1.0 + s1 * s1).ln() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        if k == 3 {
+            return helper_array(c, (1.18 - 0.57));
         }
-        let s3 = 'blk: {
-            if 1.08 > 0.437 {
-                break 'blk 1.08 * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (x + (k as f64 * 0.5));
-                }
-            }
-            (0.96 / (1.0 + c[k % a.len()] * c[k % a.len()])) - (x + (k as f64 * 0.5))
-        };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_recursive(c, x, k % 3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * s1;
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        let f7 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * (s1 - c[k % a.len()])).view()]).unwrap();
-        let mut s6 = f7.mapv(f64::tanh).dot(&f7) * 0.2;
-        a.dot(a) + s6
+        let mut s1 = b.mean().unwrap();
+        s1 = (s1 * 0.5 + a[0]).tanh();
+        let mut s2 = (helper_recursive(b, 1.18, k % 3) + (c[k % a.len()] - 0.55)).tanh().exp();
+        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * y.tanh().exp()).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        (1.0 + (s1 - c[k % a.len()]) * (s1 - c[k % a.len()])).ln() + s5
     }
 
     #[test]
@@ -5132,16 +5038,14 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(b, c[k % a.len()]).tanh().exp();
+        let mut s1 = helper_array(b, (c[k % a.len()] - (k as f64 * 0.5))).tanh().exp();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s1 = helper_array(c, x);
-        match k % 4 {
-            j if j > 1 => s1 = helper_scalar((k as f64 * 0.5).tanh(), (y / (1.0 + c[0] * c[0]))) * j as f64,
-            _ if (y - c[k % a.len()]) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += b.mean().unwrap(),
-        }
-        ((k as f64 * 0.5) - x).tanh() + s1
+        s1 += (s1 - 1.38);
+        helper_recursive(b, (y / (1.0 + c[0] * c[0])), k % 3) + s1
     }
 
     #[test]
@@ -5157,13 +5061,16 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0];
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(1.29, y);
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + c[i] * x).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        helper_scalar(a[a.len() - 1], x).tanh() + s1
+        let mut s3 = a.mean().unwrap();
+        (x / (1.0 + s3.sin() * s3.sin())) + s3
     }
 
     #[test]
@@ -5180,22 +5087,26 @@ mod p130 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        s1 = (s1 * 0.5 + ((s1 / (1.0 + 0.75 * 0.75)) / (1.0 + f64::tanh(1.01).exp() * f64::tanh(1.01).exp()))).tanh();
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if a[p3] > b[p3] {
-                l2.push((a[p3] * s1.tanh().exp()).sin());
-            } else {
-                l2.push(b[p3] * s1);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += (c[0] / (1.0 + a[k % a.len()] * a[k % a.len()]));
+        if k % 2 == 0 {
+            s1 = helper_recursive(a, x, k % 3).cos();
+        } else {
+            s1 = s1 * x;
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * b[k % a.len()] * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        match k % 3 {
-            0 => s4 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
-            1 => s4 = s4 * x,
-            _ => s4 += c.mean().unwrap(),
-        }
-        c.mean().unwrap() + s4
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -5212,40 +5123,46 @@ mod p131 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (helper_array(b, s1) + helper_array(b, y)),
+            _ => s1 += 1.39,
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 1.34).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * x;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, b[0]);
         }
-        let s3;
-        match k % 3 {
-            0 => s3 = helper_recursive(b, a[a.len() - 1], k % 3),
-            1 => { s3 = c.mean().unwrap(); }
-            _ => s3 = x,
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_recursive(c, x, k % 3);
+        if s1 > 0.1 {
+            s1 = (c.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1))));
+        } else {
+            s1 = s1 * 1.13;
         }
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + y * 0.1;
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = c.to_owned();
+        for i in (0..k % 3) {
+            h5 = (&h5 * x + b).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * (1.0 + s1 * s1).sqrt()).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(c) * 0.5;
         }
-        s5 += c.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() * j as f64,
-            _ if ((k as f64 * 0.5) * b[0]) > 0.2 => s1 = s1 * helper_recursive(b, c.dot(a), k % 3),
-            _ => s1 += s5,
-        }
-        helper_array(a, b[a.len() - 1]) + s5
+        let mut s7 = q6;
+        let mut s8 = b[0];
+        helper_array(a, b[a.len() - 1]) + s8
     }
 
     #[test]
@@ -5261,18 +5178,18 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, (y / (1.0 + x * x)).tanh().exp());
-        s1 = s1;
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, y)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut h1 = b.to_owned();
+        for i in 0..a.len() {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, b);
         }
-        c.mapv(f64::tanh).sum() + s1
+        let mut s2: f64 = 0.61;
+        if k % 2 == 1 {
+            let mut s2 = s2 * 0.5 + s2;
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        y.tanh().exp() + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5288,19 +5205,14 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if helper_array(b, x) > 0.437 {
-                break 'blk helper_array(b, x) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (0.95 * x);
-                }
-            }
-            helper_array(b, a[0]) - (0.95 * x)
-        };
-        let v2 = b.mapv(f64::sin);
-        ((c[0] - s1) * (k as f64 * 0.5)) + v2.sum() * 0.3
+        if k == 3 {
+            return a.dot(b);
+        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * (0.95 * x);
+        }
+        helper_recursive(&w1, (1.18 + x), k % 3) + w1.sum() * 0.3
     }
 
     #[test]
@@ -5316,38 +5228,32 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * y + a).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
-        }
-        let mut s5 = q4;
-        let l6: Vec<f64> = a.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * a.mean().unwrap()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
+        let arr1 = [(1.0 + x * x).ln(), helper_array(c, y), helper_scalar(y, 0.37)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3: f64 = 0.0;
         for k in 0..2 {
-            for v in b.iter() {
-                s8 = (s8 * 0.6 + v * (s8 + s5) + k as f64 * 0.1).sin();
+            for v in a.iter() {
+                s3 = (s3 * 0.6 + v * (k as f64 * 0.5) + k as f64 * 0.1).sin();
             }
         }
-        match k % 4 {
-            j if j > 1 => s8 = y * j as f64,
-            _ if c.dot(b) > 0.2 => s8 = s8 * helper_array(b, helper_scalar((k as f64 * 0.5), 1.26)),
-            _ => s8 += (s5 + y),
+        let v6 = vec![0.25; b.len()];
+        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * helper_scalar(b[a.len() - 1], x)).sum::<f64>();
+        let v8 = (b * helper_scalar((k as f64 * 0.5), s7));
+        for i in 0..a.len() {
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => b[i] * a.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w9 * helper_scalar(y, 0.87);
         }
-        match k % 4 {
-            j if j > 1 => s5 = (c.dot(c) - y) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s5 = s5 * 1.03,
-            _ => s5 += helper_array(c, s8),
-        }
-        helper_scalar(helper_recursive(c, a[a.len() - 1], k % 3), helper_array(c, (k as f64 * 0.5))) + s8
+        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(y, 0.87) };
+        (c.mean().unwrap() + 0.93) + s7 + v8.sum() * 0.3
     }
 
     #[test]
@@ -5364,20 +5270,30 @@ mod p135 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, y, k % 3);
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 * s1);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (s1 * s1),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y;
         }
-        s1 += s1 * 0.2;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 += v * x;
-            }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y - 0.41) + x * 0.1;
         }
-        if c[0] < 0.0 {
-            s1 = (1.0 + x * x).ln().tanh().exp();
+        let s4;
+        match k % 3 {
+            0 => s4 = a.dot(c),
+            1 => { s4 = (x + y); }
+            _ => s4 = c.dot(b),
         }
-        (s1 + s1).cos() + s1
+        s3 + s1
     }
 
     #[test]
@@ -5393,16 +5309,17 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a.dot(b), (a.mean().unwrap() * (0.82 - y)));
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * 1.01 + k as f64 * 0.1).sin();
-            }
+        let mut s1 = helper_array(b, c.dot(b)).tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = 1.25 * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * (a.mapv(f64::tanh).sum() + (a[a.len() - 1] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
+            _ => s1 += (k as f64 * 0.5),
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1 + s1 * 0.1;
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] * x);
         }
-        c[0] + s1
+        0.48 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -5418,44 +5335,45 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * helper_recursive(c, x, k % 3);
+        let v1 = a.mapv(|t| t * t * 0.5 - t);
+        let mut s2 = v1.mean().unwrap();
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = b[i] * w2.mapv(f64::tanh).sum();
-        }
-        let s4 = 'blk: {
-            if s1 > 0.437 {
-                break 'blk s1 * 2.0;
-            }
+        s2 += s2.sin();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                if w2[j] > 0.6 {
-                    break 'blk w2[j] + (k as f64 * 0.5);
+                s2 = (s2 * 0.8 + c[j] * y).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * b.mean().unwrap();
                 }
             }
-            (y - 1.29) - (k as f64 * 0.5)
-        };
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_recursive(c, (k as f64 * 0.5), k % 3);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
-        }
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + h5[i] * w2.mean().unwrap()).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
+            if n3 > 2 {
+                break s2 + b.mean().unwrap();
             }
-            s6 = n7;
+        };
+        let s5;
+        match k % 3 {
+            0 => s5 = (k as f64 * 0.5),
+            1 => { s5 = 0.5; }
+            _ => s5 = (b.dot(&v1) - helper_recursive(a, (k as f64 * 0.5), k % 3)),
         }
-        a.mean().unwrap() + s6 + h5.sum() * 0.3
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h6.mapv_inplace(|t| (t * x).tanh());
+            h6.scaled_add(0.5, c);
+        }
+        let mut s7 = c.dot(c).tanh();
+        let mut h8 = v1.to_owned();
+        for i in 0..a.len() {
+            let n9 = (&h8 * x + &v1).mapv(f64::tanh);
+            h8.assign(&n9);
+        }
+        (b.dot(b) - a.mapv(f64::tanh).sum()) + s7 + h8.sum() * 0.3
     }
 
     #[test]
@@ -5472,20 +5390,15 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() / (1.0 + f64::sin(0.84) * f64::sin(0.84)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mapv(f64::tanh).sum();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = b[p4] * (a[a.len() - 1] + (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let t3 = w2[i] * x;
+            s1 += t3.sin() * y;
         }
-        l3[0] += y;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * ((k as f64 * 0.5) / (1.0 + s1 * s1))).sum::<f64>();
-        ((1.0 + y * y).ln() / (1.0 + (x * x) * (x * x))) + s9 + v5.sum() * 0.3
+        helper_scalar(c.mean().unwrap(), a.mean().unwrap()) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5501,39 +5414,31 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), (a[k % a.len()] + b.dot(b)));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * 0.47).tanh();
+        let mut s1 = helper_recursive(b, (k as f64 * 0.5), k % 3);
+        let mut v2 = a.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_recursive(c, a[k % a.len()], k % 3)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * f64::sqrt((1.0 + 1.36 * 1.36));
-                }
-            }
-            if n2 > 2 {
-                break s1 + f64::sqrt((1.0 + 1.36 * 1.36));
-            }
-        };
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s1;
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + u4[i] * (b[0] + s1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
+        let s3 = s1 * v2.sum();
+        let mut s4 = a[k % a.len()];
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + b[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
         }
-        helper_recursive(b, ((k as f64 * 0.5) - x), k % 3) + s1 + u4.sum() * 0.3
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s6 += v * 0.47;
+            }
+        }
+        if k == 3 {
+            return (k as f64 * 0.5).tanh().exp();
+        }
+        c[0] + s6
     }
 
     #[test]
@@ -5549,31 +5454,56 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * (b[k % a.len()] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        'outer: for i in 0..a.len() {
+        let s1 = 'blk: {
+            if f64::tanh(1.07).exp() > 0.437 {
+                break 'blk f64::tanh(1.07).exp() * 2.0;
+            }
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * x).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + b[a.len() - 1].tanh().exp();
                 }
             }
-            s3 += b[i] * 0.2;
-        }
-        let mut s4 = (k as f64 * 0.5);
-        if k % 2 == 0 {
-            s3 = (b.dot(a) / (1.0 + (s3 - b[k % a.len()]) * (s3 - b[k % a.len()])));
-        } else {
-            s3 = s3 * b.mapv(f64::tanh).sum();
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = b[i] * helper_array(c, x);
-        }
-        let mut s7: f64 = {
-            let t6 = (1.0 + w5.mean().unwrap() * w5.mean().unwrap()).sqrt();
-            t6 * t6 * 0.5 + (s4 + y)
+            helper_scalar(b[k % a.len()], x) - b[a.len() - 1].tanh().exp()
         };
-        w5.dot(a) + s7 + w5.sum() * 0.3
+        let mut s2 = y.cos();
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * b.dot(a) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * y;
+        }
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => u4[i] * b.mapv(f64::tanh).sum(),
+                _ => {
+                    if u4[i] > 0.8 {
+                        break;
+                    }
+                    u4[i].tanh()
+                }
+            };
+            s2 += w5 * ((k as f64 * 0.5) * s2);
+        }
+        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * ((k as f64 * 0.5) * s2) };
+        for m in a.iter().map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * c.dot(a) + y * 0.1;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + u4[i] * u4.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+        }
+        s1 + s2 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5589,11 +5519,27 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(a, (y / (1.0 + 0.31 * 0.31)));
-        let s3 = s1 * v2.sum();
-        let mut s4 = (a.mean().unwrap() + b.mean().unwrap()).tanh().exp();
-        s4 = a.dot(a);
-        c.mean().unwrap() + s4
+        let s1;
+        match k % 3 {
+            0 => s1 = x,
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_scalar(helper_scalar(x, x), ((k as f64 * 0.5) + x)),
+        }
+        let mut s2: f64 = 1.21;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * b[0]).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (k as f64 * 0.5).sin();
+                }
+            }
+            if n3 > 2 {
+                break s2 + (k as f64 * 0.5).sin();
+            }
+        };
+        ((1.0 + a[0] * a[0]).ln() * b.mean().unwrap()) + s2
     }
 
     #[test]
@@ -5610,33 +5556,37 @@ mod p142 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y.tanh().exp() / (1.0 + helper_scalar(y.sin(), 0.30) * helper_scalar(y.sin(), 0.30)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * a.dot(a)).tanh();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (x - 0.56);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        match k % 3 {
-            0 => s1 = helper_recursive(b, (y / (1.0 + y * y)), k % 3),
-            1 => s1 = s1 * a.dot(c),
-            _ => s1 += b.mean().unwrap(),
+        s1 += s1 * 0.2;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(b, x, k % 3) + k as f64 * 0.1).sin();
+            }
         }
         let mut h2 = Array1::<f64>::zeros(a.len());
         for i in 0..3 {
-            h2.scaled_add((k as f64 * 0.5), a);
+            let n3 = (&h2 * s1 + b).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * helper_array(&h2, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * h2.mapv(f64::tanh).sum()).sum::<f64>();
+        let mut s7 = h2.mapv(f64::tanh).sum();
+        let mut v8 = b.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let s9 = s7 * v8.sum();
+        let mut stack10: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack10.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + h2[j] * a.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack10.pop();
             }
-            s1 += b[i] * 0.2;
         }
-        x + s1 + h2.sum() * 0.3
+        (helper_array(b, s9) + b.mapv(f64::tanh).sum()) + s6 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5653,38 +5603,25 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * (s1 + x)).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        if c[0] < 0.0 {
-            s1 = (x + s1.tanh().exp());
+        s1 += b.dot(a);
+        if k % 2 == 0 {
+            s1 = 0.5;
         } else {
-            s1 = s1 * helper_array(a, y).sin();
+            s1 = k as f64 * 0.25;
         }
-        let s2 = 'blk: {
-            if c.dot(a) > 0.437 {
-                break 'blk c.dot(a) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (c[0] - x);
-                }
-            }
-            helper_array(c, a[k % a.len()]) - (c[0] - x)
-        };
-        let (s4, c5) = (x * b[a.len() - 1]).sin_cos();
-        let m6 = ad::ndarray::array![[c5, -s4, 0.5], [s4, c5, (1.22 - s2)]];
-        let mut s3 = m6.t().dot(&m6).mapv(f64::tanh).sum() * s1;
-        s1.tanh().exp() + s3
+        s1 += (k as f64 * 0.5).sin();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + s1;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * q4 * (c[a.len() - 1] + x)).sum::<f64>();
+        0.35 + s5
     }
 
     #[test]
@@ -5701,24 +5638,33 @@ mod p144 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        if k % 2 == 1 {
-            let x = x * 0.5 + y;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if (c[a.len() - 1] * y) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
         }
-        s1 += x * 0.2;
-        let mut h2 = b.to_owned();
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            h2.scaled_add(helper_recursive(c, s1, k % 3), b);
-        }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * x * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
+            let n3 = (s2 * 0.5 + c[i] * f64::cos(1.31)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        helper_array(b, b.mean().unwrap()) + s1 + h2.sum() * 0.3
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * y)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * s2;
+                }
+            }
+            if n4 > 2 {
+                break s1 + s2;
+            }
+        };
+        helper_array(b, (1.0 + s5 * s5).sqrt()) + s2
     }
 
     #[test]
@@ -5740,9 +5686,13 @@ mod p145 {
             _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln()).sqrt(),
             _ => s1 += s1,
         }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * x.sin()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        s2 + s2
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.tanh().exp(), (a[i] + (c[a.len() - 1] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() + s1
     }
 
     #[test]
@@ -5759,41 +5709,37 @@ mod p146 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        s1 = ((x + b[0]) + (1.0 + s1 * s1).ln());
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * y * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
         for i in 0..a.len() {
-            let w3 = match i % 3 {
+            let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * ((k as f64 * 0.5) * 0.30),
+                1 => b[i] * ((k as f64 * 0.5) * x),
                 _ => {
-                    if c[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s1 += w3 * helper_scalar(c[a.len() - 1], 0.45);
+            s1 += w2 * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(c[a.len() - 1], 0.45) };
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + b[k % a.len()] * b[k % a.len()])) };
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * (x + x) + k as f64 * 0.1).sin();
+            }
+        }
+        match k % 3 {
+            0 => s1 = helper_scalar(c[a.len() - 1], 0.45).tanh().exp(),
+            1 => s1 = s1 * (helper_scalar(x, (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())),
+            _ => s1 += y,
+        }
+        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let t5 = a[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * a[(i + 1) % a.len()];
-            }
-            s1 += u6;
-            if i == 3 {
-                break;
-            }
+            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + x).sin()]);
         }
-        helper_array(b, b[k % a.len()]).tanh().exp() + s1
+        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
+        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
+        y + s1
     }
 
     #[test]
@@ -5809,16 +5755,25 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        let mut s1 = a.mapv(f64::tanh).sum();
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x - (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y;
         }
-        let mut s1 = x;
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * y,
-            _ => s1 += b.mean().unwrap(),
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * f64::sqrt((1.0 + 0.91 * 0.91))).tanh();
         }
-        (0.91 / (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp())) + s1
+        b.dot(a) + s1
     }
 
     #[test]
@@ -5834,34 +5789,47 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (a.mean().unwrap() + (y * a[a.len() - 1])) * (a.mean().unwrap() + (y * a[a.len() - 1]))).ln();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) - s1),
+        let s1 = 'blk: {
+            if y > 0.437 {
+                break 'blk y * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + a.mean().unwrap();
+                }
+            }
+            (y * a[a.len() - 1]) - a.mean().unwrap()
+        };
+        if k == 3 {
+            return a.mean().unwrap();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y.tanh();
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h2.scaled_add(c.mapv(f64::tanh).sum(), c);
+        }
+        let mut s3 = ((k as f64 * 0.5) * b[0]).tanh().exp().tanh();
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (y - 0.48)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (c[k % a.len()] * b[0]);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (c[k % a.len()] * b[0]);
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + h2[i] * a[0]).tanh();
         }
         for i in (0..a.len()).rev() {
-            let t3 = b[i] * (c[0] + y);
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+            let t6 = h2[i] * (k as f64 * 0.5);
+            s3 += t6 * t6 * 0.5;
+            s3 -= h2[(i + 1) % a.len()] * (k as f64 * 0.5);
         }
-        s1 += f64::sin(1.15);
-        if k == 3 {
-            return a[0];
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_recursive(c, s1, k % 3);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        helper_scalar(((k as f64 * 0.5) - (k as f64 * 0.5)), ((k as f64 * 0.5) / (1.0 + y * y))) + s1 + u2.sum() * 0.3
+        ((s5 - 1.16) * b[0]) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5878,53 +5846,23 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.55;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * c[a.len() - 1].tanh().exp() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        match k % 3 {
+            0 => s1 = 0.69,
+            1 => s1 = s1 * helper_array(b, s1),
+            _ => s1 += helper_array(a, x),
         }
+        let v2 = (b + b);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += helper_array(c, (k as f64 * 0.5));
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(a, x),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * c.mapv(f64::tanh).sum();
+            w3[i] = b[i] * (s1 + (k as f64 * 0.5));
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mapv(f64::tanh).sum() };
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = c.to_owned();
-        for i in 0..a.len() {
-            h7 = (&h7 * x + a).mapv(f64::tanh);
-            l5.push(h7.clone());
-        }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(c) * 0.5;
-        }
-        let mut s9 = q8;
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * x).tanh();
-                if s1 > 0.3 && j > n10 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n10 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        (k as f64 * 0.5).tanh() + s9
+        (k as f64 * 0.5) + s1 + w3.sum() * 0.3
     }
 
     #[test]
@@ -5940,25 +5878,30 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt(), y, b.mapv(f64::tanh).sum()];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (k as f64 * 0.5);
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(s2, y)).tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + a[i] * helper_scalar(x, y)).tanh();
+            w1[i] = c[i] * b.mapv(f64::tanh).sum();
         }
-        for k in 0..2 {
-            for v in c.iter() {
-                s3 = (s3 * 0.6 + v * a.dot(c) + k as f64 * 0.1).sin();
-            }
+        let mut s2 = y;
+        for i in 0..a.len() {
+            let y = y * 0.5 + w1.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        s3 += (b[k % a.len()] * (y / (1.0 + 0.62 * 0.62)));
-        a.mapv(f64::tanh).sum() + s3
+        s2 += y * 0.2;
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * helper_scalar(s2, y), (w1[i] + (k as f64 * 0.5).cos()).sin()]);
+        }
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
+        let l7: Vec<f64> = a.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * helper_scalar(x, y)).tanh()).collect();
+        let mut s9 = l7.iter().sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s2 = helper_recursive(b, w1.dot(b), k % 3) * j as f64,
+            _ if (s6 / (1.0 + 0.62 * 0.62)) > 0.2 => s2 = s2 * (1.0 + s6 * s6).ln(),
+            _ => s2 += c[k % a.len()],
+        }
+        w1.dot(b) + s9 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5974,25 +5917,19 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * s1.cos() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let arr1 = [a.mapv(f64::tanh).sum(), c.mean().unwrap(), (k as f64 * 0.5)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = c.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * helper_recursive(a, (k as f64 * 0.5), k % 3) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_array(b, (k as f64 * 0.5)),
+            1 => { s4 = 1.07; }
+            _ => s4 = 1.02,
         }
-        s1 = (helper_array(b, b[0]) * 0.80);
-        (1.0 + b.dot(b) * b.dot(b)).sqrt() + s1
+        b.dot(b) + s3
     }
 
     #[test]
@@ -6008,10 +5945,18 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        let mut s6 = c.windows(2).into_iter().enumerate().map(|(q5, p4)| (p4[1] - p4[0] * (y / (1.0 + y * y))) * q5 as f64).sum::<f64>();
-        helper_scalar((0.23 * 0.87), helper_array(c, s3)) + s6
+        let mut s1 = y;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_recursive(c, c[k % a.len()], k % 3)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut s2 = ad::ndarray::array![helper_recursive(b, x, k % 3), helper_array(c, 0.23), x].mapv(f64::sin).sum();
+        s1 + s2
     }
 
     #[test]
@@ -6027,30 +5972,29 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_recursive(a, (k as f64 * 0.5), k % 3) + s1 * 0.1;
-        }
-        let v2 = a.mapv(|t| { let u = t * x; u * u - t });
-        match k % 4 {
-            j if j > 1 => s1 = (s1 / (1.0 + x * x)) * j as f64,
-            _ if a[k % a.len()] > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += c.mapv(f64::tanh).sum(),
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + s1.sin()).sin();
+            w1[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = w3[i] * ((k as f64 * 0.5) + 0.90);
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2.scaled_add((y * x), b);
         }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if helper_scalar(w4[0], x) > 0.2 => s1 = s1 * y,
-            _ => s1 += y,
+        let mut s3 = helper_scalar(helper_array(a, x), a.mapv(f64::tanh).sum()).sin();
+        for i in (1..a.len()).step_by(2) {
+            let t4 = h2[i] * ((k as f64 * 0.5) + x);
+            s3 += t4 * t4 * 0.5;
+            s3 -= a[(i + 1) % a.len()] * h2.dot(&w1);
         }
-        x + s1 + w4.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + h2[i] * w1.mean().unwrap()).tanh();
+        }
+        let mut s7 = c.iter().zip(h2.iter()).map(|(p5, q6)| p5 * q6 * helper_scalar(c[0], x)).sum::<f64>();
+        let mut s8 = c[k % a.len()];
+        (k as f64 * 0.5) + s8 + h2.sum() * 0.3
     }
 
     #[test]
@@ -6066,28 +6010,12 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        if (k as f64 * 0.5) > 0.1 {
-            s1 = (helper_recursive(a, (k as f64 * 0.5), k % 3) - (k as f64 * 0.5).cos());
-        } else {
-            s1 = s1 * y;
+        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * f64::sin(0.38)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
+        if k == 3 {
+            return helper_recursive(a, x, k % 3);
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = c[i] * a.mapv(f64::tanh).sum();
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-            if i == 3 {
-                break;
-            }
-        }
-        s1 + s1 + w2.sum() * 0.3
+        let mut s4 = (x / (1.0 + s3 * s3)).tanh().exp().sin();
+        (helper_recursive(c, (k as f64 * 0.5), k % 3) * s3) + s4
     }
 
     #[test]
@@ -6103,17 +6031,34 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, a);
+        let mut s1 = helper_recursive(a, y, k % 3);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 * s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (0.43 * y);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (0.43 * y);
+            }
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * helper_array(a, (k as f64 * 0.5));
         }
-        let mut s2 = f64::sin(0.43).sin().tanh();
-        s2 += helper_recursive(c, f64::tanh(0.26), k % 3);
-        if k == 3 {
-            return (helper_scalar(0.96, 0.37) - b[0]);
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + b[i] * (0.67 - 0.96)).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
+            }
+            s5 = n6;
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s2 + h1.sum() * 0.3
+        (k as f64 * 0.5) + s5
     }
 
     #[test]
@@ -6129,32 +6074,20 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if helper_recursive(a, x, k % 3) > 0.437 {
-                break 'blk helper_recursive(a, x, k % 3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (x / (1.0 + 0.41 * 0.41));
-                }
-            }
-            (1.0 + x * x).sqrt() - (x / (1.0 + 0.41 * 0.41))
-        };
-        let mut s2 = a[k % a.len()];
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * helper_scalar(x, b[0])).tanh();
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_recursive(a, x, k % 3);
         }
-        if c[0] < 0.0 {
-            s2 = (c.mapv(f64::tanh).sum() - c.mean().unwrap());
-        } else {
-            s2 = s2 * ((k as f64 * 0.5) / (1.0 + c[k % a.len()].tanh() * c[k % a.len()].tanh()));
+        let mut s2 = x;
+        s2 = (s2 * 0.5 + 0.30).tanh();
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (u1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        match k % 4 {
-            j if j > 1 => s2 = (1.0 + y * y).ln() * j as f64,
-            _ if helper_scalar(b[0], s1) > 0.2 => s2 = s2 * c.mapv(f64::tanh).sum(),
-            _ => s2 += helper_array(a, x),
+        for m in u1.iter().map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * (1.0 + s2 * s2).ln() + x * 0.1;
         }
-        b[k % a.len()] + s2
+        c.dot(c) + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6170,44 +6103,36 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + a);
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - b[k % a.len()]);
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (c[k % a.len()] - (k as f64 * 0.5))).sin();
         }
-        let mut s3 = helper_recursive(b, (0.38 + y), k % 3);
+        let mut s2 = b[k % a.len()];
         for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + u2[i] * helper_scalar(y, 0.66)).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 = (s2 * 0.7 + b[i] * (x + a[k % a.len()])).tanh();
         }
-        if k % 2 == 1 {
-            let mut s3 = s3 * 0.5 + (y - (k as f64 * 0.5));
-            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
+        s2 = (s2 * 0.5 + y).tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + y;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        s3 += s3 * 0.2;
-        match k % 3 {
-            0 => s3 = s3,
-            1 => s3 = s3 * s3,
-            _ => s3 += s3.tanh(),
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = (((k as f64 * 0.5) + x) / (1.0 + x * x)),
-            1 => { s4 = c.dot(c); }
-            _ => s4 = b.mean().unwrap(),
-        }
-        'outer: for i in 0..a.len() {
+        s2 += y * 0.2;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + u2[j] * s3.tanh().exp()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * (a[0] - (k as f64 * 0.5))).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * x.tanh().exp();
                 }
             }
-            s3 += u2[i] * 0.2;
-        }
-        u2.mean().unwrap() + s3 + u2.sum() * 0.3
+            if n3 > 2 {
+                break s2 + x.tanh().exp();
+            }
+        };
+        let v5 = w1.mapv(|t| t * t * 0.5 - t);
+        let v6 = b.mapv(|t| t * t * 0.5 - t);
+        v5.mapv(f64::tanh).sum() + s2 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6227,33 +6152,40 @@ mod p158 {
         for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
             s1 = s1 * 0.8 + m * helper_array(b, x) + y * 0.1;
         }
+        if k == 3 {
+            return (s1 * helper_recursive(c, (k as f64 * 0.5), k % 3));
+        }
+        let s2;
+        match k % 3 {
+            0 => s2 = b.mapv(f64::tanh).sum(),
+            1 => { s2 = c.mapv(f64::tanh).sum(); }
+            _ => s2 = (k as f64 * 0.5),
+        }
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            let y = y * 0.5 + s1;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(b) + x * 0.1;
-        }
-        let arr2 = [b.mean().unwrap(), helper_scalar(s1, b[0]), (y + 1.29)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) - a[0])).tanh();
-        }
-        let s4 = 'blk: {
-            if c.dot(a) > 0.437 {
-                break 'blk c.dot(a) * 2.0;
+            let n4 = (s3 * 0.5 + b[i] * helper_scalar(c[a.len() - 1], 0.71)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
             }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (k as f64 * 0.5);
-                }
+            s3 = n4;
+        }
+        for m in a.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * helper_scalar(s2, y) + s2 * 0.1;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, helper_recursive(b, 0.96, k % 3)) * j as f64,
+            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (b[0] + (s1 / (1.0 + y * y))),
+            _ => s1 += b.mapv(f64::tanh).sum(),
+        }
+        for i in 0..a.len() {
+            let t5 = a[i] * helper_array(c, c[0]);
+            if i % 3 == 1 {
+                continue;
             }
-            x.sin() - (k as f64 * 0.5)
-        };
-        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * s3)];
-        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(c);
-        b.mean().unwrap() + s7
+            s1 += t5 * t5 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * helper_scalar(x, 1.25);
+        }
+        a[0] + s3
     }
 
     #[test]
@@ -6269,41 +6201,36 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * y);
+        let mut s1 = a.mean().unwrap();
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (s1 + x) + x * 0.1;
         }
-        let mut s3: f64 = {
-            let t2 = y;
-            t2 * t2 * 0.5 + u1.mean().unwrap()
-        };
         for i in 0..a.len() {
-            s3 = (s3 * 0.7 + c[i] * y).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+            s1 = s1 + b[i] * 0.3;
         }
-        let l4 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(a);
-        match k % 4 {
-            j if j > 1 => s3 = b[a.len() - 1] * j as f64,
-            _ if ((k as f64 * 0.5) / (1.0 + 0.92 * 0.92)) > 0.2 => s3 = s3 * (y / (1.0 + (a[a.len() - 1] * 1.34) * (a[a.len() - 1] * 1.34))),
-            _ => s3 += c.mapv(f64::tanh).sum(),
+        let mut s2 = s1;
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        for i in 0..a.len() {
-            s3 = (s3 * 0.7 + u1[i] * x).tanh();
+        s1 += helper_array(c, 0.43);
+        let mut l3 = vec![c.to_owned()];
+        for p4 in 0..2 {
+            let n = l3[p4].mapv(|t| (t * s2).sin()) + a;
+            l3.push(n);
         }
-        let s7 = 'blk: {
-            if x > 0.437 {
-                break 'blk x * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + c.dot(c);
-                }
-            }
-            helper_recursive(a, s6, k % 3) - c.dot(c)
-        };
-        x + s6 + u1.sum() * 0.3
+        let v5 = l3[l3.len() - 1].to_owned();
+        let mut s6 = l3[1][0] * (y + y);
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * (0.65 * (k as f64 * 0.5)) + s6 * 0.1;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        }
+        helper_recursive(b, x, k % 3) + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -6319,33 +6246,34 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * f2.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * y;
-                }
-            }
-            if n4 > 2 {
-                break s1 + y;
-            }
-        };
+        let mut s1 = helper_array(b, helper_array(a, x.tanh().exp()));
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (s1 / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let y = y * 0.5 + s5.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let n3 = (s2 * 0.5 + a[i] * f64::tanh(0.61).exp()).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        s1 += y * 0.2;
-        s1 += x.tanh();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + f2[j6 - 1] * b.dot(&f2);
+        let (s4, v5) = helper_pair(b, (1.30 * s2));
+        let s6 = s4 * v5.sum();
+        if k % 2 == 1 {
+            let s6 = s6 * 0.5 + b[a.len() - 1];
+            s2 = (s2 * 0.8 + s6 * 0.3).tanh();
         }
-        helper_scalar(((k as f64 * 0.5) / (1.0 + s1 * s1)), helper_array(b, s5)) + s1 + f2.sum() * 0.3
+        s2 += s6 * 0.2;
+        let s7;
+        match k % 3 {
+            0 => s7 = helper_scalar(((k as f64 * 0.5) / (1.0 + s6 * s6)), helper_array(c, x)),
+            1 => { s7 = helper_recursive(a, y, k % 3); }
+            _ => s7 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + y.sin() * y.sin())),
+        }
+        c.dot(a) + s2
     }
 
     #[test]
@@ -6361,46 +6289,37 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((1.0 + b[a.len() - 1] * b[a.len() - 1]).ln() - a.mean().unwrap()) * b.dot(c));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_array(c, x),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * 0.74;
+        let mut s1 = x;
+        let mut v2 = a.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.74 };
-        let mut s4 = 1.0;
+        let s3 = s1 * v2.sum();
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = c.to_owned();
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).tanh();
-            if (n5 - s4).abs() < 0.05 {
+            h6 = (&h6 * y + b).mapv(f64::tanh);
+            l4.push(h6.clone());
+            if i == 3 {
                 break;
             }
-            s4 = n5;
         }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_recursive(a, y, k % 3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s4 += w6 * (y + b[k % a.len()]);
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(c) * 0.5;
         }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (y + b[k % a.len()]) };
-        let arr8 = [(0.22 - (k as f64 * 0.5)), (s7 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a.dot(c)];
-        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
-        (1.0 + helper_recursive(c, b[0], k % 3) * helper_recursive(c, b[0], k % 3)).sqrt() + s4
+        let mut s8 = q7;
+        s8 = helper_array(b, f64::ln((1.0 + 0.48 * 0.48)));
+        let mut s9 = helper_array(b, b[a.len() - 1]).tanh().exp();
+        let mut stack10: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack10.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s9 = (s9 * 0.7 + a[j] * (1.00 / (1.0 + y * y)) * w).tanh();
+            if j % 3 == 2 {
+                stack10.pop();
+            }
+        }
+        helper_recursive(c, (1.0 + x * x).ln(), k % 3) + s9
     }
 
     #[test]
@@ -6416,37 +6335,46 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + x;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let s1;
+        match k % 3 {
+            0 => s1 = c.dot(b),
+            1 => { s1 = 0.5; }
+            _ => s1 = (y * helper_scalar((k as f64 * 0.5), c[a.len() - 1])),
         }
-        s1 += s1 * 0.2;
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(b, c[k % a.len()]);
+        let s2;
+        match k % 3 {
+            0 => s2 = a.mean().unwrap(),
+            1 => { s2 = 0.5; }
+            _ => s2 = helper_array(c, (s1 * y)),
         }
-        let mut s4: f64 = {
-            let t3 = u2.mean().unwrap();
-            t3 * t3 * 0.5 + x
-        };
-        let (s6, c7) = (x * helper_scalar(x, (k as f64 * 0.5))).sin_cos();
-        let m8 = ad::ndarray::array![[c7, -s6, 0.5], [s6, c7, (k as f64 * 0.5)]];
-        let mut s5 = m8.t().dot(&m8).mapv(f64::tanh).sum() * s4;
-        let arr9 = [a.dot(a), b.mean().unwrap(), 0.71];
-        let s10 = arr9.iter().sum::<f64>() * arr9[k % 3];
-        let mut l11 = Vec::with_capacity(3);
-        let mut h13 = b.to_owned();
-        for i in (0..k % 3) {
-            h13 = (&h13 * s1 + b).mapv(f64::tanh);
-            l11.push(h13.clone());
+        let mut s3 = s1;
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + c[j] * (1.26 * y) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
         }
-        let mut q14 = h13.sum();
-        for p12 in &l11 {
-            q14 += p12.dot(b) * 0.5;
+        for k in 0..2 {
+            for v in a.iter() {
+                s3 = (s3 * 0.6 + v * 0.71 + k as f64 * 0.1).sin();
+            }
         }
-        let mut s15 = q14;
-        u2.dot(b) + s15 + u2.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s3 = 0.42 * j as f64,
+            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s3 = s3 * a[0],
+            _ => s3 += c[0].tanh().exp(),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * (s2 + (k as f64 * 0.5))).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+        }
+        x + s3
     }
 
     #[test]
@@ -6462,43 +6390,31 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if helper_array(c, (k as f64 * 0.5)) > 0.437 {
-                break 'blk helper_array(c, (k as f64 * 0.5)) * 2.0;
+        let mut s1 = b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + s1 * s1).ln() * j as f64,
+            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (b[k % a.len()] + y),
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * b.dot(b) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + y;
-                }
-            }
-            y - y
+        }
+        let mut s4: f64 = {
+            let t3 = helper_scalar(y, f64::sqrt((1.0 + 1.14 * 1.14)));
+            t3 * t3 * 0.5 + b[0]
         };
-        let mut s2 = c.mean().unwrap();
-        for i in 0..a.len() {
-            let y = y * 0.5 + y;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut s7 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + 0.90).sum::<f64>();
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s7 = s7.sin() * 0.9 + a[j8 - 1] * a.mean().unwrap();
         }
-        s2 += y * 0.2;
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (k as f64 * 0.5);
-        }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * s2,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w4 * (1.0 + s2 * s2).ln();
-        }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (1.0 + s2 * s2).ln() };
-        let mut s6 = (1.0 + s2 * s2).ln();
-        (k as f64 * 0.5) + s6 + u3.sum() * 0.3
+        a.dot(a) + s7
     }
 
     #[test]
@@ -6514,49 +6430,33 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
-        }
-        let mut h2 = h1.to_owned();
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, &h1);
-        }
-        let s3 = 'blk: {
-            if (1.19 - y) > 0.437 {
-                break 'blk (1.19 - y) * 2.0;
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
+        let s4 = 'blk: {
+            if helper_scalar(x, 1.19) > 0.437 {
+                break 'blk helper_scalar(x, 1.19) * 2.0;
             }
             for j in 0..a.len() {
-                if h1[j] > 0.6 {
-                    break 'blk h1[j] + helper_scalar(x, a[k % a.len()]);
+                if c[j] > 0.6 {
+                    break 'blk c[j] + a[0];
                 }
             }
-            x - helper_scalar(x, a[k % a.len()])
+            (1.0 + a[k % a.len()] * a[k % a.len()]).ln() - a[0]
         };
-        let mut s4 = b.dot(a);
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s4 += w5 * (0.46 * h1[k % a.len()]);
+        let mut s5 = (a.dot(b) - ((k as f64 * 0.5) * (0.46 * c[k % a.len()])));
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (0.46 * h1[k % a.len()]) };
-        let mut s8: f64 = {
-            let t7 = c.mapv(f64::tanh).sum();
-            t7 * t7 * 0.5 + a.dot(c)
-        };
-        let v9 = h1.mapv(|t| { let u = t * y; u * u - t });
-        let l10: Vec<f64> = a.iter().filter(|p11| **p11 > 0.0).map(|p11| (p11 * (s3 * 1.38)).tanh()).collect();
-        let mut s12 = l10.iter().sum::<f64>();
-        (c.mean().unwrap() + h2.mean().unwrap()) + s12 + v9.sum() * 0.3
+        let mut s6 = (1.0 + ((s5 + s3) * (x * 1.38)) * ((s5 + s3) * (x * 1.38))).sqrt();
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + c.mean().unwrap();
+            s5 = (s5 * 0.8 + s3 * 0.3).tanh();
+        }
+        s5 += s3 * 0.2;
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s5 = s5 * 0.8 + m * (1.0 + c[0] * c[0]).sqrt() + s4 * 0.1;
+        }
+        (a.mapv(f64::tanh).sum() * f64::ln((1.0 + 1.37 * 1.37))) + s6
     }
 
     #[test]
@@ -6573,29 +6473,28 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        for i in (1..a.len()).step_by(2) {
-            let t2 = a[i] * (1.0 + c[0] * c[0]).ln();
-            let mut q3 = 0.0;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                q3 += a[j] * t2;
+                s1 = (s1 * 0.8 + c[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+            s1 += c[i] * 0.2;
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * helper_recursive(a, (k as f64 * 0.5), k % 3);
-        }
-        let s5;
+        let s2;
         match k % 3 {
-            0 => s5 = (s1 * (s1 + s1)),
-            1 => { s5 = 0.5; }
-            _ => s5 = helper_array(c, 0.38).tanh(),
+            0 => s2 = helper_scalar(x, s1).tanh().exp(),
+            1 => { s2 = 0.5; }
+            _ => s2 = (helper_recursive(a, (k as f64 * 0.5), k % 3) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
         }
-        ((1.0 + x * x).sqrt() - (1.0 + s5 * s5).ln()) + s1
+        let s3;
+        match k % 3 {
+            0 => s3 = c.mapv(f64::tanh).sum(),
+            1 => { s3 = 0.5; }
+            _ => s3 = helper_array(c, b.mean().unwrap()),
+        }
+        helper_array(c, s2) + s1
     }
 
     #[test]
@@ -6611,30 +6510,35 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * b[0] + k as f64 * 0.1).sin();
-            }
+        let mut s1 = b.mean().unwrap();
+        let s2;
+        match k % 3 {
+            0 => s2 = y,
+            1 => { s2 = 0.5; }
+            _ => s2 = (k as f64 * 0.5),
         }
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        let s2 = 'blk: {
-            if (y / (1.0 + y * y)) > 0.437 {
-                break 'blk (y / (1.0 + y * y)) * 2.0;
+        for i in 0..a.len() {
+            let t3 = b[i] * 0.50;
+            if i % 3 == 1 {
+                continue;
             }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + f64::sqrt((1.0 + 1.26 * 1.26));
+            s1 += t3.sin() * (y - s2);
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * s1,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            y - f64::sqrt((1.0 + 1.26 * 1.26))
-        };
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n4 = (&h3 * x + b).mapv(f64::tanh);
-            h3.assign(&n4);
+            };
+            s1 += w4 * x;
         }
-        b.dot(b) + s1 + h3.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        s1 + s1
     }
 
     #[test]
@@ -6651,10 +6555,13 @@ mod p167 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(b, (((k as f64 * 0.5) / (1.0 + y * y)) / (1.0 + a.dot(b) * a.dot(b))), k % 3);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * f64::tanh(0.27).exp();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * f64::tanh(0.27).exp() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
         for i in 0..a.len() {
             let w3 = match i % 3 {
@@ -6670,18 +6577,35 @@ mod p167 {
             s1 += w3 * s1;
         }
         let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        if k == 3 {
-            return b[k % a.len()];
-        }
-        s1 += (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
-        let mut s6: f64 = {
-            let t5 = s4.tanh().exp().tanh().exp();
-            t5 * t5 * 0.5 + x
+        let mut s5 = b[k % a.len()];
+        let s6 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.437 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (s4 + (k as f64 * 0.5));
+                }
+            }
+            (k as f64 * 0.5) - (s4 + (k as f64 * 0.5))
         };
-        for (p7, &q8) in c.iter().zip(c) {
-            s6 = (s6 * 0.7 + p7 * q8 * b.dot(a)).tanh();
+        for i in 0..a.len() {
+            let t7 = b[i] * helper_scalar(x, s5);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += a[j] * t7;
+            }
+            s1 = s1 + q8.tanh();
         }
-        a.mapv(f64::tanh).sum() + s6
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s1 = s1.sin() * 0.9 + a[j9 - 1] * b.mapv(f64::tanh).sum();
+        }
+        helper_recursive(a, helper_array(b, s4), k % 3) + s5
     }
 
     #[test]
@@ -6697,36 +6621,43 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (y + (k as f64 * 0.5)));
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * 0.47).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        let mut s1 = (1.0 + (((k as f64 * 0.5) - y) + (x - 0.47)) * (((k as f64 * 0.5) - y) + (x - 0.47))).sqrt();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
+        s1 += (x * (k as f64 * 0.5));
+        let mut s3: f64 = {
+            let t2 = (x.tanh().exp() - (a[k % a.len()] * s1));
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
         for i in (0..a.len()).rev() {
-            let t4 = a[i] * helper_recursive(c, x, k % 3);
-            s3 += t4 * t4 * 0.5;
-            s3 -= b[(i + 1) % a.len()] * a[k % a.len()];
+            s3 = (s3 * 0.7 + b[i] * ((k as f64 * 0.5) + c[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + c[j] * b.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * helper_scalar(b[a.len() - 1], b[a.len() - 1])).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
         }
-        let (s7, c8) = (x * ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).sin_cos();
-        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, (s3 * s3)]];
-        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * b[a.len() - 1].tanh().exp();
-        let s10;
-        match k % 3 {
-            0 => s10 = (a[0] + a[a.len() - 1].tanh().exp()),
-            1 => { s10 = 0.5; }
-            _ => s10 = helper_recursive(b, y, k % 3).tanh().exp(),
+        let mut f7 = b.to_owned();
+        f7.mapv_inplace(|t| (t * x).tanh());
+        f7.scaled_add(helper_scalar(s1, y), &b);
+        let mut s6 = f7.sum() * 0.3;
+        for i in 0..a.len() {
+            let y = y * 0.5 + s6;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s11 = (b.var(0.0) + 0.1).sqrt() * a.mapv(f64::tanh).sum();
-        s6 + s11
+        s1 += y * 0.2;
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.mapv(f64::tanh).sum() + s1 * 0.1;
+        }
+        s3 + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -6742,11 +6673,16 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * q2 * (y - y)).sum::<f64>();
-        if k == 3 {
-            return (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).sqrt();
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h1.mapv_inplace(|t| (t * y).tanh());
+            h1.scaled_add(0.5, a);
+            if i == 3 {
+                break;
+            }
         }
-        s3 + s3
+        let mut s4 = (0..a.len()).map(|q3| b[q3] * a[q3] + 0.95).sum::<f64>();
+        y + s4 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6764,15 +6700,20 @@ mod p170 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let arr1 = [(y * x), (y + 0.81), helper_scalar(c[0], y)];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (a.dot(a).cos() + ((k as f64 * 0.5).sin() / (1.0 + s2.tanh() * s2.tanh())));
-        let mut u4 = c.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c[k % a.len()].tanh().exp();
+        let mut s3 = (1.0 + a.dot(a).tanh().exp() * a.dot(a).tanh().exp()).ln();
+        for k in 0..2 {
+            for v in a.iter() {
+                s3 += v * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            }
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (1.0 + x * x).sqrt() + y * 0.1;
+        if k % 2 == 1 {
+            let x = x * 0.5 + s3.tanh().exp();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        (1.0 + helper_recursive(&u4, y, k % 3) * helper_recursive(&u4, y, k % 3)).ln() + s3 + u4.sum() * 0.3
+        s3 += x * 0.2;
+        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * b.mapv(f64::tanh).sum()).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        c.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -6798,16 +6739,14 @@ mod p171 {
             }
             s1 += c[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+        for i in 0..a.len() {
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (1.39 + (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        1.23 + s1
+        s1 += y * 0.2;
+        let (s2, v3) = helper_pair(b, c.dot(c));
+        let s4 = s2 * v3.sum();
+        (b.mean().unwrap() + y.tanh().exp()) + s1
     }
 
     #[test]
@@ -6823,44 +6762,35 @@ mod p172 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (f64::cos(0.37) - x);
-            t1 * t1 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        let s3 = 'blk: {
-            if (k as f64 * 0.5).cos() > 0.437 {
-                break 'blk (k as f64 * 0.5).cos() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + helper_scalar(b[0], a[a.len() - 1]);
-                }
-            }
-            helper_recursive(b, b[0], k % 3) - helper_scalar(b[0], a[a.len() - 1])
-        };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_scalar(0.93, y),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w4 * a.mean().unwrap();
+        let mut s1 = ((x * y).cos() - ((k as f64 * 0.5) * (k as f64 * 0.5).cos()));
+        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        let s2;
+        match k % 3 {
+            0 => s2 = c.dot(b),
+            1 => { s2 = (x + (k as f64 * 0.5)); }
+            _ => s2 = b.mapv(f64::tanh).sum(),
         }
-        let s5 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * a.mean().unwrap() };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        let mut s3 = s1;
+        let mut v4 = a.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
-        let mut s8 = b.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (s2 - s3));
-        let mut s9 = helper_recursive(a, b[a.len() - 1].tanh().exp().tanh().exp(), k % 3);
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s9
+        let s5 = s3 * v4.sum();
+        let (s7, c8) = (x * helper_array(c, x)).sin_cos();
+        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, helper_array(a, y)]];
+        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * a.mean().unwrap();
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => s1 = s1 * y,
+            _ => s1 += ((k as f64 * 0.5) - b[a.len() - 1]),
+        }
+        let mut pieces10 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces10.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (1.0 + s1 * s1).ln(), (b[i] + (b[0] * s1)).sin()]);
+        }
+        let [p11, q12] = [pieces10.first().copied().unwrap(), *pieces10.last().unwrap()];
+        let s13 = p11 * q12 + std::iter::zip(&pieces10, a).map(|(x, y)| x * y).sum::<f64>();
+        0.44 + s6
     }
 
     #[test]
@@ -6878,14 +6808,20 @@ mod p173 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let arr1 = [b.dot(c), (1.38 - (k as f64 * 0.5)), b.mapv(f64::tanh).sum()];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (k as f64 * 0.5)).sum::<f64>();
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s6 += v * s5.sin();
+        let mut s3 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + b[j] * (a[0] - (k as f64 * 0.5))).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s3 += b[i] * 0.2;
         }
-        helper_array(c, s6) + s6
+        for (p4, &q5) in b.iter().zip(c) {
+            s3 = (s3 * 0.7 + p4 * q5 * (k as f64 * 0.5)).tanh();
+        }
+        s2 + s3
     }
 
     #[test]
@@ -6901,21 +6837,14 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => s1 = s1 * (helper_array(a, 1.29) - helper_recursive(b, c[0], k % 3)),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + a.mapv(f64::tanh).sum());
+        let mut s4 = y;
+        let mut v5 = c.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * helper_array(b, b[a.len() - 1])).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
-            s2 = n3;
-        }
-        helper_recursive(c, (k as f64 * 0.5).tanh().exp(), k % 3) + s2
+        let s6 = s4 * v5.sum();
+        helper_array(c, (c[0] - (k as f64 * 0.5))) + s3
     }
 
     #[test]
@@ -6931,43 +6860,33 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * helper_scalar(s1, c[k % a.len()]) + k as f64 * 0.1).sin();
-            }
-        }
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.dot(c) + y * 0.1;
-        }
-        let mut h2 = c.to_owned();
-        for i in 0..a.len() {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1: f64 = 1.12;
+        s1 = c.dot(c);
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(a, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (k as f64 * 0.5);
+                s1 = (s1 * 0.8 + a[j] * (b[k % a.len()] - b[a.len() - 1])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s1 = (b.dot(a) / (1.0 + (h2[0] * s1) * (h2[0] * s1))) * j as f64,
-            _ if y.cos() > 0.2 => s1 = s1 * (helper_scalar(0.28, s4) + f64::tanh(0.53)),
-            _ => s1 += helper_recursive(b, s4, k % 3),
+            s1 += a[i] * 0.2;
         }
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * s1).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        let (s5, v6) = helper_pair(c, helper_array(c, (k as f64 * 0.5)));
+        let s7 = s5 * v6.sum();
         match k % 3 {
-            0 => s1 = s4,
-            1 => s1 = s1 * (f64::tanh(0.76).exp() * b.mean().unwrap()),
-            _ => s1 += ((k as f64 * 0.5) - x),
+            0 => s1 = (a.mapv(f64::tanh).sum() / (1.0 + s7 * s7)),
+            1 => s1 = s1 * ((y - 0.91) / (1.0 + helper_scalar(0.28, y) * helper_scalar(0.28, y))),
+            _ => s1 += f64::tanh(0.53),
         }
-        (k as f64 * 0.5) + s1 + h2.sum() * 0.3
+        let s8;
+        match k % 3 {
+            0 => s8 = 0.35,
+            1 => { s8 = helper_recursive(a, c[0], k % 3); }
+            _ => s8 = (1.0 + (x + s4) * (x + s4)).ln(),
+        }
+        (a.mean().unwrap() - helper_array(a, s7)) + s4
     }
 
     #[test]
@@ -6983,24 +6902,17 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
-                break;
-            }
+        let (s2, c3) = (x * y).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (y * b[k % a.len()])]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * (k as f64 * 0.5);
+        s1 = helper_scalar(x, (k as f64 * 0.5));
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut m3 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m3.row_mut(i).assign(&(&h1 * (helper_array(b, x) + i as f64)));
-        }
-        let mut s2 = m3.row(1).dot(a) * helper_recursive(&h1, y, k % 3);
-        match k % 3 {
-            0 => s2 = h1[k % a.len()].sin(),
-            1 => s2 = s2 * (h1[a.len() - 1].sin() * b.dot(a)),
-            _ => s2 += a[a.len() - 1],
-        }
-        (a[k % a.len()].cos() * b.mean().unwrap()) + s2 + h1.sum() * 0.3
+        s1 += helper_recursive(b, c[k % a.len()], k % 3);
+        (b[a.len() - 1].sin() * c.dot(b)) + s1
     }
 
     #[test]
@@ -7016,24 +6928,24 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let s1;
+        match k % 3 {
+            0 => s1 = f64::sqrt((1.0 + 0.60 * 0.60)),
+            1 => { s1 = x; }
+            _ => s1 = helper_scalar(c.mapv(f64::tanh).sum(), helper_recursive(b, y, k % 3)),
+        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w1[i] = c[i] * helper_recursive(a, x, k % 3);
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(c, 1.28), (b[i] + (1.0 + x * x).sqrt()).sin()]);
         }
-        let mut s2 = a.mapv(f64::tanh).sum();
-        for m in w1.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * x + y * 0.1;
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x + w1[a.len() - 1]);
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + u3[i] * 0.3;
-        }
-        helper_array(b, 1.17).cos() + s2 + u3.sum() * 0.3
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        let v6 = b.mapv(|t| if t > 0.2 { t * s5 } else { (t - s5).tanh() });
+        let mut s8: f64 = {
+            let t7 = (y - helper_scalar(1.17, x));
+            t7 * t7 * 0.5 + (k as f64 * 0.5)
+        };
+        x + s8 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7050,10 +6962,26 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a).tanh();
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (x / (1.0 + a[0] * a[0])) + x * 0.1;
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * c[k % a.len()].sin()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * b.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + b.mapv(f64::tanh).sum();
+            }
+        };
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
-                1 => b[i] * (x / (1.0 + a[0] * a[0])),
+                1 => b[i] * (0.81 + s3),
                 _ => {
                     if b[i] > 0.8 {
                         break;
@@ -7061,14 +6989,10 @@ mod p178 {
                     b[i].tanh()
                 }
             };
-            s1 += w2 * 0.91;
+            s1 += w4 * (1.0 + c[0] * c[0]).ln();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.91 };
-        if k == 3 {
-            return b.mapv(f64::tanh).sum();
-        }
-        let v4 = a.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        b.mean().unwrap() + s1 + v4.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + c[0] * c[0]).ln() };
+        f64::ln((1.0 + 0.32 * 0.32)) + s1
     }
 
     #[test]
@@ -7085,13 +7009,16 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[0] * c[0]).ln().tanh().exp() + c.dot(a));
-        for i in 0..a.len() {
-            let y = y * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += ((k as f64 * 0.5) * x),
         }
-        s1 += y * 0.2;
-        let v2 = b.mapv(f64::sin);
-        b.mean().unwrap() + s1 + v2.sum() * 0.3
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] + a[0]);
+        }
+        helper_recursive(&u2, helper_scalar((k as f64 * 0.5), u2[a.len() - 1]), k % 3) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7107,18 +7034,23 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + x * x).ln();
-        if c[0] > 0.1 {
-            s1 = 0.83;
-        } else {
-            s1 = s1 * s1;
+        let mut s1 = x.tanh().exp();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * s1).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let (s2, v3) = helper_pair(c, helper_array(c, c[k % a.len()]));
-        let s4 = s2 * v3.sum();
-        let l5: Vec<f64> = b.iter().filter(|p6| **p6 > 0.0).map(|p6| (p6 * (k as f64 * 0.5)).tanh()).collect();
-        let mut s7 = l5.iter().sum::<f64>();
-        let v8 = a.mapv(|t| if t > 0.2 { t * s4 } else { (t - s4).tanh() });
-        (x * (s4 + y)) + s7 + v8.sum() * 0.3
+        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * 0.40) * q3 as f64).sum::<f64>();
+        let mut s7 = c.iter().zip(c.iter()).map(|(p5, q6)| p5 * (a[a.len() - 1] + c[a.len() - 1]) - q6).reduce(f64::max).unwrap();
+        let mut stack8: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack8.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (1.0 + y * y).sqrt() * w).tanh();
+            if j % 3 == 2 {
+                stack8.pop();
+            }
+        }
+        helper_scalar((s4 + y), helper_array(b, s1)) + s7
     }
 
     #[test]
@@ -7134,44 +7066,46 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * ((k as f64 * 0.5) * 0.71);
+        let mut s1 = f64::sin(0.71);
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
+            _ => s1 += f64::tanh(0.94),
         }
-        let s2 = 'blk: {
-            if x > 0.437 {
-                break 'blk x * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + y;
-                }
-            }
-            ((k as f64 * 0.5) * b[0]) - y
-        };
-        let mut s3: f64 = 0.69;
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * helper_recursive(c, x, k % 3) + y * 0.1;
-        }
-        let mut s4 = helper_scalar((k as f64 * 0.5), helper_scalar((x + s2), b.dot(c)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * (c[a.len() - 1] * s2)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += b[i] * 0.2;
-        }
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * s4.sin() * w).tanh();
+            s1 = (s1 * 0.7 + c[j] * helper_recursive(a, x, k % 3) * w).tanh();
             if j % 3 == 2 {
-                stack5.pop();
+                stack2.pop();
             }
         }
-        (s4 / (1.0 + w1.dot(&w1) * w1.dot(&w1))) + s4 + w1.sum() * 0.3
+        if c[0] < 0.0 {
+            s1 = a.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * a.mapv(f64::tanh).sum();
+        }
+        let mut s3 = (k as f64 * 0.5);
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        }
+        let s5 = s3 * v4.sum();
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * x * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
+        }
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s7 = (s7 * 0.6 + (v * j as f64) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + k as f64 * 0.1).sin();
+            }
+        }
+        c.dot(c) + s7
     }
 
     #[test]
@@ -7189,22 +7123,32 @@ mod p182 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y.cos();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(c[k % a.len()], y)).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
         }
-        let mut s4 = a.iter().map(|p2| p2 * (y * (k as f64 * 0.5))).min_by(|p2, q3| (p2 - (y * (k as f64 * 0.5))).abs().total_cmp(&(q3 - (y * (k as f64 * 0.5))).abs())).unwrap();
-        match k % 4 {
-            j if j > 1 => s4 = (1.0 + (y / (1.0 + b[k % a.len()] * b[k % a.len()])) * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).sqrt() * j as f64,
-            _ if (1.29 + b[a.len() - 1]) > 0.2 => s4 = s4 * x,
-            _ => s4 += helper_scalar(y, (k as f64 * 0.5)),
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * x + a).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        let v5 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
-        let mut s6 = (b.dot(c) - x);
-        let mut h7 = c.to_owned();
-        for i in 0..3 {
-            h7.mapv_inplace(|t| (t * y).tanh());
-            h7.scaled_add(0.5, c);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        helper_recursive(&h7, helper_array(&v5, x), k % 3) + s6 + h7.sum() * 0.3
+        s1 = (helper_recursive(b, s1, k % 3) + (k as f64 * 0.5));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * (1.29 + b[a.len() - 1])).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        (((k as f64 * 0.5) + c[0]) * x) + s1 + h2.sum() * 0.3
     }
 
     #[test]
@@ -7224,43 +7168,38 @@ mod p183 {
         for i in 0..a.len() {
             s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * b.dot(c);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 - s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.05 - s1);
-                }
+                q3 += b[j] * t2;
             }
-            if n2 > 2 {
-                break s1 + (1.05 - s1);
+            s1 = s1 + q3.tanh();
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * b[a.len() - 1].tanh().exp();
+            if i % 3 == 1 {
+                continue;
             }
-        };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b[a.len() - 1].tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * s3;
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += a[j] * t4;
+            }
+            s1 = s1 + q5.tanh();
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s3 };
-        match k % 4 {
-            j if j > 1 => s1 = helper_recursive(a, helper_scalar(s3, y), k % 3) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * c.dot(a),
-            _ => s1 += 0.61,
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s6 = (s6 * 0.6 + v * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + k as f64 * 0.1).sin();
+            }
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
+        let s7;
+        match k % 3 {
+            0 => s7 = c.dot(a),
+            1 => { s7 = 0.5; }
+            _ => s7 = 0.61,
         }
-        y + s1 + w6.sum() * 0.3
+        helper_scalar(helper_scalar(s7, c[k % a.len()]), 0.83) + s6
     }
 
     #[test]
@@ -7276,25 +7215,28 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + b).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = (0.45 - c[0].tanh().exp()).cos();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        if k == 3 {
-            return c[k % a.len()];
-        }
-        let mut s3 = (1.0 + (y * x.tanh().exp()) * (y * x.tanh().exp())).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (1.0 + x * x).ln()).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        s1 += (1.24 * s1);
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * x.cos() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            s3 += b[i] * 0.2;
         }
-        (1.0 + h1[a.len() - 1].tanh().exp() * h1[a.len() - 1].tanh().exp()).sqrt() + s3 + h1.sum() * 0.3
+        let mut s3 = a.mean().unwrap();
+        let mut v4 = a.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        }
+        let s5 = s3 * v4.sum();
+        (x - s1).tanh().exp() + s1
     }
 
     #[test]
@@ -7310,31 +7252,37 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.mean().unwrap();
-            t1 * t1 * 0.5 + helper_array(c, x)
+        let mut s1 = b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (f64::cos(0.52) * helper_array(c, (k as f64 * 0.5))) * j as f64,
+            _ if x > 0.2 => s1 = s1 * helper_recursive(c, y, k % 3),
+            _ => s1 += x,
+        }
+        let s2 = 'blk: {
+            if x > 0.437 {
+                break 'blk x * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + ((k as f64 * 0.5) + s1);
+                }
+            }
+            f64::tanh(0.38).exp() - ((k as f64 * 0.5) + s1)
         };
-        let mut s3 = 1.0;
+        if k == 3 {
+            return s2.sin();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, (y * s1)) * j as f64,
+            _ if (y * 1.33) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += 0.52,
+        }
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * a.dot(c)).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
+            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut s5 = c[k % a.len()];
-        for i in (0..a.len()).rev() {
-            let t6 = c[i] * helper_array(c, 0.41);
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t6.sin() * helper_scalar(x, c[0]);
-            if i == 3 {
-                break;
-            }
-        }
-        let v7 = b.mapv(|t| (t * s5).sin() + s5 * 0.5);
-        s5 + s5 + v7.sum() * 0.3
+        s1 += s1 * 0.2;
+        0.60 + s1
     }
 
     #[test]
@@ -7350,35 +7298,50 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(1.0 + y * y).ln(), x.tanh().exp(), a.dot(c)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut l3 = vec![b.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * y).sin()) + b;
-            l3.push(n);
-        }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * y;
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = a.to_owned();
         for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(x, 0.33),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s6 += w7 * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            h3 = (&h3 * y + b).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
-        if k == 3 {
-            return helper_scalar(helper_array(a, y), (0.28 - (k as f64 * 0.5)));
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(a) * 0.5;
         }
-        s6 = 0.79;
-        s6 = (s6 * 0.5 + helper_array(b, helper_array(a, s6))).tanh();
-        helper_scalar(0.34, b[a.len() - 1]).tanh().exp() + s6 + v5.sum() * 0.3
+        let mut s5 = q4;
+        for i in 0..a.len() {
+            let x = x * 0.5 + (1.0 + y * y).ln();
+            s5 = (s5 * 0.8 + x * 0.3).tanh();
+        }
+        s5 += x * 0.2;
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(b, b[0]), (b[i] + helper_array(b, s5)).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
+        for k in 0..2 {
+            for v in a.iter() {
+                s5 = (s5 * 0.6 + v * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        let mut stack10: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack10.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s5 = (s5 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack10.pop();
+            }
+        }
+        let mut s11 = 1.0;
+        for i in 0..a.len() {
+            let n12 = (s11 * 0.5 + a[i] * helper_array(a, c[0])).tanh();
+            if (n12 - s11).abs() < 0.05 {
+                break;
+            }
+            s11 = n12;
+        }
+        helper_array(b, helper_array(c, s9)) + s11
     }
 
     #[test]
@@ -7395,31 +7358,34 @@ mod p187 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[k % a.len()];
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(1.31, x);
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + helper_scalar(1.31, x);
+            s1 += b[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (s1 - (k as f64 * 0.5))).tanh();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_array(c, y)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-        };
-        match k % 3 {
-            0 => s1 = helper_scalar(b[a.len() - 1].tanh().exp(), helper_array(c, y)),
-            1 => s1 = s1 * (helper_recursive(a, y, k % 3) / (1.0 + helper_array(a, (k as f64 * 0.5)) * helper_array(a, (k as f64 * 0.5)))),
-            _ => s1 += (x - 0.99),
+            s1 += a[i] * 0.2;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * y + b).mapv(f64::tanh);
-            h4.assign(&n5);
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s2 += v * 1.12;
+            }
         }
-        let v6 = b.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        (1.0 + helper_scalar(h4[0], (k as f64 * 0.5)) * helper_scalar(h4[0], (k as f64 * 0.5))).sqrt() + s1 + v6.sum() * 0.3
+        (1.0 + x * x).ln() + s2
     }
 
     #[test]
@@ -7436,27 +7402,24 @@ mod p188 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = (0.21 / (1.0 + y * y)).tanh().exp() * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_recursive(b, b[0], k % 3),
-            _ => s1 += 1.37,
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
         }
-        let s2;
         match k % 3 {
-            0 => s2 = helper_array(b, a.dot(a)),
-            1 => { s2 = s1.tanh().exp(); }
-            _ => s2 = y,
+            0 => s1 = helper_scalar(f64::tanh(1.37).exp(), (k as f64 * 0.5)),
+            1 => s1 = s1 * s1,
+            _ => s1 += x.tanh().exp(),
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        if k == 3 {
+            return y;
+        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w3[i] += (a[i] + (1.0 + y * y).sqrt()).sin();
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * c[0], (c[i] + (1.0 + y * y).sqrt()).sin()]);
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = w3[i] * helper_scalar((k as f64 * 0.5), 0.72);
-        }
-        let mut s7 = a.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + s2);
-        helper_scalar(s7, a[k % a.len()]) + s7 + w4.sum() * 0.3
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        s5 + s1
     }
 
     #[test]
@@ -7473,15 +7436,25 @@ mod p189 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = b.mapv(|t| { let u = t * y; u * u - t });
-        let mut s2 = (c[k % a.len()] * b.mapv(f64::tanh).sum());
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+            let n3 = (s2 * 0.5 + a[i] * 0.46).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        let mut s3 = f64::tanh((0.46 + 0.42)).cos();
-        for m in b.iter().map(|s3| (s3 * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * s3.tanh().exp() + s3 * 0.1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + a[j4 - 1] * c.mapv(f64::tanh).sum();
         }
-        (c.mapv(f64::tanh).sum() + s3) + s3 + v1.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + c.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        x.tanh().cos() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7497,53 +7470,65 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((x.cos() * c[0].cos()), ((k as f64 * 0.5) * 0.62).tanh());
-        s1 = 0.72;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x * x), (b[i] + f64::ln((1.0 + 0.47 * 0.47))).sin()]);
+        }
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = a[p6] * a[k % a.len()];
+        }
+        l5[0] += y;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        let s9;
+        match k % 3 {
+            0 => s9 = ((c[0] - s8) * (v7[a.len() - 1] + s4)),
+            1 => { s9 = 0.5; }
+            _ => s9 = v7.mapv(f64::tanh).sum(),
+        }
+        let s10 = 'blk: {
+            if s4.tanh().exp() > 0.437 {
+                break 'blk s4.tanh().exp() * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 - b[0])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) * 0.39);
+                if a[j] > 0.6 {
+                    break 'blk a[j] + b.mapv(f64::tanh).sum();
                 }
             }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) * 0.39);
-            }
+            (0.79 - x) - b.mapv(f64::tanh).sum()
         };
-        let mut s5: f64 = {
-            let t4 = x;
-            t4 * t4 * 0.5 + helper_recursive(b, y, k % 3)
+        for m in a.iter().map(|s4| (s4 * 0.7).sin()) {
+            s8 = s8 * 0.8 + m * b.dot(&v7) + s4 * 0.1;
+        }
+        let s11 = 'blk: {
+            if helper_array(b, a[0]) > 0.437 {
+                break 'blk helper_array(b, a[0]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + 0.93;
+                }
+            }
+            helper_scalar(s9, s8) - 0.93
         };
-        let mut s6 = 1.0;
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + a[i] * s1).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
-            }
-            s6 = n7;
+            let w12 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_recursive(&v7, (k as f64 * 0.5), k % 3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s8 += w12 * helper_array(&v7, v7[0]);
         }
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + c[i] * (1.0 + y * y).ln()).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
-            }
-        }
-        let mut stack10: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack10.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + c[j] * s6.tanh().exp() * w).tanh();
-            if j % 3 == 2 {
-                stack10.pop();
-            }
-        }
-        for (p11, &q12) in a.iter().zip(a) {
-            s8 = (s8 * 0.7 + p11 * q12 * 0.93).tanh();
-        }
-        helper_recursive(c, helper_recursive(b, y, k % 3), k % 3) + s8
+        let s13 = if s8 < 5.0 { s8 * 0.5 } else { return s8 * helper_array(&v7, v7[0]) };
+        ((x * s10) + helper_recursive(b, s11, k % 3)) + s8 + v7.sum() * 0.3
     }
 
     #[test]
@@ -7559,44 +7544,35 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() * (c.dot(a) + b[a.len() - 1].tanh().exp()));
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (s1 + y);
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
+        if k == 3 {
+            return c.dot(a);
         }
-        if c[0] < 0.0 {
-            s1 = ((a[k % a.len()] / (1.0 + y * y)) * (y * a[k % a.len()]));
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * (x + 1.23);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * a.mean().unwrap();
+        let mut s5 = b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s3 = (helper_recursive(a, c[k % a.len()], k % 3) - (k as f64 * 0.5)) * j as f64,
+            _ if helper_array(b, (k as f64 * 0.5)) > 0.2 => s3 = s3 * ((b[k % a.len()] - (k as f64 * 0.5)) * (k as f64 * 0.5)),
+            _ => s3 += helper_recursive(c, y, k % 3),
         }
-        let mut u4 = u2.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * c.mapv(f64::tanh).sum();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * u4.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + a[i] * c[0]).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
             }
-            s1 += c[i] * 0.2;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        match k % 3 {
+            0 => s6 = (helper_array(a, a[a.len() - 1]) / (1.0 + f64::ln((1.0 + 0.35 * 0.35)) * f64::ln((1.0 + 0.35 * 0.35)))),
+            1 => s6 = s6 * f64::tanh((1.32 - 1.18)).exp(),
+            _ => s6 += (s5 - s6),
         }
-        helper_scalar((0.95 + x), c.mapv(f64::tanh).sum()) + s1 + u4.sum() * 0.3
+        s5 + s6
     }
 
     #[test]
@@ -7612,49 +7588,51 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.48;
+        if k == 3 {
+            return 0.48;
+        }
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * b[0]);
+        }
+        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * x).tanh() + x).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
         for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[a.len() - 1];
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * x;
+            let t5 = f3[i] * (1.0 + y * y).ln();
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * f3[(i + 1) % a.len()];
+            }
+            s2 += u6;
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).rev() {
-            let t3 = a[i] * (x - (k as f64 * 0.5));
-            s1 += t3.sin() * x.tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5).tanh().exp(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * u1.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > n7 {
+                    break 'search s2 * (1.0 + s2 * s2).sqrt();
                 }
-            };
-            s1 += w4 * s1.tanh().exp();
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
-        let mut s7: f64 = {
-            let t6 = s5;
-            t6 * t6 * 0.5 + helper_recursive(a, x, k % 3)
+            }
+            if n7 > 2 {
+                break s2 + (1.0 + s2 * s2).sqrt();
+            }
         };
-        let mut f9 = b.to_owned();
-        f9.mapv_inplace(|t| (t * s1).tanh());
-        f9.scaled_add(b.dot(c), &b);
-        let mut s8 = f9.sum() * 0.3;
-        let mut w10 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w10[i] += (c[i] + b[k % a.len()]).sin();
-        }
-        helper_scalar(s1, (k as f64 * 0.5)).cos() + s8 + w10.sum() * 0.3
+        let s9 = 'blk: {
+            if helper_recursive(b, x, k % 3) > 0.437 {
+                break 'blk helper_recursive(b, x, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (y / (1.0 + y * y));
+                }
+            }
+            helper_recursive(&f3, x, k % 3) - (y / (1.0 + y * y))
+        };
+        0.78 + s2 + f3.sum() * 0.3
     }
 
     #[test]
@@ -7670,33 +7648,44 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| { let u = t * x; u * u - t });
-        let mut s2: f64 = 1.13;
-        for i in 0..a.len() {
-            let y = y * 0.5 + y;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, 1.13);
         }
-        s2 += y * 0.2;
-        let arr3 = [s2, x, b[a.len() - 1]];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s2 = helper_recursive(c, y, k % 3);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * f64::sin(0.35)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + v1[i] * x).tanh();
+            s2 += c[i] * 0.2;
         }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + v1[i] * c[k % a.len()]).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if c[p4] > a[p4] {
+                l3.push((c[p4] * u1.mean().unwrap()).sin());
+            } else {
+                l3.push(a[p4] * s2);
             }
         }
-        if k == 3 {
-            return helper_recursive(c, (k as f64 * 0.5).tanh().exp(), k % 3);
+        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
+        let v6 = a.mapv(|t| { let u = t * y; u * u - t });
+        match k % 4 {
+            j if j > 1 => s5 = a[k % a.len()] * j as f64,
+            _ if helper_recursive(c, u1[a.len() - 1], k % 3) > 0.2 => s5 = s5 * helper_scalar(helper_recursive(b, x, k % 3), ((k as f64 * 0.5) - a[a.len() - 1])),
+            _ => s5 += a.dot(&v6),
         }
-        (s2 - c.dot(a)) + s5 + v1.sum() * 0.3
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + b[i] * (s2 / (1.0 + s5 * s5))).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
+            }
+        }
+        u1[0] + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7712,21 +7701,29 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::new();
-        for p2 in 0..a.len() {
-            if a[p2] > a[p2] {
-                l1.push((a[p2] * (1.0 + x * x).ln()).sin());
-            } else {
-                l1.push(a[p2] * y);
-            }
+        let mut h1 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + a).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut s3 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0];
-        let mut s4 = a.dot(a);
-        if k == 3 {
-            return helper_array(b, c[a.len() - 1]);
+        let mut s3 = b.mapv(f64::tanh).sum();
+        s3 += (1.0 + h1.mapv(f64::tanh).sum() * h1.mapv(f64::tanh).sum()).ln();
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar(s3, s3),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w4 * h1.mean().unwrap();
         }
-        let v5 = (b + a);
-        helper_scalar((s4 - a[0]), x.tanh().exp()) + s4 + v5.sum() * 0.3
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * h1.mean().unwrap() };
+        let mut s8 = (0..a.len()).map(|q7| h1[q7] * h1[q7] + helper_scalar(1.16, x)).sum::<f64>();
+        ((k as f64 * 0.5) - y.tanh().exp()) + s8 + h1.sum() * 0.3
     }
 
     #[test]
@@ -7742,25 +7739,37 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [helper_recursive(a, b[a.len() - 1], k % 3), helper_scalar(b[a.len() - 1], y), a.mapv(f64::tanh).sum()];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let s3;
-        match k % 3 {
-            0 => s3 = (b.dot(a) - ((k as f64 * 0.5) + s2)),
-            1 => { s3 = b.dot(c); }
-            _ => s3 = f64::cos(0.94).tanh().exp(),
+        let mut s1 = helper_recursive(a, b.mean().unwrap(), k % 3);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(b, x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.dot(a);
         }
-        let mut h4 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 / (1.0 + y * y))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s5 = ((1.36 / (1.0 + (0.22 - s2) * (0.22 - s2))) + (h4[k % a.len()] * x));
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + c[i] * b.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s5 = s5 + b[i] * 0.3;
-        }
-        (x.cos() - helper_array(a, a[k % a.len()])) + s5 + h4.sum() * 0.3
+        let arr5 = [c.dot(b), s3.tanh(), (c[0] + a[k % a.len()])];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        helper_scalar(s1.tanh().exp(), a.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -7776,11 +7785,26 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [0.66, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), ((k as f64 * 0.5) * 1.22)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (k as f64 * 0.5);
-        s3 = (s3 * 0.5 + (helper_scalar((k as f64 * 0.5), s2) - helper_array(c, s2))).tanh();
-        helper_array(c, (1.0 + x * x).ln()) + s3
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
+            }
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
+        };
+        helper_scalar(((k as f64 * 0.5) + x), helper_array(b, 1.17)) + s1
     }
 
     #[test]
@@ -7796,20 +7820,32 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+        let arr1 = [f64::ln((1.0 + 0.49 * 0.49)), helper_scalar(y, (k as f64 * 0.5)), a.dot(b)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let s3 = 'blk: {
+            if (y + s2) > 0.437 {
+                break 'blk (y + s2) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + c[0];
+                }
+            }
+            x - c[0]
+        };
+        let mut s4 = c.dot(b).sin();
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
+        s4 += b.mean().unwrap();
         for i in 0..a.len() {
-            let x = x * 0.5 + s2;
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            s4 = (s4 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + c[i] * 0.3;
         }
-        s2 += x * 0.2;
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_scalar(s2, c[0]) + y * 0.1;
-        }
-        a.dot(c).sin() + s2 + h1.sum() * 0.3
+        helper_scalar(helper_scalar((k as f64 * 0.5), a[0]), a.mapv(f64::tanh).sum()) + s4
     }
 
     #[test]
@@ -7825,40 +7861,38 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
-        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in v4.iter().enumerate() {
-                s5 = (s5 * 0.6 + (v * j as f64) * helper_array(b, x) + k as f64 * 0.1).sin();
-            }
-        }
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + c[j] * (s5 * c[a.len() - 1]) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
-        }
-        let f8: Array1<f64> = v4.iter().rev().map(|p9| (p9 * (x - b[a.len() - 1])).tanh() + s5.sin()).collect();
-        let mut s7 = f8.dot(&f8) * 0.1;
-        for i in (0..a.len()).step_by(2) {
+        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s5 = (s5 * 0.7 + v4[i] * s3).tanh();
-            if i == 3 {
-                break;
+            s1 = (s1 * 0.7 + a[i] * (y + x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * b[a.len() - 1])).tanh();
+        }
+        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (x + y)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s4 = (k as f64 * 0.5) * j as f64,
+            _ if x > 0.2 => s4 = s4 * helper_scalar(c[0], (1.19 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s4 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh()).tanh();
         }
-        if k % 2 == 1 {
-            let mut s7 = s7 * 0.5 + a.mapv(f64::tanh).sum();
-            s7 = (s7 * 0.8 + s7 * 0.3).tanh();
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        s7 += s7 * 0.2;
-        helper_array(b, (k as f64 * 0.5)) + s7 + f8.sum() * 0.3
+        s4 += helper_array(b, y);
+        (k as f64 * 0.5) + s4
     }
 
     #[test]
@@ -7875,35 +7909,43 @@ mod p199 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(c, 1.37)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(y, y);
-                }
+        match k % 4 {
+            j if j > 1 => s1 = f64::tanh(1.37) * j as f64,
+            _ if (s1 - c[a.len() - 1]) > 0.2 => s1 = s1 * helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_scalar(y, (k as f64 * 0.5))),
+            _ => s1 += helper_scalar(0.43, 0.43),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (c[i] + a.dot(a)).sin();
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + w2[j] * (y - s1) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
-            if n2 > 2 {
-                break s1 + helper_scalar(y, y);
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s4 = (s4 * 0.6 + v * 0.77 + k as f64 * 0.1).sin();
             }
-        };
-        let v4 = a.mapv(f64::sin);
-        let mut s5 = (c.dot(b) / (1.0 + s3 * s3));
-        let s6 = 'blk: {
-            if (s5 - c[0]) > 0.437 {
-                break 'blk (s5 - c[0]) * 2.0;
+        }
+        let arr5 = [(k as f64 * 0.5), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), s1];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        let s7 = 'blk: {
+            if a[k % a.len()] > 0.437 {
+                break 'blk a[k % a.len()] * 2.0;
             }
             for j in 0..a.len() {
                 if c[j] > 0.6 {
-                    break 'blk c[j] + (s5 + y);
+                    break 'blk c[j] + b.mapv(f64::tanh).sum();
                 }
             }
-            (s3 - s5) - (s5 + y)
+            (k as f64 * 0.5) - b.mapv(f64::tanh).sum()
         };
-        let mut s7: f64 = 0.39;
-        let v8 = (b * &v4).mapv(f64::tanh);
-        c.dot(&v8) + s7 + v8.sum() * 0.3
+        helper_scalar((k as f64 * 0.5), (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()) + s4 + w2.sum() * 0.3
     }
 
     #[test]

@@ -1135,8 +1135,46 @@ impl Program {
         self.scalars.push(Var { name, active: true });
     }
 
+    /// A vector assembled from pieces (`slice_mut(..).assign(..)`, a pair
+    /// per element), read by its ends through an array pattern, and by a
+    /// `zip` call whose closure's parameters shadow the function's.
+    fn assembled(&mut self) {
+        let ((u, _), (_, w_ref)) = (self.array(), self.array());
+        let (e1, e2) = (self.scalar(1), self.scalar(1));
+        let (v, p, q) = (self.name("pieces"), self.name("p"), self.name("q"));
+        let (u, name) = (u.name, self.name("s"));
+        self.line(format!("let mut {v} = Array1::<f64>::zeros(2 * a.len());"));
+        self.line("for i in 0..a.len() {");
+        self.line(format!(
+            "    {v}.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![{u}[i] * {e1}, ({u}[i] + {e2}).sin()]);"
+        ));
+        self.line("}");
+        self.line(format!(
+            "let [{p}, {q}] = [{v}.first().copied().unwrap(), *{v}.last().unwrap()];"
+        ));
+        self.line(format!(
+            "let {name} = {p} * {q} + std::iter::zip(&{v}, {w_ref}).map(|(x, y)| x * y).sum::<f64>();"
+        ));
+        self.scalars.push(Var { name, active: true });
+    }
+
+    /// An active scalar that both branches overwrite with constants, then
+    /// made active again.
+    fn overwritten_by_constants(&mut self) {
+        let target = self.mutable_scalar();
+        let e = self.scalar(1);
+        self.line("if k % 2 == 0 {");
+        self.line(format!("    {target} = 0.5;"));
+        self.line("} else {");
+        self.line(format!("    {target} = k as f64 * 0.25;"));
+        self.line("}");
+        self.line(format!("{target} += {e};"));
+    }
+
     fn statement(&mut self) {
-        match self.pick(31) {
+        match self.pick(33) {
+            32 => self.overwritten_by_constants(),
+            31 => self.assembled(),
             30 => self.fixed_array(),
             29 => self.labelled_block(),
             28 => self.while_let_walk(),
