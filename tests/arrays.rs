@@ -251,6 +251,64 @@ mod zipped {
     }
 }
 
+/// Elements written in place: `Zip::from(&mut y).and(..).for_each(..)`
+/// (`*o = ..`, `*o += ..`, `o.tanh()`), and `for o in y.iter_mut()` over an
+/// array and a `Vec` of floats, in a loop that carries `y` too: each is
+/// element writes `y[index] = ..`.
+mod written_in_place {
+    use super::*;
+    use ad::ndarray::Zip;
+    #[differentiable]
+    pub fn f(a: &Array1<f64>, m: &Array2<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut h = m.mapv(f64::sin);
+        Zip::from(&mut h).and(m).for_each(|o, &v| {
+            *o += v * v;
+            *o = o.tanh();
+        });
+        let mut r = Array1::zeros(a.len());
+        Zip::from(&mut r)
+            .and(a)
+            .and(c)
+            .for_each(|o, &p, &q| *o = p * q + p.exp());
+        let mut s = a.to_owned();
+        for _ in 0..2 {
+            for o in s.iter_mut() {
+                *o = (*o * 0.9).sin() + 0.1;
+            }
+        }
+        let mut v = vec![0.0; a.len()];
+        for (i, &x) in a.iter().enumerate() {
+            v[i] = x * x;
+        }
+        for (k, o) in v.iter_mut().enumerate() {
+            *o = o.cos() * (k as f64 + 1.0);
+        }
+        h.sum() + r.dot(&s) + v.iter().sum::<f64>()
+    }
+}
+
+/// `Array1::from_iter(chain)` and `Array2::from_shape_vec(shape, list)`
+/// of active items: the chain collected, the list reshaped.
+mod built_from_items {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let a = Array1::from_iter(x.iter().map(|v| v.tanh()));
+        let items: Vec<f64> = x.iter().map(|v| v * 2.0).collect();
+        let m = Array2::from_shape_vec((2, x.len() / 2), items).unwrap();
+        a.dot(x) + m.sum_axis(Axis(0)).mapv(f64::sin).sum()
+    }
+}
+
+#[test]
+fn elements_written_in_place_and_arrays_built_from_items() {
+    for n in [2, 6] {
+        let c = random(n, 76);
+        check_scalar!(written_in_place; ref a da = random(n, 77), ref m dm = random((3, 2), 78); &c);
+        check_scalar!(built_from_items; ref x dx = random(n, 79););
+    }
+}
+
 #[test]
 #[should_panic(expected = "`Zip`: the arrays have one shape")]
 fn zipping_arrays_of_two_shapes_panics_as_zip_does() {

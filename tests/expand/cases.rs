@@ -613,6 +613,20 @@ snapshot!(slice_assigned, [reverse, forward],
     }
 );
 
+// Elements written in place: `for o in y.iter_mut()` and
+// `Zip::from(&mut y).and(x).for_each(..)` are loops over `y`'s indices
+// whose `*o` is the element write `y[index] = ..`.
+snapshot!(written_in_place, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut y = x.mapv(f64::exp);
+        for o in y.iter_mut() {
+            *o = o.tanh();
+        }
+        Zip::from(&mut y).and(x).for_each(|o, &v| *o += v * v);
+        y.sum()
+    }
+);
+
 // `map_axis(Axis(1), f)` is a chain over the rows, collected;
 // `Array1::from(vec![x; n])` is `from_elem`, whose pullback sums.
 snapshot!(map_axis_and_repeated, [reverse],

@@ -567,6 +567,29 @@ impl Lowerer<'_> {
             };
             return self.join(axis, &parts, name == "stack", e);
         }
+        // ndarray's other constructors from active items, as the forms
+        // above: `Array1::from_iter(chain)` collects the chain,
+        // `Array2::from_shape_vec(shape, list)` reshapes `Array1::from(list)`.
+        let array_type = segs.len() == 2 && segs[0].starts_with("Array");
+        match (segs.last().map(String::as_str), args.as_slice()) {
+            (Some("from_iter"), [items]) if array_type && self.carries_derivative(items) => {
+                let mut collected: syn::ExprMethodCall = syn::parse_quote_spanned!(c.func.span()=>
+                    items.collect::<::ad::ndarray::Array1<_>>()
+                );
+                // The chain itself as the receiver (not in parentheses).
+                collected.receiver = Box::new((*items).clone());
+                return self.expr(&Expr::MethodCall(collected));
+            }
+            (Some("from_shape_vec"), [shape, list])
+                if array_type && self.carries_derivative(list) =>
+            {
+                let reshaped: Expr = syn::parse_quote_spanned!(c.func.span()=>
+                    ::ad::ndarray::Array1::from(#list).into_shape_with_order(#shape)
+                );
+                return self.expr(&reshaped);
+            }
+            _ => {}
+        }
         if let (Some("from_elem"), [shape, elem]) =
             (segs.last().map(String::as_str), args.as_slice())
         {

@@ -103,21 +103,7 @@ impl Lowerer<'_> {
     /// an error has been reported.
     pub(super) fn zip_map_collect(&mut self, m: &syn::ExprMethodCall) -> Option<Result<Expr, ()>> {
         let span = m.method.span();
-        let mut parts = Vec::new();
-        let mut at = &*m.receiver;
-        while let Expr::MethodCall(and) = at {
-            if and.method != "and" || and.args.len() != 1 {
-                break;
-            }
-            parts.push(&and.args[0]);
-            at = &and.receiver;
-        }
-        let Expr::Call(from) = at else { return None };
-        if !is_zip(at) {
-            return None;
-        }
-        parts.push(&from.args[0]);
-        parts.reverse();
+        let parts = zip_parts(&m.receiver)?;
         let closure = match m.args.iter().collect::<Vec<_>>()[..] {
             [Expr::Closure(c)] => super::iterators::params_by_value(c)
                 .filter(|(params, _)| params.len() == parts.len()),
@@ -130,25 +116,9 @@ impl Lowerer<'_> {
             );
             return Some(Err(()));
         };
-        // Each part is read where it is (a place) or bound once.
-        let mut lets = Vec::new();
-        let places: Vec<Expr> = parts
-            .iter()
-            .enumerate()
-            .map(|(k, p)| {
-                let p = super::strip_refs(p);
-                if super::expr::is_place(p) {
-                    return p.clone();
-                }
-                let name = self.fresh_local(&format!("zipped{k}_"), span);
-                lets.push(quote::quote!(let #name = #p;));
-                syn::parse_quote!(#name)
-            })
-            .collect();
+        let (lets, places) = self.zipped_places(&parts, span);
         let first = &places[0];
-        let same_shape = places[1..].iter().map(|p| {
-            quote::quote!(::core::assert_eq!(#first.shape(), #p.shape(), "`Zip`: the arrays have one shape");)
-        });
+        let same_shape = same_shapes(&places);
         let (array, index) = (
             self.fresh_local("zipped", span),
             self.fresh_local("index", span),
@@ -164,6 +134,127 @@ impl Lowerer<'_> {
             }
             #array
         })))
+    }
+
+    /// `Zip::from(&mut y).and(a)..for_each(|o, &u, ..| body)`, ndarray's
+    /// in-place form: a loop over the indices in which `*o` is the element
+    /// `y[index]`, so `*o = e` and `*o += e` are element writes into the
+    /// local `y` and the other parameters are bound as `map_collect`'s are.
+    /// One part may be written; `o` may appear only as `*o`.
+    ///
+    /// Input:  `Zip::from(&mut y).and(&a).for_each(|o, &u| *o += u * u)`
+    /// Output: `for ix in indices(y.raw_dim()) { let u = a[ix]; y[ix] += u * u; }`
+    /// `None` if `m` is not a `for_each` on a `Zip` written out in the
+    /// call; `Err` once an error has been reported.
+    pub(super) fn zip_for_each(
+        &mut self,
+        m: &syn::ExprMethodCall,
+    ) -> Option<Result<syn::Stmt, ()>> {
+        if m.method != "for_each" {
+            return None;
+        }
+        let span = m.method.span();
+        let parts = zip_parts(&m.receiver)?;
+        let written: Vec<(usize, &syn::Ident)> = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p {
+                Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+                    Expr::Path(p) => p.path.get_ident().map(|i| (k, i)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let closure = match m.args.iter().collect::<Vec<_>>()[..] {
+            [Expr::Closure(c)] if c.inputs.len() == parts.len() => Some(c),
+            _ => None,
+        };
+        let (Some(closure), [(position, array)]) = (closure, written.as_slice()) else {
+            self.errors.at(
+                m,
+                "`Zip::for_each` over active values is differentiated with one part written, a local array (`Zip::from(&mut y).and(&a).for_each(|o, &u| *o = ..)`), and a closure taking an element of each part",
+            );
+            return Some(Err(()));
+        };
+        let element = match super::iterators::strip_type(&closure.inputs[*position]) {
+            Pat::Ident(p) if p.subpat.is_none() => p.ident.clone(),
+            other => {
+                self.errors.at(other, "the written element of `Zip::for_each` is taken by a name, `o`, and written as `*o`");
+                return Some(Err(()));
+            }
+        };
+        // The other parameters, as `map_collect` takes them.
+        let mut others = closure.clone();
+        others.inputs = closure
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| k != position)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let Some((params, body)) = super::iterators::params_by_value(&others) else {
+            self.errors.at(
+                &closure.inputs,
+                "`Zip::for_each` is differentiated with a closure taking the written element by name and the others as `&u` (without `return`)",
+            );
+            return Some(Err(()));
+        };
+        let index = self.fresh_local("index", span);
+        let mut body = body;
+        let mut writes = ElementWrites {
+            element: &element,
+            place: syn::parse_quote_spanned!(span=> #array[#index]),
+            other_use: None,
+        };
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut writes, &mut body);
+        if let Some(at) = writes.other_use {
+            self.errors.at(at, format!("the written element of `Zip::for_each` is used as `*{element}` only (read or assigned): copy it, `let v = *{element};`"));
+            return Some(Err(()));
+        }
+        let others: Vec<&Expr> = parts
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| k != position)
+            .map(|(_, p)| *p)
+            .collect();
+        let (lets, places) = self.zipped_places(&others, span);
+        let array_place: Expr = syn::parse_quote!(#array);
+        let mut all = vec![array_place];
+        all.extend(places.iter().cloned());
+        let same_shape = same_shapes(&all);
+        Some(Ok(syn::parse_quote_spanned!(span=> {
+            #(#lets)*
+            #(#same_shape)*
+            for #index in ::ad::ndarray::indices(#array.raw_dim()) {
+                #(let #params = #places[#index];)*
+                #body;
+            }
+        })))
+    }
+
+    /// The parts of a `Zip`, each read where it is (a place) or bound once
+    /// by the `let`s returned.
+    fn zipped_places(
+        &mut self,
+        parts: &[&Expr],
+        span: Span,
+    ) -> (Vec<proc_macro2::TokenStream>, Vec<Expr>) {
+        let mut lets = Vec::new();
+        let places = parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let p = super::strip_refs(p);
+                if super::expr::is_place(p) {
+                    return p.clone();
+                }
+                let name = self.fresh_local(&format!("zipped{k}_"), span);
+                lets.push(quote::quote!(let #name = #p;));
+                syn::parse_quote!(#name)
+            })
+            .collect();
+        (lets, places)
     }
 
     /// `Array::zeros`, of the body's scalar type where it has one.
@@ -309,6 +400,69 @@ impl Lowerer<'_> {
             Operand::Var(v) => Some(self.inst(Op::Unwrap(Operand::Var(v), None), e.span())),
             constant => Some(constant),
         }
+    }
+}
+
+/// The parts of `Zip::from(a).and(b)..`, in order, as written.
+fn zip_parts(e: &Expr) -> Option<Vec<&Expr>> {
+    let mut parts = Vec::new();
+    let mut at = e;
+    while let Expr::MethodCall(and) = at {
+        if and.method != "and" || and.args.len() != 1 {
+            break;
+        }
+        parts.push(&and.args[0]);
+        at = &and.receiver;
+    }
+    let Expr::Call(from) = at else { return None };
+    if !is_zip(at) {
+        return None;
+    }
+    parts.push(&from.args[0]);
+    parts.reverse();
+    Some(parts)
+}
+
+/// `Zip` asserts its parts have one shape; so does the code it becomes.
+fn same_shapes(places: &[Expr]) -> Vec<proc_macro2::TokenStream> {
+    let first = &places[0];
+    places[1..]
+        .iter()
+        .map(|p| {
+            quote::quote!(::core::assert_eq!(#first.shape(), #p.shape(), "`Zip`: the arrays have one shape");)
+        })
+        .collect()
+}
+
+/// `*o` replaced by the element it is (`y[index]`), also as a method's
+/// receiver (`o.tanh()`, which auto-derefs); any other mention of `o`
+/// noted.
+pub(super) struct ElementWrites<'a> {
+    pub element: &'a syn::Ident,
+    pub place: Expr,
+    pub other_use: Option<syn::Ident>,
+}
+
+impl syn::visit_mut::VisitMut for ElementWrites<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let names_element = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident(self.element));
+        if let Expr::Unary(u) = e {
+            if matches!(u.op, syn::UnOp::Deref(_)) && names_element(&u.expr) {
+                *e = self.place.clone();
+                return;
+            }
+        }
+        if let Expr::MethodCall(m) = e {
+            if names_element(&m.receiver) {
+                *m.receiver = self.place.clone();
+            }
+        }
+        if let Expr::Path(p) = e {
+            if p.path.is_ident(self.element) && self.other_use.is_none() {
+                self.other_use = p.path.get_ident().cloned();
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
     }
 }
 

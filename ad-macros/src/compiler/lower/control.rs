@@ -723,6 +723,18 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
             for name in names {
                 self.0.push((name, items.clone(), true));
             }
+            // `for o in y.iter_mut() { *o = .. }` writes `y`'s elements
+            // (`iterators.rs`): `y` is assigned what the body computes.
+            if let Expr::MethodCall(m) = &*f.expr {
+                if let (true, Some(name)) = (m.method == "iter_mut", assigned_name(&m.receiver)) {
+                    let body = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: f.body.clone(),
+                    });
+                    self.0.push((name, body, false));
+                }
+            }
             syn::visit::visit_expr_for_loop(self, f);
         }
         fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}

@@ -41,6 +41,14 @@ impl Lowerer<'_> {
             self.slice_write(&array, &info, value, whole);
             return true;
         }
+        if super::constructors::is_zip(&m.receiver) && self.carries_derivative(whole) {
+            if let Some(written) = self.zip_for_each(m) {
+                if let Ok(stmt) = written {
+                    self.stmt(&stmt);
+                }
+                return true;
+            }
+        }
         let Expr::Path(target) = &*m.receiver else {
             return false;
         };
@@ -133,6 +141,9 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
     if let Some((array, _, value)) = part_assign(m) {
         return Some((array.to_string(), value.clone()));
     }
+    if let Some(array) = zip_written(m) {
+        return Some((array.to_string(), Expr::MethodCall(m.clone())));
+    }
     let Expr::Path(p) = &*m.receiver else {
         return None;
     };
@@ -175,4 +186,29 @@ pub(super) fn part_assign(m: &syn::ExprMethodCall) -> Option<(Ident, Expr, &Expr
         _ => return None,
     };
     Some((array.clone(), info, super::strip_refs(value)))
+}
+
+/// The local array `Zip::from(&mut y)..for_each(..)` writes (`y`), as
+/// far as activity goes: its new value depends on every part.
+fn zip_written(m: &syn::ExprMethodCall) -> Option<&Ident> {
+    if m.method != "for_each" || !super::constructors::is_zip(&m.receiver) {
+        return None;
+    }
+    let mut at = &*m.receiver;
+    loop {
+        let part = match at {
+            Expr::MethodCall(and) => &and.args[0],
+            Expr::Call(from) => &from.args[0],
+            _ => return None,
+        };
+        if let Expr::Reference(r) = part {
+            if let (Some(_), Expr::Path(p)) = (r.mutability, &*r.expr) {
+                return p.path.get_ident();
+            }
+        }
+        match at {
+            Expr::MethodCall(and) => at = &and.receiver,
+            _ => return None,
+        }
+    }
 }

@@ -158,6 +158,9 @@ impl Lowerer<'_> {
     /// `for (a, b) in x.iter().zip(&y)`), as a loop over their indices that
     /// binds each item.
     pub(super) fn indexed_for(&mut self, f: &syn::ExprForLoop) -> Option<Result<Expr, ()>> {
+        if let Some(written) = self.written_items_for(f) {
+            return Some(written);
+        }
         if !self.carries_derivative(&f.expr) {
             return None;
         }
@@ -685,6 +688,81 @@ pub(super) fn zip_call(e: &Expr) -> Option<(&Expr, &Expr)> {
     }
 }
 
+impl Lowerer<'_> {
+    /// `for o in y.iter_mut() { body }` over a local array (or `Vec` of
+    /// floats) with active values in it or going in: a loop over `y`'s
+    /// indices in which `*o` (and `o.method()`) is the element `y[index]`,
+    /// so `*o = e` is an element write. `y.iter_mut().enumerate()` counts
+    /// the indices.
+    ///
+    /// Input:  `for o in y.iter_mut() { *o = o.tanh(); }`
+    /// Output: `for ix in indices(y.raw_dim()) { y[ix] = y[ix].tanh(); }`
+    fn written_items_for(&mut self, f: &syn::ExprForLoop) -> Option<Result<Expr, ()>> {
+        // `y.iter_mut().enumerate()`: the count bound too.
+        let (m, pat) = match (&*f.expr, &*f.pat) {
+            (Expr::MethodCall(e), Pat::Tuple(t))
+                if e.method == "enumerate" && e.args.is_empty() && t.elems.len() == 2 =>
+            {
+                let Expr::MethodCall(m) = &*e.receiver else {
+                    return None;
+                };
+                (m, Some((&t.elems[0], &t.elems[1])))
+            }
+            (Expr::MethodCall(m), _) => (m, None),
+            _ => return None,
+        };
+        let Expr::Path(array) = &*m.receiver else {
+            return None;
+        };
+        let array = array.path.get_ident()?;
+        let body = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: f.body.clone(),
+        });
+        if m.method != "iter_mut"
+            || !m.args.is_empty()
+            || !(self.carries_derivative(&m.receiver) || self.carries_derivative(&body))
+        {
+            return None;
+        }
+        let (count, element) = match pat {
+            Some((count, element)) => (Some(count), element),
+            None => (None, &*f.pat),
+        };
+        let Pat::Ident(element) = strip_type(element) else {
+            self.errors.at(&f.pat, "a loop over `iter_mut()` of active values takes each element by a name, `o`, and writes it as `*o`");
+            return Some(Err(()));
+        };
+        let index = self.fresh_local("index", m.method.span());
+        let mut writes = super::constructors::ElementWrites {
+            element: &element.ident,
+            place: syn::parse_quote_spanned!(m.method.span()=> #array[#index]),
+            other_use: None,
+        };
+        let mut block = f.body.clone();
+        syn::visit_mut::VisitMut::visit_block_mut(&mut writes, &mut block);
+        if let Some(at) = writes.other_use {
+            self.errors.at(at, format!("an element of `iter_mut()` over active values is used as `*{0}` (or `{0}.method()`) only: copy it, `let v = *{0};`", element.ident));
+            return Some(Err(()));
+        }
+        let label = &f.label;
+        let indices = if self.names_vec_local(&m.receiver) {
+            quote::quote!(0..#array.len())
+        } else {
+            quote::quote!(::ad::ndarray::indices(#array.raw_dim()))
+        };
+        Some(Ok(match count {
+            Some(count) => syn::parse_quote_spanned!(f.for_token.span=>
+                #label for (#count, #index) in (#indices).enumerate() #block
+            ),
+            None => syn::parse_quote_spanned!(f.for_token.span=>
+                #label for #index in #indices #block
+            ),
+        }))
+    }
+}
+
 /// Whether `e` is an iterator: a range or an adaptor call.
 pub(super) fn is_adaptor(e: &Expr) -> bool {
     match e {
@@ -719,7 +797,7 @@ fn single_param(c: &syn::ExprClosure) -> Option<&Pat> {
     (c.inputs.len() == 1).then(|| &c.inputs[0])
 }
 
-fn strip_type(p: &Pat) -> &Pat {
+pub(super) fn strip_type(p: &Pat) -> &Pat {
     match p {
         Pat::Type(t) => strip_type(&t.pat),
         Pat::Paren(p) => strip_type(&p.pat),

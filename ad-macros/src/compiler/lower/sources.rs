@@ -400,7 +400,7 @@ impl Lowerer<'_> {
 fn not_indexable(e: &Expr) -> syn::Error {
     syn::Error::new_spanned(
         e,
-        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by` or `rev`; or loop over `0..x.len()` and index",
+        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by` or `rev`; or `y.iter_mut()` of a local, alone or enumerated; or loop over `0..x.len()` and index",
     )
 }
 
