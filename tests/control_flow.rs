@@ -93,6 +93,31 @@ fn constants_assigned_in_every_branch_replace_an_active_value() {
     }
 }
 
+/// A `match` on a call evaluates it once, however many arms it tries:
+/// `match q.pop()` pops one item per iteration (the arms were `if let`s
+/// that each popped again, before).
+mod match_on_a_call {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut q = vec![0usize, 3, 1, 2];
+        let mut total = 0.0;
+        for _ in 0..5 {
+            match q.pop() {
+                Some(0) => total += x[0] * 10.0,
+                Some(i) => total += x[i] * x[i],
+                None => total += 1.0,
+            }
+        }
+        total
+    }
+}
+
+#[test]
+fn a_matched_call_is_evaluated_once() {
+    check_scalar!(match_on_a_call; ref x dx = random(4, 20););
+}
+
 mod branch_per_iteration {
     use super::*;
     #[differentiable]

@@ -253,6 +253,72 @@ fn ends_of_arrays_and_slices() {
     }
 }
 
+/// `pop` of a `Vec` of active values: `hs.pop().unwrap()`, a dropped
+/// `hs.pop();`, `while let Some(v) = hs.pop()` (a loop draining a stack),
+/// `match hs.pop()` and `if let Some(v) = hs.pop()`, over floats and
+/// arrays, in loops that push and pop.
+mod popped {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let mut st = Vec::new();
+        let mut hs = Vec::new();
+        for i in 0..x.len() {
+            st.push(x[i] * s);
+            hs.push(x.mapv(|v| v * (i as f64 + 1.0)));
+            if i % 2 == 1 {
+                let a = st.pop().unwrap();
+                let b = st.pop().expect("two values");
+                st.push(a * b + 1.0);
+                let h = hs.pop().unwrap();
+                hs.push(h.mapv(f64::tanh) * s);
+            }
+        }
+        hs.push(x.to_owned());
+        hs.pop();
+        let first = match st.pop() {
+            Some(v) => v * v,
+            None => s,
+        };
+        let second = if let Some(h) = hs.pop() { h.sum() } else { 0.0 };
+        let mut total = 0.0;
+        while let Some(v) = st.pop() {
+            total += v.sin();
+        }
+        first + second + total
+    }
+}
+
+/// `vec![x; n]` of an active float and of an active array: `x`
+/// evaluated once, `n` copies.
+mod repeated {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, s: f64) -> f64 {
+        let v = vec![x[0] * s; x.len()];
+        let hs = vec![x.mapv(f64::sin); 3];
+        let mut t = v[0] * v[v.len() - 1];
+        for a in &v {
+            t += a.cos();
+        }
+        t + hs[2].dot(&hs[0])
+    }
+}
+
+#[test]
+fn items_repeated() {
+    for n in [1, 4] {
+        check_scalar!(repeated; ref x dx = random(n, 24), val s ds = 0.4;);
+    }
+}
+
+#[test]
+fn items_popped() {
+    for n in [1, 2, 5] {
+        check_scalar!(popped; ref x dx = random(n, 23), val s ds = 0.7;);
+    }
+}
+
 /// `to_vec` of an active array, slice and `Vec` of arrays: the items
 /// collected into a `Vec` local, pushed onto, extended by a chain,
 /// iterated, and made an array again (`Array1::from(x.to_vec())`).

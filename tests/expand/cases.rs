@@ -627,6 +627,27 @@ snapshot!(written_in_place, [reverse],
     }
 );
 
+// A stack of states: `pop().unwrap()` reads the last item (an owned copy),
+// then `popped` moves the list on without it; `pop_pullback` gives the
+// list's adjoint back a zero last slot for the item's cotangent.
+snapshot!(stack_of_states, [reverse],
+    fn f(w: &Array2<f64>, #[constant] leaves: &Array2<f64>, #[constant] reduce: &Vec<bool>) -> f64 {
+        let mut stack: Vec<Array1<f64>> = Vec::new();
+        let mut next = 0;
+        for &r in reduce {
+            if r {
+                let right = stack.pop().unwrap();
+                let left = stack.pop().unwrap();
+                stack.push(w.dot(&(left + right)).mapv(f64::tanh));
+            } else {
+                stack.push(leaves.row(next).to_owned());
+                next += 1;
+            }
+        }
+        stack.pop().unwrap().sum()
+    }
+);
+
 // `map_axis(Axis(1), f)` is a chain over the rows, collected;
 // `Array1::from(vec![x; n])` is `from_elem`, whose pullback sums.
 snapshot!(map_axis_and_repeated, [reverse],

@@ -94,6 +94,90 @@ scenario! {
     }
 }
 
+/// The shift-reduce transitions of a balanced binary tree over `n`
+/// leaves: `false` shifts the next leaf, `true` reduces the top two states.
+pub fn balanced_transitions(n: usize) -> Vec<bool> {
+    if n == 1 {
+        return vec![false];
+    }
+    let mut t = balanced_transitions(n / 2);
+    t.extend(balanced_transitions(n - n / 2));
+    t.push(true);
+    t
+}
+
+// A tree encoded by shift-reduce over a stack of states (SPINN's way): each
+// reduction pops two states and pushes their composition.
+scenario! {
+    scalar shift_reduce_over_a_stack in Loops, sizes [1, 8, 100];
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, u: &Array2<f64>, #[constant] leaves: &Array2<f64>, #[constant] transitions: &Vec<bool>) -> f64 {
+        let mut stack: Vec<Array1<f64>> = Vec::new();
+        let mut next = 0;
+        for &reduce in transitions {
+            if reduce {
+                let right = stack.pop().unwrap();
+                let left = stack.pop().unwrap();
+                stack.push((w.dot(&left) + u.dot(&right)).mapv(f64::tanh));
+            } else {
+                stack.push(leaves.row(next).to_owned());
+                next += 1;
+            }
+        }
+        stack.pop().unwrap().sum()
+    }
+    inputs(n) { ref w dw = random((8, 8), 80) * 0.5, ref u du = random((8, 8), 81) * 0.5 }
+    constants { ref leaves = random((n, 8), 82), ref transitions = balanced_transitions(n) }
+    hand {
+        // Every state named: the leaves and each reduction's (left, right).
+        let mut states: Vec<Array1<f64>> = Vec::new();
+        let (mut stack, mut reductions): (Vec<usize>, Vec<(usize, usize, usize)>) = (Vec::new(), Vec::new());
+        let mut next = 0;
+        for &reduce in transitions.iter() {
+            if reduce {
+                let (r, l) = (stack.pop().unwrap(), stack.pop().unwrap());
+                let h = (w.dot(&states[l]) + u.dot(&states[r])).mapv(f64::tanh);
+                reductions.push((l, r, states.len()));
+                stack.push(states.len());
+                states.push(h);
+            } else {
+                stack.push(states.len());
+                states.push(leaves.row(next).to_owned());
+                next += 1;
+            }
+        }
+        let mut d: Vec<Array1<f64>> = states.iter().map(|s| Array1::zeros(s.len())).collect();
+        d[stack[0]].fill(1.0);
+        let (mut gw, mut gu) = (Array2::zeros(w.raw_dim()), Array2::zeros(u.raw_dim()));
+        let outer = |a: &Array1<f64>, b: &Array1<f64>| {
+            a.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)))
+        };
+        for &(l, r, id) in reductions.iter().rev() {
+            let dz = &d[id] * &states[id].mapv(|h| 1.0 - h * h);
+            gw += &outer(&dz, &states[l]);
+            gu += &outer(&dz, &states[r]);
+            d[l] = &d[l] + &w.t().dot(&dz);
+            d[r] = &d[r] + &u.t().dot(&dz);
+        }
+        (gw, gu)
+    }
+    dual {
+        let mut stack: Vec<Array1<Dual64>> = Vec::new();
+        let mut next = 0;
+        for &reduce in transitions.iter() {
+            if reduce {
+                let right = stack.pop().unwrap();
+                let left = stack.pop().unwrap();
+                stack.push((w.dot(&left) + u.dot(&right)).mapv(|v| v.tanh()));
+            } else {
+                stack.push(leaves.row(next).mapv(Dual64::from));
+                next += 1;
+            }
+        }
+        stack.pop().unwrap().sum()
+    }
+}
+
 scenario! {
     scalar horner_polynomial in Loops, sizes [1, 5, 40];
     #[differentiable]
@@ -333,6 +417,7 @@ pub fn scenarios() -> Vec<Scenario> {
         rosenbrock::scenario(),
         rnn::scenario(),
         rnn_states_in_a_vec::scenario(),
+        shift_reduce_over_a_stack::scenario(),
         horner_polynomial::scenario(),
         while_with_break_and_continue::scenario(),
         stepped_and_reversed_ranges::scenario(),

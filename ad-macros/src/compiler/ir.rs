@@ -124,6 +124,9 @@ pub enum Op {
     /// `list.push(item)` on a `Vec` local: the list with the item added
     /// (`lists.rs` in the runtime).
     Push(Operand, Operand),
+    /// `list.pop()` on such a `Vec`, its last item read (`Item`) before:
+    /// the list without it.
+    Pop(Operand),
     /// `list[i]` of such a `Vec`: a float, or a view of an array.
     Item(Operand, Const),
     /// `Array1::from(list)` of such a `Vec` of floats.
@@ -306,6 +309,7 @@ impl Op {
             | Op::IntoShape(a, _)
             | Op::Index(a, _)
             | Op::Item(a, _)
+            | Op::Pop(a)
             | Op::FromList(a)
             | Op::FromElem(_, a)
             | Op::Place(a, _)
@@ -389,6 +393,7 @@ impl Op {
             Op::IntoShape(..) => "into_shape_with_order".into(),
             Op::Index(..) => "index".into(),
             Op::Push(..) => "push".into(),
+            Op::Pop(_) => "pop".into(),
             Op::Item(..) => "item".into(),
             Op::FromList(_) => "from_list".into(),
             Op::FromElem(..) => "from_elem".into(),

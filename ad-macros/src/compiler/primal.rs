@@ -169,6 +169,7 @@ impl<'f> Gen<'f> {
                 quote_spanned!(s=> #r::item(&#a, #idx))
             }
             Op::FromList(_) => quote_spanned!(s=> #r::from_list(&#a)),
+            Op::Pop(_) => quote_spanned!(s=> #r::popped(#a)),
             Op::FromElem(shape, _) => {
                 let shape = &shape.tokens;
                 quote_spanned!(s=> #r::from_elem(#shape, #a))
@@ -285,7 +286,12 @@ impl<'f> Gen<'f> {
     pub fn native(op: &Op) -> bool {
         matches!(
             op,
-            Op::Index(..) | Op::Item(..) | Op::FromList(_) | Op::Unwrap(..) | Op::Place(..)
+            Op::Index(..)
+                | Op::Item(..)
+                | Op::Pop(_)
+                | Op::FromList(_)
+                | Op::Unwrap(..)
+                | Op::Place(..)
         )
     }
 

@@ -287,6 +287,9 @@ impl Builder<'_, '_> {
         if let Op::Push(list, _) = &inst.op {
             return self.forward_push(inst, list);
         }
+        if let Op::Pop(list) = &inst.op {
+            return self.forward_pop(inst, list);
+        }
         if self.owned_items.contains(&inst.dest) && self.reads(inst.dest) {
             // Saved for the reverse sweep: an owned copy from the start, as
             // the list moves on before the record is written.
@@ -732,6 +735,7 @@ impl Builder<'_, '_> {
             Op::FromList(_) => dense(quote_spanned!(s=> #r::from_list_pullback(#dy))),
             Op::Call(..) => unreachable!("calls are handled by reverse_call"),
             Op::Push(..) => unreachable!("pushes are handled by reverse_push"),
+            Op::Pop(_) => dense(quote_spanned!(s=> #r::pop_pullback(#dy))),
         }
     }
 
@@ -769,26 +773,49 @@ impl Builder<'_, '_> {
     fn forward_push(&self, inst: &Inst, list: &Operand) -> TokenStream {
         let g = self.g;
         let item = g.movable_item(inst).filter(|v| !self.read_vars.contains(v));
-        let mut kept_shapes = Vec::new();
-        let copy_list = match list {
-            Operand::Var(list) if self.read_vars.contains(list) || self.reads_view_of(*list) => {
-                true
-            }
-            Operand::Var(list) if self.read_shapes.contains(list) => {
-                let here = g.blocks.get(list) == g.blocks.get(&inst.dest);
-                if here {
-                    kept_shapes.push(*list);
-                }
-                !here
-            }
-            _ => false,
-        };
+        let (copy_list, mut kept_shapes) = self.list_moves_on(inst, list);
         kept_shapes.extend(item.filter(|v| self.read_shapes.contains(v)));
         let mut code = g.bind(inst, g.push(inst, copy_list, item.is_some()));
         for v in kept_shapes {
             code = self.keeping_shape(v, code);
         }
         code
+    }
+
+    /// A pop in the forward sweep: the list moves on without its last item,
+    /// or a copy of it when the reverse sweep reads the list as it was.
+    fn forward_pop(&self, inst: &Inst, list: &Operand) -> TokenStream {
+        let g = self.g;
+        let (copy, kept_shapes) = self.list_moves_on(inst, list);
+        let list = match list {
+            Operand::Var(v) if copy => {
+                let x = g.ident(*v);
+                quote!(::core::clone::Clone::clone(&#x))
+            }
+            other => g.place(other),
+        };
+        let r = g.rules_at(inst.span);
+        let mut code = g.bind(inst, quote_spanned!(inst.span=> #r::popped(#list)));
+        for v in kept_shapes {
+            code = self.keeping_shape(v, code);
+        }
+        code
+    }
+
+    /// Whether a push or pop must copy the list (the reverse sweep reads it,
+    /// or a view of it, as it was), and the lists whose shape stays under
+    /// their name when they move on.
+    fn list_moves_on(&self, inst: &Inst, list: &Operand) -> (bool, Vec<VarId>) {
+        match list {
+            Operand::Var(list) if self.read_vars.contains(list) || self.reads_view_of(*list) => {
+                (true, Vec::new())
+            }
+            Operand::Var(list) if self.read_shapes.contains(list) => {
+                let here = self.g.blocks.get(list) == self.g.blocks.get(&inst.dest);
+                (!here, if here { vec![*list] } else { Vec::new() })
+            }
+            _ => (false, Vec::new()),
+        }
     }
 
     /// Whether the reverse sweep reads a view of `v` (an item of a list,

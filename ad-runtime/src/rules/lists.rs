@@ -1,5 +1,6 @@
-//! A `Vec` the body fills with active values (`hs.push(h.clone())`) and
-//! reads by index (`hs[t]`, `for h in &hs`).
+//! A `Vec` the body fills with active values (`hs.push(h.clone())`),
+//! reads by index (`hs[t]`, `for h in &hs`) and pops (`hs.pop()`, its last
+//! item read as `hs[hs.len() - 1]` first).
 //!
 //! Its adjoint is a `Vec` of the items' cotangents, as a slice parameter's
 //! gradient is. In a `Vec` of arrays, an item no cotangent has reached
@@ -174,6 +175,45 @@ impl<F: Float, D: Dimension> Popped for Vec<Array<F, D>> {
         let last = self.pop().expect("a pushed list has a last item");
         (self, (!last.is_empty()).then_some(last))
     }
+}
+
+/// `list.pop()` once its last item has been read: the list without it.
+#[inline(always)]
+pub fn popped<T>(mut list: Vec<T>) -> Vec<T> {
+    list.pop()
+        .expect("`pop` of an active list that has an item");
+    list
+}
+
+/// A list's adjoint given back its last slot by `pop`'s pullback: zero,
+/// to which the read of the popped item adds its cotangent.
+pub trait Unpopped {
+    fn with_zero_last(self) -> Self;
+}
+
+impl<F: Float> Unpopped for Vec<F> {
+    #[inline(always)]
+    fn with_zero_last(mut self) -> Self {
+        self.push(F::zero());
+        self
+    }
+}
+
+impl<F: Float, D: Dimension> Unpopped for Vec<Array<F, D>> {
+    /// The empty array that counts as zero, of the items' number of axes.
+    #[inline(always)]
+    fn with_zero_last(mut self) -> Self {
+        let ndim = self.first().map_or(D::NDIM.unwrap_or(1), |a| a.ndim());
+        self.push(Array::zeros(D::zeros(ndim)));
+        self
+    }
+}
+
+/// `list_bar` for `list.pop()`: the popped list's adjoint with a zero last
+/// slot.
+#[inline(always)]
+pub fn pop_pullback<L: Unpopped>(dy: L) -> L {
+    dy.with_zero_last()
 }
 
 /// `(list_bar, item_bar)` for `list.push(item)`.

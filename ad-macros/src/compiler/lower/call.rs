@@ -31,6 +31,9 @@ impl Lowerer<'_> {
         if let Some(item) = self.end_item(m) {
             return self.expr(&item);
         }
+        if let Some(list) = self.popped_list(m) {
+            return self.popped_item(&list, e);
+        }
         if ops::INACTIVE.contains(&name.as_str()) {
             return Some(self.inactive_result(e));
         }
@@ -258,7 +261,7 @@ impl Lowerer<'_> {
                 let list = m.receiver.to_token_stream();
                 self.errors.at(
                     &m.method,
-                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
+                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
                 );
                 None
             }

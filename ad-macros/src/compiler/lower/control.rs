@@ -27,6 +27,9 @@ impl Lowerer<'_> {
     /// Input:  `let y = if c { h = h * 2.0; h } else { x };`
     /// Output: `If { then: [h_1 = mul(h, 2.0)], els: [], phis: [h_2 = phi(h_1, h), t = phi(h_1, x)] }`
     pub(super) fn lower_if(&mut self, i: &syn::ExprIf) -> Option<Operand> {
+        if let Some(tested) = self.pop_tested(i) {
+            return self.lower_if(&tested);
+        }
         // `if let P = s`: the pattern binds inactive names in the branch.
         let (tested, bound) = match &*i.cond {
             Expr::Let(l) => (&*l.expr, scan::pattern_names(&l.pat)),
@@ -153,12 +156,57 @@ impl Lowerer<'_> {
         Some(value.unwrap_or_else(|| self.unit()))
     }
 
+    /// `if let Some(p) = hs.pop() { a } else { b }` on an active `Vec`
+    /// local (a `while let` over a stack of states, a `match` on a pop, a
+    /// `let ... else` come to this) as `if hs.is_empty() { b } else { let p
+    /// = hs.pop().unwrap(); a }`, whose pop is the list's.
+    fn pop_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
+        let Expr::Let(l) = &*i.cond else { return None };
+        let Expr::MethodCall(pop) = &*l.expr else {
+            return None;
+        };
+        let list = self.active_vec_local(&pop.receiver)?;
+        let Pat::TupleStruct(some) = &*l.pat else {
+            return None;
+        };
+        if pop.method != "pop" || !pop.args.is_empty() || !some.path.is_ident("Some") {
+            return None;
+        }
+        let [item] = &some.elems.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let (then, span) = (&i.then_branch.stmts, pop.method.span());
+        let els = match &i.else_branch {
+            Some((_, els)) => quote!(#els),
+            None => quote!({}),
+        };
+        Some(
+            syn::parse_quote_spanned!(span=> if #list.is_empty() #els else {
+                let #item = #list.pop().unwrap();
+                #(#then)*
+            }),
+        )
+    }
+
     /// `match s { P1 => a, P2 => b, _ => c }` as
     /// `if let P1 = s { a } else if let P2 = s { b } else { c }`; the
     /// scrutinee must be inactive (it is evaluated once per arm tried). A
     /// guarded arm `P if g => a` tests `match s { P if g => true, _ => false }`.
     pub(super) fn lower_match(&mut self, m: &syn::ExprMatch) -> Option<Operand> {
-        let scrutinee = &m.expr;
+        // A call is evaluated once, as `match` does (`q.pop()` must not pop
+        // once per arm tried): bound to a name first. Places are read again.
+        let bound: Expr;
+        let scrutinee = match &*m.expr {
+            call @ (Expr::MethodCall(_) | Expr::Call(_))
+                if !self.carries_derivative(call) && m.arms.len() > 1 =>
+            {
+                let name = self.fresh_local("scrutinee", call.span());
+                self.stmt(&syn::parse_quote_spanned!(call.span()=> let #name = #call;));
+                bound = syn::parse_quote!(#name);
+                &bound
+            }
+            other => other,
+        };
         let mut chain: Option<Expr> = None;
         for arm in m.arms.iter().rev() {
             let body = &arm.body;
@@ -187,8 +235,9 @@ impl Lowerer<'_> {
                 continue;
             }
             chain = Some(match chain {
-                // The last arm of an exhaustive `match` needs no test.
-                None if scan::pattern_names(pat).is_empty() => Expr::Block(syn::ExprBlock {
+                // The last arm of an exhaustive `match` needs no test
+                // (`None`, `_`: a pattern that binds no name).
+                None if binding_names(pat).is_empty() => Expr::Block(syn::ExprBlock {
                     attrs: Vec::new(),
                     label: None,
                     block,
@@ -586,6 +635,15 @@ impl Lowerer<'_> {
     }
 }
 
+/// The names a pattern binds: `v` in `Some(v)`, not the variant or
+/// constant `None` or `MAX` (capitalized, as Rust names them).
+fn binding_names(pat: &Pat) -> Vec<String> {
+    scan::pattern_names(pat)
+        .into_iter()
+        .filter(|n| !n.starts_with(|c: char| c.is_uppercase()))
+        .collect()
+}
+
 fn then_value_or_unit(v: &Option<Operand>) -> Operand {
     v.clone()
         .unwrap_or(Operand::Const(crate::compiler::ir::Const::opaque(quote!(
@@ -702,6 +760,22 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
                 }
             }
             syn::visit::visit_local(self, l);
+        }
+        // `match s { Some(v) => .. }` and `if let Some(v) = s` bind `v` to
+        // a part of `s`: active as `s` is (a pop of an active stack).
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            for arm in &m.arms {
+                for name in scan::pattern_names(&arm.pat) {
+                    self.0.push((name, (*m.expr).clone(), true));
+                }
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            for name in scan::pattern_names(&l.pat) {
+                self.0.push((name, (*l.expr).clone(), true));
+            }
+            syn::visit::visit_expr_let(self, l);
         }
         fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
             // `for l in m.layers.iter()` binds `l` to items of what it

@@ -322,8 +322,14 @@ impl Lowerer<'_> {
             Expr::Range(_) => false,
             Expr::Struct(s) => s.fields.iter().any(|f| self.carries_derivative(&f.expr)),
             Expr::Field(f) => self.carries_derivative(&f.base),
-            // Patterns and guards only test; the arms give the value.
-            Expr::Match(m) => m.arms.iter().any(|a| self.carries_derivative(&a.body)),
+            // The arms give the value; patterns and guards test, but a
+            // pattern binds parts of the scrutinee (`Some(v)` of a pop), so
+            // an active scrutinee counts too (lowering reports it unless it
+            // is a pop).
+            Expr::Match(m) => {
+                self.carries_derivative(&m.expr)
+                    || m.arms.iter().any(|a| self.carries_derivative(&a.body))
+            }
             Expr::Repeat(r) => self.carries_derivative(&r.expr),
             // `s![..]` builds slice information, never a float; `vec![..]`
             // carries what its items do (`vec![0.0; x.len()]` none).

@@ -8,7 +8,8 @@
 //!   (`Op::SliceWrite`), and `m.row_mut(i)` is `m.slice_mut(s![i, ..])`,
 //!   `m.column_mut(j)` is `m.slice_mut(s![.., j])`;
 //! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`, and
-//!   `hs.extend(items)` a loop of such pushes.
+//!   `hs.extend(items)` a loop of such pushes; `hs.pop();` is
+//!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`).
 //!
 //! A loop carries what they update to its next iteration, as it does an
 //! assigned name (`in_place_update`, which `control.rs` reads).
@@ -77,6 +78,12 @@ impl Lowerer<'_> {
                     #target.push(#item);
                 });
                 self.stmt(&pushes);
+                true
+            }
+            // `hs.pop();`, the item dropped.
+            ("pop", []) if self.active_vec_local(&m.receiver).is_some() => {
+                let list = self.active_vec_local(&m.receiver).expect("checked");
+                self.pop(&list, whole);
                 true
             }
             ("mapv_inplace", [f]) => {
@@ -157,6 +164,8 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("assign", [rhs]) => (*rhs).clone(),
         // A `Vec` that receives an active value holds one.
         ("push", [item]) | ("extend", [item]) => (*item).clone(),
+        // A pop changes the list, not whether it is active.
+        ("pop", []) => (**target).clone(),
         _ => return None,
     };
     Some((p.path.get_ident()?.to_string(), value))

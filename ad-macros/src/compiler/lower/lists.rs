@@ -3,6 +3,7 @@
 //! (a float, or a view of an array). A loop over `&hs` or `hs.iter()`
 //! reads `hs[t]` (`sources.rs`).
 
+use proc_macro2::Ident;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -78,17 +79,70 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The active `Vec` local `hs` of `hs.pop().unwrap()` (or
+    /// `.expect(..)`).
+    pub(super) fn popped_list(&self, m: &syn::ExprMethodCall) -> Option<Ident> {
+        let unwraps = (m.method == "unwrap" && m.args.is_empty())
+            || (m.method == "expect" && m.args.len() == 1);
+        let Expr::MethodCall(pop) = &*m.receiver else {
+            return None;
+        };
+        (unwraps && pop.method == "pop" && pop.args.is_empty())
+            .then(|| self.active_vec_local(&pop.receiver))
+            .flatten()
+    }
+
+    /// `e` if it names a `Vec` local that holds active values.
+    pub(super) fn active_vec_local(&self, e: &Expr) -> Option<Ident> {
+        let Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?;
+        (self.names_vec_local(e)
+            && matches!(self.env.get(&name.to_string()), Some(Binding::Active(_))))
+        .then(|| name.clone())
+    }
+
+    /// `hs.pop().unwrap()`: the last item, an owned copy of `hs[hs.len() -
+    /// 1]` (which panics where `unwrap` would, with the index's message),
+    /// then `hs = pop(hs)`, the list without it.
+    ///
+    /// Input:  `let top = hs.pop().unwrap();`
+    /// Output: `t1 = item(hs, {hs.len() - 1}); top = to_owned(t1); hs_1 = pop(hs)`
+    pub(super) fn popped_item(&mut self, list: &Ident, e: &Expr) -> Option<Operand> {
+        let span = e.span();
+        let last: Expr = syn::parse_quote_spanned!(span=> #list[#list.len() - 1].to_owned());
+        let item = self.expr(&last)?;
+        self.pop(list, e);
+        Some(item)
+    }
+
+    /// `hs = pop(hs)`: the list without its last item.
+    pub(super) fn pop(&mut self, list: &Ident, e: &Expr) {
+        let Some(base) = self.updated_local(list) else {
+            return;
+        };
+        let first_new = self.vars.len();
+        let value = self.op_or_constant(Op::Pop(base), e.span(), e);
+        self.bind(list, value, first_new, None, false);
+    }
+
     /// `vec![a, b, c]` with active items: an empty `Vec`, then a push of
-    /// each. (`vec![x; n]` of an active `x` is not a list of pushes.)
+    /// each; `vec![x; n]`, `n` copies of `x` collected.
     pub(super) fn vec_of_items(&mut self, m: &syn::ExprMacro, e: &Expr) -> Option<Operand> {
         let tokens = &m.mac.tokens;
         let items = match syn::parse2::<Expr>(quote!([#tokens])) {
             Ok(Expr::Array(items)) => items,
+            // `vec![x; n]`: `x` evaluated once, then `n` copies collected.
+            Ok(Expr::Repeat(r)) => {
+                let (item, len, span) = (&r.expr, &r.len, m.mac.path.span());
+                let name = self.fresh_local("repeated", span);
+                let copies: Expr = syn::parse_quote_spanned!(span=> {
+                    let #name = #item;
+                    (0..#len).map(|_| #name.clone()).collect::<::std::vec::Vec<_>>()
+                });
+                return self.expr(&copies);
+            }
             _ => {
-                self.errors.at(
-                    e,
-                    "`vec![x; n]` of an active value is not supported: push the items one by one, or use `Array1::from_elem(n, x)`",
-                );
+                self.errors.at(e, "`vec![..]` of active values takes items, `vec![a, b]`, or one repeated, `vec![x; n]`");
                 return None;
             }
         };
