@@ -234,7 +234,8 @@ fn items_read_before_a_push() {
 }
 
 /// `first()` and `last()` of active arrays and slices, unwrapped (with
-/// `copied()`, `*`, or `expect`): the elements `x[0]` and `x[x.len() - 1]`.
+/// `copied()`, `*`, or `expect`), matched or tested by `if let`: the
+/// elements `x[0]` and `x[x.len() - 1]`.
 mod ends_of_arrays {
     use super::*;
     #[differentiable]
@@ -242,7 +243,12 @@ mod ends_of_arrays {
         let h = x.mapv(f64::tanh);
         let a = *h.last().unwrap();
         let b = h.first().copied().expect("a state");
-        a * b + x.first().unwrap() * w.last().unwrap() + w.first().unwrap().sin()
+        let c = match x.first() {
+            Some(v) => v * 3.0,
+            None => 0.0,
+        };
+        let d = if let Some(l) = h.last() { *l } else { 1.0 };
+        a * b + x.first().unwrap() * w.last().unwrap() + w.first().unwrap().sin() + c * d
     }
 }
 

@@ -36,10 +36,11 @@ impl Lowerer<'_> {
             other => (other, HashSet::new()),
         };
         if self.carries_derivative(tested) {
-            self.errors.at(
-                &i.cond,
-                "a condition must not be an active value: compare values (`x > 0.0`) or wrap it in `ad::stop_gradient(..)`",
-            );
+            let message = match &*i.cond {
+                Expr::Let(_) => "a `match` or `if let` on an active value is not supported: its pattern would bind parts of it without a derivative. Test and index instead (`if x.len() > 1 { x[1] .. }`), use `pop()`, `first()` or `last()` (which are supported), or wrap the value in `ad::stop_gradient(..)`",
+                _ => "a condition must not be an active value: compare values (`x > 0.0`) or wrap it in `ad::stop_gradient(..)`",
+            };
+            self.errors.at(tested, message);
             return None;
         }
         let (cond, _) = self.renamed(&i.cond);
@@ -159,30 +160,49 @@ impl Lowerer<'_> {
     /// `if let Some(p) = hs.pop() { a } else { b }` on an active `Vec`
     /// local (a `while let` over a stack of states, a `match` on a pop, a
     /// `let ... else` come to this) as `if hs.is_empty() { b } else { let p
-    /// = hs.pop().unwrap(); a }`, whose pop is the list's.
+    /// = hs.pop().unwrap(); a }`, whose pop is the list's; and alike
+    /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
+    /// `&x[0]` or `&x[x.len() - 1]`.
     fn pop_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
         let Expr::Let(l) = &*i.cond else { return None };
-        let Expr::MethodCall(pop) = &*l.expr else {
+        let Expr::MethodCall(call) = &*l.expr else {
             return None;
         };
-        let list = self.active_vec_local(&pop.receiver)?;
         let Pat::TupleStruct(some) = &*l.pat else {
             return None;
         };
-        if pop.method != "pop" || !pop.args.is_empty() || !some.path.is_ident("Some") {
-            return None;
-        }
         let [item] = &some.elems.iter().collect::<Vec<_>>()[..] else {
             return None;
         };
-        let (then, span) = (&i.then_branch.stmts, pop.method.span());
+        if !call.args.is_empty() || !some.path.is_ident("Some") {
+            return None;
+        }
+        let list = &call.receiver;
+        let span = call.method.span();
+        let value: Expr = match call.method.to_string().as_str() {
+            "pop" => {
+                self.active_vec_local(list)?;
+                syn::parse_quote_spanned!(span=> #list.pop().unwrap())
+            }
+            end @ ("first" | "last") => {
+                let unwrapped: syn::ExprMethodCall =
+                    syn::parse_quote_spanned!(span=> #call.unwrap());
+                self.end_item(&unwrapped)?;
+                match end {
+                    "first" => syn::parse_quote_spanned!(span=> &#list[0]),
+                    _ => syn::parse_quote_spanned!(span=> &#list[#list.len() - 1]),
+                }
+            }
+            _ => return None,
+        };
+        let then = &i.then_branch.stmts;
         let els = match &i.else_branch {
             Some((_, els)) => quote!(#els),
             None => quote!({}),
         };
         Some(
             syn::parse_quote_spanned!(span=> if #list.is_empty() #els else {
-                let #item = #list.pop().unwrap();
+                let #item = #value;
                 #(#then)*
             }),
         )
@@ -250,7 +270,9 @@ impl Lowerer<'_> {
                         #(#stmts)*
                     })
                 }
-                Some(rest) => syn::parse_quote!(if let #pat = #scrutinee #block else #rest),
+                Some(rest) => {
+                    syn::parse_quote_spanned!(scrutinee.span()=> if let #pat = #scrutinee #block else #rest)
+                }
             });
         }
         match chain {
