@@ -87,6 +87,11 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) read_vars: BTreeSet<VarId>,
     /// Forward names the reverse code reads only for their shape.
     pub(super) read_shapes: BTreeSet<VarId>,
+    /// Arrays and lists that move into an update inside a branch while
+    /// the reverse sweep reads their shape: the statement holding the
+    /// branch keeps the shape under their name (`reverse_flow.rs`), so the
+    /// update need not copy them.
+    pub(super) shapes_kept_around: HashSet<VarId>,
     pub(super) read_consts: HashSet<String>,
     /// How many loops enclose the block being differentiated.
     pub(super) loop_depth: usize,
@@ -158,6 +163,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         reverse: Vec::new(),
         read_vars: BTreeSet::new(),
         read_shapes: BTreeSet::new(),
+        shapes_kept_around: HashSet::new(),
         read_consts: HashSet::new(),
         loop_depth: 0,
         stacks: Vec::new(),
@@ -301,6 +307,9 @@ impl Builder<'_, '_> {
             &inst.op
         {
             if let Operand::Var(v) = base {
+                if self.shapes_kept_around.contains(v) {
+                    return g.bind(inst, g.element_write(inst, false));
+                }
                 if self.read_shapes.contains(v)
                     && !self.read_vars.contains(v)
                     && g.blocks.get(v) == g.blocks.get(&inst.dest)
@@ -369,7 +378,7 @@ impl Builder<'_, '_> {
 
     /// `code`, which moves `v`'s value away, with `v`'s name holding its
     /// shape afterwards (what the reverse sweep reads of it).
-    fn keeping_shape(&self, v: VarId, code: TokenStream) -> TokenStream {
+    pub(super) fn keeping_shape(&self, v: VarId, code: TokenStream) -> TokenStream {
         let (r, x) = (&self.g.rules, self.g.ident(v));
         let shape = format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
         quote!(let #shape = #r::shape_of(&#x); #code let #x = #shape;)
@@ -807,6 +816,7 @@ impl Builder<'_, '_> {
     /// their name when they move on.
     fn list_moves_on(&self, inst: &Inst, list: &Operand) -> (bool, Vec<VarId>) {
         match list {
+            Operand::Var(list) if self.shapes_kept_around.contains(list) => (false, Vec::new()),
             Operand::Var(list) if self.read_vars.contains(list) || self.reads_view_of(*list) => {
                 (true, Vec::new())
             }
@@ -820,7 +830,7 @@ impl Builder<'_, '_> {
 
     /// Whether the reverse sweep reads a view of `v` (an item of a list,
     /// a row of an item), which borrows `v`.
-    fn reads_view_of(&self, v: VarId) -> bool {
+    pub(super) fn reads_view_of(&self, v: VarId) -> bool {
         ir::instructions(&self.g.f.body.stmts).iter().any(|i| {
             i.op.makes_view()
                 && matches!(i.op.operands().first(), Some(Operand::Var(a)) if *a == v)

@@ -753,12 +753,51 @@ impl Builder<'_, '_> {
                     let useful = self.useful.contains(&inst.dest);
                     out.push(self.forward_inst(inst, useful));
                 }
-                Stmt::If(i) => out.push(self.forward_if(i)),
+                Stmt::If(i) => {
+                    // An array or list of this block that a branch updates
+                    // moves into the update; its shape, which the reverse
+                    // sweep reads, stays under its name around the branch.
+                    let kept = self.shapes_moved_into(i, stmts.as_ptr() as usize);
+                    self.shapes_kept_around.extend(kept.iter().copied());
+                    let mut code = self.forward_if(i);
+                    for v in kept {
+                        code = self.keeping_shape(v, code);
+                    }
+                    out.push(code);
+                }
                 Stmt::Loop(l) => out.extend(self.forward_loop(l)),
                 other => out.extend(self.g.shared_stmt(other)),
             }
         }
         out
+    }
+
+    /// The arrays and lists of the block `here` that an element write, a
+    /// push or a pop inside `i` updates, of which the reverse sweep reads
+    /// only the shape.
+    fn shapes_moved_into(&self, i: &If, here: usize) -> Vec<VarId> {
+        let mut inside = super::ir::instructions(&i.then);
+        inside.extend(super::ir::instructions(&i.els));
+        let mut moved: Vec<VarId> = inside
+            .iter()
+            .filter_map(|inst| match &inst.op {
+                Op::IndexWrite(Operand::Var(v), ..)
+                | Op::IndexAdd(Operand::Var(v), ..)
+                | Op::SliceWrite(Operand::Var(v), ..)
+                | Op::Push(Operand::Var(v), _)
+                | Op::Pop(Operand::Var(v)) => Some(*v),
+                _ => None,
+            })
+            .filter(|v| {
+                self.g.blocks.get(v) == Some(&here)
+                    && self.read_shapes.contains(v)
+                    && !self.read_vars.contains(v)
+                    && !self.reads_view_of(*v)
+            })
+            .collect();
+        moved.sort();
+        moved.dedup();
+        moved
     }
 
     /// A value leaving a block: moved if the block defined it, or if
