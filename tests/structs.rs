@@ -574,3 +574,90 @@ fn methods_use_chains_closures_and_statistics() {
     assert_eq!(value, s.loss(&x));
     assert_gradient(|s: &Scorer| s.loss(&x), &s, &Flat::to_flat(&g));
 }
+
+/// A model composed of layers whose methods are `#[differentiable]`:
+/// `self.encoder.forward(x)`, `m.score(x)`, `layer.forward(&h)` over
+/// `&m.layers`, `m.layers[i].forward(x)` and `layers[i].forward(&h)` over a
+/// slice of layers, called by method syntax as the receivers' types are
+/// not known to the macro (`(&m.encoder).forward_vjp(x)`).
+mod composed_of_layers {
+    use super::*;
+    use ad::differentiable;
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Dense {
+        pub w: Array2<f64>,
+        pub b: Array1<f64>,
+    }
+
+    impl Dense {
+        #[differentiable]
+        pub fn forward(&self, x: &Array1<f64>) -> Array1<f64> {
+            (self.w.dot(x) + &self.b).mapv(f64::tanh)
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Net {
+        pub encoder: Dense,
+        pub layers: Vec<Dense>,
+        pub head: Array1<f64>,
+    }
+
+    impl Net {
+        #[differentiable]
+        pub fn score(&self, #[constant] x: &Array1<f64>) -> f64 {
+            let mut h = self.encoder.forward(x);
+            for layer in &self.layers {
+                h = layer.forward(&h);
+            }
+            h.dot(&self.head)
+        }
+    }
+
+    #[differentiable]
+    pub fn loss(m: &Net, #[constant] x: &Array1<f64>) -> f64 {
+        let s = m.score(x);
+        let skip = m.layers[0].forward(&m.encoder.forward(x)).sum();
+        (s - 0.5).powi(2) + skip
+    }
+
+    #[allow(clippy::needless_range_loop)] // indexing is the form under test
+    #[differentiable]
+    pub fn stacked(layers: &[Dense], #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for i in 0..layers.len() {
+            h = layers[i].forward(&h);
+        }
+        h.sum()
+    }
+
+    pub fn dense(k: f64) -> Dense {
+        Dense {
+            w: Array2::from_shape_fn((2, 2), |(i, j)| ((i * 2 + j) as f64 + k).sin() * 0.7),
+            b: Array1::from_shape_fn(2, |i| (i as f64 - k) * 0.1),
+        }
+    }
+}
+
+#[test]
+fn methods_of_fields_and_of_elements() {
+    use ad::check::{assert_gradient, close, Flat};
+    use composed_of_layers::*;
+    let m = Net {
+        encoder: dense(0.0),
+        layers: vec![dense(1.0), dense(2.0)],
+        head: Array1::from(vec![0.6, -0.4]),
+    };
+    let x = Array1::from(vec![0.3, -0.8]);
+    let (value, (g, _)) = loss_grad(&m, &x);
+    assert_eq!(value, loss(&m, &x));
+    assert_gradient(|q: &Net| loss(q, &x), &m, &g.to_flat());
+    let (jvalue, jv) = loss_jvp(&m, &x, &g, ad::NoTangent);
+    assert_eq!(jvalue, value);
+    assert!(close(jv, g.dot(&g), 1e-9));
+    let layers = m.layers.clone();
+    let (value, (g, _)) = stacked_grad(&layers, &x);
+    assert_eq!(value, stacked(&layers, &x));
+    assert_gradient(|q: &Vec<Dense>| stacked(q, &x), &layers, &g.to_flat());
+}

@@ -1032,3 +1032,14 @@ snapshot!(recursive_method_over_a_tree, [reverse],
         }
     }
 );
+
+// A method of a struct of the user's on a field, an element of a `Vec`
+// field and a parameter: called by method syntax, `(&r).forward_vjp(x)`
+// and `(&r).forward_jvp(x, &r_dot, x_dot)`, as the receiver's type is not
+// known to the macro; the receiver's gradient adds into its place.
+snapshot!(method_of_a_field, [reverse, forward],
+    fn score(&self, #[constant] x: &Array1<f64>) -> f64 {
+        let h = self.encoder.forward(x);
+        self.layers[0].forward(&h).sum()
+    }
+);

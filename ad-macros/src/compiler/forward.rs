@@ -16,7 +16,6 @@ use super::ir::{self, Body, Closure, If, Inst, Loop, LoopHead, Op, Operand, Stmt
 use super::moves::Site;
 use super::ops;
 use super::primal::{arith_name, Gen};
-use super::reverse::suffixed_path;
 
 /// The statements of `body` in forward mode, and the result's tangent
 /// (`None` when the result is constant: the caller writes its zero).
@@ -586,11 +585,10 @@ pub fn passes_constants(f: &ir::Function) -> bool {
 fn call(
     g: &Gen<'_>,
     inst: &Inst,
-    func: &syn::ExprPath,
+    func: &super::ir::Callee,
     args: &[super::ir::CallArg],
 ) -> TokenStream {
     let r = &g.rules;
-    let jvp = suffixed_path(func, "jvp");
     let primals = args.iter().map(|a| g.call_arg(a));
     let tangents = args.iter().map(|a| match &a.operand {
         Operand::Var(v) => {
@@ -615,5 +613,6 @@ fn call(
         }
     });
     let (x, d) = (g.ident(inst.dest), g.dot(inst.dest));
-    quote_spanned!(inst.span=> let (#x, #d) = #jvp(#(#primals,)* #(#tangents),*);)
+    let jvp = func.call(Some("jvp"), primals.chain(tangents).collect());
+    quote_spanned!(inst.span=> let (#x, #d) = #jvp;)
 }

@@ -133,8 +133,43 @@ pub enum Op {
     FromList(Operand),
     /// `x.mapv(|v| body)`: the closure as written, and its body lowered.
     Mapv(Operand, Box<Closure>),
-    /// `g(args)` for `g` with `g_vjp`/`g_jvp`.
-    Call(Box<syn::ExprPath>, Vec<CallArg>),
+    /// `g(args)` for `g` with `g_vjp`/`g_jvp`, or `r.g(args)`, a method of
+    /// a struct with `#[differentiable]` on `g(&self, ..)`, whose receiver
+    /// `&r` is the first argument.
+    Call(Box<Callee>, Vec<CallArg>),
+}
+
+/// What a call calls.
+pub enum Callee {
+    /// `g(args)`, `Self::g(self, args)`, `module::g::<T>(args)`.
+    Path(syn::ExprPath),
+    /// `r.g(args)`: method syntax, as the receiver's type is not known.
+    Method(Ident),
+}
+
+impl Callee {
+    /// The call of the function's derivative `suffix` (`vjp`, `jvp`), or of
+    /// the function itself, with `args` (a method's receiver first).
+    pub fn call(&self, suffix: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
+        let named = |name: &Ident| match suffix {
+            Some(suffix) => quote::format_ident!("{}_{}", name, suffix, span = name.span()),
+            None => name.clone(),
+        };
+        match self {
+            Callee::Path(path) => {
+                let mut path = path.clone();
+                if let Some(last) = path.path.segments.last_mut() {
+                    last.ident = named(&last.ident);
+                }
+                quote::quote!(#path(#(#args),*))
+            }
+            Callee::Method(method) => {
+                let method = named(method);
+                let (receiver, rest) = args.split_first().expect("a method call has a receiver");
+                quote::quote!((#receiver).#method(#(#rest),*))
+            }
+        }
+    }
 }
 
 pub struct Closure {
@@ -406,10 +441,13 @@ impl Op {
             Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),
             Op::Unwrap(..) => "unwrap".into(),
             Op::Mapv(..) => "mapv".into(),
-            Op::Call(p, _) => {
-                let p = &p.path;
-                quote::quote!(#p).to_string().replace(' ', "")
-            }
+            Op::Call(callee, _) => match &**callee {
+                Callee::Path(p) => {
+                    let p = &p.path;
+                    quote::quote!(#p).to_string().replace(' ', "")
+                }
+                Callee::Method(m) => format!(".{m}"),
+            },
         }
     }
 }
@@ -510,7 +548,13 @@ impl Function {
 
     /// Whether a call's function is this one (`f(..)` or `f::<T>(..)` in
     /// `f`'s body; `Self::f(..)`, which `self.f(..)` is, in a method's).
-    pub fn calls_itself(&self, func: &syn::ExprPath) -> bool {
+    /// A method of the same name on another receiver (`self.left.value()`)
+    /// may be this one too, on a field of the same type: counted.
+    pub fn calls_itself(&self, callee: &Callee) -> bool {
+        let func = match callee {
+            Callee::Path(func) => func,
+            Callee::Method(method) => return *method == self.name,
+        };
         let segments: Vec<&syn::Ident> = func.path.segments.iter().map(|s| &s.ident).collect();
         func.qself.is_none()
             && match segments.as_slice() {

@@ -338,8 +338,8 @@ impl<'f> Gen<'f> {
                 quote_spanned!(s=> #r::#f(#axis, [#(#parts),*]))
             }
             Op::Call(func, args) => {
-                let args = args.iter().map(|a| self.call_arg(a));
-                quote_spanned!(s=> #func(#(#args),*))
+                let call = func.call(None, args.iter().map(|a| self.call_arg(a)).collect());
+                quote_spanned!(s=> #call)
             }
             Op::IndexWrite(..) | Op::IndexAdd(..) | Op::SliceWrite(..) => {
                 self.element_write(inst, false)

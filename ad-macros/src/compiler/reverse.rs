@@ -276,10 +276,9 @@ impl Builder<'_, '_> {
         }
         if let Op::Call(func, args) = &inst.op {
             if useful && !g.borrows_local(inst) {
-                let vjp = suffixed_path(func, "vjp");
-                let args = args.iter().map(|a| g.call_arg(a));
+                let vjp = func.call(Some("vjp"), args.iter().map(|a| g.call_arg(a)).collect());
                 let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
-                let call = quote_spanned!(inst.span=> let (#x, #pb) = #vjp(#(#args),*););
+                let call = quote_spanned!(inst.span=> let (#x, #pb) = #vjp;);
                 if g.f.calls_itself(func) {
                     let (r, lt) = (&g.rules, &g.f.pullback_lifetime);
                     return quote! {
@@ -852,13 +851,12 @@ impl Builder<'_, '_> {
             let Op::Call(func, _) = &inst.op else {
                 unreachable!()
             };
-            let vjp = suffixed_path(func, "vjp");
             for a in args {
                 self.read(&a.operand);
             }
-            let call_args = args.iter().map(|a| g.call_arg(a));
+            let vjp = func.call(Some("vjp"), args.iter().map(|a| g.call_arg(a)).collect());
             self.reverse
-                .push(quote_spanned!(inst.span=> let (_, #pb) = #vjp(#(#call_args),*);));
+                .push(quote_spanned!(inst.span=> let (_, #pb) = #vjp;));
         } else {
             self.read_pullbacks.insert(inst.dest);
         }
@@ -1003,16 +1001,6 @@ impl Builder<'_, '_> {
         out.reverse();
         out
     }
-}
-
-/// `g` → `g_vjp`, `m::g::<T>` → `m::g_vjp::<T>`, keeping the user's span so
-/// a missing rule is reported at the call.
-pub fn suffixed_path(func: &syn::ExprPath, suffix: &str) -> syn::ExprPath {
-    let mut func = func.clone();
-    if let Some(last) = func.path.segments.last_mut() {
-        last.ident = format_ident!("{}_{}", last.ident, suffix, span = last.ident.span());
-    }
-    func
 }
 
 /// The variables whose fields the body reads (`p` in `p.layers[i].w`).

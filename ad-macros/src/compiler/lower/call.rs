@@ -7,7 +7,9 @@ use syn::spanned::Spanned;
 use syn::{Expr, Pat};
 
 use super::*;
-use crate::compiler::ir::{Body, CallArg, Closure, Const, Op, Operand, Reduce, VarId, VarInfo};
+use crate::compiler::ir::{
+    Body, CallArg, Callee, Closure, Const, Op, Operand, Reduce, VarId, VarInfo,
+};
 use crate::compiler::{ops, scan};
 
 impl Lowerer<'_> {
@@ -247,6 +249,18 @@ impl Lowerer<'_> {
                 let call: Expr =
                     syn::parse_quote_spanned!(method.span()=> Self::#method(#receiver, #args));
                 self.expr(&call)
+            }
+            // A method of a struct of the user's (`self.l1.forward(x)`,
+            // `m.score(x)`, `layer.forward(&h)`), with `#[differentiable]`
+            // on it: `(&r).forward_vjp(x)` by method syntax.
+            _ if self.is_struct_place(&m.receiver) => {
+                let receiver = &m.receiver;
+                let receiver: Expr = syn::parse_quote_spanned!(receiver.span()=> &#receiver);
+                let mut all = vec![&receiver];
+                all.extend(args.iter().copied());
+                let lowered = self.call_args(&all)?;
+                let callee = Callee::Method(m.method.clone());
+                Some(self.op_or_constant(Op::Call(Box::new(callee), lowered), span, e))
             }
             _ if super::iterators::is_adaptor(&m.receiver) => {
                 self.errors.at(
@@ -600,9 +614,48 @@ impl Lowerer<'_> {
             let elem = self.expr(elem);
             return Some(self.op_or_constant(Op::FromElem(shape?, elem?), e.span(), e));
         }
+        let lowered = self.call_args(&args)?;
+        let callee = Callee::Path(func.clone());
+        Some(self.op_or_constant(Op::Call(Box::new(callee), lowered), e.span(), e))
+    }
+
+    /// Whether `e` is a struct of the user's, active: a struct parameter,
+    /// a field of one (`m.l1`, `self.l1`), an element of a `Vec` field or of
+    /// a slice of structs (`m.layers[i]`), or a local bound to such a place
+    /// (`let layer = &m.layers[i];`, `for layer in &m.layers`). Its fields
+    /// may be arrays too: a method unknown to the macro on one of those is
+    /// a method-not-found error from rustc, at the method's name.
+    fn is_struct_place(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_struct_place(&p.expr),
+            Expr::Reference(r) => self.is_struct_place(&r.expr),
+            Expr::Field(f) => self.is_struct_place(&f.base),
+            Expr::Index(i) => {
+                matches!(&*i.expr, Expr::Field(_)) && self.is_struct_place(&i.expr)
+                    || self.sequence_named(&i.expr).is_some_and(|s| s.of_places)
+            }
+            Expr::Path(p) => {
+                let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+                    return false;
+                };
+                match self.env.get(&name) {
+                    Some(Binding::Active(v)) => {
+                        self.struct_params.contains(&name) || self.places.contains_key(v)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The arguments of a call of a differentiable function: active ones
+    /// lowered, inactive ones as written (or bound to a constant of their
+    /// own where they read the body's values). `None` after an error.
+    fn call_args(&mut self, args: &[&Expr]) -> Option<Vec<CallArg>> {
         let mut lowered = Vec::new();
         let mut ok = true;
-        for arg in &args {
+        for arg in args {
             let (inner, by_ref) = match arg {
                 Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
                 other => (*other, false),
@@ -646,10 +699,7 @@ impl Lowerer<'_> {
                 local: bound || self.mentions_locals(inner),
             });
         }
-        if !ok {
-            return None;
-        }
-        Some(self.op_or_constant(Op::Call(Box::new(func.clone()), lowered), e.span(), e))
+        ok.then_some(lowered)
     }
 
     /// `f64::exp(x)`, `f64::max(a, b)`: the method with its receiver first.

@@ -91,6 +91,9 @@ pub struct Lowerer<'a> {
     /// Locals bound to a `Vec` (`vec![0.0; n]`, `Vec::new()`), which cannot
     /// hold active values yet.
     vec_locals: HashSet<String>,
+    /// Active parameters of struct types (`m: &Model`): their methods are
+    /// called by method syntax (`m.score(x)` is `m.score_vjp(x)`).
+    struct_params: HashSet<String>,
     /// The variables a loop carries, and branches' choices between views:
     /// a field or item of one is not read yet (`expr.rs`).
     unread_parts: HashSet<VarId>,
@@ -145,6 +148,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         local_closures: HashMap::new(),
         ended_scopes: HashSet::new(),
         vec_locals: HashSet::new(),
+        struct_params: HashSet::new(),
         unread_parts: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
@@ -185,6 +189,9 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
             }
             if let Some(rank) = iterators::array_rank(&p.ty) {
                 l.param_ranks.insert(ident.to_string(), rank);
+            }
+            if is_struct_type(&p.ty, &l.float_types) {
+                l.struct_params.insert(ident.to_string());
             }
             if let Some(elem) = crate::compiler::signature::sequence_element(&p.ty) {
                 let scalar = matches!(elem, Type::Path(t)
@@ -490,6 +497,24 @@ pub(super) fn place_root(mut e: &Expr, methods: bool) -> Option<&Ident> {
             _ => return None,
         }
     }
+}
+
+/// A named type that is not a float, an ndarray array or view, a `Vec`,
+/// a slice or an `Option`: a struct of the user's (`Model`, `&Layer`).
+fn is_struct_type(ty: &Type, float_types: &[String]) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        ty => ty,
+    };
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    let library = ["Array", "ArcArray", "CowArray", "Vec", "Option", "Box"]
+        .iter()
+        .any(|b| name.starts_with(b));
+    !library && !float_types.contains(&name)
 }
 
 pub(super) fn strip_refs(e: &Expr) -> &Expr {
