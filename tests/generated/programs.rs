@@ -17,16 +17,18 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * helper_scalar((k as f64 * 0.5), a[a.len() - 1]));
-        let l2: Vec<f64> = b.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * x).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]), (a[i] + x.cos()).sin()]);
         }
-        s4 += c.mean().unwrap();
-        ((x + x) - helper_array(b, y)) + s4 + v1.sum() * 0.3
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
+        if k == 3 {
+            return helper_array(a, x).tanh();
+        }
+        let g6 = |p7: f64| (p7 * a.mean().unwrap()).tanh();
+        let mut s5 = g6(0.68) + g6(b[0]);
+        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s5
     }
 
     #[test]
@@ -42,28 +44,27 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar(helper_array(a, a[k % a.len()]), a.dot(a)), (k as f64 * 0.5));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()]))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
+        let mut h1 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            h1.scaled_add(y, b);
+            if i == 3 {
+                break;
             }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        let v4 = c.mapv(|t| t * t * 0.5 - t);
-        let arr5 = [v4[k % a.len()], helper_scalar((k as f64 * 0.5), y), x];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = c[i] * helper_recursive(c, v4[k % a.len()], k % 3);
         }
-        v4.mapv(f64::tanh).sum() + s1 + w7.sum() * 0.3
+        let mut s2 = c.dot(c);
+        if k % 2 == 1 {
+            let y = y * 0.5 + s2;
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        }
+        s2 += y * 0.2;
+        for k in 0..2 {
+            for v in c.iter() {
+                s2 += v * a.mapv(f64::tanh).sum();
+            }
+        }
+        let arr3 = [h1.dot(&h1), (c[a.len() - 1] + b[0]), (x + y)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        (f64::tanh(0.20) / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).ln() * (1.0 + c[k % a.len()] * c[k % a.len()]).ln())) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -79,41 +80,40 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [x.tanh().exp(), (y / (1.0 + b[0] * b[0])), b.mapv(f64::tanh).sum()];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (c[0] + (b[k % a.len()].tanh().exp() + x.cos()));
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + a[i] * f64::tanh(0.42)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        let mut s3 = a.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_recursive(a, 0.69, k % 3)).sum::<f64>();
+        for i in 0..a.len() {
+            let x = x * 0.5 + b.mapv(f64::tanh).sum();
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        'outer: for i in 0..a.len() {
+        s3 += x * 0.2;
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * f64::tanh(0.53).exp()).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + b[j] * (y + 1.12)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * helper_scalar(s3, 1.22);
                 }
             }
-            s3 += b[i] * 0.2;
-        }
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (b[i] + 0.62).sin();
-        }
-        let mut s5 = (helper_array(c, w4.dot(a)) - b.dot(&w4));
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s5 = (s5 * 0.7 + a[j] * helper_array(a, x) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
+            if n4 > 2 {
+                break s3 + helper_scalar(s3, 1.22);
             }
-        }
-        let mut s8: f64 = {
-            let t7 = a.dot(&w4);
-            t7 * t7 * 0.5 + (1.0 + s2 * s2).sqrt()
         };
-        helper_recursive(b, w4[a.len() - 1], k % 3).tanh() + s8 + w4.sum() * 0.3
+        let s6;
+        match k % 3 {
+            0 => s6 = c.mean().unwrap(),
+            1 => { s6 = (y * y); }
+            _ => s6 = (0.42 + s5).cos(),
+        }
+        let mut s7 = (f64::tanh(0.62).exp() / (1.0 + 1.30 * 1.30));
+        let mut s8 = helper_array(c, b.dot(b));
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * y.sin(), (b[i] + (s8 - s3)).sin()]);
+        }
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, c).map(|(x, y)| x * y).sum::<f64>();
+        s5 + s8
     }
 
     #[test]
@@ -129,22 +129,32 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = f64::sqrt((1.0 + 0.42 * 0.42)) * j as f64,
-            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += 1.08,
+        if k == 3 {
+            return x;
         }
-        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(b);
-        let v5 = (a + c);
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
+        let mut s1 = f64::sqrt((1.0 + 0.42 * 0.42));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 1.08).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(s1, s1);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_scalar(s1, s1);
+            }
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
         }
-        s4 += ((k as f64 * 0.5) + y);
-        a.mapv(f64::tanh).sum() + s4 + v5.sum() * 0.3
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + s3 * s3).sqrt();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        helper_scalar((k as f64 * 0.5), c.dot(c)) + s1
     }
 
     #[test]
@@ -160,26 +170,27 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for i in 0..a.len() {
-            let t2 = c[i] * (1.0 + y * y).ln();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (y + 1.03);
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, y);
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
-        }
-        let mut s4 = h3.mapv(f64::tanh).sum();
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * h3.mapv(f64::tanh).sum()).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
+        let mut s2 = f64::sqrt((1.0 + 0.38 * 0.38));
+        s2 += ((1.03 + 0.33) + (s2 * 0.62));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + u1[j] * (s2 - a[0])).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * u1.dot(c);
+                }
             }
-            s5 = n6;
-        }
-        f64::ln((1.0 + 0.67 * 0.67)) + s5 + h3.sum() * 0.3
+            if n3 > 2 {
+                break s2 + u1.dot(c);
+            }
+        };
+        s2 = (k as f64 * 0.5);
+        (s2.tanh() * f64::sin(0.22)) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -196,29 +207,36 @@ mod p5 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            let t2 = c[i] * (k as f64 * 0.5).cos();
-            s1 += t2.sin() * c.dot(a);
-        }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * (x - (k as f64 * 0.5)) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
-        }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * s1;
-            }
-        }
         for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + y.cos();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+            let y = y * 0.5 + c[a.len() - 1];
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += s1 * 0.2;
-        (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + s1
+        s1 += y * 0.2;
+        let v2 = (a + c);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(v2[a.len() - 1], x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
+        }
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack3.push(v2.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
+        }
+        let mut top6 = c.to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + b[0]) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(c).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        (y.cos() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -234,47 +252,34 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + 1.00).sin();
-        }
-        let mut s2 = y;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = b[0].tanh().exp();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * 1.08).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * w1[0];
+                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n3 > 2 {
-                break s2 + w1[0];
-            }
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * w1[0].cos()).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * s2.cos();
-                }
-            }
-            if n5 > 2 {
-                break s2 + s2.cos();
-            }
-        };
-        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+            s1 += a[i] * 0.2;
+        }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * b.mapv(f64::tanh).sum(), (w1[i] + w1.mapv(f64::tanh).sum()).sin()]);
+            let n3 = (s2 * 0.5 + b[i] * (x / (1.0 + 0.50 * 0.50))).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
-        let s10 = p8 * q9 + std::iter::zip(&pieces7, a).map(|(x, y)| x * y).sum::<f64>();
-        for m in w1.iter().map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (1.06 * (k as f64 * 0.5)) + y * 0.1;
+        match k % 4 {
+            j if j > 1 => s2 = helper_recursive(a, s1.cos(), k % 3) * j as f64,
+            _ if s2 > 0.2 => s2 = s2 * helper_array(c, a.mapv(f64::tanh).sum()),
+            _ => s2 += c.mapv(f64::tanh).sum(),
         }
-        0.71 + s2 + w1.sum() * 0.3
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + a[i] * helper_array(a, s1)).tanh();
+        }
+        let mut s4 = ((b.mapv(f64::tanh).sum() + (y + (k as f64 * 0.5))) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        (((k as f64 * 0.5) * b[k % a.len()]) + (k as f64 * 0.5)) + s4
     }
 
     #[test]
@@ -290,17 +295,12 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(a, 0.53) + s1 * 0.1;
+        if k == 3 {
+            return y;
         }
-        let mut s2 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        let mut v3 = a.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        (1.0 + s1 * s1).ln() + s1
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(a, c[k % a.len()])).sum::<f64>();
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -317,26 +317,46 @@ mod p8 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.71;
-        }
-        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (b[i] + 0.54).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * 0.71,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * s1;
         }
-        if c[0] < 0.0 {
-            s1 = (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_recursive(c, x, k % 3)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
+            }
+            if n4 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
+        };
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s6 = (s6 * 0.6 + v * b.dot(c) + k as f64 * 0.1).sin();
+            }
+        }
+        if k % 2 == 0 {
+            s6 = 0.5;
         } else {
-            s1 = s1 * helper_array(a, s1);
+            s6 = k as f64 * 0.25;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        (k as f64 * 0.5) + s1 + w3.sum() * 0.3
+        s6 += b.mapv(f64::tanh).sum();
+        b.mean().unwrap() + s6
     }
 
     #[test]
@@ -353,53 +373,58 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, 1.10, k % 3).tanh().exp();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * (y * (k as f64 * 0.5));
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
+        }
+        let arr4 = [x, 1.31, ((k as f64 * 0.5) * x)];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
         for i in 0..a.len() {
-            let w2 = match i % 3 {
+            let w6 = match i % 3 {
                 0 => continue,
-                1 => b[i] * (k as f64 * 0.5),
+                1 => a[i] * b.mean().unwrap(),
                 _ => {
-                    if b[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w2 * (s1 * (k as f64 * 0.5));
+            s1 += w6 * s5;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 * (k as f64 * 0.5)) };
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(c, y);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
-        }
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * helper_recursive(a, y, k % 3) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s5 };
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * ((k as f64 * 0.5) - s7);
+                }
             }
+            if n8 > 2 {
+                break s1 + ((k as f64 * 0.5) - s7);
+            }
+        };
+        let arr10 = [b.mapv(f64::tanh).sum(), (b[k % a.len()] + 1.33), helper_array(c, (k as f64 * 0.5))];
+        let s11 = arr10.iter().sum::<f64>() * arr10[k % 3];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 0.61).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        match k % 3 {
-            0 => s1 = c[a.len() - 1],
-            1 => s1 = s1 * 1.10,
-            _ => s1 += s3,
+        if k == 3 {
+            return s1;
         }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (s3 * s3), (a[i] + (k as f64 * 0.5)).sin()]);
-        }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s1 = s1.sin() * 0.9 + b[j9 - 1] * helper_array(c, (k as f64 * 0.5));
-        }
-        ((0.61 - c[0]) - helper_recursive(b, b[a.len() - 1], k % 3)) + s1
+        b[a.len() - 1] + s1
     }
 
     #[test]
@@ -415,37 +440,29 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), 1.22).tanh().exp();
-        }
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * y).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+        let mut s1 = helper_scalar(1.22, (1.0 + x * x).ln()).tanh().exp();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 = n2;
+            s1 = (s1 * 0.7 + c[i] * y.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * (k as f64 * 0.5));
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * x;
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + x;
-            }
-        };
-        let s5;
-        match k % 3 {
-            0 => s5 = helper_scalar((a[0] * (k as f64 * 0.5)), 0.32),
-            1 => { s5 = 0.5; }
-            _ => s5 = s4,
+            s1 += c[i] * 0.2;
         }
-        y + s1
+        y + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -461,12 +478,19 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.var(0.0) + 0.1).sqrt() * helper_recursive(b, y, k % 3);
-        let mut s3: f64 = {
-            let t2 = b.mean().unwrap();
-            t2 * t2 * 0.5 + s1.tanh().exp()
-        };
-        b.mean().unwrap() + s3
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * s1.tanh().exp();
+            }
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * helper_recursive(c, b[0], k % 3)).tanh();
+        }
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -482,35 +506,37 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = y,
-            1 => { s1 = y; }
-            _ => s1 = helper_array(c, y),
-        }
-        let mut s2 = (y - (x - helper_scalar(y, (k as f64 * 0.5))));
-        s2 += a.mapv(f64::tanh).sum();
-        let s3;
-        match k % 3 {
-            0 => s3 = a.mapv(f64::tanh).sum(),
-            1 => { s3 = c[k % a.len()]; }
-            _ => s3 = helper_array(b, (s2 + 0.89)),
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * c.dot(c);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s2 += u5;
-        }
+        let mut s1 = y;
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + b[i] * s1).tanh();
+            s1 = (s1 * 0.7 + c[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        a.mean().unwrap() + s2
+        if c[0] < 0.0 {
+            s1 = y;
+        } else {
+            s1 = s1 * c.mean().unwrap();
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n2 > 2 {
+                break s1 + a.mapv(f64::tanh).sum();
+            }
+        };
+        let mut s5: f64 = {
+            let t4 = b.mean().unwrap().sin();
+            t4 * t4 * 0.5 + helper_scalar(x, 0.37)
+        };
+        let arr6 = [helper_recursive(c, x, k % 3), c.mean().unwrap(), a[k % a.len()]];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        ((k as f64 * 0.5) * s1).sin() + s5
     }
 
     #[test]
@@ -526,26 +552,32 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
-            s1 += a[i] * 0.2;
         }
-        let (s3, c4) = (x * x).sin_cos();
-        let m5 = ad::ndarray::array![[c4, -s3, 0.5], [s3, c4, 1.08]];
-        let mut s2 = m5.t().dot(&m5).mapv(f64::tanh).sum() * y;
-        let s6;
-        match k % 3 {
-            0 => s6 = (c.mean().unwrap() * helper_recursive(c, x, k % 3)),
-            1 => { s6 = c[k % a.len()]; }
-            _ => s6 = s1,
+        let mut top4 = c.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        (s2 / (1.0 + (1.0 + s2 * s2).sqrt() * (1.0 + s2 * s2).sqrt())) + s2
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + helper_array(a, y)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x, (a[i] + 1.08).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut s10 = (((x * y) - c.mean().unwrap()) * c[a.len() - 1]);
+        helper_scalar((b[a.len() - 1] + b[0]), (1.0 + s9 * s9).sqrt()) + s10
     }
 
     #[test]
@@ -561,37 +593,33 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| if t > 0.2 { t * y } else { (t - y).tanh() });
-        let mut s2 = helper_array(b, (0.52 * (k as f64 * 0.5)).sin());
+        let mut s1 = (a.mean().unwrap() - helper_recursive(a, a[0].tanh().exp(), k % 3));
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => v1[i] * helper_scalar(x, y),
-                _ => {
-                    if v1[i] > 0.8 {
-                        break;
-                    }
-                    v1[i].tanh()
-                }
-            };
-            s2 += w3 * helper_recursive(a, x, k % 3);
+            let y = y * 0.5 + s1.tanh().exp();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(a, x, k % 3) };
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += f64::tanh(0.78).exp();
-        let arr5 = [(1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), helper_array(b, s4), helper_recursive(a, x, k % 3)];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        let mut s7 = s2;
+        s1 += y * 0.2;
+        let mut s2: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s7 += (v * j as f64) * b.mapv(f64::tanh).sum();
+            for v in b.iter() {
+                s2 += v * helper_recursive(a, s1, k % 3);
             }
         }
-        ((1.0 + s6 * s6).ln() - helper_recursive(&v1, (k as f64 * 0.5), k % 3)) + s7 + v1.sum() * 0.3
+        let mut s3 = helper_recursive(b, b.mean().unwrap().tanh().exp(), k % 3);
+        let arr4 = [(x - y), (1.0 + s2 * s2).ln(), f64::tanh(1.28).exp()];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let s6;
+        match k % 3 {
+            0 => s6 = b[a.len() - 1],
+            1 => { s6 = 0.5; }
+            _ => s6 = (s1 + (k as f64 * 0.5)).sin(),
+        }
+        if helper_scalar((k as f64 * 0.5), 0.53) > 0.1 {
+            s3 = (b.mapv(f64::tanh).sum() - c.dot(b));
+        } else {
+            s3 = s3 * a.mean().unwrap();
+        }
+        helper_scalar(s1.tanh(), a.dot(a)) + s3
     }
 
     #[test]
@@ -607,28 +635,16 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        let mut s1 = c.dot(b);
+        if k == 3 {
+            return x;
         }
-        let (s2, v3) = helper_pair(c, ((k as f64 * 0.5) / (1.0 + 1.12 * 1.12)));
-        let s4 = s2 * v3.sum();
-        let mut s5 = ((((k as f64 * 0.5) * x) - 1.26) + f64::tanh(0.53));
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => u1[i] * c.mean().unwrap(),
-                _ => {
-                    if u1[i] > 0.8 {
-                        break;
-                    }
-                    u1[i].tanh()
-                }
-            };
-            s5 += w6 * u1.mean().unwrap();
+        match k % 3 {
+            0 => s1 = (x.cos() / (1.0 + ((k as f64 * 0.5) * x) * ((k as f64 * 0.5) * x))),
+            1 => s1 = s1 * 1.26,
+            _ => s1 += (k as f64 * 0.5).tanh(),
         }
-        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * u1.mean().unwrap() };
-        0.67 + s5 + u1.sum() * 0.3
+        (a.mean().unwrap() * s1) + s1
     }
 
     #[test]
@@ -645,23 +661,17 @@ mod p16 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5);
+        }
         for i in 0..a.len() {
-            let t2 = b[i] * f64::tanh(0.62).exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * c[(i + 1) % a.len()];
-            }
-            s1 += u3;
+            let x = x * 0.5 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + s1 * s1).sqrt() * j as f64,
-            _ if (y + a[k % a.len()]) > 0.2 => s1 = s1 * helper_recursive(c, s1.tanh().exp(), k % 3),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + y * y)),
-        }
-        (helper_recursive(a, a[k % a.len()], k % 3) + x.sin()) + s1
+        s1 += x * 0.2;
+        (1.0 + s1 * s1).sqrt() + s1
     }
 
     #[test]
@@ -677,34 +687,48 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * b.mapv(f64::tanh).sum());
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        let s1;
+        match k % 3 {
+            0 => s1 = (b.mapv(f64::tanh).sum() + (x * x)),
+            1 => { s1 = 0.5; }
+            _ => s1 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+        }
+        let mut s2 = (a.mean().unwrap() - b.mapv(f64::tanh).sum());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * s2;
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = helper_scalar((y / (1.0 + a[k % a.len()] * a[k % a.len()])), helper_array(b, x)),
+            1 => { s4 = 0.5; }
+            _ => s4 = helper_scalar((s2 + (k as f64 * 0.5)), (b[0] * s2)),
+        }
+        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + ((k as f64 * 0.5) + b[0])).sum::<f64>();
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (y - (k as f64 * 0.5)), (c[i] + y).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut s6 = s5;
-        for m in v1.iter().map(|s5| (s5 * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * b[0] + s5 * 0.1;
-        }
-        let mut stack7: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack7.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + v1[j] * (a[0] + s5) * w).tanh();
-            if j % 3 == 2 {
-                stack7.pop();
+            let n9 = (s8 * 0.5 + b[i] * 0.73).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
             }
         }
-        let mut m9 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m9.row_mut(i).assign(&(b * ((c[k % a.len()] + x) + i as f64)));
+        for i in (0..a.len()).rev() {
+            let t10 = a[i] * (s8 + (k as f64 * 0.5));
+            s2 += t10 * t10 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
         }
-        let mut s8 = m9.row(1).dot(b) * (x - x);
-        let v10 = (&v1 * (1.0 + v1[k % a.len()] * v1[k % a.len()]).sqrt());
-        let v13 = vec![0.25; c.len()];
-        let mut s14 = c.iter().zip(&v13).map(|(p11, q12)| p11 * q12 * (x + 0.73)).sum::<f64>();
-        helper_array(a, s14).tanh().exp() + s14 + v10.sum() * 0.3
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s8 = (s8 * 0.8 + b[j] * (s1 / (1.0 + y * y))).tanh();
+                if s8 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s8 += b[i] * 0.2;
+        }
+        a[0].tanh().exp() + s8
     }
 
     #[test]
@@ -720,27 +744,45 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * ((k as f64 * 0.5) - y)).sum::<f64>();
-        let mut s4 = (c[k % a.len()] / (1.0 + helper_array(c, (k as f64 * 0.5).tanh()) * helper_array(c, (k as f64 * 0.5).tanh())));
-        let s5;
-        match k % 3 {
-            0 => s5 = (1.0 + s4.tanh().exp() * s4.tanh().exp()).ln(),
-            1 => { s5 = 0.5; }
-            _ => s5 = (c.mapv(f64::tanh).sum() * helper_array(a, y)),
+        let mut s1 = ((y - ((k as f64 * 0.5) - y)) + (helper_recursive(a, a[k % a.len()], k % 3) - (x - (k as f64 * 0.5))));
+        match k % 4 {
+            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
+            _ if 0.53 > 0.2 => s1 = s1 * b.dot(c),
+            _ => s1 += x.sin(),
         }
         for i in 0..a.len() {
-            let s5 = s5 * 0.5 + (s5 + s3);
-            s3 = (s3 * 0.8 + s5 * 0.3).tanh();
+            let x = x * 0.5 + (s1 + s1);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s3 += s5 * 0.2;
+        s1 += x * 0.2;
+        let mut s2 = y;
+        let s3;
         match k % 3 {
-            0 => s3 = b.mapv(f64::tanh).sum(),
-            1 => s3 = s3 * c.mapv(f64::tanh).sum(),
-            _ => s3 += helper_array(c, 1.33),
+            0 => s3 = c.mapv(f64::tanh).sum(),
+            1 => { s3 = 0.5; }
+            _ => s3 = helper_array(c, (1.03 + s2)),
         }
-        let arr6 = [f64::tanh(0.53).exp(), helper_scalar(0.25, s4), helper_recursive(c, 1.09, k % 3)];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        (k as f64 * 0.5) + s4
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
+        }
+        s2 += helper_recursive(c, (k as f64 * 0.5), k % 3);
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w4 * (k as f64 * 0.5);
+        }
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
+        c.mapv(f64::tanh).sum() + s2
     }
 
     #[test]
@@ -757,38 +799,40 @@ mod p19 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x)) * helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x))).ln();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += b[i] * 0.2;
+            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
         }
-        let s2 = 'blk: {
-            if s1.tanh().exp() > 0.437 {
-                break 'blk s1.tanh().exp() * 2.0;
+        let mut l2 = Vec::with_capacity(3);
+        let mut h4 = c.to_owned();
+        for i in 0..a.len() {
+            h4 = (&h4 * s1 + b).mapv(f64::tanh);
+            l2.push(h4.clone());
+            if i == 3 {
+                break;
             }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + f64::tanh(1.39).exp();
-                }
-            }
-            b.dot(b) - f64::tanh(1.39).exp()
-        };
-        for m in c.iter().map(|s2| (s2 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_recursive(c, x, k % 3) + s2 * 0.1;
         }
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s2;
+        let mut q5 = h4.sum();
+        for p3 in &l2 {
+            q5 += p3.dot(c) * 0.5;
         }
-        let mut s5: f64 = {
-            let t4 = u3.dot(b);
-            t4 * t4 * 0.5 + (a[k % a.len()] - y)
-        };
-        (k as f64 * 0.5).cos().cos() + s5 + u3.sum() * 0.3
+        let mut s6 = q5;
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (b[i] + (x + x)).sin();
+        }
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s1 = s1.sin() * 0.9 + w7[j8 - 1] * a.mapv(f64::tanh).sum();
+        }
+        let mut u9 = w7.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * w7.dot(b);
+        }
+        (s1 - w7[0]) + s6 + u9.sum() * 0.3
     }
 
     #[test]
@@ -804,31 +848,60 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let arr1 = [y, helper_recursive(b, (k as f64 * 0.5), k % 3), (a[a.len() - 1] * x)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = helper_recursive(a, helper_scalar((y / (1.0 + b[0] * b[0])), (y / (1.0 + s2 * s2))), k % 3);
         if k % 2 == 0 {
-            s1 = 0.5;
+            s3 = 0.5;
         } else {
-            s1 = k as f64 * 0.25;
+            s3 = k as f64 * 0.25;
         }
-        s1 += ((k as f64 * 0.5) + x);
-        let mut s4 = a.iter().zip(b.iter()).map(|(p2, q3)| p2 * y - q3).reduce(f64::max).unwrap();
-        s4 = (s4 * 0.5 + helper_scalar((x / (1.0 + b[0] * b[0])), (s1 / (1.0 + s4 * s4)))).tanh();
-        if k == 3 {
-            return f64::sqrt((1.0 + 0.71 * 0.71));
-        }
-        match k % 4 {
-            j if j > 1 => s4 = s1.tanh() * j as f64,
-            _ if (y * x) > 0.2 => s4 = s4 * a.dot(b).sin(),
-            _ => s4 += helper_scalar(s1, y),
-        }
+        s3 += a[0];
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let s4 = s4 * 0.5 + (k as f64 * 0.5).cos();
-            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+            stack4.push(a.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+            }
         }
-        s1 += s4 * 0.2;
-        let v7 = vec![0.25; c.len()];
-        let mut s8 = c.iter().zip(&v7).map(|(p5, q6)| p5 * q6 * s1).sum::<f64>();
-        0.25 + s8
+        let mut top7 = a.to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + b[a.len() - 1]) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        if c[0] < 0.0 {
+            s3 = a.dot(b).sin();
+        } else {
+            s3 = s3 * b.mapv(f64::tanh).sum();
+        }
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (a[i] + (s2 * s8)).sin();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * a.dot(b)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += c[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            let t10 = c[i] * helper_array(&w9, 0.93);
+            let mut q11 = 0.0;
+            for j in 0..a.len() {
+                q11 += b[j] * t10;
+            }
+            s3 = s3 + q11.tanh();
+        }
+        (k as f64 * 0.5) + s3 + w9.sum() * 0.3
     }
 
     #[test]
@@ -844,15 +917,14 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
-        let s3 = s1 * v2.sum();
-        let mut s4 = helper_recursive(a, b.dot(c), k % 3).tanh().exp();
-        if c[0] < 0.0 {
-            s4 = c.mean().unwrap();
-        }
-        let arr5 = [0.72, helper_array(b, s4), a.mapv(f64::tanh).sum()];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        y + s4
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        s1 = (k as f64 * 0.5);
+        let mut s3: f64 = {
+            let t2 = (1.39 / (1.0 + c.dot(c) * c.dot(c)));
+            t2 * t2 * 0.5 + c.mean().unwrap()
+        };
+        let mut s4 = (1.0 + (helper_array(b, s3) - a.mapv(f64::tanh).sum()) * (helper_array(b, s3) - a.mapv(f64::tanh).sum())).ln();
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -868,25 +940,36 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.tanh();
+        let mut s1 = (a.mapv(f64::tanh).sum() - (a.mean().unwrap() / (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5)))));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
         if k % 2 == 0 {
-            s1 = (helper_scalar(s1, (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = 0.5;
         } else {
-            s1 = s1 * helper_recursive(a, (1.0 + y * y).sqrt(), k % 3);
+            s1 = k as f64 * 0.25;
         }
-        let mut s2: f64 = 1.38;
-        s2 = ((1.0 + s1 * s1).ln() * y);
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + b[i] * (0.69 + x)).tanh();
+        s1 += (k as f64 * 0.5);
+        let mut s2: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * a.mean().unwrap() + k as f64 * 0.1).sin();
+            }
         }
-        let mut l3 = vec![0.0; a.len()];
-        for p4 in 0..a.len() {
-            l3[p4] = b[p4] * b[k % a.len()].sin();
+        for i in 0..a.len() {
+            let t3 = c[i] * (x * c[a.len() - 1]);
+            s2 += t3 * t3 * 0.5;
+            s2 -= b[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
         }
-        l3[0] += y;
-        let v5 = Array1::from(l3);
-        let mut s6 = v5[0] * 0.5;
-        ((k as f64 * 0.5) + c[k % a.len()]) + s6 + v5.sum() * 0.3
+        let arr4 = [y.cos(), (0.69 + b[k % a.len()]), f64::tanh(0.92).exp()];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -902,47 +985,31 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = (1.0 + helper_array(b, y) * helper_array(b, y)).ln(),
-            1 => { s1 = 0.5; }
-            _ => s1 = (1.0 + helper_recursive(c, x, k % 3) * helper_recursive(c, x, k % 3)).ln(),
-        }
-        let mut s2 = y;
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + a[j] * s2.tanh().exp() * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
+        let mut s1 = (1.0 + helper_array(b, b.mean().unwrap()) * helper_array(b, b.mean().unwrap())).ln();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * c[a.len() - 1].cos()).tanh();
         }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
+        if k == 3 {
+            return b.dot(b);
         }
-        s2 += (1.0 + c[0] * c[0]).sqrt();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (0.36 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * (1.0 + c[0] * c[0]).sqrt()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        for (p5, &q6) in c.iter().zip(b) {
+            s4 = (s4 * 0.7 + p5 * q6 * (1.06 * (k as f64 * 0.5))).tanh();
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln() + s2 * 0.1;
+        for i in 0..a.len() {
+            let mut s4 = s4 * 0.5 + s4.tanh().exp();
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        let mut s4 = s2;
-        let mut s5 = (s1 / (1.0 + c[a.len() - 1] * c[a.len() - 1]));
-        let mut v6 = c.to_owned();
-        for i in 0..2 {
-            (s5, v6) = helper_pair(&v6, s5 * 0.5 + 0.1);
+        s4 += s4 * 0.2;
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * a[k % a.len()].sin()).tanh();
         }
-        let s7 = s5 * v6.sum();
-        a[0] + s4
+        let arr7 = [(c[0] * 0.55), s4, b.dot(b)];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * helper_recursive(c, s4, k % 3)) + s4
     }
 
     #[test]
@@ -958,50 +1025,29 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - (y * a[0])) - (1.0 + y * y).ln().cos());
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (c[k % a.len()] / (1.0 + a[a.len() - 1] * a[a.len() - 1]))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.dot(a);
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.dot(a);
-            }
-        };
-        let mut s4 = helper_recursive(c, f64::tanh(0.80).exp(), k % 3).tanh().exp();
-        let mut s5 = 1.0;
+        if k == 3 {
+            return (((k as f64 * 0.5) - y) - (y * a[0]));
+        }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        }
+        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let d4 = m3.diag();
+        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * x.tanh().exp() + d4[0] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+        let s5;
+        match k % 3 {
+            0 => s5 = s2,
+            1 => { s5 = (s2 * x); }
+            _ => s5 = c.dot(&u1),
+        }
+        let mut s6 = helper_scalar(x.tanh().exp(), (s5 - c[0])).tanh().exp();
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + b[i] * helper_recursive(c, 0.54, k % 3)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
+            let mut s2 = s2 * 0.5 + (k as f64 * 0.5).cos();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        for k in 0..2 {
-            for v in b.iter() {
-                s5 += v * ((k as f64 * 0.5) + (k as f64 * 0.5));
-            }
-        }
-        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_recursive(c, (k as f64 * 0.5), k % 3), (c[i] + (k as f64 * 0.5).cos()).sin()]);
-        }
-        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
-        let s10 = p8 * q9 + std::iter::zip(&pieces7, c).map(|(x, y)| x * y).sum::<f64>();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * s10).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s5 += a[i] * 0.2;
-        }
-        0.47 + s5
+        s2 += s2 * 0.2;
+        helper_recursive(b, b.mean().unwrap(), k % 3) + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1023,8 +1069,14 @@ mod p25 {
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += c[a.len() - 1].tanh();
-        ((k as f64 * 0.5) - y.sin()) + s1
+        s1 += helper_scalar((k as f64 * 0.5), s1);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += ((k as f64 * 0.5) - (k as f64 * 0.5));
+        s1.sin() + s1
     }
 
     #[test]
@@ -1040,26 +1092,41 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * (c[a.len() - 1] - b[k % a.len()]) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        let mut s4 = y;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * helper_scalar(s1, x) + k as f64 * 0.1).sin();
-            }
-        }
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + f2[i] * (y / (1.0 + s1 * s1))).tanh();
+        let mut s1 = (helper_array(c, b.dot(c)) / (1.0 + (x * 0.69) * (x * 0.69)));
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + y)).tanh();
             if i == 3 {
                 break;
             }
         }
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * x;
-            s4 += t5.sin() * x;
+        for m in a.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (s1 - s1) + x * 0.1;
         }
-        let mut s8 = a.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * ((k as f64 * 0.5) + x)) * q7 as f64).sum::<f64>();
-        (helper_array(b, 0.78) + (s8 + c[a.len() - 1])) + s8 + f2.sum() * 0.3
+        let s2 = 'blk: {
+            if (a[k % a.len()] * s1) > 0.437 {
+                break 'blk (a[k % a.len()] * s1) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + s1;
+                }
+            }
+            a.mean().unwrap() - s1
+        };
+        let f4: Array1<f64> = a.iter().rev().map(|p5| (p5 * (k as f64 * 0.5)).tanh() + y).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + f4[i] * a.mapv(f64::tanh).sum()).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
+            }
+        }
+        if k == 3 {
+            return (f4.dot(&f4) + (s2 + c[a.len() - 1]));
+        }
+        f4.mean().unwrap() + s6 + f4.sum() * 0.3
     }
 
     #[test]
@@ -1075,27 +1142,24 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = helper_recursive(a, ((y + c[0]) / (1.0 + (a[k % a.len()] - y) * (a[k % a.len()] - y))), k % 3);
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * y).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+            s1 = (s1 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_array(c, a[a.len() - 1]);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * u3.mapv(f64::tanh).sum() * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
+        s1 += s1.tanh().exp();
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) - x), (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += (1.0 + x * x).ln(),
         }
-        helper_recursive(a, u3[k % a.len()].cos(), k % 3) + s1 + u3.sum() * 0.3
+        helper_array(c, s1).tanh().exp() + s1
     }
 
     #[test]
@@ -1111,14 +1175,20 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let g2 = |p3: f64| (p3 * x.cos()).tanh();
-        let mut s1 = g2(c.mean().unwrap()) + g2(b[0]);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (a[i] + f64::sin(0.32)).sin();
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.cos();
         }
-        let mut s5 = (w4.var(0.0) + 0.1).sqrt() * x.sin();
-        helper_array(a, (s5 * s5)) + s5 + w4.sum() * 0.3
+        let mut s2 = a.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s2 = b.dot(&u1) * j as f64,
+            _ if a.mean().unwrap() > 0.2 => s2 = s2 * (x * 1.28).sin(),
+            _ => s2 += 0.84,
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + c[i] * u1.mean().unwrap()).tanh();
+        }
+        ((1.0 + s2 * s2).ln() * (0.34 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1134,32 +1204,39 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a[0], x);
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
-        }
-        let s3 = s1 * v2.sum();
-        let mut s4 = x;
-        if k % 2 == 0 {
-            s4 = b.mapv(f64::tanh).sum();
-        } else {
-            s4 = s4 * helper_scalar((0.81 / (1.0 + c[a.len() - 1] * c[a.len() - 1])), helper_array(b, y));
-        }
-        let mut s5 = 1.0;
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * f64::sin(1.15)) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * helper_recursive(a, y, k % 3)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => a[i] * x,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s3 += w4 * ((k as f64 * 0.5) * x);
+        }
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * ((k as f64 * 0.5) * x) };
+        let mut h6 = c.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + h6[j] * helper_array(&h6, x)).tanh();
+                if s3 > 0.3 && j > n7 {
+                    break 'search s3 * helper_scalar(x, y);
+                }
             }
-            s5 = n6;
-        }
-        if c[0] < 0.0 {
-            s5 = helper_recursive(a, (k as f64 * 0.5), k % 3);
-        } else {
-            s5 = s5 * (s5 / (1.0 + (y * x) * (y * x)));
-        }
-        helper_scalar(c[k % a.len()], c.mean().unwrap()) + s5
+            if n7 > 2 {
+                break s3 + helper_scalar(x, y);
+            }
+        };
+        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1175,17 +1252,25 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [a[a.len() - 1], b.dot(b), 0.63];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * s2).sin()).sum() * a.dot(c) + d5[0] * helper_array(b, x);
+        let mut s1: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s3 += (v * j as f64) * (b[a.len() - 1] * a[0]);
+            for v in c.iter() {
+                s1 = (s1 * 0.6 + v * (0.84 * y) + k as f64 * 0.1).sin();
             }
         }
-        (1.10 / (1.0 + helper_scalar(s3, b[0]) * helper_scalar(s3, b[0]))) + s3
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c[k % a.len()];
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let v4 = b.mapv(|t| t * t * 0.5 - t);
+        helper_scalar(y, s1).sin() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1201,28 +1286,36 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((y.tanh().exp() * x.cos()), helper_scalar((x - (k as f64 * 0.5)), helper_recursive(b, x, k % 3)));
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_scalar(x, x), (b[i] + (1.0 + y * y).sqrt()).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += (s5 - (k as f64 * 0.5));
-        let mut s6 = 1.0;
-        for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + c[i] * s1.sin()).tanh();
-            if (n7 - s6).abs() < 0.05 {
-                break;
+        let mut s1 = a.dot(c);
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * helper_array(c, s1);
             }
-            s6 = n7;
         }
-        c.mean().unwrap() + s6
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = b[i] * x;
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(a, (k as f64 * 0.5)) * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * y,
+            _ => s1 += x.tanh().exp(),
+        }
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * w2.mapv(f64::tanh).sum(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * b.mapv(f64::tanh).sum();
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
+        (1.28 * (k as f64 * 0.5)).sin() + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1238,38 +1331,60 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (k as f64 * 0.5).tanh().exp();
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h2.mapv_inplace(|t| (t * y).tanh());
-            h2.scaled_add(0.5, a);
-            if i == 3 {
-                break;
+            w1[i] = b[i] * (k as f64 * 0.5).tanh().exp();
+        }
+        let mut s2 = (y + y);
+        match k % 3 {
+            0 => s2 = (x * c.mapv(f64::tanh).sum()),
+            1 => s2 = s2 * (b.mean().unwrap() + b.mean().unwrap()),
+            _ => s2 += (0.34 * (k as f64 * 0.5)),
+        }
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack3.push(b.mapv(|t| (t * s2 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
             }
         }
-        let mut l3 = vec![b.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * y).sin()) + b;
-            l3.push(n);
+        let mut top6 = a.to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * helper_scalar(0.40, x);
-        let (s7, v8) = helper_pair(&u1, (y + (k as f64 * 0.5)));
-        let s9 = s7 * v8.sum();
-        let mut s10 = h2.mapv(f64::tanh).sum();
-        let mut v11 = c.to_owned();
-        for i in 0..2 {
-            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + (k as f64 * 0.5).cos()) * 0.5;
         }
-        let s12 = s10 * v11.sum();
-        let arr13 = [c.dot(a), (k as f64 * 0.5), (s9 - 0.38)];
-        let s14 = arr13.iter().sum::<f64>() * arr13[k % 3];
-        let (s15, v16) = helper_pair(&v5, (b[a.len() - 1] * (k as f64 * 0.5)));
-        let s17 = s15 * v16.sum();
-        b.mapv(f64::tanh).sum() + s6 + v5.sum() * 0.3
+        ad::ndarray::Zip::from(&mut top6).and(a).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * f64::sqrt((1.0 + 0.96 * 0.96)), (c[i] + (s2 + (k as f64 * 0.5))).sin()]);
+        }
+        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
+        let s11 = p9 * q10 + std::iter::zip(&pieces8, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut j12 = 0;
+        while j12 < a.len() {
+            j12 += 1;
+            s2 = s2.sin() * 0.9 + c[j12 - 1] * helper_recursive(b, s2, k % 3);
+        }
+        let v13 = b.mapv(|t| { let u = t * s7; u * u - t });
+        let mut n14 = 0;
+        let s15 = 'search: loop {
+            n14 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * y.sin()).tanh();
+                if s2 > 0.3 && j > n14 {
+                    break 'search s2 * helper_recursive(&w1, 1.23, k % 3);
+                }
+            }
+            if n14 > 2 {
+                break s2 + helper_recursive(&w1, 1.23, k % 3);
+            }
+        };
+        (a.dot(c) * (s7 * y)) + s2 + v13.sum() * 0.3
     }
 
     #[test]
@@ -1286,23 +1401,19 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + (y / (1.0 + y * y)) * (y / (1.0 + y * y))).sqrt() + x);
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(c, x).tanh().exp() * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (x * 1.15),
-            _ => s1 += 0.80,
+        for i in 0..a.len() {
+            let t2 = a[i] * (x * s1);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * 1.15;
+            if i == 3 {
+                break;
+            }
         }
-        let s2 = 'blk: {
-            if (x * x) > 0.437 {
-                break 'blk (x * x) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + b.dot(b);
-                }
-            }
-            helper_recursive(a, 0.60, k % 3) - b.dot(b)
-        };
-        helper_scalar((1.0 + x * x).ln(), helper_recursive(b, s1, k % 3)) + s1
+        let mut s3 = ((c.mean().unwrap() + (0.51 + 0.63)) / (1.0 + y * y));
+        helper_recursive(a, 1.09, k % 3) + s3
     }
 
     #[test]
@@ -1319,29 +1430,31 @@ mod p34 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
-        match k % 3 {
-            0 => s1 = c.mean().unwrap().tanh().exp(),
-            1 => s1 = s1 * 0.69,
-            _ => s1 += s1,
-        }
-        let mut s2 = helper_recursive(c, y, k % 3);
-        let mut v3 = b.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        let s5 = 'blk: {
-            if helper_recursive(b, (k as f64 * 0.5), k % 3) > 0.437 {
-                break 'blk helper_recursive(b, (k as f64 * 0.5), k % 3) * 2.0;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+        }
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + c.mean().unwrap();
+                s1 = (s1 * 0.8 + c[j] * x).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (y - 1.18);
                 }
             }
-            b.mean().unwrap() - c.mean().unwrap()
+            if n2 > 2 {
+                break s1 + (y - 1.18);
+            }
         };
-        helper_recursive(c, (y / (1.0 + x * x)), k % 3) + s1
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * x + k as f64 * 0.1).sin();
+            }
+        }
+        (1.0 + helper_recursive(c, a[0], k % 3) * helper_recursive(c, a[0], k % 3)).ln() + s1
     }
 
     #[test]
@@ -1357,25 +1470,28 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, a.mean().unwrap(), k % 3);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let arr1 = [helper_recursive(a, x, k % 3), (y - x), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = c[0];
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * s3,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s3 += w4 * (k as f64 * 0.5);
         }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (k as f64 * 0.5) };
+        let mut h6 = a.to_owned();
+        for i in 0..a.len() {
+            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
         }
-        s1 += 0.57;
-        let s2;
-        match k % 3 {
-            0 => s2 = x,
-            1 => { s2 = helper_scalar((k as f64 * 0.5), y); }
-            _ => s2 = (k as f64 * 0.5),
-        }
-        (f64::tanh(1.35).exp() - helper_scalar(b[a.len() - 1], 1.18)) + s1
+        f64::sqrt((1.0 + 1.35 * 1.35)) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1391,18 +1507,27 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        let mut s1 = c.mean().unwrap().sin();
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_scalar(a[0], (k as f64 * 0.5)) + k as f64 * 0.1).sin();
             }
         }
-        let f4 = Array1::from_shape_fn(a.len(), |i5| a[i5] * a[0] + i5 as f64 * 0.1);
-        let mut s3 = f4.sum() * 0.3;
-        helper_recursive(c, (x / (1.0 + y * y)), k % 3) + s3 + f4.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (s1 * 0.64),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * f64::tanh(0.36).exp();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(0.36).exp() };
+        y + s1
     }
 
     #[test]
@@ -1419,34 +1544,42 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y.tanh().exp() + y).sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5);
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 += v * (y + x);
-            }
-        }
-        let mut h4 = b.to_owned();
         for i in 0..a.len() {
-            h4.scaled_add(y, b);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (k as f64 * 0.5),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * b[k % a.len()].sin();
         }
-        if k % 2 == 0 {
-            s3 = 0.5;
-        } else {
-            s3 = k as f64 * 0.25;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[k % a.len()].sin() };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * y).tanh();
         }
-        s3 += s1;
-        let s5;
-        match k % 3 {
-            0 => s5 = helper_scalar((a[0] - s1), helper_recursive(c, y, k % 3)),
-            1 => { s5 = f64::tanh(0.40).exp(); }
-            _ => s5 = h4[a.len() - 1].tanh().exp(),
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + c[a.len() - 1].tanh();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        (0.44 - a[k % a.len()].tanh().exp()) + s3 + h4.sum() * 0.3
+        s1 += s1 * 0.2;
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
+        }
+        let (s6, v7) = helper_pair(b, (1.0 + x * x).sqrt());
+        let s8 = s6 * v7.sum();
+        c[a.len() - 1].tanh().exp() + s4
     }
 
     #[test]
@@ -1462,25 +1595,21 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_scalar(b[k % a.len()], helper_recursive(b, c[k % a.len()], k % 3)) * helper_scalar(b[k % a.len()], helper_recursive(b, c[k % a.len()], k % 3))).ln();
+        let mut s3 = c.iter().zip(a.iter()).map(|(p1, q2)| p1 * helper_scalar(y, (k as f64 * 0.5)) - q2).reduce(f64::max).unwrap();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1.tanh()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            let y = y * 0.5 + b[k % a.len()].tanh().exp();
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let arr2 = [a.dot(a), (k as f64 * 0.5), f64::tanh(1.01).exp()];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        if k == 3 {
-            return c[a.len() - 1];
+        s3 += y * 0.2;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (a[k % a.len()] + (k as f64 * 0.5)) + s3 * 0.1;
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (c[a.len() - 1] * y);
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5);
+            s3 = (s3 * 0.8 + x * 0.3).tanh();
         }
-        b.dot(b) + s1 + u4.sum() * 0.3
+        s3 += x * 0.2;
+        a.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -1496,38 +1625,49 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + y).sin();
-        }
-        let mut s2 = (1.0 + helper_array(&w1, helper_array(b, (k as f64 * 0.5))) * helper_array(&w1, helper_array(b, (k as f64 * 0.5)))).ln();
-        match k % 4 {
-            j if j > 1 => s2 = b.dot(c) * j as f64,
-            _ if w1.mean().unwrap() > 0.2 => s2 = s2 * (1.0 + s2 * s2).ln().tanh().exp(),
-            _ => s2 += c.dot(c),
-        }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += (k as f64 * 0.5);
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + w1[i] * helper_array(b, s2)).tanh();
-        }
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 = (s3 * 0.6 + v * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + k as f64 * 0.1).sin();
+        let mut s2: f64 = {
+            let t1 = helper_recursive(c, helper_array(a, y), k % 3);
+            t1 * t1 * 0.5 + helper_array(c, c[a.len() - 1])
+        };
+        let mut s3 = a[k % a.len()];
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * helper_scalar(s3, (k as f64 * 0.5));
+            if i % 3 == 1 {
+                continue;
             }
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * c[(i + 1) % a.len()];
+            }
+            s2 += u5;
         }
-        let (s4, v5) = helper_pair(a, a.dot(c));
-        let s6 = s4 * v5.sum();
-        let mut u7 = a.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * a.dot(b);
+        if x > 0.1 {
+            s2 = s2.sin();
+        } else {
+            s2 = s2 * ((s2 + 1.10) * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
         }
-        helper_recursive(&w1, b[a.len() - 1], k % 3) + s3 + u7.sum() * 0.3
+        let s6 = 'blk: {
+            if helper_recursive(c, x, k % 3) > 0.437 {
+                break 'blk helper_recursive(c, x, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + 0.21;
+                }
+            }
+            (x / (1.0 + 1.02 * 1.02)) - 0.21
+        };
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = a[i] * (0.41 + x);
+        }
+        (c[a.len() - 1] / (1.0 + s6 * s6)).tanh() + s3 + w7.sum() * 0.3
     }
 
     #[test]
@@ -1544,24 +1684,26 @@ mod p40 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x.tanh().exp().tanh().exp() - x);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        match k % 3 {
+            0 => s1 = helper_scalar((a[a.len() - 1] / (1.0 + b[0] * b[0])), c.mean().unwrap()),
+            1 => s1 = s1 * (helper_recursive(a, x, k % 3) - c[a.len() - 1]),
+            _ => s1 += (k as f64 * 0.5),
         }
-        s1 += helper_scalar(x, a[a.len() - 1]);
+        let mut s2 = s1;
+        let mut v3 = b.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        }
+        let s4 = s2 * v3.sum();
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-        }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (k as f64 * 0.5).cos();
+            let n6 = (s5 * 0.5 + c[i] * (k as f64 * 0.5)).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
             }
         }
-        (c[k % a.len()] * y) + s1
+        (helper_recursive(a, a[0], k % 3) - f64::ln((1.0 + 0.40 * 0.40))) + s5
     }
 
     #[test]
@@ -1577,37 +1719,33 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, a.mean().unwrap(), k % 3);
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5) + s1 * 0.1;
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * b.mapv(f64::tanh).sum()).tanh());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
         }
-        for i in 0..a.len() {
-            let t2 = a[i] * helper_recursive(a, a[k % a.len()], k % 3);
-            s1 += t2.sin() * x.tanh();
+        let mut h5 = a.to_owned();
+        for i in 0..3 {
+            h5.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1 + x * 0.1;
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * s3 + s3 * 0.1;
         }
-        let mut s3 = (k as f64 * 0.5).sin();
-        let s4 = 'blk: {
-            if (k as f64 * 0.5).sin() > 0.437 {
-                break 'blk (k as f64 * 0.5).sin() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (y + c[k % a.len()]);
-                }
-            }
-            helper_recursive(c, x, k % 3) - (y + c[k % a.len()])
+        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (x * x)).tanh());
+        let mut s10: f64 = {
+            let t9 = (helper_recursive(b, s3, k % 3) - (y + a[k % a.len()]));
+            t9 * t9 * 0.5 + helper_recursive(c, x, k % 3)
         };
-        let (s5, v6) = helper_pair(b, (c[0] / (1.0 + s1 * s1)));
-        let s7 = s5 * v6.sum();
-        match k % 3 {
-            0 => s3 = c.mapv(f64::tanh).sum(),
-            1 => s3 = s3 * f64::sin(0.69),
-            _ => s3 += c.mapv(f64::tanh).sum(),
+        let mut s11 = 1.0;
+        for i in 0..a.len() {
+            let n12 = (s11 * 0.5 + b[i] * (c[0] / (1.0 + s3 * s3))).tanh();
+            if (n12 - s11).abs() < 0.05 {
+                break;
+            }
+            s11 = n12;
         }
-        s7 + s3
+        y + s11 + h5.sum() * 0.3
     }
 
     #[test]
@@ -1623,56 +1761,61 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * c).mapv(f64::tanh);
-        let mut s2 = ((k as f64 * 0.5) - ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * (x / (1.0 + v1[k % a.len()] * v1[k % a.len()]))));
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * b.mapv(f64::tanh).sum() * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (v1[a.len() - 1] - 0.46)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s2 += c[i] * 0.2;
-        }
+        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (x * x)).tanh()).collect();
+        let mut s3 = l1.iter().sum::<f64>();
         for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + c[i] * y).tanh();
-            if i == 3 {
-                break;
+            s3 = (s3 * 0.7 + b[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
+        }
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * x,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s3 += w4 * a.dot(b);
+        }
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.dot(b) };
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (s3 - (k as f64 * 0.5)), (b[i] + (x - s5)).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut stack10: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack10.push(c.mapv(|t| (t * s9 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p11 = stack10.pop().unwrap();
+                let q12 = stack10.pop().expect("two");
+                stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
             }
         }
-        let (s4, v5) = helper_pair(&v1, v1.mean().unwrap());
-        let s6 = s4 * v5.sum();
-        let s7 = 'blk: {
-            if s6 > 0.437 {
-                break 'blk s6 * 2.0;
+        let mut top13 = c.to_owned();
+        while let Some(p11) = stack10.pop() {
+            top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
+        }
+        for q12 in top13.iter_mut() {
+            *q12 = (q12.sin() + c.dot(a)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top13).and(c).for_each(|p11, &q12| *p11 += q12 * p11.cos());
+        let s14 = top13.sum();
+        for m in b.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * a.dot(c) + s3 * 0.1;
+        }
+        let mut stack15: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack15.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + b[j] * (s5 - 0.82) * w).tanh();
+            if j % 3 == 2 {
+                stack15.pop();
             }
-            for j in 0..a.len() {
-                if v1[j] > 0.6 {
-                    break 'blk v1[j] + (s2 + x);
-                }
-            }
-            s2 - (s2 + x)
-        };
-        let s8 = 'blk: {
-            if (y - 0.82) > 0.437 {
-                break 'blk (y - 0.82) * 2.0;
-            }
-            for j in 0..a.len() {
-                if v1[j] > 0.6 {
-                    break 'blk v1[j] + x.tanh();
-                }
-            }
-            y - x.tanh()
-        };
-        ((k as f64 * 0.5) - v1[0]).tanh().exp() + s2 + v1.sum() * 0.3
+        }
+        s5.tanh() + s3
     }
 
     #[test]
@@ -1688,28 +1831,46 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + helper_array(b, (k as f64 * 0.5))).sin();
-        }
-        let mut s2 = b.dot(b);
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + w1[i] * f64::ln((1.0 + 0.55 * 0.55))).tanh();
-        }
+        let mut s1 = helper_recursive(a, b[a.len() - 1].sin().cos(), k % 3);
         match k % 4 {
-            j if j > 1 => s2 = 1.25 * j as f64,
-            _ if f64::ln((1.0 + 1.32 * 1.32)) > 0.2 => s2 = s2 * (w1.dot(&w1) + y.cos()),
-            _ => s2 += x.tanh().exp(),
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if y > 0.2 => s1 = s1 * b[a.len() - 1],
+            _ => s1 += helper_array(a, y),
         }
-        let mut s5 = a.iter().map(|p3| p3 * x).min_by(|p3, q4| (p3 - x).abs().total_cmp(&(q4 - x).abs())).unwrap();
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        let mut s3: f64 = {
+            let t2 = c.dot(b);
+            t2 * t2 * 0.5 + y.cos()
+        };
+        match k % 4 {
+            j if j > 1 => s1 = (f64::ln((1.0 + 1.32 * 1.32)) - (x / (1.0 + s3 * s3))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * s3,
+            _ => s1 += b.mean().unwrap(),
+        }
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * w1.dot(c), (w1[i] + a.dot(b)).sin()]);
+            stack4.push(b.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+            }
         }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, &w1).map(|(x, y)| x * y).sum::<f64>();
-        let mut s12 = b.windows(2).into_iter().enumerate().map(|(q11, p10)| (p10[1] - p10[0] * (y * a[a.len() - 1])) * q11 as f64).sum::<f64>();
-        ((s2 + x) / (1.0 + (s9 - x) * (s9 - x))) + s12 + w1.sum() * 0.3
+        let mut top7 = a.to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut s9 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp() - s8);
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s9 = s9.sin() * 0.9 + c[j10 - 1] * helper_recursive(b, s8, k % 3);
+        }
+        (s9 - s3) + s9
     }
 
     #[test]
@@ -1726,23 +1887,27 @@ mod p44 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y - helper_recursive(c, b.dot(a), k % 3));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c[k % a.len()]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
-                }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + y;
+            s1 = (s1 * 0.7 + b[i] * c[a.len() - 1]).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let v2 = a.mapv(f64::sin);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) + y);
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t4 = a[i] * x;
+            if i % 3 == 1 {
+                continue;
             }
-        };
-        s1 = x.tanh().exp();
-        let mut s6 = b.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * y.cos()).sum::<f64>();
-        s1 += ((0.91 * a[a.len() - 1]) * a.mapv(f64::tanh).sum());
-        helper_scalar((y / (1.0 + s3 * s3)), b[0].tanh().exp()) + s6
+            s1 += t4.sin() * helper_recursive(&v2, 0.99, k % 3);
+        }
+        y + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1758,12 +1923,17 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(c, (1.0 + y * y).ln(), k % 3) + helper_recursive(c, helper_scalar(x, x), k % 3));
-        s1 += b.mapv(f64::tanh).sum();
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1.sin() + s1 * 0.1;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = a[i] * a[k % a.len()];
         }
-        helper_array(b, x).tanh().exp() + s1
+        let mut s2 = helper_recursive(b, helper_recursive(b, helper_scalar(x, x), k % 3), k % 3);
+        for i in 0..a.len() {
+            let t3 = a[i] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]);
+            s2 += t3 * t3 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+        }
+        helper_array(&w1, x).tanh().exp() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1779,26 +1949,15 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c[0];
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_scalar((k as f64 * 0.5), s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_recursive(a, 1.32, k % 3);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_recursive(a, 1.32, k % 3);
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * 0.52;
+        let (s1, v2) = helper_pair(c, a[k % a.len()]);
+        let s3 = s1 * v2.sum();
+        let mut s4 = (1.0 + helper_recursive(a, 1.32, k % 3) * helper_recursive(a, 1.32, k % 3)).sqrt().tanh().exp();
+        if k % 2 == 1 {
+            let s3 = s3 * 0.5 + 0.52;
+            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
         }
-        s1 + s1
+        s4 += s3 * 0.2;
+        helper_recursive(a, b.mapv(f64::tanh).sum(), k % 3) + s4
     }
 
     #[test]
@@ -1814,37 +1973,31 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * (0.25 - (k as f64 * 0.5)) + k as f64 * 0.1).sin();
-            }
+        let mut s1 = helper_scalar((((k as f64 * 0.5) + a[a.len() - 1]) - y), helper_recursive(b, (0.37 - x), k % 3));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
         }
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + b[0] * b[0]).ln();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            h3.mapv_inplace(|t| (t * s1).tanh());
+            h3.scaled_add(0.5, a);
         }
-        s1 += y * 0.2;
-        let s2;
-        match k % 3 {
-            0 => s2 = x,
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_recursive(b, a[k % a.len()], k % 3),
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        for i in 0..a.len() {
-            let t3 = c[i] * 1.03;
-            let mut q4 = 0.0;
-            for j in 0..a.len() {
-                q4 += a[j] * t3;
-            }
-            s1 = s1 + q4.tanh();
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n5 = (&h4 * y + c).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        (k as f64 * 0.5) + s1
+        a.mapv(f64::tanh).sum() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1860,49 +2013,37 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
+        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + y * y).sqrt();
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + u4[j] * helper_array(&u4, (k as f64 * 0.5))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s3 += u4[i] * 0.2;
+        }
+        let mut h5 = b.to_owned();
         for i in 0..a.len() {
+            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
+        }
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + h5[i] * x).tanh();
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (1.0 + y * y).sqrt()).tanh();
+            s3 = (s3 * 0.7 + u4[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + b[i] * 0.3;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_recursive(c, a[0], k % 3);
-        }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * u2.mapv(f64::tanh).sum()).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
-            }
-        }
-        let mut l5 = Vec::with_capacity(3);
-        let mut h7 = u2.to_owned();
-        for i in 0..a.len() {
-            h7 = (&h7 * s1 + b).mapv(f64::tanh);
-            l5.push(h7.clone());
-            if i == 3 {
-                break;
-            }
-        }
-        let mut q8 = h7.sum();
-        for p6 in &l5 {
-            q8 += p6.dot(&u2) * 0.5;
-        }
-        let mut s9 = q8;
-        let s10;
-        match k % 3 {
-            0 => s10 = b.mapv(f64::tanh).sum(),
-            1 => { s10 = b.mapv(f64::tanh).sum(); }
-            _ => s10 = 0.24,
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (s3 + u2[a.len() - 1])).tanh();
-        }
-        0.40 + s9 + u2.sum() * 0.3
+        let v6 = c.mapv(|t| (t * s3).sin() + s3 * 0.5);
+        helper_array(&h5, (x + u4[a.len() - 1])) + s3 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1918,15 +2059,15 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((y / (1.0 + y * y)).tanh(), (1.0 + x * x).sqrt());
-        let mut l2 = vec![b.to_owned()];
-        for p3 in 0..2 {
-            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
-            l2.push(n);
+        let arr1 = [helper_scalar((k as f64 * 0.5), 1.18), (y / (1.0 + y * y)), f64::sqrt((1.0 + 1.22 * 1.22))];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = (k as f64 * 0.5);
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s3 += (v * j as f64) * (s2 * y);
+            }
         }
-        let v4 = l2[l2.len() - 1].to_owned();
-        let mut s5 = l2[1][0] * (c[0] * x);
-        v4.mapv(f64::tanh).sum() + s5 + v4.sum() * 0.3
+        b.mean().unwrap() + s3
     }
 
     #[test]
@@ -1942,34 +2083,27 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return ((k as f64 * 0.5) + f64::ln((1.0 + 1.10 * 1.10)));
+        let mut s1 = ((k as f64 * 0.5) + (1.0 + x.cos() * x.cos()).sqrt());
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh().exp();
         }
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1.scaled_add(((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a);
-            if i == 3 {
-                break;
-            }
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(c, (k as f64 * 0.5)) + y * 0.1;
         }
-        let mut s2 = ((k as f64 * 0.5).tanh().exp().cos() + 0.77);
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * a[a.len() - 1] * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let mut s4: f64 = {
+            let t3 = helper_array(a, (a[a.len() - 1] * s1));
+            t3 * t3 * 0.5 + y
+        };
+        let mut s5 = (s4 + b[0]).tanh().exp();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        if c[0] < 0.0 {
-            s2 = ((k as f64 * 0.5) * helper_recursive(a, 0.68, k % 3));
-        }
-        for k in 0..2 {
-            for v in a.iter() {
-                s2 = (s2 * 0.6 + v * helper_scalar(x, (k as f64 * 0.5)) + k as f64 * 0.1).sin();
-            }
-        }
-        y + s2 + h1.sum() * 0.3
+        s1 += helper_recursive(b, (k as f64 * 0.5), k % 3);
+        s1.tanh() + s5
     }
 
     #[test]
@@ -1988,35 +2122,33 @@ mod p51 {
         let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
         let d3 = m2.diag();
         let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * helper_recursive(a, c[0], k % 3) + d3[0] * c.dot(c);
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h4.scaled_add(c.dot(b), c);
+        if k == 3 {
+            return (1.0 + (1.03 * (k as f64 * 0.5)) * (1.03 * (k as f64 * 0.5))).sqrt();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + a[j5 - 1] * x.sin();
+        let s4;
+        match k % 3 {
+            0 => s4 = ((1.0 + s1 * s1).ln() * (s1 / (1.0 + y * y))),
+            1 => { s4 = ((k as f64 * 0.5) / (1.0 + x * x)); }
+            _ => s4 = a[a.len() - 1],
         }
-        let s6 = 'blk: {
-            if helper_recursive(b, h4[a.len() - 1], k % 3) > 0.437 {
-                break 'blk helper_recursive(b, h4[a.len() - 1], k % 3) * 2.0;
+        let s5 = 'blk: {
+            if 1.34 > 0.437 {
+                break 'blk 1.34 * 2.0;
             }
             for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (0.67 * x);
+                if a[j] > 0.6 {
+                    break 'blk a[j] + c.dot(a);
                 }
             }
-            0.27 - (0.67 * x)
+            1.30 - c.dot(a)
         };
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * h4.dot(b)).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * a.dot(&h4), (b[i] + s1).sin()]);
+        s1 += b.mean().unwrap();
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + c[j6 - 1] * helper_scalar((k as f64 * 0.5), s5);
         }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, a).map(|(x, y)| x * y).sum::<f64>();
-        helper_array(a, 1.22) + s7 + h4.sum() * 0.3
+        s1 + s1
     }
 
     #[test]
@@ -2033,39 +2165,32 @@ mod p52 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * a.dot(b)).tanh();
         }
-        s1 += x.tanh().exp();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 + (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 + 0.86);
-                }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + s1.tanh();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * 0.34).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
             }
-            if n2 > 2 {
-                break s1 + (s1 + 0.86);
+        }
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 = (s1 * 0.6 + v * y + k as f64 * 0.1).sin();
             }
-        };
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
         }
-        s1 += a.mapv(f64::tanh).sum();
-        let s4;
-        match k % 3 {
-            0 => s4 = b[k % a.len()],
-            1 => { s4 = 0.5; }
-            _ => s4 = a.mean().unwrap(),
-        }
-        let mut s7 = a.iter().zip(b.iter()).map(|(p5, q6)| p5 * q6 * s3).sum::<f64>();
-        (k as f64 * 0.5).tanh().exp().tanh().exp() + s7
+        helper_recursive(c, a[a.len() - 1].tanh().exp(), k % 3) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2081,29 +2206,25 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
+        let mut s2: f64 = {
+            let t1 = a.mean().unwrap();
+            t1 * t1 * 0.5 + a.mean().unwrap()
+        };
+        match k % 4 {
+            j if j > 1 => s2 = b.mean().unwrap() * j as f64,
+            _ if c.dot(b) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
+            _ => s2 += helper_scalar(0.24, x),
         }
-        let mut s2 = ((u1.dot(&u1) + y.tanh().exp()) * x);
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * ((k as f64 * 0.5) - c[k % a.len()]) + s2 * 0.1;
+        if k == 3 {
+            return s2;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t3 = c[i] * b.dot(c);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s2 += u4;
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (y + (k as f64 * 0.5)), (c[i] + a.dot(a)).sin()]);
         }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += s2;
-        (c.mapv(f64::tanh).sum() - helper_scalar((k as f64 * 0.5), 1.40)) + s2 + u1.sum() * 0.3
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
+        (c.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -2120,37 +2241,35 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (0.51 * helper_recursive(a, (c[k % a.len()] - a[a.len() - 1]), k % 3));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
                 s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5);
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        if k % 2 == 1 {
-            let y = y * 0.5 + (1.0 + s1 * s1).sqrt();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            s1 += b[i] * 0.2;
         }
-        s1 += y * 0.2;
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + x * 0.1;
+        }
         match k % 3 {
-            0 => s1 = v4.mean().unwrap(),
+            0 => s1 = f64::tanh(0.48).exp().cos(),
             1 => s1 = s1 * (k as f64 * 0.5),
             _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * ((k as f64 * 0.5) + c[k % a.len()]), (b[i] + helper_recursive(b, 0.22, k % 3)).sin()]);
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) + c[k % a.len()]);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
-        x + s1 + v4.sum() * 0.3
+        s1 += y * 0.2;
+        let s2;
+        match k % 3 {
+            0 => s2 = x.tanh().exp(),
+            1 => { s2 = 0.5; }
+            _ => s2 = a.mean().unwrap(),
+        }
+        (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln() + s1
     }
 
     #[test]
@@ -2166,54 +2285,35 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_recursive(c, (x * x), k % 3) * helper_recursive(c, (x * x), k % 3)).ln();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_array(c, x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_array(c, x);
-            }
-        };
-        let s4 = 'blk: {
-            if (0.55 * b[k % a.len()]) > 0.437 {
-                break 'blk (0.55 * b[k % a.len()]) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (k as f64 * 0.5);
-                }
-            }
-            c.mapv(f64::tanh).sum() - (k as f64 * 0.5)
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * a.dot(a);
-                }
-            }
-            if n5 > 2 {
-                break s1 + a.dot(a);
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (0.95 + 0.95)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s1 = y.cos();
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        a.dot(b) + s1
+        let s3 = s1 * v2.sum();
+        let mut h4 = a.to_owned();
+        for i in 0..3 {
+            h4.scaled_add(y, a);
+        }
+        let s5 = 'blk: {
+            if c.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk c.mapv(f64::tanh).sum() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + c.mean().unwrap();
+                }
+            }
+            s3 - c.mean().unwrap()
+        };
+        let mut s6 = c[k % a.len()];
+        if k % 2 == 0 {
+            s6 = 0.5;
+        } else {
+            s6 = k as f64 * 0.25;
+        }
+        s6 += y;
+        (k as f64 * 0.5).cos().tanh().exp() + s6 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2229,21 +2329,34 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut s2 = b.mean().unwrap();
-        for i in (1..a.len()).step_by(2) {
-            let t3 = a[i] * 1.34;
-            s2 += t3.sin() * (1.0 + y * y).sqrt();
-            if i == 3 {
-                break;
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        for i in 0..a.len() {
-            let t4 = c[i] * x;
-            s2 += t4 * t4 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * (b[0] - a[k % a.len()]);
+        let mut top4 = a.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        1.31 + s2 + v1.sum() * 0.3
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + c.mapv(f64::tanh).sum()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + c[i] * y).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
+            }
+        }
+        let mut s8 = (1.0 + (1.0 + s5 * s5).ln().tanh().exp() * (1.0 + s5 * s5).ln().tanh().exp()).ln();
+        (s6 * 0.90).tanh() + s8
     }
 
     #[test]
@@ -2259,13 +2372,23 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(c, (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt());
-        let s3 = s1 * v2.sum();
-        let mut h4 = b.to_owned();
-        for i in 0..3 {
-            h4 = (&h4 * 0.5 + b).mapv(f64::sin);
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        for i in 0..a.len() {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_scalar(y, s1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w4 * y;
         }
-        c.dot(c) + h4.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        c.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -2281,50 +2404,34 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.39 / (1.0 + x * x))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (k as f64 * 0.5).cos();
-                }
-            }
-            if n2 > 2 {
-                break s1 + (k as f64 * 0.5).cos();
-            }
-        };
-        let mut s4 = 1.0;
+        if k == 3 {
+            return c.mean().unwrap();
+        }
+        let mut s1 = (f64::tanh(0.81).exp().tanh().exp() - b.mean().unwrap());
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * a.dot(a)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
+            s1 = (s1 * 0.7 + c[i] * (y * (k as f64 * 0.5))).tanh();
+        }
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
+        }
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + c[j3 - 1] * s1;
         }
         for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (1.0 + s4 * s4).sqrt(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s4 += w6 * (s4 - s1);
+            let t4 = c[i] * helper_array(c, c[k % a.len()]);
+            s1 += t4 * t4 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
         }
-        let s7 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (s4 - s1) };
-        let v8 = (c * a).mapv(f64::tanh);
-        s1 += helper_scalar((c[k % a.len()] * s4), a.dot(b));
-        if k % 2 == 1 {
-            let s7 = s7 * 0.5 + (k as f64 * 0.5);
-            s4 = (s4 * 0.8 + s7 * 0.3).tanh();
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * u2[0], (a[i] + ((k as f64 * 0.5) + y)).sin()]);
         }
-        s4 += s7 * 0.2;
-        (s3 - y) + s4 + v8.sum() * 0.3
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        s8 + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -2340,32 +2447,28 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (k as f64 * 0.5).tanh().exp().tanh().exp();
-            t1 * t1 * 0.5 + a.dot(a)
-        };
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * f64::cos(1.09) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + x * x).sqrt();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * helper_recursive(b, y, k % 3);
-            if i % 3 == 1 {
-                continue;
-            }
-            s2 += t4.sin() * s2.sin();
+        let s2;
+        match k % 3 {
+            0 => s2 = 0.65,
+            1 => { s2 = 0.5; }
+            _ => s2 = f64::cos(1.09).tanh().exp(),
         }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_recursive(a, (k as f64 * 0.5), k % 3), (a[i] + (1.18 + (k as f64 * 0.5))).sin()]);
+        let mut s3 = helper_recursive(a, y, k % 3).tanh().exp();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + u1[j4 - 1] * (k as f64 * 0.5);
         }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        ((a[a.len() - 1] * x) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s2
+        if k % 2 == 0 {
+            s3 = u1.mapv(f64::tanh).sum();
+        } else {
+            s3 = s3 * helper_array(&u1, (k as f64 * 0.5)).sin();
+        }
+        s2 + s3 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2381,30 +2484,38 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = ((0.98 + (k as f64 * 0.5)) - b.mean().unwrap());
-            t1 * t1 * 0.5 + y.tanh()
-        };
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += c[0];
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        if k == 3 {
-            return c.mean().unwrap();
-        }
-        let v4 = (a + a);
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        let mut s1 = ((b.dot(b) + c[a.len() - 1].cos()) - (y * 0.36));
         for i in 0..a.len() {
-            w5[i] = v4[i] * b.dot(a);
+            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        helper_array(&v4, x) + s2 + w5.sum() * 0.3
+        let mut s3: f64 = {
+            let t2 = c.mean().unwrap();
+            t2 * t2 * 0.5 + x
+        };
+        if a.dot(a) > 0.1 {
+            s1 = helper_array(a, x);
+        } else {
+            s1 = s1 * helper_array(b, s1);
+        }
+        let s4;
+        match k % 3 {
+            0 => s4 = ((k as f64 * 0.5).tanh() * b.mean().unwrap()),
+            1 => { s4 = s1; }
+            _ => s4 = c.dot(c),
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + a[i] * s1).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        let mut s8: f64 = {
+            let t7 = (1.06 + helper_recursive(a, s4, k % 3));
+            t7 * t7 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        };
+        c.mapv(f64::tanh).sum() + s8
     }
 
     #[test]
@@ -2421,48 +2532,31 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c.dot(c),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * b.mean().unwrap();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.dot(c) + s1 * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(b, c[a.len() - 1]) / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())) * j as f64,
-            _ if helper_array(c, s3) > 0.2 => s1 = s1 * helper_array(b, a.mean().unwrap()),
-            _ => s1 += (0.93 * 0.73),
-        }
-        s1 += (b.mean().unwrap() - 0.24);
-        let s4 = 'blk: {
-            if (0.27 * s3) > 0.437 {
-                break 'blk (0.27 * s3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + s1.tanh().exp();
-                }
-            }
-            (s1 / (1.0 + b[k % a.len()] * b[k % a.len()])) - s1.tanh().exp()
-        };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * helper_array(c, y);
-        }
+        let s2;
         match k % 3 {
-            0 => s1 = helper_scalar(helper_recursive(c, s1, k % 3), helper_array(b, y)),
-            1 => s1 = s1 * helper_array(b, s1),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+            0 => s2 = (x - y.tanh().exp()),
+            1 => { s2 = a[a.len() - 1].tanh().exp(); }
+            _ => s2 = (1.0 + y.sin() * y.sin()).sqrt(),
         }
-        (1.0 + b[a.len() - 1].tanh().exp() * b[a.len() - 1].tanh().exp()).ln() + s1
+        let s3;
+        match k % 3 {
+            0 => s3 = f64::cos(0.48).sin(),
+            1 => { s3 = (y * 0.27); }
+            _ => s3 = (b.mean().unwrap() - 0.24),
+        }
+        let arr4 = [s3.tanh().exp(), helper_scalar(a[a.len() - 1], b[k % a.len()]), helper_scalar(x, y)];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let mut s8 = b.iter().zip(b.iter()).map(|(p6, q7)| p6 * f64::tanh(0.87) - q7).reduce(f64::max).unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s8 = (s8 * 0.7 + a[i] * s3).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        s1 + s8
     }
 
     #[test]
@@ -2479,33 +2573,30 @@ mod p62 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (s1 + (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+            s1 += a[i] * 0.2;
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar(x, x), (a[i] + c.mapv(f64::tanh).sum()).sin()]);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s6 += v * f64::sin(1.29);
-            }
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (1.01 - c[0]);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let s7;
-        match k % 3 {
-            0 => s7 = b.dot(a),
-            1 => { s7 = a.mean().unwrap(); }
-            _ => s7 = helper_scalar((s1 / (1.0 + s6 * s6)), b.mean().unwrap()),
+        s1 += s1 * 0.2;
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_recursive(a, y, k % 3);
         }
-        (((k as f64 * 0.5) - s5) + 0.51) + s6
+        helper_array(c, b.mean().unwrap()) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -2521,36 +2612,27 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_recursive(b, y, k % 3).cos();
-        }
-        let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-        }
+        let mut s1 = helper_recursive(b, x, k % 3).cos();
         match k % 3 {
-            0 => s1 = helper_scalar(0.72, (0.52 - (k as f64 * 0.5))),
-            1 => s1 = s1 * c.dot(b),
-            _ => s1 += helper_array(c, s1),
+            0 => s1 = b.dot(a).tanh().exp(),
+            1 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += a.dot(b),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (b[0] - x);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let v4 = vec![0.25; c.len()];
+        let mut s5 = c.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * 0.72).sum::<f64>();
+        let g7 = |p8: f64| (p8 * helper_scalar(y, y)).tanh();
+        let mut s6 = g7(helper_array(c, s5)) + g7(a[0]);
+        let mut s9 = ad::ndarray::array![((k as f64 * 0.5) * a[0]), helper_scalar(x, 1.07), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        if c[0] < 0.0 {
+            s1 = 0.86;
         }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + y
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * 1.07;
+        for m in c.iter().map(|s5| (s5 * 0.7).sin()) {
+            s9 = s9 * 0.8 + m * ((k as f64 * 0.5) * s5) + s5 * 0.1;
         }
-        let mut s5 = x;
-        f64::sqrt((1.0 + 0.86 * 0.86)) + s5 + w4.sum() * 0.3
+        if c[0] < 0.0 {
+            s5 = a[a.len() - 1];
+        }
+        (c[k % a.len()].tanh().exp() * helper_scalar(s1, s5)) + s9
     }
 
     #[test]
@@ -2567,9 +2649,13 @@ mod p64 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + x * x).ln();
-        let g3 = |p4: f64| (p4 * a.mean().unwrap()).tanh();
-        let mut s2 = g3(b.dot(a)) + g3(c[0]);
-        ((1.0 + b[0] * b[0]).ln() + c.mean().unwrap()) + s2
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
+        }
+        let v3 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        helper_array(a, a[0]) + s1 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2585,19 +2671,17 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (1.35 - 0.29), (a[i] + ((k as f64 * 0.5) - 0.74)).sin()]);
-        }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut s5 = helper_scalar(helper_recursive(c, 1.05, k % 3), (b.dot(a) * helper_scalar((k as f64 * 0.5), 0.74)));
+        let s1;
         match k % 3 {
-            0 => s5 = helper_scalar(a.mean().unwrap(), ((k as f64 * 0.5) + (k as f64 * 0.5))),
-            1 => s5 = s5 * x,
-            _ => s5 += helper_recursive(b, (k as f64 * 0.5), k % 3),
+            0 => s1 = a.mean().unwrap(),
+            1 => { s1 = c.mean().unwrap(); }
+            _ => s1 = (y * (k as f64 * 0.5)).tanh(),
         }
-        0.48 + s5
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::tanh(1.05);
+        }
+        (c.dot(a) * helper_scalar((k as f64 * 0.5), 0.74)) + u2.sum() * 0.3
     }
 
     #[test]
@@ -2614,12 +2698,12 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a[k % a.len()].sin();
-        }
-        c.mean().unwrap() + s1
+        s1 = (s1 * 0.5 + s1.tanh().tanh()).tanh();
+        let mut s3: f64 = {
+            let t2 = (1.0 + f64::tanh(0.28).exp() * f64::tanh(0.28).exp()).ln();
+            t2 * t2 * 0.5 + c.dot(a)
+        };
+        (helper_recursive(a, x, k % 3) - (k as f64 * 0.5)) + s3
     }
 
     #[test]
@@ -2635,42 +2719,42 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut h1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * helper_recursive(b, x, k % 3)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
         }
-        let g4 = |p5: f64| (p5 * b.mapv(f64::tanh).sum()).tanh();
-        let mut s3 = g4(1.28) + g4(a[0]);
-        let mut s6 = f64::cos(1.36);
-        let mut s7: f64 = 0.0;
+        let mut s2 = x;
+        match k % 3 {
+            0 => s2 = (1.0 + b.dot(&h1) * b.dot(&h1)).ln(),
+            1 => s2 = s2 * c.mean().unwrap(),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        s2 = (s2 * 0.5 + (h1.mapv(f64::tanh).sum() + helper_array(a, h1[k % a.len()]))).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * h1[0].sin()).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
+        }
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s7 += (v * j as f64) * a.mean().unwrap();
+            for v in b.iter() {
+                s2 += v * helper_recursive(c, 0.86, k % 3);
             }
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = c[i] * (s6 - (k as f64 * 0.5));
-        }
-        let mut s9 = s3;
-        let mut v10 = w8.to_owned();
-        for i in 0..2 {
-            (s9, v10) = helper_pair(&v10, s9 * 0.5 + 0.1);
-        }
-        let s11 = s9 * v10.sum();
-        let mut stack12: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack12.pop() {
+        let (s3, v4) = helper_pair(c, (k as f64 * 0.5));
+        let s5 = s3 * v4.sum();
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + b[j] * helper_recursive(c, 0.86, k % 3) * w).tanh();
+            s2 = (s2 * 0.7 + b[j] * 0.98 * w).tanh();
             if j % 3 == 2 {
-                stack12.pop();
+                stack6.pop();
             }
         }
-        helper_scalar(s7, (y - b[0])) + s7 + w8.sum() * 0.3
+        ((b[k % a.len()] + s5) + (1.0 + s5 * s5).ln()) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2686,15 +2770,20 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (helper_scalar((k as f64 * 0.5), y) * helper_array(b, 0.46));
+        let mut l1 = vec![c.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * y).sin()) + c;
+            l1.push(n);
         }
-        let mut m2 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m2.row_mut(i).assign(&(a * (b.mapv(f64::tanh).sum() + i as f64)));
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * helper_scalar((k as f64 * 0.5), y);
+        let s5;
+        match k % 3 {
+            0 => s5 = x,
+            1 => { s5 = b.mean().unwrap(); }
+            _ => s5 = (helper_recursive(c, 0.70, k % 3) + s4.tanh().exp()),
         }
-        let mut s1 = m2.row(1).dot(a) * (x + 0.53);
-        helper_recursive(b, (1.0 + y * y).ln(), k % 3) + s1
+        (helper_recursive(b, 1.33, k % 3) + y) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2711,33 +2800,22 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_array(c, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + s1 * 0.1;
         }
         let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_recursive(b, 1.21, k % 3), (c[i] + (x * c[a.len() - 1])).sin()]);
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_scalar(b[a.len() - 1], (k as f64 * 0.5)), (c[i] + b.mean().unwrap()).sin()]);
         }
         let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let s6 = 'blk: {
-            if helper_recursive(b, s5, k % 3) > 0.437 {
-                break 'blk helper_recursive(b, s5, k % 3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + s1;
-                }
-            }
-            (s1 * a[k % a.len()]) - s1
-        };
-        let mut s8: f64 = {
-            let t7 = helper_array(b, b[0]);
-            t7 * t7 * 0.5 + s6
-        };
-        a[k % a.len()] + s8
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        match k % 3 {
+            0 => s1 = 0.49,
+            1 => s1 = s1 * helper_recursive(c, helper_scalar(0.48, s5), k % 3),
+            _ => s1 += s1,
+        }
+        s1 = (s1 + (b[k % a.len()] - b[0]));
+        a.dot(c) + s1
     }
 
     #[test]
@@ -2753,48 +2831,50 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += c.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a[0];
-                }
-            }
-            if n2 > 2 {
-                break s1 + a[0];
-            }
-        };
-        let mut s4 = helper_scalar(((s3 * b[k % a.len()]) * (s3 / (1.0 + s3 * s3))), a.mean().unwrap());
-        for i in (1..a.len()).step_by(2) {
-            let t5 = c[i] * (s3 * x);
-            s4 += t5.sin() * helper_recursive(c, x, k % 3);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * (b[k % a.len()] - y)).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s4 += c[i] * 0.2;
-        }
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] += (a[i] + x).sin();
-        }
+        let mut s1 = a.mean().unwrap();
         if c[0] < 0.0 {
-            s4 = (a.mapv(f64::tanh).sum() / (1.0 + (s1 / (1.0 + s3 * s3)) * (s1 / (1.0 + s3 * s3))));
+            s1 = c.mapv(f64::tanh).sum();
+        } else {
+            s1 = s1 * helper_recursive(b, helper_recursive(b, a[0], k % 3), k % 3);
         }
-        s3 + s4 + w6.sum() * 0.3
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * helper_array(c, (k as f64 * 0.5))).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + c[j] * b[0] * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s5 += (v * j as f64) * (1.0 + y * y).sqrt();
+            }
+        }
+        if k % 2 == 0 {
+            s5 = 0.5;
+        } else {
+            s5 = k as f64 * 0.25;
+        }
+        s5 += (s5 * s1);
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * helper_recursive(c, x, k % 3);
+            }
+        }
+        let mut u6 = b.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(b, x);
+        }
+        (k as f64 * 0.5) + s5 + u6.sum() * 0.3
     }
 
     #[test]
@@ -2810,44 +2890,61 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += helper_array(a, x);
-        let mut s2 = ad::ndarray::array![s1, b.mean().unwrap(), (k as f64 * 0.5).cos()].mapv(f64::sin).sum();
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => a[i] * y,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w3 * ((k as f64 * 0.5) / (1.0 + s2 * s2));
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * ((k as f64 * 0.5) / (1.0 + s2 * s2)) };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            stack1.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
-            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * y;
+        let mut top4 = b.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        let (s6, v7) = helper_pair(b, (s2 * a[a.len() - 1]));
-        let s8 = s6 * v7.sum();
-        let (s9, v10) = helper_pair(c, ((k as f64 * 0.5) - c[a.len() - 1]));
-        let s11 = s9 * v10.sum();
-        a.mean().unwrap() + s2
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + helper_recursive(c, x, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let l6 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s5)];
+        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
+        let s9;
+        match k % 3 {
+            0 => s9 = b.mean().unwrap().cos(),
+            1 => { s9 = y.tanh().exp(); }
+            _ => s9 = (y / (1.0 + ((k as f64 * 0.5) / (1.0 + s8 * s8)) * ((k as f64 * 0.5) / (1.0 + s8 * s8)))),
+        }
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s8 = s8.sin() * 0.9 + c[j10 - 1] * (s9 * b[k % a.len()]);
+        }
+        let mut stack11: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack11.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p12 = stack11.pop().unwrap();
+                let q13 = stack11.pop().expect("two");
+                stack11.push((&p12 * 0.5 + &q13).mapv(f64::tanh));
+            }
+        }
+        let mut top14 = b.to_owned();
+        while let Some(p12) = stack11.pop() {
+            top14 = (&top14 * 0.5 + &p12).mapv(f64::tanh);
+        }
+        for q13 in top14.iter_mut() {
+            *q13 = (q13.sin() + (s8 * a[a.len() - 1])) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top14).and(b).for_each(|p12, &q13| *p12 += q13 * p12.cos());
+        let s15 = top14.sum();
+        let arr16 = [a.dot(b), s9.cos(), (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()];
+        let s17 = arr16.iter().sum::<f64>() * arr16[k % 3];
+        for i in (0..a.len()).rev() {
+            s8 = (s8 * 0.7 + b[i] * a.dot(a)).tanh();
+        }
+        helper_array(c, helper_scalar(y, c[k % a.len()])) + s8
     }
 
     #[test]
@@ -2863,31 +2960,54 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + (x / (1.0 + y * y)));
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * c.mapv(f64::tanh).sum();
-        }
-        match k % 4 {
-            j if j > 1 => s3 = (y - (y / (1.0 + w4[a.len() - 1] * w4[a.len() - 1]))) * j as f64,
-            _ if s3.tanh().exp() > 0.2 => s3 = s3 * (c.mapv(f64::tanh).sum() + helper_recursive(b, a[a.len() - 1], k % 3)),
-            _ => s3 += (x - x),
-        }
-        match k % 3 {
-            0 => s3 = helper_recursive(b, (x - s3), k % 3),
-            1 => s3 = s3 * w4.mapv(f64::tanh).sum(),
-            _ => s3 += 0.37,
-        }
-        let mut s5 = (k as f64 * 0.5);
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s6 += v * b.mapv(f64::tanh).sum();
+        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mapv(f64::tanh).sum();
+                }
             }
+            if n2 > 2 {
+                break s1 + c.mapv(f64::tanh).sum();
+            }
+        };
+        let mut s4 = ((y - (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))) - (c.mapv(f64::tanh).sum() + helper_recursive(c, c[a.len() - 1], k % 3)));
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * s1.sin()).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * b.dot(b);
+                }
+            }
+            if n5 > 2 {
+                break s4 + b.dot(b);
+            }
+        };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] += (b[i] + helper_scalar(x, y)).sin();
         }
-        let (s7, v8) = helper_pair(b, (1.0 + s3 * s3).ln());
-        let s9 = s7 * v8.sum();
-        s3.cos() + s6 + w4.sum() * 0.3
+        if b.mapv(f64::tanh).sum() > 0.1 {
+            s4 = (0.24 - (k as f64 * 0.5));
+        } else {
+            s4 = s4 * (b.mapv(f64::tanh).sum() + (1.0 + s3 * s3).ln());
+        }
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + s1;
+            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
+        }
+        s4 += s3 * 0.2;
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s4 = s4.sin() * 0.9 + w7[j8 - 1] * helper_scalar(s1, (k as f64 * 0.5));
+        }
+        (0.74 * w7[0].cos()) + s4 + w7.sum() * 0.3
     }
 
     #[test]
@@ -2903,18 +3023,28 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h1 = (&h1 * 0.5 + a).mapv(f64::sin);
+        let v1 = (a * (x / (1.0 + x * x)));
+        let mut s2 = x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * helper_recursive(&v1, c[0], k % 3)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        let arr2 = [b.dot(c), (x * y), (0.22 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut s5: f64 = {
-            let t4 = (helper_recursive(b, y, k % 3) * h1.mapv(f64::tanh).sum());
-            t4 * t4 * 0.5 + b[0].tanh().exp()
-        };
-        let mut s6 = c.dot(a);
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln().tanh().exp() + s6 + h1.sum() * 0.3
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46));
+        }
+        for k in 0..2 {
+            for v in v1.iter() {
+                s2 = (s2 * 0.6 + v * b[0].tanh().exp() + k as f64 * 0.1).sin();
+            }
+        }
+        f64::tanh(0.40).exp().cos() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -2930,43 +3060,41 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_recursive(b, x, k % 3);
+        let mut s1 = y;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        let mut s2 = b.mean().unwrap();
-        if k % 2 == 0 {
-            s2 = s2;
-        } else {
-            s2 = s2 * ((k as f64 * 0.5) * b.mapv(f64::tanh).sum());
-        }
-        let v3 = b.mapv(|t| { let u = t * y; u * u - t });
+        let mut s3 = c.mean().unwrap();
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] += (v3[i] + helper_array(&u1, (k as f64 * 0.5))).sin();
+            w4[i] = a[i] * c[k % a.len()];
         }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * w4[k % a.len()].cos(), (c[i] + ((k as f64 * 0.5) / (1.0 + x * x))).sin()]);
-        }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
-        let s9;
-        match k % 3 {
-            0 => s9 = (v3[0].tanh().exp() * a.mapv(f64::tanh).sum()),
-            1 => { s9 = 0.5; }
-            _ => s9 = v3.dot(a),
-        }
-        'outer: for i in 0..a.len() {
+        let s5 = 'blk: {
+            if b.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk b.mapv(f64::tanh).sum() * 2.0;
+            }
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + w4[j] * (y / (1.0 + 1.37 * 1.37))).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (1.37 + 0.37);
                 }
             }
-            s2 += w4[i] * 0.2;
+            helper_array(&w4, (k as f64 * 0.5)) - (1.37 + 0.37)
+        };
+        match k % 4 {
+            j if j > 1 => s3 = (1.0 + b[k % a.len()].cos() * b[k % a.len()].cos()).sqrt() * j as f64,
+            _ if a.dot(a) > 0.2 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += (s1 + x),
         }
-        (1.0 + helper_recursive(b, 0.78, k % 3) * helper_recursive(b, 0.78, k % 3)).ln() + s2 + w4.sum() * 0.3
+        let (s6, v7) = helper_pair(a, (s5 * s1));
+        let s8 = s6 * v7.sum();
+        let z10 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p11, &q12| (p11 * s8 - q12).sin());
+        let mut s9 = z10.sum() * (y / (1.0 + 1.37 * 1.37));
+        helper_recursive(c, s1, k % 3) + s9 + w4.sum() * 0.3
     }
 
     #[test]
@@ -2982,53 +3110,49 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((k as f64 * 0.5) / (1.0 + y * y)).tanh() / (1.0 + y * y));
-        s1 = (s1 * 0.5 + (0.25 / (1.0 + s1 * s1)).tanh().exp()).tanh();
-        if k % 2 == 0 {
-            s1 = y;
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_recursive(b, c[a.len() - 1], k % 3)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * x;
-                }
-            }
-            if n2 > 2 {
-                break s1 + x;
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (b[a.len() - 1] / (1.0 + s3 * s3))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::tanh(1.15).exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let mut s4 = 1.0;
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * helper_array(c, 0.57)).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
+            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
-            s4 = n5;
         }
-        let arr6 = [0.88, helper_recursive(c, (k as f64 * 0.5), k % 3), f64::tanh(0.43)];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        (k as f64 * 0.5) + s4
+        let mut top4 = a.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + y.tanh()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * helper_array(a, (k as f64 * 0.5))).tanh());
+        match k % 4 {
+            j if j > 1 => s8 = s8 * j as f64,
+            _ if (c[a.len() - 1] * 0.76) > 0.2 => s8 = s8 * b.mean().unwrap(),
+            _ => s8 += helper_array(a, y),
+        }
+        match k % 4 {
+            j if j > 1 => s8 = (b.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s8 = s8 * (b.dot(b) / (1.0 + ((k as f64 * 0.5) - s8) * ((k as f64 * 0.5) - s8))),
+            _ => s8 += f64::tanh(1.15).exp(),
+        }
+        for k in 0..2 {
+            for v in c.iter() {
+                s8 = (s8 * 0.6 + v * (1.10 + (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        let (s9, v10) = helper_pair(c, helper_recursive(c, 1.24, k % 3));
+        let s11 = s9 * v10.sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s8 = (s8 * 0.7 + c[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()).tanh();
+        }
+        a[0] + s8
     }
 
     #[test]
@@ -3044,18 +3168,20 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x + ((k as f64 * 0.5).sin() - helper_recursive(c, y, k % 3)));
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_scalar(s1, b[0]);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (c[i] + (k as f64 * 0.5)).sin();
         }
-        s1 += x * 0.2;
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, c);
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if w1[p3] > b[p3] {
+                l2.push((w1[p3] * (k as f64 * 0.5).sin()).sin());
+            } else {
+                l2.push(b[p3] * y);
+            }
         }
-        helper_scalar(x.cos(), ((k as f64 * 0.5) / (1.0 + x * x))) + s1 + h2.sum() * 0.3
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        helper_scalar(helper_scalar(x, s4), b.mean().unwrap()) + s4 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3072,51 +3198,34 @@ mod p77 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x - c[a.len() - 1]).tanh().exp() / (1.0 + helper_recursive(b, f64::sin(1.11), k % 3) * helper_recursive(b, f64::sin(1.11), k % 3)));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.98 - y);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (0.98 - y);
-            }
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += (k as f64 * 0.5);
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        }
+        let mut s4: f64 = {
+            let t3 = (x - a.mapv(f64::tanh).sum());
+            t3 * t3 * 0.5 + b.mean().unwrap()
         };
-        let l4: Vec<f64> = c.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (0.22 / (1.0 + x * x))).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        if k == 3 {
-            return a.mean().unwrap().tanh();
+        for m in b.iter().filter(|q| **q > 0.1).map(|s4| (s4 * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * helper_array(a, c[k % a.len()]) + s4 * 0.1;
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * c.mapv(f64::tanh).sum() + x * 0.1;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = c[i] * (s4 - s1);
         }
-        let mut s7 = helper_scalar(s3.tanh().exp(), (helper_recursive(a, b[a.len() - 1], k % 3) - (b[0] * 0.77)));
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * (y - x);
-                }
-            }
-            if n8 > 2 {
-                break s1 + (y - x);
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.dot(a)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s6 = x;
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + y;
+            s6 = (s6 * 0.8 + s4 * 0.3).tanh();
         }
-        s9 + s7
+        s6 += s4 * 0.2;
+        s6 + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -3132,19 +3241,28 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.mean().unwrap();
         for i in 0..a.len() {
-            w1[i] = c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * b.mean().unwrap();
         }
-        let mut s2 = b.mean().unwrap();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
+        let mut s4: f64 = 0.29;
         match k % 3 {
-            0 => s2 = 0.29,
-            1 => s2 = s2 * a.mean().unwrap(),
-            _ => s2 += y.tanh(),
+            0 => s4 = ((s1 / (1.0 + x * x)) + ((k as f64 * 0.5) * a[a.len() - 1])),
+            1 => s4 = s4 * (a.mapv(f64::tanh).sum() - s1.sin()),
+            _ => s4 += 0.27,
         }
-        let l3: Vec<f64> = b.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * y.tanh()).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        a.mapv(f64::tanh).sum() + s5 + w1.sum() * 0.3
+        helper_array(b, a[k % a.len()].tanh()) + s4
     }
 
     #[test]
@@ -3160,17 +3278,31 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            w1[i] = b[i] * (1.0 + y * y).sqrt();
+            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
-        let mut s2 = y;
+        let mut top4 = a.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + y) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = b.mean().unwrap().cos();
         match k % 3 {
-            0 => s2 = (helper_scalar(s2, c[k % a.len()]) / (1.0 + f64::cos(0.99) * f64::cos(0.99))),
-            1 => s2 = s2 * ((0.92 - y) * a.dot(&w1)),
-            _ => s2 += s2,
+            0 => s6 = helper_scalar(y, ((k as f64 * 0.5) / (1.0 + y * y))),
+            1 => s6 = s6 * x,
+            _ => s6 += b.mapv(f64::tanh).sum(),
         }
-        helper_recursive(b, (c[0] * c[0]), k % 3) + s2 + w1.sum() * 0.3
+        (c[a.len() - 1] / (1.0 + s5 * s5)).sin() + s6
     }
 
     #[test]
@@ -3186,15 +3318,16 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * x).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * (0.53 + (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut l1 = vec![a.to_owned()];
+        for p2 in 0..2 {
+            let n = l1[p2].mapv(|t| (t * x).sin()) + a;
+            l1.push(n);
         }
-        helper_array(c, helper_recursive(c, a[a.len() - 1], k % 3)) + s4
+        let v3 = l1[l1.len() - 1].to_owned();
+        let mut s4 = l1[1][0] * x;
+        let arr5 = [helper_recursive(&v3, x, k % 3), helper_array(&v3, 0.20), helper_array(b, b[k % a.len()])];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        (f64::tanh(0.75).exp() + b.dot(&v3)) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3210,27 +3343,37 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (b[a.len() - 1] + c[a.len() - 1])).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5).tanh();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s1 = helper_array(b, (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        if c[0] < 0.0 {
+            s1 = b.mean().unwrap().sin();
         }
-        s3 += y * 0.2;
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + (0.65 / (1.0 + y * y))).sin();
-        }
-        'outer: for i in 0..a.len() {
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + w4[j] * b.dot(a)).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_scalar(0.37, s1);
                 }
             }
-            s3 += w4[i] * 0.2;
+            if n2 > 2 {
+                break s1 + helper_scalar(0.37, s1);
+            }
+        };
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * x).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
         }
-        (y + x).tanh().exp() + s3 + w4.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = s4.tanh().exp();
+        } else {
+            s1 = s1 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) + 1.09);
+        }
+        a[k % a.len()] + s4
     }
 
     #[test]
@@ -3246,14 +3389,16 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() - y);
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + c.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * a.mean().unwrap(), (a[i] + y).sin()]);
         }
-        s1 += x * 0.2;
-        let mut s2 = ad::ndarray::array![(s1 * x), y.cos(), (0.67 * (k as f64 * 0.5))].mapv(f64::sin).sum();
-        b.mean().unwrap() + s2
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
+        if k == 3 {
+            return (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).ln();
+        }
+        b[0].tanh().tanh()
     }
 
     #[test]
@@ -3269,51 +3414,40 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((helper_array(c, y) * ((k as f64 * 0.5) + x)), helper_array(a, (k as f64 * 0.5)).tanh().exp());
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * helper_scalar(y, x);
+        let v1 = b.mapv(f64::sin);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] = c[i] * helper_array(&v1, y);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y.cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        if a.dot(a) > 0.1 {
-            s1 = (a[a.len() - 1] + a.dot(a));
-        } else {
-            s1 = s1 * x;
-        }
+        let mut s3 = w2.mapv(f64::tanh).sum();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            s3 = (s3 * 0.7 + v1[i] * helper_scalar((k as f64 * 0.5), s3)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_array(b, s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.77;
         }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * helper_recursive(a, y, k % 3)).tanh();
+        let mut s6: f64 = {
+            let t5 = (k as f64 * 0.5).cos();
+            t5 * t5 * 0.5 + (1.0 + y * y).sqrt()
+        };
+        let s7;
+        match k % 3 {
+            0 => s7 = a.dot(a),
+            1 => { s7 = 0.5; }
+            _ => s7 = s6,
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_recursive(c, b[a.len() - 1], k % 3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * f64::sqrt((1.0 + 0.45 * 0.45));
+        let mut h8 = v1.to_owned();
+        for i in 0..3 {
+            h8.mapv_inplace(|t| (t * y).tanh());
+            h8.scaled_add(0.5, &v1);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::sqrt((1.0 + 0.45 * 0.45)) };
-        b[0].tanh().exp() + s1
+        v1[0] + s6 + h8.sum() * 0.3
     }
 
     #[test]
@@ -3329,17 +3463,23 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * x.tanh().exp();
+        let mut s1 = (helper_scalar(x, (k as f64 * 0.5)) * c.dot(c)).cos();
+        s1 = (s1 * 0.5 + helper_array(b, helper_scalar(s1, y))).tanh();
+        match k % 3 {
+            0 => s1 = y.tanh().exp().tanh().exp(),
+            1 => s1 = s1 * (s1.tanh() + (x + s1)),
+            _ => s1 += y,
         }
-        let mut s2 = c.mapv(f64::tanh).sum();
-        let mut s4: f64 = {
-            let t3 = (helper_array(&w1, y) - helper_scalar(s2, y));
-            t3 * t3 * 0.5 + s2
+        match k % 3 {
+            0 => s1 = (x + s1),
+            1 => s1 = s1 * ((y / (1.0 + y * y)) * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
+            _ => s1 += y,
+        }
+        let mut s3: f64 = {
+            let t2 = helper_recursive(a, s1.cos(), k % 3);
+            t2 * t2 * 0.5 + y.sin()
         };
-        let v5 = (a + a);
-        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
+        c[k % a.len()].sin() + s3
     }
 
     #[test]
@@ -3355,35 +3495,50 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * (0.79 / (1.0 + x * x))).tanh() + helper_array(c, (k as f64 * 0.5))).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + f2[j4 - 1] * s1;
+        let arr1 = [b.mapv(f64::tanh).sum(), (1.0 + x * x).ln(), helper_recursive(b, 1.33, k % 3)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = helper_scalar(s2, b[0]);
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
-        if k % 2 == 0 {
-            s1 = b.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * helper_array(b, x).cos();
+        let s5 = s3 * v4.sum();
+        let mut s6 = a.dot(c);
+        for i in (0..a.len()).rev() {
+            let t7 = a[i] * (y + s6);
+            let mut q8 = 0.0;
+            for j in 0..a.len() {
+                q8 += a[j] * t7;
+            }
+            s6 = s6 + q8.tanh();
         }
-        s1 += a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * s1,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let s9 = 'blk: {
+            if s2 > 0.437 {
+                break 'blk s2 * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + s5.tanh().exp();
                 }
-            };
-            s1 += w5 * x.tanh().exp();
-        }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh().exp() };
-        let mut s7 = c.mean().unwrap();
-        (0.36 / (1.0 + s6 * s6)).tanh() + s7 + f2.sum() * 0.3
+            }
+            (s6 / (1.0 + 0.91 * 0.91)) - s5.tanh().exp()
+        };
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
+            for j in 0..a.len() {
+                s6 = (s6 * 0.8 + b[j] * 0.93).tanh();
+                if s6 > 0.3 && j > n10 {
+                    break 'search s6 * s5;
+                }
+            }
+            if n10 > 2 {
+                break s6 + s5;
+            }
+        };
+        let f13 = Array1::from_shape_fn(a.len(), |i14| a[i14] * (s2 + 0.43) + i14 as f64 * 0.1);
+        let mut s12 = f13.sum() * 0.3;
+        f64::sin(1.35).tanh().exp() + s12 + f13.sum() * 0.3
     }
 
     #[test]
@@ -3400,40 +3555,29 @@ mod p86 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - f64::cos(1.18).tanh().exp());
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * c.dot(a) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s2 = x;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (a[k % a.len()] + x)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * helper_recursive(c, (k as f64 * 0.5), k % 3);
+                s1 = (s1 * 0.8 + a[j] * c[k % a.len()].tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n3 > 2 {
-                break s1 + helper_recursive(c, (k as f64 * 0.5), k % 3);
-            }
-        };
-        let s5 = 'blk: {
-            if y > 0.437 {
-                break 'blk y * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (1.0 + x * x).sqrt();
-                }
-            }
-            (x * (k as f64 * 0.5)) - (1.0 + x * x).sqrt()
-        };
-        s1 = (a.mapv(f64::tanh).sum() - s4);
-        a.dot(b) + s1
+            s1 += a[i] * 0.2;
+        }
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (s2 - s1), (b[i] + f64::sin(0.89)).sin()]);
+        }
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
+        c.dot(a) + s2
     }
 
     #[test]
@@ -3449,24 +3593,23 @@ mod p87 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * y.cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (a[i] + (0.92 - y)).sin();
         }
-        let arr2 = [helper_recursive(b, c[k % a.len()], k % 3), x, helper_array(a, (k as f64 * 0.5))];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_array(b, s1) + k as f64 * 0.1).sin();
-            }
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * x + c).mapv(f64::tanh);
+            h2.assign(&n3);
         }
-        (helper_recursive(b, (k as f64 * 0.5), k % 3) / (1.0 + x * x)) + s1
+        let mut s4 = helper_recursive(c, y, k % 3);
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * helper_array(b, x)).tanh();
+        }
+        a.mean().unwrap() + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -3483,24 +3626,10 @@ mod p88 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_scalar((y - (k as f64 * 0.5)), (1.0 + c[0] * c[0]).sqrt()), (((k as f64 * 0.5) * x) * x));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * ((k as f64 * 0.5) + y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        if k == 3 {
+            return helper_array(c, (y - x));
         }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * 0.23 * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        x + s1
+        helper_scalar(x, 0.84).tanh().exp() + s1
     }
 
     #[test]
@@ -3516,29 +3645,56 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-        if k == 3 {
-            return x;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + a.mean().unwrap()).sin();
+            w1[i] = c[i] * helper_scalar(b[k % a.len()], a[0]);
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + a[j3 - 1] * helper_array(&w2, y);
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * w1.mean().unwrap(), (a[i] + (k as f64 * 0.5).cos()).sin()]);
         }
-        let mut s4 = (1.0 + x * x).ln().tanh().exp();
-        for (p5, &q6) in w2.iter().zip(b) {
-            s1 = (s1 * 0.7 + p5 * q6 * helper_array(c, y)).tanh();
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        let s6 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.437 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * 2.0;
+            }
+            for j in 0..a.len() {
+                if w1[j] > 0.6 {
+                    break 'blk w1[j] + x.tanh().exp();
+                }
+            }
+            x - x.tanh().exp()
+        };
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (c[a.len() - 1] * 0.21), (b[i] + (k as f64 * 0.5).cos()).sin()]);
         }
-        match k % 4 {
-            j if j > 1 => s4 = helper_array(c, helper_recursive(&w2, b[a.len() - 1], k % 3)) * j as f64,
-            _ if (0.22 + s4) > 0.2 => s4 = s4 * (1.0 + x * x).ln().tanh().exp(),
-            _ => s4 += x,
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, &w1).map(|(x, y)| x * y).sum::<f64>();
+        let mut s11 = helper_array(b, b[a.len() - 1]);
+        match k % 3 {
+            0 => s11 = b.mapv(f64::tanh).sum(),
+            1 => s11 = s11 * (k as f64 * 0.5),
+            _ => s11 += s5,
         }
-        0.91 + s4 + w2.sum() * 0.3
+        let arr12 = [(0.22 + s6), 0.91, s6];
+        let s13 = arr12.iter().sum::<f64>() * arr12[k % 3];
+        for i in 0..a.len() {
+            let w14 = match i % 3 {
+                0 => continue,
+                1 => a[i] * b[a.len() - 1],
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s11 += w14 * helper_scalar(0.62, 1.21);
+        }
+        let s15 = if s11 < 5.0 { s11 * 0.5 } else { return s11 * helper_scalar(0.62, 1.21) };
+        c.mapv(f64::tanh).sum() + s11 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3554,27 +3710,16 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
-                }
-            }
-            if n2 > 2 {
-                break s1 + s1;
-            }
-        };
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        if k == 3 {
+            return y;
         }
-        s1 += (s1 - x);
-        1.15 + s1
+        let mut s1 = y;
+        match k % 4 {
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if 1.15 > 0.2 => s1 = s1 * s1,
+            _ => s1 += helper_array(a, x),
+        }
+        (a[0] * (k as f64 * 0.5)).sin() + s1
     }
 
     #[test]
@@ -3590,30 +3735,42 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
+        let mut s1 = a.dot(a);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let mut s2 = (b.mapv(f64::tanh).sum() + x);
-        for m in b.iter().map(|s2| (s2 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * y + s2 * 0.1;
+        if k % 2 == 0 {
+            s1 = y.tanh().exp();
         }
-        let mut s4: f64 = {
-            let t3 = u1.dot(a).tanh().exp();
-            t3 * t3 * 0.5 + x.sin()
-        };
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * u1.mapv(f64::tanh).sum() + x * 0.1;
-        }
-        match k % 4 {
-            j if j > 1 => s4 = helper_scalar((s2 / (1.0 + c[a.len() - 1] * c[a.len() - 1])), c.mean().unwrap()) * j as f64,
-            _ if a[a.len() - 1] > 0.2 => s4 = s4 * c.mean().unwrap(),
-            _ => s4 += helper_array(c, s4),
-        }
+        let mut f3 = c.to_owned();
+        f3.mapv_inplace(|t| (t * s1).tanh());
+        f3.scaled_add((k as f64 * 0.5), &c);
+        let mut s2 = f3.sum() * 0.3;
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + u1[i] * u1.mean().unwrap()).tanh();
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => f3[i] * f64::cos(0.45),
+                _ => {
+                    if f3[i] > 0.8 {
+                        break;
+                    }
+                    f3[i].tanh()
+                }
+            };
+            s1 += w4 * helper_recursive(b, s2, k % 3);
         }
-        u1[0] + s4 + u1.sum() * 0.3
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(b, s2, k % 3) };
+        let v8 = vec![0.25; c.len()];
+        let mut s9 = c.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * c.mean().unwrap()).sum::<f64>();
+        let f11 = Array1::from_shape_fn(a.len(), |i12| f3[i12] * helper_scalar(s1, s1) + i12 as f64 * 0.1);
+        let mut s10 = f11.sum() * 0.3;
+        (1.0 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])) * ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))).sqrt() + s10 + f11.sum() * 0.3
     }
 
     #[test]
@@ -3629,12 +3786,31 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * x.tanh().exp()).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        let mut s4 = helper_scalar((a.mapv(f64::tanh).sum() / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())), y);
-        let mut s5 = (helper_recursive(b, 0.64, k % 3) + ((k as f64 * 0.5) + (k as f64 * 0.5))).tanh().exp();
-        let l6 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * s5)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(a);
-        ((c[a.len() - 1] * 1.07) / (1.0 + b.dot(b) * b.dot(b))) + s8
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
+        }
+        let mut s2 = (a[0] + b.dot(c).sin());
+        match k % 4 {
+            j if j > 1 => s2 = f64::tanh(0.77).exp().tanh().exp() * j as f64,
+            _ if (0.80 * 0.82) > 0.2 => s2 = s2 * helper_recursive(c, (s2 * (k as f64 * 0.5)), k % 3),
+            _ => s2 += (x + (k as f64 * 0.5)),
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + u1[i] * y).tanh();
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * (1.0 + x * x).sqrt() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        (helper_array(a, 0.21) + helper_scalar(s2, c[k % a.len()])) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3650,34 +3826,29 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((helper_array(b, y) - (0.61 + x)), ((y / (1.0 + x * x)) / (1.0 + (x - y) * (x - y))));
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        'outer: for i in 0..a.len() {
+        let s1;
+        match k % 3 {
+            0 => s1 = helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]),
+            1 => { s1 = 0.5; }
+            _ => s1 = y,
+        }
+        let mut s2 = y;
+        if k == 3 {
+            return (x - y).tanh();
+        }
+        let s3 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
+            }
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (b[a.len() - 1] / (1.0 + b[0] * b[0]))).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + helper_recursive(a, s2, k % 3);
                 }
             }
-            s2 += a[i] * 0.2;
-        }
-        let mut l4 = vec![c.to_owned()];
-        for p5 in 0..2 {
-            let n = l4[p5].mapv(|t| (t * y).sin()) + b;
-            l4.push(n);
-        }
-        let v6 = l4[l4.len() - 1].to_owned();
-        let mut s7 = l4[1][0] * y.tanh().exp();
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + b[i] * v6.mapv(f64::tanh).sum()).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
-            }
-        }
-        helper_recursive(a, y, k % 3) + s8 + v6.sum() * 0.3
+            (s1 * s2) - helper_recursive(a, s2, k % 3)
+        };
+        let v4 = c.mapv(|t| { let u = t * y; u * u - t });
+        s3 + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -3693,32 +3864,26 @@ mod p94 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (y * s1);
-        }
+        let v1 = a.mapv(f64::sin);
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(b, c[0]),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w3 * (k as f64 * 0.5).tanh().exp();
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v1[i] * (x * y), (v1[i] + helper_array(a, (k as f64 * 0.5))).sin()]);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5).tanh().exp() };
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(y, 0.83);
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        let s6;
+        match k % 3 {
+            0 => s6 = c[0],
+            1 => { s6 = b.mean().unwrap(); }
+            _ => s6 = b[a.len() - 1].tanh().exp(),
         }
-        let mut s6 = (helper_recursive(b, (k as f64 * 0.5), k % 3) + (k as f64 * 0.5));
-        ((a[k % a.len()] - a[a.len() - 1]) - helper_scalar((k as f64 * 0.5), s1)) + s6 + u5.sum() * 0.3
+        let mut s7 = helper_scalar(helper_recursive(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), k % 3), x);
+        if k % 2 == 1 {
+            let s6 = s6 * 0.5 + (x / (1.0 + x * x));
+            s7 = (s7 * 0.8 + s6 * 0.3).tanh();
+        }
+        s7 += s6 * 0.2;
+        (b.mapv(f64::tanh).sum() * helper_recursive(a, (k as f64 * 0.5), k % 3)) + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3735,20 +3900,18 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().sin();
-        let mut s2: f64 = 0.84;
-        let s3 = 'blk: {
-            if y > 0.437 {
-                break 'blk y * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + helper_scalar((k as f64 * 0.5), s2);
-                }
-            }
-            (1.0 + b[k % a.len()] * b[k % a.len()]).ln() - helper_scalar((k as f64 * 0.5), s2)
-        };
-        s1 = (s1 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
-        (s2.tanh() - b.mean().unwrap()) + s2
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
+        }
+        let mut s4 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mean().unwrap()).sum::<f64>();
+        let v5 = c.mapv(|t| { let u = t * x; u * u - t });
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
+        }
+        s4 += c.dot(a);
+        (s4.tanh().exp() - v5.mean().unwrap()) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -3764,26 +3927,22 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum().sin() / (1.0 + y * y));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * ((k as f64 * 0.5) + x);
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = (k as f64 * 0.5),
-            1 => { s3 = c[a.len() - 1].tanh().exp(); }
-            _ => s3 = helper_scalar((c[a.len() - 1] * s1), (k as f64 * 0.5)),
-        }
-        let mut s4 = (k as f64 * 0.5).sin();
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s5 += (v * j as f64) * s4;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * y.tanh().exp()).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        (k as f64 * 0.5) + s5
+        s1 += y;
+        let mut s3 = (a.mapv(f64::tanh).sum() + b.dot(a));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * b.dot(b);
+        }
+        s1 + s3
     }
 
     #[test]
@@ -3799,36 +3958,51 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * b).mapv(f64::tanh);
-        let mut s2 = (b.dot(b) / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
+            w1[i] = b[i] * b.mean().unwrap();
         }
-        s2 += x * 0.2;
-        let mut s3 = helper_array(&v1, s2);
-        let mut v4 = c.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        for (p6, &q7) in c.iter().zip(c) {
-            s2 = (s2 * 0.7 + p6 * q7 * (x - (k as f64 * 0.5))).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * (1.0 + x * x).sqrt()).tanh();
-        }
-        let mut w8 = Array1::<f64>::zeros(a.len());
+        let mut s2 = b.dot(b);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * x).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * 1.34;
+                }
+            }
+            if n3 > 2 {
+                break s2 + 1.34;
+            }
+        };
         for i in 0..a.len() {
-            w8[i] = b[i] * s2.tanh().exp();
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => w1[i] * (c[k % a.len()] + (k as f64 * 0.5)),
+                _ => {
+                    if w1[i] > 0.8 {
+                        break;
+                    }
+                    w1[i].tanh()
+                }
+            };
+            s2 += w5 * 1.35;
         }
-        let s9;
-        match k % 3 {
-            0 => s9 = helper_recursive(b, (k as f64 * 0.5), k % 3),
-            1 => { s9 = a.dot(&v1); }
-            _ => s9 = helper_array(&v1, (k as f64 * 0.5)),
+        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * 1.35 };
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s7 = (s7 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            }
         }
-        b.mapv(f64::tanh).sum() + s2 + w8.sum() * 0.3
+        if k == 3 {
+            return (1.0 + s2 * s2).sqrt();
+        }
+        if k == 3 {
+            return helper_recursive(b, s2.tanh().exp(), k % 3);
+        }
+        (1.0 + helper_recursive(a, a[a.len() - 1], k % 3) * helper_recursive(a, a[a.len() - 1], k % 3)).sqrt() + s7 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3844,26 +4018,53 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        if k % 2 == 0 {
-            s1 = (1.0 + helper_array(a, s1) * helper_array(a, s1)).sqrt();
-        }
-        let v2 = b.mapv(|t| if t > 0.2 { t * s1 } else { (t - s1).tanh() });
-        let mut h3 = v2.to_owned();
-        for i in 0..3 {
-            let n4 = (&h3 * s1 + &v2).mapv(f64::tanh);
-            h3.assign(&n4);
-        }
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for v in h3.iter() {
-                s5 = (s5 * 0.6 + v * helper_recursive(&v2, x, k % 3) + k as f64 * 0.1).sin();
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * a.dot(b)).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * helper_scalar(x, b[a.len() - 1]);
+                }
+            }
+            if n3 > 2 {
+                break s1 + helper_scalar(x, b[a.len() - 1]);
+            }
+        };
+        let s5;
+        match k % 3 {
+            0 => s5 = s1,
+            1 => { s5 = 0.5; }
+            _ => s5 = ((x * a[k % a.len()]) + s1),
         }
-        ((0.51 * s5) + (1.0 + s1 * s1).ln()) + s5 + h3.sum() * 0.3
+        if s4 > 0.1 {
+            s1 = f64::ln((1.0 + 0.97 * 0.97));
+        } else {
+            s1 = s1 * a[a.len() - 1];
+        }
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => a[i] * ((k as f64 * 0.5) * 0.20),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w6 * b.dot(c);
+        }
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(c) };
+        helper_scalar((k as f64 * 0.5).cos(), helper_recursive(a, x, k % 3)) + s1
     }
 
     #[test]
@@ -3879,10 +4080,25 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * f64::sin(0.34) + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        s1 += (1.0 + f2.mean().unwrap() * f2.mean().unwrap()).ln();
-        helper_array(b, b.mapv(f64::tanh).sum()) + s1 + f2.sum() * 0.3
+        let mut s1 = (a.dot(a) - x);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * 0.73;
+                }
+            }
+            if n2 > 2 {
+                break s1 + 0.73;
+            }
+        };
+        for i in (0..a.len()).rev() {
+            let t4 = b[i] * helper_array(c, (k as f64 * 0.5));
+            s1 += t4.sin() * helper_recursive(a, (k as f64 * 0.5), k % 3);
+        }
+        (s1 - s1) + s1
     }
 
     #[test]
@@ -3898,36 +4114,33 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = a.dot(c);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * (x + y)).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * b[0].tanh().exp(), (b[i] + s1).sin()]);
+        }
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = a[i] * b.mapv(f64::tanh).sum();
+        }
+        let mut stack8: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack8.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + w7[j] * (s1 * c[0]) * w).tanh();
+            if j % 3 == 2 {
+                stack8.pop();
             }
-            s1 = n2;
         }
-        for i in 0..a.len() {
-            let t3 = c[i] * b[0].tanh().exp();
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + (s1 * x)).sin();
-        }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += c[0];
-        if (y - x) > 0.1 {
-            s1 = (y.sin() / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
-        }
-        0.44 + s1 + w5.sum() * 0.3
+        let m10 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s9 = m10.diag().mapv(|t| (t * x).sin()).sum() * (y - y);
+        helper_scalar(c[0].tanh(), (1.0 + x * x).ln()) + s9 + w7.sum() * 0.3
     }
 
     #[test]
@@ -3945,26 +4158,26 @@ mod p101 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.dot(b)).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_array(a, (k as f64 * 0.5)),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * s1.tanh().exp();
         }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (0.52 / (1.0 + s1 * s1)) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (0.52 / (1.0 + s3 * s3));
         }
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x * a[0]), (b[i] + y).sin()]);
-        }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
-        s6 + s1
+        let mut s5 = helper_scalar((c.mean().unwrap() * c.mapv(f64::tanh).sum()), a.dot(b));
+        0.36 + s5
     }
 
     #[test]
@@ -3980,52 +4193,51 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(b, (k as f64 * 0.5)) * a.mean().unwrap());
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let v1 = b.mapv(|t| t * t * 0.5 - t);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + (k as f64 * 0.5).cos()).sin();
+        }
+        let mut s3: f64 = 0.32;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * f64::sqrt((1.0 + 0.50 * 0.50));
+                s3 = (s3 * 0.8 + v1[j] * f64::sqrt((1.0 + 0.50 * 0.50))).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + f64::sqrt((1.0 + 0.50 * 0.50));
-            }
-        };
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = a.to_owned();
+            s3 += v1[i] * 0.2;
+        }
         for i in 0..a.len() {
-            h6 = (&h6 * y + c).mapv(f64::tanh);
-            l4.push(h6.clone());
-            if i == 3 {
+            let w4 = match i % 3 {
+                0 => continue,
+                1 => c[i] * w2.dot(c),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s3 += w4 * helper_array(a, y);
+        }
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(a, y) };
+        if k % 2 == 0 {
+            s3 = 0.5;
+        } else {
+            s3 = k as f64 * 0.25;
+        }
+        s3 += (x - x);
+        let mut s6 = helper_recursive(c, c.mean().unwrap(), k % 3);
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + a[i] * (1.24 + x)).tanh();
+            if (n8 - s7).abs() < 0.05 {
                 break;
             }
+            s7 = n8;
         }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(a) * 0.5;
-        }
-        let mut s8 = q7;
-        let mut h9 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h9 = (&h9 * 0.5 + b).mapv(f64::sin);
-        }
-        for k in 0..2 {
-            for v in a.iter() {
-                s8 = (s8 * 0.6 + v * helper_array(&h9, c[0]) + k as f64 * 0.1).sin();
-            }
-        }
-        let mut s10 = (helper_array(b, (0.59 + s3)) + (k as f64 * 0.5));
-        let g12 = |p13: f64| (p13 * s1.tanh().exp()).tanh();
-        let mut s11 = g12((s8 + (k as f64 * 0.5))) + g12(a[0]);
-        match k % 3 {
-            0 => s11 = s1,
-            1 => s11 = s11 * (1.0 + (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()).ln(),
-            _ => s11 += a[0],
-        }
-        b.dot(&h9) + s11 + h9.sum() * 0.3
+        helper_array(b, 0.66).sin() + s7 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4041,52 +4253,43 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y.cos()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let v1 = (a + b);
+        let mut s2 = helper_array(b, helper_scalar((k as f64 * 0.5), y).cos());
+        for m in v1.iter().map(|x| (x * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_recursive(c, a[0], k % 3) + x * 0.1;
+        }
+        let mut w3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w3[i] += (c[i] + b.mean().unwrap()).sin();
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + c[i] * helper_recursive(&v1, s2, k % 3)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
-            s1 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * 1.29).tanh();
-        }
-        let s2 = 'blk: {
-            if 1.25 > 0.437 {
-                break 'blk 1.25 * 2.0;
+        let s6 = 'blk: {
+            if (0.59 * s2) > 0.437 {
+                break 'blk (0.59 * s2) * 2.0;
             }
             for j in 0..a.len() {
                 if a[j] > 0.6 {
-                    break 'blk a[j] + a.dot(b);
+                    break 'blk a[j] + helper_array(b, y);
                 }
             }
-            b[0] - a.dot(b)
+            c.dot(&w3) - helper_array(b, y)
         };
-        for (p3, &q4) in c.iter().zip(a) {
-            s1 = (s1 * 0.7 + p3 * q4 * helper_array(a, y)).tanh();
-        }
-        let arr5 = [(x + 1.27), helper_array(a, s1), x];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        if k % 2 == 1 {
-            let s2 = s2 * 0.5 + (c[a.len() - 1] - 1.14);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
-        }
-        s1 += s2 * 0.2;
+        let arr7 = [helper_recursive(&w3, s4, k % 3), y.tanh(), (1.0 + s4 * s4).sqrt()];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let t7 = b[i] * (c[k % a.len()] / (1.0 + y * y));
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += b[j] * t7;
-            }
-            s1 = s1 + q8.tanh();
-            if i == 3 {
-                break;
-            }
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * c[0].tanh().exp(), (b[i] + y).sin()]);
         }
-        c.dot(b) + s1
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, a).map(|(x, y)| x * y).sum::<f64>();
+        w3[k % a.len()] + s4 + w3.sum() * 0.3
     }
 
     #[test]
@@ -4103,26 +4306,18 @@ mod p104 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum().cos();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (y * y),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 - x);
+        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y * y) + y * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - x) };
         for i in 0..a.len() {
-            let x = x * 0.5 + c.mean().unwrap();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let t2 = c[i] * c.mean().unwrap();
+            s1 += t2 * t2 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += x * 0.2;
-        a.dot(a) + s1
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4138,19 +4333,28 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum().tanh().exp() + b.mean().unwrap());
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + y.tanh().exp();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * a[0].tanh().exp(), (a[i] + b.mean().unwrap()).sin()]);
         }
-        s1 += y * 0.2;
-        if k == 3 {
-            return (1.17 / (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()));
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
+        let arr5 = [(s4 - (k as f64 * 0.5)), (1.0 + y * y).sqrt(), y];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        let mut s7 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp();
+        if k % 2 == 0 {
+            s7 = 0.5;
+        } else {
+            s7 = k as f64 * 0.25;
         }
-        let mut s2 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
-        let arr3 = [(k as f64 * 0.5).sin(), a.mean().unwrap(), (k as f64 * 0.5)];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        ((s2 - b[0]) / (1.0 + (s4 * 0.72) * (s4 * 0.72))) + s2
+        s7 += (k as f64 * 0.5).sin();
+        let s8;
+        match k % 3 {
+            0 => s8 = helper_scalar((k as f64 * 0.5), (a[k % a.len()] / (1.0 + s4 * s4))),
+            1 => { s8 = 0.5; }
+            _ => s8 = s4,
+        }
+        0.27 + s7
     }
 
     #[test]
@@ -4166,24 +4370,37 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + ((k as f64 * 0.5) - a[k % a.len()])
-        };
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s2 += (v * j as f64) * x.tanh().exp();
-            }
-        }
-        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * (c[0] / (1.0 + s2 * s2))).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * a.dot(c)).tanh();
-            if i == 3 {
-                break;
+            stack1.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        helper_recursive(b, helper_array(a, 1.22), k % 3) + s5
+        let mut top4 = c.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + (1.0 + x * x).ln()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s8 = a.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * c[0]).sum::<f64>();
+        if c.mean().unwrap() > 0.1 {
+            s8 = (s5 / (1.0 + (x * a[0]) * (x * a[0])));
+        } else {
+            s8 = s8 * a.dot(c);
+        }
+        let mut s9: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s9 = (s9 * 0.6 + v * helper_recursive(b, 1.01, k % 3) + k as f64 * 0.1).sin();
+            }
+        }
+        b.dot(c) + s9
     }
 
     #[test]
@@ -4199,45 +4416,49 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return (x * x).cos();
+        let s1;
+        match k % 3 {
+            0 => s1 = (x * x).cos(),
+            1 => { s1 = (k as f64 * 0.5); }
+            _ => s1 = (y * c.mapv(f64::tanh).sum()),
         }
-        let mut s1 = x;
+        let mut s2 = helper_recursive(b, (s1 / (1.0 + s1 * s1)), k % 3);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + a[j3 - 1] * c[0].sin();
+        }
+        let arr4 = [b[0], y.cos(), b.mean().unwrap()];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
         for i in 0..a.len() {
-            let t2 = c[i] * b.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (0.28 * y);
-            if i == 3 {
-                break;
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_recursive(b, 0.48, k % 3)).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.0 + s1 * s1).ln();
+                s2 = (s2 * 0.8 + c[j] * (s5 * s1)).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * a.mean().unwrap();
                 }
             }
-            if n3 > 2 {
-                break s1 + (1.0 + s1 * s1).ln();
+            if n6 > 2 {
+                break s2 + a.mean().unwrap();
             }
         };
-        if k % 2 == 0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * b.mean().unwrap();
+        match k % 3 {
+            0 => s2 = (helper_recursive(a, s7, k % 3) + (y - s1)),
+            1 => s2 = s2 * helper_recursive(a, (k as f64 * 0.5).sin(), k % 3),
+            _ => s2 += helper_array(c, x),
         }
-        let mut s5: f64 = 0.46;
-        let mut s8 = c.iter().zip(b.iter()).map(|(p6, q7)| p6 * a[a.len() - 1] - q7).reduce(f64::max).unwrap();
-        if k % 2 == 0 {
-            s8 = 0.5;
-        } else {
-            s8 = k as f64 * 0.25;
-        }
-        s8 += (s1 / (1.0 + s4 * s4));
-        c.mapv(f64::tanh).sum() + s8
+        let mut s9: f64 = {
+            let t8 = helper_array(c, ((k as f64 * 0.5) / (1.0 + s1 * s1)));
+            t8 * t8 * 0.5 + f64::tanh(0.41).exp()
+        };
+        (1.0 + (s1 - y) * (s1 - y)).sqrt() + s9
     }
 
     #[test]
@@ -4253,24 +4474,38 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) / (1.0 + c.mean().unwrap() * c.mean().unwrap()));
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let t2 = a[i] * helper_array(a, b[a.len() - 1]);
-            if i % 3 == 1 {
-                continue;
+            stack1.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
-            s1 += t2 * t2 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * f64::sin(0.28);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(b)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut top4 = a.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(y, s1)).tanh();
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + a.dot(a)) * 0.5;
         }
-        (k as f64 * 0.5) + s1
+        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = (helper_array(a, b[a.len() - 1]).sin() + y);
+        for i in 0..a.len() {
+            let t7 = a[i] * 1.07;
+            s6 += t7.sin() * b.dot(b);
+        }
+        let mut stack8: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack8.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + a[j] * x.tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack8.pop();
+            }
+        }
+        helper_scalar((s6 * s6), helper_scalar((k as f64 * 0.5), 0.61)) + s6
     }
 
     #[test]
@@ -4286,17 +4521,15 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = b.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * b.dot(c)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * y).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
+        let mut u1 = b.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
         }
-        (helper_recursive(c, s3, k % 3) + c.mapv(f64::tanh).sum()) + s3
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        }
+        x + h2.sum() * 0.3
     }
 
     #[test]
@@ -4313,22 +4546,36 @@ mod p110 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.dot(c).tanh().exp();
-        match k % 4 {
-            j if j > 1 => s1 = y * j as f64,
-            _ if (0.55 + b[0]) > 0.2 => s1 = s1 * helper_scalar(s1, y).cos(),
-            _ => s1 += s1,
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 - x)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (y * (k as f64 * 0.5));
+                }
+            }
+            if n2 > 2 {
+                break s1 + (y * (k as f64 * 0.5));
+            }
+        };
+        if k == 3 {
+            return ((0.55 + b[0]) + ((k as f64 * 0.5) + s3));
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * 0.41;
-            s1 += t2.sin() * a.mean().unwrap();
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = x.tanh().exp().tanh(),
-            1 => { s3 = 0.5; }
-            _ => s3 = c.dot(a),
-        }
-        ((1.27 + s1) * a.dot(c)) + s1
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (y + 1.29)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * helper_recursive(b, 0.49, k % 3);
+                }
+            }
+            if n4 > 2 {
+                break s1 + helper_recursive(b, 0.49, k % 3);
+            }
+        };
+        s1.tanh().exp() + s1
     }
 
     #[test]
@@ -4344,43 +4591,57 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b[k % a.len()] - (y + x)) + (((k as f64 * 0.5) - y) * helper_recursive(c, y, k % 3)));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1.tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let v1 = (c * (y - (k as f64 * 0.5)));
+        let mut s2 = (((x - 0.71) * y) + helper_recursive(c, (0.85 / (1.0 + y * y)), k % 3));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            s1 += a[i] * 0.2;
+            s2 = (s2 * 0.7 + a[i] * (y * 1.00)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
+        }
+        s2 += v1.mapv(f64::tanh).sum();
+        let mut s4: f64 = {
+            let t3 = 0.24;
+            t3 * t3 * 0.5 + c[k % a.len()]
+        };
+        match k % 4 {
+            j if j > 1 => s4 = c.mean().unwrap() * j as f64,
+            _ if (v1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s4 = s4 * 0.69,
+            _ => s4 += a.mean().unwrap(),
+        }
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (0.75 / (1.0 + a[k % a.len()] * a[k % a.len()])), (b[i] + c.mapv(f64::tanh).sum()).sin()]);
+            stack5.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+            }
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * f64::tanh(0.55).exp();
+        let mut top8 = a.to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
-        let s7;
-        match k % 3 {
-            0 => s7 = b[a.len() - 1],
-            1 => { s7 = helper_recursive(c, s1, k % 3); }
-            _ => s7 = a.mapv(f64::tanh).sum(),
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + f64::sqrt((1.0 + 0.80 * 0.80))) * 0.5;
         }
-        let mut w8 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w8[i] = u6[i] * helper_recursive(c, 0.68, k % 3);
+        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + c[i] * f64::sqrt((1.0 + 0.26 * 0.26))).tanh();
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w8[i] * helper_recursive(&u6, s1, k % 3)).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + w8[i] * c.mapv(f64::tanh).sum()).tanh();
-        }
-        (s5 * s5) + s1 + w8.sum() * 0.3
+        v1.dot(&v1).tanh().exp() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4396,24 +4657,23 @@ mod p112 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * 0.73;
-        let v3 = b.mapv(|t| t * t * 0.5 - t);
-        s1 = helper_array(&v3, b.dot(c));
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(y, y)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (k as f64 * 0.5);
-                }
+        if k == 3 {
+            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b[a.len() - 1];
+        }
+        let (s2, v3) = helper_pair(&u1, y);
+        let s4 = s2 * v3.sum();
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h5.scaled_add((0.36 * s4), a);
+            if i == 3 {
+                break;
             }
-            if n4 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        c.dot(c) + s1 + v3.sum() * 0.3
+        }
+        (helper_scalar(y, y) * (k as f64 * 0.5)) + h5.sum() * 0.3
     }
 
     #[test]
@@ -4430,15 +4690,15 @@ mod p113 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (y + helper_scalar((x / (1.0 + 0.97 * 0.97)), a.mapv(f64::tanh).sum()));
-        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (y / (1.0 + 1.05 * 1.05)) + s1 * 0.1;
+        for i in 0..a.len() {
+            let y = y * 0.5 + (y / (1.0 + 1.05 * 1.05));
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
+        s1 += y * 0.2;
+        if k == 3 {
+            return (helper_scalar(x, a[0]) * (s1 - b[k % a.len()]));
         }
-        (1.0 + (s1 - b[k % a.len()]) * (s1 - b[k % a.len()])).ln() + s1
+        1.08 + s1
     }
 
     #[test]
@@ -4454,22 +4714,23 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = b.dot(c);
+        let mut v2 = c.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        }
+        let s3 = s1 * v2.sum();
+        let mut s4 = c.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            w1[i] += (c[i] + b.dot(c)).sin();
+            s4 = (s4 * 0.7 + c[i] * a.dot(b)).tanh();
         }
-        let mut s2 = (b.dot(&w1) * b.mapv(f64::tanh).sum()).cos();
-        if c[0] < 0.0 {
-            s2 = (k as f64 * 0.5).cos();
-        } else {
-            s2 = s2 * (k as f64 * 0.5);
-        }
-        let arr3 = [(1.0 + c[0] * c[0]).ln(), helper_scalar(x, (k as f64 * 0.5)), (x * b[a.len() - 1])];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        if k == 3 {
-            return s2;
-        }
-        b.mean().unwrap() + s2 + w1.sum() * 0.3
+        let mut s6: f64 = {
+            let t5 = (k as f64 * 0.5).cos();
+            t5 * t5 * 0.5 + 1.01
+        };
+        let v9 = vec![0.25; c.len()];
+        let mut s10 = c.iter().zip(&v9).map(|(p7, q8)| p7 * q8 * y.tanh().exp()).sum::<f64>();
+        s4 + s10
     }
 
     #[test]
@@ -4485,15 +4746,14 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let s1;
+        match k % 3 {
+            0 => s1 = 0.95,
+            1 => { s1 = (k as f64 * 0.5).tanh().exp(); }
+            _ => s1 = (1.0 + x * x).ln().tanh().exp(),
         }
-        let mut s2 = y;
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * y.tanh().exp()).tanh();
-        }
-        helper_scalar(c[k % a.len()].tanh().exp(), x.sin()) + s2 + h1.sum() * 0.3
+        let mut s2 = b.dot(a).tanh().exp();
+        0.50 + s2
     }
 
     #[test]
@@ -4509,45 +4769,40 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = b.to_owned();
-        for i in 0..3 {
-            h3 = (&h3 * x + a).mapv(f64::tanh);
-            l1.push(h3.clone());
-            if i == 3 {
-                break;
+        let v1 = (b * (c[a.len() - 1] - (k as f64 * 0.5)));
+        let mut s2 = (x / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x))));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + v1[j] * c.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(b) * 0.5;
-        }
-        let mut s5 = q4;
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        let mut s6 = a.iter().zip(v1.iter()).map(|(p4, q5)| p4 * (x + c[0]) - q5).reduce(f64::max).unwrap();
         for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar(x, 1.23), (a[i] + x).sin()]);
-        }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut h10 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h10 = (&h10 * 0.5 + a).mapv(f64::sin);
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + a[j] * s5).tanh();
-                if s5 > 0.3 && j > i {
-                    continue 'outer;
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s2,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
+            };
+            s2 += w7 * helper_recursive(c, s6, k % 3);
+        }
+        let s8 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(c, s6, k % 3) };
+        let mut stack9: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack9.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + b[j] * s8 * w).tanh();
+            if j % 3 == 2 {
+                stack9.pop();
             }
-            s5 += a[i] * 0.2;
         }
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s5 = s5.sin() * 0.9 + b[j11 - 1] * s5;
-        }
-        helper_recursive(c, b[k % a.len()].cos(), k % 3) + s5 + h10.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -4563,25 +4818,20 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = b.iter().rev().map(|p3| (p3 * ((k as f64 * 0.5) * x)).tanh() + helper_array(c, y)).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        if k % 2 == 1 {
-            let y = y * 0.5 + x.sin();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        if k == 3 {
+            return c[k % a.len()];
         }
-        s1 += y * 0.2;
-        let s4 = 'blk: {
-            if (a[a.len() - 1] + x) > 0.437 {
-                break 'blk (a[a.len() - 1] + x) * 2.0;
-            }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + b.mean().unwrap();
+                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            0.95 - b.mean().unwrap()
-        };
-        b.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
+            s1 += a[i] * 0.2;
+        }
+        a[0] + s1
     }
 
     #[test]
@@ -4598,49 +4848,38 @@ mod p118 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * c.dot(b),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (1.03 - y);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.03 - y) };
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * helper_array(c, s1) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
+        s1 += ((k as f64 * 0.5) * b[k % a.len()]);
+        s1 += (((k as f64 * 0.5) * s1) / (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
+        }
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+        }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * (1.0 + x * x).sqrt()).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
             }
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_recursive(a, y, k % 3);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let (s5, v6) = helper_pair(c, (s3 + (k as f64 * 0.5)));
+        let s7 = s5 * v6.sum();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar(s3, a[a.len() - 1]) + s3 * 0.1;
         }
-        s1 += x * 0.2;
-        for i in (0..a.len()).rev() {
-            let t5 = a[i] * (1.0 + y * y).ln();
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * (x - y);
-        }
-        if k == 3 {
-            return s1;
-        }
-        let mut s6 = a.dot(a);
-        if k % 2 == 0 {
-            s6 = 0.5;
-        } else {
-            s6 = k as f64 * 0.25;
-        }
-        s6 += s3.sin();
-        helper_recursive(c, helper_recursive(b, 0.92, k % 3), k % 3) + s6
+        s3 + s3
     }
 
     #[test]
@@ -4656,15 +4895,24 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (helper_scalar(y, y.tanh().exp()) - (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_array(c, 0.46) * helper_array(c, 0.46))));
         for i in 0..a.len() {
-            w1[i] += (a[i] + (x + y)).sin();
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(x, x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = w1[i] * helper_scalar(x, x);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * (k as f64 * 0.5);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += c[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        helper_array(a, f64::sin(0.73)) + w2.sum() * 0.3
+        1.23 + s1
     }
 
     #[test]
@@ -4680,43 +4928,49 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + c.mapv(f64::tanh).sum()).sum::<f64>();
+        let mut s1 = (c.mapv(f64::tanh).sum() * ((k as f64 * 0.5).tanh() / (1.0 + c[0] * c[0])));
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) + (k as f64 * 0.5)), x),
+            _ => s1 += a[k % a.len()].tanh().exp(),
+        }
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.scaled_add((y * c[a.len() - 1]), a);
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + x * x).ln();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+            stack4.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
-            s3 = (s3 * 0.7 + c[i] * (c[0] - (k as f64 * 0.5))).tanh();
         }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_scalar(s3, y),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w4 * a.mean().unwrap();
+        let mut top7 = c.to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.mean().unwrap() };
-        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * helper_recursive(a, a[a.len() - 1], k % 3) + x * 0.1;
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + s1) * 0.5;
         }
-        let mut s6 = (b.mapv(f64::tanh).sum() + ((a[0] + (k as f64 * 0.5)) + s3));
-        let mut l7 = Vec::with_capacity(3);
-        let mut h9 = a.to_owned();
-        for i in 0..a.len() {
-            h9 = (&h9 * s5 + c).mapv(f64::tanh);
-            l7.push(h9.clone());
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if helper_array(c, 0.68) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (x + y),
         }
-        let mut q10 = h9.sum();
-        for p8 in &l7 {
-            q10 += p8.dot(a) * 0.5;
-        }
-        let mut s11 = q10;
-        c[k % a.len()] + s11
+        (x + s1) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4733,11 +4987,18 @@ mod p121 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.mapv(f64::tanh).sum() + helper_recursive(a, c.mapv(f64::tanh).sum(), k % 3));
-        if k == 3 {
-            return a.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * helper_scalar(b[0], (k as f64 * 0.5))).tanh();
         }
-        s1 = (s1 * 0.5 + (helper_recursive(b, (k as f64 * 0.5), k % 3) * a.mapv(f64::tanh).sum())).tanh();
-        x + s1
+        let (s2, v3) = helper_pair(a, 0.41);
+        let s4 = s2 * v3.sum();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * s4.tanh()).tanh();
+        }
+        a[a.len() - 1].tanh().exp() + s1
     }
 
     #[test]
@@ -4754,51 +5015,64 @@ mod p122 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + y * y).sqrt() * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s1 = s1 * b.dot(b).tanh(),
-            _ => s1 += helper_scalar(x, 0.82),
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = ((y - x) * (x * b[0])),
-            1 => { s2 = 0.5; }
-            _ => s2 = 0.81,
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (s2 / (1.0 + x * x))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + (x / (1.0 + b[0] * b[0])) * (x / (1.0 + b[0] * b[0]))).ln() * j as f64,
-            _ if helper_scalar((k as f64 * 0.5), 0.34) > 0.2 => s1 = s1 * (helper_recursive(c, s1, k % 3) - c.mean().unwrap()),
-            _ => s1 += f64::ln((1.0 + 1.04 * 1.04)),
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * s2.cos();
+                s1 = (s1 * 0.8 + b[j] * (y / (1.0 + x * x))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_recursive(c, y, k % 3);
                 }
             }
-            if n3 > 2 {
-                break s1 + s2.cos();
+            if n2 > 2 {
+                break s1 + helper_recursive(c, y, k % 3);
             }
         };
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s1 = s1.sin() * 0.9 + c[j5 - 1] * (a[a.len() - 1] / (1.0 + y * y));
+        if k == 3 {
+            return helper_scalar((0.82 * 1.16), c.mapv(f64::tanh).sum());
         }
-        let mut s7: f64 = {
-            let t6 = helper_recursive(c, (s2 * s1), k % 3);
-            t6 * t6 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        match k % 3 {
+            0 => s1 = (x - a.dot(a)),
+            1 => s1 = s1 * b[0],
+            _ => s1 += 0.81,
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * c.mean().unwrap();
+                }
+            }
+            if n4 > 2 {
+                break s1 + c.mean().unwrap();
+            }
         };
-        (1.0 + (y * c[k % a.len()]) * (y * c[k % a.len()])).sqrt() + s7
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_recursive(a, s3, k % 3)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b[0]).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + helper_recursive(c, s3, k % 3);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        0.95 + s1
     }
 
     #[test]
@@ -4814,55 +5088,32 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = helper_recursive(a, helper_recursive(b, a[a.len() - 1], k % 3), k % 3),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_scalar((x + y), b.mapv(f64::tanh).sum()),
-        }
-        let mut s2 = b.mean().unwrap();
-        match k % 3 {
-            0 => s2 = b[k % a.len()],
-            1 => s2 = s2 * (helper_recursive(a, s1, k % 3) * s1.tanh().exp()),
-            _ => s2 += ((k as f64 * 0.5) / (1.0 + y * y)),
-        }
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s2 += w3 * (y * s2);
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (y * s2) };
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * 0.28 * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
+            let n2 = (s1 * 0.5 + b[i] * 1.19).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        match k % 3 {
-            0 => s2 = s1,
-            1 => s2 = s2 * helper_array(a, c.dot(b)),
-            _ => s2 += ((k as f64 * 0.5) - 0.69),
+        let mut s3 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * (y * a[a.len() - 1])).tanh();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * helper_scalar(s2, 1.33)).tanh();
-                if s2 > 0.3 && j > i {
+                s1 = (s1 * 0.8 + a[j] * b[k % a.len()]).tanh();
+                if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s2 += b[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        ((c[a.len() - 1] * (k as f64 * 0.5)) - (s1 + c[k % a.len()])) + s2
+        s1 += c.mean().unwrap().sin();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (b[a.len() - 1] / (1.0 + s1 * s1)) + s1 * 0.1;
+        }
+        helper_recursive(c, ((k as f64 * 0.5) * c[0]), k % 3) + s3
     }
 
     #[test]
@@ -4878,52 +5129,46 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(a[k % a.len()], (k as f64 * 0.5));
+        let mut s1 = (helper_recursive(b, (k as f64 * 0.5), k % 3).tanh().exp() * ((y * x) + y));
+        match k % 4 {
+            j if j > 1 => s1 = helper_recursive(b, c.dot(c), k % 3) * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (1.0 + (s1 + (k as f64 * 0.5)) * (s1 + (k as f64 * 0.5))).ln(),
+            _ => s1 += c.mean().unwrap(),
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2.mapv_inplace(|t| (t * x).tanh());
-            h2.scaled_add(0.5, b);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
         }
-        let mut s3 = (u1[a.len() - 1] * b.mean().unwrap());
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h2[j] * y).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (s3 + (k as f64 * 0.5));
-                }
-            }
-            if n4 > 2 {
-                break s3 + (s3 + (k as f64 * 0.5));
-            }
-        };
-        for k in 0..2 {
-            for v in h2.iter() {
-                s3 += v * (1.0 + s3 * s3).sqrt();
-            }
+        let mut s3 = helper_scalar((k as f64 * 0.5), x);
+        let mut v4 = b.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
+        let s5 = s3 * v4.sum();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s5).tanh();
+        }
+        if k % 2 == 1 {
+            let s5 = s5 * 0.5 + a.mean().unwrap();
+            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        }
+        s1 += s5 * 0.2;
         let s6 = 'blk: {
-            if helper_scalar((k as f64 * 0.5), y) > 0.437 {
-                break 'blk helper_scalar((k as f64 * 0.5), y) * 2.0;
+            if (0.64 + s1) > 0.437 {
+                break 'blk (0.64 + s1) * 2.0;
             }
             for j in 0..a.len() {
                 if a[j] > 0.6 {
-                    break 'blk a[j] + h2.mapv(f64::tanh).sum();
+                    break 'blk a[j] + (k as f64 * 0.5);
                 }
             }
-            c.mapv(f64::tanh).sum() - h2.mapv(f64::tanh).sum()
+            (y / (1.0 + 1.04 * 1.04)) - (k as f64 * 0.5)
         };
-        if k % 2 == 0 {
-            s3 = 0.5;
-        } else {
-            s3 = k as f64 * 0.25;
-        }
-        s3 += s6;
-        (k as f64 * 0.5) + s3 + h2.sum() * 0.3
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -4939,38 +5184,27 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (s1 / (1.0 + x * x));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (s1 / (1.0 + x * x));
-            }
+        let mut s1 = helper_array(a, (1.0 + (x / (1.0 + y * y)) * (x / (1.0 + y * y))).sqrt());
+        if c[k % a.len()] > 0.1 {
+            s1 = (0.48 - y);
+        } else {
+            s1 = s1 * helper_array(b, helper_scalar(a[a.len() - 1], 0.66));
+        }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = (x + (s1 / (1.0 + x * x))) * j as f64,
+            _ if helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        }
+        let mut s4: f64 = {
+            let t3 = y.sin();
+            t3 * t3 * 0.5 + helper_array(a, c[k % a.len()])
         };
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * 0.48).tanh();
-        }
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
-        }
-        if k == 3 {
-            return ((c[a.len() - 1] * a[k % a.len()]) + (0.28 + 0.51));
-        }
-        helper_array(c, helper_scalar(s1, c[a.len() - 1])) + s1
+        x + s4
     }
 
     #[test]
@@ -4986,19 +5220,45 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * y;
-        }
-        let v2 = (&w1 + b);
-        let mut s3 = (w1.mean().unwrap() / (1.0 + y * y));
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + w1[i] * (w1[a.len() - 1] + s3)).tanh();
-            if i == 3 {
-                break;
+        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * 1.38).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_recursive(b, (k as f64 * 0.5), k % 3);
+                }
+            }
+            if n2 > 2 {
+                break s1 + helper_recursive(b, (k as f64 * 0.5), k % 3);
+            }
+        };
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s4 = (s4 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
             }
         }
-        v2.mean().unwrap() + s3 + v2.sum() * 0.3
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack5.push(a.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+            }
+        }
+        let mut top8 = b.to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
+        }
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + (0.75 - y)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top8).and(b).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        (c[k % a.len()] - (s1 * s4)) + s4
     }
 
     #[test]
@@ -5014,15 +5274,39 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_array(c, (1.18 - 0.57));
+        let mut s1 = helper_array(c, ((k as f64 * 0.5) - x));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let mut s1 = b.mean().unwrap();
-        s1 = (s1 * 0.5 + a[0]).tanh();
-        let mut s2 = (helper_recursive(b, 1.18, k % 3) + (c[k % a.len()] - 0.55)).tanh().exp();
-        let l3: Vec<f64> = c.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * y.tanh().exp()).tanh()).collect();
-        let mut s5 = l3.iter().sum::<f64>();
-        (1.0 + (s1 - c[k % a.len()]) * (s1 - c[k % a.len()])).ln() + s5
+        let mut s3: f64 = {
+            let t2 = 1.08;
+            t2 * t2 * 0.5 + (x + (k as f64 * 0.5))
+        };
+        match k % 4 {
+            j if j > 1 => s3 = (f64::tanh(0.55) - ((k as f64 * 0.5) + c[0])) * j as f64,
+            _ if c.dot(c) > 0.2 => s3 = s3 * s1,
+            _ => s3 += f64::sqrt((1.0 + 0.23 * 0.23)),
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * helper_array(a, x)).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * b[0].tanh().exp();
+                }
+            }
+            if n4 > 2 {
+                break s3 + b[0].tanh().exp();
+            }
+        };
+        b.dot(b) + s3
     }
 
     #[test]
@@ -5039,13 +5323,22 @@ mod p128 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(b, (c[k % a.len()] - (k as f64 * 0.5))).tanh().exp();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        s1 += s1;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_recursive(b, s1, k % 3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * c.dot(c);
         }
-        s1 += (s1 - 1.38);
-        helper_recursive(b, (y / (1.0 + c[0] * c[0])), k % 3) + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
+        s1 + s1
     }
 
     #[test]
@@ -5061,16 +5354,16 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + c[i] * x).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
-            s1 = n2;
+        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d3 = m2.diag();
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
+        let s4;
+        match k % 3 {
+            0 => s4 = a[a.len() - 1],
+            1 => { s4 = 0.5; }
+            _ => s4 = (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()),
         }
-        let mut s3 = a.mean().unwrap();
-        (x / (1.0 + s3.sin() * s3.sin())) + s3
+        (y / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s1
     }
 
     #[test]
@@ -5086,27 +5379,25 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = c[i] * y;
         }
-        s1 += (c[0] / (1.0 + a[k % a.len()] * a[k % a.len()]));
-        if k % 2 == 0 {
-            s1 = helper_recursive(a, x, k % 3).cos();
-        } else {
-            s1 = s1 * x;
-        }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * b[k % a.len()] * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        let mut s2 = y;
+        for k in 0..2 {
+            for (j, v) in w1.iter().enumerate() {
+                s2 += (v * j as f64) * f64::tanh(1.01).exp();
             }
         }
-        a.mean().unwrap() + s1
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h3.mapv_inplace(|t| (t * s2).tanh());
+            h3.scaled_add(0.5, b);
+            if i == 3 {
+                break;
+            }
+        }
+        0.45 + s2 + h3.sum() * 0.3
     }
 
     #[test]
@@ -5128,41 +5419,38 @@ mod p131 {
             1 => s1 = s1 * (helper_array(b, s1) + helper_array(b, y)),
             _ => s1 += 1.39,
         }
-        'outer: for i in 0..a.len() {
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * helper_recursive(c, x, k % 3);
+            let mut q3 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 1.34).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
+                q3 += c[j] * t2;
             }
-            s1 += b[i] * 0.2;
+            s1 = s1 + q3.tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * helper_scalar(s1, b[0]);
+        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1])), (b[i] + s1).sin()]);
         }
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        if s1 > 0.1 {
-            s1 = (c.mapv(f64::tanh).sum() / (1.0 + ((k as f64 * 0.5) / (1.0 + s1 * s1)) * ((k as f64 * 0.5) / (1.0 + s1 * s1))));
+        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
+        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
+        if k % 2 == 0 {
+            s1 = 0.5;
         } else {
-            s1 = s1 * 1.13;
+            s1 = k as f64 * 0.25;
         }
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = c.to_owned();
-        for i in (0..k % 3) {
-            h5 = (&h5 * x + b).mapv(f64::tanh);
-            l3.push(h5.clone());
+        s1 += b[k % a.len()].cos();
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * 1.13;
+            }
         }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(c) * 0.5;
+        let mut s10 = (0..a.len()).map(|q9| c[q9] * a[q9] + helper_recursive(a, s7, k % 3)).sum::<f64>();
+        if helper_recursive(a, (k as f64 * 0.5), k % 3) > 0.1 {
+            s10 = c[a.len() - 1];
+        } else {
+            s10 = s10 * (k as f64 * 0.5);
         }
-        let mut s7 = q6;
-        let mut s8 = b[0];
-        helper_array(a, b[a.len() - 1]) + s8
+        helper_array(a, (k as f64 * 0.5)) + s10
     }
 
     #[test]
@@ -5178,18 +5466,18 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in 0..a.len() {
-            h1.mapv_inplace(|t| (t * x).tanh());
-            h1.scaled_add(0.5, b);
+        let mut s1 = (0.61 / (1.0 + (a[a.len() - 1] / (1.0 + x * x)).cos() * (a[a.len() - 1] / (1.0 + x * x)).cos()));
+        if ((k as f64 * 0.5) + (k as f64 * 0.5)) > 0.1 {
+            s1 = b.mean().unwrap().tanh().exp();
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s2: f64 = 0.61;
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + s2;
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        match k % 3 {
+            0 => s1 = b.dot(c),
+            1 => s1 = s1 * b.dot(b),
+            _ => s1 += (k as f64 * 0.5),
         }
-        s2 += s2 * 0.2;
-        y.tanh().exp() + s2 + h1.sum() * 0.3
+        0.39 + s1
     }
 
     #[test]
@@ -5205,14 +5493,26 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return a.dot(b);
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
         }
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s2 = helper_recursive(&u1, 0.62, k % 3).cos().cos();
         for i in 0..a.len() {
-            w1[i] = c[i] * (0.95 * x);
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * s2,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s2 += w3 * (c[0] - s2);
         }
-        helper_recursive(&w1, (1.18 + x), k % 3) + w1.sum() * 0.3
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (c[0] - s2) };
+        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5228,32 +5528,45 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(1.0 + x * x).ln(), helper_array(c, y), helper_scalar(y, 0.37)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 = (s3 * 0.6 + v * (k as f64 * 0.5) + k as f64 * 0.1).sin();
+        let mut s1 = (1.0 + ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37)) * ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37))).ln();
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
         }
-        let v6 = vec![0.25; b.len()];
-        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * helper_scalar(b[a.len() - 1], x)).sum::<f64>();
-        let v8 = (b * helper_scalar((k as f64 * 0.5), s7));
-        for i in 0..a.len() {
-            let w9 = match i % 3 {
-                0 => continue,
-                1 => b[i] * a.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w9 * helper_scalar(y, 0.87);
+        let mut top5 = a.to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
-        let s10 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_scalar(y, 0.87) };
-        (c.mean().unwrap() + 0.93) + s7 + v8.sum() * 0.3
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + helper_recursive(c, b[a.len() - 1], k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(a).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (s1 - b[0]) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
+            }
+        }
+        let s8;
+        match k % 3 {
+            0 => s8 = helper_array(b, helper_scalar((k as f64 * 0.5), 1.26)),
+            1 => { s8 = 0.5; }
+            _ => s8 = (helper_scalar(y, 0.87) + (a[k % a.len()] + (k as f64 * 0.5))),
+        }
+        if k % 2 == 1 {
+            let x = x * 0.5 + s1;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -5269,31 +5582,23 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, y, k % 3);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (s1 * s1),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * y;
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (y - 0.41) + x * 0.1;
-        }
-        let s4;
+        let s1;
         match k % 3 {
-            0 => s4 = a.dot(c),
-            1 => { s4 = (x + y); }
-            _ => s4 = c.dot(b),
+            0 => s1 = helper_recursive(a, y, k % 3),
+            1 => { s1 = helper_array(b, x); }
+            _ => s1 = ((x * y) - y),
         }
-        s3 + s1
+        let mut s2 = helper_recursive(a, (1.0 + x * x).ln().tanh().exp(), k % 3);
+        match k % 4 {
+            j if j > 1 => s2 = (s1 + s1).cos() * j as f64,
+            _ if helper_recursive(b, (k as f64 * 0.5), k % 3) > 0.2 => s2 = s2 * (y / (1.0 + y * y)).tanh().exp(),
+            _ => s2 += (k as f64 * 0.5),
+        }
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1;
+        }
+        (1.0 + helper_recursive(&u3, y, k % 3) * helper_recursive(&u3, y, k % 3)).sqrt() + s2 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5315,11 +5620,25 @@ mod p136 {
             _ if s1 > 0.2 => s1 = s1 * (a.mapv(f64::tanh).sum() + (a[a.len() - 1] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
             _ => s1 += (k as f64 * 0.5),
         }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (c[0] * x);
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(b.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
+            }
         }
-        0.48 + s1 + u2.sum() * 0.3
+        let mut top5 = b.to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + c[0]) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -5335,45 +5654,48 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = a.mapv(|t| t * t * 0.5 - t);
-        let mut s2 = v1.mean().unwrap();
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += s2.sin();
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * y).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * b.mean().unwrap();
-                }
-            }
-            if n3 > 2 {
-                break s2 + b.mean().unwrap();
-            }
-        };
-        let s5;
-        match k % 3 {
-            0 => s5 = (k as f64 * 0.5),
-            1 => { s5 = 0.5; }
-            _ => s5 = (b.dot(&v1) - helper_recursive(a, (k as f64 * 0.5), k % 3)),
-        }
-        let mut h6 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h6.mapv_inplace(|t| (t * x).tanh());
-            h6.scaled_add(0.5, c);
-        }
-        let mut s7 = c.dot(c).tanh();
-        let mut h8 = v1.to_owned();
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n9 = (&h8 * x + &v1).mapv(f64::tanh);
-            h8.assign(&n9);
+            stack1.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
-        (b.dot(b) - a.mapv(f64::tanh).sum()) + s7 + h8.sum() * 0.3
+        let mut top4 = a.to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + (y * y)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let s6;
+        match k % 3 {
+            0 => s6 = c.mapv(f64::tanh).sum().sin(),
+            1 => { s6 = 0.5; }
+            _ => s6 = helper_recursive(a, s5, k % 3),
+        }
+        let mut s7 = (a.dot(c) - helper_recursive(a, helper_recursive(b, (k as f64 * 0.5), k % 3), k % 3));
+        for m in a.iter().map(|s5| (s5 * 0.7).sin()) {
+            s7 = s7 * 0.8 + m * (s6 / (1.0 + c[k % a.len()] * c[k % a.len()])) + s5 * 0.1;
+        }
+        match k % 4 {
+            j if j > 1 => s7 = a.mean().unwrap() * j as f64,
+            _ if (y + y) > 0.2 => s7 = s7 * (k as f64 * 0.5),
+            _ => s7 += ((k as f64 * 0.5) * x),
+        }
+        let mut s8 = ad::ndarray::array![x, 0.83, helper_scalar(s6, a[a.len() - 1])].mapv(f64::sin).sum();
+        match k % 4 {
+            j if j > 1 => s7 = helper_recursive(a, (k as f64 * 0.5), k % 3) * j as f64,
+            _ if (1.36 * (k as f64 * 0.5)) > 0.2 => s7 = s7 * helper_scalar(a.mean().unwrap(), ((k as f64 * 0.5) + c[k % a.len()])),
+            _ => s7 += helper_recursive(c, a[0], k % 3),
+        }
+        let l9 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
+        let mut s11 = l9.iter().enumerate().map(|(p10, v)| v.sum() * p10 as f64).sum::<f64>() + l9[2].dot(c);
+        x + s11
     }
 
     #[test]
@@ -5390,15 +5712,20 @@ mod p138 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (c.mean().unwrap() / (1.0 + f64::sin(0.84) * f64::sin(0.84)));
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + a.mapv(f64::tanh).sum()).sin();
-        }
-        for i in 0..a.len() {
-            let t3 = w2[i] * x;
-            s1 += t3.sin() * y;
-        }
-        helper_scalar(c.mean().unwrap(), a.mean().unwrap()) + s1 + w2.sum() * 0.3
+        s1 = (s1 * 0.5 + s1).tanh();
+        let s2 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + y;
+                }
+            }
+            (1.0 + x * x).sqrt() - y
+        };
+        let mut s3 = c.mean().unwrap().cos();
+        b.mean().unwrap() + s3
     }
 
     #[test]
@@ -5414,31 +5741,21 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, (k as f64 * 0.5), k % 3);
-        let mut v2 = a.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
-        }
-        let s3 = s1 * v2.sum();
-        let mut s4 = a[k % a.len()];
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
-            }
-        }
-        let mut s6: f64 = 0.0;
+        let arr1 = [helper_scalar((k as f64 * 0.5), x), (y + 0.55), b.dot(b)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3: f64 = 0.0;
         for k in 0..2 {
             for v in b.iter() {
-                s6 += v * 0.47;
+                s3 += v * 0.47;
             }
         }
-        if k == 3 {
-            return (k as f64 * 0.5).tanh().exp();
-        }
-        c[0] + s6
+        let mut f5 = a.to_owned();
+        f5.mapv_inplace(|t| (t * s2).tanh());
+        f5.scaled_add(c[a.len() - 1].tanh().exp(), &a);
+        let mut s4 = f5.sum() * 0.3;
+        let l6: Vec<f64> = c.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * c.mean().unwrap()).tanh()).collect();
+        let mut s8 = l6.iter().sum::<f64>();
+        (1.0 + (s4 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (s4 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s8 + f5.sum() * 0.3
     }
 
     #[test]
@@ -5454,56 +5771,34 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if f64::tanh(1.07).exp() > 0.437 {
-                break 'blk f64::tanh(1.07).exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + b[a.len() - 1].tanh().exp();
-                }
-            }
-            helper_scalar(b[k % a.len()], x) - b[a.len() - 1].tanh().exp()
-        };
-        let mut s2 = y.cos();
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + a[j] * b.dot(a) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let mut s1 = (((c[a.len() - 1] + (k as f64 * 0.5)) / (1.0 + helper_scalar(b[k % a.len()], x) * helper_scalar(b[k % a.len()], x))) + ((k as f64 * 0.5) / (1.0 + x * x)));
+        if k % 2 == 1 {
+            let x = x * 0.5 + b.dot(a);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + b[0] * b[0]).sqrt();
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_array(c, s1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        let s3;
+        match k % 3 {
+            0 => s3 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (1.13 + helper_array(a, a[k % a.len()])),
         }
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * y;
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3;
         }
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => u4[i] * b.mapv(f64::tanh).sum(),
-                _ => {
-                    if u4[i] > 0.8 {
-                        break;
-                    }
-                    u4[i].tanh()
-                }
-            };
-            s2 += w5 * ((k as f64 * 0.5) * s2);
-        }
-        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * ((k as f64 * 0.5) * s2) };
-        for m in a.iter().map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * c.dot(a) + y * 0.1;
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + u4[i] * u4.mean().unwrap()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
-        }
-        s1 + s2 + u4.sum() * 0.3
+        let mut s5 = (1.0 + helper_array(b, s3.sin()) * helper_array(b, s3.sin())).ln();
+        (1.0 + ((k as f64 * 0.5) / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))).sqrt() + s5 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5519,27 +5814,18 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = x,
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_scalar(helper_scalar(x, x), ((k as f64 * 0.5) + x)),
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * (y / (1.0 + 0.31 * 0.31))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        let mut s2: f64 = 1.21;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * b[0]).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (k as f64 * 0.5).sin();
-                }
-            }
-            if n3 > 2 {
-                break s2 + (k as f64 * 0.5).sin();
-            }
-        };
-        ((1.0 + a[0] * a[0]).ln() * b.mean().unwrap()) + s2
+        if k == 3 {
+            return ((k as f64 * 0.5) + x).tanh().exp();
+        }
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -5555,38 +5841,39 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y.tanh().exp() / (1.0 + helper_scalar(y.sin(), 0.30) * helper_scalar(y.sin(), 0.30)));
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (x - 0.56);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
+        let mut s1: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(b, x, k % 3) + k as f64 * 0.1).sin();
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * y.tanh().exp() + k as f64 * 0.1).sin();
             }
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n3 = (&h2 * s1 + b).mapv(f64::tanh);
-            h2.assign(&n3);
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (a[i] + a.mean().unwrap()).sin();
         }
-        let mut s6 = c.iter().zip(c.iter()).map(|(p4, q5)| p4 * q5 * h2.mapv(f64::tanh).sum()).sum::<f64>();
-        let mut s7 = h2.mapv(f64::tanh).sum();
-        let mut v8 = b.to_owned();
-        for i in 0..2 {
-            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + x * 0.1;
         }
-        let s9 = s7 * v8.sum();
-        let mut stack10: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack10.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + h2[j] * a.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack10.pop();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * (1.16 * (k as f64 * 0.5));
+                }
             }
+            if n3 > 2 {
+                break s1 + (1.16 * (k as f64 * 0.5));
+            }
+        };
+        s1 = w2.dot(c);
+        match k % 4 {
+            j if j > 1 => s1 = x * j as f64,
+            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * y,
+            _ => s1 += (k as f64 * 0.5),
         }
-        (helper_array(b, s9) + b.mapv(f64::tanh).sum()) + s6 + h2.sum() * 0.3
+        (helper_array(&w2, (k as f64 * 0.5)) * (y + 1.40)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -5603,25 +5890,44 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        s1 += b.dot(a);
         if k % 2 == 0 {
             s1 = 0.5;
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += (k as f64 * 0.5).sin();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * s1;
+        s1 += b.dot(a);
+        let s2 = 'blk: {
+            if x.tanh().exp() > 0.437 {
+                break 'blk x.tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (1.0 + x * x).ln();
+                }
+            }
+            (y * y) - (1.0 + x * x).ln()
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * f64::tanh(1.15).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + s1;
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * x.sin()).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        s1 += s1 * 0.2;
-        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * q4 * (c[a.len() - 1] + x)).sum::<f64>();
-        0.35 + s5
+        if k == 3 {
+            return 1.18;
+        }
+        c.dot(a) + s3
     }
 
     #[test]
@@ -5637,34 +5943,16 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if (c[a.len() - 1] * y) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
+        let mut s4 = b.mapv(f64::tanh).sum();
+        let s5;
+        match k % 3 {
+            0 => s5 = helper_recursive(c, s4.tanh().exp(), k % 3),
+            1 => { s5 = 0.5; }
+            _ => s5 = (k as f64 * 0.5),
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + c[i] * f64::cos(1.31)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * ((k as f64 * 0.5) * y)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * s2;
-                }
-            }
-            if n4 > 2 {
-                break s1 + s2;
-            }
-        };
-        helper_array(b, (1.0 + s5 * s5).sqrt()) + s2
+        helper_recursive(a, b.mapv(f64::tanh).sum(), k % 3) + s4
     }
 
     #[test]
@@ -5681,18 +5969,18 @@ mod p145 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (a.mean().unwrap() / (1.0 + helper_recursive(c, x.cos(), k % 3) * helper_recursive(c, x.cos(), k % 3)));
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if helper_scalar(s1, s1) > 0.2 => s1 = s1 * (1.0 + (1.0 + s1 * s1).ln() * (1.0 + s1 * s1).ln()).sqrt(),
-            _ => s1 += s1,
-        }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.tanh().exp(), (a[i] + (c[a.len() - 1] / (1.0 + b[a.len() - 1] * b[a.len() - 1]))).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
-        (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt().tanh().exp() + s1
+        let s2 = 'blk: {
+            if (s1 - s1) > 0.437 {
+                break 'blk (s1 - s1) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (0.74 / (1.0 + x * x));
+                }
+            }
+            ((k as f64 * 0.5) * s1) - (0.74 / (1.0 + x * x))
+        };
+        x.tanh().exp().cos() + s1
     }
 
     #[test]
@@ -5708,38 +5996,15 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * ((k as f64 * 0.5) * x),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (y / (1.0 + b[k % a.len()] * b[k % a.len()]));
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (y / (1.0 + b[k % a.len()] * b[k % a.len()])) };
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * (x + x) + k as f64 * 0.1).sin();
-            }
-        }
-        match k % 3 {
-            0 => s1 = helper_scalar(c[a.len() - 1], 0.45).tanh().exp(),
-            1 => s1 = s1 * (helper_scalar(x, (k as f64 * 0.5)) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())),
-            _ => s1 += y,
-        }
-        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + x).sin()]);
-        }
-        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
-        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
-        y + s1
+        let v1 = (a * y.tanh().exp());
+        let mut s3: f64 = {
+            let t2 = helper_scalar((y / (1.0 + v1[k % a.len()] * v1[k % a.len()])), x);
+            t2 * t2 * 0.5 + b.mean().unwrap()
+        };
+        s3 += v1.dot(&v1);
+        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s4 = m5.diag().mapv(|t| (t * s3).sin()).sum() * (k as f64 * 0.5);
+        c.mapv(f64::tanh).sum() + s4 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5756,24 +6021,13 @@ mod p147 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (x - (k as f64 * 0.5)),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * y;
+        s1 = s1;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * x.tanh().exp();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * f64::sqrt((1.0 + 0.91 * 0.91))).tanh();
-        }
-        b.dot(a) + s1
+        (f64::sqrt((1.0 + 0.91 * 0.91)) - ((k as f64 * 0.5) + x)) + s1
     }
 
     #[test]
@@ -5789,47 +6043,42 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if y > 0.437 {
-                break 'blk y * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + a.mean().unwrap();
-                }
-            }
-            (y * a[a.len() - 1]) - a.mean().unwrap()
-        };
-        if k == 3 {
-            return a.mean().unwrap();
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (1.0 + (a.mean().unwrap() + (y * a[a.len() - 1])) * (a.mean().unwrap() + (y * a[a.len() - 1]))).ln();
         for i in 0..a.len() {
-            h2.scaled_add(c.mapv(f64::tanh).sum(), c);
+            let x = x * 0.5 + (c[a.len() - 1] + x);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut s3 = ((k as f64 * 0.5) * b[0]).tanh().exp().tanh();
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
+        s1 += x * 0.2;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * s1 * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        if k == 3 {
+            return ((k as f64 * 0.5) * c[0]).tanh().exp();
+        }
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 += v * 0.71;
+            }
+        }
+        let mut s4: f64 = {
+            let t3 = c.dot(c);
+            t3 * t3 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (y - 0.48)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * (c[k % a.len()] * b[0]);
+                s4 = (s4 * 0.8 + b[j] * c[0]).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            if n4 > 2 {
-                break s3 + (c[k % a.len()] * b[0]);
-            }
-        };
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + h2[i] * a[0]).tanh();
+            s4 += b[i] * 0.2;
         }
-        for i in (0..a.len()).rev() {
-            let t6 = h2[i] * (k as f64 * 0.5);
-            s3 += t6 * t6 * 0.5;
-            s3 -= h2[(i + 1) % a.len()] * (k as f64 * 0.5);
-        }
-        ((s5 - 1.16) * b[0]) + s3 + h2.sum() * 0.3
+        helper_recursive(b, s4, k % 3).tanh().exp() + s4
     }
 
     #[test]
@@ -5845,24 +6094,35 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.55;
-        match k % 3 {
-            0 => s1 = 0.69,
-            1 => s1 = s1 * helper_array(b, s1),
-            _ => s1 += helper_array(a, x),
-        }
-        let v2 = (b + b);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += helper_array(c, (k as f64 * 0.5));
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let s1 = 'blk: {
+            if (x + 0.69) > 0.437 {
+                break 'blk (x + 0.69) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + helper_array(b, x);
+                }
+            }
+            helper_array(c, y) - helper_array(b, x)
+        };
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w3[i] = b[i] * (s1 + (k as f64 * 0.5));
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * s1, (c[i] + (k as f64 * 0.5).tanh()).sin()]);
         }
-        (k as f64 * 0.5) + s1 + w3.sum() * 0.3
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut s6 = helper_array(b, (k as f64 * 0.5).tanh());
+        if k % 2 == 0 {
+            s6 = 0.5;
+        } else {
+            s6 = k as f64 * 0.25;
+        }
+        s6 += c[0];
+        let mut s8: f64 = {
+            let t7 = helper_array(b, s1).sin();
+            t7 * t7 * 0.5 + helper_recursive(c, s5, k % 3)
+        };
+        (k as f64 * 0.5) + s8
     }
 
     #[test]
@@ -5878,30 +6138,37 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * b.mapv(f64::tanh).sum();
+        let mut s1 = (1.0 + helper_array(b, helper_recursive(c, c[a.len() - 1], k % 3)) * helper_array(b, helper_recursive(c, c[a.len() - 1], k % 3))).sqrt();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s2 = y;
-        for i in 0..a.len() {
-            let y = y * 0.5 + w1.mapv(f64::tanh).sum();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        s1 += (k as f64 * 0.5);
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
         }
-        s2 += y * 0.2;
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w1[i] * helper_scalar(s2, y), (w1[i] + (k as f64 * 0.5).cos()).sin()]);
-        }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
-        let l7: Vec<f64> = a.iter().filter(|p8| **p8 > 0.0).map(|p8| (p8 * helper_scalar(x, y)).tanh()).collect();
-        let mut s9 = l7.iter().sum::<f64>();
         match k % 4 {
-            j if j > 1 => s2 = helper_recursive(b, w1.dot(b), k % 3) * j as f64,
-            _ if (s6 / (1.0 + 0.62 * 0.62)) > 0.2 => s2 = s2 * (1.0 + s6 * s6).ln(),
-            _ => s2 += c[k % a.len()],
+            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
+            _ if a.dot(c) > 0.2 => s1 = s1 * helper_scalar(a.mapv(f64::tanh).sum(), (k as f64 * 0.5).tanh().exp()),
+            _ => s1 += b[k % a.len()].tanh().exp(),
         }
-        w1.dot(b) + s9 + w1.sum() * 0.3
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_array(b, c[a.len() - 1]),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (1.0 + y * y).ln();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).ln() };
+        let mut s4 = (a.mapv(f64::tanh).sum() - y);
+        a.dot(c) + s4
     }
 
     #[test]
@@ -5917,19 +6184,10 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [a.mapv(f64::tanh).sum(), c.mean().unwrap(), (k as f64 * 0.5)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = c.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
-        }
-        let s4;
-        match k % 3 {
-            0 => s4 = helper_array(b, (k as f64 * 0.5)),
-            1 => { s4 = 1.07; }
-            _ => s4 = 1.02,
-        }
-        b.dot(b) + s3
+        let v1 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut s2 = x;
+        let mut s3 = (a[k % a.len()] * 0.75);
+        v1.mean().unwrap() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -5945,18 +6203,14 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_recursive(c, c[k % a.len()], k % 3)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let v1 = (b * a).mapv(f64::tanh);
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * b[k % a.len()], (c[i] + x).sin()]);
         }
-        let mut s2 = ad::ndarray::array![helper_recursive(b, x, k % 3), helper_array(c, 0.23), x].mapv(f64::sin).sum();
-        s1 + s2
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        c.dot(&v1).tanh().exp() + v1.sum() * 0.3
     }
 
     #[test]
@@ -5972,29 +6226,35 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (a[i] + b.mapv(f64::tanh).sum()).sin();
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2.scaled_add((y * x), b);
-        }
-        let mut s3 = helper_scalar(helper_array(a, x), a.mapv(f64::tanh).sum()).sin();
-        for i in (1..a.len()).step_by(2) {
-            let t4 = h2[i] * ((k as f64 * 0.5) + x);
-            s3 += t4 * t4 * 0.5;
-            s3 -= a[(i + 1) % a.len()] * h2.dot(&w1);
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
+        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * s3).tanh();
+                if s3 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s3 = (s3 * 0.7 + h2[i] * w1.mean().unwrap()).tanh();
+            s3 += a[i] * 0.2;
         }
-        let mut s7 = c.iter().zip(h2.iter()).map(|(p5, q6)| p5 * q6 * helper_scalar(c[0], x)).sum::<f64>();
-        let mut s8 = c[k % a.len()];
-        (k as f64 * 0.5) + s8 + h2.sum() * 0.3
+        if k % 2 == 0 {
+            s3 = (x / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        } else {
+            s3 = s3 * s3.tanh();
+        }
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            let n5 = (&h4 * x + a).mapv(f64::tanh);
+            h4.assign(&n5);
+        }
+        let mut s6 = c[a.len() - 1];
+        let mut v7 = a.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        let v9 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        (k as f64 * 0.5) + s3 + v9.sum() * 0.3
     }
 
     #[test]
@@ -6010,12 +6270,18 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().enumerate().map(|(q2, &p1)| (p1 * f64::sin(0.38)).sin() * (q2 as f64 + 1.0)).sum::<f64>();
-        if k == 3 {
-            return helper_recursive(a, x, k % 3);
+        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * y.sin()).tanh();
         }
-        let mut s4 = (x / (1.0 + s3 * s3)).tanh().exp().sin();
-        (helper_recursive(c, (k as f64 * 0.5), k % 3) * s3) + s4
+        let mut s3 = (s1 - 1.00);
+        let mut v4 = a.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        }
+        let s5 = s3 * v4.sum();
+        s1 + s1
     }
 
     #[test]
@@ -6032,33 +6298,30 @@ mod p155 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, y, k % 3);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 * s1)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (0.43 * y);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (0.43 * y);
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * helper_array(a, (k as f64 * 0.5));
+        match k % 3 {
+            0 => s1 = c[0].sin().tanh(),
+            1 => s1 = s1 * helper_scalar((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(), 0.26),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut s5 = 1.0;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_recursive(c, 0.37, k % 3);
+        }
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + b[i] * (0.67 - 0.96)).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w3 * a.mean().unwrap();
         }
-        (k as f64 * 0.5) + s5
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
+        c.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6074,20 +6337,24 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_recursive(a, x, k % 3);
+        let mut s2: f64 = {
+            let t1 = (1.0 + (x * x) * (x * x)).ln();
+            t1 * t1 * 0.5 + (1.0 + y * y).sqrt()
+        };
+        for k in 0..2 {
+            for v in a.iter() {
+                s2 = (s2 * 0.6 + v * a[k % a.len()] + k as f64 * 0.1).sin();
+            }
         }
-        let mut s2 = x;
-        s2 = (s2 * 0.5 + 0.30).tanh();
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * (u1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s2 = (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt(),
+            1 => s2 = s2 * helper_scalar(helper_array(b, (k as f64 * 0.5)), (1.0 + s2 * s2).sqrt()),
+            _ => s2 += c.dot(b),
         }
-        for m in u1.iter().map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * (1.0 + s2 * s2).ln() + x * 0.1;
+        if k == 3 {
+            return (k as f64 * 0.5);
         }
-        c.dot(c) + s2 + u3.sum() * 0.3
+        s2.tanh() + s2
     }
 
     #[test]
@@ -6103,36 +6370,55 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = (helper_recursive(c, (y - c[k % a.len()]), k % 3) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        match k % 3 {
+            0 => s1 = (helper_array(a, a[k % a.len()]) + c.mapv(f64::tanh).sum()),
+            1 => s1 = s1 * a.mapv(f64::tanh).sum(),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (a[i] + (c[k % a.len()] - (k as f64 * 0.5))).sin();
+            w2[i] = b[i] * c.dot(b);
         }
-        let mut s2 = b[k % a.len()];
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * (x + a[k % a.len()])).tanh();
-        }
-        s2 = (s2 * 0.5 + y).tanh();
-        for i in 0..a.len() {
-            let y = y * 0.5 + y;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
         let mut n3 = 0;
         let s4 = 'search: loop {
             n3 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (a[0] - (k as f64 * 0.5))).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * x.tanh().exp();
+                s1 = (s1 * 0.8 + c[j] * a[0].cos()).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * s1;
                 }
             }
             if n3 > 2 {
-                break s2 + x.tanh().exp();
+                break s1 + s1;
             }
         };
-        let v5 = w1.mapv(|t| t * t * 0.5 - t);
-        let v6 = b.mapv(|t| t * t * 0.5 - t);
-        v5.mapv(f64::tanh).sum() + s2 + v6.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = helper_scalar(1.12, (k as f64 * 0.5)).tanh();
+        } else {
+            s1 = s1 * f64::tanh(0.38).exp();
+        }
+        if k % 2 == 0 {
+            s1 = helper_array(c, a.dot(c));
+        }
+        let mut s5 = 1.0;
+        for i in 0..a.len() {
+            let n6 = (s5 * 0.5 + c[i] * s1.tanh().exp()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
+            }
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
+                if s5 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s5 += c[i] * 0.2;
+        }
+        (helper_array(c, y) * helper_recursive(&w2, (k as f64 * 0.5), k % 3)) + s5 + w2.sum() * 0.3
     }
 
     #[test]
@@ -6149,43 +6435,47 @@ mod p158 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mean().unwrap();
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(b, x) + y * 0.1;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(b, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        if k == 3 {
-            return (s1 * helper_recursive(c, (k as f64 * 0.5), k % 3));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (y * a[0])).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = b.mapv(f64::tanh).sum(),
-            1 => { s2 = c.mapv(f64::tanh).sum(); }
-            _ => s2 = (k as f64 * 0.5),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) * x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
+        let mut s2 = c[a.len() - 1];
         let mut s3 = 1.0;
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * helper_scalar(c[a.len() - 1], 0.71)).tanh();
+            let n4 = (s3 * 0.5 + b[i] * helper_recursive(b, 1.29, k % 3)).tanh();
             if (n4 - s3).abs() < 0.05 {
                 break;
             }
             s3 = n4;
         }
-        for m in a.iter().filter(|q| **q > 0.1).map(|s2| (s2 * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * helper_scalar(s2, y) + s2 * 0.1;
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.dot(b);
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(b, helper_recursive(b, 0.96, k % 3)) * j as f64,
-            _ if b.mean().unwrap() > 0.2 => s1 = s1 * (b[0] + (s1 / (1.0 + y * y))),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        let mut u6 = a.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * a.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            let t5 = a[i] * helper_array(c, c[0]);
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t5 * t5 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * helper_scalar(x, 1.25);
-        }
-        a[0] + s3
+        ((0.96 / (1.0 + 0.37 * 0.37)) + c[0]) + s3 + u6.sum() * 0.3
     }
 
     #[test]
@@ -6202,35 +6492,49 @@ mod p159 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (s1 + x) + x * 0.1;
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (x * s1)).tanh();
             let i = (i + 1) % c.len();
             s1 = s1 + b[i] * 0.3;
         }
-        let mut s2 = s1;
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
         }
-        s1 += helper_array(c, 0.43);
-        let mut l3 = vec![c.to_owned()];
-        for p4 in 0..2 {
-            let n = l3[p4].mapv(|t| (t * s2).sin()) + a;
-            l3.push(n);
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + u2[j3 - 1] * s1;
         }
-        let v5 = l3[l3.len() - 1].to_owned();
-        let mut s6 = l3[1][0] * (y + y);
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s6 = s6 * 0.8 + m * (0.65 * (k as f64 * 0.5)) + s6 * 0.1;
+        for i in 0..a.len() {
+            let t4 = b[i] * u2.dot(a);
+            s1 += t4.sin() * (0.65 * (k as f64 * 0.5));
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + a[i] * b.dot(c)).tanh();
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => u2[i] * ((k as f64 * 0.5) + x),
+                _ => {
+                    if u2[i] > 0.8 {
+                        break;
+                    }
+                    u2[i].tanh()
+                }
+            };
+            s1 += w5 * x;
         }
-        helper_recursive(b, x, k % 3) + s6 + v5.sum() * 0.3
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        let mut s8: f64 = {
+            let t7 = (((k as f64 * 0.5) - x) - c.dot(c));
+            t7 * t7 * 0.5 + helper_recursive(a, s6, k % 3)
+        };
+        x + s8 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6246,34 +6550,39 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, helper_array(a, x.tanh().exp()));
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (s1 / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s2 = 1.0;
+        let mut h1 = c.to_owned();
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * f64::tanh(0.61).exp()).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            let n2 = (&h1 * x + c).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s4: f64 = {
+            let t3 = c.dot(&h1);
+            t3 * t3 * 0.5 + helper_array(a, y)
+        };
+        let mut h5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h5.mapv_inplace(|t| (t * x).tanh());
+            h5.scaled_add(0.5, &h1);
+        }
+        for i in 0..a.len() {
+            let x = x * 0.5 + (k as f64 * 0.5).cos();
+            s4 = (s4 * 0.8 + x * 0.3).tanh();
+        }
+        s4 += x * 0.2;
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * y).tanh();
+                if s4 > 0.3 && j > n6 {
+                    break 'search s4 * c.mapv(f64::tanh).sum();
+                }
             }
-        }
-        let (s4, v5) = helper_pair(b, (1.30 * s2));
-        let s6 = s4 * v5.sum();
-        if k % 2 == 1 {
-            let s6 = s6 * 0.5 + b[a.len() - 1];
-            s2 = (s2 * 0.8 + s6 * 0.3).tanh();
-        }
-        s2 += s6 * 0.2;
-        let s7;
-        match k % 3 {
-            0 => s7 = helper_scalar(((k as f64 * 0.5) / (1.0 + s6 * s6)), helper_array(c, x)),
-            1 => { s7 = helper_recursive(a, y, k % 3); }
-            _ => s7 = ((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() / (1.0 + y.sin() * y.sin())),
-        }
-        c.dot(a) + s2
+            if n6 > 2 {
+                break s4 + c.mapv(f64::tanh).sum();
+            }
+        };
+        x + s4 + h5.sum() * 0.3
     }
 
     #[test]
@@ -6289,37 +6598,21 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        let mut v2 = a.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let (s2, c3) = (x * x).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * a.mean().unwrap();
+        let mut s5 = (b.dot(b) + a[0]);
+        match k % 3 {
+            0 => s5 = helper_recursive(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), k % 3),
+            1 => s5 = s5 * b[a.len() - 1],
+            _ => s5 += helper_recursive(a, s5, k % 3),
         }
-        let s3 = s1 * v2.sum();
-        let mut l4 = Vec::with_capacity(3);
-        let mut h6 = c.to_owned();
-        for i in 0..a.len() {
-            h6 = (&h6 * y + b).mapv(f64::tanh);
-            l4.push(h6.clone());
-            if i == 3 {
-                break;
-            }
+        let mut s8 = c.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * helper_array(b, c[k % a.len()])) * q7 as f64).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            let t9 = b[i] * b[0];
+            s5 += t9.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
         }
-        let mut q7 = h6.sum();
-        for p5 in &l4 {
-            q7 += p5.dot(c) * 0.5;
-        }
-        let mut s8 = q7;
-        s8 = helper_array(b, f64::ln((1.0 + 0.48 * 0.48)));
-        let mut s9 = helper_array(b, b[a.len() - 1]).tanh().exp();
-        let mut stack10: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack10.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s9 = (s9 * 0.7 + a[j] * (1.00 / (1.0 + y * y)) * w).tanh();
-            if j % 3 == 2 {
-                stack10.pop();
-            }
-        }
-        helper_recursive(c, (1.0 + x * x).ln(), k % 3) + s9
+        (c.dot(c) * (s8 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s8
     }
 
     #[test]
@@ -6335,46 +6628,38 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let mut s1 = c.dot(b);
+        s1 = (helper_recursive(c, 1.15, k % 3) - helper_array(b, c[k % a.len()]));
         match k % 3 {
-            0 => s1 = c.dot(b),
-            1 => { s1 = 0.5; }
-            _ => s1 = (y * helper_scalar((k as f64 * 0.5), c[a.len() - 1])),
+            0 => s1 = (1.0 + (s1 * y) * (s1 * y)).sqrt(),
+            1 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
+            _ => s1 += y,
         }
-        let s2;
-        match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => { s2 = 0.5; }
-            _ => s2 = helper_array(c, (s1 * y)),
+        for i in 0..a.len() {
+            let y = y * 0.5 + (1.0 + s1 * s1).sqrt();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut s3 = s1;
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
+        s1 += y * 0.2;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + c[j] * (1.26 * y) * w).tanh();
+            s1 = (s1 * 0.7 + a[j] * 0.26 * w).tanh();
             if j % 3 == 2 {
-                stack4.pop();
+                stack2.pop();
             }
         }
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 = (s3 * 0.6 + v * 0.71 + k as f64 * 0.1).sin();
+        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * y).view()]).unwrap();
+        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * f64::cos(0.41)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s3 = 0.42 * j as f64,
-            _ if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.2 => s3 = s3 * a[0],
-            _ => s3 += c[0].tanh().exp(),
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + b[i] * (s2 + (k as f64 * 0.5))).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-        }
-        x + s3
+        helper_recursive(a, s3, k % 3) + s3
     }
 
     #[test]
@@ -6391,10 +6676,11 @@ mod p163 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + s1 * s1).ln() * j as f64,
-            _ if x.tanh().exp() > 0.2 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (b[k % a.len()] + y),
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * s1).tanh();
+        }
+        if k == 3 {
+            return ((1.0 + y * y).ln() + x.tanh().exp());
         }
         let mut stack2: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack2.pop() {
@@ -6404,17 +6690,43 @@ mod p163 {
                 stack2.pop();
             }
         }
-        let mut s4: f64 = {
-            let t3 = helper_scalar(y, f64::sqrt((1.0 + 1.14 * 1.14)));
-            t3 * t3 * 0.5 + b[0]
-        };
-        let mut s7 = c.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + 0.90).sum::<f64>();
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s7 = s7.sin() * 0.9 + a[j8 - 1] * a.mean().unwrap();
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack3.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
         }
-        a.dot(a) + s7
+        let mut top6 = c.to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + y) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(c).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        let mut stack8: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack8.push(a.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p9 = stack8.pop().unwrap();
+                let q10 = stack8.pop().expect("two");
+                stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
+            }
+        }
+        let mut top11 = b.to_owned();
+        while let Some(p9) = stack8.pop() {
+            top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
+        }
+        for q10 in top11.iter_mut() {
+            *q10 = (q10.sin() + (b[0] / (1.0 + c[0] * c[0]))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top11).and(b).for_each(|p9, &q10| *p9 += q10 * p9.cos());
+        let s12 = top11.sum();
+        helper_array(c, a[k % a.len()]) + s1
     }
 
     #[test]
@@ -6430,33 +6742,53 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
-        let s4 = 'blk: {
-            if helper_scalar(x, 1.19) > 0.437 {
-                break 'blk helper_scalar(x, 1.19) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + a[0];
-                }
-            }
-            (1.0 + a[k % a.len()] * a[k % a.len()]).ln() - a[0]
-        };
-        let mut s5 = (a.dot(b) - ((k as f64 * 0.5) * (0.46 * c[k % a.len()])));
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
-        }
-        let mut s6 = (1.0 + ((s5 + s3) * (x * 1.38)) * ((s5 + s3) * (x * 1.38))).sqrt();
+        let mut s1 = helper_scalar(((1.0 + y * y).ln() - c.dot(c)), helper_scalar((1.19 - y), helper_scalar(x, a[k % a.len()])));
         for i in 0..a.len() {
-            let s3 = s3 * 0.5 + c.mean().unwrap();
-            s5 = (s5 * 0.8 + s3 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (a[0] - y),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * a[0].cos();
         }
-        s5 += s3 * 0.2;
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * (1.0 + c[0] * c[0]).sqrt() + s4 * 0.1;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[0].cos() };
+        let mut s4 = c[0];
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + c[j] * c.dot(c) * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
         }
-        (a.mapv(f64::tanh).sum() * f64::ln((1.0 + 1.37 * 1.37))) + s6
+        let mut s6 = helper_array(c, s1);
+        let mut v7 = c.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        let mut s9 = (0.66 + (k as f64 * 0.5));
+        let mut v10 = c.to_owned();
+        for i in 0..2 {
+            (s9, v10) = helper_pair(&v10, s9 * 0.5 + 0.1);
+        }
+        let s11 = s9 * v10.sum();
+        match k % 3 {
+            0 => s4 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln(),
+            1 => s4 = s4 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
+            _ => s4 += x,
+        }
+        match k % 4 {
+            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
+            _ if f64::sqrt((1.0 + 1.20 * 1.20)) > 0.2 => s1 = s1 * (1.0 + (s11 / (1.0 + y * y)) * (s11 / (1.0 + y * y))).ln(),
+            _ => s1 += 0.40,
+        }
+        helper_scalar(s8.tanh(), helper_scalar(s4, (k as f64 * 0.5))) + s4
     }
 
     #[test]
@@ -6472,29 +6804,14 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        let s2;
-        match k % 3 {
-            0 => s2 = helper_scalar(x, s1).tanh().exp(),
-            1 => { s2 = 0.5; }
-            _ => s2 = (helper_recursive(a, (k as f64 * 0.5), k % 3) / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
-        }
-        let s3;
-        match k % 3 {
-            0 => s3 = c.mapv(f64::tanh).sum(),
-            1 => { s3 = 0.5; }
-            _ => s3 = helper_array(c, b.mean().unwrap()),
-        }
-        helper_array(c, s2) + s1
+        let mut s2: f64 = {
+            let t1 = b.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + c.dot(a)
+        };
+        let mut s3 = (helper_scalar(x, s2).tanh().exp() - (helper_recursive(a, (k as f64 * 0.5), k % 3) / (1.0 + b.mean().unwrap() * b.mean().unwrap())));
+        let z5 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p6, &q7| (p6 * x - q7).sin());
+        let mut s4 = z5.sum() * c.mapv(f64::tanh).sum();
+        ((1.0 + s2 * s2).sqrt() - (1.0 + s3 * s3).ln()) + s4
     }
 
     #[test]
@@ -6510,35 +6827,21 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        let s2;
+        let arr1 = [b.mean().unwrap(), 0.36, b[0]];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = b.mapv(f64::tanh).sum().tanh().exp();
         match k % 3 {
-            0 => s2 = y,
-            1 => { s2 = 0.5; }
-            _ => s2 = (k as f64 * 0.5),
+            0 => s3 = helper_recursive(a, y, k % 3),
+            1 => s3 = s3 * helper_array(c, (s2 + s3)),
+            _ => s3 += helper_array(b, x),
         }
-        for i in 0..a.len() {
-            let t3 = b[i] * 0.50;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t3.sin() * (y - s2);
+        s3 = (s3 * 0.5 + helper_scalar((k as f64 * 0.5).sin(), helper_recursive(a, a[k % a.len()], k % 3))).tanh();
+        if y.tanh().exp() > 0.1 {
+            s3 = x;
+        } else {
+            s3 = s3 * (y / (1.0 + y * y));
         }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * s1,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w4 * x;
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        s1 + s1
+        a.mean().unwrap() + s3
     }
 
     #[test]
@@ -6554,58 +6857,53 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, (((k as f64 * 0.5) / (1.0 + y * y)) / (1.0 + a.dot(b) * a.dot(b))), k % 3);
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * f64::tanh(0.27).exp() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut s1 = (a[a.len() - 1] + 0.74);
+        let mut v2 = c.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
+        let s3 = s1 * v2.sum();
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * s1,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * s1;
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        let mut s5 = b[k % a.len()];
-        let s6 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.437 {
-                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * 2.0;
+            stack4.push(c.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
+        }
+        let mut top7 = b.to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + (1.0 + y * y).ln()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(b).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let s9;
+        match k % 3 {
+            0 => s9 = x,
+            1 => { s9 = 0.5; }
+            _ => s9 = b[k % a.len()],
+        }
+        let mut s10 = c.mapv(f64::tanh).sum();
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s10 = s10.sin() * 0.9 + b[j11 - 1] * (k as f64 * 0.5).tanh().exp();
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (s4 + (k as f64 * 0.5));
+                s10 = (s10 * 0.8 + b[j] * y.tanh().exp()).tanh();
+                if s10 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            (k as f64 * 0.5) - (s4 + (k as f64 * 0.5))
-        };
-        for i in 0..a.len() {
-            let t7 = b[i] * helper_scalar(x, s5);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += a[j] * t7;
-            }
-            s1 = s1 + q8.tanh();
+            s10 += b[i] * 0.2;
         }
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s1 = s1.sin() * 0.9 + a[j9 - 1] * b.mapv(f64::tanh).sum();
-        }
-        helper_recursive(a, helper_array(b, s4), k % 3) + s5
+        let mut s12 = (k as f64 * 0.5);
+        s12 + s12
     }
 
     #[test]
@@ -6622,42 +6920,38 @@ mod p168 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (((k as f64 * 0.5) - y) + (x - 0.47)) * (((k as f64 * 0.5) - y) + (x - 0.47))).sqrt();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += (x * (k as f64 * 0.5));
-        let mut s3: f64 = {
-            let t2 = (x.tanh().exp() - (a[k % a.len()] * s1));
-            t2 * t2 * 0.5 + (k as f64 * 0.5)
-        };
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * ((k as f64 * 0.5) + c[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
-        }
+        s1 = (s1 * 0.5 + (y * c.mean().unwrap())).tanh();
+        let mut f3 = a.to_owned();
+        f3.mapv_inplace(|t| (t * y).tanh());
+        f3.scaled_add(c.dot(a), &a);
+        let mut s2 = f3.sum() * 0.3;
         let mut s4 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + b[i] * helper_scalar(b[a.len() - 1], b[a.len() - 1])).tanh();
+            let n5 = (s4 * 0.5 + a[i] * (a[a.len() - 1] * f3[a.len() - 1])).tanh();
             s4 = n5;
             if s4.abs() > 0.6 {
                 s4 = 0.6;
             }
         }
-        let mut f7 = b.to_owned();
-        f7.mapv_inplace(|t| (t * x).tanh());
-        f7.scaled_add(helper_scalar(s1, y), &b);
-        let mut s6 = f7.sum() * 0.3;
-        for i in 0..a.len() {
-            let y = y * 0.5 + s6;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        let s6 = 'blk: {
+            if helper_scalar(b[a.len() - 1], a[a.len() - 1]) > 0.437 {
+                break 'blk helper_scalar(b[a.len() - 1], a[a.len() - 1]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + c.mean().unwrap();
+                }
+            }
+            (a[0] - s4) - c.mean().unwrap()
+        };
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (0.21 + s6)).tanh();
         }
-        s1 += y * 0.2;
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.mapv(f64::tanh).sum() + s1 * 0.1;
+        s1 += a[k % a.len()];
+        for m in a.iter().filter(|q| **q > 0.1).map(|s6| (s6 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * x + s6 * 0.1;
         }
-        s3 + s6 + f7.sum() * 0.3
+        s4 + s4 + f3.sum() * 0.3
     }
 
     #[test]
@@ -6673,16 +6967,12 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h1.mapv_inplace(|t| (t * y).tanh());
-            h1.scaled_add(0.5, a);
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((helper_array(c, 0.91) - 0.95) * b.mapv(f64::tanh).sum());
+        s1 += s1;
+        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.41 + x * 0.1;
         }
-        let mut s4 = (0..a.len()).map(|q3| b[q3] * a[q3] + 0.95).sum::<f64>();
-        y + s4 + h1.sum() * 0.3
+        a.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -6698,22 +6988,27 @@ mod p170 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(y * x), (y + 0.81), helper_scalar(c[0], y)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (1.0 + a.dot(a).tanh().exp() * a.dot(a).tanh().exp()).ln();
-        for k in 0..2 {
-            for v in a.iter() {
-                s3 += v * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        let s1 = 'blk: {
+            if helper_array(a, x) > 0.437 {
+                break 'blk helper_array(a, x) * 2.0;
             }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (y + 0.81);
+                }
+            }
+            helper_scalar(c[0], y) - (y + 0.81)
+        };
+        let mut s2 = (a.dot(a).cos() + ((k as f64 * 0.5).sin() / (1.0 + s1.tanh() * s1.tanh())));
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * c.mapv(f64::tanh).sum() + s1 * 0.1;
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + s3.tanh().exp();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        if b.mean().unwrap() > 0.1 {
+            s2 = (helper_scalar(1.29, (k as f64 * 0.5)) - (y * (k as f64 * 0.5)));
+        } else {
+            s2 = s2 * f64::tanh((1.33 * 0.27)).exp();
         }
-        s3 += x * 0.2;
-        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * b.mapv(f64::tanh).sum()).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        c.mapv(f64::tanh).sum() + s6
+        0.56 + s2
     }
 
     #[test]
@@ -6729,24 +7024,18 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (0.33 - x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
+        let mut s1 = ad::ndarray::array![a.dot(a), (y + x), b.mean().unwrap()].mapv(f64::sin).sum();
+        let mut s3: f64 = {
+            let t2 = a.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
+        };
+        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let y = y * 0.5 + a.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (1.39 + (k as f64 * 0.5)), (c[i] + y.tanh().exp()).sin()]);
         }
-        s1 += y * 0.2;
-        let (s2, v3) = helper_pair(b, c.dot(c));
-        let s4 = s2 * v3.sum();
-        (b.mean().unwrap() + y.tanh().exp()) + s1
+        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
+        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
+        s7 + s3
     }
 
     #[test]
@@ -6764,33 +7053,34 @@ mod p172 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((x * y).cos() - ((k as f64 * 0.5) * (k as f64 * 0.5).cos()));
         s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        let s2;
-        match k % 3 {
-            0 => s2 = c.dot(b),
-            1 => { s2 = (x + (k as f64 * 0.5)); }
-            _ => s2 = b.mapv(f64::tanh).sum(),
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + helper_recursive(c, (k as f64 * 0.5), k % 3) * helper_recursive(c, (k as f64 * 0.5), k % 3)).ln() * j as f64,
+            _ if (s1 / (1.0 + y * y)) > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() + y.tanh().exp()),
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut s3 = s1;
-        let mut v4 = a.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        let (s7, c8) = (x * helper_array(c, x)).sin_cos();
-        let m9 = ad::ndarray::array![[c8, -s7, 0.5], [s7, c8, helper_array(a, y)]];
-        let mut s6 = m9.t().dot(&m9).mapv(f64::tanh).sum() * a.mean().unwrap();
-        match k % 3 {
-            0 => s1 = a.dot(c),
-            1 => s1 = s1 * y,
-            _ => s1 += ((k as f64 * 0.5) - b[a.len() - 1]),
-        }
-        let mut pieces10 = Array1::<f64>::zeros(2 * a.len());
+        let s2 = 'blk: {
+            if (x - x) > 0.437 {
+                break 'blk (x - x) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + x;
+                }
+            }
+            a.dot(c) - x
+        };
         for i in 0..a.len() {
-            pieces10.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (1.0 + s1 * s1).ln(), (b[i] + (b[0] * s1)).sin()]);
+            let s2 = s2 * 0.5 + ((k as f64 * 0.5) - b[a.len() - 1]);
+            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
         }
-        let [p11, q12] = [pieces10.first().copied().unwrap(), *pieces10.last().unwrap()];
-        let s13 = p11 * q12 + std::iter::zip(&pieces10, a).map(|(x, y)| x * y).sum::<f64>();
-        0.44 + s6
+        s1 += s2 * 0.2;
+        let mut h3 = a.to_owned();
+        for i in 0..a.len() {
+            h3.mapv_inplace(|t| (t * x).tanh());
+            h3.scaled_add(0.5, a);
+        }
+        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
+        a.dot(b) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -6806,22 +7096,23 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [b.dot(c), (1.38 - (k as f64 * 0.5)), b.mapv(f64::tanh).sum()];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (k as f64 * 0.5);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (a[0] - (k as f64 * 0.5))).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut l1 = vec![0.0; a.len()];
+        for p2 in 0..a.len() {
+            l1[p2] = c[p2] * b[0];
+        }
+        l1[0] += y;
+        let v3 = Array1::from(l1);
+        let mut s4 = v3[0] * 0.5;
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + b[j] * (1.0 + y * y).ln() * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
-            s3 += b[i] * 0.2;
         }
-        for (p4, &q5) in b.iter().zip(c) {
-            s3 = (s3 * 0.7 + p4 * q5 * (k as f64 * 0.5)).tanh();
-        }
-        s2 + s3
+        let v6 = a.mapv(|t| (t * s4).sin() + s4 * 0.5);
+        y.cos() + s4 + v6.sum() * 0.3
     }
 
     #[test]
@@ -6837,14 +7128,19 @@ mod p174 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + a.mapv(f64::tanh).sum());
-        let mut s4 = y;
-        let mut v5 = c.to_owned();
-        for i in 0..2 {
-            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        let mut s1 = y;
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
         }
-        let s6 = s4 * v5.sum();
-        helper_array(c, (c[0] - (k as f64 * 0.5))) + s3
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (x * (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -6860,33 +7156,44 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.12;
-        s1 = c.dot(c);
-        'outer: for i in 0..a.len() {
+        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + helper_scalar(x, c[k % a.len()])).sum::<f64>();
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + c[j] * ((k as f64 * 0.5) - s3) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
+        let s5 = 'blk: {
+            if c[0] > 0.437 {
+                break 'blk c[0] * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (b[k % a.len()] - b[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + s3;
                 }
             }
-            s1 += a[i] * 0.2;
+            helper_scalar(s3, 0.85) - s3
+        };
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + a[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * s1).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        let (s5, v6) = helper_pair(c, helper_array(c, (k as f64 * 0.5)));
-        let s7 = s5 * v6.sum();
-        match k % 3 {
-            0 => s1 = (a.mapv(f64::tanh).sum() / (1.0 + s7 * s7)),
-            1 => s1 = s1 * ((y - 0.91) / (1.0 + helper_scalar(0.28, y) * helper_scalar(0.28, y))),
-            _ => s1 += f64::tanh(0.53),
+        let z8 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p9, &q10| (p9 * s3 - q10).sin());
+        let mut s7 = z8.sum() * a.mapv(f64::tanh).sum();
+        let mut l11 = vec![0.0; a.len()];
+        for p12 in 0..a.len() {
+            l11[p12] = a[p12] * y.tanh().exp();
         }
-        let s8;
-        match k % 3 {
-            0 => s8 = 0.35,
-            1 => { s8 = helper_recursive(a, c[0], k % 3); }
-            _ => s8 = (1.0 + (x + s4) * (x + s4)).ln(),
-        }
-        (a.mean().unwrap() - helper_array(a, s7)) + s4
+        l11[0] += s7;
+        let v13 = Array1::from(l11);
+        let mut s14 = v13[0] * 0.5;
+        b.dot(b) + s14 + v13.sum() * 0.3
     }
 
     #[test]
@@ -6902,17 +7209,32 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * y).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (y * b[k % a.len()])]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * (k as f64 * 0.5);
-        s1 = helper_scalar(x, (k as f64 * 0.5));
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut s1 = (((y * b[k % a.len()]) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_recursive(b, helper_scalar(y, x), k % 3) * helper_recursive(b, helper_scalar(y, x), k % 3)));
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (c[k % a.len()] / (1.0 + c[k % a.len()] * c[k % a.len()]));
+                }
+            }
+            if n2 > 2 {
+                break s1 + (c[k % a.len()] / (1.0 + c[k % a.len()] * c[k % a.len()]));
+            }
+        };
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * helper_recursive(b, a[k % a.len()], k % 3)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
         }
-        s1 += helper_recursive(b, c[k % a.len()], k % 3);
-        (b[a.len() - 1].sin() * c.dot(b)) + s1
+        if k == 3 {
+            return ((y / (1.0 + s1 * s1)) + c.mean().unwrap());
+        }
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -6928,24 +7250,24 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
-        match k % 3 {
-            0 => s1 = f64::sqrt((1.0 + 0.60 * 0.60)),
-            1 => { s1 = x; }
-            _ => s1 = helper_scalar(c.mapv(f64::tanh).sum(), helper_recursive(b, y, k % 3)),
+        let mut h1 = c.to_owned();
+        for i in 0..3 {
+            let n2 = (&h1 * x + c).mapv(f64::tanh);
+            h1.assign(&n2);
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(c, 1.28), (b[i] + (1.0 + x * x).sqrt()).sin()]);
+        if k == 3 {
+            return h1.mean().unwrap();
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
-        let v6 = b.mapv(|t| if t > 0.2 { t * s5 } else { (t - s5).tanh() });
-        let mut s8: f64 = {
-            let t7 = (y - helper_scalar(1.17, x));
-            t7 * t7 * 0.5 + (k as f64 * 0.5)
-        };
-        x + s8 + v6.sum() * 0.3
+        let mut s3 = helper_recursive(c, helper_array(&h1, x), k % 3);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + b[i] * helper_array(b, 1.28)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + h1[i] * 0.3;
+        }
+        if c[0] < 0.0 {
+            s3 = (1.0 + f64::tanh(0.23).exp() * f64::tanh(0.23).exp()).ln();
+        }
+        helper_scalar(b.dot(a), (k as f64 * 0.5)) + s3 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6962,37 +7284,18 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.dot(a).tanh();
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (x / (1.0 + a[0] * a[0])) + x * 0.1;
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * c[k % a.len()].sin()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * b.mapv(f64::tanh).sum();
+                s1 = (s1 * 0.8 + b[j] * (x / (1.0 + a[0] * a[0]))).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n2 > 2 {
-                break s1 + b.mapv(f64::tanh).sum();
-            }
-        };
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (0.81 + s3),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w4 * (1.0 + c[0] * c[0]).ln();
+            s1 += b[i] * 0.2;
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + c[0] * c[0]).ln() };
-        f64::ln((1.0 + 0.32 * 0.32)) + s1
+        s1 = ((k as f64 * 0.5) / (1.0 + 1.17 * 1.17));
+        let mut s2 = b.mapv(f64::tanh).sum();
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -7009,16 +7312,9 @@ mod p179 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + c[0] * c[0]).ln().tanh().exp() + c.dot(a));
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += ((k as f64 * 0.5) * x),
-        }
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] + a[0]);
-        }
-        helper_recursive(&u2, helper_scalar((k as f64 * 0.5), u2[a.len() - 1]), k % 3) + s1 + u2.sum() * 0.3
+        s1 += s1;
+        let mut s2 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
+        (1.0 + (a[0] + a[0]) * (a[0] + a[0])).ln() + s2
     }
 
     #[test]
@@ -7034,23 +7330,29 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x.tanh().exp();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * s1).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] += (b[i] + c[0]).sin();
         }
-        let mut s4 = b.windows(2).into_iter().enumerate().map(|(q3, p2)| (p2[1] - p2[0] * 0.40) * q3 as f64).sum::<f64>();
-        let mut s7 = c.iter().zip(c.iter()).map(|(p5, q6)| p5 * (a[a.len() - 1] + c[a.len() - 1]) - q6).reduce(f64::max).unwrap();
-        let mut stack8: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack8.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * (1.0 + y * y).sqrt() * w).tanh();
-            if j % 3 == 2 {
-                stack8.pop();
+        let mut s2 = x;
+        for i in 0..a.len() {
+            let t3 = w1[i] * ((k as f64 * 0.5) - x);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * c[(i + 1) % a.len()];
             }
+            s2 += u4;
         }
-        helper_scalar((s4 + y), helper_array(b, s1)) + s7
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (c[a.len() - 1] + w1[a.len() - 1]);
+        }
+        if ((k as f64 * 0.5) * c[0]) > 0.1 {
+            s2 = helper_scalar((x + s2), helper_array(c, y));
+        } else {
+            s2 = s2 * helper_recursive(&w1, (0.88 * x), k % 3);
+        }
+        (helper_array(&u5, y) + helper_scalar(0.34, c[k % a.len()])) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7066,46 +7368,29 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = f64::sin(0.71);
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if x > 0.2 => s1 = s1 * (1.0 + s1 * s1).ln(),
-            _ => s1 += f64::tanh(0.94),
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.71 / (1.0 + y * y))) * q2 as f64).sum::<f64>();
+        for i in 0..a.len() {
+            let t4 = b[i] * x;
+            s3 += t4 * t4 * 0.5;
+            s3 -= c[(i + 1) % a.len()] * helper_scalar(y, y);
         }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * helper_recursive(a, x, k % 3) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut s6: f64 = {
+            let t5 = ((s3 / (1.0 + y * y)) - helper_scalar(y, a[0]));
+            t5 * t5 * 0.5 + y.cos()
+        };
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.60 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
         }
-        if c[0] < 0.0 {
-            s1 = a.mapv(f64::tanh).sum();
-        } else {
-            s1 = s1 * a.mapv(f64::tanh).sum();
-        }
-        let mut s3 = (k as f64 * 0.5);
-        let mut v4 = c.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * x * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
-        }
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s7 = (s7 * 0.6 + (v * j as f64) * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() + k as f64 * 0.1).sin();
-            }
-        }
-        c.dot(c) + s7
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s12: f64 = {
+            let t11 = c[0].tanh().tanh().exp();
+            t11 * t11 * 0.5 + (x * s3)
+        };
+        let arr13 = [c.dot(a), b[k % a.len()].cos(), helper_scalar(s6, (k as f64 * 0.5))];
+        let s14 = arr13.iter().sum::<f64>() * arr13[k % 3];
+        (b.dot(a) * (y * s6)) + s12
     }
 
     #[test]
@@ -7121,34 +7406,34 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos();
+        let mut s1 = y;
+        let mut v2 = b.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        }
+        let s3 = s1 * v2.sum();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (a[i] + b[a.len() - 1]).sin();
+        }
+        let mut s5 = helper_recursive(&w4, (0.93 + s3), k % 3).tanh().exp();
+        s5 = ((k as f64 * 0.5).tanh() + (1.0 + x * x).ln());
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+            s5 = (s5 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        }
+        let s6 = 'blk: {
+            if (1.29 + b[a.len() - 1]) > 0.437 {
+                break 'blk (1.29 + b[a.len() - 1]) * 2.0;
             }
-            s1 = (s1 * 0.7 + b[i] * c[k % a.len()]).tanh();
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n3 = (&h2 * x + a).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (k as f64 * 0.5).tanh()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if c[j] > 0.6 {
+                    break 'blk c[j] + x.tanh();
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        s1 = (helper_recursive(b, s1, k % 3) + (k as f64 * 0.5));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (1.29 + b[a.len() - 1])).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        (((k as f64 * 0.5) + c[0]) * x) + s1 + h2.sum() * 0.3
+            (s3 - c[0]) - x.tanh()
+        };
+        let mut s9 = a.iter().zip(c.iter()).map(|(p7, q8)| p7 * f64::tanh(0.57).exp() - q8).reduce(f64::max).unwrap();
+        helper_recursive(c, y, k % 3) + s9 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7165,41 +7450,29 @@ mod p183 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b.dot(c) * (k as f64 * 0.5));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c.mean().unwrap()).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * b.dot(c);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += b[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * b[a.len() - 1].tanh().exp();
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += a[j] * t4;
-            }
-            s1 = s1 + q5.tanh();
-        }
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s6 = (s6 * 0.6 + v * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() + k as f64 * 0.1).sin();
-            }
-        }
-        let s7;
         match k % 3 {
-            0 => s7 = c.dot(a),
-            1 => { s7 = 0.5; }
-            _ => s7 = 0.61,
+            0 => s1 = c.mean().unwrap().tanh().exp(),
+            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
+            _ => s1 += (s1 - s1),
         }
-        helper_scalar(helper_scalar(s7, c[k % a.len()]), 0.83) + s6
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + (s1 - b[k % a.len()])).sin();
+        }
+        match k % 4 {
+            j if j > 1 => s1 = helper_array(b, y.tanh()) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (helper_scalar(y, s1) + c.dot(b)),
+            _ => s1 += 0.61,
+        }
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.60 + s1 * 0.1;
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + (y * y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (b.mapv(f64::tanh).sum() / (1.0 + x * x)) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -7215,28 +7488,30 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.45 - c[0].tanh().exp()).cos();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += (1.24 * s1);
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * x.cos() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * (k as f64 * 0.5)).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
         }
-        let mut s3 = a.mean().unwrap();
-        let mut v4 = a.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        (x - s1).tanh().exp() + s1
+        let arr3 = [0.45, c[0].tanh().exp(), (x + y)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * f64::ln((1.0 + 0.43 * 0.43))).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * s1;
+                }
+            }
+            if n5 > 2 {
+                break s1 + s1;
+            }
+        };
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -7252,37 +7527,32 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = (f64::cos(0.52) * helper_array(c, (k as f64 * 0.5))) * j as f64,
-            _ if x > 0.2 => s1 = s1 * helper_recursive(c, y, k % 3),
-            _ => s1 += x,
+        let s1;
+        match k % 3 {
+            0 => s1 = b.mean().unwrap(),
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_array(c, f64::cos(0.52)),
         }
-        let s2 = 'blk: {
-            if x > 0.437 {
-                break 'blk x * 2.0;
-            }
+        let mut s2 = helper_scalar(helper_recursive(c, y, k % 3), x);
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + ((k as f64 * 0.5) + s1);
+                s2 = (s2 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            f64::tanh(0.38).exp() - ((k as f64 * 0.5) + s1)
-        };
-        if k == 3 {
-            return s2.sin();
+            s2 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s1 = helper_array(a, (y * s1)) * j as f64,
-            _ if (y * 1.33) > 0.2 => s1 = s1 * c.mean().unwrap(),
-            _ => s1 += 0.52,
+        let mut s3 = a.dot(b);
+        if c[0] < 0.0 {
+            s3 = c.dot(a);
+        } else {
+            s3 = s3 * x;
         }
-        for i in 0..a.len() {
-            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 0 {
+            s2 = b.dot(a);
         }
-        s1 += s1 * 0.2;
-        0.60 + s1
+        helper_scalar(helper_array(a, 0.78), helper_array(a, y)) + s3
     }
 
     #[test]
@@ -7298,50 +7568,29 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = Vec::with_capacity(3);
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            h3 = (&h3 * y + b).mapv(f64::tanh);
-            l1.push(h3.clone());
+        let z2 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
+        let mut s1 = z2.sum() * y;
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut q4 = h3.sum();
-        for p2 in &l1 {
-            q4 += p2.dot(a) * 0.5;
+        s1 += helper_array(b, b[0]);
+        let mut s6: f64 = {
+            let t5 = (1.0 + (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln();
+            t5 * t5 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))
+        };
+        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).view()]).unwrap();
+        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
+        match k % 3 {
+            0 => s6 = helper_array(c, x),
+            1 => s6 = s6 * helper_scalar(0.34, b[a.len() - 1]).tanh().exp(),
+            _ => s6 += (s7 / (1.0 + s7 * s7)),
         }
-        let mut s5 = q4;
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + y * y).ln();
-            s5 = (s5 * 0.8 + x * 0.3).tanh();
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f64::tanh(1.01).exp() + x * 0.1;
         }
-        s5 += x * 0.2;
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(b, b[0]), (b[i] + helper_array(b, s5)).sin()]);
-        }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
-        for k in 0..2 {
-            for v in a.iter() {
-                s5 = (s5 * 0.6 + v * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) + k as f64 * 0.1).sin();
-            }
-        }
-        let mut stack10: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack10.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s5 = (s5 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack10.pop();
-            }
-        }
-        let mut s11 = 1.0;
-        for i in 0..a.len() {
-            let n12 = (s11 * 0.5 + a[i] * helper_array(a, c[0])).tanh();
-            if (n12 - s11).abs() < 0.05 {
-                break;
-            }
-            s11 = n12;
-        }
-        helper_array(b, helper_array(c, s9)) + s11
+        helper_array(c, y) + s7
     }
 
     #[test]
@@ -7357,35 +7606,44 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a[k % a.len()];
-        'outer: for i in 0..a.len() {
+        let s1 = 'blk: {
+            if helper_recursive(c, b[a.len() - 1], k % 3) > 0.437 {
+                break 'blk helper_recursive(c, b[a.len() - 1], k % 3) * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
+                if c[j] > 0.6 {
+                    break 'blk c[j] + a.dot(a);
                 }
             }
-            s1 += b[i] * 0.2;
+            b.mapv(f64::tanh).sum() - a.dot(a)
+        };
+        let mut s2 = helper_scalar(b[a.len() - 1].tanh().exp(), helper_array(c, y)).tanh().exp();
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_recursive(a, y, k % 3) + s1 * 0.1;
         }
+        let mut s4: f64 = {
+            let t3 = (y - ((k as f64 * 0.5) / (1.0 + y * y)));
+            t3 * t3 * 0.5 + helper_scalar(y, 0.38)
+        };
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (s1 - (k as f64 * 0.5))).tanh();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(c, y)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s2 += v * 1.12;
+            stack5.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        (1.0 + x * x).ln() + s2
+        let mut top8 = a.to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
+        }
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + helper_scalar(c[0], (k as f64 * 0.5))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        (helper_scalar((k as f64 * 0.5), y) / (1.0 + (s4 + c[k % a.len()]) * (s4 + c[k % a.len()]))) + s4
     }
 
     #[test]
@@ -7401,25 +7659,28 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * c.dot(b)).tanh();
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + 0.70).sin()]);
         }
-        match k % 3 {
-            0 => s1 = helper_scalar(f64::tanh(1.37).exp(), (k as f64 * 0.5)),
-            1 => s1 = s1 * s1,
-            _ => s1 += x.tanh().exp(),
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut s5 = y;
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + b[j6 - 1] * b[0];
         }
-        if k == 3 {
-            return y;
+        match k % 4 {
+            j if j > 1 => s5 = ((x - s5) / (1.0 + 0.84 * 0.84)) * j as f64,
+            _ if (1.0 + y * y).sqrt() > 0.2 => s5 = s5 * y,
+            _ => s5 += (s4 - c[0]),
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * c[0], (c[i] + (1.0 + y * y).sqrt()).sin()]);
+        let mut u7 = c.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * f64::tanh(1.24).exp();
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        s5 + s1
+        s4 + s5 + u7.sum() * 0.3
     }
 
     #[test]
@@ -7435,26 +7696,37 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| { let u = t * y; u * u - t });
-        let mut s2 = 1.0;
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x * 0.46)) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * 0.46).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+        }
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack4.push(b.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + a[j4 - 1] * c.mapv(f64::tanh).sum();
+        let mut top7 = a.to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        for i in 0..a.len() {
-            let y = y * 0.5 + c.mapv(f64::tanh).sum();
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + y.cos()) * 0.5;
         }
-        s2 += y * 0.2;
-        x.tanh().cos() + s2 + v1.sum() * 0.3
+        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s3 = s3.sin() * 0.9 + a[j9 - 1] * 0.42;
+        }
+        helper_recursive(c, s8.tanh().exp(), k % 3) + s3
     }
 
     #[test]
@@ -7470,65 +7742,49 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x * x), (b[i] + f64::ln((1.0 + 0.47 * 0.47))).sin()]);
-        }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = a[p6] * a[k % a.len()];
-        }
-        l5[0] += y;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        let s9;
+        let s1;
         match k % 3 {
-            0 => s9 = ((c[0] - s8) * (v7[a.len() - 1] + s4)),
-            1 => { s9 = 0.5; }
-            _ => s9 = v7.mapv(f64::tanh).sum(),
+            0 => s1 = helper_scalar((x * x), f64::ln((1.0 + 0.47 * 0.47))),
+            1 => { s1 = 0.5; }
+            _ => s1 = y,
         }
-        let s10 = 'blk: {
-            if s4.tanh().exp() > 0.437 {
-                break 'blk s4.tanh().exp() * 2.0;
-            }
+        let mut s2 = ((f64::sin(0.72) * s1.tanh().exp()) * (b[0].tanh().exp() - ((k as f64 * 0.5) * 0.39)));
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + b.mapv(f64::tanh).sum();
+                s2 = (s2 * 0.8 + b[j] * s1.tanh().exp()).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * c.mapv(f64::tanh).sum();
                 }
             }
-            (0.79 - x) - b.mapv(f64::tanh).sum()
+            if n3 > 2 {
+                break s2 + c.mapv(f64::tanh).sum();
+            }
         };
-        for m in a.iter().map(|s4| (s4 * 0.7).sin()) {
-            s8 = s8 * 0.8 + m * b.dot(&v7) + s4 * 0.1;
+        match k % 4 {
+            j if j > 1 => s2 = s1 * j as f64,
+            _ if ((k as f64 * 0.5) - y) > 0.2 => s2 = s2 * c.dot(a),
+            _ => s2 += b.dot(a),
         }
-        let s11 = 'blk: {
-            if helper_array(b, a[0]) > 0.437 {
-                break 'blk helper_array(b, a[0]) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + 0.93;
-                }
-            }
-            helper_scalar(s9, s8) - 0.93
-        };
         for i in 0..a.len() {
-            let w12 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_recursive(&v7, (k as f64 * 0.5), k % 3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s8 += w12 * helper_array(&v7, v7[0]);
+            let s1 = s1 * 0.5 + (1.0 + x * x).ln();
+            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
         }
-        let s13 = if s8 < 5.0 { s8 * 0.5 } else { return s8 * helper_array(&v7, v7[0]) };
-        ((x * s10) + helper_recursive(b, s11, k % 3)) + s8 + v7.sum() * 0.3
+        s2 += s1 * 0.2;
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * f64::ln((1.0 + 0.98 * 0.98)), (b[i] + s1).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut s9 = (1.0 + (a[k % a.len()] / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * (a[k % a.len()] / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).sqrt();
+        match k % 3 {
+            0 => s2 = helper_scalar(helper_array(b, y), (0.91 * y)),
+            1 => s2 = s2 * y.sin().tanh(),
+            _ => s2 += helper_recursive(b, s2, k % 3),
+        }
+        1.02 + s9
     }
 
     #[test]
@@ -7544,35 +7800,57 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
-        if k == 3 {
-            return c.dot(a);
-        }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * (x + 1.23);
-        }
-        let mut s5 = b.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s3 = (helper_recursive(a, c[k % a.len()], k % 3) - (k as f64 * 0.5)) * j as f64,
-            _ if helper_array(b, (k as f64 * 0.5)) > 0.2 => s3 = s3 * ((b[k % a.len()] - (k as f64 * 0.5)) * (k as f64 * 0.5)),
-            _ => s3 += helper_recursive(c, y, k % 3),
-        }
-        let mut s6 = 1.0;
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + a[i] * c[0]).tanh();
-            s6 = n7;
-            if s6.abs() > 0.6 {
-                s6 = 0.6;
+            let n2 = (s1 * 0.5 + a[i] * (0.76 / (1.0 + y * y))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
             }
+            s1 = n2;
         }
+        let mut h3 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
+        }
+        let s4;
         match k % 3 {
-            0 => s6 = (helper_array(a, a[a.len() - 1]) / (1.0 + f64::ln((1.0 + 0.35 * 0.35)) * f64::ln((1.0 + 0.35 * 0.35)))),
-            1 => s6 = s6 * f64::tanh((1.32 - 1.18)).exp(),
-            _ => s6 += (s5 - s6),
+            0 => s4 = ((s1 + y) + helper_recursive(&h3, (k as f64 * 0.5), k % 3)),
+            1 => { s4 = 0.5; }
+            _ => s4 = helper_recursive(a, y.tanh().exp(), k % 3),
         }
-        s5 + s6
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * ((k as f64 * 0.5) * y);
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * a[(i + 1) % a.len()];
+            }
+            s1 += u6;
+        }
+        let mut s7 = (k as f64 * 0.5).tanh().exp();
+        let mut v8 = a.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        }
+        let s9 = s7 * v8.sum();
+        for i in 0..a.len() {
+            let w10 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w10 * (s1 / (1.0 + s9 * s9));
+        }
+        let s11 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + s9 * s9)) };
+        let mut w12 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w12[i] = c[i] * helper_scalar(s4, s4);
+        }
+        (f64::sqrt((1.0 + 1.06 * 1.06)) / (1.0 + (s11 - y) * (s11 - y))) + s1 + w12.sum() * 0.3
     }
 
     #[test]
@@ -7588,51 +7866,42 @@ mod p192 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return 0.48;
+        let mut s1: f64 = 0.48;
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (y * b[0]);
-        }
-        let f3: Array1<f64> = b.iter().rev().map(|p4| (p4 * x).tanh() + x).collect();
-        let mut s2 = f3.dot(&f3) * 0.1;
-        for i in (1..a.len()).step_by(2) {
-            let t5 = f3[i] * (1.0 + y * y).ln();
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * f3[(i + 1) % a.len()];
-            }
-            s2 += u6;
-            if i == 3 {
-                break;
-            }
-        }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        s1 += (k as f64 * 0.5).tanh().exp();
+        let v2 = (c * b).mapv(f64::tanh);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * u1.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n7 {
-                    break 'search s2 * (1.0 + s2 * s2).sqrt();
+                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                if s1 > 0.3 && j > n3 {
+                    break 'search s1 * s1;
                 }
             }
-            if n7 > 2 {
-                break s2 + (1.0 + s2 * s2).sqrt();
+            if n3 > 2 {
+                break s1 + s1;
             }
         };
-        let s9 = 'blk: {
-            if helper_recursive(b, x, k % 3) > 0.437 {
-                break 'blk helper_recursive(b, x, k % 3) * 2.0;
-            }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (y / (1.0 + y * y));
+                s1 = (s1 * 0.8 + v2[j] * (x - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
                 }
             }
-            helper_recursive(&f3, x, k % 3) - (y / (1.0 + y * y))
-        };
-        0.78 + s2 + f3.sum() * 0.3
+            s1 += v2[i] * 0.2;
+        }
+        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&v2 * x.tanh()).view()]).unwrap();
+        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + x * 0.1;
+        }
+        s4 + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -7648,44 +7917,36 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, 1.13);
-        }
-        let mut s2 = helper_recursive(c, y, k % 3);
-        'outer: for i in 0..a.len() {
+        let v1 = b.mapv(|t| { let u = t * x; u * u - t });
+        let mut s2: f64 = 1.13;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * f64::sin(0.35)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
+                s2 = (s2 * 0.8 + v1[j] * y).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_recursive(&v1, s2, k % 3);
                 }
             }
-            s2 += c[i] * 0.2;
+            if n3 > 2 {
+                break s2 + helper_recursive(&v1, s2, k % 3);
+            }
+        };
+        let mut s5 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt();
+        let s6;
+        match k % 3 {
+            0 => s6 = (s5 * b[0]),
+            1 => { s6 = (c[a.len() - 1] - x); }
+            _ => s6 = (helper_scalar(v1[0], s5) / (1.0 + s2 * s2)),
         }
-        let mut l3 = Vec::new();
-        for p4 in 0..a.len() {
-            if c[p4] > a[p4] {
-                l3.push((c[p4] * u1.mean().unwrap()).sin());
-            } else {
-                l3.push(a[p4] * s2);
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for v in b.iter() {
+                s7 = (s7 * 0.6 + v * helper_recursive(b, s7, k % 3) + k as f64 * 0.1).sin();
             }
         }
-        let mut s5 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0];
-        let v6 = a.mapv(|t| { let u = t * y; u * u - t });
-        match k % 4 {
-            j if j > 1 => s5 = a[k % a.len()] * j as f64,
-            _ if helper_recursive(c, u1[a.len() - 1], k % 3) > 0.2 => s5 = s5 * helper_scalar(helper_recursive(b, x, k % 3), ((k as f64 * 0.5) - a[a.len() - 1])),
-            _ => s5 += a.dot(&v6),
-        }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + b[i] * (s2 / (1.0 + s5 * s5))).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
-            }
-        }
-        u1[0] + s7 + v6.sum() * 0.3
+        s7 = b.dot(&v1).tanh().exp();
+        (helper_recursive(a, y, k % 3) * helper_recursive(&v1, x, k % 3)) + s7 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7701,29 +7962,22 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            let n2 = (&h1 * y + a).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1: f64 = 0.71;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.dot(a) + x * 0.1;
         }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        s3 += (1.0 + h1.mapv(f64::tanh).sum() * h1.mapv(f64::tanh).sum()).ln();
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_scalar(s3, s3),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s3 += w4 * h1.mean().unwrap();
+        let mut s2 = (0.94 + s1);
+        let mut v3 = a.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * h1.mean().unwrap() };
-        let mut s8 = (0..a.len()).map(|q7| h1[q7] * h1[q7] + helper_scalar(1.16, x)).sum::<f64>();
-        ((k as f64 * 0.5) - y.tanh().exp()) + s8 + h1.sum() * 0.3
+        let s4 = s2 * v3.sum();
+        let mut s6: f64 = {
+            let t5 = c.dot(a);
+            t5 * t5 * 0.5 + helper_scalar(b[k % a.len()], s4)
+        };
+        let mut s7 = ad::ndarray::array![y.tanh().exp(), y, (k as f64 * 0.5)].mapv(f64::sin).sum();
+        (1.0 + (0.60 / (1.0 + y * y)) * (0.60 / (1.0 + y * y))).sqrt() + s7
     }
 
     #[test]
@@ -7740,36 +7994,24 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, b.mean().unwrap(), k % 3);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(b, x)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
+        }
+        let mut s3: f64 = {
+            let t2 = (b.dot(a) - ((k as f64 * 0.5) + s1));
+            t2 * t2 * 0.5 + x.tanh().exp()
         };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * b.dot(a);
+        match k % 4 {
+            j if j > 1 => s3 = c.dot(b) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s3 = s3 * helper_array(a, c[k % a.len()]).tanh(),
+            _ => s3 += (s3 + s1),
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (s1 / (1.0 + y * y))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (0.39 / (1.0 + a[k % a.len()] * a[k % a.len()]));
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let arr5 = [c.dot(b), s3.tanh(), (c[0] + a[k % a.len()])];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        helper_scalar(s1.tanh().exp(), a.mapv(f64::tanh).sum()) + s1
+        s1 += s1 * 0.2;
+        (((k as f64 * 0.5) + 1.29) + (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3
     }
 
     #[test]
@@ -7785,26 +8027,25 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * c.mean().unwrap() + k as f64 * 0.1).sin();
-            }
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(x, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
+        let mut s1: f64 = 0.66;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (x + (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            if n2 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
-            }
-        };
-        helper_scalar(((k as f64 * 0.5) + x), helper_array(b, 1.17)) + s1
+            };
+            s1 += w2 * helper_scalar(x, (k as f64 * 0.5));
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(x, (k as f64 * 0.5)) };
+        if k == 3 {
+            return (helper_scalar((k as f64 * 0.5), s1) - helper_array(c, s1));
+        }
+        b.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -7820,32 +8061,37 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [f64::ln((1.0 + 0.49 * 0.49)), helper_scalar(y, (k as f64 * 0.5)), a.dot(b)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let s3 = 'blk: {
-            if (y + s2) > 0.437 {
-                break 'blk (y + s2) * 2.0;
+        let mut s1 = (1.0 + helper_recursive(b, helper_scalar(y, (k as f64 * 0.5)), k % 3) * helper_recursive(b, helper_scalar(y, (k as f64 * 0.5)), k % 3)).ln();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * s1 * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + c[0];
-                }
-            }
-            x - c[0]
-        };
-        let mut s4 = c.dot(b).sin();
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
         }
-        s4 += b.mean().unwrap();
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s4 = (s4 * 0.7 + a[i] * helper_scalar((k as f64 * 0.5), x)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + c[i] * 0.3;
+            h3.scaled_add(c[0], c);
+            if i == 3 {
+                break;
+            }
         }
-        helper_scalar(helper_scalar((k as f64 * 0.5), a[0]), a.mapv(f64::tanh).sum()) + s4
+        let mut s4 = s1;
+        let mut v5 = c.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        }
+        let s6 = s4 * v5.sum();
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (y * (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
+            }
+        }
+        helper_scalar((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(&h3, s1)) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -7861,38 +8107,38 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.var(0.0) + 0.1).sqrt() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (y + x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s1 = helper_recursive(b, helper_recursive(b, b[a.len() - 1], k % 3), k % 3).tanh().exp();
+        s1 = b.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = helper_recursive(a, b.mean().unwrap(), k % 3),
+            1 => s1 = s1 * x,
+            _ => s1 += x,
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * (c[a.len() - 1] * b[a.len() - 1])).tanh();
+        let mut s2 = (a[k % a.len()] - y);
+        let mut v3 = a.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let l2: Vec<f64> = c.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (x + y)).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
+        let s4 = s2 * v3.sum();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4.sin();
+        }
+        let mut h6 = u5.to_owned();
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + &u5).mapv(f64::sin);
+        }
         match k % 4 {
-            j if j > 1 => s4 = (k as f64 * 0.5) * j as f64,
-            _ if x > 0.2 => s4 = s4 * helper_scalar(c[0], (1.19 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s4 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if (1.19 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s1 = s1 * x,
+            _ => s1 += h6[0],
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (k as f64 * 0.5).tanh()).tanh();
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h7.mapv_inplace(|t| (t * s1).tanh());
+            h7.scaled_add(0.5, b);
         }
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
-        }
-        s4 += helper_array(b, y);
-        (k as f64 * 0.5) + s4
+        s1.cos() + s1 + h7.sum() * 0.3
     }
 
     #[test]
@@ -7908,44 +8154,44 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = f64::tanh(1.37) * j as f64,
-            _ if (s1 - c[a.len() - 1]) > 0.2 => s1 = s1 * helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_scalar(y, (k as f64 * 0.5))),
-            _ => s1 += helper_scalar(0.43, 0.43),
+        let mut h1 = c.to_owned();
+        for i in 0..a.len() {
+            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
         }
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (c[i] + a.dot(a)).sin();
+            w2[i] = b[i] * x;
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + w2[j] * (y - s1) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
-        }
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s4 = (s4 * 0.6 + v * 0.77 + k as f64 * 0.1).sin();
-            }
-        }
-        let arr5 = [(k as f64 * 0.5), helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), s1];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        let s7 = 'blk: {
-            if a[k % a.len()] > 0.437 {
-                break 'blk a[k % a.len()] * 2.0;
-            }
+        let mut s4: f64 = {
+            let t3 = helper_array(&w2, helper_scalar(x, (k as f64 * 0.5)));
+            t3 * t3 * 0.5 + helper_scalar(0.43, 0.43)
+        };
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + b.mapv(f64::tanh).sum();
+                s4 = (s4 * 0.8 + h1[j] * a[a.len() - 1]).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            (k as f64 * 0.5) - b.mapv(f64::tanh).sum()
+            s4 += h1[i] * 0.2;
+        }
+        let s5 = 'blk: {
+            if helper_recursive(b, y, k % 3) > 0.437 {
+                break 'blk helper_recursive(b, y, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if h1[j] > 0.6 {
+                    break 'blk h1[j] + 0.67;
+                }
+            }
+            helper_array(&h1, s4) - 0.67
         };
-        helper_scalar((k as f64 * 0.5), (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln()) + s4 + w2.sum() * 0.3
+        if c[0] < 0.0 {
+            s4 = 0.77;
+        } else {
+            s4 = s4 * b.dot(c);
+        }
+        helper_scalar(helper_scalar((k as f64 * 0.5), s4), h1.mean().unwrap()) + s4 + w2.sum() * 0.3
     }
 
     #[test]

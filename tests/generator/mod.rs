@@ -1171,8 +1171,55 @@ impl Program {
         self.line(format!("{target} += {e};"));
     }
 
+    /// A stack of arrays: pushed in a loop, its top two reduced by pops in a
+    /// branch, drained by `while let`; then elements written in place, by
+    /// `iter_mut()` and `Zip::for_each`.
+    fn stack_and_in_place(&mut self) {
+        let ((u, _), (_, w_ref)) = (self.array(), self.array());
+        let (u, e) = (u.name, self.scalar(1));
+        // A closure reads a scalar variable (an expression could read an
+        // array, which `mapv` closures do not capture).
+        let i = self.pick(self.scalars.len());
+        let c = self.scalars[i].name.clone();
+        let (stack, p, q, top, name) = (
+            self.name("stack"),
+            self.name("p"),
+            self.name("q"),
+            self.name("top"),
+            self.name("s"),
+        );
+        self.line(format!("let mut {stack}: Vec<Array1<f64>> = Vec::new();"));
+        self.line("for i in 0..a.len() {");
+        self.line(format!(
+            "    {stack}.push({u}.mapv(|t| (t * {c} + i as f64 * 0.1).sin()));"
+        ));
+        self.line(format!("    if i % 2 == 1 && k % 2 == 0 {{"));
+        self.line(format!("        let {p} = {stack}.pop().unwrap();"));
+        self.line(format!("        let {q} = {stack}.pop().expect(\"two\");"));
+        self.line(format!(
+            "        {stack}.push((&{p} * 0.5 + &{q}).mapv(f64::tanh));"
+        ));
+        self.line("    }");
+        self.line("}");
+        self.line(format!("let mut {top} = {w_ref}.to_owned();"));
+        self.line(format!("while let Some({p}) = {stack}.pop() {{"));
+        self.line(format!(
+            "    {top} = (&{top} * 0.5 + &{p}).mapv(f64::tanh);"
+        ));
+        self.line("}");
+        self.line(format!("for {q} in {top}.iter_mut() {{"));
+        self.line(format!("    *{q} = ({q}.sin() + {e}) * 0.5;"));
+        self.line("}");
+        self.line(format!(
+            "ad::ndarray::Zip::from(&mut {top}).and({w_ref}).for_each(|{p}, &{q}| *{p} += {q} * {p}.cos());"
+        ));
+        self.line(format!("let {name} = {top}.sum();"));
+        self.scalars.push(Var { name, active: true });
+    }
+
     fn statement(&mut self) {
-        match self.pick(33) {
+        match self.pick(34) {
+            33 => self.stack_and_in_place(),
             32 => self.overwritten_by_constants(),
             31 => self.assembled(),
             30 => self.fixed_array(),
