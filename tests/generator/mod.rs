@@ -1193,7 +1193,7 @@ impl Program {
         self.line(format!(
             "    {stack}.push({u}.mapv(|t| (t * {c} + i as f64 * 0.1).sin()));"
         ));
-        self.line(format!("    if i % 2 == 1 && k % 2 == 0 {{"));
+        self.line("    if i % 2 == 1 && k % 2 == 0 {");
         self.line(format!("        let {p} = {stack}.pop().unwrap();"));
         self.line(format!("        let {q} = {stack}.pop().expect(\"two\");"));
         self.line(format!(
