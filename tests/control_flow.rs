@@ -1932,6 +1932,35 @@ fn tuples_carried_by_loops_split_into_items() {
     }
 }
 
+/// A tuple a call makes, carried by a loop and read by item: split into
+/// the items read, each value bound once (`t = stats(..)` was rejected).
+mod call_tuples_carried_by_loops {
+    use super::*;
+
+    #[differentiable]
+    pub fn stats(x: &Array1<f64>) -> (f64, f64, f64) {
+        let m = x.mean().unwrap();
+        (m, (x * x).mean().unwrap() - m * m, x.sum())
+    }
+
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut t = stats(x);
+        for i in 0..k {
+            t = stats(&(x * t.0 + i as f64));
+            t.1 += 0.5;
+        }
+        t.1 * t.0
+    }
+}
+
+#[test]
+fn tuples_of_calls_carried_by_loops_split_into_the_items_read() {
+    for k in [0, 1, 3] {
+        check_scalar!(call_tuples_carried_by_loops; ref x dx = random(3, 95 + k as u64); k);
+    }
+}
+
 /// `let s;` assigned active values, its name also a closure's parameter
 /// in a loop head (`map(|s| ..)`, another binding): the declaration was
 /// kept as if that read it, and rustc could not infer its type (stress

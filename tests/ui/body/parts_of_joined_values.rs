@@ -19,15 +19,20 @@ fn chosen(layers: &Vec<Layer>, #[constant] k: usize) -> f64 {
     layer.w.sum()
 }
 
-// A tuple a call makes, carried by a loop (one made by a tuple expression
-// is split into its items).
+#[differentiable]
+fn both(t: (f64, f64)) -> f64 {
+    t.0 * t.1
+}
+
+// A tuple a call makes, carried by a loop and read whole (one read only by
+// item is split into the items read).
 #[differentiable]
 fn carried(x: &Array1<f64>) -> f64 {
     let mut t = stats(x);
     for _ in 0..3 {
         t = stats(&(x * t.0));
     }
-    t.1
+    both(t)
 }
 
 fn main() {}

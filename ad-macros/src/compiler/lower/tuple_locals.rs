@@ -16,6 +16,12 @@
 //! other read of the whole value is the tuple of its items. A local that
 //! is borrowed mutably (`&mut acc`) or named inside a macro (whose tokens
 //! the pass cannot rewrite) is left as it is, and lowering reports it.
+//!
+//! A tuple another expression makes (`let mut t = stats(x);`, a call whose
+//! arity the pass cannot see) is split into the items the body reads, if
+//! it reads only items (`t.0`, `t.1`): each value is bound once and its
+//! items taken, `t = stats(&y)` becoming
+//! `(__ad_t_0, __ad_t_1) = { let __ad_t = stats(&y); (__ad_t.0, __ad_t.1) };`.
 
 use std::collections::HashMap;
 
@@ -31,24 +37,36 @@ use super::super::scan;
 pub fn split(block: &Block, params: &[String]) -> Block {
     let mut found = Candidates::default();
     found.visit_block(block);
+    let mut made = std::collections::HashSet::new();
     let splits: HashMap<String, usize> = found
         .lets
         .iter()
-        .filter(|(name, (arity, depth))| {
-            *arity >= 2
-                && found.bindings.get(*name) == Some(&1)
+        .filter_map(|(name, (arity, depth))| {
+            // A tuple some other expression makes: the items the body reads,
+            // if it reads nothing else of it.
+            let arity = match arity {
+                Some(n) => *n,
+                None if !found.whole_reads.contains(name) => {
+                    made.insert(name.clone());
+                    found.items_read.get(name).copied().unwrap_or(0)
+                }
+                None => return None,
+            };
+            let split = arity >= 1
+                && (arity >= 2 || made.contains(name))
+                && found.bindings.get(name) == Some(&1)
                 && !params.contains(name)
-                && !found.unsplittable.contains(*name)
+                && !found.unsplittable.contains(name)
                 && found
                     .assigned_at
-                    .get(*name)
-                    .is_some_and(|depths| depths.iter().any(|d| d > depth))
+                    .get(name)
+                    .is_some_and(|depths| depths.iter().any(|d| d > depth));
+            split.then(|| (name.clone(), arity))
         })
-        .map(|(name, (arity, _))| (name.clone(), *arity))
         .collect();
     let mut block = block.clone();
     if !splits.is_empty() {
-        Split { splits }.visit_block_mut(&mut block);
+        Split { splits, made }.visit_block_mut(&mut block);
     }
     block
 }
@@ -75,8 +93,13 @@ fn assigned_name(e: &Expr) -> Option<&Ident> {
 
 #[derive(Default)]
 struct Candidates {
-    /// `let mut name = (..)`: its arity and the number of loops around it.
-    lets: HashMap<String, (usize, usize)>,
+    /// `let mut name = ..`: its arity if a tuple expression gives it, and
+    /// the number of loops around it.
+    lets: HashMap<String, (Option<usize>, usize)>,
+    /// The number of items the body reads of each name (`t.1`: 2).
+    items_read: HashMap<String, usize>,
+    /// Names read otherwise than by item or assigned whole.
+    whole_reads: std::collections::HashSet<String>,
     /// How many patterns bind each name.
     bindings: HashMap<String, usize>,
     /// The loop depths of assignments to each name (or an item of it).
@@ -101,12 +124,37 @@ impl Candidates {
 impl<'ast> Visit<'ast> for Candidates {
     fn visit_local(&mut self, l: &'ast syn::Local) {
         if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
-            if let (Some(_), None, Expr::Tuple(t)) = (&p.mutability, &p.subpat, &*init.expr) {
-                self.lets
-                    .insert(p.ident.to_string(), (t.elems.len(), self.depth));
+            if let (Some(_), None) = (&p.mutability, &p.subpat) {
+                let arity = match &*init.expr {
+                    Expr::Tuple(t) => Some(t.elems.len()),
+                    _ => None,
+                };
+                self.lets.insert(p.ident.to_string(), (arity, self.depth));
             }
         }
         syn::visit::visit_local(self, l);
+    }
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Field(f) => {
+                if let (Some(name), Member::Unnamed(k)) = (path_name(&f.base), &f.member) {
+                    let read = self.items_read.entry(name.to_string()).or_default();
+                    *read = (*read).max(k.index as usize + 1);
+                    return;
+                }
+            }
+            Expr::Assign(a) if path_name(&a.left).is_some() => {
+                self.assigns(&a.left);
+                return self.visit_expr(&a.right);
+            }
+            Expr::Path(_) => {
+                if let Some(name) = path_name(e) {
+                    self.whole_reads.insert(name.to_string());
+                }
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
     }
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
         *self.bindings.entry(p.ident.to_string()).or_default() += 1;
@@ -161,6 +209,9 @@ fn is_compound(op: &syn::BinOp) -> bool {
 
 struct Split {
     splits: HashMap<String, usize>,
+    /// Those made by an expression other than a tuple: each value bound
+    /// once, then its items taken.
+    made: std::collections::HashSet<String>,
 }
 
 impl Split {
@@ -173,6 +224,18 @@ impl Split {
             .map(|k| item(name, k))
             .collect()
     }
+
+    /// `value` as the tuple of the items of it that are split: itself for
+    /// a tuple expression, `{ let __ad_t = value; (__ad_t.0, __ad_t.1) }`
+    /// for a value some other expression makes.
+    fn items_of(&self, name: &Ident, value: &Expr) -> Expr {
+        if !self.made.contains(&name.to_string()) {
+            return value.clone();
+        }
+        let whole = Ident::new(&format!("__ad_{name}"), name.span());
+        let items = (0..self.arity(name).unwrap_or(0)).map(syn::Index::from);
+        parse_quote!({ let #whole = #value; (#(#whole.#items,)*) })
+    }
 }
 
 impl VisitMut for Split {
@@ -181,9 +244,13 @@ impl VisitMut for Split {
             self.visit_expr_mut(&mut init.expr);
         }
         if let Pat::Ident(p) = &l.pat {
-            if self.arity(&p.ident).is_some() {
-                let items = self.items(&p.ident);
-                l.pat = parse_quote!((#(mut #items),*));
+            let name = p.ident.clone();
+            if self.arity(&name).is_some() {
+                let items = self.items(&name);
+                l.pat = parse_quote!((#(mut #items,)*));
+                if let Some(init) = &mut l.init {
+                    *init.expr = self.items_of(&name, &init.expr);
+                }
             }
         }
     }
@@ -207,7 +274,8 @@ impl VisitMut for Split {
                 match path_name(&a.left).filter(|n| self.arity(n).is_some()) {
                     Some(name) => {
                         let items = self.items(name);
-                        *a.left = parse_quote!((#(#items),*));
+                        *a.right = self.items_of(name, &a.right);
+                        *a.left = parse_quote!((#(#items,)*));
                     }
                     None => self.visit_expr_mut(&mut a.left),
                 }
