@@ -227,7 +227,7 @@ mod p5 {
                 stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
             }
         }
-        let mut top6 = c.to_owned();
+        let mut top6 = (c).to_owned();
         while let Some(p4) = stack3.pop() {
             top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
         }
@@ -561,7 +561,7 @@ mod p13 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = c.to_owned();
+        let mut top4 = (c).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -866,7 +866,7 @@ mod p20 {
                 stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top7 = a.to_owned();
+        let mut top7 = (a).to_owned();
         while let Some(p5) = stack4.pop() {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
@@ -1350,7 +1350,7 @@ mod p32 {
                 stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
             }
         }
-        let mut top6 = a.to_owned();
+        let mut top6 = (a).to_owned();
         while let Some(p4) = stack3.pop() {
             top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
         }
@@ -1795,7 +1795,7 @@ mod p42 {
                 stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
             }
         }
-        let mut top13 = c.to_owned();
+        let mut top13 = (c).to_owned();
         while let Some(p11) = stack10.pop() {
             top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
         }
@@ -1855,7 +1855,7 @@ mod p43 {
                 stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top7 = a.to_owned();
+        let mut top7 = (a).to_owned();
         while let Some(p5) = stack4.pop() {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
@@ -2338,7 +2338,7 @@ mod p56 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = a.to_owned();
+        let mut top4 = (a).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -2899,7 +2899,7 @@ mod p71 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = b.to_owned();
+        let mut top4 = (b).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -2930,7 +2930,7 @@ mod p71 {
                 stack11.push((&p12 * 0.5 + &q13).mapv(f64::tanh));
             }
         }
-        let mut top14 = b.to_owned();
+        let mut top14 = (b).to_owned();
         while let Some(p12) = stack11.pop() {
             top14 = (&top14 * 0.5 + &p12).mapv(f64::tanh);
         }
@@ -3119,7 +3119,7 @@ mod p75 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = a.to_owned();
+        let mut top4 = (a).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -3287,7 +3287,7 @@ mod p79 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = a.to_owned();
+        let mut top4 = (a).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -4379,7 +4379,7 @@ mod p106 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = c.to_owned();
+        let mut top4 = (c).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -4483,7 +4483,7 @@ mod p108 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = a.to_owned();
+        let mut top4 = (a).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -4626,7 +4626,7 @@ mod p111 {
                 stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        let mut top8 = a.to_owned();
+        let mut top8 = (a).to_owned();
         while let Some(p6) = stack5.pop() {
             top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
@@ -4956,7 +4956,7 @@ mod p120 {
                 stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top7 = c.to_owned();
+        let mut top7 = (c).to_owned();
         while let Some(p5) = stack4.pop() {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
@@ -5249,7 +5249,7 @@ mod p126 {
                 stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        let mut top8 = b.to_owned();
+        let mut top8 = (b).to_owned();
         while let Some(p6) = stack5.pop() {
             top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
@@ -5538,7 +5538,7 @@ mod p134 {
                 stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
         }
-        let mut top5 = a.to_owned();
+        let mut top5 = (a).to_owned();
         while let Some(p3) = stack2.pop() {
             top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
@@ -5629,7 +5629,7 @@ mod p136 {
                 stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
         }
-        let mut top5 = b.to_owned();
+        let mut top5 = (b).to_owned();
         while let Some(p3) = stack2.pop() {
             top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
@@ -5663,7 +5663,7 @@ mod p137 {
                 stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut top4 = a.to_owned();
+        let mut top4 = (a).to_owned();
         while let Some(p2) = stack1.pop() {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
@@ -6699,7 +6699,7 @@ mod p163 {
                 stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
             }
         }
-        let mut top6 = c.to_owned();
+        let mut top6 = (c).to_owned();
         while let Some(p4) = stack3.pop() {
             top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
         }
@@ -6717,7 +6717,7 @@ mod p163 {
                 stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
             }
         }
-        let mut top11 = b.to_owned();
+        let mut top11 = (b).to_owned();
         while let Some(p9) = stack8.pop() {
             top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
         }
@@ -6872,7 +6872,7 @@ mod p167 {
                 stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top7 = b.to_owned();
+        let mut top7 = (b).to_owned();
         while let Some(p5) = stack4.pop() {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
@@ -7634,7 +7634,7 @@ mod p187 {
                 stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        let mut top8 = a.to_owned();
+        let mut top8 = (a).to_owned();
         while let Some(p6) = stack5.pop() {
             top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
@@ -7712,7 +7712,7 @@ mod p189 {
                 stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top7 = a.to_owned();
+        let mut top7 = (a).to_owned();
         while let Some(p5) = stack4.pop() {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }

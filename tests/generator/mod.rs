@@ -1201,7 +1201,7 @@ impl Program {
         ));
         self.line("    }");
         self.line("}");
-        self.line(format!("let mut {top} = {w_ref}.to_owned();"));
+        self.line(format!("let mut {top} = ({w_ref}).to_owned();"));
         self.line(format!("while let Some({p}) = {stack}.pop() {{"));
         self.line(format!(
             "    {top} = (&{top} * 0.5 + &{p}).mapv(f64::tanh);"
