@@ -155,17 +155,7 @@ impl Lowerer<'_> {
         }
         let span = m.method.span();
         let parts = zip_parts(&m.receiver)?;
-        let written: Vec<(usize, &syn::Ident)> = parts
-            .iter()
-            .enumerate()
-            .filter_map(|(k, p)| match p {
-                Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
-                    Expr::Path(p) => p.path.get_ident().map(|i| (k, i)),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
+        let written = written_parts(&parts);
         let closure = match m.args.iter().collect::<Vec<_>>()[..] {
             [Expr::Closure(c)] if c.inputs.len() == parts.len() => Some(c),
             _ => None,
@@ -404,7 +394,7 @@ impl Lowerer<'_> {
 }
 
 /// The parts of `Zip::from(a).and(b)..`, in order, as written.
-fn zip_parts(e: &Expr) -> Option<Vec<&Expr>> {
+pub(super) fn zip_parts(e: &Expr) -> Option<Vec<&Expr>> {
     let mut parts = Vec::new();
     let mut at = e;
     while let Expr::MethodCall(and) = at {
@@ -421,6 +411,22 @@ fn zip_parts(e: &Expr) -> Option<Vec<&Expr>> {
     parts.push(&from.args[0]);
     parts.reverse();
     Some(parts)
+}
+
+/// The parts a `Zip` writes, `&mut y` of a local `y`: their positions and
+/// names.
+pub(super) fn written_parts<'a>(parts: &[&'a Expr]) -> Vec<(usize, &'a syn::Ident)> {
+    parts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match p {
+            Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+                Expr::Path(p) => p.path.get_ident().map(|i| (k, i)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// `Zip` asserts its parts have one shape; so does the code it becomes.

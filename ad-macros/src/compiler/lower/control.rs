@@ -174,26 +174,16 @@ impl Lowerer<'_> {
         let [item] = &some.elems.iter().collect::<Vec<_>>()[..] else {
             return None;
         };
-        if !call.args.is_empty() || !some.path.is_ident("Some") {
+        if !some.path.is_ident("Some") {
             return None;
         }
-        let list = &call.receiver;
-        let span = call.method.span();
-        let value: Expr = match call.method.to_string().as_str() {
-            "pop" => {
-                self.active_vec_local(list)?;
-                syn::parse_quote_spanned!(span=> #list.pop().unwrap())
+        let (list, span) = (&call.receiver, call.method.span());
+        let value: Expr = match self.popped_vec(call) {
+            Some(_) => syn::parse_quote_spanned!(span=> #list.pop().unwrap()),
+            None => {
+                let element = self.end_element(call)?;
+                syn::parse_quote_spanned!(span=> &#element)
             }
-            end @ ("first" | "last") => {
-                let unwrapped: syn::ExprMethodCall =
-                    syn::parse_quote_spanned!(span=> #call.unwrap());
-                self.end_item(&unwrapped)?;
-                match end {
-                    "first" => syn::parse_quote_spanned!(span=> &#list[0]),
-                    _ => syn::parse_quote_spanned!(span=> &#list[#list.len() - 1]),
-                }
-            }
-            _ => return None,
         };
         let then = &i.then_branch.stmts;
         let els = match &i.else_branch {

@@ -81,8 +81,8 @@ impl Lowerer<'_> {
                 true
             }
             // `hs.pop();`, the item dropped.
-            ("pop", []) if self.active_vec_local(&m.receiver).is_some() => {
-                let list = self.active_vec_local(&m.receiver).expect("checked");
+            ("pop", []) if self.popped_vec(m).is_some() => {
+                let list = self.popped_vec(m).expect("checked");
                 self.pop(&list, whole);
                 true
             }
@@ -200,24 +200,11 @@ pub(super) fn part_assign(m: &syn::ExprMethodCall) -> Option<(Ident, Expr, &Expr
 /// The local array `Zip::from(&mut y)..for_each(..)` writes (`y`), as
 /// far as activity goes: its new value depends on every part.
 fn zip_written(m: &syn::ExprMethodCall) -> Option<&Ident> {
-    if m.method != "for_each" || !super::constructors::is_zip(&m.receiver) {
+    if m.method != "for_each" {
         return None;
     }
-    let mut at = &*m.receiver;
-    loop {
-        let part = match at {
-            Expr::MethodCall(and) => &and.args[0],
-            Expr::Call(from) => &from.args[0],
-            _ => return None,
-        };
-        if let Expr::Reference(r) = part {
-            if let (Some(_), Expr::Path(p)) = (r.mutability, &*r.expr) {
-                return p.path.get_ident();
-            }
-        }
-        match at {
-            Expr::MethodCall(and) => at = &and.receiver,
-            _ => return None,
-        }
-    }
+    let parts = super::constructors::zip_parts(&m.receiver)?;
+    super::constructors::written_parts(&parts)
+        .first()
+        .map(|(_, y)| *y)
 }

@@ -51,8 +51,6 @@ impl Lowerer<'_> {
     /// `hs[hs.len() - 1]`, which panics where `unwrap` would, with the
     /// index's message.
     pub(super) fn end_item(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
-        let unwraps = (m.method == "unwrap" && m.args.is_empty())
-            || (m.method == "expect" && m.args.len() == 1);
         let Expr::MethodCall(end) = &*m.receiver else {
             return None;
         };
@@ -63,12 +61,21 @@ impl Lowerer<'_> {
             };
             end = inner;
         }
+        if !unwraps(m) {
+            return None;
+        }
+        self.end_element(end)
+    }
+
+    /// `x[0]` for `x.first()`, `x[x.len() - 1]` for `x.last()`, where `x`
+    /// is read by index: a `Vec` local, a sequence parameter, a 1-D array.
+    pub(super) fn end_element(&self, end: &syn::ExprMethodCall) -> Option<Expr> {
         let list = &end.receiver;
         let indexable = self.names_vec_local(list)
             || self.sequence_named(list).is_some()
             || self.array_rank(list) == Some(1)
             || self.active_local_array(list);
-        if !unwraps || !end.args.is_empty() || !indexable {
+        if !end.args.is_empty() || !indexable {
             return None;
         }
         let span = end.method.span();
@@ -82,12 +89,15 @@ impl Lowerer<'_> {
     /// The active `Vec` local `hs` of `hs.pop().unwrap()` (or
     /// `.expect(..)`).
     pub(super) fn popped_list(&self, m: &syn::ExprMethodCall) -> Option<Ident> {
-        let unwraps = (m.method == "unwrap" && m.args.is_empty())
-            || (m.method == "expect" && m.args.len() == 1);
         let Expr::MethodCall(pop) = &*m.receiver else {
             return None;
         };
-        (unwraps && pop.method == "pop" && pop.args.is_empty())
+        unwraps(m).then(|| self.popped_vec(pop)).flatten()
+    }
+
+    /// The active `Vec` local `hs` of `hs.pop()`.
+    pub(super) fn popped_vec(&self, pop: &syn::ExprMethodCall) -> Option<Ident> {
+        (pop.method == "pop" && pop.args.is_empty())
             .then(|| self.active_vec_local(&pop.receiver))
             .flatten()
     }
@@ -164,4 +174,9 @@ impl Lowerer<'_> {
         }
         Some(value)
     }
+}
+
+/// Whether `m` is `.unwrap()` or `.expect(..)`.
+fn unwraps(m: &syn::ExprMethodCall) -> bool {
+    (m.method == "unwrap" && m.args.is_empty()) || (m.method == "expect" && m.args.len() == 1)
 }
