@@ -21,7 +21,7 @@
 //! arity the pass cannot see) is split into the items the body reads, if
 //! it reads only items (`t.0`, `t.1`): each value is bound once and its
 //! items taken, `t = stats(&y)` becoming
-//! `(__ad_t_0, __ad_t_1) = { let __ad_t = stats(&y); (__ad_t.0, __ad_t.1) };`.
+//! `{ let __ad_t = stats(&y); __ad_t_0 = __ad_t.0; __ad_t_1 = __ad_t.1; }`.
 
 use std::collections::HashMap;
 
@@ -225,32 +225,54 @@ impl Split {
             .collect()
     }
 
-    /// `value` as the tuple of the items of it that are split: itself for
-    /// a tuple expression, `{ let __ad_t = value; (__ad_t.0, __ad_t.1) }`
-    /// for a value some other expression makes.
-    fn items_of(&self, name: &Ident, value: &Expr) -> Expr {
-        if !self.made.contains(&name.to_string()) {
-            return value.clone();
-        }
+    /// Whether `name` is a tuple some expression other than a tuple makes.
+    fn made(&self, name: &Ident) -> bool {
+        self.made.contains(&name.to_string())
+    }
+
+    /// `let __ad_t = value;` then each item taken, as `let mut __ad_t_k =
+    /// __ad_t.k;` (`declare`) or `__ad_t_k = __ad_t.k;`: no tuple of the
+    /// items is built in between.
+    fn taken(&self, name: &Ident, value: &Expr, declare: bool) -> Vec<syn::Stmt> {
         let whole = Ident::new(&format!("__ad_{name}"), name.span());
-        let items = (0..self.arity(name).unwrap_or(0)).map(syn::Index::from);
-        parse_quote!({ let #whole = #value; (#(#whole.#items,)*) })
+        let mut out: Vec<syn::Stmt> = vec![parse_quote!(let #whole = #value;)];
+        for (k, item) in self.items(name).into_iter().enumerate() {
+            let k = syn::Index::from(k);
+            out.push(match declare {
+                true => parse_quote!(let mut #item = #whole.#k;),
+                false => parse_quote!(#item = #whole.#k;),
+            });
+        }
+        out
     }
 }
 
 impl VisitMut for Split {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        let mut out = Vec::new();
+        for mut stmt in std::mem::take(&mut b.stmts) {
+            self.visit_stmt_mut(&mut stmt);
+            // `let mut t = stats(x);`: the value bound once, its items taken.
+            if let syn::Stmt::Local(l) = &stmt {
+                if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
+                    if self.made(&p.ident) {
+                        out.extend(self.taken(&p.ident, &init.expr, true));
+                        continue;
+                    }
+                }
+            }
+            out.push(stmt);
+        }
+        b.stmts = out;
+    }
     fn visit_local_mut(&mut self, l: &mut syn::Local) {
         if let Some(init) = &mut l.init {
             self.visit_expr_mut(&mut init.expr);
         }
         if let Pat::Ident(p) = &l.pat {
-            let name = p.ident.clone();
-            if self.arity(&name).is_some() {
-                let items = self.items(&name);
-                l.pat = parse_quote!((#(mut #items,)*));
-                if let Some(init) = &mut l.init {
-                    *init.expr = self.items_of(&name, &init.expr);
-                }
+            if self.arity(&p.ident).is_some() && !self.made(&p.ident) {
+                let items = self.items(&p.ident);
+                l.pat = parse_quote!((#(mut #items),*));
             }
         }
     }
@@ -272,10 +294,14 @@ impl VisitMut for Split {
             Expr::Assign(a) => {
                 self.visit_expr_mut(&mut a.right);
                 match path_name(&a.left).filter(|n| self.arity(n).is_some()) {
+                    // `t = stats(&y)`: a block whose assignments last.
+                    Some(name) if self.made(name) => {
+                        let stmts = self.taken(&name.clone(), &a.right, false);
+                        *e = parse_quote!({ #(#stmts)* });
+                    }
                     Some(name) => {
                         let items = self.items(name);
-                        *a.right = self.items_of(name, &a.right);
-                        *a.left = parse_quote!((#(#items,)*));
+                        *a.left = parse_quote!((#(#items),*));
                     }
                     None => self.visit_expr_mut(&mut a.left),
                 }
