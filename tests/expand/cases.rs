@@ -1043,3 +1043,31 @@ snapshot!(method_of_a_field, [reverse, forward],
         self.layers[0].forward(&h).sum()
     }
 );
+
+// Forms rewritten before lowering: `std::iter::zip(a, b)` is
+// `a.into_iter().zip(b)`, `x.last().unwrap()` is `x[x.len() - 1]`, an array
+// pattern binds like a tuple's, `vec![v; n]` collects `n` copies of `v`
+// (bound once), `Array1::from_iter(chain)` collects the chain, and
+// `from_shape_vec` reshapes `Array1::from(list)`.
+snapshot!(rewritten_forms, [reverse],
+    fn f(x: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let dot: f64 = std::iter::zip(x, c).map(|(a, b)| a * b).sum();
+        let [first, last] = [*x.first().unwrap(), *x.last().unwrap()];
+        let copies = vec![first * 2.0; 2];
+        let tanhs = Array1::from_iter(x.iter().map(|v| v.tanh()));
+        let m = Array2::from_shape_vec((1, 2), copies).unwrap();
+        dot + last * m.sum() + tanhs.sum()
+    }
+);
+
+// A tuple a call makes, carried by a loop and read by item: each value is
+// bound once and the items read are taken (`__ad_t_0`, `__ad_t_1`).
+snapshot!(call_tuple_carried_by_a_loop, [reverse],
+    fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut t = stats(x);
+        for _ in 0..k {
+            t = stats(&(x * t.0));
+        }
+        t.1
+    }
+);

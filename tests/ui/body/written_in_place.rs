@@ -28,6 +28,36 @@ fn iter_mut_element_kept(x: &Array1<f64>) -> f64 {
     a.sum()
 }
 
+#[differentiable]
+fn element_by_pattern(x: &Array1<f64>) -> f64 {
+    let mut a = x.to_owned();
+    Zip::from(&mut a).and(x).for_each(|&mut o, &v| {
+        let _ = o * v;
+    });
+    a.sum()
+}
+
+#[differentiable]
+fn closure_that_returns(x: &Array1<f64>) -> f64 {
+    let mut a = x.to_owned();
+    Zip::from(&mut a).and(x).for_each(|o, &v| {
+        if v > 0.0 {
+            return;
+        }
+        *o = v;
+    });
+    a.sum()
+}
+
+#[differentiable]
+fn iter_mut_by_pattern(x: &Array1<f64>) -> f64 {
+    let mut a = x.to_owned();
+    for &mut o in a.iter_mut() {
+        let _ = o;
+    }
+    a.sum()
+}
+
 // `iter_mut()` alone or enumerated, not zipped.
 #[differentiable]
 fn iter_mut_zipped(x: &Array1<f64>) -> f64 {
