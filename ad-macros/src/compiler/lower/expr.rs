@@ -86,8 +86,9 @@ impl Lowerer<'_> {
             // of the local would change.
             let view = super::sources::atom(renamed.clone());
             quote::quote!(#view.to_owned())
-        } else if changes && !literal {
-            // An array stays usable under its name.
+        } else if changes && !literal && names_a_place(&renamed) {
+            // An array stays usable under its name. Any other expression
+            // makes a value of its own, which the constant takes.
             quote::quote!(::core::clone::Clone::clone(&(#renamed)))
         } else {
             renamed.to_token_stream()
@@ -681,6 +682,16 @@ fn yields_bool(op: &BinOp) -> bool {
 }
 
 /// An element or field of a named value: `bag[i]`, `p.data[[i, j]]`.
+/// Whether `e` reads a value that lives on elsewhere: a place, or
+/// anything behind `*`.
+fn names_a_place(e: &Expr) -> bool {
+    match e {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => true,
+        Expr::Paren(p) => names_a_place(&p.expr),
+        _ => is_place(e),
+    }
+}
+
 pub(super) fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(p) => p.qself.is_none() && p.path.segments.len() == 1,
