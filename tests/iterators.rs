@@ -1,5 +1,5 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
-//! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, windows and
+//! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, `chain`, windows and
 //! chunks, `fold`, `reduce`, `max_by`, `product`, `collect`, a range's `map`) and `for` loops
 //! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
@@ -411,6 +411,40 @@ mod extremes {
     }
 }
 
+/// `chain`: of two active arrays, of an active array and a constant one
+/// (a parameter, and a local), of two `Vec`s the body fills, in chains
+/// and in `for` loops, under `rev`, `enumerate`, `zip` and `copied`.
+mod chained {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &[f64], #[constant] c: &Array1<f64>) -> f64 {
+        let squares: f64 = x.iter().chain(y.iter()).map(|v| v * v).sum();
+        let mut h = 0.0;
+        for (i, &v) in x.iter().chain(c.iter()).rev().enumerate() {
+            h = (h + v * (i as f64 + 1.0)).sin();
+        }
+        let table = c.mapv(|v| v * 2.0);
+        let mut g = 0.0;
+        for v in y.iter().chain(table.iter()) {
+            g = (g * v).tanh() + v;
+        }
+        let mut hs: Vec<f64> = Vec::new();
+        let mut gs: Vec<f64> = Vec::new();
+        for v in x.iter() {
+            hs.push(v.sin());
+            gs.push(v.cos());
+        }
+        let rotated: f64 = hs
+            .iter()
+            .chain(gs.iter())
+            .copied()
+            .zip(y.iter().skip(1).chain(y.iter().take(1)))
+            .map(|(a, b)| a * b)
+            .sum();
+        squares + h + g + rotated
+    }
+}
+
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     random(n, seed).to_vec()
 }
@@ -433,6 +467,14 @@ fn zipped_and_enumerated_sources() {
 fn zip_called_as_a_function() {
     for n in [0, 1, 6] {
         check_scalar!(zip_calls; ref a da = vector(n, 8), ref c dc = random(n, 9););
+    }
+}
+
+#[test]
+fn chains_of_two_sources() {
+    for n in [0, 1, 5] {
+        let c = random(n + 2, 12);
+        check_scalar!(chained; ref x dx = random(n, 10), ref y dy = vector(2 * n + 1, 11); &c);
     }
 }
 

@@ -723,6 +723,19 @@ snapshot!(positions_and_windows, [reverse],
     }
 );
 
+// `chain` reads an item from one source or the other by its position:
+// `x`'s length is bound once, and the constant side's items are constants
+// of the branch, which its record leaves out.
+snapshot!(chained_sources, [reverse],
+    fn f(x: &Array1<f64>, #[constant] c: &Array1<f64>) -> f64 {
+        let mut h = 0.0;
+        for v in x.iter().chain(c.iter()) {
+            h = (h * v).sin();
+        }
+        h
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

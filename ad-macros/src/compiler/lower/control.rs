@@ -327,7 +327,9 @@ impl Lowerer<'_> {
                 // Over active sources: a loop over their indices.
                 if let Some(indexed) = self.indexed_for(f) {
                     if let Ok(indexed) = indexed {
-                        self.lower_loop(&indexed);
+                        // A loop, or a block binding the source's
+                        // arguments before one.
+                        self.expr(&indexed);
                     }
                     return;
                 }

@@ -776,6 +776,7 @@ pub(super) fn is_adaptor(e: &Expr) -> bool {
                 | "copied"
                 | "cloned"
                 | "zip"
+                | "chain"
                 | "enumerate"
                 | "rev"
                 | "step_by"
@@ -826,6 +827,10 @@ impl Binder {
             (_, Expr::Paren(e)) => self.bind(pat, &e.expr, out),
             (Pat::Reference(r), Expr::Reference(e)) if r.mutability.is_none() => {
                 self.bind(&r.pat, &e.expr, out)
+            }
+            // A chain's item, one of two references.
+            (Pat::Reference(r), Expr::If(_)) if r.mutability.is_none() => {
+                self.bind(&r.pat, &super::sources::dereferenced(item.clone()), out)
             }
             (Pat::Tuple(t), Expr::Tuple(e)) if t.elems.len() == e.elems.len() => {
                 for (p, e) in t.elems.iter().zip(&e.elems) {

@@ -41,6 +41,9 @@ pub(super) enum Source {
     Copied(Box<Source>),
     Enumerate(Box<Source>),
     Zip(Box<Source>, Box<Source>),
+    /// `a.chain(b)`: `a`'s items, then `b`'s; `a`'s length is bound once,
+    /// so that `b`'s items (inactive, perhaps) do not read `a`.
+    Chain(Box<Source>, Box<Source>, Expr),
     Skip(Box<Source>, Expr),
     Take(Box<Source>, Expr),
     StepBy(Box<Source>, Expr),
@@ -72,6 +75,10 @@ impl Source {
             Source::Zip(a, b) => {
                 let (a, b) = (a.len(), b.len());
                 syn::parse_quote!(::core::cmp::min(#a, #b))
+            }
+            Source::Chain(_, b, first) => {
+                let b = b.len();
+                syn::parse_quote!(#first + #b)
             }
             Source::Skip(s, n) => {
                 let len = atom(s.len());
@@ -113,10 +120,7 @@ impl Source {
                 };
                 syn::parse_quote!(#x.slice(::ad::ndarray::s![#start..#end]))
             }
-            Source::Copied(s) => match s.item(at) {
-                Expr::Reference(r) => *r.expr,
-                other => other,
-            },
+            Source::Copied(s) => dereferenced(s.item(at)),
             Source::Enumerate(s) => {
                 let item = s.item(at);
                 syn::parse_quote!((#at, #item))
@@ -124,6 +128,11 @@ impl Source {
             Source::Zip(a, b) => {
                 let (a, b) = (a.item(at), b.item(at));
                 syn::parse_quote!((#a, #b))
+            }
+            Source::Chain(a, b, first) => {
+                let at = atom(at.clone());
+                let (a, b) = (a.item(&at), b.item(&syn::parse_quote!(#at - #first)));
+                syn::parse_quote!(if #at < #first { #a } else { #b })
             }
             Source::Skip(s, n) => s.item(&syn::parse_quote!(#at + #n)),
             Source::Take(s, _) => s.item(at),
@@ -145,8 +154,34 @@ impl Source {
             Source::Skip(s, _) | Source::Take(s, _) | Source::StepBy(s, _) | Source::Rev(s) => {
                 s.yields_references()
             }
+            Source::Chain(a, b, _) => a.yields_references() && b.yields_references(),
             _ => false,
         }
+    }
+}
+
+/// The value an item that is a reference refers to: `x[k]` for `&x[k]`,
+/// in each branch of a chain's `if`.
+pub(super) fn dereferenced(item: Expr) -> Expr {
+    match item {
+        Expr::Reference(r) => *r.expr,
+        Expr::If(mut i) => {
+            dereference_value(&mut i.then_branch);
+            if let Some((_, els)) = &mut i.else_branch {
+                if let Expr::Block(b) = &mut **els {
+                    dereference_value(&mut b.block);
+                }
+            }
+            Expr::If(i)
+        }
+        other => other,
+    }
+}
+
+/// The block's value, [`dereferenced`].
+fn dereference_value(block: &mut syn::Block) {
+    if let Some(syn::Stmt::Expr(value, None)) = block.stmts.last_mut() {
+        *value = dereferenced(value.clone());
     }
 }
 
@@ -227,6 +262,12 @@ impl Lowerer<'_> {
                 let a = self.source(&m.receiver, false, lets)?;
                 let b = self.source(&m.args[0], true, lets)?;
                 Ok(Source::Zip(inner(a), inner(b)))
+            }
+            ("chain", 1) => {
+                let a = self.source(&m.receiver, false, lets)?;
+                let b = self.source(&m.args[0], true, lets)?;
+                let first = self.bound_once(&a.len(), lets);
+                Ok(Source::Chain(inner(a), inner(b), first))
             }
             ("skip" | "take" | "step_by", 1) => {
                 let s = inner(self.source(&m.receiver, false, lets)?);
@@ -400,7 +441,7 @@ impl Lowerer<'_> {
 fn not_indexable(e: &Expr) -> syn::Error {
     syn::Error::new_spanned(
         e,
-        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by` or `rev`; or `y.iter_mut()` of a local, alone or enumerated; or loop over `0..x.len()` and index",
+        "an iterator over active values is read by index: its sources must be `x.iter()`, `&x` or `x` (slices, `Vec`s, arrays), a matrix's `rows()` or `columns()`, or a 1-D array's `windows(n)` or `exact_chunks(n)`, with `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by`, `rev` or `chain`; or `y.iter_mut()` of a local, alone or enumerated; or loop over `0..x.len()` and index",
     )
 }
 
