@@ -1,5 +1,5 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
-//! `enumerate`, `filter`, `skip`, `take`, `step_by`, `rev`, `chain`, windows and
+//! `enumerate`, `filter`, `take_while`, `skip`, `take`, `step_by`, `rev`, `chain`, windows and
 //! chunks, `fold`, `reduce`, `max_by`, `product`, `collect`, a range's `map`) and `for` loops
 //! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
@@ -445,6 +445,34 @@ mod chained {
     }
 }
 
+/// `take_while`: in a chain (before and after a `map`, with a `filter`),
+/// in a `for` loop, and in a `for` loop whose body also `break`s.
+mod taken_while {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
+        let prefix: f64 = x.iter().take_while(|v| **v < limit).map(|v| v * v).sum();
+        let mapped: f64 = x
+            .iter()
+            .map(|v| v.sin())
+            .take_while(|s| *s > -0.9)
+            .filter(|s| *s < 0.5)
+            .fold(1.0, |acc, s| acc * 0.5 + s);
+        let mut h = 0.0;
+        for (i, v) in x.iter().enumerate().take_while(|(_, v)| v.abs() < 1.5) {
+            h = (h + v * (i as f64 + 1.0)).tanh();
+        }
+        let mut g = 0.0;
+        for v in x.iter().rev().take_while(|v| **v > -limit) {
+            if g > 1.0 {
+                break;
+            }
+            g += v.exp();
+        }
+        prefix + mapped + h + g
+    }
+}
+
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     random(n, seed).to_vec()
 }
@@ -475,6 +503,15 @@ fn chains_of_two_sources() {
     for n in [0, 1, 5] {
         let c = random(n + 2, 12);
         check_scalar!(chained; ref x dx = random(n, 10), ref y dy = vector(2 * n + 1, 11); &c);
+    }
+}
+
+#[test]
+fn chains_taken_while_a_condition_holds() {
+    for n in [0, 1, 7] {
+        for limit in [0.5, 1.2, 9.0] {
+            check_scalar!(taken_while; ref x dx = random(n, 13) * 2.0; limit);
+        }
     }
 }
 

@@ -736,6 +736,22 @@ snapshot!(chained_sources, [reverse],
     }
 );
 
+// `take_while` guards the body as a filter would, and where its condition
+// fails sets a flag that the loop checks after the iteration, with the
+// exit flag of the body's own `break`.
+snapshot!(taken_while, [reverse],
+    fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
+        let mut g = 0.0;
+        for v in x.iter().take_while(|v| **v > -limit) {
+            if g > 1.0 {
+                break;
+            }
+            g += v.exp();
+        }
+        g
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

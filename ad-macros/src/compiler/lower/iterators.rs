@@ -29,6 +29,8 @@ enum Stage<'a> {
     Map(&'a Expr),
     /// `filter(|v| condition)`, whose closure sees a reference to the item.
     Filter(&'a syn::ExprClosure),
+    /// `take_while(|v| condition)`: a filter that also ends the loop.
+    TakeWhile(&'a syn::ExprClosure),
     /// `copied()` or `cloned()` after a stage: the item dereferenced.
     Copied,
 }
@@ -42,10 +44,14 @@ enum Items {
 }
 
 /// A piece of the loop body: bindings, or a filter's condition, which
-/// guards the pieces after it.
+/// guards the pieces after it. A `take_while`'s guard sets its `stop` flag
+/// where the condition fails, and the loop ends after that iteration.
 enum Step {
     Lets(Vec<syn::Stmt>),
-    Guard(Expr),
+    Guard {
+        condition: Expr,
+        stop: Option<Ident>,
+    },
 }
 
 /// How a chain ends: the accumulator's start and how an item updates it.
@@ -199,8 +205,12 @@ impl Lowerer<'_> {
             _ => None,
         };
         stmts.extend(body);
+        let stops = stop_flags(&steps);
         let mut stmts = guarded(steps, stmts);
-        stmts.extend(exit_check);
+        lets.extend(stops.declarations());
+        // The loop ends after an iteration that exits or stops.
+        let exit = exit_check.as_ref().and_then(super::exits::break_check);
+        stmts.extend(stops.check(exit));
         binder.finish(&mut stmts);
         let label = &f.label;
         let looped: Expr = syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
@@ -235,17 +245,24 @@ impl Lowerer<'_> {
                         other => syn::parse_quote!(*#other),
                     }
                 }
-                Stage::Filter(c) => {
+                Stage::Filter(c) | Stage::TakeWhile(c) => {
+                    let (name, stop) = match stage {
+                        Stage::Filter(_) => ("filter", None),
+                        _ => ("take_while", Some(self.fresh_local("stop", c.span()))),
+                    };
                     let pat = single_param(c).ok_or_else(|| {
                         self.errors.at(
                             &c.inputs,
-                            "a `filter` closure takes one parameter: `|v| ...`",
+                            format!("a `{name}` closure takes one parameter: `|v| ...`"),
                         );
                     })?;
                     self.plain_closure_body(c)?;
                     binder.bind(pat, &syn::parse_quote!(&#item), stmts);
                     steps.push(Step::Lets(std::mem::take(stmts)));
-                    steps.push(Step::Guard((*c.body).clone()));
+                    steps.push(Step::Guard {
+                        condition: (*c.body).clone(),
+                        stop,
+                    });
                 }
             }
         }
@@ -277,7 +294,7 @@ impl Lowerer<'_> {
                 .iter()
                 .flat_map(|g| match g {
                     Step::Lets(lets) => lets.as_slice(),
-                    Step::Guard(_) => &[],
+                    Step::Guard { .. } => &[],
                 })
                 .chain(&inner)
                 .filter_map(|s| match s {
@@ -295,15 +312,18 @@ impl Lowerer<'_> {
             match guards.pop() {
                 // A filter: its condition read in a block, after its lets;
                 // a condition carries no derivative.
-                Some(Step::Guard(condition)) => {
+                Some(Step::Guard { condition, stop }) => {
                     if let Some(Step::Lets(lets)) = guards.pop() {
                         inner = lets;
                     }
                     steps.push(Step::Lets(std::mem::take(stmts)));
-                    steps.push(Step::Guard(syn::parse_quote!(::ad::stop_gradient({
-                        #(#inner)*
-                        #condition
-                    }))));
+                    steps.push(Step::Guard {
+                        condition: syn::parse_quote!(::ad::stop_gradient({
+                            #(#inner)*
+                            #condition
+                        })),
+                        stop,
+                    });
                 }
                 _ => {
                     // A tuple's items are assigned one by one from the
@@ -426,7 +446,7 @@ impl Lowerer<'_> {
                 if !steps.is_empty() {
                     self.errors.at(
                         &m.method,
-                        "a chain over active values collects into an array whose length is known before the loop, and `filter` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
+                        "a chain over active values collects into an array whose length is known before the loop, and `filter` or `take_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
                     );
                     return Err(());
                 }
@@ -444,8 +464,11 @@ impl Lowerer<'_> {
             }
         };
         stmts.push(update);
+        let stops = stop_flags(&steps);
         let mut stmts = guarded(steps, stmts);
         binder.finish(&mut stmts);
+        before.extend(stops.declarations());
+        stmts.extend(stops.check(None));
         let head = match items {
             Items::Indexed { len } => quote_spanned!(span=> for #index in 0..#len),
             Items::Iterator(iter) if collects => {
@@ -641,13 +664,16 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
                 stages.push(Stage::Map(&m.args[0]));
                 e = &m.receiver;
             }
-            Expr::MethodCall(m) if m.args.len() == 1 && m.method == "filter" => match &m.args[0] {
-                Expr::Closure(c) => {
-                    stages.push(Stage::Filter(c));
-                    e = &m.receiver;
+            Expr::MethodCall(m)
+                if m.args.len() == 1 && (m.method == "filter" || m.method == "take_while") =>
+            {
+                match &m.args[0] {
+                    Expr::Closure(c) if m.method == "filter" => stages.push(Stage::Filter(c)),
+                    Expr::Closure(c) => stages.push(Stage::TakeWhile(c)),
+                    _ => break,
                 }
-                _ => break,
-            },
+                e = &m.receiver;
+            }
             // After a `filter` (or a `map` to references), a stage; else
             // part of the source, which reads the elements themselves.
             Expr::MethodCall(m)
@@ -999,6 +1025,43 @@ pub(super) fn is_vec_type(ty: &syn::Type) -> bool {
 
 /// `stmts` behind the runs of statements and the guards of a chain's
 /// filters: each guard an `if` around what follows it.
+/// The flags of a chain's `take_while`s.
+struct Stops(Vec<Ident>);
+
+impl Stops {
+    /// `let mut stop = false;`, before the loop.
+    fn declarations(&self) -> impl Iterator<Item = syn::Stmt> + '_ {
+        self.0
+            .iter()
+            .map(|f| syn::parse_quote!(let mut #f = false;))
+    }
+
+    /// `if stop { break; }`, or `if exit || stop { break; }` with the
+    /// check of a body whose exits were desugared: the last statement of
+    /// the loop's body, read after each iteration as a desugared `break`
+    /// is (`exits.rs`), so that every iteration that ran saves its record.
+    fn check(&self, exit: Option<&Expr>) -> Option<syn::Stmt> {
+        let flags = &self.0;
+        match exit {
+            Some(exit) => Some(syn::parse_quote!(if #exit #(|| #flags)* { break; })),
+            None if flags.is_empty() => None,
+            None => Some(syn::parse_quote!(if #(#flags)||* { break; })),
+        }
+    }
+}
+
+fn stop_flags(steps: &[Step]) -> Stops {
+    Stops(
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Guard { stop, .. } => stop.clone(),
+                Step::Lets(_) => None,
+            })
+            .collect(),
+    )
+}
+
 fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     for step in steps.into_iter().rev() {
         match step {
@@ -1006,8 +1069,18 @@ fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
                 lets.append(&mut stmts);
                 stmts = lets;
             }
-            Step::Guard(condition) => {
+            Step::Guard {
+                condition,
+                stop: None,
+            } => {
                 stmts = vec![syn::parse_quote!(if #condition { #(#stmts)* })];
+            }
+            Step::Guard {
+                condition,
+                stop: Some(stop),
+            } => {
+                stmts =
+                    vec![syn::parse_quote!(if #condition { #(#stmts)* } else { #stop = true; })];
             }
         }
     }
