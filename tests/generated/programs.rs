@@ -80,7 +80,7 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p1, q2)| p1 * q2 + helper_recursive(a, 0.69, k % 3)).sum::<f64>();
+        let mut s3 = a.iter().map(|p1| p1 * helper_recursive(a, 0.69, k % 3)).min_by(|p1, q2| (p1 - helper_recursive(a, 0.69, k % 3)).abs().total_cmp(&(q2 - helper_recursive(a, 0.69, k % 3)).abs())).unwrap();
         for i in 0..a.len() {
             let x = x * 0.5 + b.mapv(f64::tanh).sum();
             s3 = (s3 * 0.8 + x * 0.3).tanh();
@@ -298,9 +298,8 @@ mod p7 {
         if k == 3 {
             return y;
         }
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(a, c[k % a.len()])).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s4
+        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * helper_array(a, c[k % a.len()]) - q2).reduce(f64::max).unwrap();
+        c.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -705,7 +704,7 @@ mod p17 {
             1 => { s4 = 0.5; }
             _ => s4 = helper_scalar((s2 + (k as f64 * 0.5)), (b[0] * s2)),
         }
-        let mut s7 = (0..a.len()).map(|q6| a[q6] * c[q6] + ((k as f64 * 0.5) + b[0])).sum::<f64>();
+        let mut s7 = a.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * ((k as f64 * 0.5) + b[0])).sum::<f64>();
         let mut s8 = 1.0;
         for i in 0..a.len() {
             let n9 = (s8 * 0.5 + b[i] * 0.73).tanh();
@@ -995,7 +994,7 @@ mod p23 {
         if k == 3 {
             return b.dot(b);
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * (1.0 + c[0] * c[0]).sqrt()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + c[0] * c[0]).sqrt()).sum::<f64>();
         for (p5, &q6) in c.iter().zip(b) {
             s4 = (s4 * 0.7 + p5 * q6 * (1.06 * (k as f64 * 0.5))).tanh();
         }
@@ -1099,7 +1098,7 @@ mod p26 {
                 break;
             }
         }
-        for m in a.iter().map(|t| (t * 0.7).sin()) {
+        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * (s1 - s1) + x * 0.1;
         }
         let s2 = 'blk: {
@@ -1204,9 +1203,10 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * f64::sin(1.15)) * q2 as f64).sum::<f64>();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * f64::sin(1.15)).sum::<f64>();
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let w5 = match i % 3 {
                 0 => continue,
                 1 => a[i] * x,
                 _ => {
@@ -1216,27 +1216,27 @@ mod p29 {
                     a[i].tanh()
                 }
             };
-            s3 += w4 * ((k as f64 * 0.5) * x);
+            s4 += w5 * ((k as f64 * 0.5) * x);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * ((k as f64 * 0.5) * x) };
-        let mut h6 = c.to_owned();
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) * x) };
+        let mut h7 = c.to_owned();
         for i in 0..3 {
-            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
+            h7 = (&h7 * 0.5 + c).mapv(f64::sin);
         }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h6[j] * helper_array(&h6, x)).tanh();
-                if s3 > 0.3 && j > n7 {
-                    break 'search s3 * helper_scalar(x, y);
+                s4 = (s4 * 0.8 + h7[j] * helper_array(&h7, x)).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * helper_scalar(x, y);
                 }
             }
-            if n7 > 2 {
-                break s3 + helper_scalar(x, y);
+            if n8 > 2 {
+                break s4 + helper_scalar(x, y);
             }
         };
-        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s3 + h6.sum() * 0.3
+        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s4 + h7.sum() * 0.3
     }
 
     #[test]
@@ -1595,13 +1595,13 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().zip(a.iter()).map(|(p1, q2)| p1 * helper_scalar(y, (k as f64 * 0.5)) - q2).reduce(f64::max).unwrap();
+        let mut s3 = c.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * helper_scalar(y, (k as f64 * 0.5))).sin()).sum::<f64>();
         for i in 0..a.len() {
             let y = y * 0.5 + b[k % a.len()].tanh().exp();
             s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
         s3 += y * 0.2;
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s3 = s3 * 0.8 + m * (a[k % a.len()] + (k as f64 * 0.5)) + s3 * 0.1;
         }
         for i in 0..a.len() {
@@ -1719,33 +1719,49 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * b.mapv(f64::tanh).sum()).tanh());
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
+        let mut s3 = ((k as f64 * 0.5) - a.mean().unwrap());
+        for (p1, &q2) in a.iter().zip(c) {
+            s3 = (s3 * 0.7 + p1 * q2 * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut h5 = a.to_owned();
+        let mut h4 = a.to_owned();
         for i in 0..3 {
-            h5.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
+            h4.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
         }
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
+        for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s3 = s3 * 0.8 + m * s3 + s3 * 0.1;
         }
-        let mut s8 = a.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * (x * x)).tanh());
-        let mut s10: f64 = {
-            let t9 = (helper_recursive(b, s3, k % 3) - (y + a[k % a.len()]));
-            t9 * t9 * 0.5 + helper_recursive(c, x, k % 3)
-        };
-        let mut s11 = 1.0;
-        for i in 0..a.len() {
-            let n12 = (s11 * 0.5 + b[i] * (c[0] / (1.0 + s3 * s3))).tanh();
-            if (n12 - s11).abs() < 0.05 {
-                break;
-            }
-            s11 = n12;
+        for (p5, &q6) in a.iter().zip(a) {
+            s3 = (s3 * 0.7 + p5 * q6 * (x * x)).tanh();
         }
-        y + s11 + h5.sum() * 0.3
+        match k % 3 {
+            0 => s3 = helper_recursive(b, helper_recursive(a, (k as f64 * 0.5), k % 3), k % 3),
+            1 => s3 = s3 * ((c[a.len() - 1] - s3) / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt())),
+            _ => s3 += (0.32 / (1.0 + s3 * s3)),
+        }
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s3 = s3.sin() * 0.9 + b[j7 - 1] * ((k as f64 * 0.5) - b[k % a.len()]);
+        }
+        let mut stack8: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack8.push(c.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p9 = stack8.pop().unwrap();
+                let q10 = stack8.pop().expect("two");
+                stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
+            }
+        }
+        let mut top11 = (c).to_owned();
+        while let Some(p9) = stack8.pop() {
+            top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
+        }
+        for q10 in top11.iter_mut() {
+            *q10 = (q10.sin() + a.mapv(f64::tanh).sum()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top11).and(c).for_each(|p9, &q10| *p9 += q10 * p9.cos());
+        let s12 = top11.sum();
+        helper_recursive(c, c.mean().unwrap(), k % 3) + s3 + h4.sum() * 0.3
     }
 
     #[test]
@@ -1804,7 +1820,7 @@ mod p42 {
         }
         ad::ndarray::Zip::from(&mut top13).and(c).for_each(|p11, &q12| *p11 += q12 * p11.cos());
         let s14 = top13.sum();
-        for m in b.iter().filter(|q| **q > 0.1).map(|s3| (s3 * 0.7).sin()) {
+        for m in b.iter().take_while(|q| **q > -0.9).map(|s3| (s3 * 0.7).sin()) {
             s3 = s3 * 0.8 + m * a.dot(c) + s3 * 0.1;
         }
         let mut stack15: Vec<usize> = (0..a.len()).collect();
@@ -2089,7 +2105,7 @@ mod p50 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh().exp();
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
+        for m in a.iter().take_while(|q| **q > -0.9).map(|y| (y * 0.7).sin()) {
             s1 = s1 * 0.8 + m * helper_array(c, (k as f64 * 0.5)) + y * 0.1;
         }
         let mut s4: f64 = {
@@ -2250,7 +2266,7 @@ mod p54 {
             }
             s1 += b[i] * 0.2;
         }
-        for m in c.iter().map(|x| (x * 0.7).sin()) {
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
             s1 = s1 * 0.8 + m * s1 + x * 0.1;
         }
         match k % 3 {
@@ -2532,7 +2548,7 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * c.dot(c) + s1 * 0.1;
         }
         let s2;
@@ -2549,7 +2565,7 @@ mod p61 {
         }
         let arr4 = [s3.tanh().exp(), helper_scalar(a[a.len() - 1], b[k % a.len()]), helper_scalar(x, y)];
         let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let mut s8 = b.iter().zip(b.iter()).map(|(p6, q7)| p6 * f64::tanh(0.87) - q7).reduce(f64::max).unwrap();
+        let mut s8 = (0..a.len()).map(|q7| b[q7] * b[q7] + f64::tanh(0.87)).sum::<f64>();
         for i in (0..a.len()).step_by(2) {
             s8 = (s8 * 0.7 + a[i] * s3).tanh();
             if i == 3 {
@@ -2618,21 +2634,20 @@ mod p63 {
             1 => s1 = s1 * b.mean().unwrap(),
             _ => s1 += a.dot(b),
         }
-        let v4 = vec![0.25; c.len()];
-        let mut s5 = c.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * 0.72).sum::<f64>();
-        let g7 = |p8: f64| (p8 * helper_scalar(y, y)).tanh();
-        let mut s6 = g7(helper_array(c, s5)) + g7(a[0]);
-        let mut s9 = ad::ndarray::array![((k as f64 * 0.5) * a[0]), helper_scalar(x, 1.07), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * 0.72).sum::<f64>();
+        let g6 = |p7: f64| (p7 * helper_scalar(y, y)).tanh();
+        let mut s5 = g6(helper_array(c, s4)) + g6(a[0]);
+        let mut s8 = ad::ndarray::array![((k as f64 * 0.5) * a[0]), helper_scalar(x, 1.07), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
         if c[0] < 0.0 {
             s1 = 0.86;
         }
-        for m in c.iter().map(|s5| (s5 * 0.7).sin()) {
-            s9 = s9 * 0.8 + m * ((k as f64 * 0.5) * s5) + s5 * 0.1;
+        for m in c.iter().map(|s4| (s4 * 0.7).sin()) {
+            s8 = s8 * 0.8 + m * ((k as f64 * 0.5) * s4) + s4 * 0.1;
         }
         if c[0] < 0.0 {
-            s5 = a[a.len() - 1];
+            s4 = a[a.len() - 1];
         }
-        (c[k % a.len()].tanh().exp() * helper_scalar(s1, s5)) + s9
+        (c[k % a.len()].tanh().exp() * helper_scalar(s1, s4)) + s8
     }
 
     #[test]
@@ -3128,31 +3143,28 @@ mod p75 {
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s8 = b.iter().fold(0.5, |q7, p6| (q7 * 0.8 + p6 * helper_array(a, (k as f64 * 0.5))).tanh());
-        match k % 4 {
-            j if j > 1 => s8 = s8 * j as f64,
-            _ if (c[a.len() - 1] * 0.76) > 0.2 => s8 = s8 * b.mean().unwrap(),
-            _ => s8 += helper_array(a, y),
+        let mut s8 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        for (p6, &q7) in b.iter().zip(b) {
+            s8 = (s8 * 0.7 + p6 * q7 * helper_array(a, (k as f64 * 0.5))).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s8 = (b.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s8 = s8 * (b.dot(b) / (1.0 + ((k as f64 * 0.5) - s8) * ((k as f64 * 0.5) - s8))),
-            _ => s8 += f64::tanh(1.15).exp(),
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + (k as f64 * 0.5).tanh().exp()).sin()]);
         }
-        for k in 0..2 {
-            for v in c.iter() {
-                s8 = (s8 * 0.6 + v * (1.10 + (k as f64 * 0.5)) + k as f64 * 0.1).sin();
-            }
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut h13 = b.to_owned();
+        for i in 0..a.len() {
+            h13.mapv_inplace(|t| (t * s8).tanh());
+            h13.scaled_add(0.5, b);
         }
-        let (s9, v10) = helper_pair(c, helper_recursive(c, 1.24, k % 3));
-        let s11 = s9 * v10.sum();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s8 = (s8 * 0.7 + c[i] * (1.0 + b[k % a.len()] * b[k % a.len()]).ln()).tanh();
+        s8 = (k as f64 * 0.5);
+        if c[0] < 0.0 {
+            s8 = s12;
         }
-        a[0] + s8
+        let l14: Vec<f64> = a.iter().filter(|p15| **p15 > 0.0).map(|p15| (p15 * f64::tanh(1.15).exp()).tanh()).collect();
+        let mut s16 = l14.iter().sum::<f64>();
+        (h13[0].sin() / (1.0 + 0.88 * 0.88)) + s16 + h13.sum() * 0.3
     }
 
     #[test]
@@ -3766,11 +3778,10 @@ mod p91 {
             s1 += w4 * helper_recursive(b, s2, k % 3);
         }
         let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(b, s2, k % 3) };
-        let v8 = vec![0.25; c.len()];
-        let mut s9 = c.iter().zip(&v8).map(|(p6, q7)| p6 * q7 * c.mean().unwrap()).sum::<f64>();
-        let f11 = Array1::from_shape_fn(a.len(), |i12| f3[i12] * helper_scalar(s1, s1) + i12 as f64 * 0.1);
-        let mut s10 = f11.sum() * 0.3;
-        (1.0 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])) * ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))).sqrt() + s10 + f11.sum() * 0.3
+        let mut s8 = c.iter().take_while(|p6| **p6 < 0.8).map(|p6| (p6 * c.mean().unwrap()).sin()).sum::<f64>();
+        let f10 = Array1::from_shape_fn(a.len(), |i11| f3[i11] * helper_scalar(s1, s1) + i11 as f64 * 0.1);
+        let mut s9 = f10.sum() * 0.3;
+        (1.0 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])) * ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))).sqrt() + s9 + f10.sum() * 0.3
     }
 
     #[test]
@@ -3900,10 +3911,10 @@ mod p95 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mean().unwrap().sin();
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
             s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
         }
-        let mut s4 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + a.mean().unwrap()).sum::<f64>();
+        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * a.mean().unwrap()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
         let v5 = c.mapv(|t| { let u = t * x; u * u - t });
         if k % 2 == 0 {
             s4 = 0.5;
@@ -4255,7 +4266,7 @@ mod p103 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a + b);
         let mut s2 = helper_array(b, helper_scalar((k as f64 * 0.5), y).cos());
-        for m in v1.iter().map(|x| (x * 0.7).sin()) {
+        for m in v1.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
             s2 = s2 * 0.8 + m * helper_recursive(c, a[0], k % 3) + x * 0.1;
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
@@ -4388,7 +4399,7 @@ mod p106 {
         }
         ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s8 = a.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * c[0]).sum::<f64>();
+        let mut s8 = a.iter().zip(b.iter()).map(|(p6, q7)| p6 * c[0] - q7).reduce(f64::max).unwrap();
         if c.mean().unwrap() > 0.1 {
             s8 = (s5 / (1.0 + (x * a[0]) * (x * a[0])));
         } else {
@@ -4728,9 +4739,8 @@ mod p114 {
             let t5 = (k as f64 * 0.5).cos();
             t5 * t5 * 0.5 + 1.01
         };
-        let v9 = vec![0.25; c.len()];
-        let mut s10 = c.iter().zip(&v9).map(|(p7, q8)| p7 * q8 * y.tanh().exp()).sum::<f64>();
-        s4 + s10
+        let mut s9 = c.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * y.tanh().exp()).sin()).sum::<f64>();
+        s4 + s9
     }
 
     #[test]
@@ -4876,7 +4886,7 @@ mod p118 {
         }
         let (s5, v6) = helper_pair(c, (s3 + (k as f64 * 0.5)));
         let s7 = s5 * v6.sum();
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * helper_scalar(s3, a[a.len() - 1]) + s3 * 0.1;
         }
         s3 + s3
@@ -5444,13 +5454,14 @@ mod p131 {
                 s1 += (v * j as f64) * 1.13;
             }
         }
-        let mut s10 = (0..a.len()).map(|q9| c[q9] * a[q9] + helper_recursive(a, s7, k % 3)).sum::<f64>();
+        let v10 = vec![0.25; c.len()];
+        let mut s11 = c.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * helper_recursive(a, s7, k % 3)).sum::<f64>();
         if helper_recursive(a, (k as f64 * 0.5), k % 3) > 0.1 {
-            s10 = c[a.len() - 1];
+            s11 = c[a.len() - 1];
         } else {
-            s10 = s10 * (k as f64 * 0.5);
+            s11 = s11 * (k as f64 * 0.5);
         }
-        helper_array(a, (k as f64 * 0.5)) + s10
+        helper_array(a, (k as f64 * 0.5)) + s11
     }
 
     #[test]
@@ -5679,7 +5690,7 @@ mod p137 {
             _ => s6 = helper_recursive(a, s5, k % 3),
         }
         let mut s7 = (a.dot(c) - helper_recursive(a, helper_recursive(b, (k as f64 * 0.5), k % 3), k % 3));
-        for m in a.iter().map(|s5| (s5 * 0.7).sin()) {
+        for m in a.iter().take_while(|q| **q > -0.9).map(|s5| (s5 * 0.7).sin()) {
             s7 = s7 * 0.8 + m * (s6 / (1.0 + c[k % a.len()] * c[k % a.len()])) + s5 * 0.1;
         }
         match k % 4 {
@@ -5851,7 +5862,7 @@ mod p142 {
         for i in 0..a.len() {
             w2[i] += (a[i] + a.mean().unwrap()).sin();
         }
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * b.mean().unwrap() + x * 0.1;
         }
         let mut n3 = 0;
@@ -6607,7 +6618,7 @@ mod p161 {
             1 => s5 = s5 * b[a.len() - 1],
             _ => s5 += helper_recursive(a, s5, k % 3),
         }
-        let mut s8 = c.windows(2).into_iter().enumerate().map(|(q7, p6)| (p6[1] - p6[0] * helper_array(b, c[k % a.len()])) * q7 as f64).sum::<f64>();
+        let mut s8 = c.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * helper_array(b, c[k % a.len()])).sum::<f64>();
         for i in (0..a.len()).rev() {
             let t9 = b[i] * b[0];
             s5 += t9.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
@@ -6969,7 +6980,7 @@ mod p169 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(c, 0.91) - 0.95) * b.mapv(f64::tanh).sum());
         s1 += s1;
-        for m in b.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
             s1 = s1 * 0.8 + m * 0.41 + x * 0.1;
         }
         a.dot(a).tanh().exp() + s1
@@ -7000,7 +7011,7 @@ mod p170 {
             helper_scalar(c[0], y) - (y + 0.81)
         };
         let mut s2 = (a.dot(a).cos() + ((k as f64 * 0.5).sin() / (1.0 + s1.tanh() * s1.tanh())));
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s2 = s2 * 0.8 + m * c.mapv(f64::tanh).sum() + s1 * 0.1;
         }
         if b.mean().unwrap() > 0.1 {
@@ -7156,7 +7167,7 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + helper_scalar(x, c[k % a.len()])).sum::<f64>();
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * helper_scalar(x, c[k % a.len()])) * q2 as f64).sum::<f64>();
         let mut stack4: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack4.pop() {
             let Some(&w) = c.get(j) else { continue };
@@ -7368,29 +7379,30 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.71 / (1.0 + y * y))) * q2 as f64).sum::<f64>();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.71 / (1.0 + y * y))).sum::<f64>();
         for i in 0..a.len() {
-            let t4 = b[i] * x;
-            s3 += t4 * t4 * 0.5;
-            s3 -= c[(i + 1) % a.len()] * helper_scalar(y, y);
+            let t5 = b[i] * x;
+            s4 += t5 * t5 * 0.5;
+            s4 -= c[(i + 1) % a.len()] * helper_scalar(y, y);
         }
-        let mut s6: f64 = {
-            let t5 = ((s3 / (1.0 + y * y)) - helper_scalar(y, a[0]));
-            t5 * t5 * 0.5 + y.cos()
+        let mut s7: f64 = {
+            let t6 = ((s4 / (1.0 + y * y)) - helper_scalar(y, a[0]));
+            t6 * t6 * 0.5 + y.cos()
         };
-        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.60 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
+            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.60 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
         }
-        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
-        let s10 = p8 * q9 + std::iter::zip(&pieces7, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut s12: f64 = {
-            let t11 = c[0].tanh().tanh().exp();
-            t11 * t11 * 0.5 + (x * s3)
+        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
+        let s11 = p9 * q10 + std::iter::zip(&pieces8, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s13: f64 = {
+            let t12 = c[0].tanh().tanh().exp();
+            t12 * t12 * 0.5 + (x * s4)
         };
-        let arr13 = [c.dot(a), b[k % a.len()].cos(), helper_scalar(s6, (k as f64 * 0.5))];
-        let s14 = arr13.iter().sum::<f64>() * arr13[k % 3];
-        (b.dot(a) * (y * s6)) + s12
+        let arr14 = [c.dot(a), b[k % a.len()].cos(), helper_scalar(s7, (k as f64 * 0.5))];
+        let s15 = arr14.iter().sum::<f64>() * arr14[k % 3];
+        (b.dot(a) * (y * s7)) + s13
     }
 
     #[test]
@@ -7432,7 +7444,7 @@ mod p182 {
             }
             (s3 - c[0]) - x.tanh()
         };
-        let mut s9 = a.iter().zip(c.iter()).map(|(p7, q8)| p7 * f64::tanh(0.57).exp() - q8).reduce(f64::max).unwrap();
+        let mut s9 = a.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * f64::tanh(0.57).exp()).sin()).sum::<f64>();
         helper_recursive(c, y, k % 3) + s9 + w4.sum() * 0.3
     }
 
@@ -7587,7 +7599,7 @@ mod p186 {
             1 => s6 = s6 * helper_scalar(0.34, b[a.len() - 1]).tanh().exp(),
             _ => s6 += (s7 / (1.0 + s7 * s7)),
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * f64::tanh(1.01).exp() + x * 0.1;
         }
         helper_array(c, y) + s7

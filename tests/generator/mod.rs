@@ -692,10 +692,10 @@ impl Program {
         } else {
             "t".to_string()
         };
-        let filter = if self.chance(0.5) {
-            ".filter(|q| **q > 0.1)"
-        } else {
-            ""
+        let filter = match self.pick(3) {
+            0 => ".filter(|q| **q > 0.1)",
+            1 => ".take_while(|q| **q > -0.9)",
+            _ => "",
         };
         self.line(format!(
             "for m in {}.iter(){filter}.map(|{param}| ({param} * 0.7).sin()) {{",
@@ -786,14 +786,15 @@ impl Program {
     /// An iterator chain over the arrays: a `zip` and `map` summed, an
     /// `enumerate` with a reference pattern, a `filter`, a `fold`, a
     /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
-    /// `take`, `windows`, or a `reduce`; or a `for` loop over a `zip`.
+    /// `take`, `windows`, a `reduce`, a `chain` or a `take_while`; or a
+    /// `for` loop over a `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(12) {
+        let chain = match self.pick(14) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -815,6 +816,12 @@ impl Program {
             ),
             9 => format!(
                 "{u}.iter().map(|{p}| {p} * {e}).min_by(|{p}, {q}| ({p} - {e}).abs().total_cmp(&({q} - {e}).abs())).unwrap()"
+            ),
+            11 => format!(
+                "{u}.iter().chain({w}.iter()).rev().enumerate().map(|({q}, {p})| {p} * {e} * ({q} as f64 * 0.1 + 1.0)).sum::<f64>()"
+            ),
+            12 => format!(
+                "{u}.iter().take_while(|{p}| **{p} < 0.8).map(|{p}| ({p} * {e}).sin()).sum::<f64>()"
             ),
             10 => {
                 let weights = self.name("v");
