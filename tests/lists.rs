@@ -358,3 +358,47 @@ fn copied_to_vecs() {
         check_scalar!(copied_to_vecs; ref x dx = random(n, 42), ref w dw = w.clone(););
     }
 }
+
+/// `sort_by` and `sort_unstable_by` of floats and of arrays (a sorted
+/// pooling: the largest first, weighted by rank), then `truncate` to the
+/// top `k`, and a truncation inside a loop.
+mod sorted_and_truncated {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| b.total_cmp(a));
+        let mut ranked = 0.0;
+        for (r, a) in v.iter().enumerate() {
+            ranked += a * (r as f64 + 1.0).recip();
+        }
+        v.truncate(k);
+        let top: f64 = v.iter().map(|a| a * a).sum();
+        let mut sines: Vec<f64> = x.iter().map(|a| a.sin()).collect::<Vec<f64>>();
+        sines.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap());
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..x.len() {
+            hs.push(x.mapv(|a| (a * (i as f64 + 1.0)).tanh()));
+        }
+        hs.sort_by(|a, b| a.sum().total_cmp(&b.sum()));
+        let mut kept: Vec<f64> = Vec::new();
+        let mut s = 0.0;
+        for a in x.iter() {
+            kept.push(a.cos());
+            if kept.len() > 2 {
+                kept.truncate(1);
+            }
+            s += kept.iter().sum::<f64>();
+        }
+        ranked + top + sines[sines.len() / 2] * 2.0 + hs[0].dot(&hs[hs.len() - 1]) + s
+    }
+}
+
+#[test]
+fn sorted_and_truncated() {
+    for n in [1, 4, 7] {
+        for k in [0, 2, 9] {
+            check_scalar!(sorted_and_truncated; ref x dx = random(n, 43); k);
+        }
+    }
+}

@@ -752,6 +752,17 @@ snapshot!(taken_while, [reverse],
     }
 );
 
+// `sort_by` finds the order on the values, inactive, then reads the items
+// in it; `truncate` pops while the list is longer.
+snapshot!(sorted_and_truncated, [reverse],
+    fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| b.total_cmp(a));
+        v.truncate(k);
+        v.iter().sum::<f64>()
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

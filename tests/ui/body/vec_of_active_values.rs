@@ -1,8 +1,9 @@
 use ad::differentiable;
 use ad::ndarray::Array1;
 
-// A `Vec` of active values is pushed onto, popped, written and read by
-// element, and iterated; its other methods have no derivative rule.
+// A `Vec` of active values is pushed onto, popped, truncated, sorted,
+// written and read by element, and iterated; its other methods have no
+// derivative rule.
 #[differentiable]
 fn inserted(x: &Array1<f64>) -> f64 {
     let mut states = Vec::with_capacity(x.len());
@@ -15,9 +16,9 @@ fn inserted(x: &Array1<f64>) -> f64 {
 }
 
 #[differentiable]
-fn truncated(x: &Array1<f64>) -> f64 {
+fn deduplicated(x: &Array1<f64>) -> f64 {
     let mut states = vec![x[0], x[1]];
-    states.truncate(1);
+    states.dedup();
     states[0]
 }
 

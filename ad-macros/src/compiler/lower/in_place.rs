@@ -9,7 +9,12 @@
 //!   `m.column_mut(j)` is `m.slice_mut(s![.., j])`;
 //! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`, and
 //!   `hs.extend(items)` a loop of such pushes; `hs.pop();` is
-//!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`).
+//!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`),
+//!   and `hs.truncate(n)` pops while it is longer than `n`;
+//! - `hs.sort_by(compare)` (or `sort_unstable_by`) finds the order on the
+//!   values, inactive, then reads the items in it: `hs = order.iter()
+//!   .map(|&i| hs[i].to_owned()).collect()`, whose reverse sweep scatters
+//!   each cotangent back to where its item came from.
 //!
 //! A loop carries what they update to its next iteration, as it does an
 //! assigned name (`in_place_update`, which `control.rs` reads).
@@ -78,6 +83,45 @@ impl Lowerer<'_> {
                     #target.push(#item);
                 });
                 self.stmt(&pushes);
+                true
+            }
+            // `hs.truncate(n)`: popped down to `n` items.
+            ("truncate", [len])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                let kept = self.fresh_local("kept", span);
+                let popped: syn::Stmt = syn::parse_quote_spanned!(span=> {
+                    let #kept: usize = #len;
+                    while #target.len() > #kept {
+                        #target.pop();
+                    }
+                });
+                self.stmt(&popped);
+                true
+            }
+            // `hs.sort_by(compare)`: the order found on the values, which
+            // carries no derivative, then the items read in that order.
+            (sort @ ("sort_by" | "sort_unstable_by"), [compare])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                let stable = sort == "sort_by";
+                let (order, i) = (self.fresh_local("order", span), self.fresh_local("i", span));
+                let stmts: [syn::Stmt; 2] = [
+                    syn::parse_quote_spanned!(span=> let #order: ::std::vec::Vec<usize> = ::ad::stop_gradient(
+                        ::ad::__private::rules::sort_order(&#target, #stable, #compare)
+                    );),
+                    syn::parse_quote_spanned!(span=> #target = #order
+                        .iter()
+                        .map(|&#i| #target[#i].to_owned())
+                        .collect::<::std::vec::Vec<_>>();),
+                ];
+                for stmt in &stmts {
+                    self.stmt(stmt);
+                }
                 true
             }
             // `hs.pop();`, the item dropped.
