@@ -179,6 +179,52 @@ scenario! {
 }
 
 scenario! {
+    scalar sorted_pooling in Loops, sizes [1, 6, 200];
+    /// A bag of instances of any count encoded, sorted by score (the
+    /// largest first) and pooled over the top four by rank, as SortPool
+    /// readouts of graph networks do: `sort_by`, then `truncate`.
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] bag: &Array2<f64>) -> f64 {
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for x in bag.rows() {
+            hs.push(w.dot(&x).mapv(f64::tanh));
+        }
+        hs.sort_by(|a, b| b.sum().total_cmp(&a.sum()));
+        hs.truncate(4);
+        let mut total = 0.0;
+        for (r, h) in hs.iter().enumerate() {
+            total += h.sum() / (r as f64 + 1.0) + h[0] * h[0];
+        }
+        total
+    }
+    inputs(n) { ref w dw = random((6, 5), 86) }
+    constants { ref bag = random((n, 5), 87) }
+    hand {
+        let hs: Vec<Array1<f64>> = bag.rows().into_iter().map(|x| w.dot(&x).mapv(f64::tanh)).collect();
+        let mut order: Vec<usize> = (0..hs.len()).collect();
+        order.sort_by(|&i, &j| hs[j].sum().total_cmp(&hs[i].sum()));
+        let mut gw = Array2::zeros(w.raw_dim());
+        for (r, &i) in order.iter().take(4).enumerate() {
+            let mut dh = Array1::from_elem(6, 1.0 / (r as f64 + 1.0));
+            dh[0] += 2.0 * hs[i][0];
+            let dz = &dh * &hs[i].mapv(|h| 1.0 - h * h);
+            gw += &dz.view().insert_axis(ad::ndarray::Axis(1)).dot(&bag.row(i).insert_axis(ad::ndarray::Axis(0)));
+        }
+        (gw,)
+    }
+    dual {
+        let mut hs: Vec<Array1<Dual64>> = bag.rows().into_iter().map(|x| w.dot(&x.mapv(Dual64::from)).mapv(|v| v.tanh())).collect();
+        hs.sort_by(|a, b| b.sum().re.total_cmp(&a.sum().re));
+        hs.truncate(4);
+        let mut total = Dual64::from(0.0);
+        for (r, h) in hs.iter().enumerate() {
+            total += h.sum() / (r as f64 + 1.0) + h[0] * h[0];
+        }
+        total
+    }
+}
+
+scenario! {
     scalar horner_polynomial in Loops, sizes [1, 5, 40];
     #[differentiable]
     pub fn f(coefficients: &Array1<f64>, x: f64) -> f64 {
@@ -418,6 +464,7 @@ pub fn scenarios() -> Vec<Scenario> {
         rnn::scenario(),
         rnn_states_in_a_vec::scenario(),
         shift_reduce_over_a_stack::scenario(),
+        sorted_pooling::scenario(),
         horner_polynomial::scenario(),
         while_with_break_and_continue::scenario(),
         stepped_and_reversed_ranges::scenario(),
