@@ -412,7 +412,7 @@ mod extremes {
 }
 
 /// `chain`: of two active arrays, of an active array and a constant one
-/// (a parameter, and a local), of two `Vec`s the body fills, in chains
+/// (a parameter, and a local; either first), of two `Vec`s the body fills, in chains
 /// and in `for` loops, under `rev`, `enumerate`, `zip` and `copied`.
 mod chained {
     use super::*;
@@ -441,7 +441,14 @@ mod chained {
             .zip(y.iter().skip(1).chain(y.iter().take(1)))
             .map(|(a, b)| a * b)
             .sum();
-        squares + h + g + rotated
+        let flipped: f64 = c
+            .iter()
+            .chain(x.iter())
+            .rev()
+            .enumerate()
+            .map(|(k, v)| v * (k as f64 + 0.5))
+            .sum();
+        squares + h + g + rotated + flipped
     }
 }
 

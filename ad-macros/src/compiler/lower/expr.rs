@@ -153,7 +153,16 @@ impl Lowerer<'_> {
     /// An inactive value computed from active ones (`x.len()`, `a < b`,
     /// `ad::stop_gradient(h)`): kept as written with active names renamed.
     pub(super) fn inactive_result(&mut self, e: &Expr) -> Operand {
-        let (renamed, _) = self.renamed(e);
+        // A reference (`&c[x.len() - 1 - k]`, a chain's item) is taken by
+        // value, as `constant` takes it, so that it joins an active value
+        // in a phi: a copy of a place, else the value.
+        let value = strip_refs(e);
+        let (renamed, _) = self.renamed(value);
+        let renamed: Expr = if !std::ptr::eq(value, e) && names_a_place(&renamed) {
+            syn::parse_quote!(::core::clone::Clone::clone(&(#renamed)))
+        } else {
+            renamed
+        };
         let ident = self.fresh_numbered("c", |s| &mut s.consts);
         // Reads active values (`x.len()`, `stop_gradient(h)`): recomputed
         // by a pullback unless a variable it reads changes afterwards, or
