@@ -3193,7 +3193,7 @@ mod p76 {
             }
         }
         let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        helper_scalar(helper_scalar(x, s4), b.mean().unwrap()) + s4 + w1.sum() * 0.3
+        a.dot(c) + s4 + w1.sum() * 0.3
     }
 
     #[test]

@@ -846,9 +846,10 @@ impl Program {
     }
 
     /// A `Vec` local that receives active values: floats or arrays pushed
-    /// in a loop (also in its branches, also read while pushing), a
-    /// `vec![..]` of arrays, element writes into `vec![0.0; n]`, or a chain
-    /// collected into a `Vec`; then read by index, by loop or by chain.
+    /// in a loop (also in its branches, maybe then sorted and truncated;
+    /// also read while pushing), a `vec![..]` of arrays, element writes
+    /// into `vec![0.0; n]`, or a chain collected into a `Vec`; then read by
+    /// index, by loop or by chain.
     fn vec_local(&mut self) {
         let (u, u_ref) = self.array();
         let (w, w_ref) = self.array();
@@ -867,6 +868,10 @@ impl Program {
                 self.line(format!("        {list}.push({w}[{p}] * {c});"));
                 self.line("    }");
                 self.line("}");
+                if self.chance(0.5) {
+                    self.line(format!("{list}.sort_by(|{p}, b| b.total_cmp({p}));"));
+                    self.line(format!("{list}.truncate(k % 3 + 1);"));
+                }
                 format!("{list}.iter().map(|{p}| {p} * {p}).sum::<f64>() + {list}[0]")
             }
             1 => {
