@@ -402,3 +402,52 @@ fn sorted_and_truncated() {
         }
     }
 }
+
+/// `insert` (at the front, as a backward pass keeps its states, and in the
+/// middle, of arrays) and `reverse`; and a loop that only sorts, reverses
+/// or truncates a list, which it carries to its next iteration.
+mod inserted_and_reversed {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut backward: Vec<f64> = Vec::new();
+        let mut h = 0.0;
+        for i in 0..x.len() {
+            h = (h + x[i]).tanh();
+            backward.insert(0, h);
+        }
+        let mut s = 0.0;
+        for (k, v) in backward.iter().enumerate() {
+            s += v * (k as f64 + 1.0);
+        }
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..3 {
+            hs.push(x.mapv(|v| (v * (i as f64 + 1.0)).sin()));
+        }
+        hs.insert(1, x.mapv(f64::cos));
+        hs.reverse();
+        s += hs[1].dot(&hs[2]) + hs[3].sum() * hs[0][0];
+        let mut sines: Vec<f64> = x.iter().map(|v| v.sin()).collect::<Vec<f64>>();
+        for i in 0..3 {
+            sines.sort_by(|a, b| a.total_cmp(b));
+            s += sines[0] * (i as f64 + 1.0);
+            sines[0] += 1.5;
+        }
+        for i in 0..3 {
+            sines.reverse();
+            s += sines[0] * (i as f64 + 1.0);
+        }
+        for i in 0..3 {
+            sines.truncate(4 - i);
+            s += sines.iter().sum::<f64>();
+        }
+        s
+    }
+}
+
+#[test]
+fn inserted_and_reversed() {
+    for n in [1, 4, 7] {
+        check_scalar!(inserted_and_reversed; ref x dx = random(n, 44););
+    }
+}

@@ -11,6 +11,9 @@
 //!   `hs.extend(items)` a loop of such pushes; `hs.pop();` is
 //!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`),
 //!   and `hs.truncate(n)` pops while it is longer than `n`;
+//! - `hs.insert(i, x)` pops the items from `i` on into a list of their
+//!   own, pushes `x`, and pushes them back; `hs.reverse()` is `hs =
+//!   hs.iter().rev().map(|h| h.to_owned()).collect()`;
 //! - `hs.sort_by(compare)` (or `sort_unstable_by`) finds the order on the
 //!   values, inactive, then reads the items in it: `hs = order.iter()
 //!   .map(|&i| hs[i].to_owned()).collect()`, whose reverse sweep scatters
@@ -99,6 +102,55 @@ impl Lowerer<'_> {
                     }
                 });
                 self.stmt(&popped);
+                true
+            }
+            // `hs.insert(i, x)`: the items from `i` on popped into a list
+            // of their own, `x` pushed, and the items pushed back, as
+            // `Vec::insert` shifts them.
+            ("insert", [at, item])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                let (index, tail, shifted) = (
+                    self.fresh_local("at", span),
+                    self.fresh_local("tail", span),
+                    self.fresh_local("shifted", span),
+                );
+                let inserted: syn::Stmt = syn::parse_quote_spanned!(span=> {
+                    let #index: usize = #at;
+                    ::core::assert!(
+                        #index <= #target.len(),
+                        "insertion index (is {}) should be <= len (is {})",
+                        #index,
+                        #target.len()
+                    );
+                    let mut #tail = ::std::vec::Vec::new();
+                    while #target.len() > #index {
+                        #tail.push(#target.pop().unwrap());
+                    }
+                    #target.push(#item);
+                    while !#tail.is_empty() {
+                        let #shifted = #tail.pop().unwrap();
+                        #target.push(#shifted);
+                    }
+                });
+                self.stmt(&inserted);
+                true
+            }
+            // `hs.reverse()`: the items read from the last.
+            ("reverse", [])
+                if self
+                    .vec_locals
+                    .contains(&target.to_token_stream().to_string()) =>
+            {
+                let item = self.fresh_local("item", span);
+                let reversed: syn::Stmt = syn::parse_quote_spanned!(span=> #target = #target
+                    .iter()
+                    .rev()
+                    .map(|#item| #item.to_owned())
+                    .collect::<::std::vec::Vec<_>>(););
+                self.stmt(&reversed);
                 true
             }
             // `hs.sort_by(compare)`: the order found on the values, which
@@ -207,9 +259,11 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
         ("assign", [rhs]) => (*rhs).clone(),
         // A `Vec` that receives an active value holds one.
-        ("push", [item]) | ("extend", [item]) => (*item).clone(),
-        // A pop changes the list, not whether it is active.
-        ("pop", []) => (**target).clone(),
+        ("push", [item]) | ("extend", [item]) | ("insert", [_, item]) => (*item).clone(),
+        // These change the list, not whether it is active.
+        ("pop" | "reverse", []) | ("truncate" | "sort_by" | "sort_unstable_by", [_]) => {
+            (**target).clone()
+        }
         _ => return None,
     };
     Some((p.path.get_ident()?.to_string(), value))
