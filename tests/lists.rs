@@ -451,3 +451,38 @@ fn inserted_and_reversed() {
         check_scalar!(inserted_and_reversed; ref x dx = random(n, 44););
     }
 }
+
+/// `remove(i)` read as a value: a queue of states combined pairwise from
+/// the front (also in a loop that only removes), and an array removed
+/// from the middle.
+mod removed {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut q: Vec<f64> = x.iter().map(|v| v.sin()).collect::<Vec<f64>>();
+        let mut s = 0.0;
+        while q.len() > 1 {
+            let a = q.remove(0);
+            let b = q.remove(0);
+            q.push((a * b + s).tanh());
+            s += a;
+        }
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..3 {
+            hs.push(x.mapv(|v| (v * (i as f64 + 1.0)).sin()));
+        }
+        let m = hs.remove(1);
+        let mut rest: Vec<f64> = x.to_vec();
+        for _ in 0..rest.len() / 2 {
+            s += rest.remove(rest.len() / 2) * 0.5;
+        }
+        s + q[0] + m.dot(&hs[1]) + hs[0].sum() + rest.iter().sum::<f64>()
+    }
+}
+
+#[test]
+fn removed() {
+    for n in [1, 4, 7] {
+        check_scalar!(removed; ref x dx = random(n, 45););
+    }
+}

@@ -36,6 +36,13 @@ impl Lowerer<'_> {
         if let Some(list) = self.popped_list(m) {
             return self.popped_item(&list, e);
         }
+        if let (Some(list), "remove", [at]) = (
+            self.active_vec_local(&m.receiver),
+            name.as_str(),
+            &m.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            return self.removed_item(&list, at, e);
+        }
         if ops::INACTIVE.contains(&name.as_str()) {
             return Some(self.inactive_result(e));
         }
@@ -275,7 +282,7 @@ impl Lowerer<'_> {
                 let list = m.receiver.to_token_stream();
                 self.errors.at(
                     &m.method,
-                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
+                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), removed from (`{list}.remove(i)`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
                 );
                 None
             }

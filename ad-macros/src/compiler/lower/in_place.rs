@@ -12,7 +12,8 @@
 //!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`),
 //!   and `hs.truncate(n)` pops while it is longer than `n`;
 //! - `hs.insert(i, x)` pops the items from `i` on into a list of their
-//!   own, pushes `x`, and pushes them back; `hs.reverse()` is `hs =
+//!   own, pushes `x`, and pushes them back (`let h = hs.remove(i)` is the
+//!   same around a pop, `lists.rs`); `hs.reverse()` is `hs =
 //!   hs.iter().rev().map(|h| h.to_owned()).collect()`;
 //! - `hs.sort_by(compare)` (or `sort_unstable_by`) finds the order on the
 //!   values, inactive, then reads the items in it: `hs = order.iter()
@@ -112,11 +113,13 @@ impl Lowerer<'_> {
                     .vec_locals
                     .contains(&target.to_token_stream().to_string()) =>
             {
-                let (index, tail, shifted) = (
-                    self.fresh_local("at", span),
-                    self.fresh_local("tail", span),
-                    self.fresh_local("shifted", span),
-                );
+                let index = self.fresh_local("at", span);
+                let Some(list) = target.path.get_ident().cloned() else {
+                    return false;
+                };
+                let from: Expr = syn::parse_quote_spanned!(span=> #index);
+                let push: syn::Stmt = syn::parse_quote_spanned!(span=> #target.push(#item););
+                let shift = self.shifted_around(&list, &from, push, span);
                 let inserted: syn::Stmt = syn::parse_quote_spanned!(span=> {
                     let #index: usize = #at;
                     ::core::assert!(
@@ -125,15 +128,7 @@ impl Lowerer<'_> {
                         #index,
                         #target.len()
                     );
-                    let mut #tail = ::std::vec::Vec::new();
-                    while #target.len() > #index {
-                        #tail.push(#target.pop().unwrap());
-                    }
-                    #target.push(#item);
-                    while !#tail.is_empty() {
-                        let #shifted = #tail.pop().unwrap();
-                        #target.push(#shifted);
-                    }
+                    #shift
                 });
                 self.stmt(&inserted);
                 true
@@ -261,7 +256,7 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         // A `Vec` that receives an active value holds one.
         ("push", [item]) | ("extend", [item]) | ("insert", [_, item]) => (*item).clone(),
         // These change the list, not whether it is active.
-        ("pop" | "reverse", []) | ("truncate" | "sort_by" | "sort_unstable_by", [_]) => {
+        ("pop" | "reverse", []) | ("truncate" | "sort_by" | "sort_unstable_by" | "remove", [_]) => {
             (**target).clone()
         }
         _ => return None,

@@ -125,6 +125,60 @@ impl Lowerer<'_> {
         Some(item)
     }
 
+    /// `hs.remove(i)`: an owned copy of `hs[i]`, then the items after it
+    /// popped into a list of their own, `hs[i]` popped, and the items
+    /// pushed back, as `Vec::remove` shifts them.
+    pub(super) fn removed_item(&mut self, list: &Ident, at: &Expr, e: &Expr) -> Option<Operand> {
+        let span = e.span();
+        let index = self.fresh_local("at", span);
+        let bound: [syn::Stmt; 2] = [
+            syn::parse_quote_spanned!(span=> let #index: usize = #at;),
+            syn::parse_quote_spanned!(span=> ::core::assert!(
+                #index < #list.len(),
+                "removal index (is {}) should be < len (is {})",
+                #index,
+                #list.len()
+            );),
+        ];
+        for stmt in &bound {
+            self.stmt(stmt);
+        }
+        let item: Expr = syn::parse_quote_spanned!(span=> #list[#index].to_owned());
+        let item = self.expr(&item)?;
+        let pop: syn::Stmt = syn::parse_quote_spanned!(span=> #list.pop(););
+        let after: Expr = syn::parse_quote_spanned!(span=> #index + 1);
+        let shift = self.shifted_around(list, &after, pop, span);
+        self.stmt(&shift);
+        Some(item)
+    }
+
+    /// `{ tail = (hs's items from `from` on, popped); middle; (tail pushed
+    /// back) }`: what `Vec::insert` and `Vec::remove` do, in pushes and
+    /// pops.
+    pub(super) fn shifted_around(
+        &mut self,
+        list: &Ident,
+        from: &Expr,
+        middle: syn::Stmt,
+        span: proc_macro2::Span,
+    ) -> syn::Stmt {
+        let (tail, shifted) = (
+            self.fresh_local("tail", span),
+            self.fresh_local("shifted", span),
+        );
+        syn::parse_quote_spanned!(span=> {
+            let mut #tail = ::std::vec::Vec::new();
+            while #list.len() > #from {
+                #tail.push(#list.pop().unwrap());
+            }
+            #middle
+            while !#tail.is_empty() {
+                let #shifted = #tail.pop().unwrap();
+                #list.push(#shifted);
+            }
+        })
+    }
+
     /// `hs = pop(hs)`: the list without its last item.
     pub(super) fn pop(&mut self, list: &Ident, e: &Expr) {
         let Some(base) = self.updated_local(list) else {
