@@ -3192,8 +3192,9 @@ mod p76 {
                 l2.push(b[p3] * y);
             }
         }
+        l2.reverse();
         let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        a.dot(c) + s4 + w1.sum() * 0.3
+        helper_scalar((s4 * w1[a.len() - 1]), helper_array(c, c[0])) + s4 + w1.sum() * 0.3
     }
 
     #[test]

@@ -846,8 +846,9 @@ impl Program {
     }
 
     /// A `Vec` local that receives active values: floats or arrays pushed
-    /// in a loop (also in its branches, maybe then sorted and truncated;
-    /// also read while pushing), a `vec![..]` of arrays, element writes
+    /// in a loop (also in its branches, maybe then sorted and truncated,
+    /// inserted into and removed from, or reversed; also read while
+    /// pushing), a `vec![..]` of arrays, element writes
     /// into `vec![0.0; n]`, or a chain collected into a `Vec`; then read by
     /// index, by loop or by chain.
     fn vec_local(&mut self) {
@@ -872,7 +873,20 @@ impl Program {
                     self.line(format!("{list}.sort_by(|{p}, b| b.total_cmp({p}));"));
                     self.line(format!("{list}.truncate(k % 3 + 1);"));
                 }
-                format!("{list}.iter().map(|{p}| {p} * {p}).sum::<f64>() + {list}[0]")
+                let removed = match self.pick(3) {
+                    0 => {
+                        let r = self.name("s");
+                        self.line(format!("{list}.insert({list}.len() / 2, {e} * 0.5);"));
+                        self.line(format!("let {r} = {list}.remove({list}.len() - 1);"));
+                        format!(" + {r}")
+                    }
+                    1 => {
+                        self.line(format!("{list}.reverse();"));
+                        String::new()
+                    }
+                    _ => String::new(),
+                };
+                format!("{list}.iter().map(|{p}| {p} * {p}).sum::<f64>() + {list}[0]{removed}")
             }
             1 => {
                 let h = self.name("h");
