@@ -1,5 +1,5 @@
 //! Iterator chains over active values (`x.iter().map(..).sum()`, `zip`,
-//! `enumerate`, `filter`, `take_while`, `skip`, `take`, `step_by`, `rev`, `chain`, windows and
+//! `enumerate`, `filter`, `take_while`, `skip_while`, `skip`, `take`, `step_by`, `rev`, `chain`, windows and
 //! chunks, `fold`, `reduce`, `max_by`, `product`, `collect`, a range's `map`) and `for` loops
 //! over `zip`s, each against finite differences and forward mode.
 //! The macro rewrites them as the loops they stand for
@@ -453,7 +453,8 @@ mod chained {
 }
 
 /// `take_while`: in a chain (before and after a `map`, with a `filter`),
-/// in a `for` loop, and in a `for` loop whose body also `break`s.
+/// in a `for` loop, and in a `for` loop whose body also `break`s; and
+/// `skip_while`, in a chain and in a `for` loop.
 mod taken_while {
     use super::*;
     #[differentiable]
@@ -476,7 +477,12 @@ mod taken_while {
             }
             g += v.exp();
         }
-        prefix + mapped + h + g
+        let tail: f64 = x.iter().skip_while(|v| **v < limit).map(|v| v.sin()).sum();
+        let mut t = 0.0;
+        for (i, v) in x.iter().enumerate().skip_while(|(_, v)| **v > -limit) {
+            t = (t * 0.5 + v * i as f64).tanh();
+        }
+        prefix + mapped + h + g + tail + t
     }
 }
 

@@ -31,6 +31,9 @@ enum Stage<'a> {
     Filter(&'a syn::ExprClosure),
     /// `take_while(|v| condition)`: a filter that also ends the loop.
     TakeWhile(&'a syn::ExprClosure),
+    /// `skip_while(|v| condition)`: a filter until the condition first
+    /// fails.
+    SkipWhile(&'a syn::ExprClosure),
     /// `copied()` or `cloned()` after a stage: the item dereferenced.
     Copied,
 }
@@ -43,15 +46,23 @@ enum Items {
     Iterator(Expr),
 }
 
-/// A piece of the loop body: bindings, or a filter's condition, which
-/// guards the pieces after it. A `take_while`'s guard sets its `stop` flag
-/// where the condition fails, and the loop ends after that iteration.
+/// A piece of the loop body: bindings, or a condition, which guards the
+/// pieces after it.
 enum Step {
     Lets(Vec<syn::Stmt>),
-    Guard {
-        condition: Expr,
-        stop: Option<Ident>,
-    },
+    Guard { condition: Expr, kind: Guard },
+}
+
+/// What a condition that fails does.
+enum Guard {
+    /// `filter`: skips the item.
+    Filter,
+    /// `take_while`: sets the flag, and the loop ends after the iteration.
+    TakeWhile(Ident),
+    /// `skip_while`: skips the item while the flag (true at the start)
+    /// holds; the first item that passes clears it, and the condition is
+    /// not read again.
+    SkipWhile(Ident),
 }
 
 /// How a chain ends: the accumulator's start and how an item updates it.
@@ -205,12 +216,12 @@ impl Lowerer<'_> {
             _ => None,
         };
         stmts.extend(body);
-        let stops = stop_flags(&steps);
+        let guard_flags = flags(&steps);
         let mut stmts = guarded(steps, stmts);
-        lets.extend(stops.declarations());
+        lets.extend(guard_flags.declarations());
         // The loop ends after an iteration that exits or stops.
         let exit = exit_check.as_ref().and_then(super::exits::break_check);
-        stmts.extend(stops.check(exit));
+        stmts.extend(guard_flags.check(exit));
         binder.finish(&mut stmts);
         let label = &f.label;
         let looped: Expr = syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#len {
@@ -245,10 +256,17 @@ impl Lowerer<'_> {
                         other => syn::parse_quote!(*#other),
                     }
                 }
-                Stage::Filter(c) | Stage::TakeWhile(c) => {
-                    let (name, stop) = match stage {
-                        Stage::Filter(_) => ("filter", None),
-                        _ => ("take_while", Some(self.fresh_local("stop", c.span()))),
+                Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    let (name, kind) = match stage {
+                        Stage::Filter(_) => ("filter", Guard::Filter),
+                        Stage::TakeWhile(_) => (
+                            "take_while",
+                            Guard::TakeWhile(self.fresh_local("stop", c.span())),
+                        ),
+                        _ => (
+                            "skip_while",
+                            Guard::SkipWhile(self.fresh_local("skipping", c.span())),
+                        ),
                     };
                     let pat = single_param(c).ok_or_else(|| {
                         self.errors.at(
@@ -261,7 +279,7 @@ impl Lowerer<'_> {
                     steps.push(Step::Lets(std::mem::take(stmts)));
                     steps.push(Step::Guard {
                         condition: (*c.body).clone(),
-                        stop,
+                        kind,
                     });
                 }
             }
@@ -312,7 +330,7 @@ impl Lowerer<'_> {
             match guards.pop() {
                 // A filter: its condition read in a block, after its lets;
                 // a condition carries no derivative.
-                Some(Step::Guard { condition, stop }) => {
+                Some(Step::Guard { condition, kind }) => {
                     if let Some(Step::Lets(lets)) = guards.pop() {
                         inner = lets;
                     }
@@ -322,7 +340,7 @@ impl Lowerer<'_> {
                             #(#inner)*
                             #condition
                         })),
-                        stop,
+                        kind,
                     });
                 }
                 _ => {
@@ -446,7 +464,7 @@ impl Lowerer<'_> {
                 if !steps.is_empty() {
                     self.errors.at(
                         &m.method,
-                        "a chain over active values collects into an array whose length is known before the loop, and `filter` or `take_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
+                        "a chain over active values collects into an array whose length is known before the loop, and `filter`, `take_while` or `skip_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
                     );
                     return Err(());
                 }
@@ -464,11 +482,11 @@ impl Lowerer<'_> {
             }
         };
         stmts.push(update);
-        let stops = stop_flags(&steps);
+        let guard_flags = flags(&steps);
         let mut stmts = guarded(steps, stmts);
         binder.finish(&mut stmts);
-        before.extend(stops.declarations());
-        stmts.extend(stops.check(None));
+        before.extend(guard_flags.declarations());
+        stmts.extend(guard_flags.check(None));
         let head = match items {
             Items::Indexed { len } => quote_spanned!(span=> for #index in 0..#len),
             Items::Iterator(iter) if collects => {
@@ -665,11 +683,18 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
                 e = &m.receiver;
             }
             Expr::MethodCall(m)
-                if m.args.len() == 1 && (m.method == "filter" || m.method == "take_while") =>
+                if m.args.len() == 1
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "filter" | "take_while" | "skip_while"
+                    ) =>
             {
                 match &m.args[0] {
                     Expr::Closure(c) if m.method == "filter" => stages.push(Stage::Filter(c)),
-                    Expr::Closure(c) => stages.push(Stage::TakeWhile(c)),
+                    Expr::Closure(c) if m.method == "take_while" => {
+                        stages.push(Stage::TakeWhile(c))
+                    }
+                    Expr::Closure(c) => stages.push(Stage::SkipWhile(c)),
                     _ => break,
                 }
                 e = &m.receiver;
@@ -1023,17 +1048,25 @@ pub(super) fn is_vec_type(ty: &syn::Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
 }
 
-/// `stmts` behind the runs of statements and the guards of a chain's
-/// filters: each guard an `if` around what follows it.
-/// The flags of a chain's `take_while`s.
-struct Stops(Vec<Ident>);
+/// The flags of a chain's `take_while`s and `skip_while`s.
+struct Flags {
+    stops: Vec<Ident>,
+    skips: Vec<Ident>,
+}
 
-impl Stops {
-    /// `let mut stop = false;`, before the loop.
+impl Flags {
+    /// `let mut stop = false;` and `let mut skipping = true;`, before the
+    /// loop.
     fn declarations(&self) -> impl Iterator<Item = syn::Stmt> + '_ {
-        self.0
+        let stops = self
+            .stops
             .iter()
-            .map(|f| syn::parse_quote!(let mut #f = false;))
+            .map(|f| syn::parse_quote!(let mut #f = false;));
+        stops.chain(
+            self.skips
+                .iter()
+                .map(|f| syn::parse_quote!(let mut #f = true;)),
+        )
     }
 
     /// `if stop { break; }`, or `if exit || stop { break; }` with the
@@ -1041,27 +1074,38 @@ impl Stops {
     /// the loop's body, read after each iteration as a desugared `break`
     /// is (`exits.rs`), so that every iteration that ran saves its record.
     fn check(&self, exit: Option<&Expr>) -> Option<syn::Stmt> {
-        let flags = &self.0;
+        let stops = &self.stops;
         match exit {
-            Some(exit) => Some(syn::parse_quote!(if #exit #(|| #flags)* { break; })),
-            None if flags.is_empty() => None,
-            None => Some(syn::parse_quote!(if #(#flags)||* { break; })),
+            Some(exit) => Some(syn::parse_quote!(if #exit #(|| #stops)* { break; })),
+            None if stops.is_empty() => None,
+            None => Some(syn::parse_quote!(if #(#stops)||* { break; })),
         }
     }
 }
 
-fn stop_flags(steps: &[Step]) -> Stops {
-    Stops(
-        steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Guard { stop, .. } => stop.clone(),
-                Step::Lets(_) => None,
-            })
-            .collect(),
-    )
+fn flags(steps: &[Step]) -> Flags {
+    let mut flags = Flags {
+        stops: Vec::new(),
+        skips: Vec::new(),
+    };
+    for step in steps {
+        match step {
+            Step::Guard {
+                kind: Guard::TakeWhile(f),
+                ..
+            } => flags.stops.push(f.clone()),
+            Step::Guard {
+                kind: Guard::SkipWhile(f),
+                ..
+            } => flags.skips.push(f.clone()),
+            _ => {}
+        }
+    }
+    flags
 }
 
+/// `stmts` behind the runs of statements and the guards of a chain's
+/// filters: each guard an `if` around what follows it.
 fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     for step in steps.into_iter().rev() {
         match step {
@@ -1069,18 +1113,16 @@ fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
                 lets.append(&mut stmts);
                 stmts = lets;
             }
-            Step::Guard {
-                condition,
-                stop: None,
-            } => {
-                stmts = vec![syn::parse_quote!(if #condition { #(#stmts)* })];
-            }
-            Step::Guard {
-                condition,
-                stop: Some(stop),
-            } => {
-                stmts =
-                    vec![syn::parse_quote!(if #condition { #(#stmts)* } else { #stop = true; })];
+            Step::Guard { condition, kind } => {
+                stmts = vec![match kind {
+                    Guard::Filter => syn::parse_quote!(if #condition { #(#stmts)* }),
+                    Guard::TakeWhile(stop) => {
+                        syn::parse_quote!(if #condition { #(#stmts)* } else { #stop = true; })
+                    }
+                    Guard::SkipWhile(skipping) => syn::parse_quote!(
+                        if #skipping && (#condition) {} else { #skipping = false; #(#stmts)* }
+                    ),
+                }];
             }
         }
     }
