@@ -99,7 +99,7 @@ mod p2 {
                 break s3 + helper_scalar(s3, 1.22);
             }
         };
-        let s6;
+        let s6: f64;
         match k % 3 {
             0 => s6 = c.mean().unwrap(),
             1 => { s6 = (y * y); }
@@ -607,7 +607,7 @@ mod p14 {
         let mut s3 = helper_recursive(b, b.mean().unwrap().tanh().exp(), k % 3);
         let arr4 = [(x - y), (1.0 + s2 * s2).ln(), f64::tanh(1.28).exp()];
         let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let s6;
+        let s6: f64;
         match k % 3 {
             0 => s6 = b[a.len() - 1],
             1 => { s6 = 0.5; }
@@ -686,7 +686,7 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = (b.mapv(f64::tanh).sum() + (x * x)),
             1 => { s1 = 0.5; }
@@ -698,7 +698,7 @@ mod p17 {
             j3 += 1;
             s2 = s2.sin() * 0.9 + b[j3 - 1] * s2;
         }
-        let s4;
+        let s4: f64;
         match k % 3 {
             0 => s4 = helper_scalar((y / (1.0 + a[k % a.len()] * a[k % a.len()])), helper_array(b, x)),
             1 => { s4 = 0.5; }
@@ -755,7 +755,7 @@ mod p18 {
         }
         s1 += x * 0.2;
         let mut s2 = y;
-        let s3;
+        let s3: f64;
         match k % 3 {
             0 => s3 = c.mapv(f64::tanh).sum(),
             1 => { s3 = 0.5; }
@@ -1034,7 +1034,7 @@ mod p24 {
         let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
         let d4 = m3.diag();
         let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * x.tanh().exp() + d4[0] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        let s5;
+        let s5: f64;
         match k % 3 {
             0 => s5 = s2,
             1 => { s5 = (s2 * x); }
@@ -2141,7 +2141,7 @@ mod p51 {
         if k == 3 {
             return (1.0 + (1.03 * (k as f64 * 0.5)) * (1.03 * (k as f64 * 0.5))).sqrt();
         }
-        let s4;
+        let s4: f64;
         match k % 3 {
             0 => s4 = ((1.0 + s1 * s1).ln() * (s1 / (1.0 + y * y))),
             1 => { s4 = ((k as f64 * 0.5) / (1.0 + x * x)); }
@@ -2279,7 +2279,7 @@ mod p54 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let s2;
+        let s2: f64;
         match k % 3 {
             0 => s2 = x.tanh().exp(),
             1 => { s2 = 0.5; }
@@ -2467,7 +2467,7 @@ mod p59 {
         for i in 1..u1.len() {
             u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + x * x).sqrt();
         }
-        let s2;
+        let s2: f64;
         match k % 3 {
             0 => s2 = 0.65,
             1 => { s2 = 0.5; }
@@ -2513,7 +2513,7 @@ mod p60 {
         } else {
             s1 = s1 * helper_array(b, s1);
         }
-        let s4;
+        let s4: f64;
         match k % 3 {
             0 => s4 = ((k as f64 * 0.5).tanh() * b.mean().unwrap()),
             1 => { s4 = s1; }
@@ -2551,13 +2551,13 @@ mod p61 {
         for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s1 = s1 * 0.8 + m * c.dot(c) + s1 * 0.1;
         }
-        let s2;
+        let s2: f64;
         match k % 3 {
             0 => s2 = (x - y.tanh().exp()),
             1 => { s2 = a[a.len() - 1].tanh().exp(); }
             _ => s2 = (1.0 + y.sin() * y.sin()).sqrt(),
         }
-        let s3;
+        let s3: f64;
         match k % 3 {
             0 => s3 = f64::cos(0.48).sin(),
             1 => { s3 = (y * 0.27); }
@@ -2686,7 +2686,7 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = a.mean().unwrap(),
             1 => { s1 = c.mean().unwrap(); }
@@ -2792,7 +2792,7 @@ mod p68 {
         }
         let v3 = l1[l1.len() - 1].to_owned();
         let mut s4 = l1[1][0] * helper_scalar((k as f64 * 0.5), y);
-        let s5;
+        let s5: f64;
         match k % 3 {
             0 => s5 = x,
             1 => { s5 = b.mean().unwrap(); }
@@ -2925,7 +2925,7 @@ mod p71 {
         let s5 = top4.sum();
         let l6 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s5)];
         let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
-        let s9;
+        let s9: f64;
         match k % 3 {
             0 => s9 = b.mean().unwrap().cos(),
             1 => { s9 = y.tanh().exp(); }
@@ -3449,7 +3449,7 @@ mod p83 {
             let t5 = (k as f64 * 0.5).cos();
             t5 * t5 * 0.5 + (1.0 + y * y).sqrt()
         };
-        let s7;
+        let s7: f64;
         match k % 3 {
             0 => s7 = a.dot(a),
             1 => { s7 = 0.5; }
@@ -3838,7 +3838,7 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]),
             1 => { s1 = 0.5; }
@@ -3883,7 +3883,7 @@ mod p94 {
         }
         let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
         let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let s6;
+        let s6: f64;
         match k % 3 {
             0 => s6 = c[0],
             1 => { s6 = b.mean().unwrap(); }
@@ -4051,7 +4051,7 @@ mod p98 {
                 break s1 + helper_scalar(x, b[a.len() - 1]);
             }
         };
-        let s5;
+        let s5: f64;
         match k % 3 {
             0 => s5 = s1,
             1 => { s5 = 0.5; }
@@ -4360,7 +4360,7 @@ mod p105 {
             s7 = k as f64 * 0.25;
         }
         s7 += (k as f64 * 0.5).sin();
-        let s8;
+        let s8: f64;
         match k % 3 {
             0 => s8 = helper_scalar((k as f64 * 0.5), (a[k % a.len()] / (1.0 + s4 * s4))),
             1 => { s8 = 0.5; }
@@ -4428,7 +4428,7 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = (x * x).cos(),
             1 => { s1 = (k as f64 * 0.5); }
@@ -4757,7 +4757,7 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = 0.95,
             1 => { s1 = (k as f64 * 0.5).tanh().exp(); }
@@ -5368,7 +5368,7 @@ mod p129 {
         let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
         let d3 = m2.diag();
         let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
-        let s4;
+        let s4: f64;
         match k % 3 {
             0 => s4 = a[a.len() - 1],
             1 => { s4 = 0.5; }
@@ -5567,7 +5567,7 @@ mod p134 {
                 stack7.pop();
             }
         }
-        let s8;
+        let s8: f64;
         match k % 3 {
             0 => s8 = helper_array(b, helper_scalar((k as f64 * 0.5), 1.26)),
             1 => { s8 = 0.5; }
@@ -5594,7 +5594,7 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = helper_recursive(a, y, k % 3),
             1 => { s1 = helper_array(b, x); }
@@ -5684,7 +5684,7 @@ mod p137 {
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let s6;
+        let s6: f64;
         match k % 3 {
             0 => s6 = c.mapv(f64::tanh).sum().sin(),
             1 => { s6 = 0.5; }
@@ -5799,7 +5799,7 @@ mod p140 {
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let s3;
+        let s3: f64;
         match k % 3 {
             0 => s3 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt(),
             1 => { s3 = 0.5; }
@@ -5958,7 +5958,7 @@ mod p144 {
         let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
         let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
         let mut s4 = b.mapv(f64::tanh).sum();
-        let s5;
+        let s5: f64;
         match k % 3 {
             0 => s5 = helper_recursive(c, s4.tanh().exp(), k % 3),
             1 => { s5 = 0.5; }
@@ -6893,7 +6893,7 @@ mod p167 {
         }
         ad::ndarray::Zip::from(&mut top7).and(b).for_each(|p5, &q6| *p5 += q6 * p5.cos());
         let s8 = top7.sum();
-        let s9;
+        let s9: f64;
         match k % 3 {
             0 => s9 = x,
             1 => { s9 = 0.5; }
@@ -7540,7 +7540,7 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = b.mean().unwrap(),
             1 => { s1 = 0.5; }
@@ -7755,7 +7755,7 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1;
+        let s1: f64;
         match k % 3 {
             0 => s1 = helper_scalar((x * x), f64::ln((1.0 + 0.47 * 0.47))),
             1 => { s1 = 0.5; }
@@ -7825,7 +7825,7 @@ mod p191 {
         for i in 0..a.len() {
             h3 = (&h3 * 0.5 + c).mapv(f64::sin);
         }
-        let s4;
+        let s4: f64;
         match k % 3 {
             0 => s4 = ((s1 + y) + helper_recursive(&h3, (k as f64 * 0.5), k % 3)),
             1 => { s4 = 0.5; }
@@ -7946,7 +7946,7 @@ mod p193 {
             }
         };
         let mut s5 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt();
-        let s6;
+        let s6: f64;
         match k % 3 {
             0 => s6 = (s5 * b[0]),
             1 => { s6 = (c[a.len() - 1] - x); }

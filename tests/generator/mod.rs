@@ -598,7 +598,9 @@ impl Program {
         } else {
             self.scalar(1)
         };
-        self.line(format!("let {name};"));
+        // Typed: with literals in every arm, the float's type would be
+        // ambiguous to a method called on it.
+        self.line(format!("let {name}: f64;"));
         self.line("match k % 3 {");
         self.line(format!("    0 => {name} = {e1},"));
         self.line(format!("    1 => {{ {name} = {middle}; }}"));
