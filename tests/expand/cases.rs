@@ -738,7 +738,8 @@ snapshot!(chained_sources, [reverse],
 
 // `take_while` guards the body as a filter would, and where its condition
 // fails sets a flag that the loop checks after the iteration, with the
-// exit flag of the body's own `break`.
+// exit flag of the body's own `break`; `skip_while` skips items while a
+// flag holds, which the first item that passes clears.
 snapshot!(taken_while, [reverse],
     fn f(x: &Array1<f64>, #[constant] limit: f64) -> f64 {
         let mut g = 0.0;
@@ -748,20 +749,24 @@ snapshot!(taken_while, [reverse],
             }
             g += v.exp();
         }
-        g
+        let tail: f64 = x.iter().skip_while(|v| **v < limit).sum();
+        g * tail
     }
 );
 
 // `sort_by` finds the order on the values, inactive, then reads the items
 // in it; `truncate` pops while the list is longer; `insert` pops the
-// items after the place into a list of their own and pushes them back.
+// items after the place into a list of their own and pushes them back, as
+// `remove` does around its pop; `reverse` reads the items from the last.
 snapshot!(sorted_and_truncated, [reverse],
     fn f(x: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut v = x.to_vec();
         v.sort_by(|a, b| b.total_cmp(a));
         v.truncate(k);
         v.insert(0, x[0] * 2.0);
-        v.iter().sum::<f64>()
+        v.reverse();
+        let last = v.remove(0);
+        v.iter().sum::<f64>() * last
     }
 );
 
