@@ -690,7 +690,6 @@ fn yields_bool(op: &BinOp) -> bool {
     )
 }
 
-/// An element or field of a named value: `bag[i]`, `p.data[[i, j]]`.
 /// Whether `e` reads a value that lives on elsewhere: a place, or
 /// anything behind `*`.
 fn names_a_place(e: &Expr) -> bool {
@@ -701,6 +700,7 @@ fn names_a_place(e: &Expr) -> bool {
     }
 }
 
+/// An element or field of a named value: `bag[i]`, `p.data[[i, j]]`.
 pub(super) fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(p) => p.qself.is_none() && p.path.segments.len() == 1,

@@ -67,21 +67,17 @@ impl Lowerer<'_> {
         }
         let args: Vec<&Expr> = m.args.iter().collect();
         let span = m.method.span();
+        // The methods of a `Vec` apply to a `Vec` local only.
+        let on_vec = self
+            .vec_locals
+            .contains(&target.to_token_stream().to_string());
         match (m.method.to_string().as_str(), args.as_slice()) {
-            ("push", [item])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            ("push", [item]) if on_vec => {
                 self.push(&m.receiver, item, whole);
                 true
             }
             // `hs.extend(items)`: each item pushed, in a loop over them.
-            ("extend", [items])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            ("extend", [items]) if on_vec => {
                 let item = self.fresh_local("extended", span);
                 let pushes: syn::Stmt = syn::parse_quote_spanned!(span=> for #item in #items {
                     #target.push(#item);
@@ -90,11 +86,7 @@ impl Lowerer<'_> {
                 true
             }
             // `hs.truncate(n)`: popped down to `n` items.
-            ("truncate", [len])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            ("truncate", [len]) if on_vec => {
                 let kept = self.fresh_local("kept", span);
                 let popped: syn::Stmt = syn::parse_quote_spanned!(span=> {
                     let #kept: usize = #len;
@@ -108,11 +100,7 @@ impl Lowerer<'_> {
             // `hs.insert(i, x)`: the items from `i` on popped into a list
             // of their own, `x` pushed, and the items pushed back, as
             // `Vec::insert` shifts them.
-            ("insert", [at, item])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            ("insert", [at, item]) if on_vec => {
                 let index = self.fresh_local("at", span);
                 let Some(list) = target.path.get_ident().cloned() else {
                     return false;
@@ -134,11 +122,7 @@ impl Lowerer<'_> {
                 true
             }
             // `hs.reverse()`: the items read from the last.
-            ("reverse", [])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            ("reverse", []) if on_vec => {
                 let item = self.fresh_local("item", span);
                 let reversed: syn::Stmt = syn::parse_quote_spanned!(span=> #target = #target
                     .iter()
@@ -150,11 +134,7 @@ impl Lowerer<'_> {
             }
             // `hs.sort_by(compare)`: the order found on the values, which
             // carries no derivative, then the items read in that order.
-            (sort @ ("sort_by" | "sort_unstable_by"), [compare])
-                if self
-                    .vec_locals
-                    .contains(&target.to_token_stream().to_string()) =>
-            {
+            (sort @ ("sort_by" | "sort_unstable_by"), [compare]) if on_vec => {
                 let stable = sort == "sort_by";
                 let (order, i) = (self.fresh_local("order", span), self.fresh_local("i", span));
                 let stmts: [syn::Stmt; 2] = [
