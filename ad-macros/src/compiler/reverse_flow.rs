@@ -765,7 +765,7 @@ impl Builder<'_, '_> {
                     }
                     out.push(code);
                 }
-                Stmt::Loop(l) => out.extend(self.forward_loop(l)),
+                Stmt::Loop(l) => out.extend(self.forward_loop(l, stmts.as_ptr() as usize)),
                 other => out.extend(self.g.shared_stmt(other)),
             }
         }
@@ -823,6 +823,15 @@ impl Builder<'_, '_> {
             }
             Operand::Const(c) => c.tokens.clone(),
         }
+    }
+
+    /// Whether `v` may move at `site` but for the reverse sweep's reads of
+    /// its shape, which `keeping_shape` keeps.
+    fn only_shape_read_after(&self, v: VarId, site: Option<Site>) -> bool {
+        site.is_some_and(|s| self.g.moves.contains(&s))
+            && self.read_shapes.contains(&v)
+            && !self.read_vars.contains(&v)
+            && !self.reads_view_of(v)
     }
 
     /// What a block saves, evaluated before its values leave it: a value
@@ -906,7 +915,8 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn forward_loop(&mut self, l: &Loop) -> Vec<TokenStream> {
+    /// `here` is the block the loop is in.
+    fn forward_loop(&mut self, l: &Loop, here: usize) -> Vec<TokenStream> {
         let g = self.g;
         let fused = self.fused.remove(&key(l));
         let record = self.record_idents.get(&key(l)).cloned();
@@ -953,8 +963,23 @@ impl Builder<'_, '_> {
         for c in &l.carried {
             let slot = slot_ident(g, c.input, "");
             let (input, output) = (g.ident(c.input), g.ident(c.output));
-            let init = self.leaving(&c.init, &[], Some(Site::Init { input: c.input }));
-            before.push(quote!(let mut #slot = #init;));
+            let site = Some(Site::Init { input: c.input });
+            match &c.init {
+                // The reverse sweep reads only the initial value's shape
+                // (to size its cotangent): the value moves into the slot and
+                // its shape stays under its name, which must then be in
+                // scope wherever the shape is read.
+                Operand::Var(v)
+                    if g.blocks.get(v) == Some(&here) && self.only_shape_read_after(*v, site) =>
+                {
+                    let x = g.ident(*v);
+                    before.push(self.keeping_shape(*v, quote!(let mut #slot = #x;)));
+                }
+                init => {
+                    let init = self.leaving(init, &[], site);
+                    before.push(quote!(let mut #slot = #init;));
+                }
+            }
             enter.push(quote!(let #input = #slot;));
             let next = self.leaving(&c.next, &local, None);
             leave.push(quote!(#slot = #next;));
