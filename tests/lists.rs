@@ -486,3 +486,114 @@ fn removed() {
         check_scalar!(removed; ref x dx = random(n, 45););
     }
 }
+
+/// `swap`, `retain`, `dedup`, `dedup_by` and `split_off`, of floats and of
+/// arrays, outside loops and in loops that only reorder the list (a
+/// bubble pass of swaps; a retain that drops the smallest each round).
+mod swapped_retained_and_split {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut v: Vec<f64> = x.iter().map(|a| a.sin()).collect::<Vec<f64>>();
+        for i in 1..v.len() {
+            if v[i - 1] > v[i] {
+                v.swap(i - 1, i);
+            }
+        }
+        let mut s = 0.0;
+        for (k, a) in v.iter().enumerate() {
+            s += a * (k as f64 + 1.0);
+        }
+        let mut kept = v.clone();
+        kept.retain(|a| *a > -0.2);
+        s += kept.iter().map(|a| a * a).sum::<f64>();
+        let mut pool: Vec<f64> = x.to_vec();
+        for _ in 0..2 {
+            let least = pool.iter().cloned().fold(f64::INFINITY, f64::min);
+            pool.retain(|a| *a > least);
+            s += pool.iter().sum::<f64>();
+        }
+        let mut steps: Vec<f64> = x
+            .iter()
+            .map(|a| (a * 2.0).round() * 0.5 + a * 0.0)
+            .collect::<Vec<f64>>();
+        steps.push(x[0] * 3.0);
+        steps.dedup();
+        s += steps.iter().sum::<f64>() * steps.len() as f64;
+        let mut near: Vec<f64> = v.clone();
+        near.dedup_by(|a, b| (*a - *b).abs() < 0.3);
+        s += near.iter().map(|a| a.exp()).sum::<f64>();
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..4 {
+            hs.push(x.mapv(|a| (a * (i as f64 + 1.0)).tanh()));
+        }
+        hs.swap(0, 3);
+        hs.retain(|h| h.sum() > -1.0);
+        let tail = hs.split_off(hs.len() / 2);
+        let mut t = 0.0;
+        for h in &tail {
+            t += h.dot(&hs[0]);
+        }
+        let back = v.split_off(1);
+        s + t + back.iter().sum::<f64>() * v[0]
+    }
+}
+
+#[test]
+fn swapped_retained_and_split() {
+    for n in [1, 4, 7] {
+        check_scalar!(swapped_retained_and_split; ref x dx = random(n, 46););
+    }
+}
+
+/// A clone of a `Vec` names the same value as the original; a push, pop,
+/// `clear` or element write into either copies it where the other is read
+/// again (in a loop too), and a `split_off` in a loop that halves a queue.
+mod cloned {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut v: Vec<f64> = x.iter().map(|a| a.sin()).collect::<Vec<f64>>();
+        let mut s = 0.0;
+        for i in 0..3 {
+            let mut w = v.clone();
+            w.push(x[i % x.len()] * 2.0);
+            let last = w.len() - 1;
+            w.swap(0, last);
+            w[last] *= 3.0;
+            s += w[0] * w[last];
+            let mut u = v.clone();
+            u.pop();
+            s += u.iter().sum::<f64>();
+            u.clear();
+            u.push(s * 0.5);
+            s += u[0];
+            v.push(s.tanh());
+        }
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..3 {
+            hs.push(x.mapv(|a| (a * (i as f64 + 1.0)).sin()));
+        }
+        let snapshot = hs.clone();
+        hs.retain(|h| h.sum() < 10.0);
+        hs.pop();
+        for h in &snapshot {
+            s += h.dot(&hs[0]);
+        }
+        let mut q: Vec<f64> = x.to_vec();
+        while q.len() > 1 {
+            let rest = q.split_off(q.len() / 2);
+            s += rest.iter().map(|a| a.cos()).sum::<f64>() * q[0];
+            let last = q.len() - 1;
+            q.swap(0, last);
+        }
+        s + q[0] + v.iter().sum::<f64>()
+    }
+}
+
+#[test]
+fn cloned() {
+    for n in [1, 4, 7] {
+        check_scalar!(cloned; ref x dx = random(n, 47););
+    }
+}

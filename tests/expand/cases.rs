@@ -770,6 +770,21 @@ snapshot!(sorted_and_truncated, [reverse],
     }
 );
 
+// `swap` and `retain` read the items from positions found on the values
+// (inactive); `split_off` copies the tail out and truncates; a clone of a
+// `Vec` names the same value, copied where a push would consume it.
+snapshot!(swapped_retained_and_split, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = x.to_vec();
+        v.swap(0, 1);
+        let mut kept = v.clone();
+        kept.retain(|a| *a > 0.0);
+        kept.push(x[0]);
+        let tail = v.split_off(1);
+        v[0] * tail[0] + kept.iter().sum::<f64>()
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

@@ -849,8 +849,8 @@ impl Program {
 
     /// A `Vec` local that receives active values: floats or arrays pushed
     /// in a loop (also in its branches, maybe then sorted and truncated,
-    /// inserted into and removed from, or reversed; also read while
-    /// pushing), a `vec![..]` of arrays, element writes
+    /// inserted into and removed from, reversed, swapped in, cloned and
+    /// retained, split or deduplicated; also read while pushing), a `vec![..]` of arrays, element writes
     /// into `vec![0.0; n]`, or a chain collected into a `Vec`; then read by
     /// index, by loop or by chain.
     fn vec_local(&mut self) {
@@ -875,7 +875,7 @@ impl Program {
                     self.line(format!("{list}.sort_by(|{p}, b| b.total_cmp({p}));"));
                     self.line(format!("{list}.truncate(k % 3 + 1);"));
                 }
-                let removed = match self.pick(3) {
+                let removed = match self.pick(7) {
                     0 => {
                         let r = self.name("s");
                         self.line(format!("{list}.insert({list}.len() / 2, {e} * 0.5);"));
@@ -884,6 +884,30 @@ impl Program {
                     }
                     1 => {
                         self.line(format!("{list}.reverse();"));
+                        String::new()
+                    }
+                    2 => {
+                        let last = self.name("n");
+                        self.line(format!("let {last} = {list}.len() - 1;"));
+                        self.line(format!("{list}.swap(0, {last});"));
+                        String::new()
+                    }
+                    3 => {
+                        let copy = self.name("l");
+                        self.line(format!("let {copy} = {list}.clone();"));
+                        self.line(format!("{list}.retain(|{p}| *{p} > -0.5);"));
+                        self.line(format!("{list}.push({e});"));
+                        format!(" + {copy}.iter().sum::<f64>()")
+                    }
+                    4 => {
+                        let tail = self.name("l");
+                        self.line(format!(
+                            "let {tail} = {list}.split_off(({list}.len() + 1) / 2);"
+                        ));
+                        format!(" + {tail}.iter().sum::<f64>()")
+                    }
+                    5 => {
+                        self.line(format!("{list}.dedup();"));
                         String::new()
                     }
                     _ => String::new(),

@@ -518,7 +518,7 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             let list = match list {
                 Operand::Var(v) => {
                     let d = g.dot(*v);
-                    quote!(#d)
+                    g.updated(inst, quote!(#d))
                 }
                 Operand::Const(c) => {
                     let c = &c.tokens;
@@ -546,7 +546,10 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
             // Linear in its one active operand: the same op on the tangent.
             let v =
                 var(op.operands()[0]).expect("linear ops are active through their first operand");
-            if Gen::native(op) {
+            if let Op::Pop(_) = op {
+                let d = g.dot(v);
+                g.apply(inst, g.updated(inst, quote!(#d)))
+            } else if Gen::native(op) {
                 let d = g.dot(v);
                 g.apply(inst, quote!(#d))
             } else {
@@ -562,7 +565,7 @@ fn written_tangent(g: &Gen<'_>, inst: &Inst, base: &Operand) -> TokenStream {
     match base {
         Operand::Var(v) => {
             let d = g.dot(*v);
-            quote!(#d)
+            g.updated(inst, quote!(#d))
         }
         Operand::Const(_) => {
             let (r, x) = (&g.rules, g.ident(inst.dest));

@@ -10,6 +10,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::ir::{Arith, Const, Function, Inst, Op, Operand, Reduce, Stmt, VarId};
+use super::moves::Site;
 
 pub struct Gen<'f> {
     pub f: &'f Function,
@@ -91,6 +92,28 @@ impl<'f> Gen<'f> {
                 ..
             }) => tokens.clone(),
             Operand::Const(Const { tokens, .. }) => quote!(#view(&#tokens)),
+        }
+    }
+
+    /// Whether the list or array an update takes by value (operand 0 of a
+    /// push, a pop or an element write) is read again after it: a `Vec`'s
+    /// clone names the same value as the original (`lower/call.rs`), so
+    /// an update of either copies it.
+    pub fn read_again(&self, inst: &Inst) -> bool {
+        matches!(inst.op.operands().first(), Some(Operand::Var(_)))
+            && !self.moves.contains(&Site::Operand {
+                inst: inst.dest,
+                pos: 0,
+            })
+    }
+
+    /// `x`, the operand an update takes by value, or a copy of it where
+    /// it is read again (`read_again`).
+    pub fn updated(&self, inst: &Inst, x: TokenStream) -> TokenStream {
+        if self.read_again(inst) {
+            quote!(::core::clone::Clone::clone(&#x))
+        } else {
+            x
         }
     }
 
@@ -217,7 +240,7 @@ impl<'f> Gen<'f> {
                 let x = self.ident(*v);
                 quote!(::core::clone::Clone::clone(&#x))
             }
-            other => self.place(other),
+            other => self.updated(inst, self.place(other)),
         };
         if let Op::SliceWrite(..) = inst.op {
             let (r, value) = (self.rules_at(inst.span), self.operand(value));
@@ -247,7 +270,7 @@ impl<'f> Gen<'f> {
                 let x = self.ident(*v);
                 quote!(::core::clone::Clone::clone(&#x))
             }
-            other => self.place(other),
+            other => self.updated(inst, self.place(other)),
         };
         let item = if move_item {
             self.place(item)
@@ -347,7 +370,9 @@ impl<'f> Gen<'f> {
             Op::Push(..) => self.push(inst, false, self.movable_item(inst).is_some()),
             op => {
                 let a = &op.operands()[0];
-                let a = if Self::native(op) {
+                let a = if let Op::Pop(_) = op {
+                    self.updated(inst, self.place(a))
+                } else if Self::native(op) {
                     self.place(a)
                 } else {
                     self.operand(a)

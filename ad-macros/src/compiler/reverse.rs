@@ -800,7 +800,7 @@ impl Builder<'_, '_> {
                 let x = g.ident(*v);
                 quote!(::core::clone::Clone::clone(&#x))
             }
-            other => g.place(other),
+            other => g.updated(inst, g.place(other)),
         };
         let r = g.rules_at(inst.span);
         let mut code = g.bind(inst, quote_spanned!(inst.span=> #r::popped(#list)));

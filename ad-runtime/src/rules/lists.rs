@@ -221,23 +221,3 @@ pub fn pop_pullback<L: Unpopped>(dy: L) -> L {
 pub fn push_pullback<L: Popped>(dy: L) -> (L, L::Item) {
     dy.split_last()
 }
-
-/// The order `list.sort_by(compare)` (`stable`) or
-/// `list.sort_unstable_by(compare)` puts the items in: their positions,
-/// sorted by comparing the items. The sorted list reads `list[order[k]]`
-/// at `k`; the order itself is found on the values alone and carries no
-/// derivative.
-pub fn sort_order<T>(
-    list: &[T],
-    stable: bool,
-    mut compare: impl FnMut(&T, &T) -> ::core::cmp::Ordering,
-) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..list.len()).collect();
-    let by = |&i: &usize, &j: &usize| compare(&list[i], &list[j]);
-    if stable {
-        order.sort_by(by);
-    } else {
-        order.sort_unstable_by(by);
-    }
-    order
-}

@@ -10,20 +10,23 @@
 //! - `hs.push(x)` on a `Vec` local is `hs = push(hs, x)`, and
 //!   `hs.extend(items)` a loop of such pushes; `hs.pop();` is
 //!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`),
-//!   and `hs.truncate(n)` pops while it is longer than `n`;
+//!   and `hs.truncate(n)` pops while it is longer than `n` (`hs.clear()`
+//!   while it has items);
 //! - `hs.insert(i, x)` pops the items from `i` on into a list of their
 //!   own, pushes `x`, and pushes them back (`let h = hs.remove(i)` is the
 //!   same around a pop, `lists.rs`); `hs.reverse()` is `hs =
 //!   hs.iter().rev().map(|h| h.to_owned()).collect()`;
-//! - `hs.sort_by(compare)` (or `sort_unstable_by`) finds the order on the
-//!   values, inactive, then reads the items in it: `hs = order.iter()
-//!   .map(|&i| hs[i].to_owned()).collect()`, whose reverse sweep scatters
-//!   each cotangent back to where its item came from.
+//! - `hs.sort_by(compare)` (or `sort_unstable_by`), `hs.swap(i, j)`,
+//!   `hs.retain(keep)`, `hs.dedup()` and `hs.dedup_by(same)` find the
+//!   positions to read on the values, inactive, then read the items from
+//!   them: `hs = order.iter().map(|&i| hs[i].to_owned()).collect()`, whose
+//!   reverse sweep scatters each cotangent back to where its item came
+//!   from.
 //!
 //! A loop carries what they update to its next iteration, as it does an
 //! assigned name (`in_place_update`, which `control.rs` reads).
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::Expr;
 
@@ -85,7 +88,12 @@ impl Lowerer<'_> {
                 self.stmt(&pushes);
                 true
             }
-            // `hs.truncate(n)`: popped down to `n` items.
+            // `hs.truncate(n)`: popped down to `n` items; `hs.clear()` to none.
+            ("clear", []) if on_vec => {
+                let empty: syn::Stmt = syn::parse_quote_spanned!(span=> #target.truncate(0););
+                self.stmt(&empty);
+                true
+            }
             ("truncate", [len]) if on_vec => {
                 let kept = self.fresh_local("kept", span);
                 let popped: syn::Stmt = syn::parse_quote_spanned!(span=> {
@@ -132,23 +140,41 @@ impl Lowerer<'_> {
                 self.stmt(&reversed);
                 true
             }
-            // `hs.sort_by(compare)`: the order found on the values, which
-            // carries no derivative, then the items read in that order.
+            // `hs.sort_by(compare)`, `hs.swap(i, j)`, `hs.retain(keep)`,
+            // `hs.dedup()`: the positions found on the values, which carry
+            // no derivative, then the items read from them.
             (sort @ ("sort_by" | "sort_unstable_by"), [compare]) if on_vec => {
                 let stable = sort == "sort_by";
-                let (order, i) = (self.fresh_local("order", span), self.fresh_local("i", span));
-                let stmts: [syn::Stmt; 2] = [
-                    syn::parse_quote_spanned!(span=> let #order: ::std::vec::Vec<usize> = ::ad::stop_gradient(
-                        ::ad::__private::rules::sort_order(&#target, #stable, #compare)
-                    );),
-                    syn::parse_quote_spanned!(span=> #target = #order
-                        .iter()
-                        .map(|&#i| #target[#i].to_owned())
-                        .collect::<::std::vec::Vec<_>>();),
-                ];
-                for stmt in &stmts {
-                    self.stmt(stmt);
-                }
+                self.gathered(
+                    target,
+                    quote!(sort_order(&#target, #stable, #compare)),
+                    span,
+                );
+                true
+            }
+            ("swap", [i, j]) if on_vec => {
+                self.gathered(target, quote!(swapped_order(&#target, #i, #j)), span);
+                true
+            }
+            ("retain", [keep]) if on_vec => {
+                self.gathered(target, quote!(kept_positions(&#target, #keep)), span);
+                true
+            }
+            ("dedup", []) if on_vec => {
+                let same = quote!(|a, b| a == b);
+                self.gathered(
+                    target,
+                    quote!(deduplicated_positions(&#target, #same)),
+                    span,
+                );
+                true
+            }
+            ("dedup_by", [same]) if on_vec => {
+                self.gathered(
+                    target,
+                    quote!(deduplicated_positions(&#target, #same)),
+                    span,
+                );
                 true
             }
             // `hs.pop();`, the item dropped.
@@ -208,6 +234,25 @@ impl Lowerer<'_> {
             _ => false,
         }
     }
+
+    /// `hs = order.iter().map(|&i| hs[i].to_owned()).collect()`, where
+    /// `order` is what the runtime's `positions` (`rules/orders.rs`) finds
+    /// on the values, inactive.
+    fn gathered(&mut self, target: &syn::ExprPath, positions: TokenStream, span: Span) {
+        let (order, i) = (self.fresh_local("order", span), self.fresh_local("i", span));
+        let stmts: [syn::Stmt; 2] = [
+            syn::parse_quote_spanned!(span=> let #order: ::std::vec::Vec<usize> = ::ad::stop_gradient(
+                ::ad::__private::rules::#positions
+            );),
+            syn::parse_quote_spanned!(span=> #target = #order
+                .iter()
+                .map(|&#i| #target[#i].to_owned())
+                .collect::<::std::vec::Vec<_>>();),
+        ];
+        for stmt in &stmts {
+            self.stmt(stmt);
+        }
+    }
 }
 
 /// The array an in-place update changes, and its value after, as far as
@@ -236,9 +281,13 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         // A `Vec` that receives an active value holds one.
         ("push", [item]) | ("extend", [item]) | ("insert", [_, item]) => (*item).clone(),
         // These change the list, not whether it is active.
-        ("pop" | "reverse", []) | ("truncate" | "sort_by" | "sort_unstable_by" | "remove", [_]) => {
-            (**target).clone()
-        }
+        ("pop" | "reverse" | "dedup" | "clear", [])
+        | (
+            "truncate" | "sort_by" | "sort_unstable_by" | "remove" | "retain" | "dedup_by"
+            | "split_off",
+            [_],
+        )
+        | ("swap", [_, _]) => (**target).clone(),
         _ => return None,
     };
     Some((p.path.get_ident()?.to_string(), value))

@@ -152,6 +152,32 @@ impl Lowerer<'_> {
         Some(item)
     }
 
+    /// `let tail = hs.split_off(i)`: owned copies of the items from `i` on,
+    /// collected into a `Vec`, then `hs` truncated to `i`.
+    pub(super) fn split_off_tail(&mut self, list: &Ident, at: &Expr, e: &Expr) -> Option<Operand> {
+        let span = e.span();
+        let (index, k) = (self.fresh_local("at", span), self.fresh_local("k", span));
+        let bound: [syn::Stmt; 2] = [
+            syn::parse_quote_spanned!(span=> let #index: usize = #at;),
+            syn::parse_quote_spanned!(span=> ::core::assert!(
+                #index <= #list.len(),
+                "`at` split index (is {}) should be <= len (is {})",
+                #index,
+                #list.len()
+            );),
+        ];
+        for stmt in &bound {
+            self.stmt(stmt);
+        }
+        let tail: Expr = syn::parse_quote_spanned!(span=> (#index..#list.len())
+            .map(|#k| #list[#k].to_owned())
+            .collect::<::std::vec::Vec<_>>());
+        let tail = self.expr(&tail)?;
+        let truncated: syn::Stmt = syn::parse_quote_spanned!(span=> #list.truncate(#index););
+        self.stmt(&truncated);
+        Some(tail)
+    }
+
     /// `{ tail = (hs's items from `from` on, popped); middle; (tail pushed
     /// back) }`: what `Vec::insert` and `Vec::remove` do, in pushes and
     /// pops.

@@ -88,8 +88,11 @@ impl Lowerer<'_> {
             }
         }
         self.rebind_for_closures(&scan::pattern_names(pat));
-        let makes_vec = local.init.as_ref().is_some_and(|i| makes_vec(&i.expr))
-            || ty.as_deref().is_some_and(super::iterators::is_vec_type);
+        let makes_vec = local.init.as_ref().is_some_and(|i| {
+            makes_vec(&i.expr)
+                || matches!(&*i.expr, Expr::MethodCall(m)
+                    if m.method == "clone" && m.args.is_empty() && self.names_vec_local(&m.receiver))
+        }) || ty.as_deref().is_some_and(super::iterators::is_vec_type);
         for name in scan::pattern_names(pat) {
             if makes_vec {
                 self.vec_locals.insert(name);
@@ -639,6 +642,7 @@ pub(super) fn makes_vec(e: &Expr) -> bool {
             matches!(t.args.first(), Some(syn::GenericArgument::Type(ty)) if super::iterators::is_vec_type(ty))
         }),
         Expr::MethodCall(m) if m.method == "to_vec" => m.args.is_empty(),
+        Expr::MethodCall(m) if m.method == "split_off" => m.args.len() == 1,
         Expr::Macro(m) => m.mac.path.is_ident("vec"),
         Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
             if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
