@@ -643,3 +643,36 @@ fn maxima_and_minima_by_a_comparator() {
 fn reducing_nothing_panics_as_unwrap_does() {
     let _ = reductions::f_grad(&Array1::zeros(0), &Vec::new());
 }
+
+/// A `fold` from a tuple keeps one accumulator per item: the mean and
+/// variance in one pass, three accumulators behind a `filter`, and a pair
+/// of a float and an array.
+mod tuple_folds {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let n = x.len() as f64;
+        let (s, q) = x.iter().fold((0.0, 0.0), |(s, q), &v| (s + v, q + v * v));
+        let variance = q / n - (s / n).powi(2);
+        let (lo, hi, count) = x
+            .iter()
+            .filter(|v| v.abs() < 1.5)
+            .fold((0.0, 0.0, 0.0), |(lo, hi, c), v| {
+                (lo + v.min(0.0), hi + v.max(0.0), c + 1.0)
+            });
+        let (weight, total) = m
+            .rows()
+            .into_iter()
+            .fold((1.0, Array1::<f64>::zeros(m.ncols())), |(w, t), r| {
+                (w * 0.5, t + &r * w)
+            });
+        variance + lo * hi + count * 0.1 + total.mapv(f64::tanh).sum() * weight
+    }
+}
+
+#[test]
+fn folds_from_tuples() {
+    for n in [1, 4, 7] {
+        check_scalar!(tuple_folds; ref x dx = random(n, 50), ref m dm = random((3, n), 51););
+    }
+}

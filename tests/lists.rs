@@ -597,3 +597,52 @@ fn cloned() {
         check_scalar!(cloned; ref x dx = random(n, 47););
     }
 }
+
+/// `drain(..)` reads the items, then clears the list: frontiers combined
+/// pairwise until one is left (a `for` over a drain in a loop), a chain
+/// over a drain, and a drain of arrays in a branch.
+mod drained {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let mut frontier: Vec<f64> = x.to_vec();
+        let mut total = 0.0;
+        while frontier.len() > 1 {
+            let mut next = Vec::new();
+            let mut carry = 1.0;
+            for h in frontier.drain(..) {
+                carry = (carry * h).tanh();
+                next.push(carry + h);
+            }
+            next.pop();
+            total += next.iter().sum::<f64>();
+            frontier = next;
+        }
+        let s: f64 = frontier.drain(..).map(|v| v * 3.0).sum();
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for r in m.rows() {
+            hs.push(r.mapv(f64::sin));
+        }
+        let mut out: Vec<Array1<f64>> = Vec::new();
+        if m.nrows() > 2 {
+            for h in hs.drain(..) {
+                out.push(h.mapv(|v| v * v));
+            }
+        }
+        let mut t = 0.0;
+        for h in &out {
+            t += h.sum();
+        }
+        let left = if hs.is_empty() { 0.0 } else { hs[0].sum() };
+        total + s + frontier.len() as f64 + t + left
+    }
+}
+
+#[test]
+fn drained() {
+    for n in [1, 4, 7] {
+        for rows in [2, 3] {
+            check_scalar!(drained; ref x dx = random(n, 48), ref m dm = random((rows, n), 49););
+        }
+    }
+}

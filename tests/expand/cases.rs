@@ -770,6 +770,15 @@ snapshot!(sorted_and_truncated, [reverse],
     }
 );
 
+// A `fold` from a tuple keeps one accumulator per item, which the loop
+// carries as names.
+snapshot!(tuple_fold, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let (s, q) = x.iter().fold((0.0, 0.0), |(s, q), &v| (s + v, q + v * v));
+        q - s * s
+    }
+);
+
 // `swap` and `retain` read the items from positions found on the values
 // (inactive); `split_off` copies the tail out and truncates; a clone of a
 // `Vec` names the same value, copied where a push would consume it.

@@ -3192,10 +3192,8 @@ mod p76 {
                 l2.push(b[p3] * y);
             }
         }
-        l2.insert(l2.len() / 2, (k as f64 * 0.5).sin() * 0.5);
-        let s4 = l2.remove(l2.len() - 1);
-        let mut s5 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0] + s4;
-        helper_scalar((s5 * w1[a.len() - 1]), helper_array(c, c[0])) + s5 + w1.sum() * 0.3
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        helper_scalar((s4 * w1[a.len() - 1]), helper_array(c, c[0])) + s4 + w1.sum() * 0.3
     }
 
     #[test]

@@ -850,7 +850,7 @@ impl Program {
     /// A `Vec` local that receives active values: floats or arrays pushed
     /// in a loop (also in its branches, maybe then sorted and truncated,
     /// inserted into and removed from, reversed, swapped in, cloned and
-    /// retained, split or deduplicated; also read while pushing), a `vec![..]` of arrays, element writes
+    /// retained, split, deduplicated or drained; also read while pushing), a `vec![..]` of arrays, element writes
     /// into `vec![0.0; n]`, or a chain collected into a `Vec`; then read by
     /// index, by loop or by chain.
     fn vec_local(&mut self) {
@@ -875,7 +875,7 @@ impl Program {
                     self.line(format!("{list}.sort_by(|{p}, b| b.total_cmp({p}));"));
                     self.line(format!("{list}.truncate(k % 3 + 1);"));
                 }
-                let removed = match self.pick(7) {
+                let removed = match self.pick(8) {
                     0 => {
                         let r = self.name("s");
                         self.line(format!("{list}.insert({list}.len() / 2, {e} * 0.5);"));
@@ -908,6 +908,15 @@ impl Program {
                     }
                     5 => {
                         self.line(format!("{list}.dedup();"));
+                        String::new()
+                    }
+                    6 => {
+                        let refilled = self.name("l");
+                        self.line(format!("let mut {refilled} = Vec::new();"));
+                        self.line(format!("for {p} in {list}.drain(..) {{"));
+                        self.line(format!("    {refilled}.push({p} * {e});"));
+                        self.line("}");
+                        self.line(format!("{list} = {refilled};"));
                         String::new()
                     }
                     _ => String::new(),

@@ -2,21 +2,18 @@ use ad::differentiable;
 use ad::ndarray::Array1;
 
 // A `Vec` of active values is pushed onto, inserted into, popped, split,
-// truncated, sorted, swapped in, filtered, reversed, written and read by
-// element, and iterated; its other methods have no derivative rule.
+// drained, truncated, sorted, swapped in, filtered, reversed, written and
+// read by element, and iterated; its other methods have no derivative
+// rule.
 #[differentiable]
-fn drained(x: &Array1<f64>) -> f64 {
+fn swap_removed(x: &Array1<f64>) -> f64 {
     let mut states = Vec::with_capacity(x.len());
     let mut h = 0.0;
     for i in 0..x.len() {
         h = (h + x[i]).tanh();
         states.push(h);
     }
-    let mut s = 0.0;
-    for v in states.drain(..) {
-        s += v;
-    }
-    s
+    states.swap_remove(0) + states[0]
 }
 
 #[differentiable]

@@ -294,7 +294,7 @@ impl Lowerer<'_> {
                 let list = m.receiver.to_token_stream();
                 self.errors.at(
                     &m.method,
-                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), removed from (`{list}.remove(i)`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`, `{list}.clear()`), split (`{list}.split_off(i)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), swapped in (`{list}.swap(i, j)`), filtered (`{list}.retain(|x| ..)`, `{list}.dedup()`, `{list}.dedup_by(|a, b| ..)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`)"),
+                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), removed from (`{list}.remove(i)`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`, `{list}.clear()`), split (`{list}.split_off(i)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), swapped in (`{list}.swap(i, j)`), filtered (`{list}.retain(|x| ..)`, `{list}.dedup()`, `{list}.dedup_by(|a, b| ..)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`, `{list}.drain(..)`)"),
                 );
                 None
             }

@@ -284,7 +284,7 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("pop" | "reverse" | "dedup" | "clear", [])
         | (
             "truncate" | "sort_by" | "sort_unstable_by" | "remove" | "retain" | "dedup_by"
-            | "split_off",
+            | "split_off" | "drain",
             [_],
         )
         | ("swap", [_, _]) => (**target).clone(),

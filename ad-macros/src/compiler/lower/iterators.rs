@@ -416,72 +416,115 @@ impl Lowerer<'_> {
             Items::Indexed { .. } => index.clone(),
             Items::Iterator(_) => self.fresh_local("position", span),
         };
-        let (init, update): (Expr, syn::Stmt) = match terminal {
-            Terminal::Sum => (
-                self.float_literal(turbofish.as_ref(), 0.0, span),
-                syn::parse_quote!(#acc += #item;),
-            ),
-            Terminal::Product => (
-                self.float_literal(turbofish.as_ref(), 1.0, span),
-                syn::parse_quote!(#acc *= #item;),
-            ),
-            Terminal::Fold { init, f } => {
-                let acc_path: Expr = syn::parse_quote!(#acc);
-                let next = self.apply(f, &[acc_path, item], &mut binder, &mut stmts)?;
-                // An unsuffixed start (`fold(0.5, ..)`) would leave the
-                // accumulator's type to inference, which generic rules do
-                // not pin.
-                let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
-                (init, syn::parse_quote!(#acc = #next;))
+        // A `fold` from a tuple keeps one accumulator per item (`fold((0.0,
+        // 0.0), |(s, q), &v| (s + v, q + v * v))`), as a loop carries
+        // names, not tuples.
+        let tuple_start = match &terminal {
+            Terminal::Fold { init, .. } => match super::without_parens(init) {
+                Expr::Tuple(t) if t.elems.len() > 1 => Some(t),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (declaration, value): (proc_macro2::TokenStream, Expr) = if let (
+            Some(start),
+            Terminal::Fold { f, .. },
+        ) = (tuple_start, &terminal)
+        {
+            let accs: Vec<Ident> = (0..start.elems.len())
+                .map(|_| self.fresh_local("acc", span))
+                .collect();
+            let nexts: Vec<Ident> = (0..start.elems.len())
+                .map(|_| self.fresh_local("next", span))
+                .collect();
+            let starts: Vec<Expr> = start
+                .elems
+                .iter()
+                .map(|e| self.typed_float(e).unwrap_or_else(|| e.clone()))
+                .collect();
+            let accs_now: Expr = syn::parse_quote!((#(#accs),*));
+            let next = self.apply(f, &[accs_now.clone(), item], &mut binder, &mut stmts)?;
+            stmts.push(syn::parse_quote!(let (#(#nexts),*) = #next;));
+            for (a, n) in accs.iter().zip(&nexts) {
+                stmts.push(syn::parse_quote!(#a = #n;));
             }
-            Terminal::Reduce { f, message } => {
-                // A flag says whether the accumulator holds an item yet.
-                let started = self.fresh_local("started", span);
-                let acc_path: Expr = syn::parse_quote!(#acc);
-                let next = self.apply(&f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
-                let message = match message {
-                    Some(message) => quote::quote!("{}", #message),
-                    None => quote::quote!("called `Option::unwrap()` on a `None` value"),
-                };
-                before.push(syn::parse_quote!(let mut #started = false;));
-                after.push(syn::parse_quote!(::core::assert!(#started, #message);));
-                (
-                    self.float_literal(None, 0.0, span),
-                    syn::parse_quote!(if #started {
-                        #acc = #next;
-                    } else {
-                        #acc = #item;
-                        #started = true;
-                    }),
-                )
-            }
-            // Into a `Vec`: pushed item by item, so a `filter` may drop some.
-            Terminal::Collect if turbofish.as_ref().is_some_and(is_vec_type) => (
-                syn::parse_quote_spanned!(span=> ::std::vec::Vec::new()),
-                syn::parse_quote!(#acc.push(#item);),
-            ),
-            Terminal::Collect => {
-                if !steps.is_empty() {
-                    self.errors.at(
+            (
+                quote::quote!(let (#(mut #accs),*) = (#(#starts),*);),
+                accs_now,
+            )
+        } else {
+            let (init, update): (Expr, syn::Stmt) = match terminal {
+                Terminal::Sum => (
+                    self.float_literal(turbofish.as_ref(), 0.0, span),
+                    syn::parse_quote!(#acc += #item;),
+                ),
+                Terminal::Product => (
+                    self.float_literal(turbofish.as_ref(), 1.0, span),
+                    syn::parse_quote!(#acc *= #item;),
+                ),
+                Terminal::Fold { init, f } => {
+                    let acc_path: Expr = syn::parse_quote!(#acc);
+                    let next = self.apply(f, &[acc_path, item], &mut binder, &mut stmts)?;
+                    // An unsuffixed start (`fold(0.5, ..)`) would leave the
+                    // accumulator's type to inference, which generic rules do
+                    // not pin.
+                    let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
+                    (init, syn::parse_quote!(#acc = #next;))
+                }
+                Terminal::Reduce { f, message } => {
+                    // A flag says whether the accumulator holds an item yet.
+                    let started = self.fresh_local("started", span);
+                    let acc_path: Expr = syn::parse_quote!(#acc);
+                    let next =
+                        self.apply(&f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
+                    let message = match message {
+                        Some(message) => quote::quote!("{}", #message),
+                        None => quote::quote!("called `Option::unwrap()` on a `None` value"),
+                    };
+                    before.push(syn::parse_quote!(let mut #started = false;));
+                    after.push(syn::parse_quote!(::core::assert!(#started, #message);));
+                    (
+                        self.float_literal(None, 0.0, span),
+                        syn::parse_quote!(if #started {
+                            #acc = #next;
+                        } else {
+                            #acc = #item;
+                            #started = true;
+                        }),
+                    )
+                }
+                // Into a `Vec`: pushed item by item, so a `filter` may drop some.
+                Terminal::Collect if turbofish.as_ref().is_some_and(is_vec_type) => (
+                    syn::parse_quote_spanned!(span=> ::std::vec::Vec::new()),
+                    syn::parse_quote!(#acc.push(#item);),
+                ),
+                Terminal::Collect => {
+                    if !steps.is_empty() {
+                        self.errors.at(
                         &m.method,
                         "a chain over active values collects into an array whose length is known before the loop, and `filter`, `take_while` or `skip_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
                     );
-                    return Err(());
-                }
-                let zeros = self.collected_zeros(turbofish.as_ref(), &m.method)?;
-                let len: Expr = match &items {
-                    Items::Indexed { len } => len.clone(),
-                    Items::Iterator(iter) => {
-                        syn::parse_quote!(::core::iter::Iterator::count(#iter))
+                        return Err(());
                     }
-                };
-                (
-                    syn::parse_quote_spanned!(span=> #zeros(#len)),
-                    syn::parse_quote!(#acc[#position] = #item;),
-                )
-            }
+                    let zeros = self.collected_zeros(turbofish.as_ref(), &m.method)?;
+                    let len: Expr = match &items {
+                        Items::Indexed { len } => len.clone(),
+                        Items::Iterator(iter) => {
+                            syn::parse_quote!(::core::iter::Iterator::count(#iter))
+                        }
+                    };
+                    (
+                        syn::parse_quote_spanned!(span=> #zeros(#len)),
+                        syn::parse_quote!(#acc[#position] = #item;),
+                    )
+                }
+            };
+            stmts.push(update);
+            (
+                quote::quote!(let mut #acc = #init;),
+                syn::parse_quote!(#acc),
+            )
         };
-        stmts.push(update);
         let guard_flags = flags(&steps);
         let mut stmts = guarded(steps, stmts);
         binder.finish(&mut stmts);
@@ -497,12 +540,12 @@ impl Lowerer<'_> {
         Ok(syn::parse_quote_spanned!(span=> {
             #(#lets)*
             #(#before)*
-            let mut #acc = #init;
+            #declaration
             #head {
                 #(#stmts)*
             }
             #(#after)*
-            #acc
+            #value
         }))
     }
 

@@ -18,6 +18,7 @@ mod closures;
 mod constructors;
 mod control;
 mod declarations;
+mod drains;
 mod exits;
 mod expr;
 mod in_place;
@@ -515,6 +516,13 @@ fn is_struct_type(ty: &Type, float_types: &[String]) -> bool {
         .iter()
         .any(|b| name.starts_with(b));
     !library && !float_types.contains(&name)
+}
+
+pub(super) fn without_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => without_parens(&p.expr),
+        e => e,
+    }
 }
 
 pub(super) fn strip_refs(e: &Expr) -> &Expr {

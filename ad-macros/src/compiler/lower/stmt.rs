@@ -4,6 +4,7 @@
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Pat, Type};
 
 use std::collections::HashMap;
@@ -63,6 +64,10 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn local(&mut self, local: &syn::Local) {
+        if let Some((local, drained)) = self.without_drains(local, |d, l| d.visit_local_mut(l)) {
+            self.local(&local);
+            return self.clear_drained(drained);
+        }
         let (pat, ty) = match &local.pat {
             Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
@@ -416,6 +421,10 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn expr_stmt(&mut self, e: &Expr, _semi: bool) {
+        if let Some((e, drained)) = self.without_drains(e, |d, e| d.visit_expr_mut(e)) {
+            self.expr_stmt(&e, true);
+            return self.clear_drained(drained);
+        }
         match e {
             Expr::Assign(a) => self.assign(&a.left, None, &a.right, e),
             Expr::Binary(b) => {
@@ -647,12 +656,5 @@ pub(super) fn makes_vec(e: &Expr) -> bool {
         Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
             if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
         _ => false,
-    }
-}
-
-fn without_parens(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => without_parens(&p.expr),
-        e => e,
     }
 }
