@@ -676,3 +676,63 @@ fn folds_from_tuples() {
         check_scalar!(tuple_folds; ref x dx = random(n, 50), ref m dm = random((3, n), 51););
     }
 }
+
+/// `scan`: a running sum collected, an exponential moving average summed,
+/// a running product in a `for` loop, a `take_while` after a `scan`
+/// (whose closure sees the state by reference), and a state that is an
+/// array.
+mod scans {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+        let c: Vec<f64> = x
+            .iter()
+            .scan(0.0, |acc, &v| {
+                *acc += v;
+                Some(*acc)
+            })
+            .collect();
+        let running = c.iter().map(|v| v.sin()).sum::<f64>();
+        let smoothed: f64 = x
+            .iter()
+            .scan(x[0], |m, v| {
+                *m = 0.8 * *m + 0.2 * v;
+                Some(*m * *m)
+            })
+            .sum();
+        let mut out = 0.0;
+        for p in x.iter().scan(1.0, |prod, &v| {
+            *prod *= v.tanh();
+            Some(*prod)
+        }) {
+            out = out * 0.5 + p;
+        }
+        let bounded: f64 = x
+            .iter()
+            .map(|v| v.exp())
+            .scan(0.0, |s, v| {
+                *s += v;
+                Some(*s)
+            })
+            .take_while(|s| *s < 4.0)
+            .map(|s| s.ln())
+            .sum();
+        let states: Vec<Array1<f64>> = m
+            .rows()
+            .into_iter()
+            .scan(Array1::<f64>::zeros(m.ncols()), |h, r| {
+                *h = (&*h * 0.5 + r).mapv(f64::tanh);
+                Some(h.clone())
+            })
+            .collect();
+        let last = states.iter().map(|h| h.sum()).sum::<f64>();
+        running + smoothed + out + bounded + last
+    }
+}
+
+#[test]
+fn scans() {
+    for n in [1, 4, 7] {
+        check_scalar!(scans; ref x dx = random(n, 52), ref m dm = random((3, n), 53););
+    }
+}

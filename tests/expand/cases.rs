@@ -779,6 +779,14 @@ snapshot!(tuple_fold, [reverse],
     }
 );
 
+// A `scan`'s state is declared before the loop, and its closure's `*acc`
+// reads and assigns it.
+snapshot!(running_sum_by_scan, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        x.iter().scan(0.0, |acc, &v| { *acc += v; Some(*acc) }).map(|s| s.sin()).sum::<f64>()
+    }
+);
+
 // `swap` and `retain` read the items from positions found on the values
 // (inactive); `split_off` copies the tail out and truncates; a clone of a
 // `Vec` names the same value, copied where a push would consume it.

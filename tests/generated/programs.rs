@@ -80,7 +80,7 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().map(|p1| p1 * helper_recursive(a, 0.69, k % 3)).min_by(|p1, q2| (p1 - helper_recursive(a, 0.69, k % 3)).abs().total_cmp(&(q2 - helper_recursive(a, 0.69, k % 3)).abs())).unwrap();
+        let mut s3 = a.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * helper_recursive(a, 0.69, k % 3); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
         for i in 0..a.len() {
             let x = x * 0.5 + b.mapv(f64::tanh).sum();
             s3 = (s3 * 0.8 + x * 0.3).tanh();
@@ -298,7 +298,7 @@ mod p7 {
         if k == 3 {
             return y;
         }
-        let mut s3 = a.iter().zip(b.iter()).map(|(p1, q2)| p1 * helper_array(a, c[k % a.len()]) - q2).reduce(f64::max).unwrap();
+        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_array(a, c[k % a.len()])).sum::<f64>();
         c.mapv(f64::tanh).sum() + s3
     }
 
@@ -704,7 +704,7 @@ mod p17 {
             1 => { s4 = 0.5; }
             _ => s4 = helper_scalar((s2 + (k as f64 * 0.5)), (b[0] * s2)),
         }
-        let mut s7 = a.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * ((k as f64 * 0.5) + b[0])).sum::<f64>();
+        let mut s7 = a.iter().zip(c.iter()).map(|(p5, q6)| p5 * ((k as f64 * 0.5) + b[0]) - q6).reduce(f64::max).unwrap();
         let mut s8 = 1.0;
         for i in 0..a.len() {
             let n9 = (s8 * 0.5 + b[i] * 0.73).tanh();
@@ -994,21 +994,22 @@ mod p23 {
         if k == 3 {
             return b.dot(b);
         }
-        let mut s4 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (1.0 + c[0] * c[0]).sqrt()).sum::<f64>();
-        for (p5, &q6) in c.iter().zip(b) {
-            s4 = (s4 * 0.7 + p5 * q6 * (1.06 * (k as f64 * 0.5))).tanh();
-        }
+        let mut s4 = c.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * (1.0 + c[0] * c[0]).sqrt(); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
+        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + (1.06 * (k as f64 * 0.5)));
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            let mut s4 = s4 * 0.5 + s4.tanh().exp();
-            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
+            let n9 = (s8 * 0.5 + b[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
+            }
         }
-        s4 += s4 * 0.2;
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * a[k % a.len()].sin()).tanh();
+            s8 = (s8 * 0.7 + c[i] * a[k % a.len()].sin()).tanh();
         }
-        let arr7 = [(c[0] * 0.55), s4, b.dot(b)];
-        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
-        (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * helper_recursive(c, s4, k % 3)) + s4
+        let arr10 = [(c[0] * 0.55), s4, b.dot(b)];
+        let s11 = arr10.iter().sum::<f64>() * arr10[k % 3];
+        (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * helper_recursive(c, s7, k % 3)) + s8
     }
 
     #[test]
@@ -1203,10 +1204,9 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * f64::sin(1.15)).sum::<f64>();
+        let mut s3 = { let (p1, q2) = b.iter().zip(b.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * f64::sin(1.15), q2 * 0.9 + b0)); p1 * q2 };
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
                 1 => a[i] * x,
                 _ => {
@@ -1216,27 +1216,27 @@ mod p29 {
                     a[i].tanh()
                 }
             };
-            s4 += w5 * ((k as f64 * 0.5) * x);
+            s3 += w4 * ((k as f64 * 0.5) * x);
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * ((k as f64 * 0.5) * x) };
-        let mut h7 = c.to_owned();
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * ((k as f64 * 0.5) * x) };
+        let mut h6 = c.to_owned();
         for i in 0..3 {
-            h7 = (&h7 * 0.5 + c).mapv(f64::sin);
+            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + h7[j] * helper_array(&h7, x)).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * helper_scalar(x, y);
+                s3 = (s3 * 0.8 + h6[j] * helper_array(&h6, x)).tanh();
+                if s3 > 0.3 && j > n7 {
+                    break 'search s3 * helper_scalar(x, y);
                 }
             }
-            if n8 > 2 {
-                break s4 + helper_scalar(x, y);
+            if n7 > 2 {
+                break s3 + helper_scalar(x, y);
             }
         };
-        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s4 + h7.sum() * 0.3
+        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1595,7 +1595,7 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * helper_scalar(y, (k as f64 * 0.5))).sin()).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + helper_scalar(y, (k as f64 * 0.5))).sum::<f64>();
         for i in 0..a.len() {
             let y = y * 0.5 + b[k % a.len()].tanh().exp();
             s3 = (s3 * 0.8 + y * 0.3).tanh();
@@ -1719,49 +1719,33 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = ((k as f64 * 0.5) - a.mean().unwrap());
-        for (p1, &q2) in a.iter().zip(c) {
-            s3 = (s3 * 0.7 + p1 * q2 * b.mapv(f64::tanh).sum()).tanh();
+        let mut s3 = a.iter().chain(c.iter()).rev().enumerate().map(|(q2, p1)| p1 * b.mapv(f64::tanh).sum() * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
         }
-        let mut h4 = a.to_owned();
+        let mut h5 = a.to_owned();
         for i in 0..3 {
-            h4.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
+            h5.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
         }
         for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
             s3 = s3 * 0.8 + m * s3 + s3 * 0.1;
         }
-        for (p5, &q6) in a.iter().zip(a) {
-            s3 = (s3 * 0.7 + p5 * q6 * (x * x)).tanh();
-        }
-        match k % 3 {
-            0 => s3 = helper_recursive(b, helper_recursive(a, (k as f64 * 0.5), k % 3), k % 3),
-            1 => s3 = s3 * ((c[a.len() - 1] - s3) / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt())),
-            _ => s3 += (0.32 / (1.0 + s3 * s3)),
-        }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s3 = s3.sin() * 0.9 + b[j7 - 1] * ((k as f64 * 0.5) - b[k % a.len()]);
-        }
-        let mut stack8: Vec<Array1<f64>> = Vec::new();
+        let mut s8 = a.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (x * x));
+        let mut s10: f64 = {
+            let t9 = (helper_recursive(b, s3, k % 3) - (y + a[k % a.len()]));
+            t9 * t9 * 0.5 + helper_recursive(c, x, k % 3)
+        };
+        let mut s11 = 1.0;
         for i in 0..a.len() {
-            stack8.push(c.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p9 = stack8.pop().unwrap();
-                let q10 = stack8.pop().expect("two");
-                stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
+            let n12 = (s11 * 0.5 + b[i] * (c[0] / (1.0 + s3 * s3))).tanh();
+            if (n12 - s11).abs() < 0.05 {
+                break;
             }
+            s11 = n12;
         }
-        let mut top11 = (c).to_owned();
-        while let Some(p9) = stack8.pop() {
-            top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
-        }
-        for q10 in top11.iter_mut() {
-            *q10 = (q10.sin() + a.mapv(f64::tanh).sum()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top11).and(c).for_each(|p9, &q10| *p9 += q10 * p9.cos());
-        let s12 = top11.sum();
-        helper_recursive(c, c.mean().unwrap(), k % 3) + s3 + h4.sum() * 0.3
+        y + s11 + h5.sum() * 0.3
     }
 
     #[test]
@@ -2029,7 +2013,7 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mean().unwrap());
+        let mut s3 = c.iter().chain(b.iter()).rev().enumerate().map(|(q2, p1)| p1 * c.mean().unwrap() * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + y * y).sqrt();
@@ -2565,7 +2549,7 @@ mod p61 {
         }
         let arr4 = [s3.tanh().exp(), helper_scalar(a[a.len() - 1], b[k % a.len()]), helper_scalar(x, y)];
         let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let mut s8 = (0..a.len()).map(|q7| b[q7] * b[q7] + f64::tanh(0.87)).sum::<f64>();
+        let mut s8 = b.iter().zip(b.iter()).map(|(p6, q7)| p6 * f64::tanh(0.87) - q7).reduce(f64::max).unwrap();
         for i in (0..a.len()).step_by(2) {
             s8 = (s8 * 0.7 + a[i] * s3).tanh();
             if i == 3 {
@@ -2634,7 +2618,7 @@ mod p63 {
             1 => s1 = s1 * b.mean().unwrap(),
             _ => s1 += a.dot(b),
         }
-        let mut s4 = c.iter().filter(|p2| **p2 > 0.0).map(|p2| p2 * 0.72).sum::<f64>();
+        let mut s4 = { let (p2, q3) = c.iter().zip(a.iter()).fold((0.0, 1.0), |(p2, q3), (a0, b0)| (p2 + a0 * 0.72, q3 * 0.9 + b0)); p2 * q3 };
         let g6 = |p7: f64| (p7 * helper_scalar(y, y)).tanh();
         let mut s5 = g6(helper_array(c, s4)) + g6(a[0]);
         let mut s8 = ad::ndarray::array![((k as f64 * 0.5) * a[0]), helper_scalar(x, 1.07), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
@@ -3778,7 +3762,7 @@ mod p91 {
             s1 += w4 * helper_recursive(b, s2, k % 3);
         }
         let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(b, s2, k % 3) };
-        let mut s8 = c.iter().take_while(|p6| **p6 < 0.8).map(|p6| (p6 * c.mean().unwrap()).sin()).sum::<f64>();
+        let mut s8 = c.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * c.mean().unwrap()).sum::<f64>();
         let f10 = Array1::from_shape_fn(a.len(), |i11| f3[i11] * helper_scalar(s1, s1) + i11 as f64 * 0.1);
         let mut s9 = f10.sum() * 0.3;
         (1.0 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])) * ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))).sqrt() + s9 + f10.sum() * 0.3
@@ -3914,7 +3898,7 @@ mod p95 {
         for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
             s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
         }
-        let mut s4 = b.iter().enumerate().map(|(q3, &p2)| (p2 * a.mean().unwrap()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        let mut s4 = b.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * a.mean().unwrap(); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
         let v5 = c.mapv(|t| { let u = t * x; u * u - t });
         if k % 2 == 0 {
             s4 = 0.5;
@@ -4399,7 +4383,7 @@ mod p106 {
         }
         ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s8 = a.iter().zip(b.iter()).map(|(p6, q7)| p6 * c[0] - q7).reduce(f64::max).unwrap();
+        let mut s8 = { let (p6, q7) = a.iter().zip(b.iter()).fold((0.0, 1.0), |(p6, q7), (a0, b0)| (p6 + a0 * c[0], q7 * 0.9 + b0)); p6 * q7 };
         if c.mean().unwrap() > 0.1 {
             s8 = (s5 / (1.0 + (x * a[0]) * (x * a[0])));
         } else {
@@ -4739,7 +4723,7 @@ mod p114 {
             let t5 = (k as f64 * 0.5).cos();
             t5 * t5 * 0.5 + 1.01
         };
-        let mut s9 = c.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * y.tanh().exp()).sin()).sum::<f64>();
+        let mut s9 = { let (p7, q8) = c.iter().zip(c.iter()).fold((0.0, 1.0), |(p7, q8), (a0, b0)| (p7 + a0 * y.tanh().exp(), q8 * 0.9 + b0)); p7 * q8 };
         s4 + s9
     }
 
@@ -5454,14 +5438,13 @@ mod p131 {
                 s1 += (v * j as f64) * 1.13;
             }
         }
-        let v10 = vec![0.25; c.len()];
-        let mut s11 = c.iter().zip(&v10).map(|(p8, q9)| p8 * q9 * helper_recursive(a, s7, k % 3)).sum::<f64>();
+        let mut s10 = c.iter().take_while(|p8| **p8 < 0.8).map(|p8| (p8 * helper_recursive(a, s7, k % 3)).sin()).sum::<f64>();
         if helper_recursive(a, (k as f64 * 0.5), k % 3) > 0.1 {
-            s11 = c[a.len() - 1];
+            s10 = c[a.len() - 1];
         } else {
-            s11 = s11 * (k as f64 * 0.5);
+            s10 = s10 * (k as f64 * 0.5);
         }
-        helper_array(a, (k as f64 * 0.5)) + s11
+        helper_array(a, (k as f64 * 0.5)) + s10
     }
 
     #[test]
@@ -7167,7 +7150,7 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * helper_scalar(x, c[k % a.len()])) * q2 as f64).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + helper_scalar(x, c[k % a.len()])).sum::<f64>();
         let mut stack4: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack4.pop() {
             let Some(&w) = c.get(j) else { continue };
@@ -7444,7 +7427,7 @@ mod p182 {
             }
             (s3 - c[0]) - x.tanh()
         };
-        let mut s9 = a.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * f64::tanh(0.57).exp()).sin()).sum::<f64>();
+        let mut s9 = (0..a.len()).map(|q8| a[q8] * c[q8] + f64::tanh(0.57).exp()).sum::<f64>();
         helper_recursive(c, y, k % 3) + s9 + w4.sum() * 0.3
     }
 
@@ -7708,37 +7691,38 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (x * 0.46)) * q2 as f64).sum::<f64>();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x * 0.46)).sum::<f64>();
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+            s4 = (s4 * 0.7 + b[i] * b.mean().unwrap()).tanh();
         }
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack4.push(b.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            stack5.push(b.mapv(|t| (t * s4 + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        let mut top7 = (a).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        let mut top8 = (a).to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + y.cos()) * 0.5;
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + y.cos()) * 0.5;
         }
-        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s3 = s3.sin() * 0.9 + a[j9 - 1] * 0.42;
+        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s4 = s4.sin() * 0.9 + a[j10 - 1] * 0.42;
         }
-        helper_recursive(c, s8.tanh().exp(), k % 3) + s3
+        helper_recursive(c, s9.tanh().exp(), k % 3) + s4
     }
 
     #[test]

@@ -788,15 +788,15 @@ impl Program {
     /// An iterator chain over the arrays: a `zip` and `map` summed, an
     /// `enumerate` with a reference pattern, a `filter`, a `fold`, a
     /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
-    /// `take`, `windows`, a `reduce`, a `chain` or a `take_while`; or a
-    /// `for` loop over a `zip`.
+    /// `take`, `windows`, a `reduce`, a `chain`, a `take_while`, a `scan`
+    /// or a `fold` from a tuple; or a `for` loop over a `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(14) {
+        let chain = match self.pick(16) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -824,6 +824,12 @@ impl Program {
             ),
             12 => format!(
                 "{u}.iter().take_while(|{p}| **{p} < 0.8).map(|{p}| ({p} * {e}).sin()).sum::<f64>()"
+            ),
+            13 => format!(
+                "{u}.iter().scan(0.0, |{q}, {p}| {{ *{q} = *{q} * 0.5 + {p} * {e}; Some(*{q}) }}).take_while(|{p}| *{p} < 1.5).map(|{p}| {p}.tanh()).sum::<f64>()"
+            ),
+            14 => format!(
+                "{{ let ({p}, {q}) = {u}.iter().zip({w}.iter()).fold((0.0, 1.0), |({p}, {q}), (a0, b0)| ({p} + a0 * {e}, {q} * 0.9 + b0)); {p} * {q} }}"
             ),
             10 => {
                 let weights = self.name("v");

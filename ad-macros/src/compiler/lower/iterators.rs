@@ -36,6 +36,9 @@ enum Stage<'a> {
     SkipWhile(&'a syn::ExprClosure),
     /// `copied()` or `cloned()` after a stage: the item dereferenced.
     Copied,
+    /// `scan(init, |state, v| { ..; Some(item) })`: a state declared
+    /// before the loop, which the closure's `*state` reads and assigns.
+    Scan(&'a Expr, &'a syn::ExprClosure),
 }
 
 /// The loop a chain's items come from.
@@ -50,7 +53,15 @@ enum Items {
 /// pieces after it.
 enum Step {
     Lets(Vec<syn::Stmt>),
-    Guard { condition: Expr, kind: Guard },
+    Guard {
+        condition: Expr,
+        kind: Guard,
+    },
+    /// A `scan`'s state, declared before the loop from its start.
+    State {
+        name: Ident,
+        init: Expr,
+    },
 }
 
 /// What a condition that fails does.
@@ -256,6 +267,16 @@ impl Lowerer<'_> {
                         other => syn::parse_quote!(*#other),
                     }
                 }
+                Stage::Scan(init, c) => {
+                    let (state, lets, value) = self.scan_closure(c)?;
+                    let [_, item_pat] = [&c.inputs[0], &c.inputs[1]];
+                    binder.bind(item_pat, &item, stmts);
+                    stmts.extend(lets);
+                    let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
+                    binder.states.insert(state.to_string());
+                    steps.push(Step::State { name: state, init });
+                    item = value;
+                }
                 Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
                     let (name, kind) = match stage {
                         Stage::Filter(_) => ("filter", Guard::Filter),
@@ -312,7 +333,7 @@ impl Lowerer<'_> {
                 .iter()
                 .flat_map(|g| match g {
                     Step::Lets(lets) => lets.as_slice(),
-                    Step::Guard { .. } => &[],
+                    Step::Guard { .. } | Step::State { .. } => &[],
                 })
                 .chain(&inner)
                 .filter_map(|s| match s {
@@ -344,6 +365,8 @@ impl Lowerer<'_> {
                     });
                 }
                 _ => {
+                    // A `scan`'s state, declared before the loop.
+                    steps.append(&mut guards);
                     // A tuple's items are assigned one by one from the
                     // block, to names declared before it.
                     let parts: Vec<Expr> = match &next {
@@ -610,6 +633,7 @@ impl Lowerer<'_> {
             inactive_locals,
             copied: Vec::new(),
             windows: Vec::new(),
+            states: HashSet::new(),
         }
     }
 
@@ -642,6 +666,68 @@ impl Lowerer<'_> {
                 self.errors.at(
                     other,
                     "give the iterator adaptor a closure `|v| ...` or a function's path",
+                );
+                Err(())
+            }
+        }
+    }
+
+    /// A `scan` closure `|st, v| { ..; Some(item) }` as a fresh state name,
+    /// the body's statements with `*st` read as that name, and the item.
+    /// The state is a name only through `*st`; the closure ends in
+    /// `Some(..)` (to stop early, a `take_while` after the `scan` does).
+    fn scan_closure(&mut self, c: &syn::ExprClosure) -> Result<(Ident, Vec<syn::Stmt>, Expr), ()> {
+        let param = match c.inputs.iter().collect::<Vec<_>>().as_slice() {
+            [state, _] => match strip_type(state) {
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(p.ident.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(param) = param else {
+            self.errors.at(
+                &c.inputs,
+                "a `scan` closure over active values takes its state by name and the item: `|state, v| { *state += v; Some(*state) }`",
+            );
+            return Err(());
+        };
+        self.plain_closure_body(c)?;
+        let state = self.fresh_local("state", param.span());
+        let mut body = (*c.body).clone();
+        let mut renamed = StateReads {
+            param: &param,
+            state: &state,
+            other_use: None,
+        };
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut renamed, &mut body);
+        if let Some(span) = renamed.other_use {
+            self.errors.at_span(
+                span,
+                format!("a `scan` closure over active values reads and assigns its state as `*{param}`: the state is a value carried by the loop, not a reference to pass on"),
+            );
+            return Err(());
+        }
+        let (lets, tail) = match body {
+            Expr::Block(b) if b.label.is_none() => {
+                let mut stmts = b.block.stmts;
+                match stmts.pop() {
+                    Some(syn::Stmt::Expr(tail, None)) => (stmts, tail),
+                    _ => (stmts, Expr::Verbatim(Default::default())),
+                }
+            }
+            other => (Vec::new(), other),
+        };
+        match tail {
+            Expr::Call(call)
+                if call.args.len() == 1
+                    && matches!(&*call.func, Expr::Path(f) if f.path.is_ident("Some")) =>
+            {
+                Ok((state, lets, call.args[0].clone()))
+            }
+            _ => {
+                self.errors.at(
+                    &c.body,
+                    "a `scan` closure over active values ends in `Some(item)`: to stop early, put a `take_while` after the `scan`",
                 );
                 Err(())
             }
@@ -721,6 +807,11 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     let mut stages = Vec::new();
     loop {
         match e {
+            Expr::MethodCall(m) if m.args.len() == 2 && m.method == "scan" => {
+                let Expr::Closure(c) = &m.args[1] else { break };
+                stages.push(Stage::Scan(&m.args[0], c));
+                e = &m.receiver;
+            }
             Expr::MethodCall(m) if m.args.len() == 1 && m.method == "map" => {
                 stages.push(Stage::Map(&m.args[0]));
                 e = &m.receiver;
@@ -867,6 +958,7 @@ pub(super) fn is_adaptor(e: &Expr) -> bool {
             m.method.to_string().as_str(),
             "iter"
                 | "into_iter"
+                | "scan"
                 | "copied"
                 | "cloned"
                 | "zip"
@@ -910,6 +1002,9 @@ struct Binder {
     copied: Vec<syn::Ident>,
     /// The names bound to windows or chunks of an array.
     windows: Vec<super::windows::Window>,
+    /// The states of the chain's `scan`s: values, which a later stage's
+    /// closure sees by reference.
+    states: HashSet<String>,
 }
 
 impl Binder {
@@ -970,6 +1065,20 @@ impl Binder {
                     value = &r.expr;
                 }
                 out.push(syn::parse_quote!(let #p = ::core::clone::Clone::clone(&#value);));
+                self.copied.push(p.ident.clone());
+            }
+            // A reference to a `scan`'s state, its item: the state's value,
+            // which `*p` reads as `p` (a reference to it would stand for
+            // the value itself, and `*p` dereference a float).
+            (Pat::Ident(p), Expr::Reference(r))
+                if p.subpat.is_none()
+                    && p.by_ref.is_none()
+                    && r.mutability.is_none()
+                    && matches!(&*r.expr, Expr::Path(path)
+                        if path.path.get_ident().is_some_and(|i| self.states.contains(&i.to_string()))) =>
+            {
+                let value = &r.expr;
+                out.push(syn::parse_quote!(let #p = #value;));
                 self.copied.push(p.ident.clone());
             }
             _ => out.push(syn::parse_quote!(let #pat = #item;)),
@@ -1095,6 +1204,7 @@ pub(super) fn is_vec_type(ty: &syn::Type) -> bool {
 struct Flags {
     stops: Vec<Ident>,
     skips: Vec<Ident>,
+    states: Vec<(Ident, Expr)>,
 }
 
 impl Flags {
@@ -1105,11 +1215,17 @@ impl Flags {
             .stops
             .iter()
             .map(|f| syn::parse_quote!(let mut #f = false;));
-        stops.chain(
-            self.skips
-                .iter()
-                .map(|f| syn::parse_quote!(let mut #f = true;)),
-        )
+        let states = self
+            .states
+            .iter()
+            .map(|(s, init)| syn::parse_quote!(let mut #s = #init;));
+        stops
+            .chain(
+                self.skips
+                    .iter()
+                    .map(|f| syn::parse_quote!(let mut #f = true;)),
+            )
+            .chain(states)
     }
 
     /// `if stop { break; }`, or `if exit || stop { break; }` with the
@@ -1130,6 +1246,7 @@ fn flags(steps: &[Step]) -> Flags {
     let mut flags = Flags {
         stops: Vec::new(),
         skips: Vec::new(),
+        states: Vec::new(),
     };
     for step in steps {
         match step {
@@ -1141,6 +1258,7 @@ fn flags(steps: &[Step]) -> Flags {
                 kind: Guard::SkipWhile(f),
                 ..
             } => flags.skips.push(f.clone()),
+            Step::State { name, init } => flags.states.push((name.clone(), init.clone())),
             _ => {}
         }
     }
@@ -1156,6 +1274,7 @@ fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
                 lets.append(&mut stmts);
                 stmts = lets;
             }
+            Step::State { .. } => {}
             Step::Guard { condition, kind } => {
                 stmts = vec![match kind {
                     Guard::Filter => syn::parse_quote!(if #condition { #(#stmts)* }),
@@ -1170,4 +1289,36 @@ fn guarded(steps: Vec<Step>, mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
         }
     }
     stmts
+}
+
+/// A `scan` closure's body with `*param` read as the state's name; any
+/// other use of `param` is noted.
+struct StateReads<'a> {
+    param: &'a Ident,
+    state: &'a Ident,
+    other_use: Option<Span>,
+}
+
+impl syn::visit_mut::VisitMut for StateReads<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let names_param = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.param));
+        match e {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && names_param(&u.expr) => {
+                let state = self.state;
+                *e = syn::parse_quote_spanned!(state.span()=> #state);
+            }
+            // A method call reads through the reference: `h.clone()`.
+            Expr::MethodCall(m) if names_param(&m.receiver) => {
+                let state = self.state;
+                *m.receiver = syn::parse_quote_spanned!(state.span()=> #state);
+                for arg in &mut m.args {
+                    self.visit_expr_mut(arg);
+                }
+            }
+            e if names_param(e) => {
+                self.other_use.get_or_insert(e.span());
+            }
+            e => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
 }
