@@ -548,7 +548,8 @@ fn swapped_retained_and_split() {
 
 /// A clone of a `Vec` names the same value as the original; a push, pop,
 /// `clear` or element write into either copies it where the other is read
-/// again (in a loop too), and a `split_off` in a loop that halves a queue.
+/// again (in a loop too), and a `split_off` in a loop that halves a queue;
+/// constants made by expressions pushed and inserted among active items.
 mod cloned {
     use super::*;
     #[differentiable]
@@ -567,7 +568,9 @@ mod cloned {
             s += u.iter().sum::<f64>();
             u.clear();
             u.push(s * 0.5);
-            s += u[0];
+            u.insert(0, 0.25 * 2.0);
+            u.push(0.5 - 0.25);
+            s += u[1] * u[0] + u[2];
             v.push(s.tanh());
         }
         let mut hs: Vec<Array1<f64>> = Vec::new();

@@ -105,7 +105,8 @@ fn if_pair(g: &Gen<'_>, i: &If, useful: &HashSet<VarId>) -> TokenStream {
                     Operand::Const(c) => {
                         let t = &c.tokens;
                         let zero = format_ident!("zero_{}", n, span = Span::mixed_site());
-                        code.push(quote!(let #zero = #r::zero_tangent(&#t);));
+                        let t = borrowed(t);
+                        code.push(quote!(let #zero = #r::zero_tangent(#t);));
                         quote!(#zero)
                     }
                 });
@@ -409,7 +410,8 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 }
                 Operand::Const(_) => {
                     let a = g.operand(a);
-                    quote_spanned!(s=> #r::zero_tangent(&#a))
+                    let a = borrowed(&a);
+                    quote_spanned!(s=> #r::zero_tangent(#a))
                 }
             });
             quote_spanned!(s=> (#(#tangents,)*))
@@ -522,7 +524,8 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 }
                 Operand::Const(c) => {
                     let c = &c.tokens;
-                    quote!(#r::zero_tangent(&#c))
+                    let c = borrowed(c);
+                    quote!(#r::zero_tangent(#c))
                 }
             };
             let item = match item {
@@ -532,7 +535,8 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                 }
                 Operand::Const(_) => {
                     let c = g.place(item);
-                    quote_spanned!(s=> #r::zero_tangent(&#c))
+                    let c = borrowed(&c);
+                    quote_spanned!(s=> #r::zero_tangent(#c))
                 }
             };
             quote_spanned!(s=> #r::push(#list, #item))
@@ -618,4 +622,16 @@ fn call(
     let (x, d) = (g.ident(inst.dest), g.dot(inst.dest));
     let jvp = func.call(Some("jvp"), primals.chain(tangents).collect());
     quote_spanned!(inst.span=> let (#x, #d) = #jvp;)
+}
+
+/// `&c` for a constant's tokens: `&(c)` where they are an expression
+/// (`0.5 * 2.0`), which `&` would bind into.
+fn borrowed(c: &TokenStream) -> TokenStream {
+    let mut trees = c.clone().into_iter();
+    match (trees.next(), trees.next()) {
+        (Some(proc_macro2::TokenTree::Ident(_) | proc_macro2::TokenTree::Literal(_)), None) => {
+            quote!(&#c)
+        }
+        _ => quote!(&(#c)),
+    }
 }
