@@ -225,6 +225,90 @@ scenario! {
 }
 
 scenario! {
+    scalar pairwise_tree_reduction in Loops, sizes [1, 6, 200];
+    /// A bag of instances of any count encoded, then reduced level by
+    /// level into one root, neighbours combined pairwise (a balanced
+    /// binary tree over the bag, as hierarchical pooling builds): each
+    /// level drains the frontier into the next, an odd one out carried up.
+    #[differentiable]
+    pub fn f(w: &Array2<f64>, #[constant] bag: &Array2<f64>) -> f64 {
+        let mut frontier: Vec<Array1<f64>> = Vec::new();
+        for x in bag.rows() {
+            frontier.push(w.dot(&x).mapv(f64::tanh));
+        }
+        while frontier.len() > 1 {
+            let mut next: Vec<Array1<f64>> = Vec::new();
+            let mut carry: Vec<Array1<f64>> = Vec::new();
+            for h in frontier.drain(..) {
+                if let Some(a) = carry.pop() {
+                    next.push((&a + &h).mapv(f64::tanh));
+                } else {
+                    carry.push(h);
+                }
+            }
+            if let Some(odd) = carry.pop() {
+                next.push(odd);
+            }
+            frontier = next;
+        }
+        frontier[0].sum()
+    }
+    inputs(n) { ref w dw = random((6, 5), 88) }
+    constants { ref bag = random((n, 5), 89) }
+    hand {
+        // The tree, built forward: each node's value and its children.
+        let mut values: Vec<Array1<f64>> = bag.rows().into_iter().map(|x| w.dot(&x).mapv(f64::tanh)).collect();
+        let mut children: Vec<Option<(usize, usize)>> = vec![None; values.len()];
+        let mut frontier: Vec<usize> = (0..values.len()).collect();
+        while frontier.len() > 1 {
+            let mut next = Vec::new();
+            for pair in frontier.chunks(2) {
+                match pair {
+                    [a, b] => {
+                        values.push((&values[*a] + &values[*b]).mapv(f64::tanh));
+                        children.push(Some((*a, *b)));
+                        next.push(values.len() - 1);
+                    }
+                    [a] => next.push(*a),
+                    _ => unreachable!(),
+                }
+            }
+            frontier = next;
+        }
+        // Back down from the root, parents before their children.
+        let mut bars: Vec<Array1<f64>> = values.iter().map(|v| Array1::zeros(v.len())).collect();
+        bars[frontier[0]].fill(1.0);
+        let mut gw = Array2::zeros(w.raw_dim());
+        for i in (0..values.len()).rev() {
+            let dz = &bars[i] * &values[i].mapv(|h| 1.0 - h * h);
+            match children[i] {
+                Some((a, b)) => {
+                    bars[a] += &dz;
+                    bars[b] += &dz;
+                }
+                None => gw += &dz.view().insert_axis(ad::ndarray::Axis(1)).dot(&bag.row(i).insert_axis(ad::ndarray::Axis(0))),
+            }
+        }
+        (gw,)
+    }
+    dual {
+        let mut frontier: Vec<Array1<Dual64>> = bag.rows().into_iter().map(|x| w.dot(&x.mapv(Dual64::from)).mapv(|v| v.tanh())).collect();
+        while frontier.len() > 1 {
+            let mut next: Vec<Array1<Dual64>> = Vec::new();
+            for pair in frontier.chunks(2) {
+                match pair {
+                    [a, b] => next.push((a + b).mapv(|v| v.tanh())),
+                    [a] => next.push(a.clone()),
+                    _ => unreachable!(),
+                }
+            }
+            frontier = next;
+        }
+        frontier[0].sum()
+    }
+}
+
+scenario! {
     scalar horner_polynomial in Loops, sizes [1, 5, 40];
     #[differentiable]
     pub fn f(coefficients: &Array1<f64>, x: f64) -> f64 {
@@ -465,6 +549,7 @@ pub fn scenarios() -> Vec<Scenario> {
         rnn_states_in_a_vec::scenario(),
         shift_reduce_over_a_stack::scenario(),
         sorted_pooling::scenario(),
+        pairwise_tree_reduction::scenario(),
         horner_polynomial::scenario(),
         while_with_break_and_continue::scenario(),
         stepped_and_reversed_ranges::scenario(),
