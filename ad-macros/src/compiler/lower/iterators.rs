@@ -454,27 +454,7 @@ impl Lowerer<'_> {
             Terminal::Fold { f, .. },
         ) = (tuple_start, &terminal)
         {
-            let accs: Vec<Ident> = (0..start.elems.len())
-                .map(|_| self.fresh_local("acc", span))
-                .collect();
-            let nexts: Vec<Ident> = (0..start.elems.len())
-                .map(|_| self.fresh_local("next", span))
-                .collect();
-            let starts: Vec<Expr> = start
-                .elems
-                .iter()
-                .map(|e| self.typed_float(e).unwrap_or_else(|| e.clone()))
-                .collect();
-            let accs_now: Expr = syn::parse_quote!((#(#accs),*));
-            let next = self.apply(f, &[accs_now.clone(), item], &mut binder, &mut stmts)?;
-            stmts.push(syn::parse_quote!(let (#(#nexts),*) = #next;));
-            for (a, n) in accs.iter().zip(&nexts) {
-                stmts.push(syn::parse_quote!(#a = #n;));
-            }
-            (
-                quote::quote!(let (#(mut #accs),*) = (#(#starts),*);),
-                accs_now,
-            )
+            self.tuple_fold(start, f, item, &mut binder, &mut stmts, span)?
         } else {
             let (init, update): (Expr, syn::Stmt) = match terminal {
                 Terminal::Sum => (
@@ -524,9 +504,9 @@ impl Lowerer<'_> {
                 Terminal::Collect => {
                     if !steps.is_empty() {
                         self.errors.at(
-                        &m.method,
-                        "a chain over active values collects into an array whose length is known before the loop, and `filter`, `take_while` or `skip_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
-                    );
+                            &m.method,
+                            "a chain over active values collects into an array whose length is known before the loop, and `filter`, `take_while` or `skip_while` makes it unknown: collect the kept indices first (`let keep: Vec<usize> = (0..n).filter(..).collect();`), then `keep.iter().map(|&i| ..).collect()`",
+                        );
                         return Err(());
                     }
                     let zeros = self.collected_zeros(turbofish.as_ref(), &m.method)?;
@@ -635,6 +615,42 @@ impl Lowerer<'_> {
             windows: Vec::new(),
             states: HashSet::new(),
         }
+    }
+
+    /// A `fold` from a tuple: one accumulator per item, declared from the
+    /// tuple's items, and a loop body that binds the closure's next tuple
+    /// and assigns its items to them. The declaration and the chain's
+    /// value, the accumulators' tuple.
+    fn tuple_fold(
+        &mut self,
+        start: &syn::ExprTuple,
+        f: &Expr,
+        item: Expr,
+        binder: &mut Binder,
+        stmts: &mut Vec<syn::Stmt>,
+        span: Span,
+    ) -> Result<(proc_macro2::TokenStream, Expr), ()> {
+        let accs: Vec<Ident> = (0..start.elems.len())
+            .map(|_| self.fresh_local("acc", span))
+            .collect();
+        let nexts: Vec<Ident> = (0..start.elems.len())
+            .map(|_| self.fresh_local("next", span))
+            .collect();
+        let starts: Vec<Expr> = start
+            .elems
+            .iter()
+            .map(|e| self.typed_float(e).unwrap_or_else(|| e.clone()))
+            .collect();
+        let accs_now: Expr = syn::parse_quote!((#(#accs),*));
+        let next = self.apply(f, &[accs_now.clone(), item], binder, stmts)?;
+        stmts.push(syn::parse_quote!(let (#(#nexts),*) = #next;));
+        for (a, n) in accs.iter().zip(&nexts) {
+            stmts.push(syn::parse_quote!(#a = #n;));
+        }
+        Ok((
+            quote::quote!(let (#(mut #accs),*) = (#(#starts),*);),
+            accs_now,
+        ))
     }
 
     /// `f(args)` for a closure (its parameters bound to `args`) or a path.
