@@ -99,7 +99,7 @@ impl<'f> Gen<'f> {
     /// push, a pop or an element write) is read again after it: a `Vec`'s
     /// clone names the same value as the original (`lower/call.rs`), so
     /// an update of either copies it.
-    pub fn read_again(&self, inst: &Inst) -> bool {
+    fn read_again(&self, inst: &Inst) -> bool {
         matches!(inst.op.operands().first(), Some(Operand::Var(_)))
             && !self.moves.contains(&Site::Operand {
                 inst: inst.dest,
