@@ -78,19 +78,23 @@ mod folds {
     }
 }
 
-/// `filter` (inactive conditions on active items, `**v`), two `map`s, a
-/// path in `map`, and a chain nested in another's closure.
+/// `filter` (inactive conditions on active items, `**v`, and `*v` against
+/// a reference), two `map`s, a path in `map`, and a chain nested in
+/// another's closure.
 mod filtered_and_nested {
     use super::*;
     #[differentiable]
     pub fn f(x: &[f64], y: &Array1<f64>) -> f64 {
         let logs: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
+        let small: f64 = x.iter().filter(|v| *v < &0.5).map(|v| v * v).sum();
+        #[allow(clippy::op_ref)] // the borrowed comparison is the form under test
+        let bounded: f64 = y.iter().filter(|&&v| &v <= &0.5).sum();
         let twice: f64 = x.iter().map(|v| v * 2.0).map(f64::exp).sum();
         let pairs: f64 = x
             .iter()
             .map(|a| y.iter().map(|b| (a - b).powi(2)).sum::<f64>())
             .sum();
-        logs + twice * 0.01 + pairs
+        logs + twice * 0.01 + pairs + small + bounded
     }
 }
 

@@ -85,24 +85,57 @@ pub fn pattern_names(pat: &Pat) -> HashSet<String> {
     names.0
 }
 
+impl Renamer<'_> {
+    /// `e` without its derefs, if it names one of the values (`**v`).
+    fn value_read<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        let values = self.values?;
+        let mut inner = e;
+        while let Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            expr,
+            ..
+        }) = inner
+        {
+            inner = expr;
+        }
+        let value = matches!(inner, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            let name = i.to_string();
+            values.contains(&name) && !self.shadowed.iter().any(|s| s.contains(&name))
+        }));
+        value.then_some(inner)
+    }
+}
+
+/// `e` without the shared borrows around it (`&&0.0` is `0.0`).
+fn unborrowed(e: &mut Expr) {
+    while let Expr::Reference(r) = e {
+        if r.mutability.is_some() {
+            return;
+        }
+        *e = (*r.expr).clone();
+    }
+}
+
 impl VisitMut for Renamer<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
-        if let Some(values) = self.values {
-            let mut inner = &*e;
-            while let Expr::Unary(syn::ExprUnary {
-                op: syn::UnOp::Deref(_),
-                expr,
-                ..
-            }) = inner
-            {
-                inner = expr;
-            }
-            let value = matches!(inner, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
-                let name = i.to_string();
-                values.contains(&name) && !self.shadowed.iter().any(|s| s.contains(&name))
-            }));
-            if value && !std::ptr::eq(inner, &*e) {
-                *e = inner.clone();
+        if let Some(inner) = self
+            .value_read(e)
+            .filter(|inner| !std::ptr::eq(*inner, &*e))
+        {
+            *e = inner.clone();
+        }
+        // A comparison of references compares the values: once one side
+        // reads a value (`*s > &0.0` with `s` a `&&f64`), the other side's
+        // borrows go too, or the comparison would mix a value and a
+        // reference.
+        if let Expr::Binary(b) = e {
+            if is_comparison(&b.op) {
+                if self.value_read(&b.left).is_some() {
+                    unborrowed(&mut b.right);
+                }
+                if self.value_read(&b.right).is_some() {
+                    unborrowed(&mut b.left);
+                }
             }
         }
         visit_mut::visit_expr_mut(self, e);
@@ -245,4 +278,9 @@ pub fn rename_stmt_with_values(
     r.values = Some(values);
     r.visit_stmt_mut(&mut stmt);
     (stmt, r.hits)
+}
+
+fn is_comparison(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_))
 }
