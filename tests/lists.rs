@@ -487,6 +487,49 @@ fn removed() {
     }
 }
 
+/// `swap_remove(i)` read as a value (a queue drained from a moving
+/// position, an array taken from the front) and `rotate_left`,
+/// `rotate_right`, of floats and arrays, outside loops and in a loop that
+/// only rotates.
+mod swap_removed_and_rotated {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut q: Vec<f64> = x.iter().map(|v| v.sin()).collect::<Vec<f64>>();
+        let mut s = 0.0;
+        while q.len() > 1 {
+            let a = q.swap_remove(q.len() / 2);
+            s += a * (q.len() as f64 + 1.0) + q[0] * a;
+        }
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..3 {
+            hs.push(x.mapv(|v| (v * (i as f64 + 1.0)).cos()));
+        }
+        let first = hs.swap_remove(0);
+        hs.rotate_right(1);
+        s += first.dot(&hs[0]) + hs[1].sum();
+        let mut v: Vec<f64> = x.to_vec();
+        let half = v.len() / 2;
+        v.rotate_left(half);
+        for (k, a) in v.iter().enumerate() {
+            s += a * a * (k as f64 + 1.0);
+        }
+        for i in 0..3 {
+            let by = i % v.len();
+            v.rotate_right(by);
+            s += v[0] * (i as f64 + 1.0);
+        }
+        s + q[0]
+    }
+}
+
+#[test]
+fn swap_removed_and_rotated() {
+    for n in [1, 4, 7] {
+        check_scalar!(swap_removed_and_rotated; ref x dx = random(n, 49););
+    }
+}
+
 /// `swap`, `retain`, `dedup`, `dedup_by` and `split_off`, of floats and of
 /// arrays, outside loops and in loops that only reorder the list (a
 /// bubble pass of swaps; a retain that drops the smallest each round).

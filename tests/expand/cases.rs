@@ -802,6 +802,17 @@ snapshot!(swapped_retained_and_split, [reverse],
     }
 );
 
+// `swap_remove` and the rotations gather the list's items in their new
+// order, so the reverse sweep scatters each cotangent back to its place.
+snapshot!(swap_removed_and_rotated, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = x.to_vec();
+        let h = v.swap_remove(0);
+        v.rotate_left(1);
+        h * v[0]
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

@@ -1,7 +1,8 @@
 //! The positions a reordered `Vec` of active values reads its items from.
 //!
-//! `hs.sort_by(compare)`, `hs.swap(i, j)`, `hs.retain(keep)` and
-//! `hs.dedup()` are differentiated as `hs = order.iter().map(|&i|
+//! `hs.sort_by(compare)`, `hs.swap(i, j)`, `hs.swap_remove(i)`,
+//! `hs.rotate_left(k)`, `hs.retain(keep)` and `hs.dedup()` are
+//! differentiated as `hs = order.iter().map(|&i|
 //! hs[i].to_owned()).collect()`: the new list gathers items of the old
 //! one, so its reverse sweep scatters each cotangent back to where its
 //! item came from. The positions are found here, on the values alone, and
@@ -40,6 +41,35 @@ pub fn swapped_order<T>(list: &[T], i: usize, j: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
     order.swap(i, j);
     order
+}
+
+/// The positions left by `list.swap_remove(at)`: the last item moved
+/// into `at`'s place, every other item in place. Panics, as `swap_remove`
+/// does, if `at` is out of bounds.
+pub fn swap_removed_order<T>(list: &[T], at: usize) -> Vec<usize> {
+    let len = list.len();
+    assert!(
+        at < len,
+        "swap_remove index (is {at}) should be < len (is {len})"
+    );
+    let mut order: Vec<usize> = (0..len - 1).collect();
+    if at < len - 1 {
+        order[at] = len - 1;
+    }
+    order
+}
+
+/// The positions of `list.rotate_left(by)` (`left`) or
+/// `list.rotate_right(by)`. Panics, as they do, if `by` exceeds the
+/// length.
+pub fn rotated_order<T>(list: &[T], by: usize, left: bool) -> Vec<usize> {
+    let len = list.len();
+    assert!(
+        by <= len,
+        "rotation by {by} exceeds the length {len}: `rotate_left` and `rotate_right` take at most the length"
+    );
+    let start = if left { by } else { len - by };
+    (0..len).map(|i| (start + i) % len).collect()
 }
 
 /// The positions `list.retain(keep)` keeps, in order: `keep` sees each
@@ -82,6 +112,20 @@ mod tests {
         swapped.swap(0, 6);
         assert_eq!(gathered(swapped_order(&list, 0, 6)), swapped);
 
+        for at in [0, 3, 7] {
+            let mut removed = list.to_vec();
+            removed.swap_remove(at);
+            assert_eq!(gathered(swap_removed_order(&list, at)), removed);
+        }
+
+        for by in [0, 3, 8] {
+            let (mut left, mut right) = (list.to_vec(), list.to_vec());
+            left.rotate_left(by);
+            right.rotate_right(by);
+            assert_eq!(gathered(rotated_order(&list, by, true)), left);
+            assert_eq!(gathered(rotated_order(&list, by, false)), right);
+        }
+
         let mut retained = list.to_vec();
         retained.retain(|&a| a > 1.5);
         assert_eq!(gathered(kept_positions(&list, |&a| a > 1.5)), retained);
@@ -105,5 +149,17 @@ mod tests {
     #[should_panic(expected = "the len is 2 but the index is 2")]
     fn a_swap_out_of_bounds_panics() {
         swapped_order(&[1.0, 2.0], 0, 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "swap_remove index (is 2) should be < len (is 2)")]
+    fn a_swap_remove_out_of_bounds_panics() {
+        swap_removed_order(&[1.0, 2.0], 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "rotation by 3 exceeds the length 2")]
+    fn a_rotation_past_the_length_panics() {
+        rotated_order(&[1.0, 2.0], 3, true);
     }
 }

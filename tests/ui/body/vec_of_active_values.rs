@@ -2,24 +2,25 @@ use ad::differentiable;
 use ad::ndarray::Array1;
 
 // A `Vec` of active values is pushed onto, inserted into, popped, split,
-// drained, truncated, sorted, swapped in, filtered, reversed, written and
-// read by element, and iterated; its other methods have no derivative
-// rule.
+// drained, truncated, sorted, swapped in, rotated, filtered, reversed,
+// written and read by element, and iterated; its other methods have no
+// derivative rule.
 #[differentiable]
-fn swap_removed(x: &Array1<f64>) -> f64 {
+fn resized(x: &Array1<f64>) -> f64 {
     let mut states = Vec::with_capacity(x.len());
     let mut h = 0.0;
     for i in 0..x.len() {
         h = (h + x[i]).tanh();
         states.push(h);
     }
-    states.swap_remove(0) + states[0]
+    states.resize(2 * x.len(), h);
+    states[0]
 }
 
 #[differentiable]
-fn rotated(x: &Array1<f64>) -> f64 {
+fn filled(x: &Array1<f64>) -> f64 {
     let mut states = vec![x[0], x[1]];
-    states.rotate_left(1);
+    states.fill(x[2]);
     states[0]
 }
 

@@ -36,12 +36,16 @@ impl Lowerer<'_> {
         if let Some(list) = self.popped_list(m) {
             return self.popped_item(&list, e);
         }
-        if let (Some(list), "remove", [at]) = (
+        if let (Some(list), "remove" | "swap_remove", [at]) = (
             self.active_vec_local(&m.receiver),
             name.as_str(),
             &m.args.iter().collect::<Vec<_>>()[..],
         ) {
-            return self.removed_item(&list, at, e);
+            return if name == "remove" {
+                self.removed_item(&list, at, e)
+            } else {
+                self.swap_removed_item(&list, at, e)
+            };
         }
         // A `Vec`'s value is its items: a clone names the same value, which
         // the emitted code copies where the original is read again.
@@ -294,7 +298,7 @@ impl Lowerer<'_> {
                 let list = m.receiver.to_token_stream();
                 self.errors.at(
                     &m.method,
-                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), removed from (`{list}.remove(i)`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`, `{list}.clear()`), split (`{list}.split_off(i)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), swapped in (`{list}.swap(i, j)`), filtered (`{list}.retain(|x| ..)`, `{list}.dedup()`, `{list}.dedup_by(|a, b| ..)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`, `{list}.drain(..)`)"),
+                    format!("the method `{name}` on the `Vec` `{list}` of active values has no derivative rule: a `Vec` of active values is pushed onto (`{list}.push(x)`), popped (`{list}.pop().unwrap()`, `while let Some(x) = {list}.pop()`), removed from (`{list}.remove(i)`, `{list}.swap_remove(i)`), inserted into (`{list}.insert(i, x)`), truncated (`{list}.truncate(n)`, `{list}.clear()`), split (`{list}.split_off(i)`), sorted (`{list}.sort_by(|a, b| a.total_cmp(b))`), reversed (`{list}.reverse()`), swapped in (`{list}.swap(i, j)`), rotated (`{list}.rotate_left(k)`, `{list}.rotate_right(k)`), filtered (`{list}.retain(|x| ..)`, `{list}.dedup()`, `{list}.dedup_by(|a, b| ..)`), written by element (`{list}[i] = x`), read by index (`{list}[i]`, `{list}.last().unwrap()`) and iterated (`for x in &{list}`, `{list}.iter()`, `{list}.drain(..)`)"),
                 );
                 None
             }

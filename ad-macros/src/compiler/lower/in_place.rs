@@ -17,7 +17,9 @@
 //!   same around a pop, `lists.rs`); `hs.reverse()` is `hs =
 //!   hs.iter().rev().map(|h| h.to_owned()).collect()`;
 //! - `hs.sort_by(compare)` (or `sort_unstable_by`), `hs.swap(i, j)`,
-//!   `hs.retain(keep)`, `hs.dedup()` and `hs.dedup_by(same)` find the
+//!   `hs.rotate_left(k)`, `hs.rotate_right(k)`, `hs.retain(keep)`,
+//!   `hs.dedup()` and `hs.dedup_by(same)` (and `hs.swap_remove(i)`, after
+//!   reading the item, `lists.rs`) find the
 //!   positions to read on the values, inactive, then read the items from
 //!   them: `hs = order.iter().map(|&i| hs[i].to_owned()).collect()`, whose
 //!   reverse sweep scatters each cotangent back to where its item came
@@ -156,6 +158,11 @@ impl Lowerer<'_> {
                 self.gathered(target, quote!(swapped_order(&#target, #i, #j)), span);
                 true
             }
+            (rotation @ ("rotate_left" | "rotate_right"), [by]) if on_vec => {
+                let left = rotation == "rotate_left";
+                self.gathered(target, quote!(rotated_order(&#target, #by, #left)), span);
+                true
+            }
             ("retain", [keep]) if on_vec => {
                 self.gathered(target, quote!(kept_positions(&#target, #keep)), span);
                 true
@@ -238,7 +245,7 @@ impl Lowerer<'_> {
     /// `hs = order.iter().map(|&i| hs[i].to_owned()).collect()`, where
     /// `order` is what the runtime's `positions` (`rules/orders.rs`) finds
     /// on the values, inactive.
-    fn gathered(&mut self, target: &syn::ExprPath, positions: TokenStream, span: Span) {
+    pub(super) fn gathered(&mut self, target: &syn::ExprPath, positions: TokenStream, span: Span) {
         let (order, i) = (self.fresh_local("order", span), self.fresh_local("i", span));
         let stmts: [syn::Stmt; 2] = [
             syn::parse_quote_spanned!(span=> let #order: ::std::vec::Vec<usize> = ::ad::stop_gradient(
@@ -283,8 +290,8 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         // These change the list, not whether it is active.
         ("pop" | "reverse" | "dedup" | "clear", [])
         | (
-            "truncate" | "sort_by" | "sort_unstable_by" | "remove" | "retain" | "dedup_by"
-            | "split_off" | "drain",
+            "truncate" | "sort_by" | "sort_unstable_by" | "remove" | "swap_remove" | "retain"
+            | "dedup_by" | "split_off" | "drain" | "rotate_left" | "rotate_right",
             [_],
         )
         | ("swap", [_, _]) => (**target).clone(),

@@ -3,7 +3,7 @@
 //! (a float, or a view of an array). A loop over `&hs` or `hs.iter()`
 //! reads `hs[t]` (`sources.rs`).
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -130,19 +130,7 @@ impl Lowerer<'_> {
     /// pushed back, as `Vec::remove` shifts them.
     pub(super) fn removed_item(&mut self, list: &Ident, at: &Expr, e: &Expr) -> Option<Operand> {
         let span = e.span();
-        let index = self.fresh_local("at", span);
-        let bound: [syn::Stmt; 2] = [
-            syn::parse_quote_spanned!(span=> let #index: usize = #at;),
-            syn::parse_quote_spanned!(span=> ::core::assert!(
-                #index < #list.len(),
-                "removal index (is {}) should be < len (is {})",
-                #index,
-                #list.len()
-            );),
-        ];
-        for stmt in &bound {
-            self.stmt(stmt);
-        }
+        let index = self.checked_index(list, at, "removal", Bound::Below, span);
         let item: Expr = syn::parse_quote_spanned!(span=> #list[#index].to_owned());
         let item = self.expr(&item)?;
         let pop: syn::Stmt = syn::parse_quote_spanned!(span=> #list.pop(););
@@ -152,23 +140,30 @@ impl Lowerer<'_> {
         Some(item)
     }
 
+    /// `hs.swap_remove(i)`: an owned copy of `hs[i]`, then the list
+    /// gathered with its last item in `i`'s place (`rules::swap_removed_order`,
+    /// which panics as `swap_remove` would).
+    pub(super) fn swap_removed_item(
+        &mut self,
+        list: &Ident,
+        at: &Expr,
+        e: &Expr,
+    ) -> Option<Operand> {
+        let span = e.span();
+        let index = self.checked_index(list, at, "swap_remove", Bound::Below, span);
+        let item: Expr = syn::parse_quote_spanned!(span=> #list[#index].to_owned());
+        let item = self.expr(&item)?;
+        let target: syn::ExprPath = syn::parse_quote_spanned!(span=> #list);
+        self.gathered(&target, quote!(swap_removed_order(&#list, #index)), span);
+        Some(item)
+    }
+
     /// `let tail = hs.split_off(i)`: owned copies of the items from `i` on,
     /// collected into a `Vec`, then `hs` truncated to `i`.
     pub(super) fn split_off_tail(&mut self, list: &Ident, at: &Expr, e: &Expr) -> Option<Operand> {
         let span = e.span();
-        let (index, k) = (self.fresh_local("at", span), self.fresh_local("k", span));
-        let bound: [syn::Stmt; 2] = [
-            syn::parse_quote_spanned!(span=> let #index: usize = #at;),
-            syn::parse_quote_spanned!(span=> ::core::assert!(
-                #index <= #list.len(),
-                "`at` split index (is {}) should be <= len (is {})",
-                #index,
-                #list.len()
-            );),
-        ];
-        for stmt in &bound {
-            self.stmt(stmt);
-        }
+        let index = self.checked_index(list, at, "`at` split", Bound::UpTo, span);
+        let k = self.fresh_local("k", span);
         let tail: Expr = syn::parse_quote_spanned!(span=> (#index..#list.len())
             .map(|#k| #list[#k].to_owned())
             .collect::<::std::vec::Vec<_>>());
@@ -176,6 +171,35 @@ impl Lowerer<'_> {
         let truncated: syn::Stmt = syn::parse_quote_spanned!(span=> #list.truncate(#index););
         self.stmt(&truncated);
         Some(tail)
+    }
+
+    /// `let at: usize = i;` and the assertion `Vec`'s method makes of it,
+    /// with its message: the index the method call reads, bound once.
+    fn checked_index(
+        &mut self,
+        list: &Ident,
+        at: &Expr,
+        what: &str,
+        bound: Bound,
+        span: Span,
+    ) -> Ident {
+        let index = self.fresh_local("at", span);
+        let (within, relation) = match bound {
+            Bound::Below => (quote!(#index < #list.len()), "<"),
+            Bound::UpTo => (quote!(#index <= #list.len()), "<="),
+        };
+        let message = syn::LitStr::new(
+            &format!("{what} index (is {{}}) should be {relation} len (is {{}})"),
+            span,
+        );
+        let stmts: [syn::Stmt; 2] = [
+            syn::parse_quote_spanned!(span=> let #index: usize = #at;),
+            syn::parse_quote_spanned!(span=> ::core::assert!(#within, #message, #index, #list.len());),
+        ];
+        for stmt in &stmts {
+            self.stmt(stmt);
+        }
+        index
     }
 
     /// `{ tail = (hs's items from `from` on, popped); middle; (tail pushed
@@ -259,4 +283,12 @@ impl Lowerer<'_> {
 /// Whether `m` is `.unwrap()` or `.expect(..)`.
 fn unwraps(m: &syn::ExprMethodCall) -> bool {
     (m.method == "unwrap" && m.args.is_empty()) || (m.method == "expect" && m.args.len() == 1)
+}
+
+/// Which indices a `Vec` method takes: those of an item (`remove`), or
+/// also the end (`split_off`).
+#[derive(Clone, Copy)]
+enum Bound {
+    Below,
+    UpTo,
 }
