@@ -530,6 +530,48 @@ fn swap_removed_and_rotated() {
     }
 }
 
+/// `resize`, `fill`, `extend_from_slice` and `append`, of floats and of
+/// arrays, outside loops and in a loop that appends a fresh list each
+/// round (which `append` empties, so the loop carries both).
+mod resized_filled_and_appended {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut v: Vec<f64> = x.iter().map(|a| a.sin()).collect::<Vec<f64>>();
+        v.resize(v.len() + 2, x[0] * 2.0);
+        let mut s = v
+            .iter()
+            .enumerate()
+            .map(|(k, a)| a * (k as f64 + 1.0))
+            .sum::<f64>();
+        v.resize(1, 0.0);
+        v.extend_from_slice(&[x[0], s]);
+        s += v[0] * v[2];
+        let mut w: Vec<f64> = vec![0.0; x.len()];
+        w.fill(s.tanh());
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        let mut fresh: Vec<Array1<f64>> = Vec::new();
+        for i in 0..3 {
+            fresh.push(x.mapv(|a| (a * (i as f64 + 1.0)).cos()));
+            fresh.push(x * w[0]);
+            hs.append(&mut fresh);
+        }
+        let mut gs: Vec<Array1<f64>> = vec![x.to_owned()];
+        gs.extend_from_slice(&hs);
+        gs.resize(gs.len() + 1, x * s);
+        let g = gs[1].clone();
+        gs.fill(g);
+        s + w.iter().sum::<f64>() + gs[0].dot(&hs[3]) + gs[2].sum() + fresh.len() as f64
+    }
+}
+
+#[test]
+fn resized_filled_and_appended() {
+    for n in [1, 4, 7] {
+        check_scalar!(resized_filled_and_appended; ref x dx = random(n, 50););
+    }
+}
+
 /// `swap`, `retain`, `dedup`, `dedup_by` and `split_off`, of floats and of
 /// arrays, outside loops and in loops that only reorder the list (a
 /// bubble pass of swaps; a retain that drops the smallest each round).

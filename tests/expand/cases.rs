@@ -813,6 +813,18 @@ snapshot!(swap_removed_and_rotated, [reverse],
     }
 );
 
+// `resize` truncates, then pushes clones of the value; `append` is
+// `extend(other.drain(..))`, a loop of pushes that then empties `other`.
+snapshot!(resized_and_appended, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut v = vec![x[0]];
+        v.resize(3, x[1]);
+        let mut w = vec![x[1] * x[0]];
+        v.append(&mut w);
+        v[2] * v[3]
+    }
+);
+
 // A chunk the body sums is a sum over its positions in the array, so
 // its reverse code adds into single elements instead of building the
 // chunk's cotangent.

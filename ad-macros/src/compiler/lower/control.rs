@@ -757,6 +757,10 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
             if let Some((name, value)) = super::in_place::in_place_update(m) {
                 self.0.push((name, value, false));
             }
+            if let Some(other) = super::in_place::appended_list(m) {
+                let emptied: Expr = syn::parse_quote!(#other);
+                self.0.push((other.to_string(), emptied, false));
+            }
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {

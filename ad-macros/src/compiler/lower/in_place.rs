@@ -11,7 +11,10 @@
 //!   `hs.extend(items)` a loop of such pushes; `hs.pop();` is
 //!   `hs = pop(hs)` (`hs.pop().unwrap()` reads the item first, `lists.rs`),
 //!   and `hs.truncate(n)` pops while it is longer than `n` (`hs.clear()`
-//!   while it has items);
+//!   while it has items); `hs.extend_from_slice(&s)` extends by
+//!   `s.iter().cloned()`, `hs.append(&mut other)` by `other.drain(..)`;
+//!   `hs.resize(n, x)` truncates, then pushes clones of `x` up to `n`
+//!   items, and `hs.fill(x)` clears and pushes as many as there were;
 //! - `hs.insert(i, x)` pops the items from `i` on into a list of their
 //!   own, pushes `x`, and pushes them back (`let h = hs.remove(i)` is the
 //!   same around a pop, `lists.rs`); `hs.reverse()` is `hs =
@@ -88,6 +91,56 @@ impl Lowerer<'_> {
                     #target.push(#item);
                 });
                 self.stmt(&pushes);
+                true
+            }
+            // `hs.extend_from_slice(&s)`: each item of `s` cloned and
+            // pushed; `hs.append(&mut other)` moves `other`'s items.
+            ("extend_from_slice", [items]) if on_vec => {
+                let items = super::strip_refs(items);
+                let extended: syn::Stmt =
+                    syn::parse_quote_spanned!(span=> #target.extend(#items.iter().cloned()););
+                self.stmt(&extended);
+                true
+            }
+            ("append", [_]) if on_vec => {
+                let Some(other) = appended_list(m) else {
+                    return false;
+                };
+                let moved: syn::Stmt =
+                    syn::parse_quote_spanned!(span=> #target.extend(#other.drain(..)););
+                self.stmt(&moved);
+                true
+            }
+            // `hs.resize(n, v)`: truncated to `n`, then `v` pushed until it
+            // has `n` items; `hs.fill(v)` pushes as many as it had.
+            ("resize", [len, item]) if on_vec => {
+                let (kept, value) = (
+                    self.fresh_local("len", span),
+                    self.fresh_local("value", span),
+                );
+                let resized: syn::Stmt = syn::parse_quote_spanned!(span=> {
+                    let #kept: usize = #len;
+                    let #value = #item;
+                    #target.truncate(#kept);
+                    while #target.len() < #kept {
+                        #target.push(#value.clone());
+                    }
+                });
+                self.stmt(&resized);
+                true
+            }
+            ("fill", [item]) if on_vec => {
+                let (len, value) = (
+                    self.fresh_local("len", span),
+                    self.fresh_local("value", span),
+                );
+                let filled: syn::Stmt = syn::parse_quote_spanned!(span=> {
+                    let #len: usize = #target.len();
+                    let #value = #item;
+                    #target.clear();
+                    #target.resize(#len, #value);
+                });
+                self.stmt(&filled);
                 true
             }
             // `hs.truncate(n)`: popped down to `n` items; `hs.clear()` to none.
@@ -286,7 +339,8 @@ pub(super) fn in_place_update(m: &syn::ExprMethodCall) -> Option<(String, Expr)>
         ("scaled_add", [alpha, rhs]) => syn::parse_quote!(#target + (#rhs) * (#alpha)),
         ("assign", [rhs]) => (*rhs).clone(),
         // A `Vec` that receives an active value holds one.
-        ("push", [item]) | ("extend", [item]) | ("insert", [_, item]) => (*item).clone(),
+        ("push" | "extend" | "extend_from_slice" | "append" | "fill", [item])
+        | ("insert" | "resize", [_, item]) => (*item).clone(),
         // These change the list, not whether it is active.
         ("pop" | "reverse" | "dedup" | "clear", [])
         | (
@@ -336,4 +390,16 @@ fn zip_written(m: &syn::ExprMethodCall) -> Option<&Ident> {
     super::constructors::written_parts(&parts)
         .first()
         .map(|(_, y)| *y)
+}
+
+/// The list `hs.append(&mut other)` empties (`other`): a loop carries it,
+/// as it does `hs`.
+pub(super) fn appended_list(m: &syn::ExprMethodCall) -> Option<&Ident> {
+    let [Expr::Reference(other)] = &m.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    match (&*other.expr, m.method == "append") {
+        (Expr::Path(p), true) if other.mutability.is_some() => p.path.get_ident(),
+        _ => None,
+    }
 }
