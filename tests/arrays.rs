@@ -701,7 +701,7 @@ mod in_place_updates {
     }
 }
 
-/// The same updates, and `assign`, in a loop: each carries the array to
+/// The same updates, `assign` and `fill`, in a loop: each carries the array to
 /// the next iteration, as an assignment does. Before loops counted them as
 /// assignments, the updates were lost and the gradient was wrong.
 mod in_place_updates_in_a_loop {
@@ -717,7 +717,11 @@ mod in_place_updates_in_a_loop {
             let next = (w.dot(&state) + &h).mapv(f64::tanh);
             state.assign(&next);
             total += state.sum();
+            let mut level = state.clone();
+            level.fill(state[0] * a);
+            total += level.dot(&h);
         }
+        h.fill(h.sum() * 0.5);
         total + h.sum()
     }
 }

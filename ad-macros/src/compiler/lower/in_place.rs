@@ -1,7 +1,8 @@
 //! ndarray's in-place updates of a local, lowered as the assignments they
 //! are:
 //!
-//! - `h.mapv_inplace(f)` is `h = h.mapv(f)`;
+//! - `h.mapv_inplace(f)` is `h = h.mapv(f)`, and `h.fill(v)` is
+//!   `h = h.mapv(|_| v)`, `v` evaluated once;
 //! - `z.scaled_add(a, &x)` is `z += &x * a`;
 //! - `h.assign(&e)` is `h = e.to_owned()`, between arrays of one shape;
 //! - `y.slice_mut(s![..]).assign(&v)` is `y` with that part replaced
@@ -241,6 +242,18 @@ impl Lowerer<'_> {
             ("pop", []) if self.popped_vec(m).is_some() => {
                 let list = self.popped_vec(m).expect("checked");
                 self.pop(&list, whole);
+                true
+            }
+            // ndarray's `a.fill(v)`: every element `v`, evaluated once.
+            ("fill", [item]) => {
+                let value = self.fresh_local("value", span);
+                let filled: [syn::Stmt; 2] = [
+                    syn::parse_quote_spanned!(span=> let #value = #item;),
+                    syn::parse_quote_spanned!(span=> #target = #target.mapv(|_| #value);),
+                ];
+                for stmt in &filled {
+                    self.stmt(stmt);
+                }
                 true
             }
             ("mapv_inplace", [f]) => {
