@@ -263,6 +263,38 @@ mod over_arrays {
     }
 }
 
+/// A bag of instances of different lengths, as `Vec`s of floats (the
+/// shape structured data arrives in): each item reads as a 1-D array in
+/// chains (`inst.iter().zip(w.iter())`, `y.iter().sum()`), loops
+/// (`for &v in inst.iter()`, `for j in 0..inst.len()`), indexing
+/// (`inst[j]`, `xs[0][0]`) and folds over the bag. The gradient is a
+/// `Vec<Vec<f64>>` of the bag's own ragged shape.
+#[allow(clippy::needless_range_loop)] // the index loop is a form under test
+mod over_vecs {
+    use super::*;
+    #[differentiable]
+    pub fn f(xs: &[Vec<f64>], w: &Array1<f64>, ys: &Vec<Vec<f64>>) -> f64 {
+        let mut s = 0.0;
+        for (k, inst) in xs.iter().enumerate() {
+            let z: f64 = inst.iter().zip(w.iter()).map(|(a, b)| a * b).sum();
+            s += z.tanh() * (k as f64 + 1.0);
+            for &v in inst.iter() {
+                s += v * v * 0.1;
+            }
+            for j in 0..inst.len() {
+                s += inst[j] * xs[0][0];
+            }
+            let mean = inst.iter().map(|v| v.sin()).sum::<f64>() / inst.len() as f64;
+            s += mean;
+        }
+        let m = ys
+            .iter()
+            .map(|y| y.iter().sum::<f64>())
+            .fold(f64::NEG_INFINITY, f64::max);
+        s + m + ys[0][1] * w[0]
+    }
+}
+
 /// Generic precision: the sum's zero is the signature's float type.
 mod generic {
     use super::*;
@@ -591,6 +623,21 @@ fn for_loops_over_zips() {
 fn items_that_are_arrays() {
     let vs: Vec<Array1<f64>> = (0..3).map(|k| random(4, 20 + k) + 1.5).collect();
     check_scalar!(over_arrays; ref vs dvs = vs.clone(), ref w dw = random(4, 17););
+}
+
+#[test]
+fn sums_over_a_bag_of_vecs() {
+    // Instances of 2 to 5 features, fewer than `w` has (`zip` stops at
+    // the shorter) and as many; every size served by one compiled gradient.
+    for (count, seed) in [(1, 60), (4, 61)] {
+        let bag = |seed: u64| -> Vec<Vec<f64>> {
+            (0..count)
+                .map(|k| random(2 + (k * 2 + seed as usize) % 4, seed + k as u64).to_vec())
+                .collect()
+        };
+        let (xs, ys) = (bag(seed), bag(seed + 10));
+        check_scalar!(over_vecs; ref xs dxs = xs.clone(), ref w dw = random(3, 62), ref ys dys = ys.clone(););
+    }
 }
 
 #[test]

@@ -1,4 +1,4 @@
-use ndarray::{aview0, Array, ArrayBase, ArrayView, Data, Dimension, Ix0};
+use ndarray::{aview0, Array, ArrayBase, ArrayView, ArrayView1, Data, Dimension, Ix0};
 
 use crate::Float;
 
@@ -51,6 +51,24 @@ impl<F: Float, S: Data<Elem = F>, D: Dimension> Lift for ArrayBase<S, D> {
     #[inline(always)]
     fn view(&self) -> ArrayView<'_, F, D> {
         ArrayBase::view(self)
+    }
+}
+
+/// A slice or `Vec` of floats reads as a 1-D array: an item of a bag
+/// (`xs: &[Vec<f64>]`) takes part in the array rules as a view.
+impl<F: Float> Lift for [F] {
+    type View<'a> = ArrayView1<'a, F>;
+    #[inline(always)]
+    fn view(&self) -> ArrayView1<'_, F> {
+        ArrayView1::from(self)
+    }
+}
+
+impl<F: Float> Lift for Vec<F> {
+    type View<'a> = ArrayView1<'a, F>;
+    #[inline(always)]
+    fn view(&self) -> ArrayView1<'_, F> {
+        ArrayView1::from(self.as_slice())
     }
 }
 

@@ -813,6 +813,18 @@ snapshot!(swap_removed_and_rotated, [reverse],
     }
 );
 
+// A bag of `Vec`s of floats: each item reads as a 1-D array (`view` of a
+// `Vec`), and its cotangent is added into the item's `Vec` adjoint.
+snapshot!(bag_of_vecs, [reverse],
+    fn f(w: &Array1<f64>, xs: &[Vec<f64>]) -> f64 {
+        let mut total = 0.0;
+        for inst in xs {
+            total += inst.iter().map(|v| v * v).sum::<f64>() * inst[0] * w[0];
+        }
+        total
+    }
+);
+
 // `resize` truncates, then pushes clones of the value; `append` is
 // `extend(other.drain(..))`, a loop of pushes that then empties `other`.
 snapshot!(resized_and_appended, [reverse],

@@ -35,10 +35,10 @@ impl<D: Dimension> Seed for Array<f64, D> {
     }
 }
 
-impl Seed for Vec<f64> {
-    type Dual = Vec<Dual64>;
+impl<T: Seed> Seed for Vec<T> {
+    type Dual = Vec<T::Dual>;
     fn seeded(&self, next: &mut usize, at: usize) -> Self::Dual {
-        self.iter().map(|&x| seed(x, next, at)).collect()
+        self.iter().map(|x| x.seeded(next, at)).collect()
     }
 }
 

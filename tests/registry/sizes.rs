@@ -73,10 +73,41 @@ scenario! {
     }
 }
 
+scenario! {
+    scalar ragged_bag_of_vecs in Sizes, sizes [1, 4, 50];
+    /// A bag of instances of different lengths (1 to 6 features) as
+    /// `Vec`s of floats, active: each item reads as a 1-D array, and the
+    /// gradient is as ragged as the bag.
+    #[differentiable]
+    pub fn f(w: &Array1<f64>, xs: &[Vec<f64>]) -> f64 {
+        let mut total = 0.0;
+        for inst in xs {
+            let z: f64 = inst.iter().zip(w.iter()).map(|(a, b)| a * b).sum();
+            let energy = inst.iter().map(|v| v * v).sum::<f64>() / inst.len() as f64;
+            total += z.tanh() + energy.sqrt();
+        }
+        total / xs.len() as f64
+    }
+    inputs(n) {
+        ref w dw = random(6, 128),
+        ref xs dxs = (0..n).map(|k| random(1 + k % 6, 129 + k as u64).to_vec()).collect::<Vec<_>>()
+    }
+    dual {
+        let mut total = Dual64::from(0.0);
+        for inst in xs {
+            let z: Dual64 = inst.iter().zip(w.iter()).map(|(a, b)| *a * *b).sum();
+            let energy = inst.iter().map(|v| *v * *v).sum::<Dual64>() / inst.len() as f64;
+            total += z.tanh() + energy.sqrt();
+        }
+        total / xs.len() as f64
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         bag_of_instances::scenario(),
         slices_of_any_length::scenario(),
         softmax_cross_entropy::scenario(),
+        ragged_bag_of_vecs::scenario(),
     ]
 }

@@ -598,14 +598,7 @@ fn call(
     let r = &g.rules;
     let primals = args.iter().map(|a| g.call_arg(a));
     let tangents = args.iter().map(|a| match &a.operand {
-        Operand::Var(v) => {
-            let d = g.dot(*v);
-            if a.by_ref {
-                quote!(&#d)
-            } else {
-                quote!(::core::clone::Clone::clone(&#d))
-            }
-        }
+        Operand::Var(v) => g.passed(*v, g.dot(*v), a.by_ref),
         Operand::Const(_) => {
             // `&(n - 1)`, not `&n - 1`.
             let source = &a.source;

@@ -311,6 +311,10 @@ pub struct Function {
     /// parameters `&T` and the fields reached through them. A callee's
     /// pullback may borrow them past the function's end.
     pub caller_refs: Vec<VarId>,
+    /// The active parameters that are bags: slices or `Vec`s of `Vec`s of
+    /// floats (`xs: &[Vec<f64>]`). Their items read as 1-D arrays, but
+    /// their adjoints are `Vec`s.
+    pub bags: Vec<VarId>,
     pub body: Body,
 }
 

@@ -7,7 +7,7 @@
 //! operand beside them fixes their type.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 use super::ir::{Arith, Const, Function, Inst, Op, Operand, Reduce, Stmt, VarId};
 use super::moves::Site;
@@ -401,18 +401,25 @@ impl<'f> Gen<'f> {
     }
 
     /// An argument of a call as the callee expects it: as written for
-    /// constants, `&x` or a clone of `x` for active values.
+    /// constants, `&x` or a clone of `x` for active values. A reference
+    /// into the caller's data is passed as it is (it is `Copy`), so that
+    /// Rust coerces it as in the user's call (`&Vec<f64>` to `&[f64]`).
     pub fn call_arg(&self, arg: &super::ir::CallArg) -> TokenStream {
         match &arg.operand {
             Operand::Const(_) => arg.source.clone(),
-            Operand::Var(v) => {
-                let x = self.ident(*v);
-                if arg.by_ref {
-                    quote!(&#x)
-                } else {
-                    quote!(::core::clone::Clone::clone(&#x))
-                }
-            }
+            Operand::Var(v) => self.passed(*v, self.ident(*v), arg.by_ref),
+        }
+    }
+
+    /// `x` (or its tangent) as a call argument: `&x` where the call
+    /// borrows it, `x` for a reference, otherwise a clone.
+    pub fn passed(&self, v: VarId, x: impl ToTokens, by_ref: bool) -> TokenStream {
+        if by_ref {
+            quote!(&#x)
+        } else if self.f.caller_refs.contains(&v) {
+            quote!(#x)
+        } else {
+            quote!(::core::clone::Clone::clone(&#x))
         }
     }
 

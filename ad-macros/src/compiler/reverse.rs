@@ -63,6 +63,10 @@ pub(super) struct Builder<'g, 'f> {
     /// Adjoints of outer variables a loop's reverse sweep holds as values
     /// while it runs (no `Option` check, no allocation path in the loop).
     pub(super) dense_vars: HashSet<VarId>,
+    /// Items of bags (`xs: &[Vec<f64>]`): read as 1-D arrays, so a dense
+    /// array cotangent is converted into their `Vec` adjoints, as a
+    /// shaped one is.
+    pub(super) bag_items: HashSet<VarId>,
     /// Structs whose fields are read: their adjoints are whole tangent
     /// structs, zero from the start, that field cotangents add into.
     pub(super) eager: HashSet<VarId>,
@@ -151,6 +155,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         static_vars: HashSet::new(),
         scalars: activity::scalars(f),
         dense_vars: HashSet::new(),
+        bag_items: items_of(&f.body.stmts, &f.bags),
         eager: place_roots(&f.body.stmts),
         useful: useful.clone(),
         read_pullbacks: HashSet::new(),
@@ -879,6 +884,10 @@ impl Builder<'_, '_> {
     }
 
     fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
+        let kind = match kind {
+            Kind::Dense if self.bag_items.contains(&v) => Kind::Shaped,
+            kind => kind,
+        };
         let g = self.g;
         let (r, bar) = (&g.rules, g.bar(v));
         if self.dense_vars.contains(&v) {
@@ -1004,6 +1013,17 @@ impl Builder<'_, '_> {
 }
 
 /// The variables whose fields the body reads (`p` in `p.layers[i].w`).
+/// The places read from `containers` (`let inst = &xs[k];`).
+fn items_of(stmts: &[Stmt], containers: &[VarId]) -> HashSet<VarId> {
+    super::ir::instructions(stmts)
+        .into_iter()
+        .filter_map(|i| match &i.op {
+            Op::Place(Operand::Var(root), _) if containers.contains(root) => Some(i.dest),
+            _ => None,
+        })
+        .collect()
+}
+
 pub(super) fn place_roots(stmts: &[Stmt]) -> HashSet<VarId> {
     super::ir::instructions(stmts)
         .into_iter()

@@ -66,6 +66,21 @@ impl<T: TangentSpace + Contribution<T>> Contribution<Vec<T>> for Vec<T> {
     }
 }
 
+/// A `Vec` of floats read as a 1-D array (an instance of a bag,
+/// `xs: &[Vec<f64>]`, iterated or mapped) takes the array's cotangent
+/// element by element.
+impl<F: Float> Contribution<Vec<F>> for ndarray::Array1<F> {
+    fn add_to(self, acc: &mut Vec<F>) {
+        assert_eq!(acc.len(), self.len(), "tangents of different lengths");
+        for (a, c) in acc.iter_mut().zip(self) {
+            *a += c;
+        }
+    }
+    fn into_first(self, _: impl FnOnce() -> Vec<F>) -> Vec<F> {
+        self.into_iter().collect()
+    }
+}
+
 /// A callee's gradient entry for a `#[constant]` parameter: nothing flows.
 impl<T> Contribution<T> for NoTangent {
     #[inline(always)]

@@ -7,7 +7,7 @@
 //! y = sum_axis(x, k)  x_bar = y_bar with axis k re-inserted, broadcast
 //! ```
 
-use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
+use ndarray::{Array, ArrayView, Axis, Dimension, Ix1, RemoveAxis};
 
 use super::accumulate::Contribution;
 use super::shapes::ArrayShape;
@@ -29,6 +29,21 @@ impl<F: Float, D: Dimension> Contribution<Array<F, D>> for Fill<F, D> {
     #[inline]
     fn into_first(self, _: impl FnOnce() -> Array<F, D>) -> Array<F, D> {
         Array::from_elem(self.dim, self.value)
+    }
+}
+
+/// A bag item's (`Vec<F>`, summed as a 1-D array) is added element by
+/// element.
+impl<F: Float> Contribution<Vec<F>> for Fill<F, Ix1> {
+    #[inline]
+    fn add_to(self, acc: &mut Vec<F>) {
+        for a in acc {
+            *a += self.value;
+        }
+    }
+    #[inline]
+    fn into_first(self, _: impl FnOnce() -> Vec<F>) -> Vec<F> {
+        vec![self.value; self.dim.size()]
     }
 }
 
@@ -64,7 +79,8 @@ pub fn sum<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> F {
 }
 
 #[inline]
-pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: ArrayShape<F, D>) -> Fill<F, D> {
+pub fn sum_pullback<F: Float, D: Dimension>(dy: F, x: impl Into<ArrayShape<F, D>>) -> Fill<F, D> {
+    let x = x.into();
     Fill {
         value: dy,
         dim: x.0,
@@ -78,7 +94,8 @@ pub fn mean<F: Float, D: Dimension>(x: ArrayView<'_, F, D>) -> Option<F> {
 }
 
 #[inline]
-pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: ArrayShape<F, D>) -> Fill<F, D> {
+pub fn mean_pullback<F: Float, D: Dimension>(dy: F, x: impl Into<ArrayShape<F, D>>) -> Fill<F, D> {
+    let x = x.into();
     Fill {
         value: dy / F::of(x.0.size() as f64),
         dim: x.0,

@@ -275,3 +275,52 @@ impl Unravel for (usize, usize, usize) {
 pub fn unravel<P: Unravel>(dim: P, k: usize) -> P {
     dim.unravel(k)
 }
+
+/// What a loop over the elements of a local reads its indices from: an
+/// array's `dim()`, or a `Vec`'s or slice's length (an item of a bag,
+/// `xs: &[Vec<f64>]`, iterated).
+pub trait Dims {
+    type Pattern: Unravel;
+    fn dims(&self) -> Self::Pattern;
+}
+
+impl<S: ndarray::RawData, D: Dimension> Dims for ndarray::ArrayBase<S, D>
+where
+    D::Pattern: Unravel,
+{
+    type Pattern = D::Pattern;
+    #[inline(always)]
+    fn dims(&self) -> D::Pattern {
+        self.dim()
+    }
+}
+
+impl<T> Dims for [T] {
+    type Pattern = usize;
+    #[inline(always)]
+    fn dims(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T> Dims for Vec<T> {
+    type Pattern = usize;
+    #[inline(always)]
+    fn dims(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: Dims + ?Sized> Dims for &T {
+    type Pattern = T::Pattern;
+    #[inline(always)]
+    fn dims(&self) -> T::Pattern {
+        (**self).dims()
+    }
+}
+
+/// `x.dim()` of an array, `x.len()` of a `Vec` or slice.
+#[inline(always)]
+pub fn dims<T: Dims + ?Sized>(x: &T) -> T::Pattern {
+    x.dims()
+}

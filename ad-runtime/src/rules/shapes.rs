@@ -101,6 +101,15 @@ impl<F: Float> ShapeOf for Vec<F> {
     }
 }
 
+/// A `Vec` of floats that a rule reads as a 1-D array (an item of a bag,
+/// `xs: &[Vec<f64>]`, summed) has that array's shape.
+impl<F> From<VecShape<F>> for ArrayShape<F, ndarray::Ix1> {
+    #[inline(always)]
+    fn from(v: VecShape<F>) -> Self {
+        ArrayShape(ndarray::Ix1(v.0), PhantomData)
+    }
+}
+
 impl<F> ShapeOf for VecShape<F> {
     type Shape = VecShape<F>;
     #[inline(always)]

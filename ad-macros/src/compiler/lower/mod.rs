@@ -83,6 +83,8 @@ pub struct Lowerer<'a> {
     /// `let layer = &net.layers[k];`): a field of it, `layer.w`, is read
     /// from the root as `net.layers[k].w`, whose adjoint the root's has.
     places: HashMap<VarId, (Operand, TokenStream)>,
+    /// The active parameters that are bags (`Function::bags`).
+    bags: Vec<VarId>,
     /// Active parameters that are slices or `Vec`s, which a `for` loop may
     /// iterate over.
     sequences: Vec<Sequence>,
@@ -141,6 +143,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         body_assigned: HashSet::new(),
         float_types: crate::compiler::signature::float_types(&sig.item.sig.generics),
         places: HashMap::new(),
+        bags: Vec::new(),
         sequences: Vec::new(),
         param_ranks: HashMap::new(),
         scalar_type: None,
@@ -195,8 +198,14 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
                 l.struct_params.insert(ident.to_string());
             }
             if let Some(elem) = crate::compiler::signature::sequence_element(&p.ty) {
-                let scalar = matches!(elem, Type::Path(t)
-                    if t.path.get_ident().is_some_and(|i| l.float_types.contains(&i.to_string())));
+                let is_float = |ty: &Type| {
+                    matches!(ty, Type::Path(t)
+                        if t.path.get_ident().is_some_and(|i| l.float_types.contains(&i.to_string())))
+                };
+                let scalar = is_float(elem);
+                if crate::compiler::signature::sequence_element(elem).is_some_and(is_float) {
+                    l.bags.push(v);
+                }
                 l.sequences.push(Sequence {
                     name: ident.to_string(),
                     var: v,
@@ -266,6 +275,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         params,
         scalar_params,
         caller_refs,
+        bags: l.bags,
         body,
     }
 }

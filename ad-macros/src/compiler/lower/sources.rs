@@ -21,8 +21,8 @@ pub(super) enum Source {
     /// `x.iter()`, `&x` or `x`: `&x[k]`, `x.len()` of them.
     Elements(Expr),
     /// The same of an array with more axes than one, or with a number the
-    /// macro cannot see (a local): `&x[unravel(x.dim(), k)]`, in logical
-    /// order.
+    /// macro cannot see (a local): `&x[unravel(dims(&x), k)]`, in logical
+    /// order (`dims` is `x.dim()`, or the length of a `Vec` item of a bag).
     NdElements(Expr),
     /// A matrix's rows or columns: `x.row(k)`, `x.nrows()` of them.
     Lanes {
@@ -100,7 +100,10 @@ impl Source {
         match self {
             Source::Elements(x) => syn::parse_quote!(&#x[#at]),
             Source::NdElements(x) => {
-                syn::parse_quote!(&#x[::ad::__private::rules::unravel(#x.dim(), #at)])
+                syn::parse_quote!(&#x[::ad::__private::rules::unravel(
+                    ::ad::stop_gradient(::ad::__private::rules::dims(&#x)),
+                    #at
+                )])
             }
             Source::Lanes { x, lane, .. } => syn::parse_quote!(#x.#lane(#at)),
             Source::Views { x, size, kind } => {
