@@ -734,3 +734,39 @@ fn drained() {
         }
     }
 }
+
+/// A drain of part of the list (`..k`, `a..=b`, `k..`) reads those items,
+/// then leaves the rest: a queue consumed two at a time in a loop that
+/// pushes each pair's combination back, and arrays drained from the
+/// middle and the end.
+mod partly_drained {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut q: Vec<f64> = x.iter().map(|v| v.sin()).collect::<Vec<f64>>();
+        let mut s = 0.0;
+        while q.len() > 2 {
+            let pair: f64 = q.drain(..2).map(|a| a * a).sum();
+            q.push((pair + s).tanh());
+            s += pair * 0.5;
+        }
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..5 {
+            hs.push(x.mapv(|v| (v * (i as f64 + 1.0)).cos()));
+        }
+        let middle: Vec<Array1<f64>> = hs.drain(1..=2).collect();
+        let mut t = middle[0].dot(&middle[1]);
+        let from = hs.len() - 1;
+        for h in hs.drain(from..) {
+            t += h.sum() * 2.0;
+        }
+        s + q[0] + t + hs[0].sum() + hs[1].sum() * (hs.len() as f64)
+    }
+}
+
+#[test]
+fn partly_drained() {
+    for n in [1, 4, 7] {
+        check_scalar!(partly_drained; ref x dx = random(n, 51););
+    }
+}

@@ -813,6 +813,16 @@ snapshot!(swap_removed_and_rotated, [reverse],
     }
 );
 
+// A drain of part of a list: the bounds bound first, the items read as
+// a sub-slice's, then the rest gathered after the statement.
+snapshot!(partly_drained, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let mut q = x.to_vec();
+        let pair: f64 = q.drain(..2).map(|a| a * a).sum();
+        pair * q[0]
+    }
+);
+
 // A bag of `Vec`s of floats: each item reads as a 1-D array (`view` of a
 // `Vec`), and its cotangent is added into the item's `Vec` adjoint.
 snapshot!(bag_of_vecs, [reverse],

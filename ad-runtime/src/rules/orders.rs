@@ -1,9 +1,10 @@
 //! The positions a reordered `Vec` of active values reads its items from.
 //!
 //! `hs.sort_by(compare)`, `hs.swap(i, j)`, `hs.swap_remove(i)`,
-//! `hs.rotate_left(k)`, `hs.retain(keep)` and `hs.dedup()` are
-//! differentiated as `hs = order.iter().map(|&i|
-//! hs[i].to_owned()).collect()`: the new list gathers items of the old
+//! `hs.rotate_left(k)`, `hs.retain(keep)`, `hs.dedup()` and what
+//! `hs.drain(a..b)` leaves are differentiated as `hs =
+//! order.iter().map(|&i| hs[i].to_owned()).collect()`: the new list
+//! gathers items of the old
 //! one, so its reverse sweep scatters each cotangent back to where its
 //! item came from. The positions are found here, on the values alone, and
 //! carry no derivative (like a comparison).
@@ -72,6 +73,18 @@ pub fn rotated_order<T>(list: &[T], by: usize, left: bool) -> Vec<usize> {
     (0..len).map(|i| (start + i) % len).collect()
 }
 
+/// The positions `list.drain(start..end)` leaves: those before `start`,
+/// then those from `end` on. Panics, as `drain` does, on a range out of
+/// order or past the length.
+pub fn drained_order<T>(list: &[T], start: usize, end: usize) -> Vec<usize> {
+    let len = list.len();
+    assert!(
+        start <= end && end <= len,
+        "drain range {start}..{end} out of bounds for a list of length {len}"
+    );
+    (0..start).chain(end..len).collect()
+}
+
 /// The positions `list.retain(keep)` keeps, in order: `keep` sees each
 /// item once, first to last, as `retain`'s does.
 pub fn kept_positions<T>(list: &[T], mut keep: impl FnMut(&T) -> bool) -> Vec<usize> {
@@ -124,6 +137,12 @@ mod tests {
             right.rotate_right(by);
             assert_eq!(gathered(rotated_order(&list, by, true)), left);
             assert_eq!(gathered(rotated_order(&list, by, false)), right);
+        }
+
+        for (start, end) in [(0, 0), (2, 5), (0, 8), (8, 8)] {
+            let mut kept = list.to_vec();
+            kept.drain(start..end);
+            assert_eq!(gathered(drained_order(&list, start, end)), kept);
         }
 
         let mut retained = list.to_vec();
