@@ -291,7 +291,36 @@ mod over_vecs {
             .iter()
             .map(|y| y.iter().sum::<f64>())
             .fold(f64::NEG_INFINITY, f64::max);
-        s + m + ys[0][1] * w[0]
+        let flat: f64 = ys.iter().flatten().map(|v| v * v).sum();
+        s + m + ys[0][1] * w[0] + flat
+    }
+}
+
+/// `flat_map` (and `flatten`) over the items of a slice of arrays and a
+/// matrix's rows, with stages before and after it, ending in `sum`, `product` and
+/// `fold`: a loop over the outer items that adds each item's inner chain.
+mod flat_mapped {
+    use super::*;
+    #[differentiable]
+    pub fn f(xs: &[Array1<f64>], m: &Array2<f64>, w: &Array1<f64>) -> f64 {
+        let total: f64 = xs.iter().flat_map(|x| x.iter()).map(|v| v * v).sum();
+        let weighted = xs
+            .iter()
+            .enumerate()
+            .flat_map(|(k, x)| x.iter().map(move |v| v * (k as f64 + 1.0)))
+            .sum::<f64>();
+        let rows = m
+            .outer_iter()
+            .flat_map(|r| r.into_iter().zip(w.iter()).map(|(a, b)| a * b))
+            .fold(0.0, |acc, p| acc + p.tanh());
+        let product: f64 = xs
+            .iter()
+            .take(2)
+            .flat_map(|x| x.iter().take(2))
+            .map(|v| 1.0 + 0.1 * v)
+            .product();
+        let flat: f64 = xs.iter().flatten().map(|v| v.sin()).sum();
+        total + weighted + rows + product + flat
     }
 }
 
@@ -623,6 +652,14 @@ fn for_loops_over_zips() {
 fn items_that_are_arrays() {
     let vs: Vec<Array1<f64>> = (0..3).map(|k| random(4, 20 + k) + 1.5).collect();
     check_scalar!(over_arrays; ref vs dvs = vs.clone(), ref w dw = random(4, 17););
+}
+
+#[test]
+fn flat_mapped_chains() {
+    for (count, n) in [(1, 1), (3, 4)] {
+        let xs: Vec<Array1<f64>> = (0..count).map(|k| random(n, 63 + k as u64)).collect();
+        check_scalar!(flat_mapped; ref xs dxs = xs.clone(), ref m dm = random((2, n), 66), ref w dw = random(n, 67););
+    }
 }
 
 #[test]

@@ -813,6 +813,14 @@ snapshot!(swap_removed_and_rotated, [reverse],
     }
 );
 
+// `flat_map` before a sum: a loop over the outer items, each adding its
+// inner chain's sum.
+snapshot!(flat_mapped, [reverse],
+    fn f(xs: &[Array1<f64>]) -> f64 {
+        xs.iter().flat_map(|x| x.iter()).map(|v| v * v).sum::<f64>()
+    }
+);
+
 // A drain of part of a list: the bounds bound first, the items read as
 // a sub-slice's, then the rest gathered after the statement.
 snapshot!(partly_drained, [reverse],

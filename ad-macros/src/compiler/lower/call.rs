@@ -288,7 +288,7 @@ impl Lowerer<'_> {
             _ if super::iterators::is_adaptor(&m.receiver) => {
                 self.errors.at(
                     &m.method,
-                    format!("the iterator method `{name}` over active values has no derivative rule: a chain over active values may `map`, `filter`, `take_while`, `skip_while`, `scan`, `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by`, `rev` or `chain`, and ends in `sum()`, `product()`, `fold(..)`, `reduce(..)`, `max_by(..)` or `min_by(..)` with `.unwrap()`, or `collect()` into an array; or write the loop out"),
+                    format!("the iterator method `{name}` over active values has no derivative rule: a chain over active values may `map`, `filter`, `take_while`, `skip_while`, `scan`, `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by`, `rev`, `chain`, or `flat_map` and `flatten` before a `sum()`, `product()` or `fold(..)`, and ends in `sum()`, `product()`, `fold(..)`, `reduce(..)`, `max_by(..)` or `min_by(..)` with `.unwrap()`, or `collect()` into an array; or write the loop out"),
                 );
                 None
             }

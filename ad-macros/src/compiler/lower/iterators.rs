@@ -155,6 +155,9 @@ impl Lowerer<'_> {
             _ => return None,
         };
         let (source, stages) = split_stages(&m.receiver);
+        if let Some(flattened) = self.flat_mapped(m, source, &terminal) {
+            return Some(flattened);
+        }
         let chained = is_adaptor(source);
         // `x.sum()` and `x.map(f).sum()` on an array are ndarray's;
         // ndarray's `x.fold(..)` visits every element, as
@@ -552,6 +555,101 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// `outer.flat_map(|p| inner).stages.sum()` (or `product()`,
+    /// `fold(init, f)`; `flatten()` is `flat_map(|p| p.iter())`) as a loop
+    /// over `outer` that adds each item's inner chain, itself a chain this
+    /// file lowers:
+    ///
+    /// ```text
+    /// { let mut acc = 0.0; for p in outer { acc = acc + inner.stages.sum::<F>(); } acc }
+    /// { let mut acc = init; for p in outer { acc = inner.stages.fold(acc, f); } acc }
+    /// ```
+    ///
+    /// `None` when `source` is not such a `flat_map`.
+    fn flat_mapped(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        source: &Expr,
+        terminal: &Terminal,
+    ) -> Option<Result<Expr, ()>> {
+        let Expr::MethodCall(flat) = source else {
+            return None;
+        };
+        let span = m.method.span();
+        // `flatten()` is `flat_map(|p| p.iter())`.
+        let (pat, body): (Pat, Expr) = match (
+            flat.method.to_string().as_str(),
+            &flat.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("flat_map", [Expr::Closure(c)]) => match single_param(c) {
+                Some(pat) => (strip_type(pat).clone(), (*c.body).clone()),
+                None => {
+                    self.errors.at(
+                        c,
+                        "a `flat_map` closure takes one item: `|inst| inst.iter()`",
+                    );
+                    return Some(Err(()));
+                }
+            },
+            ("flatten", []) => {
+                let item = self.fresh_local("flattened", flat.method.span());
+                (
+                    syn::parse_quote!(#item),
+                    syn::parse_quote_spanned!(flat.method.span()=> #item.iter()),
+                )
+            }
+            _ => return None,
+        };
+        let outer = &flat.receiver;
+        let inner = replaced(&m.receiver, source, &body);
+        let acc = self.fresh_local("acc", span);
+        let turbofish = m.turbofish.as_ref().and_then(|t| match t.args.first() {
+            Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
+            _ => None,
+        });
+        let sum_type = turbofish
+            .clone()
+            .or_else(|| self.scalar_type.as_ref().map(|t| syn::parse_quote!(#t)));
+        let (init, update): (Expr, Expr) = match (terminal, &sum_type) {
+            (Terminal::Sum, Some(ty)) => (
+                self.float_literal(turbofish.as_ref(), 0.0, span),
+                syn::parse_quote_spanned!(span=> #acc + #inner.sum::<#ty>()),
+            ),
+            (Terminal::Product, Some(ty)) => (
+                self.float_literal(turbofish.as_ref(), 1.0, span),
+                syn::parse_quote_spanned!(span=> #acc * #inner.product::<#ty>()),
+            ),
+            (Terminal::Fold { init, f }, _) => (
+                self.typed_float(init).unwrap_or_else(|| (*init).clone()),
+                syn::parse_quote_spanned!(span=> #inner.fold(#acc, #f)),
+            ),
+            (Terminal::Sum | Terminal::Product, None) => {
+                self.errors.at(
+                    &m.method,
+                    format!(
+                        "the `{}` of a `flat_map` over active values needs its type: `{}::<f64>()`",
+                        m.method, m.method
+                    ),
+                );
+                return Some(Err(()));
+            }
+            _ => {
+                self.errors.at(
+                    &flat.method,
+                    "a `flat_map` over active values ends in `sum()`, `product()` or `fold(init, f)`: write the loops out for other ends",
+                );
+                return Some(Err(()));
+            }
+        };
+        Some(Ok(syn::parse_quote_spanned!(span=> {
+            let mut #acc = #init;
+            for #pat in #outer {
+                #acc = #update;
+            }
+            #acc
+        })))
+    }
+
     /// `x.iter().map(f).sum()` as `x.mapv(f).sum()` where `x` is an array
     /// (a name that is not a slice or `Vec`, or a computed value, but not a
     /// struct field) that may have any number of axes; `x.iter().sum()` as
@@ -864,6 +962,25 @@ fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     }
     stages.reverse();
     (e, stages)
+}
+
+/// The chain `e` (stages over `source`) with `source` replaced by `with`:
+/// the stages after a `flat_map`, over its closure's iterator.
+fn replaced(e: &Expr, source: &Expr, with: &Expr) -> Expr {
+    match e {
+        // A chain stays one, for `split_stages` to read; anything else is
+        // parenthesized before its stages.
+        e if std::ptr::eq(e, source) => match with {
+            Expr::MethodCall(_) | Expr::Path(_) => with.clone(),
+            with => syn::parse_quote!((#with)),
+        },
+        Expr::MethodCall(call) => {
+            let mut m = call.clone();
+            *m.receiver = replaced(&call.receiver, source, with);
+            Expr::MethodCall(m)
+        }
+        e => e.clone(),
+    }
 }
 
 /// `std::iter::zip(a, b)` (or `core::iter::zip`, `iter::zip`, a bare
