@@ -2,11 +2,12 @@ use ad::differentiable;
 use ad::ndarray::{Array1, Array2, Axis};
 
 // Iterator chains over active values are loops over indices: each source
-// must be indexable, a collected chain's length known before the loop, and
-// a `scan`'s state a value the loop carries.
+// must be indexable, a collected chain's length known before the loop, a
+// `scan`'s state a value the loop carries, and a `flat_map` summed or
+// folded.
 #[differentiable]
 fn f(x: &Array1<f64>, m: &Array2<f64>, y: &[f64], #[constant] k: usize) -> f64 {
-    let tail: f64 = x.iter().flat_map(|v| [*v, v * 2.0]).sum();
+    let tail: Array1<f64> = x.iter().flat_map(|v| [*v, v * 2.0]).collect();
     let stopped: f64 = x.iter().scan(0.0, |s, v| { *s += v; if *s > 1.0 { None } else { Some(*s) } }).sum();
     let passed: f64 = x.iter().scan(0.0, |s, v| { *s += v; Some(twice(s)) }).sum();
     let windows: f64 = y.windows(2).map(|w| w[1] - w[0]).sum();
@@ -14,7 +15,7 @@ fn f(x: &Array1<f64>, m: &Array2<f64>, y: &[f64], #[constant] k: usize) -> f64 {
     let lanes: f64 = m.axis_iter(Axis(k)).map(|r| r.sum()).sum();
     let kept: Array1<f64> = x.iter().filter(|v| **v > 0.0).cloned().collect();
     let escaping: f64 = x.iter().map(|v| { if *v > 1.0 { return 0.0; } v * 2.0 }).fold(0.0, |a, b| a + b);
-    tail + stopped + passed + windows + blocks + lanes + kept.sum() + escaping
+    tail.sum() + stopped + passed + windows + blocks + lanes + kept.sum() + escaping
 }
 
 fn twice(s: &f64) -> f64 {
