@@ -267,7 +267,8 @@ mod over_arrays {
 /// shape structured data arrives in): each item reads as a 1-D array in
 /// chains (`inst.iter().zip(w.iter())`, `y.iter().sum()`), loops
 /// (`for &v in inst.iter()`, `for j in 0..inst.len()`), indexing
-/// (`inst[j]`, `xs[0][0]`) and folds over the bag. The gradient is a
+/// (`inst[j]`, `xs[0][0]`, `inst.last()`), `Array1::from(inst.clone())`
+/// and folds over the bag. The gradient is a
 /// `Vec<Vec<f64>>` of the bag's own ragged shape.
 #[allow(clippy::needless_range_loop)] // the index loop is a form under test
 mod over_vecs {
@@ -285,7 +286,8 @@ mod over_vecs {
                 s += inst[j] * xs[0][0];
             }
             let mean = inst.iter().map(|v| v.sin()).sum::<f64>() / inst.len() as f64;
-            s += mean;
+            let a = Array1::from(inst.clone());
+            s += mean + a.dot(&a) * *inst.last().unwrap();
         }
         let m = ys
             .iter()

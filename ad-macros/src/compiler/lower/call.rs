@@ -570,6 +570,12 @@ impl Lowerer<'_> {
                 let list = self.expr(list)?;
                 return Some(self.op_or_constant(Op::FromList(list), e.span(), e));
             }
+            // An instance of a bag (`xs: &[Vec<f64>]`), which reads as a
+            // 1-D array: that array, owned.
+            if let Some(item) = self.bag_item(list) {
+                let owned: Expr = syn::parse_quote_spanned!(list.span()=> #item.to_owned());
+                return self.expr(&owned);
+            }
             if matches!(list, Expr::MethodCall(_))
                 && super::stmt::makes_vec(list)
                 && self.carries_derivative(list)

@@ -449,6 +449,32 @@ impl Lowerer<'_> {
     }
 
     /// The sequence parameter `e` names, while the name is still bound to it.
+    /// `e` when it is an item of a bag, or a copy of one (`inst`,
+    /// `inst.clone()`, `inst.to_vec()`, `xs[k]`): the item itself.
+    pub(super) fn bag_item<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        match strip_refs(e) {
+            Expr::MethodCall(m)
+                if m.args.is_empty() && (m.method == "clone" || m.method == "to_vec") =>
+            {
+                self.bag_item(&m.receiver)
+            }
+            Expr::Paren(p) => self.bag_item(&p.expr),
+            item @ Expr::Index(i) => self
+                .sequence_named(&i.expr)
+                .is_some_and(|s| self.bags.contains(&s.var))
+                .then_some(item),
+            item @ Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                let Some(Binding::Active(v)) = self.env.get(&name) else {
+                    return None;
+                };
+                matches!(self.places.get(v), Some((Operand::Var(root), _)) if self.bags.contains(root))
+                    .then_some(item)
+            }
+            _ => None,
+        }
+    }
+
     fn sequence_named(&self, e: &Expr) -> Option<&Sequence> {
         let Expr::Path(p) = e else { return None };
         let name = p.path.get_ident()?.to_string();
