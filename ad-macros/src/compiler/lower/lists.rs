@@ -25,12 +25,34 @@ impl Lowerer<'_> {
             );
             return;
         };
+        if self.rejects_vec_item(item) {
+            return;
+        }
         let first_new = self.vars.len();
         let Some(item) = self.expr(item) else {
             return;
         };
         let value = self.op_or_constant(Op::Push(base, item), whole.span(), whole);
         self.bind(&name, value, first_new, None, false);
+    }
+
+    /// Whether `item`, going into a list of active values, is a `Vec`
+    /// itself, reported if so: a list's items are floats or arrays, and a
+    /// `Vec` item would read as an array in the derivative code while the
+    /// primal keeps it a `Vec`.
+    fn rejects_vec_item(&self, item: &Expr) -> bool {
+        let inner = super::strip_refs(item);
+        let a_vec = super::stmt::makes_vec(inner)
+            || self.names_vec_local(inner)
+            || self.bag_item(inner).is_some();
+        let rejected = a_vec && self.carries_derivative(item);
+        if rejected {
+            self.errors.at(
+                item,
+                "a `Vec` of active values holds floats or arrays, not `Vec`s: hold arrays (a `Vec<Array1<f64>>`), pushing `x.to_owned()` for an array or `Array1::from(v)` for a `Vec` of floats",
+            );
+        }
+        rejected
     }
 
     /// Whether `e` names a `Vec` local (`hs` in `hs[t]`).
@@ -260,6 +282,14 @@ impl Lowerer<'_> {
                 return None;
             }
         };
+        // Every `Vec` item reported, not only the first.
+        let rejected = items
+            .elems
+            .iter()
+            .filter(|item| self.rejects_vec_item(item));
+        if rejected.count() > 0 {
+            return None;
+        }
         let list = self.fresh_local("list", m.mac.path.span());
         self.stmts.push(Stmt::Verbatim(
             quote!(let mut #list = ::std::vec::Vec::new();),
