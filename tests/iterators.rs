@@ -299,8 +299,10 @@ mod over_vecs {
 }
 
 /// `flat_map` (and `flatten`) over the items of a slice of arrays and a
-/// matrix's rows, with stages before and after it, ending in `sum`, `product` and
-/// `fold`: a loop over the outer items that adds each item's inner chain.
+/// matrix's rows, with stages before and after it, ending in `sum`,
+/// `product` and `fold` (a loop over the outer items that adds each
+/// item's inner chain), and `for` loops over them (two loops, one in the
+/// other).
 mod flat_mapped {
     use super::*;
     #[differentiable]
@@ -322,7 +324,17 @@ mod flat_mapped {
             .map(|v| 1.0 + 0.1 * v)
             .product();
         let flat: f64 = xs.iter().flatten().map(|v| v.sin()).sum();
-        total + weighted + rows + product + flat
+        let mut looped = 0.0;
+        for v in xs.iter().flat_map(|x| x.iter().map(|v| v * 2.0)) {
+            if v < 0.0 {
+                continue;
+            }
+            looped += v.tanh();
+        }
+        for v in xs.iter().flatten() {
+            looped += v * v * v;
+        }
+        total + weighted + rows + product + flat + looped
     }
 }
 

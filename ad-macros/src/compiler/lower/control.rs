@@ -324,6 +324,12 @@ impl Lowerer<'_> {
     pub(super) fn lower_loop(&mut self, e: &Expr) {
         let (head, body, pattern_names) = match e {
             Expr::ForLoop(f) => {
+                if let Some(nested) = self.flat_map_for(f) {
+                    if let Ok(nested) = nested {
+                        self.expr(&nested);
+                    }
+                    return;
+                }
                 // Over active sources: a loop over their indices.
                 if let Some(indexed) = self.indexed_for(f) {
                     if let Ok(indexed) = indexed {

@@ -185,6 +185,68 @@ impl Lowerer<'_> {
         Some(self.chain_block(m, &source, &stages, terminal, span))
     }
 
+    /// The item's pattern and the inner iterator of `outer.flat_map(|p|
+    /// inner)`, or of `outer.flatten()`, which is `flat_map(|p| p.iter())`;
+    /// `None` when `flat` is neither.
+    fn flattened(&mut self, flat: &syn::ExprMethodCall) -> Option<Result<(Pat, Expr), ()>> {
+        match (
+            flat.method.to_string().as_str(),
+            &flat.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("flat_map", [Expr::Closure(c)]) => Some(match single_param(c) {
+                Some(pat) => Ok((strip_type(pat).clone(), (*c.body).clone())),
+                None => {
+                    self.errors.at(
+                        c,
+                        "a `flat_map` closure takes one item: `|inst| inst.iter()`",
+                    );
+                    Err(())
+                }
+            }),
+            ("flatten", []) => {
+                let span = flat.method.span();
+                let item = self.fresh_local("flattened", span);
+                let inner: Expr = syn::parse_quote_spanned!(span=> #item.iter());
+                Some(Ok((syn::parse_quote!(#item), inner)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `for v in outer.flat_map(|p| inner).stages { body }` (or
+    /// `outer.flatten()`, whose items' `iter()` is the inner iterator) as
+    /// the two loops it is: `for p in outer { for v in inner.stages { body }
+    /// }`. A `continue` means the same in the inner loop; a `break` would
+    /// leave only the inner one, so a body that breaks is rejected. `None`
+    /// when `f` is not over such a `flat_map`.
+    pub(super) fn flat_map_for(&mut self, f: &syn::ExprForLoop) -> Option<Result<Expr, ()>> {
+        let (source, _) = split_stages(&f.expr);
+        let Expr::MethodCall(flat) = source else {
+            return None;
+        };
+        if !self.carries_derivative(&f.expr) {
+            return None;
+        }
+        let (param, body) = match self.flattened(flat)? {
+            Ok(parts) => parts,
+            Err(()) => return Some(Err(())),
+        };
+        if breaks(&f.body) {
+            self.errors.at(
+                &flat.method,
+                format!("a `for` loop over a `{}` whose body breaks would leave only the inner loop: write the two loops out, with a flag for the `break`", flat.method),
+            );
+            return Some(Err(()));
+        }
+        let (outer, inner) = (&flat.receiver, replaced(&f.expr, source, &body));
+        let (pat, block) = (&f.pat, &f.body);
+        Some(Ok(
+            syn::parse_quote_spanned!(f.for_token.span=> for #param in #outer {
+                for #pat in #inner #block
+            }),
+        ))
+    }
+
     /// A `for` loop over active sources (`for l in &p.layers`,
     /// `for (a, b) in x.iter().zip(&y)`), as a loop over their indices that
     /// binds each item.
@@ -576,29 +638,9 @@ impl Lowerer<'_> {
             return None;
         };
         let span = m.method.span();
-        // `flatten()` is `flat_map(|p| p.iter())`.
-        let (pat, body): (Pat, Expr) = match (
-            flat.method.to_string().as_str(),
-            &flat.args.iter().collect::<Vec<_>>()[..],
-        ) {
-            ("flat_map", [Expr::Closure(c)]) => match single_param(c) {
-                Some(pat) => (strip_type(pat).clone(), (*c.body).clone()),
-                None => {
-                    self.errors.at(
-                        c,
-                        "a `flat_map` closure takes one item: `|inst| inst.iter()`",
-                    );
-                    return Some(Err(()));
-                }
-            },
-            ("flatten", []) => {
-                let item = self.fresh_local("flattened", flat.method.span());
-                (
-                    syn::parse_quote!(#item),
-                    syn::parse_quote_spanned!(flat.method.span()=> #item.iter()),
-                )
-            }
-            _ => return None,
+        let (pat, body) = match self.flattened(flat)? {
+            Ok(parts) => parts,
+            Err(()) => return Some(Err(())),
         };
         let outer = &flat.receiver;
         let inner = replaced(&m.receiver, source, &body);
@@ -1275,6 +1317,25 @@ pub(super) fn params_by_value(c: &syn::ExprClosure) -> Option<(Vec<Ident>, Expr)
     // a value.
     let body = without_derefs(&c.body, &referenced).0;
     Some((params, body))
+}
+
+/// Whether `block` has a `break` of its own loop: one outside the loops
+/// and closures inside it.
+fn breaks(block: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+            self.0 = true;
+        }
+        fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {}
+        fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {}
+        fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_block(&mut finder, block);
+    finder.0
 }
 
 pub(super) fn contains_return(e: &Expr) -> bool {
