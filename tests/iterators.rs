@@ -338,6 +338,25 @@ mod flat_mapped {
     }
 }
 
+/// `position`, `rposition`, `any` and `all` over active values give
+/// indices and booleans, which carry no derivative: an argmax read back
+/// by index, and tests that choose a branch.
+mod positions_and_tests {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], w: &Array1<f64>) -> f64 {
+        let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let i = x.iter().position(|&v| v == m).unwrap();
+        let k = x.iter().rposition(|&v| v < m).unwrap_or(0);
+        let scale = if x.iter().any(|v| *v > 0.5) && w.iter().all(|v| v.abs() < 1.0) {
+            2.0
+        } else {
+            0.5
+        };
+        m * x[i] * scale + x[k] * w[k % w.len()]
+    }
+}
+
 /// Generic precision: the sum's zero is the signature's float type.
 mod generic {
     use super::*;
@@ -666,6 +685,13 @@ fn for_loops_over_zips() {
 fn items_that_are_arrays() {
     let vs: Vec<Array1<f64>> = (0..3).map(|k| random(4, 20 + k) + 1.5).collect();
     check_scalar!(over_arrays; ref vs dvs = vs.clone(), ref w dw = random(4, 17););
+}
+
+#[test]
+fn positions_and_tests_are_inactive() {
+    for (n, seed) in [(1, 68), (5, 69), (5, 70)] {
+        check_scalar!(positions_and_tests; ref x dx = random(n, seed).to_vec(), ref w dw = random(3, 71););
+    }
 }
 
 #[test]

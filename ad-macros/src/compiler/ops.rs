@@ -45,6 +45,12 @@ pub const INACTIVE: &[&str] = &[
     "is_empty",
     "len_of",
     "count",
+    // An iterator's positions and tests: `x.iter().position(|&v| v == m)`
+    // (an argmax), `x.iter().any(|v| *v > 0.0)`.
+    "position",
+    "rposition",
+    "any",
+    "all",
     "strides",
     "is_standard_layout",
     "is_nan",
