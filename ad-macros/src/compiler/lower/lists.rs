@@ -90,13 +90,15 @@ impl Lowerer<'_> {
     }
 
     /// `x[0]` for `x.first()`, `x[x.len() - 1]` for `x.last()`, where `x`
-    /// is read by index: a `Vec` local, a sequence parameter, a 1-D array.
+    /// is read by index: a `Vec` local, a sequence parameter, a 1-D array,
+    /// a bag's item.
     pub(super) fn end_element(&self, end: &syn::ExprMethodCall) -> Option<Expr> {
         let list = &end.receiver;
         let indexable = self.names_vec_local(list)
             || self.sequence_named(list).is_some()
             || self.array_rank(list) == Some(1)
-            || self.active_local_array(list);
+            || self.active_local_array(list)
+            || self.bag_item(list).is_some();
         if !end.args.is_empty() || !indexable {
             return None;
         }

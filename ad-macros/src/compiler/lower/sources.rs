@@ -354,7 +354,8 @@ impl Lowerer<'_> {
     }
 
     /// Whether `x` names an active local that is not a `Vec`: an array the
-    /// body made, of any number of axes.
+    /// body made, of any number of axes. (A bag's item, bound to a place
+    /// of a `&[Vec<f64>]`, is a `Vec`: one axis.)
     pub(super) fn active_local_array(&self, x: &Expr) -> bool {
         let Expr::Path(p) = x else { return false };
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
@@ -366,6 +367,7 @@ impl Lowerer<'_> {
                     && !self.param_ranks.contains_key(&name)
                     && !self.vec_locals.contains(&name)
                     && self.sequence_named(x).is_none()
+                    && self.bag_item(x).is_none()
             }
             _ => false,
         }
