@@ -735,6 +735,43 @@ fn drained() {
     }
 }
 
+/// `x.get(i).copied().unwrap_or(d)` (and `*x.get(i).unwrap_or(&d)`,
+/// `cloned()`) reads the element or the default at the boundary: a
+/// convolution zero-padded over a sequence of any length, on a slice, a
+/// `Vec` local and an array, and a `Vec` of arrays with a default array.
+mod read_or_default {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], k: &Array1<f64>) -> f64 {
+        let v: Vec<f64> = x.iter().map(|a| a.sin()).collect::<Vec<f64>>();
+        let mut hs: Vec<Array1<f64>> = Vec::new();
+        for i in 0..2 {
+            hs.push(k * (i as f64 + x[0]));
+        }
+        let mut s = 0.0;
+        for i in 0..x.len() + 1 {
+            let left = if i > 0 {
+                x.get(i - 1).copied().unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            let right = v.get(i + 1).copied().unwrap_or(0.0);
+            let y = k[0] * left + k[1] * *x.get(i).unwrap_or(&0.25) + k[2] * right;
+            s += y.tanh() + k.get(i).cloned().unwrap_or(0.5) * v.get(i).copied().unwrap_or(1.0);
+            let h = hs.get(i).cloned().unwrap_or(k.mapv(|a| a * a));
+            s += h.sum() * 0.1;
+        }
+        s
+    }
+}
+
+#[test]
+fn read_or_default() {
+    for n in [1, 3, 6] {
+        check_scalar!(read_or_default; ref x dx = random(n, 52).to_vec(), ref k dk = random(3, 53););
+    }
+}
+
 /// A drain of part of the list (`..k`, `a..=b`, `k..`) reads those items,
 /// then leaves the rest: a queue consumed two at a time in a loop that
 /// pushes each pair's combination back, and arrays drained from the

@@ -813,6 +813,18 @@ snapshot!(swap_removed_and_rotated, [reverse],
     }
 );
 
+// A read with a default at the boundary: the element where the index is
+// in bounds, else the default, in an `if` on the index.
+snapshot!(read_or_default, [reverse],
+    fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x.get(i + 1).copied().unwrap_or(0.0);
+        }
+        s
+    }
+);
+
 // `flat_map` before a sum: a loop over the outer items, each adding its
 // inner chain's sum.
 snapshot!(flat_mapped, [reverse],

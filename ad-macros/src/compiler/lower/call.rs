@@ -33,6 +33,9 @@ impl Lowerer<'_> {
         if let Some(item) = self.end_item(m) {
             return self.expr(&item);
         }
+        if let Some(read) = self.read_or_default(m) {
+            return self.expr(&read);
+        }
         if let Some(list) = self.popped_list(m) {
             return self.popped_item(&list, e);
         }

@@ -94,12 +94,7 @@ impl Lowerer<'_> {
     /// a bag's item.
     pub(super) fn end_element(&self, end: &syn::ExprMethodCall) -> Option<Expr> {
         let list = &end.receiver;
-        let indexable = self.names_vec_local(list)
-            || self.sequence_named(list).is_some()
-            || self.array_rank(list) == Some(1)
-            || self.active_local_array(list)
-            || self.bag_item(list).is_some();
-        if !end.args.is_empty() || !indexable {
+        if !end.args.is_empty() || !self.indexable(list) {
             return None;
         }
         let span = end.method.span();
@@ -108,6 +103,65 @@ impl Lowerer<'_> {
             "last" => Some(syn::parse_quote_spanned!(span=> #list[#list.len() - 1])),
             _ => None,
         }
+    }
+
+    /// Whether `list` is read by index: a `Vec` local, a sequence
+    /// parameter, a 1-D array, a bag's item.
+    fn indexable(&self, list: &Expr) -> bool {
+        self.names_vec_local(list)
+            || self.sequence_named(list).is_some()
+            || self.array_rank(list) == Some(1)
+            || self.active_local_array(list)
+            || self.bag_item(list).is_some()
+    }
+
+    /// `x.get(i).copied().unwrap_or(d)` (or `cloned()`, or
+    /// `*x.get(i).unwrap_or(&d)`), where `x` is read by index: `if i <
+    /// x.len() { x[i].clone() } else { d }`, an element (owned, as the
+    /// default is) or the default at the boundary (zero padding over a
+    /// sequence of any length).
+    pub(super) fn read_or_default(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let ("unwrap_or", [default]) = (
+            m.method.to_string().as_str(),
+            &m.args.iter().collect::<Vec<_>>()[..],
+        ) else {
+            return None;
+        };
+        let Expr::MethodCall(get) = &*m.receiver else {
+            return None;
+        };
+        let mut get = get;
+        let copied = get.args.is_empty() && (get.method == "copied" || get.method == "cloned");
+        if copied {
+            let Expr::MethodCall(inner) = &*get.receiver else {
+                return None;
+            };
+            get = inner;
+        }
+        let (true, [at]) = (
+            get.method == "get",
+            &get.args.iter().collect::<Vec<_>>()[..],
+        ) else {
+            return None;
+        };
+        let list = &get.receiver;
+        if !self.indexable(list) {
+            return None;
+        }
+        let default = if copied {
+            *default
+        } else {
+            super::strip_refs(default)
+        };
+        let span = m.method.span();
+        Some(syn::parse_quote_spanned!(span=> {
+            let __ad_at: usize = #at;
+            if __ad_at < #list.len() {
+                #list[__ad_at].clone()
+            } else {
+                #default
+            }
+        }))
     }
 
     /// The active `Vec` local `hs` of `hs.pop().unwrap()` (or
