@@ -357,6 +357,31 @@ mod positions_and_tests {
     }
 }
 
+/// A flat parameter vector split into parts (`&theta[..k]`,
+/// `theta.split_at(k)`) and a bag's item sub-sliced: each part reads as a
+/// 1-D view of the slice, whose cotangent adds into that part of the
+/// slice's gradient.
+mod sub_slices {
+    use super::*;
+    #[differentiable]
+    pub fn f(theta: &[f64], x: &Array1<f64>, xs: &[Vec<f64>]) -> f64 {
+        let k = x.len();
+        let w = &theta[..k];
+        let (_, rest) = theta.split_at(k);
+        let scale = &theta[k + 1..];
+        let mut s = rest[0];
+        for i in 0..k {
+            s += w[i] * x[i];
+        }
+        let mut tails = 0.0;
+        for inst in xs {
+            let tail = &inst[1..];
+            tails += tail.iter().map(|v| v * v).sum::<f64>() * inst[0];
+        }
+        s.tanh() * scale[scale.len() - 1] + w.iter().sum::<f64>() * tails
+    }
+}
+
 /// Generic precision: the sum's zero is the signature's float type.
 mod generic {
     use super::*;
@@ -691,6 +716,17 @@ fn items_that_are_arrays() {
 fn positions_and_tests_are_inactive() {
     for (n, seed) in [(1, 68), (5, 69), (5, 70)] {
         check_scalar!(positions_and_tests; ref x dx = random(n, seed).to_vec(), ref w dw = random(3, 71););
+    }
+}
+
+#[test]
+fn sub_slices_of_slices() {
+    for n in [1, 4] {
+        let theta = random(n + 3, 72).to_vec();
+        let xs: Vec<Vec<f64>> = (0..3)
+            .map(|k| random(2 + k, 73 + k as u64).to_vec())
+            .collect();
+        check_scalar!(sub_slices; ref theta dtheta = theta.clone(), ref x dx = random(n, 76), ref xs dxs = xs.clone(););
     }
 }
 

@@ -332,6 +332,23 @@ impl<F: Float, D: Dimension, E: Dimension, I: SliceArg<D, OutDim = E>> Contribut
     }
 }
 
+/// A sub-slice of a slice or `Vec` of floats (`&x[a..b]`, read as a 1-D
+/// view) adds into that part of the `Vec` adjoint.
+impl<F: Float, I: SliceArg<ndarray::Ix1, OutDim = ndarray::Ix1>> Contribution<Vec<F>>
+    for SliceScatter<I, F, ndarray::Ix1>
+{
+    fn add_to(self, acc: &mut Vec<F>) {
+        let mut whole = ndarray::ArrayViewMut1::from(acc.as_mut_slice());
+        let mut part = whole.slice_mut(self.info);
+        part += &self.dy;
+    }
+    fn into_first(self, zero: impl FnOnce() -> Vec<F>) -> Vec<F> {
+        let mut acc = zero();
+        self.add_to(&mut acc);
+        acc
+    }
+}
+
 /// Adjoints in code with branches and loops are `Option`s: `None` until a
 /// contribution arrives, so work downstream of a value no cotangent reached
 /// is skipped.

@@ -36,6 +36,19 @@ impl Lowerer<'_> {
         if let Some(read) = self.read_or_default(m) {
             return self.expr(&read);
         }
+        // `x.split_at(k)` of a slice parameter of floats (or a bag's item):
+        // the two sub-slices, `(&x[..k], &x[k..])`.
+        if let ("split_at", [at]) = (name.as_str(), &m.args.iter().collect::<Vec<_>>()[..]) {
+            let x = &m.receiver;
+            if self.sequence_named(x).is_some_and(|s| !s.of_places) || self.bag_item(x).is_some() {
+                let span = m.method.span();
+                let halves: Expr = syn::parse_quote_spanned!(span=> {
+                    let __ad_at: usize = #at;
+                    (&#x[..__ad_at], &#x[__ad_at..])
+                });
+                return self.expr(&halves);
+            }
+        }
         if let Some(list) = self.popped_list(m) {
             return self.popped_item(&list, e);
         }

@@ -459,12 +459,25 @@ impl Lowerer<'_> {
             }
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
-            // A sub-slice would be a new kind of value, borrowed from the
-            // parameter, with a tangent of its own.
+            // A sub-slice of a slice or `Vec` parameter of floats, or of a
+            // bag's item: the part of it read as a 1-D view, `x.slice(s![a..b])`,
+            // whose cotangent adds into that part of the parameter's.
+            Expr::Index(i)
+                if matches!(&*i.index, Expr::Range(_))
+                    && (self.sequence_named(&i.expr).is_some_and(|s| !s.of_places)
+                        || self.bag_item(&i.expr).is_some()) =>
+            {
+                let (x, range) = (&i.expr, &i.index);
+                let part: Expr =
+                    syn::parse_quote_spanned!(e.span()=> #x.slice(::ad::ndarray::s![#range]));
+                self.expr(&part)
+            }
+            // Other sub-slices (of a `Vec` local, whose items may be arrays)
+            // would be a new kind of value, with a tangent of its own.
             Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => {
                 self.errors.at(
                     e,
-                    "a sub-slice `x[a..b]` of active values is not a value of its own: index its elements (`x[a + i]`), iterate over them (`x[a..b].iter()`), or take the parameter as `&Array1<f64>` and use `x.slice(s![a..b])`",
+                    "a sub-slice `x[a..b]` of a local `Vec` of active values is not a value of its own: index its elements (`x[a + i]`), iterate over them (`x[a..b].iter()`), or hold an array and use `x.slice(s![a..b])`",
                 );
                 None
             }
