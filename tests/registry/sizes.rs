@@ -103,11 +103,42 @@ scenario! {
     }
 }
 
+scenario! {
+    scalar zero_padded_convolution in Sizes, sizes [1, 10, 300];
+    /// A 3-tap convolution over a sequence of any length, zero-padded at
+    /// both ends (`x.get(i + 1).copied().unwrap_or(0.0)` past the end),
+    /// under a softplus.
+    #[differentiable]
+    pub fn f(x: &[f64], k: &Array1<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let left = if i > 0 { x[i - 1] } else { 0.0 };
+            let right = x.get(i + 1).copied().unwrap_or(0.0);
+            let y = k[0] * left + k[1] * x[i] + k[2] * right;
+            total += (1.0 + y.exp()).ln();
+        }
+        total
+    }
+    inputs(n) { ref x dx = random(n, 130).to_vec(), ref k dk = random(3, 131) }
+    dual {
+        let zero = Dual64::from(0.0);
+        let mut total = zero;
+        for i in 0..x.len() {
+            let left = if i > 0 { x[i - 1] } else { zero };
+            let right = x.get(i + 1).copied().unwrap_or(zero);
+            let y = k[0] * left + k[1] * x[i] + k[2] * right;
+            total += (y.exp() + 1.0).ln();
+        }
+        total
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         bag_of_instances::scenario(),
         slices_of_any_length::scenario(),
         softmax_cross_entropy::scenario(),
         ragged_bag_of_vecs::scenario(),
+        zero_padded_convolution::scenario(),
     ]
 }
