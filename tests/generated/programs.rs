@@ -3176,8 +3176,9 @@ mod p76 {
                 l2.push(b[p3] * y);
             }
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        helper_scalar((s4 * w1[a.len() - 1]), helper_array(c, c[0])) + s4 + w1.sum() * 0.3
+        let s4 = l2.get(k % 4).copied().unwrap_or((k as f64 * 0.5).sin());
+        let mut s5 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0] + s4;
+        helper_scalar((s5 * w1[a.len() - 1]), helper_array(c, c[0])) + s5 + w1.sum() * 0.3
     }
 
     #[test]

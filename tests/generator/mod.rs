@@ -881,7 +881,7 @@ impl Program {
                     self.line(format!("{list}.sort_by(|{p}, b| b.total_cmp({p}));"));
                     self.line(format!("{list}.truncate(k % 3 + 1);"));
                 }
-                let removed = match self.pick(8) {
+                let removed = match self.pick(13) {
                     0 => {
                         let r = self.name("s");
                         self.line(format!("{list}.insert({list}.len() / 2, {e} * 0.5);"));
@@ -924,6 +924,41 @@ impl Program {
                         self.line("}");
                         self.line(format!("{list} = {refilled};"));
                         String::new()
+                    }
+                    7 => {
+                        let (r, m) = (self.name("s"), self.name("n"));
+                        self.line(format!("{list}.push({e});"));
+                        self.line(format!("let {r} = {list}.swap_remove(0);"));
+                        self.line(format!("let {m} = {list}.len() / 2;"));
+                        self.line(format!("{list}.rotate_left({m});"));
+                        format!(" + {r}")
+                    }
+                    8 => {
+                        let d = self.name("s");
+                        self.line(format!("{list}.push({e});"));
+                        self.line(format!(
+                            "let {d}: f64 = {list}.drain(..1).map(|{p}| {p} * {c}).sum();"
+                        ));
+                        format!(" + {d}")
+                    }
+                    9 => {
+                        let n = self.name("n");
+                        self.line(format!("let {n} = {list}.len() + 1 + k % 2;"));
+                        self.line(format!("{list}.resize({n}, {e} * 0.5);"));
+                        String::new()
+                    }
+                    10 => {
+                        let g = self.name("s");
+                        self.line(format!(
+                            "let {g} = {list}.get(k % 4).copied().unwrap_or({e});"
+                        ));
+                        format!(" + {g}")
+                    }
+                    11 => {
+                        let more = self.name("l");
+                        self.line(format!("let mut {more} = vec![{e}, {c} * 0.5];"));
+                        self.line(format!("{list}.append(&mut {more});"));
+                        format!(" + {more}.len() as f64")
                     }
                     _ => String::new(),
                 };
