@@ -250,6 +250,44 @@ mod recursion {
         }
     }
 
+    /// Generic over the float type, passing its parameter by value: the
+    /// pullbacks of its calls of itself add into the caller's adjoint.
+    #[differentiable]
+    pub fn tower<F: ad::Float>(x: F, #[constant] n: usize) -> F {
+        if n == 0 {
+            x
+        } else {
+            (x * tower(x, n - 1)).sin()
+        }
+    }
+
+    /// Halves constant index lists it splits into locals (so each call's
+    /// pullback is recomputed by the reverse sweep), carrying along an
+    /// active parameter that reaches nothing but the calls of itself.
+    #[differentiable]
+    #[allow(clippy::only_used_in_recursion)]
+    pub fn halves(x: &Array1<f64>, w: f64, carried: f64, #[constant] idx: &[usize]) -> f64 {
+        if idx.len() == 1 {
+            return x[idx[0]] * w;
+        }
+        let (l, r) = idx.split_at(idx.len() / 2);
+        (halves(x, w, carried, l) * w).tanh() + halves(x, w, carried, r).cos()
+    }
+
+    pub mod tower_case {
+        use super::*;
+        #[differentiable]
+        pub fn f(x: f64, #[constant] n: usize) -> f64 {
+            tower(x, n) * 2.0
+        }
+    }
+
+    pub mod halves_case {
+        pub use super::{
+            halves as f, halves_grad as f_grad, halves_jvp as f_jvp, halves_vjp as f_vjp,
+        };
+    }
+
     pub mod repeated_square_case {
         pub use super::{
             repeated_square as f, repeated_square_grad as f_grad, repeated_square_jvp as f_jvp,
@@ -276,11 +314,20 @@ mod recursion {
 
 #[test]
 fn recursion_in_both_modes() {
-    use recursion::{branching_case, pair_sum, repeated_square_case};
+    use recursion::{branching_case, halves_case, pair_sum, repeated_square_case, tower_case};
     for n in 0..4 {
         check_scalar!(repeated_square_case; val x dx = 1.1; n);
         check_scalar!(branching_case; ref w dw = random(3, 40 + n as u64); n);
         check_scalar!(pair_sum; val x dx = 0.7, val y dy = -0.4; n);
+        check_scalar!(tower_case; val x dx = 0.6; n);
+    }
+    for len in [1, 2, 5, 8] {
+        let idx: Vec<usize> = (0..len).rev().collect();
+        check_scalar!(
+            halves_case;
+            ref x dx = random(len, 60 + len as u64), val w dw = 0.7, val carried dc = 0.3;
+            &idx
+        );
     }
 }
 

@@ -2,13 +2,14 @@
 //! the front end reported errors, stubs with the same signatures so the
 //! user's other code does not fail with more errors.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::forward;
-use super::ir::{Function, Operand};
+use super::ir::{Function, Operand, VarId};
 use super::options::Modes;
 use super::primal::Gen;
+use super::recursion;
 use super::reverse;
 use super::signature::Signature;
 
@@ -54,7 +55,7 @@ pub fn derivatives(sig: &Signature, f: &Function, modes: Modes) -> TokenStream {
             ..sig.clone()
         };
         let p = parts(sig);
-        let sweeps = reverse::sweeps(&g);
+        let sweeps = reverse::sweeps(&g, sig.forwards_params());
         if sig.has_scalar_result() {
             out.extend(grad(sig, &g, &p, &sweeps));
         }
@@ -77,37 +78,75 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
         ..
     } = p;
     let (_, _, where_clause) = generics.split_for_impl();
-    let prelude = g.prelude();
     let allows = allows();
-    let doc = format!(
-        "The value of [`{}`] and its gradient with respect to each parameter (reverse mode).",
-        sig.name()
-    );
-    let reverse::Sweeps {
-        forward,
-        reverse,
-        seed,
-        result,
-        gradients,
-        ..
-    } = s;
-    let one = if sig.has_concrete_scalar_result() {
-        quote!(1.0)
+    let doc = grad_doc(sig);
+    let one = one(sig);
+    let body = if s.accumulating {
+        // `f_vjp` is a wrapper anyway ([`accumulating_vjp_body`]).
+        let (vjp, args) = (sig.derived_name("vjp"), sig.forwarded_args());
+        quote! {
+            let (value, pullback) = #vjp(#(#args),*);
+            (value, pullback(#one))
+        }
     } else {
-        quote!(<#ret as ::ad::Float>::of(1.0))
-    };
-    let seed = seed.iter().map(|seed| quote!(let #seed: #ret = #one;));
-    let gradients = laid_out(g, &p.array_gradients, gradients);
-    quote! {
-        #[doc = #doc]
-        #allows
-        #vis fn #name #generics (#(#params),*) -> (#ret, (#(#grad_types,)*)) #where_clause {
+        let prelude = g.prelude();
+        let (forward, reverse, result) = (&s.forward, &s.reverse, &s.result);
+        let seed = s.seed.iter().map(|seed| quote!(let #seed: #ret = #one;));
+        let gradients = laid_out(g, &p.array_gradients, &s.gradients);
+        quote! {
             #prelude
             #(#forward)*
             #(#seed)*
             #(#reverse)*
             (#result, (#(#gradients,)*))
         }
+    };
+    quote! {
+        #[doc = #doc]
+        #allows
+        #vis fn #name #generics (#(#params),*) -> (#ret, (#(#grad_types,)*)) #where_clause {
+            #body
+        }
+    }
+}
+
+fn grad_doc(sig: &Signature) -> String {
+    format!(
+        "The value of [`{}`] and its gradient with respect to each parameter (reverse mode).",
+        sig.name()
+    )
+}
+
+fn vjp_doc(sig: &Signature) -> String {
+    format!(
+        "The value of [`{}`] and its pullback, which maps a cotangent of the result to one per parameter (reverse mode).",
+        sig.name()
+    )
+}
+
+/// The value `f_vjp` returns (a copy when the pullback reads it too), and
+/// the pullback's parameter (`_` for a constant result).
+fn returned_value_and_seed(s: &reverse::Sweeps) -> (TokenStream, TokenStream) {
+    let result = &s.result;
+    let value = if s.result_read_by_reverse {
+        quote!(::core::clone::Clone::clone(&#result))
+    } else {
+        quote!(#result)
+    };
+    let seed = match &s.seed {
+        Some(seed) => quote!(#seed),
+        None => quote!(_),
+    };
+    (value, seed)
+}
+
+/// The seed of a gradient: one of the scalar result's type.
+fn one(sig: &Signature) -> TokenStream {
+    if sig.has_concrete_scalar_result() {
+        quote!(1.0)
+    } else {
+        let ret = &sig.ret;
+        quote!(<#ret as ::ad::Float>::of(1.0))
     }
 }
 
@@ -143,38 +182,16 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
         ..
     } = p;
     let (_, _, where_clause) = generics.split_for_impl();
-    let prelude = g.prelude();
     let allows = allows();
-    let doc = format!(
-        "The value of [`{}`] and its pullback, which maps a cotangent of the result to one per parameter (reverse mode).",
-        sig.name()
-    );
-    let reverse::Sweeps {
-        forward,
-        reverse,
-        seed,
-        result,
-        result_read_by_reverse,
-        gradients,
-        recompute,
-    } = s;
-    let value = if *result_read_by_reverse {
-        quote!(::core::clone::Clone::clone(&#result))
+    let doc = vjp_doc(sig);
+    let body = if s.accumulating {
+        accumulating_vjp_body(sig, g, p, s)
     } else {
-        quote!(#result)
-    };
-    let seed = match seed {
-        Some(seed) => quote!(#seed),
-        None => quote!(_),
-    };
-    let gradients = laid_out(g, &p.array_gradients, gradients);
-    quote! {
-        #[doc = #doc]
-        #allows
-        #vis fn #name #generics (#(#params),*)
-            -> (#ret, impl ::core::ops::FnOnce(#ret_tangent) -> (#(#grad_types,)*) + #captures)
-            #where_clause
-        {
+        let prelude = g.prelude();
+        let (forward, reverse, recompute) = (&s.forward, &s.reverse, &s.recompute);
+        let (value, seed) = returned_value_and_seed(s);
+        let gradients = laid_out(g, &p.array_gradients, &s.gradients);
+        quote! {
             #prelude
             #(#forward)*
             (#value, move |#seed: #ret_tangent| {
@@ -183,6 +200,73 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
                 (#(#gradients,)*)
             })
         }
+    };
+    quote! {
+        #[doc = #doc]
+        #allows
+        #vis fn #name #generics (#(#params),*)
+            -> (#ret, impl ::core::ops::FnOnce(#ret_tangent) -> (#(#grad_types,)*) + #captures)
+            #where_clause
+        {
+            #body
+        }
+    }
+}
+
+/// The body of `f_vjp` for a recursive function whose pullbacks add into
+/// their caller's adjoints ([`super::recursion`]): the sweeps go into an
+/// inner function, which the calls of itself call, and `f_vjp` hands its
+/// pullback adjoints that start empty.
+fn accumulating_vjp_body(
+    sig: &Signature,
+    g: &Gen<'_>,
+    p: &Parts,
+    s: &reverse::Sweeps,
+) -> TokenStream {
+    let inner = sig.derived_name(recursion::SUFFIX);
+    let (generics, params, ret, ret_tangent) = (&p.generics, &p.params, &p.ret, &p.ret_tangent);
+    let (_, _, where_clause) = generics.split_for_impl();
+    let (prelude, allows) = (g.prelude(), allows());
+    let (forward, reverse, recompute) = (&s.forward, &s.reverse, &s.recompute);
+    let (value, seed) = returned_value_and_seed(s);
+    let active: Vec<(VarId, &TokenStream)> =
+        g.f.params
+            .iter()
+            .zip(&p.gradients)
+            .filter_map(|(v, ty)| Some(((*v)?, ty)))
+            .collect();
+    let acc_types = active
+        .iter()
+        .map(|(_, ty)| quote!(&mut ::core::option::Option<#ty>));
+    let acc_params = active.iter().map(|(v, ty)| {
+        let acc = recursion::accumulator(g, *v);
+        quote!(#acc: &mut ::core::option::Option<#ty>)
+    });
+    let bars: Vec<Ident> = active.iter().map(|(v, _)| g.bar(*v)).collect();
+    let lt = sig.pullback_lifetime();
+    let args = sig.forwarded_args();
+    let gradients = laid_out(g, &p.array_gradients, &s.gradients);
+    let cotangent = Ident::new("cotangent", Span::mixed_site());
+    quote! {
+        #allows
+        fn #inner #generics (#(#params),*)
+            -> (#ret, ::std::boxed::Box<dyn ::core::ops::FnOnce(#ret_tangent, #(#acc_types),*) + #lt>)
+            #where_clause
+        {
+            #prelude
+            #(#forward)*
+            (#value, ::std::boxed::Box::new(move |#seed: #ret_tangent, #(#acc_params),*| {
+                #(#recompute)*
+                #(#reverse)*
+            }))
+        }
+        #prelude
+        let (value, pullback) = #inner(#(#args),*);
+        (value, move |#cotangent: #ret_tangent| {
+            #(let mut #bars = ::core::option::Option::None;)*
+            pullback(#cotangent, #(&mut #bars),*);
+            (#(#gradients,)*)
+        })
     }
 }
 

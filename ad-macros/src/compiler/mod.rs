@@ -19,6 +19,7 @@ mod moves;
 mod ops;
 mod options;
 mod primal;
+mod recursion;
 mod replay;
 mod reverse;
 mod reverse_flow;

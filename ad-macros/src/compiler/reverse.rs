@@ -18,10 +18,11 @@ use super::forward;
 use super::ir::{self, Arith, Const, Inst, Op, Operand, Reduce, Stmt, VarId};
 use super::ops;
 use super::primal::{arith_name, Gen};
+use super::recursion;
 use super::scan;
 
 /// How a contribution joins an adjoint.
-enum Kind {
+pub(super) enum Kind {
     /// A full cotangent of the variable's shape.
     Dense,
     /// A scatter (`x[i]`) or a callee's gradient entry (maybe `NoTangent`):
@@ -48,10 +49,17 @@ pub struct Sweeps {
     /// Forward statements a pullback closure must recompute (views and
     /// constants that may borrow locals), in forward order.
     pub recompute: Vec<TokenStream>,
+    /// The reverse sweep adds into adjoints its caller passes (one
+    /// `&mut Option<_>` per active parameter, see [`recursion`]), which
+    /// then leaves `gradients` to the caller.
+    pub accumulating: bool,
 }
 
 pub(super) struct Builder<'g, 'f> {
     pub(super) g: &'g Gen<'f>,
+    /// The function's calls of itself add into its adjoints
+    /// ([`recursion`]).
+    pub(super) accumulating: bool,
     /// Adjoints are `Option`s (the function branches or loops), except
     /// those of `static_vars`.
     pub(super) optional: bool,
@@ -144,13 +152,17 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) enclosing_body: Option<super::replay::Enclosing>,
 }
 
-pub fn sweeps(g: &Gen<'_>) -> Sweeps {
+/// The forward and reverse sweeps; `may_accumulate` when the signature lets
+/// a recursive function's pullbacks add into their caller's adjoints
+/// ([`recursion`]).
+pub fn sweeps(g: &Gen<'_>, may_accumulate: bool) -> Sweeps {
     let f = g.f;
     let useful = activity::useful(&f.body);
     let counts = activity::contributions(&f.body, &useful);
     let optional = activity::has_control_flow(&f.body);
     let mut b = Builder {
         g,
+        accumulating: false,
         optional,
         static_vars: HashSet::new(),
         scalars: activity::scalars(f),
@@ -186,6 +198,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         enclosing_body: None,
     };
 
+    b.accumulating = may_accumulate && recursion::adds_into_callers(&b);
     if optional {
         return b.structured_sweeps();
     }
@@ -245,6 +258,7 @@ pub fn sweeps(g: &Gen<'_>) -> Sweeps {
         result_read_by_reverse,
         gradients,
         recompute,
+        accumulating: false,
     }
 }
 
@@ -281,10 +295,11 @@ impl Builder<'_, '_> {
         }
         if let Op::Call(func, args) = &inst.op {
             if useful && !g.borrows_local(inst) {
-                let vjp = func.call(Some("vjp"), args.iter().map(|a| g.call_arg(a)).collect());
+                let suffix = self.pullback_suffix(func);
+                let vjp = func.call(Some(suffix), args.iter().map(|a| g.call_arg(a)).collect());
                 let (x, pb) = (g.ident(inst.dest), g.pullback(inst.dest));
                 let call = quote_spanned!(inst.span=> let (#x, #pb) = #vjp;);
-                if g.f.calls_itself(func) {
+                if g.f.calls_itself(func) && !self.accumulating {
                     let (r, lt) = (&g.rules, &g.f.pullback_lifetime);
                     return quote! {
                         #call
@@ -859,11 +874,18 @@ impl Builder<'_, '_> {
             for a in args {
                 self.read(&a.operand);
             }
-            let vjp = func.call(Some("vjp"), args.iter().map(|a| g.call_arg(a)).collect());
+            let suffix = self.pullback_suffix(func);
+            let vjp = func.call(Some(suffix), args.iter().map(|a| g.call_arg(a)).collect());
             self.reverse
                 .push(quote_spanned!(inst.span=> let (_, #pb) = #vjp;));
         } else {
             self.read_pullbacks.insert(inst.dest);
+        }
+        if let Op::Call(func, _) = &inst.op {
+            if self.accumulating && g.f.calls_itself(func) {
+                self.pullback_into_adjoints(inst, &pb, &dest_bar);
+                return;
+            }
         }
         let names: Vec<Ident> = (0..args.len())
             .map(|i| format_ident!("{}_{}", dest_bar, i))
@@ -883,7 +905,7 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
+    pub(super) fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
         let kind = match kind {
             Kind::Dense if self.bag_items.contains(&v) => Kind::Shaped,
             kind => kind,

@@ -78,15 +78,23 @@ impl Builder<'_, '_> {
         };
         let mut declared: Vec<VarId> = activity::defined_at(top);
         declared.extend(f.params.iter().flatten());
-        let declared: Vec<VarId> = declared
+        let mut declared: Vec<VarId> = declared
             .into_iter()
             .filter(|v| Some(*v) != result_var)
             .collect();
+        if self.accumulating {
+            // The parameters' adjoints are the caller's, maybe added into.
+            declared.retain(|v| !f.params.contains(&Some(*v)));
+        }
         self.fresh = self.declared_none(&declared);
         self.reverse_block(top);
-        let body = std::mem::take(&mut self.reverse);
+        let mut body = std::mem::take(&mut self.reverse);
 
         let mut reverse = self.declare(&declared);
+        if self.accumulating {
+            reverse.extend(self.take_accumulators());
+            body.extend(self.return_accumulators());
+        }
         let seed = result_var.map(|v| g.bar(v));
         if let Some(seed) = &seed {
             reverse.push(quote!(let mut #seed = ::core::option::Option::Some(#seed);));
@@ -139,6 +147,7 @@ impl Builder<'_, '_> {
             result_read_by_reverse,
             gradients,
             recompute,
+            accumulating: self.accumulating,
         }
     }
 

@@ -316,6 +316,35 @@ impl Signature {
             .collect()
     }
 
+    /// Whether a wrapper can pass every parameter on to an inner function
+    /// of the same signature ([`forwarded_args`](Self::forwarded_args)):
+    /// each is bound to a name, and the function is not a method (whose
+    /// inner function could not name `Self`).
+    pub fn forwards_params(&self) -> bool {
+        self.params.iter().all(|p| {
+            p.ident
+                .as_ref()
+                .is_some_and(|i| i != crate::compiler::methods::SELF_NAME)
+        })
+    }
+
+    /// The parameters passed on to a function of the same signature, the
+    /// active ones taken by value cloned, as the wrapper's gradients read
+    /// them after the call (`zero_tangent(&x)`).
+    pub fn forwarded_args(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .filter_map(|p| {
+                let ident = p.ident.as_ref()?;
+                Some(if p.active && !matches!(&*p.ty, Type::Reference(_)) {
+                    quote!(::core::clone::Clone::clone(&#ident))
+                } else {
+                    quote!(#ident)
+                })
+            })
+            .collect()
+    }
+
     /// Whether each parameter's gradient is an ndarray array (returned in
     /// standard layout).
     pub fn array_gradients(&self) -> Vec<bool> {
