@@ -9,6 +9,7 @@ use crate::harness::{helper_array, helper_array_grad, helper_array_jvp, helper_a
 use crate::harness::{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp};
 use crate::harness::{helper_pair, helper_pair_jvp, helper_pair_vjp};
 use crate::harness::{helper_recursive, helper_recursive_jvp, helper_recursive_vjp};
+use crate::harness::{helper_halving, helper_halving_jvp, helper_halving_vjp};
 
 mod p0 {
     use super::*;
@@ -19,16 +20,18 @@ mod p0 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]), (a[i] + x.cos()).sin()]);
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_array(b, a[a.len() - 1]), (a[i] + helper_array(b, x)).sin()]);
         }
         let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
         let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
         if k == 3 {
-            return helper_array(a, x).tanh();
+            return helper_recursive(c, (0.47 + x), k % 3);
         }
-        let g6 = |p7: f64| (p7 * a.mean().unwrap()).tanh();
-        let mut s5 = g6(0.68) + g6(b[0]);
-        (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln() + s5
+        let mut s5 = a.dot(a);
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s5 = s5 * 0.8 + m * (s5 / (1.0 + 1.07 * 1.07)) + x * 0.1;
+        }
+        y + s5
     }
 
     #[test]
@@ -51,20 +54,35 @@ mod p1 {
                 break;
             }
         }
-        let mut s2 = c.dot(c);
+        let mut s2 = helper_halving(c, a.mapv(f64::tanh).sum(), 0, k + 1);
         if k % 2 == 1 {
-            let y = y * 0.5 + s2;
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
+            let mut s2 = s2 * 0.5 + h1[k % a.len()].cos();
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
         }
-        s2 += y * 0.2;
-        for k in 0..2 {
-            for v in c.iter() {
-                s2 += v * a.mapv(f64::tanh).sum();
+        s2 += s2 * 0.2;
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => h1[i] * helper_recursive(&h1, s2, k % 3),
+                _ => {
+                    if h1[i] > 0.8 {
+                        break;
+                    }
+                    h1[i].tanh()
+                }
+            };
+            s2 += w3 * (k as f64 * 0.5).tanh().exp();
+        }
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5).tanh().exp() };
+        for i in (0..a.len()).rev() {
+            let t5 = b[i] * (0.79 + x);
+            let mut q6 = 0.0;
+            for j in 0..a.len() {
+                q6 += h1[j] * t5;
             }
+            s2 = s2 + q6.tanh();
         }
-        let arr3 = [h1.dot(&h1), (c[a.len() - 1] + b[0]), (x + y)];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        (f64::tanh(0.20) / (1.0 + (1.0 + c[k % a.len()] * c[k % a.len()]).ln() * (1.0 + c[k % a.len()] * c[k % a.len()]).ln())) + s2 + h1.sum() * 0.3
+        helper_recursive(b, s2, k % 3) + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -80,40 +98,31 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * helper_recursive(a, 0.69, k % 3); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (0.51 * y)).tanh());
+        let (s4, v5) = helper_pair(a, x.cos());
+        let s6 = s4 * v5.sum();
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + b.mapv(f64::tanh).sum();
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+            w7[i] = c[i] * ((k as f64 * 0.5) + 1.12);
         }
-        s3 += x * 0.2;
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + b[j] * (y + 1.12)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * helper_scalar(s3, 1.22);
-                }
-            }
-            if n4 > 2 {
-                break s3 + helper_scalar(s3, 1.22);
-            }
-        };
-        let s6: f64;
-        match k % 3 {
-            0 => s6 = c.mean().unwrap(),
-            1 => { s6 = (y * y); }
-            _ => s6 = (0.42 + s5).cos(),
+        let mut s10 = b.iter().scan(0.0, |q9, p8| { *q9 = *q9 * 0.5 + p8 * helper_array(b, x); Some(*q9) }).take_while(|p8| *p8 < 1.5).map(|p8| p8.tanh()).sum::<f64>();
+        if k % 2 == 0 {
+            s10 = 0.5;
+        } else {
+            s10 = k as f64 * 0.25;
         }
-        let mut s7 = (f64::tanh(0.62).exp() / (1.0 + 1.30 * 1.30));
-        let mut s8 = helper_array(c, b.dot(b));
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        s10 += (b[a.len() - 1] / (1.0 + s3 * s3));
+        let mut s11 = helper_halving(b, s10, 0, k + 1);
+        let mut v12 = c.to_owned();
+        for i in 0..2 {
+            (s11, v12) = helper_pair(&v12, s11 * 0.5 + 0.1);
+        }
+        let s13 = s11 * v12.sum();
+        let mut w14 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * y.sin(), (b[i] + (s8 - s3)).sin()]);
+            w14[i] += (c[i] + helper_scalar(0.20, (k as f64 * 0.5))).sin();
         }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, c).map(|(x, y)| x * y).sum::<f64>();
-        s5 + s8
+        c[k % a.len()].tanh().exp() + s10 + w14.sum() * 0.3
     }
 
     #[test]
@@ -132,29 +141,28 @@ mod p3 {
         if k == 3 {
             return x;
         }
-        let mut s1 = f64::sqrt((1.0 + 0.42 * 0.42));
+        let mut s1 = (0.42 + f64::cos(1.08));
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 1.08).tanh();
+                s1 = (s1 * 0.8 + b[j] * s1.tanh().exp()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(s1, s1);
+                    break 'search s1 * ((k as f64 * 0.5) - x);
                 }
             }
             if n2 > 2 {
-                break s1 + helper_scalar(s1, s1);
+                break s1 + ((k as f64 * 0.5) - x);
             }
         };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * y).tanh();
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (b[i] + helper_array(a, c[0])).sin();
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (1.0 + s3 * s3).sqrt();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        for m in w4.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_halving(c, y, 0, k + 1) + s1 * 0.1;
         }
-        s1 += x * 0.2;
-        helper_scalar((k as f64 * 0.5), c.dot(c)) + s1
+        (k as f64 * 0.5).tanh().exp() + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -172,25 +180,19 @@ mod p4 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = a.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_scalar(y, y);
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
         }
-        let mut s2 = f64::sqrt((1.0 + 0.38 * 0.38));
-        s2 += ((1.03 + 0.33) + (s2 * 0.62));
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + u1[j] * (s2 - a[0])).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * u1.dot(c);
-                }
-            }
-            if n3 > 2 {
-                break s2 + u1.dot(c);
-            }
-        };
-        s2 = (k as f64 * 0.5);
-        (s2.tanh() * f64::sin(0.22)) + s2 + u1.sum() * 0.3
+        let mut u2 = u1.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + x * x).ln();
+        }
+        let mut s3 = y;
+        s3 += b.dot(c);
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * helper_recursive(c, x, k % 3);
+        }
+        (1.0 + y * y).sqrt() + s3 + w4.sum() * 0.3
     }
 
     #[test]
@@ -206,37 +208,26 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            let y = y * 0.5 + c[a.len() - 1];
+        let mut s1 = helper_scalar(helper_array(b, c[a.len() - 1]), ((x - c[0]) * c.mean().unwrap()));
+        if k % 2 == 1 {
+            let y = y * 0.5 + x;
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let v2 = (a + c);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(v2[a.len() - 1], x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
+        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * c[0].tanh()).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(b, s1, k % 3) + y * 0.1;
         }
-        let mut stack3: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack3.push(v2.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p4 = stack3.pop().unwrap();
-                let q5 = stack3.pop().expect("two");
-                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + a[j] * helper_array(b, 0.25) * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
             }
         }
-        let mut top6 = (c).to_owned();
-        while let Some(p4) = stack3.pop() {
-            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
-        }
-        for q5 in top6.iter_mut() {
-            *q5 = (q5.sin() + b[0]) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top6).and(c).for_each(|p4, &q5| *p4 += q5 * p4.cos());
-        let s7 = top6.sum();
-        (y.cos() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum())) + s1 + v2.sum() * 0.3
+        s4.tanh().exp().sin() + s4
     }
 
     #[test]
@@ -252,34 +243,44 @@ mod p6 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b[0].tanh().exp();
+        let mut s1 = helper_array(a, (a.dot(b) - 0.33));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * a.dot(a)).tanh();
+                s1 = (s1 * 0.8 + b[j] * a[0]).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * (x / (1.0 + 0.50 * 0.50))).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s1).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * c.mean().unwrap();
+                }
             }
+            if n2 > 2 {
+                break s1 + c.mean().unwrap();
+            }
+        };
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_recursive(b, 0.58, k % 3);
         }
-        match k % 4 {
-            j if j > 1 => s2 = helper_recursive(a, s1.cos(), k % 3) * j as f64,
-            _ if s2 > 0.2 => s2 = s2 * helper_array(c, a.mapv(f64::tanh).sum()),
-            _ => s2 += c.mapv(f64::tanh).sum(),
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
+        s1 += ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + a[i] * helper_array(a, s1)).tanh();
+            w5[i] += (u4[i] + helper_array(a, (k as f64 * 0.5))).sin();
         }
-        let mut s4 = ((b.mapv(f64::tanh).sum() + (y + (k as f64 * 0.5))) / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        (((k as f64 * 0.5) * b[k % a.len()]) + (k as f64 * 0.5)) + s4
+        (0.71 + (0.54 * a[a.len() - 1])) + s1 + w5.sum() * 0.3
     }
 
     #[test]
@@ -298,8 +299,9 @@ mod p7 {
         if k == 3 {
             return y;
         }
-        let mut s3 = a.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * helper_array(a, c[k % a.len()])).sum::<f64>();
-        c.mapv(f64::tanh).sum() + s3
+        let v3 = vec![0.25; a.len()];
+        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
+        b.mean().unwrap() + s4
     }
 
     #[test]
@@ -334,28 +336,27 @@ mod p8 {
         let s5 = 'search: loop {
             n4 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_recursive(c, x, k % 3)).tanh();
+                s1 = (s1 * 0.8 + b[j] * c.dot(a)).tanh();
                 if s1 > 0.3 && j > n4 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
+                    break 'search s1 * (x / (1.0 + x * x));
                 }
             }
             if n4 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
+                break s1 + (x / (1.0 + x * x));
             }
         };
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s6 = (s6 * 0.6 + v * b.dot(c) + k as f64 * 0.1).sin();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
+        }
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
             }
         }
-        if k % 2 == 0 {
-            s6 = 0.5;
-        } else {
-            s6 = k as f64 * 0.25;
-        }
-        s6 += b.mapv(f64::tanh).sum();
-        b.mean().unwrap() + s6
+        helper_recursive(b, helper_array(c, (k as f64 * 0.5)), k % 3) + s1
     }
 
     #[test]
@@ -371,21 +372,22 @@ mod p9 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, 1.10, k % 3).tanh().exp();
-        for i in (0..a.len()).rev() {
-            let t2 = b[i] * (y * (k as f64 * 0.5));
+        let mut s1 = helper_scalar((a.mean().unwrap() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()), 1.37);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * helper_scalar(y, c[0]);
             let mut u3 = t2;
             if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
+                u3 = u3 * a[(i + 1) % a.len()];
             }
             s1 += u3;
         }
-        let arr4 = [x, 1.31, ((k as f64 * 0.5) * x)];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        if k == 3 {
+            return x;
+        }
         for i in 0..a.len() {
-            let w6 = match i % 3 {
+            let w4 = match i % 3 {
                 0 => continue,
-                1 => a[i] * b.mean().unwrap(),
+                1 => a[i] * (y - s1),
                 _ => {
                     if a[i] > 0.8 {
                         break;
@@ -393,37 +395,36 @@ mod p9 {
                     a[i].tanh()
                 }
             };
-            s1 += w6 * s5;
+            s1 += w4 * x;
         }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s5 };
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
+        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        for i in 0..a.len() {
+            let t6 = b[i] * (0.84 * s1);
+            let mut q7 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * s1).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * ((k as f64 * 0.5) - s7);
-                }
+                q7 += b[j] * t6;
             }
-            if n8 > 2 {
-                break s1 + ((k as f64 * 0.5) - s7);
+            s1 = s1 + q7.tanh();
+            if i == 3 {
+                break;
             }
-        };
-        let arr10 = [b.mapv(f64::tanh).sum(), (b[k % a.len()] + 1.33), helper_array(c, (k as f64 * 0.5))];
-        let s11 = arr10.iter().sum::<f64>() * arr10[k % 3];
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * 0.61).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
         }
-        if k == 3 {
-            return s1;
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
+            _ => s1 += (0.48 - 0.61),
         }
-        b[a.len() - 1] + s1
+        for i in 0..a.len() {
+            let t8 = a[i] * b[a.len() - 1];
+            s1 += t8 * t8 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * c[a.len() - 1].sin();
+        }
+        match k % 3 {
+            0 => s1 = (b.mean().unwrap() + helper_array(b, x)),
+            1 => s1 = s1 * (1.0 + (0.62 - (k as f64 * 0.5)) * (0.62 - (k as f64 * 0.5))).sqrt(),
+            _ => s1 += x,
+        }
+        0.46 + s1
     }
 
     #[test]
@@ -439,29 +440,21 @@ mod p10 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(1.22, (1.0 + x * x).ln()).tanh().exp();
+        let mut s1 = helper_recursive(c, helper_recursive(a, (y * y), k % 3), k % 3);
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * y.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * (y - (k as f64 * 0.5))).tanh();
         }
         let mut u2 = a.to_owned();
         for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (a[0] * (k as f64 * 0.5));
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, 0.33);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
-        }
-        y + s1 + u2.sum() * 0.3
+        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d5 = m4.diag();
+        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5).tanh().exp() + d5[0] * helper_array(&u2, (k as f64 * 0.5));
+        c.dot(&u2) + s3 + u2.sum() * 0.3
     }
 
     #[test]
@@ -480,16 +473,15 @@ mod p11 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
             for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * s1.tanh().exp();
+                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(c, b[k % a.len()], k % 3) + k as f64 * 0.1).sin();
             }
         }
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * helper_recursive(c, b[0], k % 3)).tanh();
+            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        b.mapv(f64::tanh).sum() + s1
+        (((k as f64 * 0.5) - 1.08) - helper_scalar(y, y)) + s1
     }
 
     #[test]
@@ -514,28 +506,21 @@ mod p12 {
         if c[0] < 0.0 {
             s1 = y;
         } else {
-            s1 = s1 * c.mean().unwrap();
+            s1 = s1 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n2 > 2 {
-                break s1 + a.mapv(f64::tanh).sum();
-            }
-        };
-        let mut s5: f64 = {
-            let t4 = b.mean().unwrap().sin();
-            t4 * t4 * 0.5 + helper_scalar(x, 0.37)
-        };
-        let arr6 = [helper_recursive(c, x, k % 3), c.mean().unwrap(), a[k % a.len()]];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        ((k as f64 * 0.5) * s1).sin() + s5
+        if c.dot(b) > 0.1 {
+            s1 = b.dot(a);
+        } else {
+            s1 = s1 * helper_array(b, f64::tanh(0.37));
+        }
+        let arr2 = [helper_scalar(c[k % a.len()], s1), (a[k % a.len()] + s1), a[a.len() - 1]];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * (x - c[0]);
+        }
+        (a.mapv(f64::tanh).sum() + helper_array(c, s3)) + s1
     }
 
     #[test]
@@ -565,18 +550,13 @@ mod p13 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + helper_array(a, y)) * 0.5;
+            *q3 = (q3.sin() + helper_scalar(y, y)) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x, (a[i] + 1.08).sin()]);
-        }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut s10 = (((x * y) - c.mean().unwrap()) * c[a.len() - 1]);
-        helper_scalar((b[a.len() - 1] + b[0]), (1.0 + s9 * s9).sqrt()) + s10
+        let mut s6 = helper_array(a, a[0]);
+        let mut s7 = ((k as f64 * 0.5).tanh().exp() / (1.0 + helper_array(c, c[k % a.len()]) * helper_array(c, c[k % a.len()]))).cos();
+        x + s7
     }
 
     #[test]
@@ -592,33 +572,50 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() - helper_recursive(a, a[0].tanh().exp(), k % 3));
+        let mut s1 = x.tanh().exp().tanh().exp().tanh().exp();
         for i in 0..a.len() {
-            let y = y * 0.5 + s1.tanh().exp();
+            let x = x * 0.5 + f64::sqrt((1.0 + 0.52 * 0.52));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        match k % 4 {
+            j if j > 1 => s1 = a.dot(a) * j as f64,
+            _ if ((k as f64 * 0.5) + x) > 0.2 => s1 = s1 * helper_halving(a, (s1 + 1.31), 0, k + 1),
+            _ => s1 += ((k as f64 * 0.5) - x),
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + b.mapv(f64::tanh).sum();
             s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
         s1 += y * 0.2;
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 += v * helper_recursive(a, s1, k % 3);
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (1.28 * 0.45) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        let mut s3 = helper_recursive(b, b.mean().unwrap().tanh().exp(), k % 3);
-        let arr4 = [(x - y), (1.0 + s2 * s2).ln(), f64::tanh(1.28).exp()];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let s6: f64;
-        match k % 3 {
-            0 => s6 = b[a.len() - 1],
-            1 => { s6 = 0.5; }
-            _ => s6 = (s1 + (k as f64 * 0.5)).sin(),
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1), (b[i] + (y * 0.50)).sin()]);
         }
-        if helper_scalar((k as f64 * 0.5), 0.53) > 0.1 {
-            s3 = (b.mapv(f64::tanh).sum() - c.dot(b));
-        } else {
-            s3 = s3 * a.mean().unwrap();
-        }
-        helper_scalar(s1.tanh(), a.dot(a)) + s3
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.53).tanh();
+                if s1 > 0.3 && j > n7 {
+                    break 'search s1 * a[0];
+                }
+            }
+            if n7 > 2 {
+                break s1 + a[0];
+            }
+        };
+        ((b[k % a.len()] * 1.31) * 1.31) + s1
     }
 
     #[test]
@@ -634,16 +631,26 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        if k == 3 {
-            return x;
+        let mut s1 = (x * c.mapv(f64::tanh).sum()).tanh();
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + b[i] * helper_halving(c, s1, 0, k + 1)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        match k % 3 {
-            0 => s1 = (x.cos() / (1.0 + ((k as f64 * 0.5) * x) * ((k as f64 * 0.5) * x))),
-            1 => s1 = s1 * 1.26,
-            _ => s1 += (k as f64 * 0.5).tanh(),
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > a[p5] {
+                l4.push((b[p5] * 1.26).sin());
+            } else {
+                l4.push(a[p5] * y);
+            }
         }
-        (a.mean().unwrap() * s1) + s1
+        l4.reverse();
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        helper_scalar((0.50 - s2), a.mean().unwrap()) + s6
     }
 
     #[test]
@@ -659,18 +666,18 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).sqrt();
+        let mut s1 = (1.0 + x.tanh().exp() * x.tanh().exp()).ln();
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (k as f64 * 0.5);
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.62 / (1.0 + 1.18 * 1.18));
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if c[0] < 0.0 {
+            s1 = helper_array(b, s1);
+        } else {
+            s1 = s1 * (helper_halving(b, s1, 0, k + 1) - ((k as f64 * 0.5) / (1.0 + y * y)));
         }
-        s1 += x * 0.2;
-        (1.0 + s1 * s1).sqrt() + s1
+        (1.0 + (a[k % a.len()] * 0.39) * (a[k % a.len()] * 0.39)).sqrt() + s1
     }
 
     #[test]
@@ -688,46 +695,42 @@ mod p17 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = (b.mapv(f64::tanh).sum() + (x * x)),
-            1 => { s1 = 0.5; }
-            _ => s1 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap())),
+            0 => s1 = (helper_scalar(y, x) + helper_array(c, x)),
+            1 => { s1 = y; }
+            _ => s1 = y,
         }
-        let mut s2 = (a.mean().unwrap() - b.mapv(f64::tanh).sum());
+        let mut s2 = helper_scalar(((y + (k as f64 * 0.5)) - (1.0 + x * x).ln()), (y.tanh().exp() - (b[k % a.len()] * x)));
         let mut j3 = 0;
         while j3 < a.len() {
             j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * s2;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * s2.sin();
         }
-        let s4: f64;
-        match k % 3 {
-            0 => s4 = helper_scalar((y / (1.0 + a[k % a.len()] * a[k % a.len()])), helper_array(b, x)),
-            1 => { s4 = 0.5; }
-            _ => s4 = helper_scalar((s2 + (k as f64 * 0.5)), (b[0] * s2)),
-        }
-        let mut s7 = a.iter().zip(c.iter()).map(|(p5, q6)| p5 * ((k as f64 * 0.5) + b[0]) - q6).reduce(f64::max).unwrap();
-        let mut s8 = 1.0;
+        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * b[0]).view()]).unwrap();
+        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
+        let v6 = a.mapv(f64::sin);
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + b[i] * 0.73).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
+            let n8 = (s7 * 0.5 + v6[i] * 0.73).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
             }
         }
         for i in (0..a.len()).rev() {
-            let t10 = a[i] * (s8 + (k as f64 * 0.5));
-            s2 += t10 * t10 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
+            let t9 = c[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s2 += t9 * t9 * 0.5;
+            s2 -= a[(i + 1) % a.len()] * c.mean().unwrap();
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s8 = (s8 * 0.8 + b[j] * (s1 / (1.0 + y * y))).tanh();
-                if s8 > 0.3 && j > i {
+                s7 = (s7 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
+                if s7 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s8 += b[i] * 0.2;
+            s7 += c[i] * 0.2;
         }
-        a[0].tanh().exp() + s8
+        (helper_recursive(c, 1.39, k % 3) - helper_array(a, s7)) + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -743,45 +746,52 @@ mod p18 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((y - ((k as f64 * 0.5) - y)) + (helper_recursive(a, a[k % a.len()], k % 3) - (x - (k as f64 * 0.5))));
+        let mut s1 = helper_recursive(a, (x - (k as f64 * 0.5)).tanh().exp(), k % 3);
         match k % 4 {
-            j if j > 1 => s1 = b.mapv(f64::tanh).sum() * j as f64,
-            _ if 0.53 > 0.2 => s1 = s1 * b.dot(c),
-            _ => s1 += x.sin(),
+            j if j > 1 => s1 = c[k % a.len()] * j as f64,
+            _ if c[a.len() - 1] > 0.2 => s1 = s1 * helper_array(c, helper_recursive(c, (k as f64 * 0.5), k % 3)),
+            _ => s1 += ((k as f64 * 0.5) + c[k % a.len()]),
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (s1 + s1);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s2 = y;
-        let s3: f64;
-        match k % 3 {
-            0 => s3 = c.mapv(f64::tanh).sum(),
-            1 => { s3 = 0.5; }
-            _ => s3 = helper_array(c, (1.03 + s2)),
-        }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += helper_recursive(c, (k as f64 * 0.5), k % 3);
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * x.sin()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * helper_halving(b, s1, 0, k + 1);
                 }
-            };
-            s1 += w4 * (k as f64 * 0.5);
+            }
+            if n2 > 2 {
+                break s1 + helper_halving(b, s1, 0, k + 1);
+            }
+        };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * helper_scalar(y, (k as f64 * 0.5));
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        c.mapv(f64::tanh).sum() + s2
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s3.cos();
+        }
+        let mut h6 = a.to_owned();
+        for i in 0..3 {
+            let n7 = (&h6 * y + a).mapv(f64::tanh);
+            h6.assign(&n7);
+        }
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (s1 - (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * helper_scalar(w4[a.len() - 1], s1);
+                }
+            }
+            if n8 > 2 {
+                break s1 + helper_scalar(w4[a.len() - 1], s1);
+            }
+        };
+        h6.dot(&h6) + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -797,41 +807,53 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x)) * helper_scalar((y - b[a.len() - 1]), helper_scalar(b[a.len() - 1], x))).ln();
+        let mut s1 = c.dot(a);
         for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * s1.tanh().exp()).tanh();
+            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut l2 = Vec::with_capacity(3);
-        let mut h4 = c.to_owned();
         for i in 0..a.len() {
-            h4 = (&h4 * s1 + b).mapv(f64::tanh);
-            l2.push(h4.clone());
-            if i == 3 {
-                break;
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * y.cos(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * helper_array(c, x);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, x) };
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_array(a, x)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * b[k % a.len()].cos();
+                }
+            }
+            if n4 > 2 {
+                break s1 + b[k % a.len()].cos();
+            }
+        };
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * b.dot(c) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
             }
         }
-        let mut q5 = h4.sum();
-        for p3 in &l2 {
-            q5 += p3.dot(c) * 0.5;
-        }
-        let mut s6 = q5;
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (b[i] + (x + x)).sin();
-        }
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s1 = s1.sin() * 0.9 + w7[j8 - 1] * a.mapv(f64::tanh).sum();
-        }
-        let mut u9 = w7.to_owned();
-        for i in 1..u9.len() {
-            u9[i] = u9[i - 1] * 0.5 + u9[i] * w7.dot(b);
-        }
-        (s1 - w7[0]) + s6 + u9.sum() * 0.3
+        let arr7 = [a.mapv(f64::tanh).sum(), (c[a.len() - 1] / (1.0 + x * x)), helper_recursive(c, s3, k % 3)];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        b[0] + s1
     }
 
     #[test]
@@ -847,60 +869,33 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [y, helper_recursive(b, (k as f64 * 0.5), k % 3), (a[a.len() - 1] * x)];
+        let arr1 = [y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (a[a.len() - 1] - x)];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = helper_recursive(a, helper_scalar((y / (1.0 + b[0] * b[0])), (y / (1.0 + s2 * s2))), k % 3);
+        let mut s3 = helper_array(a, c.mean().unwrap());
         if k % 2 == 0 {
             s3 = 0.5;
         } else {
             s3 = k as f64 * 0.25;
         }
-        s3 += a[0];
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack4.push(a.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+        s3 += (b[0] + y);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s3 = (s3 * 0.7 + c[i] * (a[0] * 0.71)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + c[i] * 0.3;
         }
-        let mut top7 = (a).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        let mut s4 = (x.sin().tanh().exp() * helper_scalar((k as f64 * 0.5), y).tanh());
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
         }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + b[a.len() - 1]) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        if c[0] < 0.0 {
-            s3 = a.dot(b).sin();
-        } else {
-            s3 = s3 * b.mapv(f64::tanh).sum();
-        }
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] += (a[i] + (s2 * s8)).sin();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * a.dot(b)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s3 += c[i] * 0.2;
-        }
-        for i in (0..a.len()).rev() {
-            let t10 = c[i] * helper_array(&w9, 0.93);
-            let mut q11 = 0.0;
-            for j in 0..a.len() {
-                q11 += b[j] * t10;
-            }
-            s3 = s3 + q11.tanh();
-        }
-        (k as f64 * 0.5) + s3 + w9.sum() * 0.3
+        let mut s5 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
+        let mut s7: f64 = {
+            let t6 = (k as f64 * 0.5);
+            t6 * t6 * 0.5 + 0.25
+        };
+        helper_array(a, (0.64 + c[a.len() - 1])) + s7
     }
 
     #[test]
@@ -916,14 +911,19 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        s1 = (k as f64 * 0.5);
-        let mut s3: f64 = {
-            let t2 = (1.39 / (1.0 + c.dot(c) * c.dot(c)));
-            t2 * t2 * 0.5 + c.mean().unwrap()
-        };
-        let mut s4 = (1.0 + (helper_array(b, s3) - a.mapv(f64::tanh).sum()) * (helper_array(b, s3) - a.mapv(f64::tanh).sum())).ln();
-        a.mapv(f64::tanh).sum() + s4
+        let mut s1 = helper_halving(b, 0.35, 0, k + 1);
+        s1 += (k as f64 * 0.5);
+        let (s2, v3) = helper_pair(b, helper_array(a, (k as f64 * 0.5)));
+        let s4 = s2 * v3.sum();
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * helper_halving(a, s4, 0, k + 1) * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
+        }
+        helper_recursive(a, (s1 / (1.0 + 0.90 * 0.90)), k % 3) + s1
     }
 
     #[test]
@@ -939,36 +939,42 @@ mod p22 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mapv(f64::tanh).sum() - (a.mean().unwrap() / (1.0 + helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5)))));
+        let mut s1 = helper_scalar(y, x.tanh().exp()).tanh().exp();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mapv(f64::tanh).sum()).tanh();
+                s1 = (s1 * 0.8 + b[j] * (y * x)).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += (k as f64 * 0.5);
-        let mut s2: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * a.mean().unwrap() + k as f64 * 0.1).sin();
+        let s2 = 'blk: {
+            if helper_scalar((k as f64 * 0.5), x) > 0.437 {
+                break 'blk helper_scalar((k as f64 * 0.5), x) * 2.0;
             }
-        }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + 1.38;
+                }
+            }
+            1.20 - 1.38
+        };
         for i in 0..a.len() {
-            let t3 = c[i] * (x * c[a.len() - 1]);
-            s2 += t3 * t3 * 0.5;
-            s2 -= b[(i + 1) % a.len()] * c.mapv(f64::tanh).sum();
+            let t3 = c[i] * helper_recursive(c, 0.46, k % 3);
+            let mut u4 = t3;
+            if t3 > 0.1 {
+                u4 = u4 * b[(i + 1) % a.len()];
+            }
+            s1 += u4;
         }
-        let arr4 = [y.cos(), (0.69 + b[k % a.len()]), f64::tanh(0.92).exp()];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        (k as f64 * 0.5) + s2
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mean().unwrap();
+        }
+        let arr6 = [(1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (1.0 + u5[0] * u5[0]).ln(), f64::cos(0.59)];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        ((c[k % a.len()] - b[0]) / (1.0 + u5.mean().unwrap() * u5.mean().unwrap())) + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -984,32 +990,61 @@ mod p23 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_array(b, b.mean().unwrap()) * helper_array(b, b.mean().unwrap())).ln();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c[a.len() - 1].cos()).tanh();
-        }
-        if k == 3 {
-            return b.dot(b);
-        }
-        let mut s4 = c.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * (1.0 + c[0] * c[0]).sqrt(); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
-        let mut s7 = c.iter().take(3).filter(|p5| **p5 < 0.5).cloned().fold(-0.5, |q6, p5| q6 * p5 + (1.06 * (k as f64 * 0.5)));
-        let mut s8 = 1.0;
+        let mut s1 = ((y * (b[a.len() - 1] / (1.0 + a[a.len() - 1] * a[a.len() - 1]))) / (1.0 + helper_recursive(b, y, k % 3) * helper_recursive(b, y, k % 3)));
         for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + b[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
+        }
+        let arr2 = [(1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt(), 1.06, helper_halving(c, x, 0, k + 1)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack4.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        for i in (0..a.len()).rev() {
-            s8 = (s8 * 0.7 + c[i] * a[k % a.len()].sin()).tanh();
+        let mut top7 = (c).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        let arr10 = [(c[0] * 0.55), s4, b.dot(b)];
-        let s11 = arr10.iter().sum::<f64>() * arr10[k % 3];
-        (helper_scalar(c[k % a.len()], (k as f64 * 0.5)) * helper_recursive(c, s7, k % 3)) + s8
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + s3) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut stack9: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack9.push(b.mapv(|t| (t * s8 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p10 = stack9.pop().unwrap();
+                let q11 = stack9.pop().expect("two");
+                stack9.push((&p10 * 0.5 + &q11).mapv(f64::tanh));
+            }
+        }
+        let mut top12 = (c).to_owned();
+        while let Some(p10) = stack9.pop() {
+            top12 = (&top12 * 0.5 + &p10).mapv(f64::tanh);
+        }
+        for q11 in top12.iter_mut() {
+            *q11 = (q11.sin() + a.mapv(f64::tanh).sum()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top12).and(c).for_each(|p10, &q11| *p10 += q11 * p10.cos());
+        let s13 = top12.sum();
+        for i in 0..a.len() {
+            let t14 = c[i] * (k as f64 * 0.5);
+            let mut q15 = 0.0;
+            for j in 0..a.len() {
+                q15 += c[j] * t14;
+            }
+            s1 = s1 + q15.tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        }
+        let mut s16 = s13;
+        c.mean().unwrap() + s16
     }
 
     #[test]
@@ -1026,28 +1061,34 @@ mod p24 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return (((k as f64 * 0.5) - y) - (y * a[0]));
+            return helper_scalar(((k as f64 * 0.5) - y), helper_halving(a, y, 0, k + 1));
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
+        let mut s1 = y;
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (0.77 * 0.57) + y * 0.1;
         }
-        let m3 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d4 = m3.diag();
-        let mut s2 = d4.mapv(|t| (t * x).sin()).sum() * x.tanh().exp() + d4[0] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt();
-        let s5: f64;
-        match k % 3 {
-            0 => s5 = s2,
-            1 => { s5 = (s2 * x); }
-            _ => s5 = c.dot(&u1),
+        for i in (1..a.len()).step_by(2) {
+            let t2 = b[i] * c.dot(a);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * b[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
-        let mut s6 = helper_scalar(x.tanh().exp(), (s5 - c[0])).tanh().exp();
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + (k as f64 * 0.5).cos();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        if k % 2 == 1 {
+            let x = x * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s2 += s2 * 0.2;
-        helper_recursive(b, b.mean().unwrap(), k % 3) + s6 + u1.sum() * 0.3
+        s1 += x * 0.2;
+        let mut s5: f64 = {
+            let t4 = 0.54;
+            t4 * t4 * 0.5 + helper_scalar((k as f64 * 0.5), b[a.len() - 1])
+        };
+        s1 += ((1.0 + c[0] * c[0]).ln() - x.sin());
+        a.mean().unwrap() + s5
     }
 
     #[test]
@@ -1069,14 +1110,14 @@ mod p25 {
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += helper_scalar((k as f64 * 0.5), s1);
+        s1 += ((k as f64 * 0.5) * s1);
         if k % 2 == 0 {
             s1 = 0.5;
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += ((k as f64 * 0.5) - (k as f64 * 0.5));
-        s1.sin() + s1
+        s1 += ((k as f64 * 0.5) + (k as f64 * 0.5));
+        (helper_halving(b, a[k % a.len()], 0, k + 1) * (s1 - (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -1092,41 +1133,46 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_array(c, b.dot(c)) / (1.0 + (x * 0.69) * (x * 0.69)));
+        let mut s1 = helper_halving(b, b[k % a.len()], 0, k + 1);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) + y)).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + c[i] * (y / (1.0 + 0.68 * 0.68))).tanh();
         }
-        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (s1 - s1) + x * 0.1;
-        }
-        let s2 = 'blk: {
-            if (a[k % a.len()] * s1) > 0.437 {
-                break 'blk (a[k % a.len()] * s1) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + s1;
-                }
-            }
-            a.mean().unwrap() - s1
-        };
-        let f4: Array1<f64> = a.iter().rev().map(|p5| (p5 * (k as f64 * 0.5)).tanh() + y).collect();
-        let mut s3 = f4.dot(&f4) * 0.1;
-        let mut s6 = 1.0;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + f4[i] * a.mapv(f64::tanh).sum()).tanh();
-            s6 = n7;
-            if s6.abs() > 0.6 {
-                s6 = 0.6;
+            w2[i] += (c[i] + (k as f64 * 0.5)).sin();
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
+        }
+        let mut s4 = ((y * s1).tanh() * u3.dot(a));
+        for i in 0..a.len() {
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => u3[i] * (s4 * (k as f64 * 0.5)),
+                _ => {
+                    if u3[i] > 0.8 {
+                        break;
+                    }
+                    u3[i].tanh()
+                }
+            };
+            s1 += w5 * 0.45;
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.45 };
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if w2[p8] > w2[p8] {
+                l7.push((w2[p8] * s6).sin());
+            } else {
+                l7.push(w2[p8] * x);
             }
         }
-        if k == 3 {
-            return (f4.dot(&f4) + (s2 + c[a.len() - 1]));
-        }
-        f4.mean().unwrap() + s6 + f4.sum() * 0.3
+        l7.sort_by(|p8, b| b.total_cmp(p8));
+        l7.truncate(k % 3 + 1);
+        l7.dedup();
+        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
+        u3.mean().unwrap() + s9 + u3.sum() * 0.3
     }
 
     #[test]
@@ -1142,24 +1188,30 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, ((y + c[0]) / (1.0 + (a[k % a.len()] - y) * (a[k % a.len()] - y))), k % 3);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * b[k % a.len()].cos()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+        let mut s1 = a.dot(c);
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x * 0.96);
         }
-        s1 += s1.tanh().exp();
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) - x), (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += (1.0 + x * x).ln(),
-        }
-        helper_array(c, s1).tanh().exp() + s1
+        let s3 = 'blk: {
+            if (1.0 + s1 * s1).sqrt() > 0.437 {
+                break 'blk (1.0 + s1 * s1).sqrt() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + s1;
+                }
+            }
+            (s1 * s1) - s1
+        };
+        helper_halving(c, (k as f64 * 0.5), 0, k + 1).tanh().exp() + s1
     }
 
     #[test]
@@ -1177,18 +1229,24 @@ mod p28 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = b.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.cos();
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(b);
         }
-        let mut s2 = a.mean().unwrap();
-        match k % 4 {
-            j if j > 1 => s2 = b.dot(&u1) * j as f64,
-            _ if a.mean().unwrap() > 0.2 => s2 = s2 * (x * 1.28).sin(),
-            _ => s2 += 0.84,
+        let mut s2 = (a.dot(c) * (1.0 + c.dot(c) * c.dot(c)).ln());
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + u1[j3 - 1] * c.mapv(f64::tanh).sum();
         }
-        for i in 0..a.len() {
-            s2 = (s2 * 0.7 + c[i] * u1.mean().unwrap()).tanh();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (y * 0.56)).tanh();
+                if s2 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s2 += a[i] * 0.2;
         }
-        ((1.0 + s2 * s2).ln() * (0.34 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s2 + u1.sum() * 0.3
+        helper_halving(&u1, a.mean().unwrap(), 0, k + 1) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -1204,7 +1262,7 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = { let (p1, q2) = b.iter().zip(b.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * f64::sin(1.15), q2 * 0.9 + b0)); p1 * q2 };
+        let mut s3 = { let (p1, q2) = b.iter().zip(b.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * helper_array(a, 1.15), q2 * 0.9 + b0)); p1 * q2 };
         for i in 0..a.len() {
             let w4 = match i % 3 {
                 0 => continue,
@@ -1216,9 +1274,9 @@ mod p29 {
                     a[i].tanh()
                 }
             };
-            s3 += w4 * ((k as f64 * 0.5) * x);
+            s3 += w4 * helper_halving(b, x, 0, k + 1);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * ((k as f64 * 0.5) * x) };
+        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_halving(b, x, 0, k + 1) };
         let mut h6 = c.to_owned();
         for i in 0..3 {
             h6 = (&h6 * 0.5 + c).mapv(f64::sin);
@@ -1227,16 +1285,16 @@ mod p29 {
         let s8 = 'search: loop {
             n7 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h6[j] * helper_array(&h6, x)).tanh();
+                s3 = (s3 * 0.8 + h6[j] * x.cos()).tanh();
                 if s3 > 0.3 && j > n7 {
-                    break 'search s3 * helper_scalar(x, y);
+                    break 'search s3 * helper_halving(c, s3, 0, k + 1);
                 }
             }
             if n7 > 2 {
-                break s3 + helper_scalar(x, y);
+                break s3 + helper_halving(c, s3, 0, k + 1);
             }
         };
-        (b.mapv(f64::tanh).sum() * (c[k % a.len()] - 1.03)) + s3 + h6.sum() * 0.3
+        h6.mean().unwrap() + s3 + h6.sum() * 0.3
     }
 
     #[test]
@@ -1255,7 +1313,7 @@ mod p30 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
             for v in c.iter() {
-                s1 = (s1 * 0.6 + v * (0.84 * y) + k as f64 * 0.1).sin();
+                s1 = (s1 * 0.6 + v * b[a.len() - 1].sin() + k as f64 * 0.1).sin();
             }
         }
         for i in (1..a.len()).step_by(2) {
@@ -1270,7 +1328,7 @@ mod p30 {
             }
         }
         let v4 = b.mapv(|t| t * t * 0.5 - t);
-        helper_scalar(y, s1).sin() + s1 + v4.sum() * 0.3
+        v4.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -1286,36 +1344,21 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
+        let mut s1 = helper_halving(a, ((k as f64 * 0.5) - b[k % a.len()]).tanh().exp(), 0, k + 1);
         for k in 0..2 {
             for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * helper_array(c, s1);
+                s1 += (v * j as f64) * helper_array(b, x);
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * x;
-        }
+        let v4 = vec![0.25; b.len()];
+        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).sum::<f64>();
         match k % 4 {
-            j if j > 1 => s1 = helper_array(a, (k as f64 * 0.5)) * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * y,
-            _ => s1 += x.tanh().exp(),
+            j if j > 1 => s5 = (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() * j as f64,
+            _ if (y + s1) > 0.2 => s5 = s5 * helper_array(a, b.mapv(f64::tanh).sum()),
+            _ => s5 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * w2.mapv(f64::tanh).sum(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * b.mapv(f64::tanh).sum();
-        }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
-        (1.28 * (k as f64 * 0.5)).sin() + s1 + w2.sum() * 0.3
+        s1 = (s1 * 0.5 + (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt()).tanh();
+        x + s5
     }
 
     #[test]
@@ -1333,58 +1376,40 @@ mod p32 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * (k as f64 * 0.5).tanh().exp();
+            w1[i] = b[i] * b.mapv(f64::tanh).sum();
         }
-        let mut s2 = (y + y);
+        let mut s2 = helper_array(&w1, w1.mapv(f64::tanh).sum());
         match k % 3 {
-            0 => s2 = (x * c.mapv(f64::tanh).sum()),
-            1 => s2 = s2 * (b.mean().unwrap() + b.mean().unwrap()),
-            _ => s2 += (0.34 * (k as f64 * 0.5)),
+            0 => s2 = (x / (1.0 + s2 * s2)).tanh(),
+            1 => s2 = s2 * helper_halving(b, helper_scalar(y, x), 0, k + 1),
+            _ => s2 += w1.dot(a),
         }
-        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        if k % 2 == 0 {
+            s2 = x;
+        } else {
+            s2 = s2 * b[k % a.len()];
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * (y / (1.0 + w1[a.len() - 1] * w1[a.len() - 1])) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * w1.mean().unwrap();
+        }
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.tanh().exp();
+        }
         for i in 0..a.len() {
-            stack3.push(b.mapv(|t| (t * s2 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p4 = stack3.pop().unwrap();
-                let q5 = stack3.pop().expect("two");
-                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
-            }
+            s2 = (s2 * 0.7 + b[i] * (0.39 * (k as f64 * 0.5))).tanh();
         }
-        let mut top6 = (a).to_owned();
-        while let Some(p4) = stack3.pop() {
-            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
-        }
-        for q5 in top6.iter_mut() {
-            *q5 = (q5.sin() + (k as f64 * 0.5).cos()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top6).and(a).for_each(|p4, &q5| *p4 += q5 * p4.cos());
-        let s7 = top6.sum();
-        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * f64::sqrt((1.0 + 0.96 * 0.96)), (c[i] + (s2 + (k as f64 * 0.5))).sin()]);
-        }
-        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
-        let s11 = p9 * q10 + std::iter::zip(&pieces8, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut j12 = 0;
-        while j12 < a.len() {
-            j12 += 1;
-            s2 = s2.sin() * 0.9 + c[j12 - 1] * helper_recursive(b, s2, k % 3);
-        }
-        let v13 = b.mapv(|t| { let u = t * s7; u * u - t });
-        let mut n14 = 0;
-        let s15 = 'search: loop {
-            n14 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * y.sin()).tanh();
-                if s2 > 0.3 && j > n14 {
-                    break 'search s2 * helper_recursive(&w1, 1.23, k % 3);
-                }
-            }
-            if n14 > 2 {
-                break s2 + helper_recursive(&w1, 1.23, k % 3);
-            }
-        };
-        (a.dot(c) * (s7 * y)) + s2 + v13.sum() * 0.3
+        w1[a.len() - 1] + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -1400,20 +1425,16 @@ mod p33 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + (y / (1.0 + y * y)) * (y / (1.0 + y * y))).sqrt() + x);
-        for i in 0..a.len() {
-            let t2 = a[i] * (x * s1);
-            if i % 3 == 1 {
-                continue;
-            }
+        let mut s1 = helper_halving(c, x, 0, k + 1);
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_recursive(b, y, k % 3);
             s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * 1.15;
-            if i == 3 {
-                break;
-            }
+            s1 -= a[(i + 1) % a.len()] * helper_halving(a, 0.70, 0, k + 1);
         }
-        let mut s3 = ((c.mean().unwrap() + (0.51 + 0.63)) / (1.0 + y * y));
-        helper_recursive(a, 1.09, k % 3) + s3
+        for m in a.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 1.15 + s1 * 0.1;
+        }
+        s1 + s1
     }
 
     #[test]
@@ -1431,30 +1452,23 @@ mod p34 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 1.09;
         for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + b[i] * c.mean().unwrap()).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_halving(c, x, 0, k + 1)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (y - 1.18);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (y - 1.18);
-            }
-        };
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * x + k as f64 * 0.1).sin();
+        let mut w2 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w2[i] += (b[i] + y.tanh()).sin();
+        }
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * s1.cos() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
         }
-        (1.0 + helper_recursive(c, a[0], k % 3) * helper_recursive(c, a[0], k % 3)).ln() + s1
+        helper_array(b, (0.99 / (1.0 + w2[0] * w2[0]))) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -1470,28 +1484,21 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [helper_recursive(a, x, k % 3), (y - x), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()];
+        let arr1 = [(0.85 * x), (y + x), helper_scalar(c[k % a.len()], c[0])];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
         let mut s3 = c[0];
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * s3,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w4 * (k as f64 * 0.5);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + b[j4 - 1] * helper_halving(b, (k as f64 * 0.5), 0, k + 1);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * (k as f64 * 0.5) };
-        let mut h6 = a.to_owned();
-        for i in 0..a.len() {
-            h6 = (&h6 * 0.5 + a).mapv(f64::sin);
+        let s5: f64;
+        match k % 3 {
+            0 => s5 = helper_array(a, x.sin()),
+            1 => { s5 = (s2 * a[k % a.len()]); }
+            _ => s5 = b.mapv(f64::tanh).sum(),
         }
-        f64::sqrt((1.0 + 1.35 * 1.35)) + s3 + h6.sum() * 0.3
+        a.dot(a) + s3
     }
 
     #[test]
@@ -1507,27 +1514,21 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap().sin();
+        let mut s1 = ((1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + (y + (k as f64 * 0.5)));
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_scalar(a[0], (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * (a[0] * x) + k as f64 * 0.1).sin();
             }
         }
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (s1 * 0.64),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * f64::tanh(0.36).exp();
+            let n3 = (s2 * 0.5 + a[i] * (k as f64 * 0.5)).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(0.36).exp() };
-        y + s1
+        helper_halving(b, (1.06 / (1.0 + s1 * s1)), 0, k + 1) + s2
     }
 
     #[test]
@@ -1543,43 +1544,52 @@ mod p37 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y.tanh().exp() + y).sin();
+        let mut s1 = (1.0 + y * y).ln();
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * (k as f64 * 0.5),
+                1 => b[i] * helper_array(b, b[0]),
                 _ => {
-                    if a[i] > 0.8 {
+                    if b[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    b[i].tanh()
                 }
             };
-            s1 += w2 * b[k % a.len()].sin();
+            s1 += w2 * (k as f64 * 0.5);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b[k % a.len()].sin() };
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
+        let s4 = 'blk: {
+            if (s1 / (1.0 + x * x)) > 0.437 {
+                break 'blk (s1 / (1.0 + x * x)) * 2.0;
             }
-            s1 = (s1 * 0.7 + a[i] * y).tanh();
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + c[a.len() - 1].tanh();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s4 = 1.0;
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (0.71 + y);
+                }
+            }
+            a.mapv(f64::tanh).sum() - (0.71 + y)
+        };
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
+            w5[i] += (a[i] + (c[k % a.len()] - s1)).sin();
         }
-        let (s6, v7) = helper_pair(b, (1.0 + x * x).sqrt());
-        let s8 = s6 * v7.sum();
-        c[a.len() - 1].tanh().exp() + s4
+        let s6 = 'blk: {
+            if y.tanh() > 0.437 {
+                break 'blk y.tanh() * 2.0;
+            }
+            for j in 0..a.len() {
+                if w5[j] > 0.6 {
+                    break 'blk w5[j] + ((k as f64 * 0.5) + x);
+                }
+            }
+            w5[0] - ((k as f64 * 0.5) + x)
+        };
+        let mut u7 = w5.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_halving(b, y, 0, k + 1);
+        }
+        1.06 + s1 + u7.sum() * 0.3
     }
 
     #[test]
@@ -1595,21 +1605,23 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + helper_scalar(y, (k as f64 * 0.5))).sum::<f64>();
-        for i in 0..a.len() {
-            let y = y * 0.5 + b[k % a.len()].tanh().exp();
-            s3 = (s3 * 0.8 + y * 0.3).tanh();
+        let mut s3 = (helper_recursive(c, helper_scalar(x, x), k % 3) / (1.0 + ((k as f64 * 0.5).tanh() * a[0].cos()) * ((k as f64 * 0.5).tanh() * a[0].cos())));
+        for (p1, &q2) in c.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_halving(a, b[k % a.len()], 0, k + 1)).tanh();
         }
-        s3 += y * 0.2;
-        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (a[k % a.len()] + (k as f64 * 0.5)) + s3 * 0.1;
+        let arr4 = [helper_array(a, x), c[a.len() - 1], x];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        match k % 4 {
+            j if j > 1 => s3 = helper_recursive(a, 0.42, k % 3).cos() * j as f64,
+            _ if 0.99 > 0.2 => s3 = s3 * ((k as f64 * 0.5) / (1.0 + helper_halving(a, (k as f64 * 0.5), 0, k + 1) * helper_halving(a, (k as f64 * 0.5), 0, k + 1))),
+            _ => s3 += helper_scalar(0.56, s3),
         }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5);
-            s3 = (s3 * 0.8 + x * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s3 = (s3 * 0.7 + a[i] * (0.35 + s5)).tanh();
+            let i = (i + 1) % c.len();
+            s3 = s3 + a[i] * 0.3;
         }
-        s3 += x * 0.2;
-        a.mapv(f64::tanh).sum() + s3
+        y + s3
     }
 
     #[test]
@@ -1626,48 +1638,29 @@ mod p39 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = helper_recursive(c, helper_array(a, y), k % 3);
-            t1 * t1 * 0.5 + helper_array(c, c[a.len() - 1])
+            let t1 = helper_array(c, (1.37 - y));
+            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
         };
-        let mut s3 = a[k % a.len()];
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * helper_scalar(s3, (k as f64 * 0.5));
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * c[(i + 1) % a.len()];
-            }
-            s2 += u5;
+        let mut s5 = b.iter().map(|p3| p3 * a[k % a.len()]).min_by(|p3, q4| (p3 - a[k % a.len()]).abs().total_cmp(&(q4 - a[k % a.len()]).abs())).unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * helper_recursive(c, b[0], k % 3)).tanh();
         }
         if x > 0.1 {
             s2 = s2.sin();
         } else {
-            s2 = s2 * ((s2 + 1.10) * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+            s2 = s2 * ((1.0 + s2 * s2).ln() - helper_array(a, s5));
         }
-        let s6 = 'blk: {
-            if helper_recursive(c, x, k % 3) > 0.437 {
-                break 'blk helper_recursive(c, x, k % 3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + 0.21;
-                }
-            }
-            (x / (1.0 + 1.02 * 1.02)) - 0.21
+        if k == 3 {
+            return x;
+        }
+        let mut s7: f64 = {
+            let t6 = f64::sin(0.21);
+            t6 * t6 * 0.5 + helper_halving(c, y, 0, k + 1)
         };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * (k as f64 * 0.5)).tanh();
+        if k == 3 {
+            return (c[a.len() - 1] / (1.0 + y * y));
         }
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * (0.41 + x);
-        }
-        (c[a.len() - 1] / (1.0 + s6 * s6)).tanh() + s3 + w7.sum() * 0.3
+        (a.mean().unwrap() - x) + s7
     }
 
     #[test]
@@ -1683,27 +1676,21 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x.tanh().exp().tanh().exp() - x);
+        let mut s1 = (((x - y) - a.dot(b)) / (1.0 + helper_recursive(c, helper_scalar(b[0], x), k % 3) * helper_recursive(c, helper_scalar(b[0], x), k % 3)));
         match k % 3 {
-            0 => s1 = helper_scalar((a[a.len() - 1] / (1.0 + b[0] * b[0])), c.mean().unwrap()),
-            1 => s1 = s1 * (helper_recursive(a, x, k % 3) - c[a.len() - 1]),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s1 = helper_scalar((x - x), helper_array(b, (k as f64 * 0.5))),
+            1 => s1 = s1 * (helper_halving(a, c[k % a.len()], 0, k + 1) - y),
+            _ => s1 += (y / (1.0 + a[k % a.len()] * a[k % a.len()])),
         }
-        let mut s2 = s1;
-        let mut v3 = b.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        if k % 2 == 0 {
+            s1 = (1.0 + s1 * s1).sqrt();
         }
-        let s4 = s2 * v3.sum();
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * (k as f64 * 0.5)).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(a);
         }
-        (helper_recursive(a, a[0], k % 3) - f64::ln((1.0 + 0.40 * 0.40))) + s5
+        (1.0 + f64::tanh(0.53).exp() * f64::tanh(0.53).exp()).ln() + s1
     }
 
     #[test]
@@ -1719,33 +1706,30 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().chain(c.iter()).rev().enumerate().map(|(q2, p1)| p1 * b.mapv(f64::tanh).sum() * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + a[j4 - 1] * (1.0 + x * x).sqrt();
+        let mut s3 = (k as f64 * 0.5);
+        for (p1, &q2) in a.iter().zip(c) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_recursive(b, 1.29, k % 3)).tanh();
         }
-        let mut h5 = a.to_owned();
-        for i in 0..3 {
-            h5.scaled_add((0.79 / (1.0 + 0.41 * 0.41)), a);
+        let mut s5: f64 = {
+            let t4 = (k as f64 * 0.5);
+            t4 * t4 * 0.5 + 0.50
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] = a[i] * (a[k % a.len()] + 0.41);
         }
         for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * s3 + s3 * 0.1;
+            s5 = s5 * 0.8 + m * x + s5 * 0.1;
         }
-        let mut s8 = a.iter().take(3).filter(|p6| **p6 < 0.5).cloned().fold(-0.5, |q7, p6| q7 * p6 + (x * x));
-        let mut s10: f64 = {
-            let t9 = (helper_recursive(b, s3, k % 3) - (y + a[k % a.len()]));
-            t9 * t9 * 0.5 + helper_recursive(c, x, k % 3)
-        };
-        let mut s11 = 1.0;
-        for i in 0..a.len() {
-            let n12 = (s11 * 0.5 + b[i] * (c[0] / (1.0 + s3 * s3))).tanh();
-            if (n12 - s11).abs() < 0.05 {
-                break;
+        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + helper_array(a, 0.60)).sum::<f64>();
+        let mut s12 = a.iter().scan(0.0, |q11, p10| { *q11 = *q11 * 0.5 + p10 * s9; Some(*q11) }).take_while(|p10| *p10 < 1.5).map(|p10| p10.tanh()).sum::<f64>();
+        let mut s13: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s13 = (s13 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
             }
-            s11 = n12;
         }
-        y + s11 + h5.sum() * 0.3
+        a.mapv(f64::tanh).sum().sin() + s13 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1761,61 +1745,41 @@ mod p42 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1: Vec<f64> = c.iter().filter(|p2| **p2 > 0.0).map(|p2| (p2 * (x * x)).tanh()).collect();
-        let mut s3 = l1.iter().sum::<f64>();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * (y / (1.0 + b[k % a.len()] * b[k % a.len()]))).tanh();
-        }
+        let mut l1 = Vec::with_capacity(3);
+        let mut h3 = c.to_owned();
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * x,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s3 += w4 * a.dot(b);
+            h3 = (&h3 * x + b).mapv(f64::tanh);
+            l1.push(h3.clone());
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * a.dot(b) };
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        let mut q4 = h3.sum();
+        for p2 in &l1 {
+            q4 += p2.dot(c) * 0.5;
+        }
+        let mut s5 = q4;
+        if k % 2 == 0 {
+            s5 = 0.5;
+        } else {
+            s5 = k as f64 * 0.25;
+        }
+        s5 += b.dot(b);
+        let v6 = (c + c);
+        let mut s8: f64 = {
+            let t7 = (1.0 + (s5 - x) * (s5 - x)).sqrt();
+            t7 * t7 * 0.5 + a.mapv(f64::tanh).sum()
+        };
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (s3 - (k as f64 * 0.5)), (b[i] + (x - s5)).sin()]);
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v6[i] * (1.0 + s5 * s5).sqrt(), (v6[i] + v6.mapv(f64::tanh).sum()).sin()]);
         }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut stack10: Vec<Array1<f64>> = Vec::new();
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, b).map(|(x, y)| x * y).sum::<f64>();
         for i in 0..a.len() {
-            stack10.push(c.mapv(|t| (t * s9 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p11 = stack10.pop().unwrap();
-                let q12 = stack10.pop().expect("two");
-                stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
-            }
+            s8 = (s8 * 0.7 + v6[i] * helper_halving(&v6, s12, 0, k + 1)).tanh();
+            let i = (i + 1) % c.len();
+            s8 = s8 + c[i] * 0.3;
         }
-        let mut top13 = (c).to_owned();
-        while let Some(p11) = stack10.pop() {
-            top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
-        }
-        for q12 in top13.iter_mut() {
-            *q12 = (q12.sin() + c.dot(a)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top13).and(c).for_each(|p11, &q12| *p11 += q12 * p11.cos());
-        let s14 = top13.sum();
-        for m in b.iter().take_while(|q| **q > -0.9).map(|s3| (s3 * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * a.dot(c) + s3 * 0.1;
-        }
-        let mut stack15: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack15.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + b[j] * (s5 - 0.82) * w).tanh();
-            if j % 3 == 2 {
-                stack15.pop();
-            }
-        }
-        s5.tanh() + s3
+        let mut s13 = (v6[a.len() - 1] * v6.mean().unwrap()).tanh().exp();
+        (0.82 + helper_array(a, s5)) + s13 + v6.sum() * 0.3
     }
 
     #[test]
@@ -1831,46 +1795,47 @@ mod p43 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, b[a.len() - 1].sin().cos(), k % 3);
+        let mut s1 = helper_scalar((k as f64 * 0.5), helper_array(c, c.mean().unwrap()));
         match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if y > 0.2 => s1 = s1 * b[a.len() - 1],
-            _ => s1 += helper_array(a, y),
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if helper_halving(a, y, 0, k + 1) > 0.2 => s1 = s1 * s1,
+            _ => s1 += b[a.len() - 1],
         }
-        let mut s3: f64 = {
-            let t2 = c.dot(b);
-            t2 * t2 * 0.5 + y.cos()
+        let s2: f64;
+        match k % 3 {
+            0 => s2 = helper_scalar(0.51, s1).tanh().exp(),
+            1 => { s2 = (y + (k as f64 * 0.5)); }
+            _ => s2 = helper_scalar(x, (0.51 / (1.0 + x * x))),
+        }
+        let mut s4: f64 = {
+            let t3 = ((b[a.len() - 1] / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (c[k % a.len()] + s1));
+            t3 * t3 * 0.5 + (1.0 + s2 * s2).sqrt()
         };
-        match k % 4 {
-            j if j > 1 => s1 = (f64::ln((1.0 + 1.32 * 1.32)) - (x / (1.0 + s3 * s3))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * s3,
-            _ => s1 += b.mean().unwrap(),
-        }
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            stack4.push(b.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+            let n6 = (s5 * 0.5 + a[i] * b.mean().unwrap()).tanh();
+            if (n6 - s5).abs() < 0.05 {
+                break;
             }
+            s5 = n6;
         }
-        let mut top7 = (a).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => b[i] * c.mean().unwrap(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s5 += w7 * helper_scalar(x, (k as f64 * 0.5));
         }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + (b[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        let mut s9 = (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).tanh().exp() - s8);
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s9 = s9.sin() * 0.9 + c[j10 - 1] * helper_recursive(b, s8, k % 3);
-        }
-        (s9 - s3) + s9
+        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * helper_scalar(x, (k as f64 * 0.5)) };
+        let (s9, v10) = helper_pair(a, s2);
+        let s11 = s9 * v10.sum();
+        (1.0 + a[0] * a[0]).sqrt() + s5
     }
 
     #[test]
@@ -1886,28 +1851,27 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y - helper_recursive(c, b.dot(a), k % 3));
-        for i in 0..a.len() {
+        let mut s1 = (y + (x * f64::cos(0.46)));
+        for i in (0..a.len()).step_by(2) {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * c[a.len() - 1]).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        let v2 = a.mapv(f64::sin);
-        let mut u3 = a.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * ((k as f64 * 0.5) + y);
-        }
+        let arr2 = [s1, b.mean().unwrap(), (k as f64 * 0.5)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
         for i in (1..a.len()).step_by(2) {
-            let t4 = a[i] * x;
+            let t4 = c[i] * s3;
             if i % 3 == 1 {
                 continue;
             }
-            s1 += t4.sin() * helper_recursive(&v2, 0.99, k % 3);
+            s1 += t4.sin() * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            if i == 3 {
+                break;
+            }
         }
-        y + s1 + u3.sum() * 0.3
+        let mut s5 = c[a.len() - 1];
+        b.dot(a).tanh().exp() + s5
     }
 
     #[test]
@@ -1927,13 +1891,16 @@ mod p45 {
         for i in 0..a.len() {
             w1[i] = a[i] * a[k % a.len()];
         }
-        let mut s2 = helper_recursive(b, helper_recursive(b, helper_scalar(x, x), k % 3), k % 3);
+        let mut s2 = ((k as f64 * 0.5) - c[0]);
         for i in 0..a.len() {
-            let t3 = a[i] * helper_scalar((k as f64 * 0.5), a[a.len() - 1]);
+            let t3 = c[i] * helper_scalar(x, (k as f64 * 0.5));
             s2 += t3 * t3 * 0.5;
-            s2 -= c[(i + 1) % a.len()] * (k as f64 * 0.5);
+            s2 -= a[(i + 1) % a.len()] * helper_array(a, y);
+            if i == 3 {
+                break;
+            }
         }
-        helper_array(&w1, x).tanh().exp() + s2 + w1.sum() * 0.3
+        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1951,13 +1918,13 @@ mod p46 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let (s1, v2) = helper_pair(c, a[k % a.len()]);
         let s3 = s1 * v2.sum();
-        let mut s4 = (1.0 + helper_recursive(a, 1.32, k % 3) * helper_recursive(a, 1.32, k % 3)).sqrt().tanh().exp();
-        if k % 2 == 1 {
-            let s3 = s3 * 0.5 + 0.52;
+        let mut s4 = helper_scalar((1.0 + (x + c[0]) * (x + c[0])).sqrt(), 0.52);
+        for i in 0..a.len() {
+            let s3 = s3 * 0.5 + helper_recursive(b, s4, k % 3);
             s4 = (s4 * 0.8 + s3 * 0.3).tanh();
         }
         s4 += s3 * 0.2;
-        helper_recursive(a, b.mapv(f64::tanh).sum(), k % 3) + s4
+        ((k as f64 * 0.5) - (k as f64 * 0.5).tanh().exp()) + s4
     }
 
     #[test]
@@ -1973,31 +1940,33 @@ mod p47 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((((k as f64 * 0.5) + a[a.len() - 1]) - y), helper_recursive(b, (0.37 - x), k % 3));
+        let mut s1 = a.dot(a);
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * y;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.03 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let s3: f64;
+        match k % 3 {
+            0 => s3 = (1.0 + x * x).ln(),
+            1 => { s3 = 0.5; }
+            _ => s3 = (1.0 + x * x).ln(),
+        }
+        let (s4, v5) = helper_pair(b, c.mapv(f64::tanh).sum());
+        let s6 = s4 * v5.sum();
+        let mut s7 = 1.0;
         for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * s1).tanh());
-            h3.scaled_add(0.5, a);
+            let n8 = (s7 * 0.5 + a[i] * c.dot(c)).tanh();
+            s7 = n8;
+            if s7.abs() > 0.6 {
+                s7 = 0.6;
+            }
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(s1, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] += (c[i] + helper_array(c, s1)).sin();
         }
-        if k == 3 {
-            return b.mean().unwrap();
-        }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n5 = (&h4 * y + c).mapv(f64::tanh);
-            h4.assign(&n5);
-        }
-        a.mapv(f64::tanh).sum() + s1 + h4.sum() * 0.3
+        a.mean().unwrap() + s7 + w9.sum() * 0.3
     }
 
     #[test]
@@ -2016,34 +1985,37 @@ mod p48 {
         let mut s3 = c.iter().chain(b.iter()).rev().enumerate().map(|(q2, p1)| p1 * c.mean().unwrap() * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * (1.0 + y * y).sqrt();
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(y, s3);
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + u4[j] * helper_array(&u4, (k as f64 * 0.5))).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += u4[i] * 0.2;
+        let mut l5 = vec![0.0; a.len()];
+        for p6 in 0..a.len() {
+            l5[p6] = u4[p6] * ((k as f64 * 0.5) - s3);
         }
-        let mut h5 = b.to_owned();
+        l5[0] += x;
+        let v7 = Array1::from(l5);
+        let mut s8 = v7[0] * 0.5;
+        if k == 3 {
+            return helper_array(&u4, y);
+        }
         for i in 0..a.len() {
-            h5 = (&h5 * 0.5 + b).mapv(f64::sin);
-        }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + h5[i] * x).tanh();
-        }
-        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s3 = (s3 * 0.7 + u4[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + b[i] * 0.3;
+            s8 = (s8 * 0.7 + u4[i] * helper_scalar(s8, y)).tanh();
         }
-        let v6 = c.mapv(|t| (t * s3).sin() + s3 * 0.5);
-        helper_array(&h5, (x + u4[a.len() - 1])) + s3 + v6.sum() * 0.3
+        let mut s9 = 1.0;
+        for i in 0..a.len() {
+            let n10 = (s9 * 0.5 + c[i] * a[k % a.len()]).tanh();
+            s9 = n10;
+            if s9.abs() > 0.6 {
+                s9 = 0.6;
+            }
+        }
+        let mut u11 = u4.to_owned();
+        for i in 1..u11.len() {
+            u11[i] = u11[i - 1] * 0.5 + u11[i] * c.mean().unwrap();
+        }
+        a.mean().unwrap() + s9 + u11.sum() * 0.3
     }
 
     #[test]
@@ -2059,12 +2031,12 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [helper_scalar((k as f64 * 0.5), 1.18), (y / (1.0 + y * y)), f64::sqrt((1.0 + 1.22 * 1.22))];
+        let arr1 = [((k as f64 * 0.5) * 1.18), (y - y), helper_halving(a, x, 0, k + 1)];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
         let mut s3 = (k as f64 * 0.5);
         for k in 0..2 {
             for (j, v) in a.iter().enumerate() {
-                s3 += (v * j as f64) * (s2 * y);
+                s3 += (v * j as f64) * helper_scalar(s2, y);
             }
         }
         b.mean().unwrap() + s3
@@ -2083,27 +2055,21 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((k as f64 * 0.5) + (1.0 + x.cos() * x.cos()).sqrt());
+        let mut s1 = helper_halving(b, (1.0 + y * y).sqrt().sin(), 0, k + 1);
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * b[a.len() - 1].tanh().exp();
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sqrt((1.0 + 0.76 * 0.76));
         }
-        for m in a.iter().take_while(|q| **q > -0.9).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_array(c, (k as f64 * 0.5)) + y * 0.1;
-        }
-        let mut s4: f64 = {
-            let t3 = helper_array(a, (a[a.len() - 1] * s1));
-            t3 * t3 * 0.5 + y
+        let arr3 = [x, b[a.len() - 1].tanh().exp(), (k as f64 * 0.5)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        let mut s6: f64 = {
+            let t5 = (y / (1.0 + s4.cos() * s4.cos()));
+            t5 * t5 * 0.5 + y
         };
-        let mut s5 = (s4 + b[0]).tanh().exp();
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += helper_recursive(b, (k as f64 * 0.5), k % 3);
-        s1.tanh() + s5
+        let mut s7 = (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt();
+        let mut s10 = b.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * a.dot(a)) * q9 as f64).sum::<f64>();
+        0.30 + s10
     }
 
     #[test]
@@ -2121,34 +2087,26 @@ mod p51 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
         let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * helper_recursive(a, c[0], k % 3) + d3[0] * c.dot(c);
+        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * helper_scalar(y, x) + d3[0] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         if k == 3 {
-            return (1.0 + (1.03 * (k as f64 * 0.5)) * (1.03 * (k as f64 * 0.5))).sqrt();
+            return helper_recursive(c, 1.03, k % 3);
         }
-        let s4: f64;
-        match k % 3 {
-            0 => s4 = ((1.0 + s1 * s1).ln() * (s1 / (1.0 + y * y))),
-            1 => { s4 = ((k as f64 * 0.5) / (1.0 + x * x)); }
-            _ => s4 = a[a.len() - 1],
-        }
-        let s5 = 'blk: {
-            if 1.34 > 0.437 {
-                break 'blk 1.34 * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + c.dot(a);
-                }
-            }
-            1.30 - c.dot(a)
+        let mut s5: f64 = {
+            let t4 = (1.0 + (s1 - s1) * (s1 - s1)).ln();
+            t4 * t4 * 0.5 + (s1 / (1.0 + y * y))
         };
-        s1 += b.mean().unwrap();
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s1 = s1.sin() * 0.9 + c[j6 - 1] * helper_scalar((k as f64 * 0.5), s5);
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(b, s5);
         }
-        s1 + s1
+        let v7 = (c + b);
+        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(&v7, b[0]), (b[i] + helper_recursive(&u6, s1, k % 3)).sin()]);
+        }
+        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
+        let s11 = p9 * q10 + std::iter::zip(&pieces8, b).map(|(x, y)| x * y).sum::<f64>();
+        u6.dot(a) + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2166,14 +2124,14 @@ mod p52 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (k as f64 * 0.5);
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * a.dot(b)).tanh();
+            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.85).exp()).tanh();
         }
         let mut h2 = Array1::<f64>::zeros(a.len());
         for i in (0..a.len()).rev() {
             h2 = (&h2 * 0.5 + c).mapv(f64::sin);
         }
         if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + s1.tanh();
+            let mut s1 = s1 * 0.5 + helper_array(c, s1);
             s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
         s1 += s1 * 0.2;
@@ -2190,7 +2148,7 @@ mod p52 {
                 s1 = (s1 * 0.6 + v * y + k as f64 * 0.1).sin();
             }
         }
-        helper_recursive(c, a[a.len() - 1].tanh().exp(), k % 3) + s3 + h2.sum() * 0.3
+        helper_recursive(c, b.mapv(f64::tanh).sum(), k % 3) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2207,24 +2165,24 @@ mod p53 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = a.mean().unwrap();
-            t1 * t1 * 0.5 + a.mean().unwrap()
+            let t1 = a.mapv(f64::tanh).sum();
+            t1 * t1 * 0.5 + helper_halving(a, c[k % a.len()], 0, k + 1)
         };
-        match k % 4 {
-            j if j > 1 => s2 = b.mean().unwrap() * j as f64,
-            _ if c.dot(b) > 0.2 => s2 = s2 * a.mapv(f64::tanh).sum(),
-            _ => s2 += helper_scalar(0.24, x),
-        }
-        if k == 3 {
-            return s2;
-        }
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (y + (k as f64 * 0.5)), (c[i] + a.dot(a)).sin()]);
+            w3[i] += (b[i] + f64::sqrt((1.0 + 1.32 * 1.32))).sin();
         }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
-        (c.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s2
+        let mut s5: f64 = {
+            let t4 = w3[a.len() - 1].tanh().exp().tanh().exp();
+            t4 * t4 * 0.5 + s2
+        };
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w3[i] * helper_recursive(c, (k as f64 * 0.5), k % 3), (w3[i] + helper_recursive(b, 0.84, k % 3)).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
+        (helper_halving(b, s9, 0, k + 1) * (s9 - a[a.len() - 1])) + s5 + w3.sum() * 0.3
     }
 
     #[test]
@@ -2240,36 +2198,38 @@ mod p54 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.51 * helper_recursive(a, (c[k % a.len()] - a[a.len() - 1]), k % 3));
+        let mut s1 = a.mapv(f64::tanh).sum();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
+                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        let arr2 = [(y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(c, (k as f64 * 0.5)), (k as f64 * 0.5)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut h4 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * x + c).mapv(f64::tanh);
+            h4.assign(&n5);
+            if i == 3 {
+                break;
+            }
+        }
+        let arr6 = [s3, (k as f64 * 0.5), f64::ln((1.0 + 0.48 * 0.48))];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s3).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * s1 + x * 0.1;
-        }
-        match k % 3 {
-            0 => s1 = f64::tanh(0.48).exp().cos(),
-            1 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-        }
-        if k % 2 == 1 {
-            let y = y * 0.5 + ((k as f64 * 0.5) + c[k % a.len()]);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let s2: f64;
-        match k % 3 {
-            0 => s2 = x.tanh().exp(),
-            1 => { s2 = 0.5; }
-            _ => s2 = a.mean().unwrap(),
-        }
-        (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()).ln() + s1
+        ((k as f64 * 0.5) * s3.tanh().exp()) + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2285,35 +2245,34 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y.cos();
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
-        }
+        let (s1, v2) = helper_pair(b, x.tanh().exp());
         let s3 = s1 * v2.sum();
-        let mut h4 = a.to_owned();
-        for i in 0..3 {
-            h4.scaled_add(y, a);
+        let mut s4 = helper_scalar(a.mapv(f64::tanh).sum().sin(), helper_scalar(a[0], c.dot(a)));
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        let s5 = 'blk: {
-            if c.mapv(f64::tanh).sum() > 0.437 {
-                break 'blk c.mapv(f64::tanh).sum() * 2.0;
-            }
+        s4 += ((k as f64 * 0.5) - c[a.len() - 1]);
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + c.mean().unwrap();
+                s4 = (s4 * 0.8 + c[j] * f64::tanh(0.67).exp()).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * (k as f64 * 0.5).tanh().exp();
                 }
             }
-            s3 - c.mean().unwrap()
+            if n5 > 2 {
+                break s4 + (k as f64 * 0.5).tanh().exp();
+            }
         };
-        let mut s6 = c[k % a.len()];
-        if k % 2 == 0 {
-            s6 = 0.5;
-        } else {
-            s6 = k as f64 * 0.25;
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + a[j7 - 1] * (s6 / (1.0 + x * x));
         }
-        s6 += y;
-        (k as f64 * 0.5).cos().tanh().exp() + s6 + h4.sum() * 0.3
+        c.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -2343,20 +2302,34 @@ mod p56 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + c.mapv(f64::tanh).sum()) * 0.5;
+            *q3 = (q3.sin() + helper_halving(c, c[k % a.len()], 0, k + 1)) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s6 = 1.0;
+        let mut s6: f64 = 1.34;
         for i in 0..a.len() {
-            let n7 = (s6 * 0.5 + c[i] * y).tanh();
-            s6 = n7;
-            if s6.abs() > 0.6 {
-                s6 = 0.6;
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(c, y, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s6 += w7 * b.mapv(f64::tanh).sum();
+        }
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * b.mapv(f64::tanh).sum() };
+        for i in (1..a.len()).step_by(2) {
+            let t9 = c[i] * (0.90 + y);
+            s6 += t9 * t9 * 0.5;
+            s6 -= c[(i + 1) % a.len()] * (1.0 + x * x).ln();
+            if i == 3 {
+                break;
             }
         }
-        let mut s8 = (1.0 + (1.0 + s5 * s5).ln().tanh().exp() * (1.0 + s5 * s5).ln().tanh().exp()).ln();
-        (s6 * 0.90).tanh() + s8
+        x + s6
     }
 
     #[test]
@@ -2372,23 +2345,20 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + i3 as f64 * 0.1);
-        let mut s1 = f2.sum() * 0.3;
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_scalar(y, s1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w4 * y;
+        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(c, y)).view()]).unwrap();
+        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
+        let mut l3 = Vec::with_capacity(3);
+        let mut h5 = c.to_owned();
+        for i in (0..k % 3) {
+            h5 = (&h5 * y + b).mapv(f64::tanh);
+            l3.push(h5.clone());
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
-        c.mapv(f64::tanh).sum() + s1 + f2.sum() * 0.3
+        let mut q6 = h5.sum();
+        for p4 in &l3 {
+            q6 += p4.dot(c) * 0.5;
+        }
+        let mut s7 = q6;
+        s1 + s7
     }
 
     #[test]
@@ -2405,33 +2375,34 @@ mod p58 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return c.mean().unwrap();
+            return c.mapv(f64::tanh).sum();
         }
-        let mut s1 = (f64::tanh(0.81).exp().tanh().exp() - b.mean().unwrap());
+        let mut s1 = (c.mapv(f64::tanh).sum() - 0.81);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (b[0] + y)).tanh();
+        }
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * b.dot(c)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let arr2 = [(0.53 - (k as f64 * 0.5)), helper_array(a, s1), helper_recursive(c, (k as f64 * 0.5), k % 3)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut h4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * (y * (k as f64 * 0.5))).tanh();
-        }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * ((k as f64 * 0.5) - (k as f64 * 0.5));
-        }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + c[j3 - 1] * s1;
-        }
-        for i in 0..a.len() {
-            let t4 = c[i] * helper_array(c, c[k % a.len()]);
-            s1 += t4 * t4 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * helper_array(b, y);
+            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
         }
         let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * u2[0], (a[i] + ((k as f64 * 0.5) + y)).sin()]);
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * h4[0], (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin()]);
         }
         let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
         let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        s8 + s1 + u2.sum() * 0.3
+        (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt().tanh().exp() + s1 + h4.sum() * 0.3
     }
 
     #[test]
@@ -2449,26 +2420,28 @@ mod p59 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = a.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.0 + x * x).sqrt();
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
         }
-        let s2: f64;
-        match k % 3 {
-            0 => s2 = 0.65,
-            1 => { s2 = 0.5; }
-            _ => s2 = f64::cos(1.09).tanh().exp(),
+        let mut s2 = (0.65 / (1.0 + ((y - x) / (1.0 + helper_halving(c, 1.01, 0, k + 1) * helper_halving(c, 1.01, 0, k + 1))) * ((y - x) / (1.0 + helper_halving(c, 1.01, 0, k + 1) * helper_halving(c, 1.01, 0, k + 1)))));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * b.mapv(f64::tanh).sum() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
         }
-        let mut s3 = helper_recursive(a, y, k % 3).tanh().exp();
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + u1[j4 - 1] * (k as f64 * 0.5);
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_halving(c, s2, 0, k + 1);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        if k % 2 == 0 {
-            s3 = u1.mapv(f64::tanh).sum();
-        } else {
-            s3 = s3 * helper_array(&u1, (k as f64 * 0.5)).sin();
+        s2 += y * 0.2;
+        for i in 0..a.len() {
+            let y = y * 0.5 + ((k as f64 * 0.5) + a[0]);
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        s2 + s3 + u1.sum() * 0.3
+        s2 += y * 0.2;
+        (helper_halving(a, a[a.len() - 1], 0, k + 1) + s2) + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -2484,38 +2457,44 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((b.dot(b) + c[a.len() - 1].cos()) - (y * 0.36));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut s3: f64 = {
-            let t2 = c.mean().unwrap();
-            t2 * t2 * 0.5 + x
-        };
-        if a.dot(a) > 0.1 {
-            s1 = helper_array(a, x);
-        } else {
-            s1 = s1 * helper_array(b, s1);
-        }
-        let s4: f64;
-        match k % 3 {
-            0 => s4 = ((k as f64 * 0.5).tanh() * b.mean().unwrap()),
-            1 => { s4 = s1; }
-            _ => s4 = c.dot(c),
-        }
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * s1).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+        let mut s1 = helper_array(a, (1.0 + helper_scalar(y, y) * helper_scalar(y, y)).ln());
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut s8: f64 = {
-            let t7 = (1.06 + helper_recursive(a, s4, k % 3));
-            t7 * t7 * 0.5 + (k as f64 * 0.5).tanh().exp()
+        let arr2 = [helper_scalar(s1, (k as f64 * 0.5)), helper_recursive(a, y, k % 3), f64::tanh(0.21).exp()];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let s4 = 'blk: {
+            if c.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk c.mapv(f64::tanh).sum() * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + c.dot(c);
+                }
+            }
+            (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - c.dot(c)
         };
-        c.mapv(f64::tanh).sum() + s8
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += b.dot(c);
+        let v5 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut l6 = vec![b.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * s1).sin()) + a;
+            l6.push(n);
+        }
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * (k as f64 * 0.5);
+        v5.mean().unwrap() + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -2531,32 +2510,50 @@ mod p61 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, helper_recursive(a, y, k % 3), k % 3);
-        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.dot(c) + s1 * 0.1;
+        let mut s1 = ((helper_array(b, y) - (k as f64 * 0.5).tanh()) + y);
+        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * y + y * 0.1;
         }
-        let s2: f64;
-        match k % 3 {
-            0 => s2 = (x - y.tanh().exp()),
-            1 => { s2 = a[a.len() - 1].tanh().exp(); }
-            _ => s2 = (1.0 + y.sin() * y.sin()).sqrt(),
-        }
-        let s3: f64;
-        match k % 3 {
-            0 => s3 = f64::cos(0.48).sin(),
-            1 => { s3 = (y * 0.27); }
-            _ => s3 = (b.mean().unwrap() - 0.24),
-        }
-        let arr4 = [s3.tanh().exp(), helper_scalar(a[a.len() - 1], b[k % a.len()]), helper_scalar(x, y)];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let mut s8 = b.iter().zip(b.iter()).map(|(p6, q7)| p6 * f64::tanh(0.87) - q7).reduce(f64::max).unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s8 = (s8 * 0.7 + a[i] * s3).tanh();
-            if i == 3 {
-                break;
+        let s2 = 'blk: {
+            if x > 0.437 {
+                break 'blk x * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + s1.sin();
+                }
+            }
+            (1.14 + s1) - s1.sin()
+        };
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + b[i] * (x + x)).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
             }
         }
-        s1 + s8
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (c[i] + 0.24).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        let s9: f64;
+        match k % 3 {
+            0 => s9 = b.mean().unwrap(),
+            1 => { s9 = (x + s2); }
+            _ => s9 = a.mapv(f64::tanh).sum(),
+        }
+        for i in (0..a.len()).rev() {
+            let t10 = b[i] * (s2 * (k as f64 * 0.5));
+            let mut q11 = 0.0;
+            for j in 0..a.len() {
+                q11 += c[j] * t10;
+            }
+            s1 = s1 + q11.tanh();
+        }
+        ((0.87 * s1) + (1.0 + s3 * s3).sqrt()) + s3
     }
 
     #[test]
@@ -2575,7 +2572,7 @@ mod p62 {
         let mut s1 = x;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 + (k as f64 * 0.5))).tanh();
+                s1 = (s1 * 0.8 + a[j] * (s1 - (k as f64 * 0.5))).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
@@ -2585,18 +2582,18 @@ mod p62 {
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.mean().unwrap();
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(b);
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (1.01 - c[0]);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k == 3 {
+            return helper_array(c, 1.22);
         }
-        s1 += s1 * 0.2;
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * helper_recursive(a, y, k % 3);
+        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.tanh().exp(), (a[i] + (x + c[a.len() - 1])).sin()]);
         }
-        helper_array(c, b.mean().unwrap()) + s1 + u3.sum() * 0.3
+        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
+        helper_halving(b, s1, 0, k + 1) + s1
     }
 
     #[test]
@@ -2612,26 +2609,38 @@ mod p63 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, x, k % 3).cos();
+        let mut s1 = (1.0 + ((y - x) + helper_halving(c, x, 0, k + 1)) * ((y - x) + helper_halving(c, x, 0, k + 1))).sqrt();
         match k % 3 {
-            0 => s1 = b.dot(a).tanh().exp(),
-            1 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += a.dot(b),
+            0 => s1 = y,
+            1 => s1 = s1 * (helper_halving(c, 0.41, 0, k + 1) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
+            _ => s1 += x.cos(),
         }
-        let mut s4 = { let (p2, q3) = c.iter().zip(a.iter()).fold((0.0, 1.0), |(p2, q3), (a0, b0)| (p2 + a0 * 0.72, q3 * 0.9 + b0)); p2 * q3 };
-        let g6 = |p7: f64| (p7 * helper_scalar(y, y)).tanh();
-        let mut s5 = g6(helper_array(c, s4)) + g6(a[0]);
-        let mut s8 = ad::ndarray::array![((k as f64 * 0.5) * a[0]), helper_scalar(x, 1.07), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        if c[0] < 0.0 {
-            s1 = 0.86;
+        match k % 3 {
+            0 => s1 = b.mapv(f64::tanh).sum().tanh(),
+            1 => s1 = s1 * a[k % a.len()],
+            _ => s1 += a.dot(a),
         }
-        for m in c.iter().map(|s4| (s4 * 0.7).sin()) {
-            s8 = s8 * 0.8 + m * ((k as f64 * 0.5) * s4) + s4 * 0.1;
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * helper_halving(b, a[0], 0, k + 1)).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        if (s1 * 0.84) > 0.1 {
+            s1 = (k as f64 * 0.5);
         }
-        if c[0] < 0.0 {
-            s4 = a[a.len() - 1];
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + a[i] * b.mean().unwrap()).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
         }
-        (c[k % a.len()].tanh().exp() * helper_scalar(s1, s4)) + s8
+        for i in (1..a.len()).step_by(2) {
+            let t6 = b[i] * f64::tanh(0.92).exp();
+            s1 += t6.sin() * a.mean().unwrap();
+        }
+        let m8 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let d9 = m8.diag();
+        let mut s7 = d9.mapv(|t| (t * s2).sin()).sum() * a.mean().unwrap() + d9[0] * s2;
+        s2 + s7
     }
 
     #[test]
@@ -2647,14 +2656,24 @@ mod p64 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + x * x).ln();
+        let mut s1 = x.tanh().exp();
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * a.mean().unwrap();
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * (0.83 + (k as f64 * 0.5));
         }
-        let v3 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        helper_array(a, a[0]) + s1 + v3.sum() * 0.3
+        let s3 = 'blk: {
+            if (k as f64 * 0.5).tanh().exp() > 0.437 {
+                break 'blk (k as f64 * 0.5).tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (a[0] / (1.0 + s1 * s1));
+                }
+            }
+            helper_array(b, x) - (a[0] / (1.0 + s1 * s1))
+        };
+        helper_recursive(b, x, k % 3).tanh().exp() + s1
     }
 
     #[test]
@@ -2672,15 +2691,12 @@ mod p65 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = a.mean().unwrap(),
-            1 => { s1 = c.mean().unwrap(); }
-            _ => s1 = (y * (k as f64 * 0.5)).tanh(),
+            0 => s1 = f64::ln((1.0 + (1.35 - 0.29) * (1.35 - 0.29))),
+            1 => { s1 = c[k % a.len()].tanh().exp(); }
+            _ => s1 = (k as f64 * 0.5),
         }
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * f64::tanh(1.05);
-        }
-        (c.dot(a) * helper_scalar((k as f64 * 0.5), 0.74)) + u2.sum() * 0.3
+        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a.mean().unwrap()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
+        ((s4 + (k as f64 * 0.5)) * helper_recursive(b, x, k % 3)) + s4
     }
 
     #[test]
@@ -2697,12 +2713,16 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 = (s1 * 0.5 + s1.tanh().tanh()).tanh();
-        let mut s3: f64 = {
-            let t2 = (1.0 + f64::tanh(0.28).exp() * f64::tanh(0.28).exp()).ln();
-            t2 * t2 * 0.5 + c.dot(a)
-        };
-        (helper_recursive(a, x, k % 3) - (k as f64 * 0.5)) + s3
+        s1 += ((1.20 * s1) / (1.0 + (k as f64 * 0.5).tanh() * (k as f64 * 0.5).tanh()));
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + a[i] * 1.25).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
+        }
+        0.68 + s2
     }
 
     #[test]
@@ -2724,36 +2744,39 @@ mod p67 {
         }
         let mut s2 = x;
         match k % 3 {
-            0 => s2 = (1.0 + b.dot(&h1) * b.dot(&h1)).ln(),
-            1 => s2 = s2 * c.mean().unwrap(),
-            _ => s2 += (k as f64 * 0.5),
+            0 => s2 = (b.mapv(f64::tanh).sum() * (y / (1.0 + y * y))),
+            1 => s2 = s2 * (b.dot(b) - (1.37 - (k as f64 * 0.5))),
+            _ => s2 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
         }
-        s2 = (s2 * 0.5 + (h1.mapv(f64::tanh).sum() + helper_array(a, h1[k % a.len()]))).tanh();
-        'outer: for i in 0..a.len() {
+        let mut s4: f64 = {
+            let t3 = helper_recursive(&h1, a.mapv(f64::tanh).sum(), k % 3);
+            t3 * t3 * 0.5 + y.cos()
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * h1[0].sin()).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
+                s2 = (s2 * 0.8 + c[j] * x).tanh();
+                if s2 > 0.3 && j > n5 {
+                    break 'search s2 * s2;
                 }
             }
-            s2 += a[i] * 0.2;
-        }
-        for k in 0..2 {
-            for v in b.iter() {
-                s2 += v * helper_recursive(c, 0.86, k % 3);
+            if n5 > 2 {
+                break s2 + s2;
             }
+        };
+        match k % 4 {
+            j if j > 1 => s2 = s2 * j as f64,
+            _ if (s2 + s2) > 0.2 => s2 = s2 * helper_array(&h1, h1.mapv(f64::tanh).sum()),
+            _ => s2 += (b[k % a.len()] / (1.0 + s4 * s4)),
         }
-        let (s3, v4) = helper_pair(c, (k as f64 * 0.5));
-        let s5 = s3 * v4.sum();
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * 0.98 * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
+        let mut s7 = (1.0 + (h1.mean().unwrap() + helper_halving(&h1, a[a.len() - 1], 0, k + 1)) * (h1.mean().unwrap() + helper_halving(&h1, a[a.len() - 1], 0, k + 1))).sqrt();
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + a[i] * b.dot(a)).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
         }
-        ((b[k % a.len()] + s5) + (1.0 + s5 * s5).ln()) + s2 + h1.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s7 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2775,14 +2798,14 @@ mod p68 {
             l1.push(n);
         }
         let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * helper_scalar((k as f64 * 0.5), y);
+        let mut s4 = l1[1][0] * ((k as f64 * 0.5) + y);
         let s5: f64;
         match k % 3 {
             0 => s5 = x,
-            1 => { s5 = b.mean().unwrap(); }
-            _ => s5 = (helper_recursive(c, 0.70, k % 3) + s4.tanh().exp()),
+            1 => { s5 = 0.5; }
+            _ => s5 = helper_recursive(&v3, helper_scalar(0.70, x), k % 3),
         }
-        (helper_recursive(b, 1.33, k % 3) + y) + s4 + v3.sum() * 0.3
+        (b.dot(c) - a.dot(b)) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -2800,21 +2823,34 @@ mod p69 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
         for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + s1 * 0.1;
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + s1 * 0.1;
         }
         let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_scalar(b[a.len() - 1], (k as f64 * 0.5)), (c[i] + b.mean().unwrap()).sin()]);
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * c.mapv(f64::tanh).sum(), (c[i] + ((k as f64 * 0.5) * x)).sin()]);
         }
         let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
         let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        match k % 3 {
-            0 => s1 = 0.49,
-            1 => s1 = s1 * helper_recursive(c, helper_scalar(0.48, s5), k % 3),
-            _ => s1 += s1,
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * 0.49, (a[i] + c.dot(c)).sin()]);
         }
-        s1 = (s1 + (b[k % a.len()] - b[0]));
-        a.dot(c) + s1
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.29).tanh();
+                if s1 > 0.3 && j > n10 {
+                    break 'search s1 * a.dot(c);
+                }
+            }
+            if n10 > 2 {
+                break s1 + a.dot(c);
+            }
+        };
+        s1.tanh().exp() + s1
     }
 
     #[test]
@@ -2830,50 +2866,42 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
+        let mut s1 = a.dot(b);
         if c[0] < 0.0 {
-            s1 = c.mapv(f64::tanh).sum();
+            s1 = a.mean().unwrap();
         } else {
-            s1 = s1 * helper_recursive(b, helper_recursive(b, a[0], k % 3), k % 3);
+            s1 = s1 * helper_array(b, a[0]).tanh().exp();
         }
         let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * helper_array(c, (k as f64 * 0.5))).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
-            }
+            let n3 = (s2 * 0.5 + b[i] * (b[a.len() - 1] - x)).tanh();
             s2 = n3;
-        }
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * b[0] * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        let mut s5: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s5 += (v * j as f64) * (1.0 + y * y).sqrt();
+        let mut s4 = (1.0 + helper_scalar(s2, (1.13 + y)) * helper_scalar(s2, (1.13 + y))).sqrt();
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + a[i] * helper_recursive(b, s2, k % 3)).tanh();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * (c[a.len() - 1] * s4);
+        }
+        if k == 3 {
+            return y;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s1 += a[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s5 = 0.5;
-        } else {
-            s5 = k as f64 * 0.25;
-        }
-        s5 += (s5 * s1);
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * helper_recursive(c, x, k % 3);
-            }
-        }
-        let mut u6 = b.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(b, x);
-        }
-        (k as f64 * 0.5) + s5 + u6.sum() * 0.3
+        helper_halving(a, b.mapv(f64::tanh).sum(), 0, k + 1) + s4
     }
 
     #[test]
@@ -2891,7 +2919,7 @@ mod p71 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack1.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
                 let p2 = stack1.pop().unwrap();
                 let q3 = stack1.pop().expect("two");
@@ -2903,47 +2931,24 @@ mod p71 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + helper_recursive(c, x, k % 3)) * 0.5;
+            *q3 = (q3.sin() + (x * y)) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let l6 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * s5)];
-        let mut s8 = l6.iter().enumerate().map(|(p7, v)| v.sum() * p7 as f64).sum::<f64>() + l6[2].dot(b);
-        let s9: f64;
-        match k % 3 {
-            0 => s9 = b.mean().unwrap().cos(),
-            1 => { s9 = y.tanh().exp(); }
-            _ => s9 = (y / (1.0 + ((k as f64 * 0.5) / (1.0 + s8 * s8)) * ((k as f64 * 0.5) / (1.0 + s8 * s8)))),
-        }
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s8 = s8.sin() * 0.9 + c[j10 - 1] * (s9 * b[k % a.len()]);
-        }
-        let mut stack11: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack11.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p12 = stack11.pop().unwrap();
-                let q13 = stack11.pop().expect("two");
-                stack11.push((&p12 * 0.5 + &q13).mapv(f64::tanh));
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s6 = (s6 * 0.6 + (v * j as f64) * s6.tanh().exp() + k as f64 * 0.1).sin();
             }
         }
-        let mut top14 = (b).to_owned();
-        while let Some(p12) = stack11.pop() {
-            top14 = (&top14 * 0.5 + &p12).mapv(f64::tanh);
+        let mut s7 = b.dot(b);
+        for m in c.iter().map(|s6| (s6 * 0.7).sin()) {
+            s7 = s7 * 0.8 + m * 1.11 + s6 * 0.1;
         }
-        for q13 in top14.iter_mut() {
-            *q13 = (q13.sin() + (s8 * a[a.len() - 1])) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top14).and(b).for_each(|p12, &q13| *p12 += q13 * p12.cos());
-        let s15 = top14.sum();
-        let arr16 = [a.dot(b), s9.cos(), (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt()];
-        let s17 = arr16.iter().sum::<f64>() * arr16[k % 3];
-        for i in (0..a.len()).rev() {
-            s8 = (s8 * 0.7 + b[i] * a.dot(a)).tanh();
-        }
-        helper_array(c, helper_scalar(y, c[k % a.len()])) + s8
+        s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) / (1.0 + s7 * s7));
+        let v8 = c.mapv(|t| { let u = t * s6; u * u - t });
+        let mut s11 = c.windows(2).into_iter().enumerate().map(|(q10, p9)| (p9[1] - p9[0] * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()) * q10 as f64).sum::<f64>();
+        (b.dot(c) - s7) + s11 + v8.sum() * 0.3
     }
 
     #[test]
@@ -2959,54 +2964,50 @@ mod p72 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
+        let mut s1 = c.mapv(f64::tanh).sum();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mapv(f64::tanh).sum();
+                    break 'search s1 * helper_recursive(c, 1.09, k % 3);
                 }
             }
             if n2 > 2 {
-                break s1 + c.mapv(f64::tanh).sum();
+                break s1 + helper_recursive(c, 1.09, k % 3);
             }
         };
-        let mut s4 = ((y - (x / (1.0 + b[a.len() - 1] * b[a.len() - 1]))) - (c.mapv(f64::tanh).sum() + helper_recursive(c, c[a.len() - 1], k % 3)));
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = b[i] * f64::tanh(0.54).exp();
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * s1.sin()).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * b.dot(b);
+                s1 = (s1 * 0.8 + a[j] * helper_recursive(a, w4[a.len() - 1], k % 3)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            if n5 > 2 {
-                break s4 + b.dot(b);
-            }
-        };
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] += (b[i] + helper_scalar(x, y)).sin();
+            s1 += a[i] * 0.2;
         }
-        if b.mapv(f64::tanh).sum() > 0.1 {
-            s4 = (0.24 - (k as f64 * 0.5));
-        } else {
-            s4 = s4 * (b.mapv(f64::tanh).sum() + (1.0 + s3 * s3).ln());
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + y * 0.1;
         }
-        for i in 0..a.len() {
-            let s3 = s3 * 0.5 + s1;
-            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
+        match k % 4 {
+            j if j > 1 => s1 = (b.dot(a) / (1.0 + (x - s3) * (x - s3))) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * ((1.0 + s1 * s1).ln() - (s3 * y)),
+            _ => s1 += (k as f64 * 0.5),
         }
-        s4 += s3 * 0.2;
-        let mut j8 = 0;
-        while j8 < a.len() {
-            j8 += 1;
-            s4 = s4.sin() * 0.9 + w7[j8 - 1] * helper_scalar(s1, (k as f64 * 0.5));
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if f64::ln((1.0 + 0.61 * 0.61)) > 0.2 => s1 = s1 * w4.mean().unwrap(),
+            _ => s1 += c[a.len() - 1].tanh().exp(),
         }
-        (0.74 * w7[0].cos()) + s4 + w7.sum() * 0.3
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * f64::cos(1.02)).tanh();
+        }
+        (helper_array(b, s3) / (1.0 + w4[0].tanh().exp() * w4[0].tanh().exp())) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -3022,28 +3023,20 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (x / (1.0 + x * x)));
-        let mut s2 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * helper_recursive(&v1, c[0], k % 3)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += a[i] * 0.2;
+        let v1 = (a * (k as f64 * 0.5).cos());
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * helper_array(c, x)).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        match k % 3 {
+            0 => s2 = ((k as f64 * 0.5) * 0.65).cos(),
+            1 => s2 = s2 * (b[0] + c[a.len() - 1].tanh().exp()),
+            _ => s2 += helper_scalar(0.40, (k as f64 * 0.5)),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + b[j3 - 1] * ((k as f64 * 0.5) / (1.0 + 0.46 * 0.46));
+        if k % 2 == 1 {
+            let x = x * 0.5 + helper_recursive(&v1, s2, k % 3);
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        for k in 0..2 {
-            for v in v1.iter() {
-                s2 = (s2 * 0.6 + v * b[0].tanh().exp() + k as f64 * 0.1).sin();
-            }
-        }
-        f64::tanh(0.40).exp().cos() + s2 + v1.sum() * 0.3
+        s2 += x * 0.2;
+        v1.mean().unwrap() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3068,32 +3061,61 @@ mod p74 {
                 stack2.pop();
             }
         }
-        let mut s3 = c.mean().unwrap();
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = a[i] * c[k % a.len()];
-        }
-        let s5 = 'blk: {
-            if b.mapv(f64::tanh).sum() > 0.437 {
-                break 'blk b.mapv(f64::tanh).sum() * 2.0;
+        let mut s3 = b.mapv(f64::tanh).sum().tanh();
+        let s4 = 'blk: {
+            if b.dot(b) > 0.437 {
+                break 'blk b.dot(b) * 2.0;
             }
             for j in 0..a.len() {
                 if c[j] > 0.6 {
-                    break 'blk c[j] + (1.37 + 0.37);
+                    break 'blk c[j] + (1.0 + c[0] * c[0]).ln();
                 }
             }
-            helper_array(&w4, (k as f64 * 0.5)) - (1.37 + 0.37)
+            (y - s3) - (1.0 + c[0] * c[0]).ln()
         };
-        match k % 4 {
-            j if j > 1 => s3 = (1.0 + b[k % a.len()].cos() * b[k % a.len()].cos()).sqrt() * j as f64,
-            _ if a.dot(a) > 0.2 => s3 = s3 * (k as f64 * 0.5),
-            _ => s3 += (s1 + x),
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * (b[k % a.len()] - c[a.len() - 1])).tanh();
         }
-        let (s6, v7) = helper_pair(a, (s5 * s1));
-        let s8 = s6 * v7.sum();
-        let z10 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p11, &q12| (p11 * s8 - q12).sin());
-        let mut s9 = z10.sum() * (y / (1.0 + 1.37 * 1.37));
-        helper_recursive(c, s1, k % 3) + s9 + w4.sum() * 0.3
+        let s5 = 'blk: {
+            if f64::tanh(1.03).exp() > 0.437 {
+                break 'blk f64::tanh(1.03).exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + y.tanh().exp();
+                }
+            }
+            (0.26 + (k as f64 * 0.5)) - y.tanh().exp()
+        };
+        for i in 0..a.len() {
+            let w6 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(c, x, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w6 * (1.0 + y * y).sqrt();
+        }
+        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).sqrt() };
+        for i in (0..a.len()).rev() {
+            let t8 = a[i] * a.mapv(f64::tanh).sum();
+            let mut u9 = t8;
+            if t8 > 0.1 {
+                u9 = u9 * a[(i + 1) % a.len()];
+            }
+            s3 += u9;
+            if i == 3 {
+                break;
+            }
+        }
+        s1 + s3
     }
 
     #[test]
@@ -3123,32 +3145,54 @@ mod p75 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + y.tanh()) * 0.5;
+            *q3 = (q3.sin() + c.mapv(f64::tanh).sum()) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s8 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        for (p6, &q7) in b.iter().zip(b) {
-            s8 = (s8 * 0.7 + p6 * q7 * helper_array(a, (k as f64 * 0.5))).tanh();
-        }
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        let mut s6 = helper_halving(b, y, 0, k + 1);
+        s6 += helper_halving(b, 0.25, 0, k + 1);
+        let mut stack7: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + (k as f64 * 0.5).tanh().exp()).sin()]);
+            stack7.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p8 = stack7.pop().unwrap();
+                let q9 = stack7.pop().expect("two");
+                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
+            }
         }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut top10 = (b).to_owned();
+        while let Some(p8) = stack7.pop() {
+            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
+        }
+        for q9 in top10.iter_mut() {
+            *q9 = (q9.sin() + helper_halving(a, y, 0, k + 1)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top10).and(b).for_each(|p8, &q9| *p8 += q9 * p8.cos());
+        let s11 = top10.sum();
+        for i in (1..a.len()).step_by(2) {
+            let t12 = a[i] * helper_array(c, (k as f64 * 0.5));
+            s6 += t12 * t12 * 0.5;
+            s6 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) + s5);
+        }
+        match k % 4 {
+            j if j > 1 => s6 = helper_halving(a, y.tanh(), 0, k + 1) * j as f64,
+            _ if helper_halving(a, 0.45, 0, k + 1) > 0.2 => s6 = s6 * (k as f64 * 0.5).cos(),
+            _ => s6 += c.mapv(f64::tanh).sum(),
+        }
         let mut h13 = b.to_owned();
+        for i in (0..a.len()).rev() {
+            let n14 = (&h13 * s5 + b).mapv(f64::tanh);
+            h13.assign(&n14);
+        }
+        let mut s15 = 1.0;
         for i in 0..a.len() {
-            h13.mapv_inplace(|t| (t * s8).tanh());
-            h13.scaled_add(0.5, b);
+            let n16 = (s15 * 0.5 + b[i] * x).tanh();
+            if (n16 - s15).abs() < 0.05 {
+                break;
+            }
+            s15 = n16;
         }
-        s8 = (k as f64 * 0.5);
-        if c[0] < 0.0 {
-            s8 = s12;
-        }
-        let l14: Vec<f64> = a.iter().filter(|p15| **p15 > 0.0).map(|p15| (p15 * f64::tanh(1.15).exp()).tanh()).collect();
-        let mut s16 = l14.iter().sum::<f64>();
-        (h13[0].sin() / (1.0 + 0.88 * 0.88)) + s16 + h13.sum() * 0.3
+        helper_halving(a, h13.mean().unwrap(), 0, k + 1) + s15 + h13.sum() * 0.3
     }
 
     #[test]
@@ -3171,14 +3215,14 @@ mod p76 {
         let mut l2 = Vec::new();
         for p3 in 0..a.len() {
             if w1[p3] > b[p3] {
-                l2.push((w1[p3] * (k as f64 * 0.5).sin()).sin());
+                l2.push((w1[p3] * helper_recursive(b, (k as f64 * 0.5), k % 3)).sin());
             } else {
                 l2.push(b[p3] * y);
             }
         }
-        let s4 = l2.get(k % 4).copied().unwrap_or((k as f64 * 0.5).sin());
+        let s4 = l2.get(k % 4).copied().unwrap_or(helper_recursive(b, (k as f64 * 0.5), k % 3));
         let mut s5 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0] + s4;
-        helper_scalar((s5 * w1[a.len() - 1]), helper_array(c, c[0])) + s5 + w1.sum() * 0.3
+        helper_recursive(a, w1[a.len() - 1], k % 3).sin() + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3194,35 +3238,35 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x - c[a.len() - 1]).tanh().exp() / (1.0 + helper_recursive(b, f64::sin(1.11), k % 3) * helper_recursive(b, f64::sin(1.11), k % 3)));
+        let mut s1 = helper_scalar((1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(), x.cos().tanh().exp());
         if k % 2 == 0 {
             s1 = 0.5;
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += (k as f64 * 0.5);
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        s1 += (1.0 + x * x).sqrt();
+        if c[0] < 0.0 {
+            s1 = (0.98 * c.dot(c));
         }
-        let mut s4: f64 = {
-            let t3 = (x - a.mapv(f64::tanh).sum());
-            t3 * t3 * 0.5 + b.mean().unwrap()
+        let mut s3: f64 = {
+            let t2 = (y - f64::tanh(0.66).exp());
+            t2 * t2 * 0.5 + s1.tanh().exp()
         };
-        for m in b.iter().filter(|q| **q > 0.1).map(|s4| (s4 * 0.7).sin()) {
-            s4 = s4 * 0.8 + m * helper_array(a, c[k % a.len()]) + s4 * 0.1;
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * s1.sin();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * (s4 - s1);
+        let mut s7 = { let (p5, q6) = c.iter().zip(b.iter()).fold((0.0, 1.0), |(p5, q6), (a0, b0)| (p5 + a0 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), q6 * 0.9 + b0)); p5 * q6 };
+        let s8: f64;
+        match k % 3 {
+            0 => s8 = helper_array(c, a.mapv(f64::tanh).sum()),
+            1 => { s8 = 0.5; }
+            _ => s8 = s7.tanh().exp(),
         }
-        let mut s6 = x;
-        if k % 2 == 1 {
-            let s4 = s4 * 0.5 + y;
-            s6 = (s6 * 0.8 + s4 * 0.3).tanh();
-        }
-        s6 += s4 * 0.2;
-        s6 + s6 + w5.sum() * 0.3
+        let (s9, v10) = helper_pair(a, (x - (k as f64 * 0.5)));
+        let s11 = s9 * v10.sum();
+        (a[0] + (s11 + s3)) + s7
     }
 
     #[test]
@@ -3238,28 +3282,28 @@ mod p78 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
+        let mut s1 = ((1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sqrt() * b.mapv(f64::tanh).sum());
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3),
+                1 => c[i] * b.mean().unwrap(),
                 _ => {
-                    if a[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w2 * b.mean().unwrap();
+            s1 += w2 * x;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mean().unwrap() };
-        let mut s4: f64 = 0.29;
-        match k % 3 {
-            0 => s4 = ((s1 / (1.0 + x * x)) + ((k as f64 * 0.5) * a[a.len() - 1])),
-            1 => s4 = s4 * (a.mapv(f64::tanh).sum() - s1.sin()),
-            _ => s4 += 0.27,
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
+        let (s4, v5) = helper_pair(c, (k as f64 * 0.5));
+        let s6 = s4 * v5.sum();
+        for i in 0..a.len() {
+            let t7 = c[i] * (k as f64 * 0.5);
+            s1 += t7.sin() * s1;
         }
-        helper_array(b, a[k % a.len()].tanh()) + s4
+        f64::tanh(0.27).exp().tanh().exp() + s1
     }
 
     #[test]
@@ -3293,13 +3337,13 @@ mod p79 {
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s6 = b.mean().unwrap().cos();
+        let mut s6 = ((helper_scalar(x, (k as f64 * 0.5)) / (1.0 + s5 * s5)) * helper_halving(b, helper_array(a, s5), 0, k + 1));
         match k % 3 {
-            0 => s6 = helper_scalar(y, ((k as f64 * 0.5) / (1.0 + y * y))),
+            0 => s6 = helper_array(a, ((k as f64 * 0.5) + y)),
             1 => s6 = s6 * x,
-            _ => s6 += b.mapv(f64::tanh).sum(),
+            _ => s6 += s6,
         }
-        (c[a.len() - 1] / (1.0 + s5 * s5)).sin() + s6
+        b[0] + s6
     }
 
     #[test]
@@ -3322,9 +3366,9 @@ mod p80 {
         }
         let v3 = l1[l1.len() - 1].to_owned();
         let mut s4 = l1[1][0] * x;
-        let arr5 = [helper_recursive(&v3, x, k % 3), helper_array(&v3, 0.20), helper_array(b, b[k % a.len()])];
+        let arr5 = [x.tanh().exp(), ((k as f64 * 0.5) + b[k % a.len()]), (v3[0] - v3[0])];
         let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        (f64::tanh(0.75).exp() + b.dot(&v3)) + s4 + v3.sum() * 0.3
+        helper_halving(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), 0, k + 1) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -3340,37 +3384,24 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (c[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        let mut s1 = ((1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() + helper_recursive(b, (x / (1.0 + y * y)), k % 3));
         if c[0] < 0.0 {
-            s1 = b.mean().unwrap().sin();
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_scalar(0.37, s1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_scalar(0.37, s1);
-            }
-        };
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * x).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
-            }
-            s4 = n5;
-        }
-        if k % 2 == 0 {
-            s1 = s4.tanh().exp();
+            s1 = a.dot(c);
         } else {
-            s1 = s1 * (helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) + 1.09);
+            s1 = s1 * (s1 / (1.0 + helper_halving(b, y, 0, k + 1) * helper_halving(b, y, 0, k + 1)));
         }
-        a[k % a.len()] + s4
+        let (s2, v3) = helper_pair(c, y.tanh().exp());
+        let s4 = s2 * v3.sum();
+        for k in 0..2 {
+            for v in c.iter() {
+                s1 += v * helper_recursive(c, (k as f64 * 0.5), k % 3);
+            }
+        }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * a[k % a.len()];
+        }
+        u5.mapv(f64::tanh).sum() + s1 + u5.sum() * 0.3
     }
 
     #[test]
@@ -3388,14 +3419,20 @@ mod p82 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * a.mean().unwrap(), (a[i] + y).sin()]);
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.sin(), (a[i] + x).sin()]);
         }
         let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
         let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        if k == 3 {
-            return (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).ln();
+        let mut s5 = (helper_halving(c, (s4 * x), 0, k + 1) * helper_halving(b, c.mapv(f64::tanh).sum(), 0, k + 1));
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s5 = (s5 * 0.7 + a[j] * (s5 + s4) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
         }
-        b[0].tanh().tanh()
+        (helper_recursive(b, b[a.len() - 1], k % 3) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s5
     }
 
     #[test]
@@ -3414,37 +3451,39 @@ mod p83 {
         let v1 = b.mapv(f64::sin);
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] = c[i] * helper_array(&v1, y);
+            w2[i] += (c[i] + v1.dot(&v1)).sin();
         }
-        let mut s3 = w2.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + v1[i] * helper_scalar((k as f64 * 0.5), s3)).tanh();
+        if k == 3 {
+            return helper_recursive(&v1, v1[0], k % 3);
+        }
+        let mut s3 = y;
+        if k % 2 == 0 {
+            s3 = y;
+        } else {
+            s3 = s3 * helper_array(&v1, v1[a.len() - 1].sin());
+        }
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + b[i] * (y * x)).tanh();
             let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-            if i == 3 {
+            s3 = s3 + v1[i] * 0.3;
+        }
+        match k % 3 {
+            0 => s3 = ((x - (k as f64 * 0.5)) - x),
+            1 => s3 = s3 * helper_recursive(a, y, k % 3),
+            _ => s3 += y,
+        }
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + v1[i] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
+            if (n5 - s4).abs() < 0.05 {
                 break;
             }
+            s4 = n5;
         }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.77;
-        }
-        let mut s6: f64 = {
-            let t5 = (k as f64 * 0.5).cos();
-            t5 * t5 * 0.5 + (1.0 + y * y).sqrt()
-        };
-        let s7: f64;
-        match k % 3 {
-            0 => s7 = a.dot(a),
-            1 => { s7 = 0.5; }
-            _ => s7 = s6,
-        }
-        let mut h8 = v1.to_owned();
-        for i in 0..3 {
-            h8.mapv_inplace(|t| (t * y).tanh());
-            h8.scaled_add(0.5, &v1);
-        }
-        v1[0] + s6 + h8.sum() * 0.3
+        helper_array(&v1, (s3 / (1.0 + 0.21 * 0.21))) + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3460,23 +3499,19 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(x, (k as f64 * 0.5)) * c.dot(c)).cos();
-        s1 = (s1 * 0.5 + helper_array(b, helper_scalar(s1, y))).tanh();
-        match k % 3 {
-            0 => s1 = y.tanh().exp().tanh().exp(),
-            1 => s1 = s1 * (s1.tanh() + (x + s1)),
-            _ => s1 += y,
+        let mut s1 = helper_scalar(a.dot(a), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
+        s1 = (s1 * 0.5 + s1).tanh();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
         }
-        match k % 3 {
-            0 => s1 = (x + s1),
-            1 => s1 = s1 * ((y / (1.0 + y * y)) * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))),
-            _ => s1 += y,
-        }
-        let mut s3: f64 = {
-            let t2 = helper_recursive(a, s1.cos(), k % 3);
-            t2 * t2 * 0.5 + y.sin()
-        };
-        c[k % a.len()].sin() + s3
+        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(a);
+        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d8 = m7.diag();
+        let mut s6 = d8.mapv(|t| (t * s1).sin()).sum() * a.mapv(f64::tanh).sum() + d8[0] * (1.0 + x * x).ln();
+        c.mean().unwrap().sin() + s6
     }
 
     #[test]
@@ -3492,50 +3527,45 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [b.mapv(f64::tanh).sum(), (1.0 + x * x).ln(), helper_recursive(b, 1.33, k % 3)];
+        let arr1 = [b.mapv(f64::tanh).sum(), (x * 1.37), (k as f64 * 0.5)];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = helper_scalar(s2, b[0]);
-        let mut v4 = c.to_owned();
+        let mut s3 = c.mean().unwrap();
+        let mut v4 = b.to_owned();
         for i in 0..2 {
             (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
         let s5 = s3 * v4.sum();
-        let mut s6 = a.dot(c);
-        for i in (0..a.len()).rev() {
-            let t7 = a[i] * (y + s6);
-            let mut q8 = 0.0;
-            for j in 0..a.len() {
-                q8 += a[j] * t7;
-            }
-            s6 = s6 + q8.tanh();
+        let arr6 = [b[0], helper_array(c, y), ((k as f64 * 0.5) - (k as f64 * 0.5))];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        let mut s8 = (c.mapv(f64::tanh).sum() * helper_recursive(a, f64::ln((1.0 + 1.02 * 1.02)), k % 3));
+        for i in 0..a.len() {
+            let w9 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_array(a, 0.83),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s8 += w9 * (s5 * 0.75);
         }
-        let s9 = 'blk: {
-            if s2 > 0.437 {
-                break 'blk s2 * 2.0;
+        let s10 = if s8 < 5.0 { s8 * 0.5 } else { return s8 * (s5 * 0.75) };
+        if 0.93 > 0.1 {
+            s8 = a.mean().unwrap();
+        } else {
+            s8 = s8 * helper_scalar(a.mean().unwrap(), s7);
+        }
+        let mut s11 = 1.0;
+        for i in 0..a.len() {
+            let n12 = (s11 * 0.5 + c[i] * (s2 + s5)).tanh();
+            if (n12 - s11).abs() < 0.05 {
+                break;
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + s5.tanh().exp();
-                }
-            }
-            (s6 / (1.0 + 0.91 * 0.91)) - s5.tanh().exp()
-        };
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s6 = (s6 * 0.8 + b[j] * 0.93).tanh();
-                if s6 > 0.3 && j > n10 {
-                    break 'search s6 * s5;
-                }
-            }
-            if n10 > 2 {
-                break s6 + s5;
-            }
-        };
-        let f13 = Array1::from_shape_fn(a.len(), |i14| a[i14] * (s2 + 0.43) + i14 as f64 * 0.1);
-        let mut s12 = f13.sum() * 0.3;
-        f64::sin(1.35).tanh().exp() + s12 + f13.sum() * 0.3
+            s11 = n12;
+        }
+        b.mapv(f64::tanh).sum() + s11
     }
 
     #[test]
@@ -3551,30 +3581,37 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x - f64::cos(1.18).tanh().exp());
+        let mut s1 = a.mean().unwrap();
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(x, (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut s2 = x;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * c[k % a.len()].tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (s2 - s1), (b[i] + f64::sin(0.89)).sin()]);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_recursive(a, (k as f64 * 0.5), k % 3),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * a[k % a.len()].cos();
         }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
-        c.dot(a) + s2
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()].cos() };
+        let arr4 = [(1.35 * (k as f64 * 0.5)), y, ((k as f64 * 0.5) / (1.0 + a[0] * a[0]))];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * f64::cos(0.24) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
+        }
+        helper_scalar((x * s3), (0.93 * y)) + s1
     }
 
     #[test]
@@ -3592,21 +3629,41 @@ mod p87 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] += (a[i] + (0.92 - y)).sin();
+            w1[i] += (a[i] + a.mapv(f64::tanh).sum()).sin();
         }
-        let mut h2 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n3 = (&h2 * x + c).mapv(f64::tanh);
-            h2.assign(&n3);
-        }
-        let mut s4 = helper_recursive(c, y, k % 3);
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s2 = (1.0 + (helper_recursive(b, x, k % 3) * a.mapv(f64::tanh).sum()) * (helper_recursive(b, x, k % 3) * a.mapv(f64::tanh).sum())).sqrt();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (y - 1.16)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_recursive(&w1, 0.62, k % 3);
+                }
             }
-            s4 = (s4 * 0.7 + a[i] * helper_array(b, x)).tanh();
+            if n3 > 2 {
+                break s2 + helper_recursive(&w1, 0.62, k % 3);
+            }
+        };
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack5.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+            }
         }
-        a.mean().unwrap() + s4 + h2.sum() * 0.3
+        let mut top8 = (c).to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
+        }
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + y.tanh()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top8).and(c).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        (k as f64 * 0.5) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3622,11 +3679,12 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_scalar((y - (k as f64 * 0.5)), (1.0 + c[0] * c[0]).sqrt()), (((k as f64 * 0.5) * x) * x));
-        if k == 3 {
-            return helper_array(c, (y - x));
-        }
-        helper_scalar(x, 0.84).tanh().exp() + s1
+        let mut s1 = b.mapv(f64::tanh).sum();
+        let mut s3: f64 = {
+            let t2 = helper_halving(b, f64::tanh(0.75).exp(), 0, k + 1);
+            t2 * t2 * 0.5 + y.sin()
+        };
+        y + s3
     }
 
     #[test]
@@ -3644,54 +3702,42 @@ mod p89 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = c[i] * helper_scalar(b[k % a.len()], a[0]);
+            w1[i] += (c[i] + c.mean().unwrap()).sin();
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        let arr2 = [f64::ln((1.0 + 0.24 * 0.24)), y, 0.77];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * w1.mean().unwrap(), (a[i] + (k as f64 * 0.5).cos()).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        let s6 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.437 {
-                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * 2.0;
+            let n5 = (s4 * 0.5 + w1[i] * helper_array(&w1, s3)).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
             }
-            for j in 0..a.len() {
-                if w1[j] > 0.6 {
-                    break 'blk w1[j] + x.tanh().exp();
-                }
+            s4 = n5;
+        }
+        let mut l6 = Vec::with_capacity(3);
+        let mut h8 = b.to_owned();
+        for i in (0..k % 3) {
+            h8 = (&h8 * y + &w1).mapv(f64::tanh);
+            l6.push(h8.clone());
+        }
+        let mut q9 = h8.sum();
+        for p7 in &l6 {
+            q9 += p7.dot(b) * 0.5;
+        }
+        let mut s10 = q9;
+        for i in (0..a.len()).step_by(2) {
+            s10 = (s10 * 0.7 + c[i] * (a[0] / (1.0 + x * x))).tanh();
+        }
+        s10 += 0.87;
+        let mut s11 = 1.0;
+        for i in 0..a.len() {
+            let n12 = (s11 * 0.5 + a[i] * ((k as f64 * 0.5) + s10)).tanh();
+            if (n12 - s11).abs() < 0.05 {
+                break;
             }
-            x - x.tanh().exp()
-        };
-        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (c[a.len() - 1] * 0.21), (b[i] + (k as f64 * 0.5).cos()).sin()]);
+            s11 = n12;
         }
-        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
-        let s10 = p8 * q9 + std::iter::zip(&pieces7, &w1).map(|(x, y)| x * y).sum::<f64>();
-        let mut s11 = helper_array(b, b[a.len() - 1]);
-        match k % 3 {
-            0 => s11 = b.mapv(f64::tanh).sum(),
-            1 => s11 = s11 * (k as f64 * 0.5),
-            _ => s11 += s5,
-        }
-        let arr12 = [(0.22 + s6), 0.91, s6];
-        let s13 = arr12.iter().sum::<f64>() * arr12[k % 3];
-        for i in 0..a.len() {
-            let w14 = match i % 3 {
-                0 => continue,
-                1 => a[i] * b[a.len() - 1],
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s11 += w14 * helper_scalar(0.62, 1.21);
-        }
-        let s15 = if s11 < 5.0 { s11 * 0.5 } else { return s11 * helper_scalar(0.62, 1.21) };
-        c.mapv(f64::tanh).sum() + s11 + w1.sum() * 0.3
+        (k as f64 * 0.5) + s11 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3713,10 +3759,10 @@ mod p90 {
         let mut s1 = y;
         match k % 4 {
             j if j > 1 => s1 = s1 * j as f64,
-            _ if 1.15 > 0.2 => s1 = s1 * s1,
-            _ => s1 += helper_array(a, x),
+            _ if s1 > 0.2 => s1 = s1 * s1,
+            _ => s1 += helper_scalar(y, s1),
         }
-        (a[0] * (k as f64 * 0.5)).sin() + s1
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -3732,41 +3778,51 @@ mod p91 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(a);
+        let mut s1 = a.mean().unwrap();
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b.mapv(f64::tanh).sum()).tanh();
+                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += c[i] * 0.2;
         }
         if k % 2 == 0 {
-            s1 = y.tanh().exp();
+            s1 = (1.0 + y * y).sqrt();
+        } else {
+            s1 = s1 * ((0.38 - b[a.len() - 1]) * a.mapv(f64::tanh).sum());
         }
-        let mut f3 = c.to_owned();
-        f3.mapv_inplace(|t| (t * s1).tanh());
-        f3.scaled_add((k as f64 * 0.5), &c);
-        let mut s2 = f3.sum() * 0.3;
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => f3[i] * f64::cos(0.45),
-                _ => {
-                    if f3[i] > 0.8 {
-                        break;
-                    }
-                    f3[i].tanh()
-                }
-            };
-            s1 += w4 * helper_recursive(b, s2, k % 3);
+            w2[i] += (c[i] + x).sin();
         }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(b, s2, k % 3) };
-        let mut s8 = c.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * c.mean().unwrap()).sum::<f64>();
-        let f10 = Array1::from_shape_fn(a.len(), |i11| f3[i11] * helper_scalar(s1, s1) + i11 as f64 * 0.1);
-        let mut s9 = f10.sum() * 0.3;
-        (1.0 + ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()])) * ((k as f64 * 0.5) / (1.0 + c[k % a.len()] * c[k % a.len()]))).sqrt() + s9 + f10.sum() * 0.3
+        for (p3, &q4) in a.iter().zip(a) {
+            s1 = (s1 * 0.7 + p3 * q4 * (1.14 + 1.05)).tanh();
+        }
+        let mut s6: f64 = {
+            let t5 = helper_scalar(x.cos(), (s1 + s1));
+            t5 * t5 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()
+        };
+        let mut stack7: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack7.push(c.mapv(|t| (t * s6 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p8 = stack7.pop().unwrap();
+                let q9 = stack7.pop().expect("two");
+                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
+            }
+        }
+        let mut top10 = (&w2).to_owned();
+        while let Some(p8) = stack7.pop() {
+            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
+        }
+        for q9 in top10.iter_mut() {
+            *q9 = (q9.sin() + (k as f64 * 0.5).tanh()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top10).and(&w2).for_each(|p8, &q9| *p8 += q9 * p8.cos());
+        let s11 = top10.sum();
+        helper_array(&w2, 1.07) + s6 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3784,29 +3840,25 @@ mod p92 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = b.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x.sin();
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.26 / (1.0 + y * y));
         }
-        let mut s2 = (a[0] + b.dot(c).sin());
-        match k % 4 {
-            j if j > 1 => s2 = f64::tanh(0.77).exp().tanh().exp() * j as f64,
-            _ if (0.80 * 0.82) > 0.2 => s2 = s2 * helper_recursive(c, (s2 * (k as f64 * 0.5)), k % 3),
-            _ => s2 += (x + (k as f64 * 0.5)),
-        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + u1[i] * y).tanh();
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_recursive(b, y, k % 3), (a[i] + a.mean().unwrap()).sin()]);
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * (1.0 + x * x).sqrt() * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut s6 = y;
+        for i in (1..a.len()).step_by(2) {
+            let t7 = u1[i] * (y + 0.64);
+            s6 += t7.sin() * y.cos();
         }
-        (helper_array(a, 0.21) + helper_scalar(s2, c[k % a.len()])) + s2 + u1.sum() * 0.3
+        match k % 4 {
+            j if j > 1 => s6 = (((k as f64 * 0.5) / (1.0 + s6 * s6)) / (1.0 + s5 * s5)) * j as f64,
+            _ if helper_scalar(0.46, s5) > 0.2 => s6 = s6 * u1[k % a.len()],
+            _ => s6 += a.mean().unwrap(),
+        }
+        f64::sqrt((1.0 + 0.21 * 0.21)) + s6 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3824,27 +3876,27 @@ mod p93 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = helper_scalar((0.76 - (k as f64 * 0.5)), a[a.len() - 1]),
+            0 => s1 = (a.mapv(f64::tanh).sum() + (y * y)),
             1 => { s1 = 0.5; }
             _ => s1 = y,
         }
         let mut s2 = y;
         if k == 3 {
-            return (x - y).tanh();
+            return helper_recursive(c, a.dot(a), k % 3);
         }
-        let s3 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
-                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * c.dot(b) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
             }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + helper_recursive(a, s2, k % 3);
-                }
-            }
-            (s1 * s2) - helper_recursive(a, s2, k % 3)
-        };
-        let v4 = c.mapv(|t| { let u = t * y; u * u - t });
-        s3 + s2 + v4.sum() * 0.3
+        }
+        let mut h4 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        }
+        s1 + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -3863,23 +3915,34 @@ mod p94 {
         let v1 = a.mapv(f64::sin);
         let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v1[i] * (x * y), (v1[i] + helper_array(a, (k as f64 * 0.5))).sin()]);
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v1[i] * helper_halving(b, (k as f64 * 0.5), 0, k + 1), (v1[i] + v1[a.len() - 1]).sin()]);
         }
         let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
         let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let s6: f64;
-        match k % 3 {
-            0 => s6 = c[0],
-            1 => { s6 = b.mean().unwrap(); }
-            _ => s6 = b[a.len() - 1].tanh().exp(),
+        let mut s6 = (1.0 + c[0] * c[0]).ln();
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_halving(a, 0.90, 0, k + 1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s6 += w7 * helper_halving(b, (k as f64 * 0.5), 0, k + 1);
         }
-        let mut s7 = helper_scalar(helper_recursive(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), k % 3), x);
-        if k % 2 == 1 {
-            let s6 = s6 * 0.5 + (x / (1.0 + x * x));
-            s7 = (s7 * 0.8 + s6 * 0.3).tanh();
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * helper_halving(b, (k as f64 * 0.5), 0, k + 1) };
+        let mut stack9: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack9.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + v1[j] * b.mean().unwrap() * w).tanh();
+            if j % 3 == 2 {
+                stack9.pop();
+            }
         }
-        s7 += s6 * 0.2;
-        (b.mapv(f64::tanh).sum() * helper_recursive(a, (k as f64 * 0.5), k % 3)) + s7 + v1.sum() * 0.3
+        a.mapv(f64::tanh).sum() + s6 + v1.sum() * 0.3
     }
 
     #[test]
@@ -3895,19 +3958,18 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap().sin();
-        for m in c.iter().map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c[0].tanh().exp() + s1 * 0.1;
+        let mut s1 = a.mean().unwrap();
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.dot(a) + y * 0.1;
         }
-        let mut s4 = b.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * a.mean().unwrap(); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
-        let v5 = c.mapv(|t| { let u = t * x; u * u - t });
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
+        let v2 = (c * c).mapv(f64::tanh);
+        let mut s5 = c.iter().map(|p3| p3 * (s1 * (k as f64 * 0.5))).min_by(|p3, q4| (p3 - (s1 * (k as f64 * 0.5))).abs().total_cmp(&(q4 - (s1 * (k as f64 * 0.5))).abs())).unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = 0.97 * j as f64,
+            _ if (v2[k % a.len()] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.dot(b),
+            _ => s1 += (x / (1.0 + s1 * s1)),
         }
-        s4 += c.dot(a);
-        (s4.tanh().exp() - v5.mean().unwrap()) + s4 + v5.sum() * 0.3
+        s5 + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3925,20 +3987,22 @@ mod p96 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * y.tanh().exp()).tanh();
+            let n2 = (s1 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
             s1 = n2;
             if s1.abs() > 0.6 {
                 s1 = 0.6;
             }
         }
-        s1 += y;
-        let mut s3 = (a.mapv(f64::tanh).sum() + b.dot(a));
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * b.dot(b);
-        }
-        s1 + s3
+        let mut s4: f64 = {
+            let t3 = helper_recursive(c, ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])), k % 3);
+            t3 * t3 * 0.5 + (s1 * y)
+        };
+        let mut s6: f64 = {
+            let t5 = (c[a.len() - 1] - (1.0 + s1 * s1).sqrt());
+            t5 * t5 * 0.5 + helper_halving(c, s4, 0, k + 1)
+        };
+        let mut s7 = a.mapv(f64::tanh).sum();
+        (k as f64 * 0.5) + s7
     }
 
     #[test]
@@ -3956,49 +4020,28 @@ mod p97 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w1[i] = b[i] * b.mean().unwrap();
+            w1[i] = b[i] * helper_halving(b, y, 0, k + 1);
         }
-        let mut s2 = b.dot(b);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * 1.34;
-                }
-            }
-            if n3 > 2 {
-                break s2 + 1.34;
-            }
-        };
+        let mut s2 = b[0];
+        s2 += x;
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => w1[i] * (c[k % a.len()] + (k as f64 * 0.5)),
-                _ => {
-                    if w1[i] > 0.8 {
-                        break;
-                    }
-                    w1[i].tanh()
-                }
-            };
-            s2 += w5 * 1.35;
+            h3 = (&h3 * 0.5 + &w1).mapv(f64::sin);
         }
-        let s6 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * 1.35 };
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s7 = (s7 * 0.6 + v * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
-            }
+        let mut s6 = { let (p4, q5) = b.iter().zip(h3.iter()).fold((0.0, 1.0), |(p4, q5), (a0, b0)| (p4 + a0 * (1.35 * x), q5 * 0.9 + b0)); p4 * q5 };
+        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * (s6 - x)).sum::<f64>();
+        if k % 2 == 0 {
+            s6 = 0.5;
+        } else {
+            s6 = k as f64 * 0.25;
         }
-        if k == 3 {
-            return (1.0 + s2 * s2).sqrt();
+        s6 += helper_array(&w1, 0.76);
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s6 = s6.sin() * 0.9 + b[j10 - 1] * x.tanh().exp();
         }
-        if k == 3 {
-            return helper_recursive(b, s2.tanh().exp(), k % 3);
-        }
-        (1.0 + helper_recursive(a, a[a.len() - 1], k % 3) * helper_recursive(a, a[a.len() - 1], k % 3)).sqrt() + s7 + w1.sum() * 0.3
+        (c.dot(&w1) - (k as f64 * 0.5)) + s9 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4016,51 +4059,46 @@ mod p98 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * a.dot(b)).tanh();
+            let n2 = (s1 * 0.5 + a[i] * (y - c[k % a.len()])).tanh();
             s1 = n2;
             if s1.abs() > 0.6 {
                 s1 = 0.6;
             }
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s5 = a.iter().map(|p3| p3 * helper_recursive(c, b[0], k % 3)).min_by(|p3, q4| (p3 - helper_recursive(c, b[0], k % 3)).abs().total_cmp(&(q4 - helper_recursive(c, b[0], k % 3)).abs())).unwrap();
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
+            }
+        }
+        let mut top9 = (a).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
+        }
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + s1) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        let v11 = b.mapv(f64::sin);
+        let mut n12 = 0;
+        let s13 = 'search: loop {
+            n12 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * helper_scalar(x, b[a.len() - 1]);
+                s1 = (s1 * 0.8 + b[j] * helper_scalar(s10, y)).tanh();
+                if s1 > 0.3 && j > n12 {
+                    break 'search s1 * (k as f64 * 0.5);
                 }
             }
-            if n3 > 2 {
-                break s1 + helper_scalar(x, b[a.len() - 1]);
+            if n12 > 2 {
+                break s1 + (k as f64 * 0.5);
             }
         };
-        let s5: f64;
-        match k % 3 {
-            0 => s5 = s1,
-            1 => { s5 = 0.5; }
-            _ => s5 = ((x * a[k % a.len()]) + s1),
-        }
-        if s4 > 0.1 {
-            s1 = f64::ln((1.0 + 0.97 * 0.97));
-        } else {
-            s1 = s1 * a[a.len() - 1];
-        }
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => a[i] * ((k as f64 * 0.5) * 0.20),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w6 * b.dot(c);
-        }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.dot(c) };
-        helper_scalar((k as f64 * 0.5).cos(), helper_recursive(a, x, k % 3)) + s1
+        s5 + s5 + v11.sum() * 0.3
     }
 
     #[test]
@@ -4076,25 +4114,29 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.dot(a) - x);
+        let mut s1 = (helper_halving(a, x, 0, k + 1) - helper_scalar((y + a[a.len() - 1]), b.mapv(f64::tanh).sum()));
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
+                s1 = (s1 * 0.8 + b[j] * (b[a.len() - 1] * y)).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * 0.73;
+                    break 'search s1 * a.dot(b);
                 }
             }
             if n2 > 2 {
-                break s1 + 0.73;
+                break s1 + a.dot(b);
             }
         };
-        for i in (0..a.len()).rev() {
-            let t4 = b[i] * helper_array(c, (k as f64 * 0.5));
-            s1 += t4.sin() * helper_recursive(a, (k as f64 * 0.5), k % 3);
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * s1 * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
         }
-        (s1 - s1) + s1
+        s1 + s1
     }
 
     #[test]
@@ -4110,33 +4152,46 @@ mod p100 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
+        let mut s1 = ((helper_scalar(a[a.len() - 1], a[a.len() - 1]) + b.mean().unwrap()) / (1.0 + a.mean().unwrap() * a.mean().unwrap()));
         let mut j2 = 0;
         while j2 < a.len() {
             j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
         }
         let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * b[0].tanh().exp(), (b[i] + s1).sin()]);
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_scalar(x, 1.00), (b[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin()]);
         }
         let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = a[i] * b.mapv(f64::tanh).sum();
+        let s6 = p4 * q5 + std::iter::zip(&pieces3, b).map(|(x, y)| x * y).sum::<f64>();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.38, y)).tanh();
         }
-        let mut stack8: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack8.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + w7[j] * (s1 * c[0]) * w).tanh();
-            if j % 3 == 2 {
-                stack8.pop();
+        let s7 = 'blk: {
+            if helper_recursive(b, x, k % 3) > 0.437 {
+                break 'blk helper_recursive(b, x, k % 3) * 2.0;
             }
-        }
-        let m10 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s9 = m10.diag().mapv(|t| (t * x).sin()).sum() * (y - y);
-        helper_scalar(c[0].tanh(), (1.0 + x * x).ln()) + s9 + w7.sum() * 0.3
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + helper_array(c, c[0]);
+                }
+            }
+            (s6 - b[a.len() - 1]) - helper_array(c, c[0])
+        };
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
+                if s1 > 0.3 && j > n8 {
+                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+                }
+            }
+            if n8 > 2 {
+                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            }
+        };
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -4152,28 +4207,30 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = (helper_recursive(a, a.mean().unwrap(), k % 3) / (1.0 + y * y));
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => a[i] * helper_array(a, (k as f64 * 0.5)),
+                1 => c[i] * y,
                 _ => {
-                    if a[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    a[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w2 * s1.tanh().exp();
+            s1 += w2 * a.mean().unwrap();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1.tanh().exp() };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (0.52 / (1.0 + s3 * s3));
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
         }
-        let mut s5 = helper_scalar((c.mean().unwrap() * c.mapv(f64::tanh).sum()), a.dot(b));
-        0.36 + s5
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + a[i] * s3.tanh().exp()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
+        }
+        x + s1
     }
 
     #[test]
@@ -4192,48 +4249,35 @@ mod p102 {
         let v1 = b.mapv(|t| t * t * 0.5 - t);
         let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (a[i] + (k as f64 * 0.5).cos()).sin();
+            w2[i] += (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
         }
         let mut s3: f64 = 0.32;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v1[j] * f64::sqrt((1.0 + 0.50 * 0.50))).tanh();
+                s3 = (s3 * 0.8 + v1[j] * helper_halving(a, w2[k % a.len()], 0, k + 1)).tanh();
                 if s3 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
             s3 += v1[i] * 0.2;
         }
+        let v4 = c.mapv(|t| (t * y).sin() + y * 0.5);
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => c[i] * w2.dot(c),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s3 += w4 * helper_array(a, y);
-        }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_array(a, y) };
-        if k % 2 == 0 {
-            s3 = 0.5;
-        } else {
-            s3 = k as f64 * 0.25;
-        }
-        s3 += (x - x);
-        let mut s6 = helper_recursive(c, c.mean().unwrap(), k % 3);
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * (1.24 + x)).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
+            let n6 = (s5 * 0.5 + b[i] * y.tanh().exp()).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
             }
-            s7 = n8;
         }
-        helper_array(b, 0.66).sin() + s7 + w2.sum() * 0.3
+        if k % 2 == 0 {
+            s5 = 0.5;
+        } else {
+            s5 = k as f64 * 0.25;
+        }
+        s5 += a.mapv(f64::tanh).sum();
+        let v7 = b.mapv(f64::sin);
+        helper_recursive(c, 0.95, k % 3).tanh() + s5 + v7.sum() * 0.3
     }
 
     #[test]
@@ -4250,42 +4294,27 @@ mod p103 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = (a + b);
-        let mut s2 = helper_array(b, helper_scalar((k as f64 * 0.5), y).cos());
-        for m in v1.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_recursive(c, a[0], k % 3) + x * 0.1;
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * x + y * 0.1;
         }
         let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w3[i] += (c[i] + b.mean().unwrap()).sin();
+            w3[i] = v1[i] * (s2 + x);
         }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + c[i] * helper_recursive(&v1, s2, k % 3)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
+        let mut s6 = c.iter().rev().skip(1).zip(v1.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_array(a, 1.24)).sum::<f64>();
+        let mut s7 = helper_recursive(&v1, c.mapv(f64::tanh).sum().sin(), k % 3);
+        let mut u8 = a.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * helper_recursive(b, (k as f64 * 0.5), k % 3);
         }
-        let s6 = 'blk: {
-            if (0.59 * s2) > 0.437 {
-                break 'blk (0.59 * s2) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + helper_array(b, y);
-                }
-            }
-            c.dot(&w3) - helper_array(b, y)
-        };
-        let arr7 = [helper_recursive(&w3, s4, k % 3), y.tanh(), (1.0 + s4 * s4).sqrt()];
-        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * c[0].tanh().exp(), (b[i] + y).sin()]);
+        let s9: f64;
+        match k % 3 {
+            0 => s9 = (s2 + 0.66).tanh().exp(),
+            1 => { s9 = s6; }
+            _ => s9 = helper_scalar(helper_recursive(&w3, s2, k % 3), y),
         }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, a).map(|(x, y)| x * y).sum::<f64>();
-        w3[k % a.len()] + s4 + w3.sum() * 0.3
+        ((k as f64 * 0.5) / (1.0 + (u8[0] / (1.0 + 0.38 * 0.38)) * (u8[0] / (1.0 + 0.38 * 0.38)))) + s7 + u8.sum() * 0.3
     }
 
     #[test]
@@ -4301,19 +4330,17 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum().cos();
-        for m in b.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (y * y) + y * 0.1;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + y * 0.1;
         }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let t2 = c[i] * c.mean().unwrap();
-            s1 += t2 * t2 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * a.mapv(f64::tanh).sum();
-            if i == 3 {
-                break;
-            }
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_halving(a, a[0], 0, k + 1), (b[i] + helper_scalar(s1, c[k % a.len()])).sin()]);
         }
-        (k as f64 * 0.5) + s1
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        f64::ln((1.0 + 0.22 * 0.22)) + s1
     }
 
     #[test]
@@ -4331,26 +4358,29 @@ mod p105 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * a[0].tanh().exp(), (a[i] + b.mean().unwrap()).sin()]);
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_array(c, 1.14), (a[i] + helper_recursive(b, (k as f64 * 0.5), k % 3)).sin()]);
         }
         let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
         let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        let arr5 = [(s4 - (k as f64 * 0.5)), (1.0 + y * y).sqrt(), y];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        let mut s7 = (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln().tanh().exp();
-        if k % 2 == 0 {
-            s7 = 0.5;
-        } else {
-            s7 = k as f64 * 0.25;
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * b.dot(c);
         }
-        s7 += (k as f64 * 0.5).sin();
-        let s8: f64;
-        match k % 3 {
-            0 => s8 = helper_scalar((k as f64 * 0.5), (a[k % a.len()] / (1.0 + s4 * s4))),
-            1 => { s8 = 0.5; }
-            _ => s8 = s4,
+        let mut s6 = y.tanh().exp();
+        match k % 4 {
+            j if j > 1 => s6 = helper_array(c, 1.05) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s6 = s6 * b.mapv(f64::tanh).sum(),
+            _ => s6 += (b[a.len() - 1] - c[0]),
         }
-        0.27 + s7
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + c[i] * s4.tanh().exp()).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
+        }
+        s4 + s7 + w5.sum() * 0.3
     }
 
     #[test]
@@ -4368,7 +4398,7 @@ mod p106 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack1.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
                 let p2 = stack1.pop().unwrap();
                 let q3 = stack1.pop().expect("two");
@@ -4380,23 +4410,32 @@ mod p106 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + (1.0 + x * x).ln()) * 0.5;
+            *q3 = (q3.sin() + x.tanh().exp()) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s8 = { let (p6, q7) = a.iter().zip(b.iter()).fold((0.0, 1.0), |(p6, q7), (a0, b0)| (p6 + a0 * c[0], q7 * 0.9 + b0)); p6 * q7 };
-        if c.mean().unwrap() > 0.1 {
-            s8 = (s5 / (1.0 + (x * a[0]) * (x * a[0])));
-        } else {
-            s8 = s8 * a.dot(c);
+        let mut s6 = helper_scalar(helper_scalar(s5, y), (s5 * x)).tanh().exp();
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => c[i] * x,
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s6 += w7 * c.dot(a);
         }
-        let mut s9: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s9 = (s9 * 0.6 + v * helper_recursive(b, 1.01, k % 3) + k as f64 * 0.1).sin();
-            }
+        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * c.dot(a) };
+        let mut h9 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h9.mapv_inplace(|t| (t * y).tanh());
+            h9.scaled_add(0.5, c);
         }
-        b.dot(c) + s9
+        let mut s10 = s8;
+        (1.0 + (1.22 - y) * (1.22 - y)).ln() + s10 + h9.sum() * 0.3
     }
 
     #[test]
@@ -4414,47 +4453,33 @@ mod p107 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = (x * x).cos(),
-            1 => { s1 = (k as f64 * 0.5); }
-            _ => s1 = (y * c.mapv(f64::tanh).sum()),
+            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
+            1 => { s1 = 0.5; }
+            _ => s1 = x,
         }
-        let mut s2 = helper_recursive(b, (s1 / (1.0 + s1 * s1)), k % 3);
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + a[j3 - 1] * c[0].sin();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
         }
-        let arr4 = [b[0], y.cos(), b.mean().unwrap()];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let v3 = c.mapv(f64::sin);
+        let mut s4 = (k as f64 * 0.5);
         for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s2 = (s2 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * (s5 * s1)).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * a.mean().unwrap();
-                }
-            }
-            if n6 > 2 {
-                break s2 + a.mean().unwrap();
-            }
-        };
+        s4 += y * 0.2;
+        let s5: f64;
         match k % 3 {
-            0 => s2 = (helper_recursive(a, s7, k % 3) + (y - s1)),
-            1 => s2 = s2 * helper_recursive(a, (k as f64 * 0.5).sin(), k % 3),
-            _ => s2 += helper_array(c, x),
+            0 => s5 = s4,
+            1 => { s5 = helper_recursive(&v3, 0.48, k % 3); }
+            _ => s5 = s4,
         }
-        let mut s9: f64 = {
-            let t8 = helper_array(c, ((k as f64 * 0.5) / (1.0 + s1 * s1)));
-            t8 * t8 * 0.5 + f64::tanh(0.41).exp()
+        let mut s7: f64 = {
+            let t6 = (u2[0] * y.tanh().exp());
+            t6 * t6 * 0.5 + 1.33
         };
-        (1.0 + (s1 - y) * (s1 - y)).sqrt() + s9
+        s4 = 0.46;
+        (v3[a.len() - 1] * s1) + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4484,24 +4509,27 @@ mod p108 {
             top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
         for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + a.dot(a)) * 0.5;
+            *q3 = (q3.sin() + y.tanh().exp()) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
         let s5 = top4.sum();
-        let mut s6 = (helper_array(a, b[a.len() - 1]).sin() + y);
+        let mut s6 = (helper_scalar(0.71, (k as f64 * 0.5)) - y).sin();
         for i in 0..a.len() {
-            let t7 = a[i] * 1.07;
-            s6 += t7.sin() * b.dot(b);
+            let t7 = a[i] * helper_array(a, 1.29);
+            if i % 3 == 1 {
+                continue;
+            }
+            s6 += t7.sin() * x;
         }
         let mut stack8: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack8.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + a[j] * x.tanh().exp() * w).tanh();
+            s6 = (s6 * 0.7 + a[j] * (x + s5) * w).tanh();
             if j % 3 == 2 {
                 stack8.pop();
             }
         }
-        helper_scalar((s6 * s6), helper_scalar((k as f64 * 0.5), 0.61)) + s6
+        (a[k % a.len()] + (k as f64 * 0.5).tanh().exp()) + s6
     }
 
     #[test]
@@ -4541,37 +4569,34 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c).tanh().exp();
+        let mut s1 = helper_halving(b, c.mapv(f64::tanh).sum(), 0, k + 1);
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 - x)).tanh();
+                s1 = (s1 * 0.8 + c[j] * y.sin()).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (y * (k as f64 * 0.5));
+                    break 'search s1 * s1.tanh().exp();
                 }
             }
             if n2 > 2 {
-                break s1 + (y * (k as f64 * 0.5));
+                break s1 + s1.tanh().exp();
             }
         };
-        if k == 3 {
-            return ((0.55 + b[0]) + ((k as f64 * 0.5) + s3));
+        for i in (1..a.len()).step_by(2) {
+            let t4 = c[i] * (0.55 * b[0]);
+            let mut u5 = t4;
+            if t4 > 0.1 {
+                u5 = u5 * a[(i + 1) % a.len()];
+            }
+            s1 += u5;
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y + 1.29)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * helper_recursive(b, 0.49, k % 3);
-                }
-            }
-            if n4 > 2 {
-                break s1 + helper_recursive(b, 0.49, k % 3);
-            }
-        };
-        s1.tanh().exp() + s1
+        for i in 0..a.len() {
+            let t6 = b[i] * b.dot(a);
+            s1 += t6 * t6 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * (x - y);
+        }
+        f64::tanh(1.05).exp().tanh() + s1
     }
 
     #[test]
@@ -4587,57 +4612,69 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * (y - (k as f64 * 0.5)));
-        let mut s2 = (((x - 0.71) * y) + helper_recursive(c, (0.85 / (1.0 + y * y)), k % 3));
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let v1 = (c * b[k % a.len()].sin());
+        let mut s2 = helper_array(b, f64::cos(0.71));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * (s2 * x)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s2 = (s2 * 0.7 + a[i] * (y * 1.00)).tanh();
-            if i == 3 {
-                break;
-            }
+            s2 += b[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
-        }
-        s2 += v1.mapv(f64::tanh).sum();
-        let mut s4: f64 = {
-            let t3 = 0.24;
-            t3 * t3 * 0.5 + c[k % a.len()]
-        };
-        match k % 4 {
-            j if j > 1 => s4 = c.mean().unwrap() * j as f64,
-            _ if (v1[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s4 = s4 * 0.69,
-            _ => s4 += a.mean().unwrap(),
-        }
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
+        let mut h3 = c.to_owned();
         for i in 0..a.len() {
-            stack5.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
-            }
+            h3.mapv_inplace(|t| (t * s2).tanh());
+            h3.scaled_add(0.5, c);
         }
-        let mut top8 = (a).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + f64::sqrt((1.0 + 0.80 * 0.80))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
         for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+            let t4 = a[i] * helper_array(b, x);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += b[j] * t4;
             }
-            s4 = (s4 * 0.7 + c[i] * f64::sqrt((1.0 + 0.26 * 0.26))).tanh();
+            s2 = s2 + q5.tanh();
         }
-        v1.dot(&v1).tanh().exp() + s4 + v1.sum() * 0.3
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * c[k % a.len()]).tanh();
+                if s2 > 0.3 && j > n6 {
+                    break 'search s2 * a.mapv(f64::tanh).sum();
+                }
+            }
+            if n6 > 2 {
+                break s2 + a.mapv(f64::tanh).sum();
+            }
+        };
+        let mut l8 = vec![c.to_owned()];
+        for p9 in 0..2 {
+            let n = l8[p9].mapv(|t| (t * x).sin()) + b;
+            l8.push(n);
+        }
+        let v10 = l8[l8.len() - 1].to_owned();
+        let mut s11 = l8[1][0] * c.dot(a);
+        let mut stack12: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack12.push(v10.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p13 = stack12.pop().unwrap();
+                let q14 = stack12.pop().expect("two");
+                stack12.push((&p13 * 0.5 + &q14).mapv(f64::tanh));
+            }
+        }
+        let mut top15 = (&v10).to_owned();
+        while let Some(p13) = stack12.pop() {
+            top15 = (&top15 * 0.5 + &p13).mapv(f64::tanh);
+        }
+        for q14 in top15.iter_mut() {
+            *q14 = (q14.sin() + (k as f64 * 0.5)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top15).and(&v10).for_each(|p13, &q14| *p13 += q14 * p13.cos());
+        let s16 = top15.sum();
+        a.dot(&v10) + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -4654,22 +4691,30 @@ mod p112 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         if k == 3 {
-            return (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            return helper_scalar((k as f64 * 0.5), a[a.len() - 1]);
         }
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b[a.len() - 1];
-        }
-        let (s2, v3) = helper_pair(&u1, y);
-        let s4 = s2 * v3.sum();
-        let mut h5 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h5.scaled_add((0.36 * s4), a);
-            if i == 3 {
-                break;
+        let s1 = 'blk: {
+            if y > 0.437 {
+                break 'blk y * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + y;
+                }
+            }
+            x - y
+        };
+        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (0.91 / (1.0 + 0.36 * 0.36))).view()]).unwrap();
+        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
             }
         }
-        (helper_scalar(y, y) * (k as f64 * 0.5)) + h5.sum() * 0.3
+        helper_scalar(helper_array(b, (k as f64 * 0.5)), c[k % a.len()].sin()) + s2
     }
 
     #[test]
@@ -4685,16 +4730,17 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + helper_scalar((x / (1.0 + 0.97 * 0.97)), a.mapv(f64::tanh).sum()));
+        let mut s1 = (y - (y / (1.0 + y * y)).sin());
         for i in 0..a.len() {
-            let y = y * 0.5 + (y / (1.0 + 1.05 * 1.05));
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+            let x = x * 0.5 + (s1 - y);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        s1 += y * 0.2;
-        if k == 3 {
-            return (helper_scalar(x, a[0]) * (s1 - b[k % a.len()]));
+        s1 += x * 0.2;
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
         }
-        1.08 + s1
+        a.mean().unwrap() + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -4710,22 +4756,30 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.dot(c);
+        let mut s1 = (x / (1.0 + x * x));
         let mut v2 = c.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
         let s3 = s1 * v2.sum();
-        let mut s4 = c.mapv(f64::tanh).sum();
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + c[i] * a.dot(b)).tanh();
+        let mut s4 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            let t5 = a[i] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+            let mut u6 = t5;
+            if t5 > 0.1 {
+                u6 = u6 * c[(i + 1) % a.len()];
+            }
+            s4 += u6;
+            if i == 3 {
+                break;
+            }
         }
-        let mut s6: f64 = {
-            let t5 = (k as f64 * 0.5).cos();
-            t5 * t5 * 0.5 + 1.01
-        };
-        let mut s9 = { let (p7, q8) = c.iter().zip(c.iter()).fold((0.0, 1.0), |(p7, q8), (a0, b0)| (p7 + a0 * y.tanh().exp(), q8 * 0.9 + b0)); p7 * q8 };
-        s4 + s9
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s4 = s4.sin() * 0.9 + a[j7 - 1] * (c[k % a.len()] - (k as f64 * 0.5));
+        }
+        helper_array(b, y) + s4
     }
 
     #[test]
@@ -4744,11 +4798,24 @@ mod p115 {
         let s1: f64;
         match k % 3 {
             0 => s1 = 0.95,
-            1 => { s1 = (k as f64 * 0.5).tanh().exp(); }
-            _ => s1 = (1.0 + x * x).ln().tanh().exp(),
+            1 => { s1 = helper_scalar(y, x); }
+            _ => s1 = (helper_halving(c, y, 0, k + 1) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())),
         }
-        let mut s2 = b.dot(a).tanh().exp();
-        0.50 + s2
+        let mut s2 = c.dot(b);
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * s1).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * y;
+                }
+            }
+            if n3 > 2 {
+                break s2 + y;
+            }
+        };
+        helper_array(c, f64::tanh(0.31).exp()) + s2
     }
 
     #[test]
@@ -4764,40 +4831,45 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * (c[a.len() - 1] - (k as f64 * 0.5)));
-        let mut s2 = (x / (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x))));
+        let v1 = (b * helper_halving(c, b[a.len() - 1], 0, k + 1));
+        let mut s2 = helper_halving(a, helper_scalar((x - y), (y + (k as f64 * 0.5))), 0, k + 1);
         let mut stack3: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack3.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + v1[j] * c.mean().unwrap() * w).tanh();
+            s2 = (s2 * 0.7 + c[j] * x * w).tanh();
             if j % 3 == 2 {
                 stack3.pop();
             }
         }
-        let mut s6 = a.iter().zip(v1.iter()).map(|(p4, q5)| p4 * (x + c[0]) - q5).reduce(f64::max).unwrap();
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => b[i] * s2,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s2 += w7 * helper_recursive(c, s6, k % 3);
-        }
-        let s8 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(c, s6, k % 3) };
-        let mut stack9: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack9.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + b[j] * s8 * w).tanh();
-            if j % 3 == 2 {
-                stack9.pop();
+            stack4.push(v1.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        b.mapv(f64::tanh).sum() + s6 + v1.sum() * 0.3
+        let mut top7 = (c).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + (x - s2)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        for i in 0..a.len() {
+            let mut s2 = s2 * 0.5 + (s2 - s8);
+            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
+        }
+        s2 += s2 * 0.2;
+        let mut h9 = b.to_owned();
+        for i in 0..3 {
+            h9.mapv_inplace(|t| (t * x).tanh());
+            h9.scaled_add(0.5, b);
+        }
+        s8 + s2 + h9.sum() * 0.3
     }
 
     #[test]
@@ -4813,20 +4885,18 @@ mod p117 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5).tanh().exp();
-        if k == 3 {
-            return c[k % a.len()];
+        let mut s1 = ((k as f64 * 0.5) * helper_scalar((a[k % a.len()] * 0.87), 1.04));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + s1 * s1));
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_array(a, (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        match k % 3 {
+            0 => s1 = c.mean().unwrap(),
+            1 => s1 = s1 * x,
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        a[0] + s1
+        0.95 + s1
     }
 
     #[test]
@@ -4848,33 +4918,41 @@ mod p118 {
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += ((k as f64 * 0.5) * b[k % a.len()]);
-        s1 += (((k as f64 * 0.5) * s1) / (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
-        }
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        s1 += helper_scalar((k as f64 * 0.5), b[k % a.len()]);
+        s1 += b.dot(b);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (y * (k as f64 * 0.5))).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * a.mean().unwrap()).tanh();
+            s1 += b[i] * 0.2;
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * (1.0 + x * x).sqrt()).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
+        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
+        }
+        let mut n6 = 0;
+        let s7 = 'search: loop {
+            n6 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + u5[j] * (u5[0] + x)).tanh();
+                if s4 > 0.3 && j > n6 {
+                    break 'search s4 * u5.mean().unwrap();
+                }
             }
+            if n6 > 2 {
+                break s4 + u5.mean().unwrap();
+            }
+        };
+        let mut u8 = c.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * (x * (k as f64 * 0.5));
         }
-        let (s5, v6) = helper_pair(c, (s3 + (k as f64 * 0.5)));
-        let s7 = s5 * v6.sum();
-        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_scalar(s3, a[a.len() - 1]) + s3 * 0.1;
-        }
-        s3 + s3
+        u8.mean().unwrap().tanh() + s4 + u8.sum() * 0.3
     }
 
     #[test]
@@ -4890,24 +4968,12 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_scalar(y, y.tanh().exp()) - (((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_array(c, 0.46) * helper_array(c, 0.46))));
+        let mut s1 = (b.mean().unwrap() + b.mean().unwrap()).tanh();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(x, x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * (k as f64 * 0.5);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        1.23 + s1
+        s1 = b.mean().unwrap();
+        (f64::sin(0.31) / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))) + s1
     }
 
     #[test]
@@ -4923,49 +4989,28 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() * ((k as f64 * 0.5).tanh() / (1.0 + c[0] * c[0])));
+        let mut s1 = c.mapv(f64::tanh).sum();
         match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * helper_scalar(((k as f64 * 0.5) + (k as f64 * 0.5)), x),
-            _ => s1 += a[k % a.len()].tanh().exp(),
+            0 => s1 = helper_array(c, (y / (1.0 + s1 * s1))),
+            1 => s1 = s1 * (1.29 - c.mean().unwrap()),
+            _ => s1 += b.dot(c),
         }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
+        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
+        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * a[k % a.len()].tanh().exp();
+        let mut s4 = (c.dot(c) * helper_scalar(x, s1).tanh().exp());
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.scaled_add((y * c[a.len() - 1]), a);
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (1.0 + x * x).ln();
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack4.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
-            }
-        }
-        let mut top7 = (c).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
-        }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + s1) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
+        s4 += a[0];
+        let v5 = b.mapv(|t| { let u = t * y; u * u - t });
         match k % 4 {
             j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if helper_array(c, 0.68) > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += (x + y),
+            _ if v5.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += c.dot(a),
         }
-        (x + s1) + s1 + h3.sum() * 0.3
+        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -4981,19 +5026,18 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mapv(f64::tanh).sum() + helper_recursive(a, c.mapv(f64::tanh).sum(), k % 3));
-        for i in (0..a.len()).step_by(2) {
+        let mut s1 = ((a.mapv(f64::tanh).sum() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) - c.mean().unwrap());
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (0.76 - 1.36)).tanh();
+        }
+        for i in (0..a.len()).rev() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * helper_scalar(b[0], (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + c[i] * y).tanh();
         }
-        let (s2, v3) = helper_pair(a, 0.41);
-        let s4 = s2 * v3.sum();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * s4.tanh()).tanh();
-        }
-        a[a.len() - 1].tanh().exp() + s1
+        let mut s2 = (c.mapv(f64::tanh).sum().tanh() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+        (f64::tanh(0.23).exp() * (1.0 + s1 * s1).ln()) + s2
     }
 
     #[test]
@@ -5009,65 +5053,52 @@ mod p122 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = (x - y).cos().tanh().exp();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y / (1.0 + x * x))).tanh();
+                s1 = (s1 * 0.8 + c[j] * (y + c[a.len() - 1])).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_recursive(c, y, k % 3);
+                    break 'search s1 * (1.16 - y);
                 }
             }
             if n2 > 2 {
-                break s1 + helper_recursive(c, y, k % 3);
+                break s1 + (1.16 - y);
             }
         };
-        if k == 3 {
-            return helper_scalar((0.82 * 1.16), c.mapv(f64::tanh).sum());
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
         }
-        match k % 3 {
-            0 => s1 = (x - a.dot(a)),
-            1 => s1 = s1 * b[0],
-            _ => s1 += 0.81,
-        }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n4 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_recursive(a, s3, k % 3)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * b[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let x = x * 0.5 + helper_recursive(c, s3, k % 3);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            w5[i] += (c[i] + a.dot(a)).sin();
         }
-        s1 += x * 0.2;
-        0.95 + s1
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * 0.81, (c[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, a).map(|(x, y)| x * y).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * (s1 * (k as f64 * 0.5))).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        let m11 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
+        let d12 = m11.diag();
+        let mut s10 = d12.mapv(|t| (t * x).sin()).sum() * helper_scalar(s3, a[0]) + d12[0] * c.mapv(f64::tanh).sum();
+        let mut w13 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w13[i] = a[i] * helper_scalar(s9, 0.34);
+        }
+        helper_scalar(b.mean().unwrap(), (y + 1.19)) + s10 + w13.sum() * 0.3
     }
 
     #[test]
@@ -5091,9 +5122,9 @@ mod p123 {
                 s1 = 0.6;
             }
         }
-        let mut s3 = b.mapv(f64::tanh).sum();
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * (y * a[a.len() - 1])).tanh();
+        let mut s3 = helper_halving(b, b.mean().unwrap(), 0, k + 1);
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_halving(c, 0.21, 0, k + 1) + y * 0.1;
         }
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
@@ -5104,11 +5135,10 @@ mod p123 {
             }
             s1 += a[i] * 0.2;
         }
-        s1 += c.mean().unwrap().sin();
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * (b[a.len() - 1] / (1.0 + s1 * s1)) + s1 * 0.1;
-        }
-        helper_recursive(c, ((k as f64 * 0.5) * c[0]), k % 3) + s3
+        s1 = helper_recursive(a, (y * y), k % 3);
+        let arr4 = [helper_halving(b, (k as f64 * 0.5), 0, k + 1), (y * a[0]), a.mean().unwrap()];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        (a.mean().unwrap() - s1) + s3
     }
 
     #[test]
@@ -5124,46 +5154,53 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(b, (k as f64 * 0.5), k % 3).tanh().exp() * ((y * x) + y));
+        let mut s1 = (a.mean().unwrap() / (1.0 + (0.66 * helper_halving(c, 0.79, 0, k + 1)) * (0.66 * helper_halving(c, 0.79, 0, k + 1))));
         match k % 4 {
-            j if j > 1 => s1 = helper_recursive(b, c.dot(c), k % 3) * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s1 = s1 * (1.0 + (s1 + (k as f64 * 0.5)) * (s1 + (k as f64 * 0.5))).ln(),
-            _ => s1 += c.mean().unwrap(),
+            j if j > 1 => s1 = s1 * j as f64,
+            _ if y > 0.2 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += ((k as f64 * 0.5) - s1),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (k as f64 * 0.5);
-        }
-        let mut s3 = helper_scalar((k as f64 * 0.5), x);
-        let mut v4 = b.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(b.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
-            s1 = (s1 * 0.7 + c[i] * s5).tanh();
         }
-        if k % 2 == 1 {
-            let s5 = s5 * 0.5 + a.mean().unwrap();
-            s1 = (s1 * 0.8 + s5 * 0.3).tanh();
+        let mut top5 = (b).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
-        s1 += s5 * 0.2;
-        let s6 = 'blk: {
-            if (0.64 + s1) > 0.437 {
-                break 'blk (0.64 + s1) * 2.0;
-            }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + helper_recursive(a, x, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let mut s7 = ad::ndarray::array![c.dot(b), (0.60 - 0.70), b.mean().unwrap()].mapv(f64::sin).sum();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (k as f64 * 0.5);
+                s7 = (s7 * 0.8 + c[j] * c.mean().unwrap()).tanh();
+                if s7 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            (y / (1.0 + 1.04 * 1.04)) - (k as f64 * 0.5)
-        };
-        c[k % a.len()] + s1
+            s7 += c[i] * 0.2;
+        }
+        let mut l8 = vec![b.to_owned()];
+        for p9 in 0..2 {
+            let n = l8[p9].mapv(|t| (t * s7).sin()) + b;
+            l8.push(n);
+        }
+        let v10 = l8[l8.len() - 1].to_owned();
+        let mut s11 = l8[1][0] * helper_recursive(a, s7, k % 3);
+        let mut j12 = 0;
+        while j12 < a.len() {
+            j12 += 1;
+            s1 = s1.sin() * 0.9 + v10[j12 - 1] * helper_scalar(s6, y);
+        }
+        c[0] + s11 + v10.sum() * 0.3
     }
 
     #[test]
@@ -5179,27 +5216,21 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (1.0 + (x / (1.0 + y * y)) * (x / (1.0 + y * y))).sqrt());
+        let mut s1 = helper_scalar(y, (c.dot(a) / (1.0 + a[k % a.len()] * a[k % a.len()])));
         if c[k % a.len()] > 0.1 {
-            s1 = (0.48 - y);
-        } else {
-            s1 = s1 * helper_array(b, helper_scalar(a[a.len() - 1], 0.66));
+            s1 = helper_array(c, helper_array(b, x));
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_halving(a, 0.40, 0, k + 1) + y * 0.1;
         }
-        match k % 4 {
-            j if j > 1 => s1 = (x + (s1 / (1.0 + x * x))) * j as f64,
-            _ if helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        s1 += 0.65;
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * s1, (a[i] + helper_halving(c, 0.23, 0, k + 1)).sin()]);
         }
-        let mut s4: f64 = {
-            let t3 = y.sin();
-            t3 * t3 * 0.5 + helper_array(a, c[k % a.len()])
-        };
-        x + s4
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -5215,45 +5246,36 @@ mod p126 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(c, c.mean().unwrap(), k % 3);
+        let mut s1 = c.mapv(f64::tanh).sum();
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * 1.38).tanh();
+                s1 = (s1 * 0.8 + c[j] * helper_array(c, 1.36)).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_recursive(b, (k as f64 * 0.5), k % 3);
+                    break 'search s1 * (1.11 * (k as f64 * 0.5));
                 }
             }
             if n2 > 2 {
-                break s1 + helper_recursive(b, (k as f64 * 0.5), k % 3);
+                break s1 + (1.11 * (k as f64 * 0.5));
             }
         };
         let mut s4: f64 = 0.0;
         for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s4 = (s4 * 0.6 + (v * j as f64) * c.mapv(f64::tanh).sum() + k as f64 * 0.1).sin();
+            for v in a.iter() {
+                s4 = (s4 * 0.6 + v * helper_scalar(s1, 0.30) + k as f64 * 0.1).sin();
             }
         }
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack5.push(a.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * (s3 * (k as f64 * 0.5))).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
+            s4 += a[i] * 0.2;
         }
-        let mut top8 = (b).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + (0.75 - y)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(b).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        (c[k % a.len()] - (s1 * s4)) + s4
+        c[k % a.len()] + s4
     }
 
     #[test]
@@ -5269,39 +5291,34 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, ((k as f64 * 0.5) - x));
+        let mut s1 = helper_recursive(c, a.mean().unwrap(), k % 3);
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
+                s1 = (s1 * 0.8 + a[j] * (y + y)).tanh();
                 if s1 > 0.3 && j > i {
-                    break 'outer;
+                    continue 'outer;
                 }
             }
-            s1 += b[i] * 0.2;
+            s1 += a[i] * 0.2;
         }
-        let mut s3: f64 = {
-            let t2 = 1.08;
-            t2 * t2 * 0.5 + (x + (k as f64 * 0.5))
-        };
+        let mut h2 = a.to_owned();
+        for i in 0..3 {
+            h2.scaled_add(helper_array(a, x), a);
+        }
         match k % 4 {
-            j if j > 1 => s3 = (f64::tanh(0.55) - ((k as f64 * 0.5) + c[0])) * j as f64,
-            _ if c.dot(c) > 0.2 => s3 = s3 * s1,
-            _ => s3 += f64::sqrt((1.0 + 0.23 * 0.23)),
+            j if j > 1 => s1 = (helper_array(c, 0.55) / (1.0 + helper_scalar((k as f64 * 0.5), c[0]) * helper_scalar((k as f64 * 0.5), c[0]))) * j as f64,
+            _ if b[k % a.len()] > 0.2 => s1 = s1 * y,
+            _ => s1 += helper_scalar(0.23, x),
         }
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * helper_array(a, x)).tanh();
-                if s3 > 0.3 && j > n4 {
-                    break 'search s3 * b[0].tanh().exp();
-                }
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + a[i] * helper_array(c, y)).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
             }
-            if n4 > 2 {
-                break s3 + b[0].tanh().exp();
-            }
-        };
-        b.dot(b) + s3
+        }
+        (0.60 - x.cos()) + s3 + h2.sum() * 0.3
     }
 
     #[test]
@@ -5317,23 +5334,11 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, (c[k % a.len()] - (k as f64 * 0.5))).tanh().exp();
-        s1 += s1;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_recursive(b, s1, k % 3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * c.dot(c);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(c) };
-        s1 + s1
+        let mut s1 = helper_array(c, ((c[k % a.len()] + (k as f64 * 0.5)) * x.tanh().exp()));
+        s1 = helper_halving(c, helper_halving(b, s1, 0, k + 1), 0, k + 1);
+        let arr2 = [helper_scalar(s1, (k as f64 * 0.5)), ((k as f64 * 0.5) - s1), helper_array(c, s1)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        s1.cos().tanh() + s1
     }
 
     #[test]
@@ -5349,16 +5354,12 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * x + d3[0] * a.mapv(f64::tanh).sum();
-        let s4: f64;
-        match k % 3 {
-            0 => s4 = a[a.len() - 1],
-            1 => { s4 = 0.5; }
-            _ => s4 = (c.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()),
+        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * x).tanh() + (0.73 / (1.0 + y * y))).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + f2[i] * (x - 0.32)).tanh();
         }
-        (y / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s1
+        (helper_scalar(s1, x) - x) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -5380,19 +5381,17 @@ mod p130 {
         }
         let mut s2 = y;
         for k in 0..2 {
-            for (j, v) in w1.iter().enumerate() {
-                s2 += (v * j as f64) * f64::tanh(1.01).exp();
+            for v in w1.iter() {
+                s2 += v * helper_array(b, x);
             }
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h3.mapv_inplace(|t| (t * s2).tanh());
-            h3.scaled_add(0.5, b);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + c[i] * helper_halving(a, 0.45, 0, k + 1)).tanh();
             if i == 3 {
                 break;
             }
         }
-        0.45 + s2 + h3.sum() * 0.3
+        helper_halving(a, (y / (1.0 + y * y)), 0, k + 1) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -5408,44 +5407,47 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
+        let mut s1 = (y + y);
         match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (helper_array(b, s1) + helper_array(b, y)),
-            _ => s1 += 1.39,
+            0 => s1 = helper_array(b, a[a.len() - 1]),
+            1 => s1 = s1 * x,
+            _ => s1 += (s1 * (k as f64 * 0.5)),
         }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * helper_recursive(c, x, k % 3);
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += c[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
-        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1])), (b[i] + s1).sin()]);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * x.tanh().exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (s1 - b[0]);
         }
-        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
-        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - b[0]) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + b[j4 - 1] * (x * s1);
+        }
         if k % 2 == 0 {
             s1 = 0.5;
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += b[k % a.len()].cos();
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * 1.13;
-            }
+        s1 += b.mapv(f64::tanh).sum();
+        let mut s7 = b.iter().chain(c.iter()).rev().enumerate().map(|(q6, p5)| p5 * (x - s3) * (q6 as f64 * 0.1 + 1.0)).sum::<f64>();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * a[0]).tanh();
         }
-        let mut s10 = c.iter().take_while(|p8| **p8 < 0.8).map(|p8| (p8 * helper_recursive(a, s7, k % 3)).sin()).sum::<f64>();
-        if helper_recursive(a, (k as f64 * 0.5), k % 3) > 0.1 {
-            s10 = c[a.len() - 1];
+        if a.mean().unwrap() > 0.1 {
+            s1 = y.tanh();
         } else {
-            s10 = s10 * (k as f64 * 0.5);
+            s1 = s1 * helper_recursive(c, b.mapv(f64::tanh).sum(), k % 3);
         }
-        helper_array(a, (k as f64 * 0.5)) + s10
+        x + s7
     }
 
     #[test]
@@ -5461,18 +5463,25 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (0.61 / (1.0 + (a[a.len() - 1] / (1.0 + x * x)).cos() * (a[a.len() - 1] / (1.0 + x * x)).cos()));
-        if ((k as f64 * 0.5) + (k as f64 * 0.5)) > 0.1 {
-            s1 = b.mean().unwrap().tanh().exp();
-        } else {
-            s1 = s1 * (k as f64 * 0.5);
+        let mut s1 = (x.tanh().exp() * (k as f64 * 0.5));
+        if (k as f64 * 0.5).tanh().exp() > 0.1 {
+            s1 = helper_array(a, (y - 1.05));
         }
-        match k % 3 {
-            0 => s1 = b.dot(c),
-            1 => s1 = s1 * b.dot(b),
-            _ => s1 += (k as f64 * 0.5),
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * (k as f64 * 0.5),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * helper_array(b, y);
         }
-        0.39 + s1
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, y) };
+        a[a.len() - 1] + s1
     }
 
     #[test]
@@ -5490,24 +5499,24 @@ mod p133 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut u1 = c.to_owned();
         for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_array(b, x);
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_halving(b, x, 0, k + 1);
         }
-        let mut s2 = helper_recursive(&u1, 0.62, k % 3).cos().cos();
+        let mut s2 = (a.mapv(f64::tanh).sum() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
         for i in 0..a.len() {
             let w3 = match i % 3 {
                 0 => continue,
-                1 => c[i] * s2,
+                1 => u1[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2)),
                 _ => {
-                    if c[i] > 0.8 {
+                    if u1[i] > 0.8 {
                         break;
                     }
-                    c[i].tanh()
+                    u1[i].tanh()
                 }
             };
-            s2 += w3 * (c[0] - s2);
+            s2 += w3 * y;
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (c[0] - s2) };
-        (k as f64 * 0.5) + s2 + u1.sum() * 0.3
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
+        helper_halving(&u1, a[a.len() - 1], 0, k + 1).tanh().exp() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -5523,45 +5532,25 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37)) * ((0.26 / (1.0 + y * y)) * helper_scalar(y, 0.37))).ln();
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack2.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
-            }
-        }
-        let mut top5 = (a).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
-        }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + helper_recursive(c, b[a.len() - 1], k % 3)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top5).and(a).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        let mut stack7: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack7.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (s1 - b[0]) * w).tanh();
-            if j % 3 == 2 {
-                stack7.pop();
-            }
-        }
-        let s8: f64;
+        let mut s1 = helper_scalar(helper_halving(c, y, 0, k + 1).tanh(), (a[a.len() - 1] * (y - (k as f64 * 0.5))));
+        let mut s2 = helper_halving(b, (b.mapv(f64::tanh).sum() / (1.0 + helper_scalar(y, b[0]) * helper_scalar(y, b[0]))), 0, k + 1);
+        let s3: f64;
         match k % 3 {
-            0 => s8 = helper_array(b, helper_scalar((k as f64 * 0.5), 1.26)),
-            1 => { s8 = 0.5; }
-            _ => s8 = (helper_scalar(y, 0.87) + (a[k % a.len()] + (k as f64 * 0.5))),
+            0 => s3 = ((s1 - 1.26) + helper_recursive(c, x, k % 3)),
+            1 => { s3 = (s1 - (k as f64 * 0.5)); }
+            _ => s3 = a.mean().unwrap(),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + s1;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut h4 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n5 = (&h4 * x + c).mapv(f64::tanh);
+            h4.assign(&n5);
         }
-        s1 += x * 0.2;
-        (k as f64 * 0.5) + s1
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * h4.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+        }
+        (b.mapv(f64::tanh).sum() + (h4[k % a.len()] * (k as f64 * 0.5))) + s2 + h4.sum() * 0.3
     }
 
     #[test]
@@ -5579,21 +5568,18 @@ mod p135 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = helper_recursive(a, y, k % 3),
-            1 => { s1 = helper_array(b, x); }
-            _ => s1 = ((x * y) - y),
+            0 => s1 = y.sin(),
+            1 => { s1 = 0.5; }
+            _ => s1 = c.mean().unwrap(),
         }
-        let mut s2 = helper_recursive(a, (1.0 + x * x).ln().tanh().exp(), k % 3);
-        match k % 4 {
-            j if j > 1 => s2 = (s1 + s1).cos() * j as f64,
-            _ if helper_recursive(b, (k as f64 * 0.5), k % 3) > 0.2 => s2 = s2 * (y / (1.0 + y * y)).tanh().exp(),
-            _ => s2 += (k as f64 * 0.5),
+        let mut s2 = s1;
+        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * a.mapv(f64::tanh).sum() + s1 * 0.1;
         }
-        let mut u3 = c.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1;
+        if k == 3 {
+            return helper_halving(c, f64::ln((1.0 + 1.35 * 1.35)), 0, k + 1);
         }
-        (1.0 + helper_recursive(&u3, y, k % 3) * helper_recursive(&u3, y, k % 3)).sqrt() + s2 + u3.sum() * 0.3
+        (((k as f64 * 0.5) * y) + helper_halving(b, x, 0, k + 1)) + s2
     }
 
     #[test]
@@ -5609,31 +5595,16 @@ mod p136 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(b, c.dot(b)).tanh().exp();
+        let mut s1 = helper_halving(c, b[k % a.len()].sin(), 0, k + 1);
         match k % 4 {
-            j if j > 1 => s1 = 1.25 * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * (a.mapv(f64::tanh).sum() + (a[a.len() - 1] / (1.0 + c[a.len() - 1] * c[a.len() - 1]))),
-            _ => s1 += (k as f64 * 0.5),
+            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
+            _ if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
+            _ => s1 += (s1 - 1.01),
         }
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack2.push(b.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
-            }
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + y * 0.1;
         }
-        let mut top5 = (b).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
-        }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + c[0]) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        (k as f64 * 0.5) + s1
+        (y - (s1 * 0.54)) + s1
     }
 
     #[test]
@@ -5669,28 +5640,44 @@ mod p137 {
         let s5 = top4.sum();
         let s6: f64;
         match k % 3 {
-            0 => s6 = c.mapv(f64::tanh).sum().sin(),
-            1 => { s6 = 0.5; }
-            _ => s6 = helper_recursive(a, s5, k % 3),
+            0 => s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) + helper_halving(b, s5, 0, k + 1)),
+            1 => { s6 = (1.29 * y); }
+            _ => s6 = (k as f64 * 0.5),
         }
-        let mut s7 = (a.dot(c) - helper_recursive(a, helper_recursive(b, (k as f64 * 0.5), k % 3), k % 3));
-        for m in a.iter().take_while(|q| **q > -0.9).map(|s5| (s5 * 0.7).sin()) {
-            s7 = s7 * 0.8 + m * (s6 / (1.0 + c[k % a.len()] * c[k % a.len()])) + s5 * 0.1;
+        let mut l7 = Vec::new();
+        for p8 in 0..a.len() {
+            if b[p8] > c[p8] {
+                l7.push((b[p8] * (k as f64 * 0.5)).sin());
+            } else {
+                l7.push(c[p8] * x);
+            }
         }
-        match k % 4 {
-            j if j > 1 => s7 = a.mean().unwrap() * j as f64,
-            _ if (y + y) > 0.2 => s7 = s7 * (k as f64 * 0.5),
-            _ => s7 += ((k as f64 * 0.5) * x),
+        let l9 = l7.clone();
+        l7.retain(|p8| *p8 > -0.5);
+        l7.push((k as f64 * 0.5));
+        let mut s10 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0] + l9.iter().sum::<f64>();
+        let mut pieces11 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces11.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * c.mean().unwrap(), (a[i] + helper_scalar(0.21, s6)).sin()]);
         }
-        let mut s8 = ad::ndarray::array![x, 0.83, helper_scalar(s6, a[a.len() - 1])].mapv(f64::sin).sum();
-        match k % 4 {
-            j if j > 1 => s7 = helper_recursive(a, (k as f64 * 0.5), k % 3) * j as f64,
-            _ if (1.36 * (k as f64 * 0.5)) > 0.2 => s7 = s7 * helper_scalar(a.mean().unwrap(), ((k as f64 * 0.5) + c[k % a.len()])),
-            _ => s7 += helper_recursive(c, a[0], k % 3),
+        let [p12, q13] = [pieces11.first().copied().unwrap(), *pieces11.last().unwrap()];
+        let s14 = p12 * q13 + std::iter::zip(&pieces11, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut stack15: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack15.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s10 = (s10 * 0.7 + b[j] * helper_recursive(b, y, k % 3) * w).tanh();
+            if j % 3 == 2 {
+                stack15.pop();
+            }
         }
-        let l9 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * x)];
-        let mut s11 = l9.iter().enumerate().map(|(p10, v)| v.sum() * p10 as f64).sum::<f64>() + l9[2].dot(c);
-        x + s11
+        let mut pieces16 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces16.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * s6, (b[i] + (k as f64 * 0.5)).sin()]);
+        }
+        let [p17, q18] = [pieces16.first().copied().unwrap(), *pieces16.last().unwrap()];
+        let s19 = p17 * q18 + std::iter::zip(&pieces16, a).map(|(x, y)| x * y).sum::<f64>();
+        let v20 = b.mapv(f64::sin);
+        0.83 + s10 + v20.sum() * 0.3
     }
 
     #[test]
@@ -5706,21 +5693,15 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mean().unwrap() / (1.0 + f64::sin(0.84) * f64::sin(0.84)));
-        s1 = (s1 * 0.5 + s1).tanh();
-        let s2 = 'blk: {
-            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
-                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + y;
-                }
-            }
-            (1.0 + x * x).sqrt() - y
+        let mut s1 = ((((k as f64 * 0.5) + y) - helper_scalar(y, x)) * b.mean().unwrap());
+        s1 = (s1 * 0.5 + helper_scalar(b.mean().unwrap(), (k as f64 * 0.5))).tanh();
+        let arr2 = [x, x.cos(), helper_array(c, (k as f64 * 0.5))];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s5: f64 = {
+            let t4 = y;
+            t4 * t4 * 0.5 + c.dot(c)
         };
-        let mut s3 = c.mean().unwrap().cos();
-        b.mean().unwrap() + s3
+        y + s5
     }
 
     #[test]
@@ -5736,7 +5717,7 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [helper_scalar((k as f64 * 0.5), x), (y + 0.55), b.dot(b)];
+        let arr1 = [(k as f64 * 0.5).tanh().exp(), (b[k % a.len()] + a[k % a.len()]), helper_recursive(b, (k as f64 * 0.5), k % 3)];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
         let mut s3: f64 = 0.0;
         for k in 0..2 {
@@ -5746,11 +5727,11 @@ mod p139 {
         }
         let mut f5 = a.to_owned();
         f5.mapv_inplace(|t| (t * s2).tanh());
-        f5.scaled_add(c[a.len() - 1].tanh().exp(), &a);
+        f5.scaled_add(y.tanh(), &a);
         let mut s4 = f5.sum() * 0.3;
         let l6: Vec<f64> = c.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * c.mean().unwrap()).tanh()).collect();
         let mut s8 = l6.iter().sum::<f64>();
-        (1.0 + (s4 / (1.0 + c[a.len() - 1] * c[a.len() - 1])) * (s4 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sqrt() + s8 + f5.sum() * 0.3
+        (c.mean().unwrap() / (1.0 + (1.0 + s4 * s4).sqrt() * (1.0 + s4 * s4).sqrt())) + s8 + f5.sum() * 0.3
     }
 
     #[test]
@@ -5766,34 +5747,44 @@ mod p140 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((c[a.len() - 1] + (k as f64 * 0.5)) / (1.0 + helper_scalar(b[k % a.len()], x) * helper_scalar(b[k % a.len()], x))) + ((k as f64 * 0.5) / (1.0 + x * x)));
+        let mut s1 = helper_halving(c, (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln(), 0, k + 1).tanh().exp();
         if k % 2 == 1 {
-            let x = x * 0.5 + b.dot(a);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 += x * 0.2;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (1.0 + b[0] * b[0]).sqrt();
+        s1 += s1 * 0.2;
+        let mut s3: f64 = {
+            let t2 = helper_scalar(x, 0.42);
+            t2 * t2 * 0.5 + b.mean().unwrap()
+        };
+        let s4 = 'blk: {
+            if s1 > 0.437 {
+                break 'blk s1 * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (b[0] + y);
+                }
+            }
+            s3.cos() - (b[0] + y)
+        };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_array(c, s1);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * 1.13).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        s1 += y * 0.2;
-        let s3: f64;
-        match k % 3 {
-            0 => s3 = (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (1.13 + helper_array(a, a[k % a.len()])),
-        }
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * s3;
-        }
-        let mut s5 = (1.0 + helper_array(b, s3.sin()) * helper_array(b, s3.sin())).ln();
-        (1.0 + ((k as f64 * 0.5) / (1.0 + x * x)) * ((k as f64 * 0.5) / (1.0 + x * x))).sqrt() + s5 + u4.sum() * 0.3
+        let mut s5 = (s1 / (1.0 + x * x));
+        helper_halving(a, (0.82 - x), 0, k + 1) + s5
     }
 
     #[test]
@@ -5811,16 +5802,16 @@ mod p141 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (y / (1.0 + 0.31 * 0.31))).tanh();
+            let n2 = (s1 * 0.5 + a[i] * a[a.len() - 1].sin()).tanh();
             if (n2 - s1).abs() < 0.05 {
                 break;
             }
             s1 = n2;
         }
         if k == 3 {
-            return ((k as f64 * 0.5) + x).tanh().exp();
+            return helper_scalar((k as f64 * 0.5), x).tanh().exp();
         }
-        b.mean().unwrap() + s1
+        helper_array(b, (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -5838,37 +5829,41 @@ mod p142 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.0;
         for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * y.tanh().exp() + k as f64 * 0.1).sin();
+            for (j, v) in a.iter().enumerate() {
+                s1 += (v * j as f64) * (y * c[0]);
             }
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (a[i] + a.mean().unwrap()).sin();
-        }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mean().unwrap() + x * 0.1;
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * (1.16 * (k as f64 * 0.5));
-                }
-            }
-            if n3 > 2 {
-                break s1 + (1.16 * (k as f64 * 0.5));
-            }
+        let (s2, v3) = helper_pair(a, x);
+        let s4 = s2 * v3.sum();
+        let mut s6: f64 = {
+            let t5 = a.mapv(f64::tanh).sum();
+            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
         };
-        s1 = w2.dot(c);
-        match k % 4 {
-            j if j > 1 => s1 = x * j as f64,
-            _ if a.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * y,
-            _ => s1 += (k as f64 * 0.5),
+        let mut stack7: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack7.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p8 = stack7.pop().unwrap();
+                let q9 = stack7.pop().expect("two");
+                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
+            }
         }
-        (helper_array(&w2, (k as f64 * 0.5)) * (y + 1.40)) + s1 + w2.sum() * 0.3
+        let mut top10 = (a).to_owned();
+        while let Some(p8) = stack7.pop() {
+            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
+        }
+        for q9 in top10.iter_mut() {
+            *q9 = (q9.sin() + helper_halving(a, s4, 0, k + 1)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top10).and(a).for_each(|p8, &q9| *p8 += q9 * p8.cos());
+        let s11 = top10.sum();
+        let z13 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p14, &q15| (p14 * s6 - q15).sin());
+        let mut s12 = z13.sum() * (y + s1);
+        let mut h16 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            h16 = (&h16 * 0.5 + c).mapv(f64::sin);
+        }
+        ((x - 1.40) + (s11 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s12 + h16.sum() * 0.3
     }
 
     #[test]
@@ -5890,39 +5885,53 @@ mod p143 {
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += b.dot(a);
-        let s2 = 'blk: {
-            if x.tanh().exp() > 0.437 {
-                break 'blk x.tanh().exp() * 2.0;
+        s1 += ((k as f64 * 0.5) / (1.0 + y * y));
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (1.0 + x * x).ln();
+        }
+        let mut top5 = (a).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + ((k as f64 * 0.5) + s1)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(a).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let mut u7 = b.to_owned();
+        for i in 1..u7.len() {
+            u7[i] = u7[i - 1] * 0.5 + u7[i] * b.mean().unwrap();
+        }
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (1.0 + s1 * s1).ln(),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
-            }
-            (y * y) - (1.0 + x * x).ln()
-        };
+            };
+            s1 += w8 * (c[a.len() - 1] * s6);
+        }
+        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[a.len() - 1] * s6) };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::tanh(1.15).exp()).tanh();
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
-                    continue 'outer;
+                    break 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + c[i] * x.sin()).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
-            }
-            s3 = n4;
-        }
-        if k == 3 {
-            return 1.18;
-        }
-        c.dot(a) + s3
+        (f64::sqrt((1.0 + 1.10 * 1.10)) + (1.24 - 1.15)) + s1 + u7.sum() * 0.3
     }
 
     #[test]
@@ -5940,14 +5949,26 @@ mod p144 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
         let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
-        let mut s4 = b.mapv(f64::tanh).sum();
-        let s5: f64;
-        match k % 3 {
-            0 => s5 = helper_recursive(c, s4.tanh().exp(), k % 3),
-            1 => { s5 = 0.5; }
-            _ => s5 = (k as f64 * 0.5),
+        let mut s4 = helper_array(b, c.mean().unwrap());
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack5.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+            }
         }
-        helper_recursive(a, b.mapv(f64::tanh).sum(), k % 3) + s4
+        let mut top8 = (c).to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
+        }
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + helper_array(c, (k as f64 * 0.5))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top8).and(c).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        a.mapv(f64::tanh).sum() + s4
     }
 
     #[test]
@@ -5963,19 +5984,9 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + helper_recursive(c, x.cos(), k % 3) * helper_recursive(c, x.cos(), k % 3)));
-        let s2 = 'blk: {
-            if (s1 - s1) > 0.437 {
-                break 'blk (s1 - s1) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (0.74 / (1.0 + x * x));
-                }
-            }
-            ((k as f64 * 0.5) * s1) - (0.74 / (1.0 + x * x))
-        };
-        x.tanh().exp().cos() + s1
+        let mut s1 = a.dot(c);
+        let mut s2 = helper_recursive(c, (helper_array(a, 0.84) - b.mean().unwrap()), k % 3);
+        c.dot(a).tanh().exp() + s2
     }
 
     #[test]
@@ -5991,15 +6002,20 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * y.tanh().exp());
-        let mut s3: f64 = {
-            let t2 = helper_scalar((y / (1.0 + v1[k % a.len()] * v1[k % a.len()])), x);
-            t2 * t2 * 0.5 + b.mean().unwrap()
-        };
-        s3 += v1.dot(&v1);
-        let m5 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s4 = m5.diag().mapv(|t| (t * s3).sin()).sum() * (k as f64 * 0.5);
-        c.mapv(f64::tanh).sum() + s4 + v1.sum() * 0.3
+        let v1 = (a * helper_halving(b, 0.96, 0, k + 1));
+        let mut s2 = helper_halving(b, helper_scalar(1.28, (k as f64 * 0.5)), 0, k + 1).tanh().exp();
+        for k in 0..2 {
+            for (j, v) in v1.iter().enumerate() {
+                s2 = (s2 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
+            }
+        }
+        match k % 4 {
+            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
+            _ if helper_halving(a, (k as f64 * 0.5), 0, k + 1) > 0.2 => s2 = s2 * (helper_recursive(b, y, k % 3) * x),
+            _ => s2 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
+        }
+        let mut s3: f64 = 0.96;
+        (y - x) + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6015,14 +6031,12 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mapv(f64::tanh).sum();
-        s1 = s1;
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * x.tanh().exp();
+        let mut s1 = helper_recursive(a, ((x * (k as f64 * 0.5)) / (1.0 + y * y)), k % 3);
+        s1 = (k as f64 * 0.5);
+        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
+            s1 = helper_recursive(a, f64::ln((1.0 + 0.36 * 0.36)), k % 3);
         }
-        (f64::sqrt((1.0 + 0.91 * 0.91)) - ((k as f64 * 0.5) + x)) + s1
+        (1.0 + y * y).ln() + s1
     }
 
     #[test]
@@ -6038,42 +6052,47 @@ mod p148 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (a.mean().unwrap() + (y * a[a.len() - 1])) * (a.mean().unwrap() + (y * a[a.len() - 1]))).ln();
-        for i in 0..a.len() {
-            let x = x * 0.5 + (c[a.len() - 1] + x);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut s1 = b.mapv(f64::tanh).sum();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + helper_halving(a, y, 0, k + 1);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        s1 += x * 0.2;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * s1 * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
-        }
-        if k == 3 {
-            return ((k as f64 * 0.5) * c[0]).tanh().exp();
-        }
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 += v * 0.71;
-            }
-        }
-        let mut s4: f64 = {
-            let t3 = c.dot(c);
-            t3 * t3 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        'outer: for i in 0..a.len() {
+        s1 += s1 * 0.2;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + b[j] * c[0]).tanh();
-                if s4 > 0.3 && j > i {
-                    break 'outer;
+                s1 = (s1 * 0.8 + b[j] * helper_recursive(a, y, k % 3)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * y;
                 }
             }
-            s4 += b[i] * 0.2;
+            if n2 > 2 {
+                break s1 + y;
+            }
+        };
+        let (s4, v5) = helper_pair(a, helper_scalar(a[0], y));
+        let s6 = s4 * v5.sum();
+        let s7: f64;
+        match k % 3 {
+            0 => s7 = c[0].cos(),
+            1 => { s7 = 0.5; }
+            _ => s7 = (s1.tanh().exp() - helper_scalar(s6, b[k % a.len()])),
         }
-        helper_recursive(b, s4, k % 3).tanh().exp() + s4
+        let mut h8 = a.to_owned();
+        for i in 0..a.len() {
+            h8 = (&h8 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1), (a[i] + helper_scalar(s7, s6)).sin()]);
+        }
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, b).map(|(x, y)| x * y).sum::<f64>();
+        (c.dot(a) - (x + y)) + s1 + h8.sum() * 0.3
     }
 
     #[test]
@@ -6090,34 +6109,40 @@ mod p149 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if (x + 0.69) > 0.437 {
-                break 'blk (x + 0.69) * 2.0;
+            if a.dot(a) > 0.437 {
+                break 'blk a.dot(a) * 2.0;
             }
             for j in 0..a.len() {
                 if a[j] > 0.6 {
-                    break 'blk a[j] + helper_array(b, x);
+                    break 'blk a[j] + (c[a.len() - 1] / (1.0 + x * x));
                 }
             }
-            helper_array(c, y) - helper_array(b, x)
+            (a[a.len() - 1] * 0.73) - (c[a.len() - 1] / (1.0 + x * x))
         };
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * s1, (c[i] + (k as f64 * 0.5).tanh()).sin()]);
+        let mut s2 = s1;
+        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * y.cos() + y * 0.1;
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut s6 = helper_array(b, (k as f64 * 0.5).tanh());
         if k % 2 == 0 {
-            s6 = 0.5;
+            s2 = 0.5;
         } else {
-            s6 = k as f64 * 0.25;
+            s2 = k as f64 * 0.25;
         }
-        s6 += c[0];
-        let mut s8: f64 = {
-            let t7 = helper_array(b, s1).sin();
-            t7 * t7 * 0.5 + helper_recursive(c, s5, k % 3)
+        s2 += s1;
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * f64::tanh(1.39)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * helper_halving(c, y, 0, k + 1);
+                }
+            }
+            if n3 > 2 {
+                break s2 + helper_halving(c, y, 0, k + 1);
+            }
         };
-        (k as f64 * 0.5) + s8
+        (helper_array(c, (k as f64 * 0.5)) * s2) + s2
     }
 
     #[test]
@@ -6133,37 +6158,28 @@ mod p150 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_array(b, helper_recursive(c, c[a.len() - 1], k % 3)) * helper_array(b, helper_recursive(c, c[a.len() - 1], k % 3))).sqrt();
+        let mut s1 = helper_recursive(c, y.cos(), k % 3);
         if k % 2 == 0 {
             s1 = 0.5;
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s1.tanh().exp()).tanh();
+        s1 += helper_recursive(a, b[a.len() - 1], k % 3);
+        let mut s2 = ((helper_recursive(b, b[a.len() - 1], k % 3) * a[0]) + ((y + (k as f64 * 0.5)) + ((k as f64 * 0.5) + b[k % a.len()])));
+        let s3: f64;
+        match k % 3 {
+            0 => s3 = (s2.tanh().exp() - (s2 * b[k % a.len()])),
+            1 => { s3 = 0.5; }
+            _ => s3 = b.dot(c),
         }
         match k % 4 {
-            j if j > 1 => s1 = a.mean().unwrap() * j as f64,
-            _ if a.dot(c) > 0.2 => s1 = s1 * helper_scalar(a.mapv(f64::tanh).sum(), (k as f64 * 0.5).tanh().exp()),
-            _ => s1 += b[k % a.len()].tanh().exp(),
+            j if j > 1 => s2 = helper_array(a, s3) * j as f64,
+            _ if helper_recursive(c, s1, k % 3) > 0.2 => s2 = s2 * (helper_recursive(c, c[k % a.len()], k % 3) / (1.0 + (s1 * s2) * (s1 * s2))),
+            _ => s2 += 0.73,
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_array(b, c[a.len() - 1]),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * (1.0 + y * y).ln();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).ln() };
-        let mut s4 = (a.mapv(f64::tanh).sum() - y);
-        a.dot(c) + s4
+        let g5 = |p6: f64| (p6 * b[0]).tanh();
+        let mut s4 = g5(helper_array(b, s3)) + g5(c[0]);
+        helper_scalar((y * x), b[0].tanh()) + s4
     }
 
     #[test]
@@ -6181,8 +6197,8 @@ mod p151 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
         let mut s2 = x;
-        let mut s3 = (a[k % a.len()] * 0.75);
-        v1.mean().unwrap() + s3 + v1.sum() * 0.3
+        let mut s3 = helper_recursive(a, 0.75, k % 3).tanh();
+        v1.mapv(f64::tanh).sum() + s3 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6205,7 +6221,7 @@ mod p152 {
         }
         let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
         let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        c.dot(&v1).tanh().exp() + v1.sum() * 0.3
+        c.mean().unwrap() + v1.sum() * 0.3
     }
 
     #[test]
@@ -6233,7 +6249,7 @@ mod p153 {
             s3 += a[i] * 0.2;
         }
         if k % 2 == 0 {
-            s3 = (x / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
+            s3 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin();
         } else {
             s3 = s3 * s3.tanh();
         }
@@ -6268,9 +6284,9 @@ mod p154 {
         let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
         let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5);
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * y.sin()).tanh();
+            s1 = (s1 * 0.7 + b[i] * helper_halving(a, y, 0, k + 1)).tanh();
         }
-        let mut s3 = (s1 - 1.00);
+        let mut s3 = helper_scalar(s1, 1.00);
         let mut v4 = a.to_owned();
         for i in 0..2 {
             (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
@@ -6292,31 +6308,27 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, y, k % 3);
+        let mut s1 = helper_scalar((b.mean().unwrap() + c.mapv(f64::tanh).sum()), helper_array(a, (y + b[a.len() - 1])));
         match k % 3 {
-            0 => s1 = c[0].sin().tanh(),
-            1 => s1 = s1 * helper_scalar((1.0 + a[a.len() - 1] * a[a.len() - 1]).ln(), 0.26),
-            _ => s1 += a.mapv(f64::tanh).sum(),
+            0 => s1 = b.mean().unwrap(),
+            1 => s1 = s1 * 0.26,
+            _ => s1 += (x / (1.0 + 0.67 * 0.67)),
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_recursive(c, 0.37, k % 3);
-        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w3 * a.mean().unwrap();
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (k as f64 * 0.5), (c[i] + 0.89).sin()]);
         }
-        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
-        c.mapv(f64::tanh).sum() + s1 + u2.sum() * 0.3
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        for i in 0..a.len() {
+            let t6 = c[i] * helper_array(c, x);
+            s1 += t6 * t6 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
+            if i == 3 {
+                break;
+            }
+        }
+        helper_recursive(c, (y * 0.45), k % 3) + s1
     }
 
     #[test]
@@ -6333,8 +6345,8 @@ mod p156 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = (1.0 + (x * x) * (x * x)).ln();
-            t1 * t1 * 0.5 + (1.0 + y * y).sqrt()
+            let t1 = (1.0 + helper_recursive(a, x, k % 3) * helper_recursive(a, x, k % 3)).sqrt();
+            t1 * t1 * 0.5 + (0.41 * 0.30)
         };
         for k in 0..2 {
             for v in a.iter() {
@@ -6342,14 +6354,12 @@ mod p156 {
             }
         }
         match k % 3 {
-            0 => s2 = (1.0 + x.tanh().exp() * x.tanh().exp()).sqrt(),
-            1 => s2 = s2 * helper_scalar(helper_array(b, (k as f64 * 0.5)), (1.0 + s2 * s2).sqrt()),
-            _ => s2 += c.dot(b),
+            0 => s2 = helper_scalar((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_scalar(c[a.len() - 1], (k as f64 * 0.5))),
+            1 => s2 = s2 * helper_array(a, c.dot(c)),
+            _ => s2 += x,
         }
-        if k == 3 {
-            return (k as f64 * 0.5);
-        }
-        s2.tanh() + s2
+        let mut s3 = helper_array(b, c.mapv(f64::tanh).sum());
+        (helper_array(c, y) + (0.58 - c[a.len() - 1])) + s3
     }
 
     #[test]
@@ -6365,55 +6375,50 @@ mod p157 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(c, (y - c[k % a.len()]), k % 3) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut s1 = (1.0 + (y.cos() - c[k % a.len()]) * (y.cos() - c[k % a.len()])).sqrt();
         match k % 3 {
-            0 => s1 = (helper_array(a, a[k % a.len()]) + c.mapv(f64::tanh).sum()),
-            1 => s1 = s1 * a.mapv(f64::tanh).sum(),
-            _ => s1 += (k as f64 * 0.5),
+            0 => s1 = helper_halving(c, 0.38, 0, k + 1),
+            1 => s1 = s1 * s1,
+            _ => s1 += a.mean().unwrap(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * c.dot(b);
-        }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let s2 = 'blk: {
+            if (k as f64 * 0.5) > 0.437 {
+                break 'blk (k as f64 * 0.5) * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * a[0].cos()).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * s1;
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
                 }
             }
-            if n3 > 2 {
-                break s1 + s1;
-            }
+            ((k as f64 * 0.5) / (1.0 + y * y)) - (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]))
         };
-        if k % 2 == 0 {
-            s1 = helper_scalar(1.12, (k as f64 * 0.5)).tanh();
-        } else {
-            s1 = s1 * f64::tanh(0.38).exp();
+        if k == 3 {
+            return x;
         }
-        if k % 2 == 0 {
-            s1 = helper_array(c, a.dot(c));
+        let v3 = (c * c).mapv(f64::tanh);
+        if k == 3 {
+            return 0.39;
         }
-        let mut s5 = 1.0;
+        let v4 = c.mapv(|t| t * t * 0.5 - t);
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + c[i] * s1.tanh().exp()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
+            stack5.push(v4.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s5 = (s5 * 0.8 + c[j] * (k as f64 * 0.5)).tanh();
-                if s5 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s5 += c[i] * 0.2;
+        let mut top8 = (&v4).to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
-        (helper_array(c, y) * helper_recursive(&w2, (k as f64 * 0.5), k % 3)) + s5 + w2.sum() * 0.3
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + ((k as f64 * 0.5) / (1.0 + s2 * s2))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top8).and(&v4).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        b.dot(a) + s1 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6429,48 +6434,66 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mean().unwrap();
+        let mut s1 = (((0.83 + y) * f64::sin(0.52)) * (helper_halving(a, 0.94, 0, k + 1) - a.mapv(f64::tanh).sum()));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_array(b, x)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y * a[0])).tanh();
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
                     break 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s1 += b[i] * 0.2;
         }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * ((k as f64 * 0.5) * x)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        let mut s2 = c[a.len() - 1];
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * helper_recursive(b, 1.29, k % 3)).tanh();
-            if (n4 - s3).abs() < 0.05 {
-                break;
+        let s2 = 'blk: {
+            if y > 0.437 {
+                break 'blk y * 2.0;
             }
-            s3 = n4;
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (c[a.len() - 1] + 0.71);
+                }
+            }
+            (x + c[a.len() - 1]) - (c[a.len() - 1] + 0.71)
+        };
+        let s3 = 'blk: {
+            if ((k as f64 * 0.5) - a[0]) > 0.437 {
+                break 'blk ((k as f64 * 0.5) - a[0]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + b.dot(c);
+                }
+            }
+            (0.96 / (1.0 + 0.37 * 0.37)) - b.dot(c)
+        };
+        let mut s5: f64 = {
+            let t4 = helper_scalar(s2, helper_halving(c, (k as f64 * 0.5), 0, k + 1));
+            t4 * t4 * 0.5 + helper_recursive(b, c[a.len() - 1], k % 3)
+        };
+        for i in 0..a.len() {
+            let x = x * 0.5 + (y * c[k % a.len()]);
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * b.dot(b);
+        s1 += x * 0.2;
+        let mut s7: f64 = {
+            let t6 = (helper_halving(a, s2, 0, k + 1) / (1.0 + (1.35 * x) * (1.35 * x)));
+            t6 * t6 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()
+        };
+        for i in 0..a.len() {
+            let w8 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_recursive(a, 0.51, k % 3),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s7 += w8 * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let mut u6 = a.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * a.mapv(f64::tanh).sum();
-        }
-        ((0.96 / (1.0 + 0.37 * 0.37)) + c[0]) + s3 + u6.sum() * 0.3
+        let s9 = if s7 < 5.0 { s7 * 0.5 } else { return s7 * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
+        (c[a.len() - 1] * (k as f64 * 0.5)) + s7
     }
 
     #[test]
@@ -6486,50 +6509,59 @@ mod p159 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
-        }
+        let mut s1 = helper_halving(a, helper_array(a, x), 0, k + 1);
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + b[i] * (x * s1)).tanh();
+            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
             let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c[a.len() - 1];
+        let v2 = b.mapv(|t| t * t * 0.5 - t);
+        s1 = s1;
+        match k % 3 {
+            0 => s1 = (1.0 + s1 * s1).ln(),
+            1 => s1 = s1 * f64::sin(0.93),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s1 = s1.sin() * 0.9 + u2[j3 - 1] * s1;
-        }
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let t4 = b[i] * u2.dot(a);
-            s1 += t4.sin() * (0.65 * (k as f64 * 0.5));
+            stack3.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
         }
+        let mut top6 = (a).to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + f64::sin(1.12)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(a).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
         for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w8 = match i % 3 {
                 0 => continue,
-                1 => u2[i] * ((k as f64 * 0.5) + x),
+                1 => v2[i] * (k as f64 * 0.5).tanh().exp(),
                 _ => {
-                    if u2[i] > 0.8 {
+                    if v2[i] > 0.8 {
                         break;
                     }
-                    u2[i].tanh()
+                    v2[i].tanh()
                 }
             };
-            s1 += w5 * x;
+            s1 += w8 * f64::sqrt((1.0 + 0.22 * 0.22));
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        let mut s8: f64 = {
-            let t7 = (((k as f64 * 0.5) - x) - c.dot(c));
-            t7 * t7 * 0.5 + helper_recursive(a, s6, k % 3)
+        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::sqrt((1.0 + 0.22 * 0.22)) };
+        let mut s11: f64 = {
+            let t10 = helper_halving(b, helper_scalar(x, a[0]), 0, k + 1);
+            t10 * t10 * 0.5 + helper_halving(a, s1, 0, k + 1)
         };
-        x + s8 + u2.sum() * 0.3
+        b.dot(&v2) + s11 + v2.sum() * 0.3
     }
 
     #[test]
@@ -6551,33 +6583,29 @@ mod p160 {
             h1.assign(&n2);
         }
         let mut s4: f64 = {
-            let t3 = c.dot(&h1);
-            t3 * t3 * 0.5 + helper_array(a, y)
+            let t3 = (c.mean().unwrap() * (y * h1[a.len() - 1]));
+            t3 * t3 * 0.5 + (k as f64 * 0.5)
         };
-        let mut h5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h5.mapv_inplace(|t| (t * x).tanh());
-            h5.scaled_add(0.5, &h1);
-        }
-        for i in 0..a.len() {
-            let x = x * 0.5 + (k as f64 * 0.5).cos();
-            s4 = (s4 * 0.8 + x * 0.3).tanh();
-        }
-        s4 += x * 0.2;
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * y).tanh();
-                if s4 > 0.3 && j > n6 {
-                    break 'search s4 * c.mapv(f64::tanh).sum();
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(c, 1.09, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            if n6 > 2 {
-                break s4 + c.mapv(f64::tanh).sum();
-            }
-        };
-        x + s4 + h5.sum() * 0.3
+            };
+            s4 += w5 * (1.30 * s4);
+        }
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (1.30 * s4) };
+        let l7 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
+        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&h1);
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + b[i] * s9).tanh();
+        }
+        a.mapv(f64::tanh).sum() + s9 + h1.sum() * 0.3
     }
 
     #[test]
@@ -6594,20 +6622,25 @@ mod p161 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let (s2, c3) = (x * x).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * a.mean().unwrap();
-        let mut s5 = (b.dot(b) + a[0]);
-        match k % 3 {
-            0 => s5 = helper_recursive(a, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), k % 3),
-            1 => s5 = s5 * b[a.len() - 1],
-            _ => s5 += helper_recursive(a, s5, k % 3),
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (b[a.len() - 1] / (1.0 + x * x))]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.tanh().exp();
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * (a[0] + x)).tanh();
         }
-        let mut s8 = c.iter().filter(|p6| **p6 > 0.0).map(|p6| p6 * helper_array(b, c[k % a.len()])).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            let t9 = b[i] * b[0];
-            s5 += t9.sin() * (1.0 + a[k % a.len()] * a[k % a.len()]).ln();
+        if k % 2 == 0 {
+            s1 = c[a.len() - 1];
+        } else {
+            s1 = s1 * helper_array(a, a.mean().unwrap());
         }
-        (c.dot(c) * (s8 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s8
+        let mut s6: f64 = {
+            let t5 = c.dot(b);
+            t5 * t5 * 0.5 + s1
+        };
+        let mut f8 = a.to_owned();
+        f8.mapv_inplace(|t| (t * s1).tanh());
+        f8.scaled_add((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &a);
+        let mut s7 = f8.sum() * 0.3;
+        b[0] + s7 + f8.sum() * 0.3
     }
 
     #[test]
@@ -6623,38 +6656,43 @@ mod p162 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(b);
-        s1 = (helper_recursive(c, 1.15, k % 3) - helper_array(b, c[k % a.len()]));
-        match k % 3 {
-            0 => s1 = (1.0 + (s1 * y) * (s1 * y)).sqrt(),
-            1 => s1 = s1 * (k as f64 * 0.5).tanh().exp(),
-            _ => s1 += y,
-        }
+        let mut s1 = helper_scalar(helper_array(c, y), helper_array(b, c[a.len() - 1])).tanh().exp();
+        s1 = (s1 * 0.5 + (1.0 + c.dot(c) * c.dot(c)).ln()).tanh();
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let y = y * 0.5 + (1.0 + s1 * s1).sqrt();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * 0.26 * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+            stack2.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
         }
-        let f4 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (a * y).view()]).unwrap();
-        let mut s3 = f4.mapv(f64::tanh).dot(&f4) * 0.2;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * f64::cos(0.41)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        let mut top5 = (c).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
-        helper_recursive(a, s3, k % 3) + s3
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + (y + (k as f64 * 0.5))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(c).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * (1.26 / (1.0 + x * x));
+        }
+        let arr8 = [y.sin(), helper_scalar(0.26, s1), s6];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        let mut u10 = a.to_owned();
+        for i in 1..u10.len() {
+            u10[i] = u10[i - 1] * 0.5 + u10[i] * (y + y);
+        }
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * x,
+            _ => s1 += helper_array(&u10, s6),
+        }
+        helper_halving(b, helper_halving(a, x, 0, k + 1), 0, k + 1) + s1 + u10.sum() * 0.3
     }
 
     #[test]
@@ -6670,12 +6708,15 @@ mod p163 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mean().unwrap();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * s1).tanh();
-        }
-        if k == 3 {
-            return ((1.0 + y * y).ln() + x.tanh().exp());
+        let mut s1 = helper_scalar((y * y).tanh().exp(), b.mean().unwrap());
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * s1.cos()).tanh();
+            if i == 3 {
+                break;
+            }
         }
         let mut stack2: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack2.pop() {
@@ -6717,11 +6758,16 @@ mod p163 {
             top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
         }
         for q10 in top11.iter_mut() {
-            *q10 = (q10.sin() + (b[0] / (1.0 + c[0] * c[0]))) * 0.5;
+            *q10 = (q10.sin() + c.mapv(f64::tanh).sum()) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top11).and(b).for_each(|p9, &q10| *p9 += q10 * p9.cos());
         let s12 = top11.sum();
-        helper_array(c, a[k % a.len()]) + s1
+        match k % 3 {
+            0 => s1 = (0.90 - (a[k % a.len()] / (1.0 + s12 * s12))),
+            1 => s1 = s1 * helper_scalar(a.mapv(f64::tanh).sum(), ((k as f64 * 0.5) * s7)),
+            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
+        }
+        (x - c[0]) + s1
     }
 
     #[test]
@@ -6737,53 +6783,61 @@ mod p164 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(((1.0 + y * y).ln() - c.dot(c)), helper_scalar((1.19 - y), helper_scalar(x, a[k % a.len()])));
+        let mut s1 = (helper_halving(c, b.dot(a), 0, k + 1) - (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sqrt());
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => b[i] * (a[0] - y),
+                1 => a[i] * helper_recursive(c, 0.39, k % 3),
                 _ => {
-                    if b[i] > 0.8 {
+                    if a[i] > 0.8 {
                         break;
                     }
-                    b[i].tanh()
+                    a[i].tanh()
                 }
             };
-            s1 += w2 * a[0].cos();
+            s1 += w2 * helper_recursive(c, 1.07, k % 3);
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[0].cos() };
-        let mut s4 = c[0];
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + c[j] * c.dot(c) * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(c, 1.07, k % 3) };
+        let s4 = 'blk: {
+            if a[0].tanh().exp() > 0.437 {
+                break 'blk a[0].tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (s3 * (k as f64 * 0.5));
+                }
+            }
+            f64::tanh(0.46).exp() - (s3 * (k as f64 * 0.5))
+        };
+        for i in (1..a.len()).step_by(2) {
+            let t5 = c[i] * s4;
+            s1 += t5 * t5 * 0.5;
+            s1 -= c[(i + 1) % a.len()] * helper_recursive(c, x, k % 3);
+            if i == 3 {
+                break;
             }
         }
-        let mut s6 = helper_array(c, s1);
-        let mut v7 = c.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        let s6 = 'blk: {
+            if s1.tanh().exp() > 0.437 {
+                break 'blk s1.tanh().exp() * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + b.dot(b);
+                }
+            }
+            (1.0 + y * y).ln() - b.dot(b)
+        };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = b[i] * (s6 * x);
         }
-        let s8 = s6 * v7.sum();
-        let mut s9 = (0.66 + (k as f64 * 0.5));
-        let mut v10 = c.to_owned();
-        for i in 0..2 {
-            (s9, v10) = helper_pair(&v10, s9 * 0.5 + 0.1);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + w7[i] * b.dot(c)).tanh();
         }
-        let s11 = s9 * v10.sum();
-        match k % 3 {
-            0 => s4 = (1.0 + b.mean().unwrap() * b.mean().unwrap()).ln(),
-            1 => s4 = s4 * (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(),
-            _ => s4 += x,
-        }
-        match k % 4 {
-            j if j > 1 => s1 = a.mapv(f64::tanh).sum() * j as f64,
-            _ if f64::sqrt((1.0 + 1.20 * 1.20)) > 0.2 => s1 = s1 * (1.0 + (s11 / (1.0 + y * y)) * (s11 / (1.0 + y * y))).ln(),
-            _ => s1 += 0.40,
-        }
-        helper_scalar(s8.tanh(), helper_scalar(s4, (k as f64 * 0.5))) + s4
+        let arr8 = [s3.tanh().exp(), (0.40 + y), c[0]];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        helper_halving(b, x.tanh().exp(), 0, k + 1) + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6800,13 +6854,26 @@ mod p165 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s2: f64 = {
-            let t1 = b.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + c.dot(a)
+            let t1 = (1.0 + helper_halving(c, y, 0, k + 1) * helper_halving(c, y, 0, k + 1)).sqrt();
+            t1 * t1 * 0.5 + helper_array(c, y)
         };
-        let mut s3 = (helper_scalar(x, s2).tanh().exp() - (helper_recursive(a, (k as f64 * 0.5), k % 3) / (1.0 + b.mean().unwrap() * b.mean().unwrap())));
-        let z5 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p6, &q7| (p6 * x - q7).sin());
-        let mut s4 = z5.sum() * c.mapv(f64::tanh).sum();
-        ((1.0 + s2 * s2).sqrt() - (1.0 + s3 * s3).ln()) + s4
+        if k % 2 == 0 {
+            s2 = c[0];
+        }
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s2)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (a[k % a.len()] - s2);
+                }
+            }
+            if n3 > 2 {
+                break s2 + (a[k % a.len()] - s2);
+            }
+        };
+        helper_halving(c, (a[a.len() - 1] / (1.0 + y * y)), 0, k + 1) + s2
     }
 
     #[test]
@@ -6822,21 +6889,33 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [b.mean().unwrap(), 0.36, b[0]];
+        let arr1 = [helper_recursive(b, y, k % 3), y, 1.21];
         let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = b.mapv(f64::tanh).sum().tanh().exp();
-        match k % 3 {
-            0 => s3 = helper_recursive(a, y, k % 3),
-            1 => s3 = s3 * helper_array(c, (s2 + s3)),
-            _ => s3 += helper_array(b, x),
+        let mut s3 = helper_array(b, 0.50);
+        match k % 4 {
+            j if j > 1 => s3 = (c.mapv(f64::tanh).sum() + helper_recursive(c, 1.26, k % 3)) * j as f64,
+            _ if x > 0.2 => s3 = s3 * s2.tanh().exp(),
+            _ => s3 += x,
         }
-        s3 = (s3 * 0.5 + helper_scalar((k as f64 * 0.5).sin(), helper_recursive(a, a[k % a.len()], k % 3))).tanh();
-        if y.tanh().exp() > 0.1 {
-            s3 = x;
-        } else {
-            s3 = s3 * (y / (1.0 + y * y));
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s3 = s3.sin() * 0.9 + c[j4 - 1] * helper_scalar((k as f64 * 0.5), 1.05);
         }
-        a.mean().unwrap() + s3
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + c[j] * s2.cos()).tanh();
+                if s3 > 0.3 && j > n5 {
+                    break 'search s3 * (y - x);
+                }
+            }
+            if n5 > 2 {
+                break s3 + (y - x);
+            }
+        };
+        b.mapv(f64::tanh).sum() + s3
     }
 
     #[test]
@@ -6852,7 +6931,7 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a[a.len() - 1] + 0.74);
+        let mut s1 = (a[a.len() - 1] - 0.74);
         let mut v2 = c.to_owned();
         for i in 0..2 {
             (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
@@ -6872,7 +6951,7 @@ mod p167 {
             top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
         for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + (1.0 + y * y).ln()) * 0.5;
+            *q6 = (q6.sin() + helper_array(b, x)) * 0.5;
         }
         ad::ndarray::Zip::from(&mut top7).and(b).for_each(|p5, &q6| *p5 += q6 * p5.cos());
         let s8 = top7.sum();
@@ -6882,23 +6961,22 @@ mod p167 {
             1 => { s9 = 0.5; }
             _ => s9 = b[k % a.len()],
         }
-        let mut s10 = c.mapv(f64::tanh).sum();
+        let mut s10 = helper_scalar(b[k % a.len()], helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (s8 - (k as f64 * 0.5))));
         let mut j11 = 0;
         while j11 < a.len() {
             j11 += 1;
-            s10 = s10.sin() * 0.9 + b[j11 - 1] * (k as f64 * 0.5).tanh().exp();
+            s10 = s10.sin() * 0.9 + b[j11 - 1] * s8;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s10 = (s10 * 0.8 + b[j] * y.tanh().exp()).tanh();
-                if s10 > 0.3 && j > i {
-                    break 'outer;
-                }
+        let mut s12 = ((0.37 * 1.37) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh().exp();
+        let mut stack13: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack13.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s12 = (s12 * 0.7 + b[j] * (x - s9) * w).tanh();
+            if j % 3 == 2 {
+                stack13.pop();
             }
-            s10 += b[i] * 0.2;
         }
-        let mut s12 = (k as f64 * 0.5);
-        s12 + s12
+        1.36 + s12
     }
 
     #[test]
@@ -6914,39 +6992,47 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + (((k as f64 * 0.5) - y) + (x - 0.47)) * (((k as f64 * 0.5) - y) + (x - 0.47))).sqrt();
-        s1 = (s1 * 0.5 + (y * c.mean().unwrap())).tanh();
-        let mut f3 = a.to_owned();
-        f3.mapv_inplace(|t| (t * y).tanh());
-        f3.scaled_add(c.dot(a), &a);
-        let mut s2 = f3.sum() * 0.3;
-        let mut s4 = 1.0;
+        let mut s1 = (1.0 + helper_recursive(a, (k as f64 * 0.5), k % 3) * helper_recursive(a, (k as f64 * 0.5), k % 3)).ln();
+        s1 = (s1 * 0.5 + b.dot(c)).tanh();
+        let mut l2 = Vec::new();
+        for p3 in 0..a.len() {
+            if c[p3] > b[p3] {
+                l2.push((c[p3] * helper_array(a, y)).sin());
+            } else {
+                l2.push(b[p3] * s1);
+            }
+        }
+        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
+        let mut f6 = a.to_owned();
+        f6.mapv_inplace(|t| (t * y).tanh());
+        f6.scaled_add(a[k % a.len()], &a);
+        let mut s5 = f6.sum() * 0.3;
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s4 = (s4 * 0.7 + a[j] * (a[a.len() - 1] * f6[a.len() - 1]) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
+            }
+        }
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * (a[a.len() - 1] * f3[a.len() - 1])).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
+            let n9 = (s8 * 0.5 + b[i] * (s5 / (1.0 + s4 * s4))).tanh();
+            s8 = n9;
+            if s8.abs() > 0.6 {
+                s8 = 0.6;
             }
         }
-        let s6 = 'blk: {
-            if helper_scalar(b[a.len() - 1], a[a.len() - 1]) > 0.437 {
-                break 'blk helper_scalar(b[a.len() - 1], a[a.len() - 1]) * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + c.mean().unwrap();
-                }
-            }
-            (a[0] - s4) - c.mean().unwrap()
-        };
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * (0.21 + s6)).tanh();
+        if k == 3 {
+            return (helper_recursive(b, s8, k % 3) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
         }
-        s1 += a[k % a.len()];
-        for m in a.iter().filter(|q| **q > 0.1).map(|s6| (s6 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * x + s6 * 0.1;
+        if k % 2 == 0 {
+            s4 = 0.5;
+        } else {
+            s4 = k as f64 * 0.25;
         }
-        s4 + s4 + f3.sum() * 0.3
+        s4 += helper_array(b, s5);
+        x + s8 + f6.sum() * 0.3
     }
 
     #[test]
@@ -6962,12 +7048,13 @@ mod p169 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((helper_array(c, 0.91) - 0.95) * b.mapv(f64::tanh).sum());
-        s1 += s1;
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.41 + x * 0.1;
+        let mut s1 = ((1.0 + helper_array(c, 0.91) * helper_array(c, 0.91)).ln() + helper_array(b, x));
+        s1 = b[a.len() - 1];
+        let mut u2 = b.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.32 + y);
         }
-        a.dot(a).tanh().exp() + s1
+        (u2.mapv(f64::tanh).sum() / (1.0 + helper_recursive(b, 0.25, k % 3) * helper_recursive(b, 0.25, k % 3))) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -6984,26 +7071,24 @@ mod p170 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if helper_array(a, x) > 0.437 {
-                break 'blk helper_array(a, x) * 2.0;
+            if helper_recursive(a, x, k % 3) > 0.437 {
+                break 'blk helper_recursive(a, x, k % 3) * 2.0;
             }
             for j in 0..a.len() {
                 if a[j] > 0.6 {
-                    break 'blk a[j] + (y + 0.81);
+                    break 'blk a[j] + y.cos();
                 }
             }
-            helper_scalar(c[0], y) - (y + 0.81)
+            (y - a[k % a.len()]) - y.cos()
         };
-        let mut s2 = (a.dot(a).cos() + ((k as f64 * 0.5).sin() / (1.0 + s1.tanh() * s1.tanh())));
-        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * c.mapv(f64::tanh).sum() + s1 * 0.1;
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(c);
         }
-        if b.mean().unwrap() > 0.1 {
-            s2 = (helper_scalar(1.29, (k as f64 * 0.5)) - (y * (k as f64 * 0.5)));
-        } else {
-            s2 = s2 * f64::tanh((1.33 * 0.27)).exp();
-        }
-        0.56 + s2
+        let mut s3 = (1.0 + (c.mapv(f64::tanh).sum() + helper_array(a, a[k % a.len()])) * (c.mapv(f64::tanh).sum() + helper_array(a, a[k % a.len()]))).ln();
+        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (a[k % a.len()] - s3)).tanh()).collect();
+        let mut s6 = l4.iter().sum::<f64>();
+        ((u2[k % a.len()] * s6) * u2.dot(a)) + s6 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7019,18 +7104,15 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ad::ndarray::array![a.dot(a), (y + x), b.mean().unwrap()].mapv(f64::sin).sum();
-        let mut s3: f64 = {
-            let t2 = a.mapv(f64::tanh).sum();
-            t2 * t2 * 0.5 + ((k as f64 * 0.5) / (1.0 + x * x))
-        };
-        let mut pieces4 = Array1::<f64>::zeros(2 * a.len());
+        let (s2, c3) = (x * a.mapv(f64::tanh).sum()).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mapv(f64::tanh).sum()]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_halving(a, y, 0, k + 1);
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces4.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (1.39 + (k as f64 * 0.5)), (c[i] + y.tanh().exp()).sin()]);
+            w5[i] = b[i] * s1;
         }
-        let [p5, q6] = [pieces4.first().copied().unwrap(), *pieces4.last().unwrap()];
-        let s7 = p5 * q6 + std::iter::zip(&pieces4, a).map(|(x, y)| x * y).sum::<f64>();
-        s7 + s3
+        let mut s6 = (((s1 + x) + s1.tanh().exp()) * 0.22);
+        a.dot(c) + s6 + w5.sum() * 0.3
     }
 
     #[test]
@@ -7046,36 +7128,40 @@ mod p172 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((x * y).cos() - ((k as f64 * 0.5) * (k as f64 * 0.5).cos()));
-        s1 = (s1 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
-        match k % 4 {
-            j if j > 1 => s1 = (1.0 + helper_recursive(c, (k as f64 * 0.5), k % 3) * helper_recursive(c, (k as f64 * 0.5), k % 3)).ln() * j as f64,
-            _ if (s1 / (1.0 + y * y)) > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() + y.tanh().exp()),
-            _ => s1 += a.mean().unwrap(),
+        let mut s1 = helper_halving(b, a.mean().unwrap(), 0, k + 1).tanh().exp();
+        s1 = (s1 * 0.5 + s1).tanh();
+        let mut s2 = helper_recursive(b, (k as f64 * 0.5), k % 3);
+        let mut v3 = b.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        let s2 = 'blk: {
-            if (x - x) > 0.437 {
-                break 'blk (x - x) * 2.0;
+        let s4 = s2 * v3.sum();
+        if c[0] < 0.0 {
+            s1 = helper_halving(a, b.dot(b), 0, k + 1);
+        } else {
+            s1 = s1 * 1.36;
+        }
+        for i in 0..a.len() {
+            let t5 = a[i] * s1.tanh().exp();
+            s1 += t5.sin() * c.dot(b);
+        }
+        let s6 = 'blk: {
+            if helper_array(b, x) > 0.437 {
+                break 'blk helper_array(b, x) * 2.0;
             }
             for j in 0..a.len() {
                 if c[j] > 0.6 {
-                    break 'blk c[j] + x;
+                    break 'blk c[j] + s4;
                 }
             }
-            a.dot(c) - x
+            helper_array(b, 1.02) - s4
         };
         for i in 0..a.len() {
-            let s2 = s2 * 0.5 + ((k as f64 * 0.5) - b[a.len() - 1]);
-            s1 = (s1 * 0.8 + s2 * 0.3).tanh();
+            let s6 = s6 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+            s1 = (s1 * 0.8 + s6 * 0.3).tanh();
         }
-        s1 += s2 * 0.2;
-        let mut h3 = a.to_owned();
-        for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * x).tanh());
-            h3.scaled_add(0.5, a);
-        }
-        s1 = (s1 * 0.5 + (k as f64 * 0.5)).tanh();
-        a.dot(b) + s1 + h3.sum() * 0.3
+        s1 += s6 * 0.2;
+        helper_halving(a, (s6 / (1.0 + 0.56 * 0.56)), 0, k + 1) + s1
     }
 
     #[test]
@@ -7101,13 +7187,30 @@ mod p173 {
         let mut stack5: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack5.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * (1.0 + y * y).ln() * w).tanh();
+            s4 = (s4 * 0.7 + b[j] * helper_halving(c, (k as f64 * 0.5), 0, k + 1) * w).tanh();
             if j % 3 == 2 {
                 stack5.pop();
             }
         }
-        let v6 = a.mapv(|t| (t * s4).sin() + s4 * 0.5);
-        y.cos() + s4 + v6.sum() * 0.3
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
+            }
+        }
+        let mut top9 = (a).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
+        }
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        (k as f64 * 0.5) + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -7130,12 +7233,12 @@ mod p174 {
         let mut stack2: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack2.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (x * (k as f64 * 0.5)) * w).tanh();
+            s1 = (s1 * 0.7 + b[j] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * w).tanh();
             if j % 3 == 2 {
                 stack2.pop();
             }
         }
-        b.mapv(f64::tanh).sum() + s1
+        ((1.0 + s1 * s1).sqrt() * helper_array(b, s1)) + s1
     }
 
     #[test]
@@ -7151,44 +7254,28 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| b[q2] * a[q2] + helper_scalar(x, c[k % a.len()])).sum::<f64>();
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + c[j] * ((k as f64 * 0.5) - s3) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
+        let mut s3 = { let (p1, q2) = b.iter().zip(a.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * c.mapv(f64::tanh).sum(), q2 * 0.9 + b0)); p1 * q2 };
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = c[i] * x.tanh().exp();
         }
-        let s5 = 'blk: {
-            if c[0] > 0.437 {
-                break 'blk c[0] * 2.0;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + s3;
-                }
-            }
-            helper_scalar(s3, 0.85) - s3
-        };
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s3 = (s3 * 0.7 + a[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
+            s3 = (s3 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let z8 = ad::ndarray::Zip::from(b).and(b).map_collect(|&p9, &q10| (p9 * s3 - q10).sin());
-        let mut s7 = z8.sum() * a.mapv(f64::tanh).sum();
-        let mut l11 = vec![0.0; a.len()];
-        for p12 in 0..a.len() {
-            l11[p12] = a[p12] * y.tanh().exp();
+        let mut s7 = b.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * y).sum::<f64>();
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            if (n9 - s8).abs() < 0.05 {
+                break;
+            }
+            s8 = n9;
         }
-        l11[0] += s7;
-        let v13 = Array1::from(l11);
-        let mut s14 = v13[0] * 0.5;
-        b.dot(b) + s14 + v13.sum() * 0.3
+        let mut s10 = s8.sin().cos();
+        (x.tanh().exp() / (1.0 + (1.0 + s8 * s8).ln() * (1.0 + s8 * s8).ln())) + s10 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7204,32 +7291,30 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((y * b[k % a.len()]) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) / (1.0 + helper_recursive(b, helper_scalar(y, x), k % 3) * helper_recursive(b, helper_scalar(y, x), k % 3)));
+        let mut s1 = ((1.0 + helper_scalar(y, b[k % a.len()]) * helper_scalar(y, b[k % a.len()])).sqrt() - helper_halving(a, (x + x), 0, k + 1));
         let mut n2 = 0;
         let s3 = 'search: loop {
             n2 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
                 if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (c[k % a.len()] / (1.0 + c[k % a.len()] * c[k % a.len()]));
+                    break 'search s1 * c[k % a.len()].tanh().exp();
                 }
             }
             if n2 > 2 {
-                break s1 + (c[k % a.len()] / (1.0 + c[k % a.len()] * c[k % a.len()]));
+                break s1 + c[k % a.len()].tanh().exp();
             }
         };
-        let mut s4 = 1.0;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * helper_recursive(b, a[k % a.len()], k % 3)).tanh();
-            s4 = n5;
-            if s4.abs() > 0.6 {
-                s4 = 0.6;
-            }
+            w4[i] += (c[i] + (1.09 / (1.0 + s1 * s1))).sin();
         }
-        if k == 3 {
-            return ((y / (1.0 + s1 * s1)) + c.mean().unwrap());
+        if c[0] < 0.0 {
+            s1 = a[a.len() - 1];
+        } else {
+            s1 = s1 * helper_halving(a, b[a.len() - 1], 0, k + 1).tanh();
         }
-        b.mean().unwrap() + s4
+        s1 + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7251,18 +7336,14 @@ mod p177 {
             h1.assign(&n2);
         }
         if k == 3 {
-            return h1.mean().unwrap();
+            return (1.0 + (y + (k as f64 * 0.5)) * (y + (k as f64 * 0.5))).sqrt();
         }
-        let mut s3 = helper_recursive(c, helper_array(&h1, x), k % 3);
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + b[i] * helper_array(b, 1.28)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + h1[i] * 0.3;
+        let mut s5 = helper_array(&h1, h1.mean().unwrap());
+        for (p3, &q4) in h1.iter().zip(a) {
+            s5 = (s5 * 0.7 + p3 * q4 * y.cos()).tanh();
         }
-        if c[0] < 0.0 {
-            s3 = (1.0 + f64::tanh(0.23).exp() * f64::tanh(0.23).exp()).ln();
-        }
-        helper_scalar(b.dot(a), (k as f64 * 0.5)) + s3 + h1.sum() * 0.3
+        let v6 = a.mapv(|t| t * t * 0.5 - t);
+        b[0].tanh().exp() + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7278,19 +7359,25 @@ mod p178 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a).tanh();
+        let mut s1 = ((helper_scalar(y, (k as f64 * 0.5)) / (1.0 + helper_scalar(y, a[0]) * helper_scalar(y, a[0]))) / (1.0 + 0.91 * 0.91));
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (x / (1.0 + a[0] * a[0]))).tanh();
+                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
                 if s1 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
             s1 += b[i] * 0.2;
         }
-        s1 = ((k as f64 * 0.5) / (1.0 + 1.17 * 1.17));
-        let mut s2 = b.mapv(f64::tanh).sum();
-        b.mean().unwrap() + s2
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (0.76 - (k as f64 * 0.5)), (c[i] + (0.40 * 0.81)).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        let arr6 = [(y + y), y.sin(), 1.38];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        helper_recursive(c, (k as f64 * 0.5), k % 3) + s1
     }
 
     #[test]
@@ -7306,10 +7393,12 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + c[0] * c[0]).ln().tanh().exp() + c.dot(a));
-        s1 += s1;
-        let mut s2 = (1.0 + c.mean().unwrap() * c.mean().unwrap()).ln();
-        (1.0 + (a[0] + a[0]) * (a[0] + a[0])).ln() + s2
+        let mut s1 = (c.mapv(f64::tanh).sum() - c[0]);
+        s1 += (y.tanh().exp() * (k as f64 * 0.5).tanh().exp());
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * 0.89).tanh();
+        }
+        helper_recursive(a, helper_recursive(a, c[0], k % 3), k % 3) + s1
     }
 
     #[test]
@@ -7331,7 +7420,7 @@ mod p180 {
         }
         let mut s2 = x;
         for i in 0..a.len() {
-            let t3 = w1[i] * ((k as f64 * 0.5) - x);
+            let t3 = w1[i] * helper_halving(c, x, 0, k + 1);
             let mut u4 = t3;
             if t3 > 0.1 {
                 u4 = u4 * c[(i + 1) % a.len()];
@@ -7342,12 +7431,12 @@ mod p180 {
         for i in 1..u5.len() {
             u5[i] = u5[i - 1] * 0.5 + u5[i] * (c[a.len() - 1] + w1[a.len() - 1]);
         }
-        if ((k as f64 * 0.5) * c[0]) > 0.1 {
-            s2 = helper_scalar((x + s2), helper_array(c, y));
+        if u5.mapv(f64::tanh).sum() > 0.1 {
+            s2 = helper_halving(&w1, ((k as f64 * 0.5) - s2), 0, k + 1);
         } else {
-            s2 = s2 * helper_recursive(&w1, (0.88 * x), k % 3);
+            s2 = s2 * s2;
         }
-        (helper_array(&u5, y) + helper_scalar(0.34, c[k % a.len()])) + s2 + u5.sum() * 0.3
+        (k as f64 * 0.5) + s2 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7364,29 +7453,30 @@ mod p181 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.71 / (1.0 + y * y))).sum::<f64>();
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.71 + y)).sum::<f64>();
         for i in 0..a.len() {
             let t5 = b[i] * x;
             s4 += t5 * t5 * 0.5;
-            s4 -= c[(i + 1) % a.len()] * helper_scalar(y, y);
+            s4 -= c[(i + 1) % a.len()] * y.tanh().exp();
         }
-        let mut s7: f64 = {
-            let t6 = ((s4 / (1.0 + y * y)) - helper_scalar(y, a[0]));
-            t6 * t6 * 0.5 + y.cos()
-        };
-        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.60 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
+            w6[i] = c[i] * y.tanh().exp();
         }
-        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
-        let s11 = p9 * q10 + std::iter::zip(&pieces8, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut s13: f64 = {
-            let t12 = c[0].tanh().tanh().exp();
-            t12 * t12 * 0.5 + (x * s4)
-        };
-        let arr14 = [c.dot(a), b[k % a.len()].cos(), helper_scalar(s7, (k as f64 * 0.5))];
-        let s15 = arr14.iter().sum::<f64>() * arr14[k % 3];
-        (b.dot(a) * (y * s7)) + s13
+        for i in (0..a.len()).rev() {
+            s4 = (s4 * 0.7 + c[i] * helper_scalar(y, c[0])).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + a[i] * 0.3;
+        }
+        if k == 3 {
+            return helper_array(b, (0.60 * (k as f64 * 0.5)));
+        }
+        match k % 3 {
+            0 => s4 = helper_scalar(helper_halving(a, (k as f64 * 0.5), 0, k + 1), b[k % a.len()]),
+            1 => s4 = s4 * (s4 / (1.0 + y * y)),
+            _ => s4 += helper_array(&w6, 0.51),
+        }
+        b.dot(&w6) + s4 + w6.sum() * 0.3
     }
 
     #[test]
@@ -7412,24 +7502,25 @@ mod p182 {
         for i in 0..a.len() {
             w4[i] += (a[i] + b[a.len() - 1]).sin();
         }
-        let mut s5 = helper_recursive(&w4, (0.93 + s3), k % 3).tanh().exp();
-        s5 = ((k as f64 * 0.5).tanh() + (1.0 + x * x).ln());
-        for i in (0..a.len()).step_by(2) {
-            s5 = (s5 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+        let mut s5 = ((1.0 + f64::tanh(0.93) * f64::tanh(0.93)).sqrt() / (1.0 + (f64::sin(0.64) - c.mean().unwrap()) * (f64::sin(0.64) - c.mean().unwrap())));
+        s5 = (helper_array(b, x) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s5 += (v * j as f64) * helper_scalar(1.29, b[a.len() - 1]);
+            }
         }
-        let s6 = 'blk: {
-            if (1.29 + b[a.len() - 1]) > 0.437 {
-                break 'blk (1.29 + b[a.len() - 1]) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + x.tanh();
-                }
-            }
-            (s3 - c[0]) - x.tanh()
-        };
-        let mut s9 = (0..a.len()).map(|q8| a[q8] * c[q8] + f64::tanh(0.57).exp()).sum::<f64>();
-        helper_recursive(c, y, k % 3) + s9 + w4.sum() * 0.3
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s5 = s5.sin() * 0.9 + a[j6 - 1] * helper_array(a, (k as f64 * 0.5));
+        }
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * s3, (c[i] + helper_halving(b, 0.90, 0, k + 1)).sin()]);
+        }
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, c).map(|(x, y)| x * y).sum::<f64>();
+        helper_recursive(c, s5, k % 3) + s5 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7445,30 +7536,29 @@ mod p183 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.dot(c) * (k as f64 * 0.5));
+        let mut s1 = helper_recursive(c, (k as f64 * 0.5), k % 3);
         match k % 3 {
-            0 => s1 = c.mean().unwrap().tanh().exp(),
-            1 => s1 = s1 * (1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln(),
-            _ => s1 += (s1 - s1),
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * (b.mean().unwrap() + (1.0 + s1 * s1).sqrt()),
+            _ => s1 += b.mapv(f64::tanh).sum(),
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (b[i] + (s1 - b[k % a.len()])).sin();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
+        s1 += (1.0 + y * y).ln();
+        let (s2, v3) = helper_pair(b, s1.tanh());
+        let s4 = s2 * v3.sum();
         match k % 4 {
-            j if j > 1 => s1 = helper_array(b, y.tanh()) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (helper_scalar(y, s1) + c.dot(b)),
-            _ => s1 += 0.61,
+            j if j > 1 => s1 = (s4 + a[a.len() - 1].cos()) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
+            _ => s1 += helper_scalar(0.47, 0.61),
         }
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.60 + s1 * 0.1;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * 0.60 + x * 0.1;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + (y * y);
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        (b.mapv(f64::tanh).sum() / (1.0 + x * x)) + s1 + w2.sum() * 0.3
+        b.mean().unwrap() + s1
     }
 
     #[test]
@@ -7492,22 +7582,22 @@ mod p184 {
                 s1 = 0.6;
             }
         }
-        let arr3 = [0.45, c[0].tanh().exp(), (x + y)];
+        let arr3 = [0.45, helper_scalar(c[0], c[0]), y];
         let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
         let mut n5 = 0;
         let s6 = 'search: loop {
             n5 += 1;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * f64::ln((1.0 + 0.43 * 0.43))).tanh();
+                s1 = (s1 * 0.8 + b[j] * (0.43 - s4)).tanh();
                 if s1 > 0.3 && j > n5 {
-                    break 'search s1 * s1;
+                    break 'search s1 * helper_recursive(a, a[a.len() - 1], k % 3);
                 }
             }
             if n5 > 2 {
-                break s1 + s1;
+                break s1 + helper_recursive(a, a[a.len() - 1], k % 3);
             }
         };
-        a.mean().unwrap() + s1
+        ((1.0 + y * y).ln() + (x - (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -7525,30 +7615,39 @@ mod p185 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_array(c, f64::cos(0.52)),
+            0 => s1 = helper_array(b, helper_recursive(c, x, k % 3)),
+            1 => { s1 = c[k % a.len()]; }
+            _ => s1 = helper_halving(a, c.dot(b), 0, k + 1),
         }
-        let mut s2 = helper_scalar(helper_recursive(c, y, k % 3), x);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
-            s2 += c[i] * 0.2;
         }
-        let mut s3 = a.dot(b);
-        if c[0] < 0.0 {
-            s3 = c.dot(a);
-        } else {
-            s3 = s3 * x;
+        let mut top5 = (b).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + s1) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let mut s7 = y;
         if k % 2 == 0 {
-            s2 = b.dot(a);
+            s7 = a.dot(c);
+        } else {
+            s7 = s7 * c.mean().unwrap();
         }
-        helper_scalar(helper_array(a, 0.78), helper_array(a, y)) + s3
+        for (p8, &q9) in b.iter().zip(b) {
+            s7 = (s7 * 0.7 + p8 * q9 * (s7 - y)).tanh();
+        }
+        let mut s10: f64 = (1.11 * 0.78);
+        helper_array(a, helper_halving(b, y, 0, k + 1)) + s10
     }
 
     #[test]
@@ -7564,29 +7663,29 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let z2 = ad::ndarray::Zip::from(a).and(b).map_collect(|&p3, &q4| (p3 * y - q4).sin());
-        let mut s1 = z2.sum() * y;
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * y).tanh() + b.mapv(f64::tanh).sum()).collect();
+        let mut s1 = f2.dot(&f2) * 0.1;
+        let mut f5 = c.to_owned();
+        f5.mapv_inplace(|t| (t * x).tanh());
+        f5.scaled_add((a[k % a.len()] - x), &c);
+        let mut s4 = f5.sum() * 0.3;
+        let mut m7 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m7.row_mut(i).assign(&(c * ((s1 * (k as f64 * 0.5)) + i as f64)));
         }
-        s1 += helper_array(b, b[0]);
-        let mut s6: f64 = {
-            let t5 = (1.0 + (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * (1.35 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).ln();
-            t5 * t5 * 0.5 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))
+        let mut s6 = m7.row(1).dot(b) * ((k as f64 * 0.5) - 0.50);
+        let mut s9: f64 = {
+            let t8 = 0.79;
+            t8 * t8 * 0.5 + ((k as f64 * 0.5) * s1)
         };
-        let f8 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).view()]).unwrap();
-        let mut s7 = f8.mapv(f64::tanh).dot(&f8) * 0.2;
-        match k % 3 {
-            0 => s6 = helper_array(c, x),
-            1 => s6 = s6 * helper_scalar(0.34, b[a.len() - 1]).tanh().exp(),
-            _ => s6 += (s7 / (1.0 + s7 * s7)),
+        s4 = (s4 * (1.35 + 0.34));
+        let mut s10 = helper_recursive(a, s1, k % 3);
+        let mut v11 = a.to_owned();
+        for i in 0..2 {
+            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
         }
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * f64::tanh(1.01).exp() + x * 0.1;
-        }
-        helper_array(c, y) + s7
+        let s12 = s10 * v11.sum();
+        f5.dot(&f2) + s9 + f5.sum() * 0.3
     }
 
     #[test]
@@ -7603,43 +7702,23 @@ mod p187 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1 = 'blk: {
-            if helper_recursive(c, b[a.len() - 1], k % 3) > 0.437 {
-                break 'blk helper_recursive(c, b[a.len() - 1], k % 3) * 2.0;
+            if c.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk c.mapv(f64::tanh).sum() * 2.0;
             }
             for j in 0..a.len() {
                 if c[j] > 0.6 {
-                    break 'blk c[j] + a.dot(a);
+                    break 'blk c[j] + b.mapv(f64::tanh).sum();
                 }
             }
-            b.mapv(f64::tanh).sum() - a.dot(a)
+            (1.18 / (1.0 + 1.31 * 1.31)) - b.mapv(f64::tanh).sum()
         };
-        let mut s2 = helper_scalar(b[a.len() - 1].tanh().exp(), helper_array(c, y)).tanh().exp();
-        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * helper_recursive(a, y, k % 3) + s1 * 0.1;
+        let mut s2 = ((1.0 + c.dot(c) * c.dot(c)).sqrt() * x);
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + b[i] * helper_scalar(0.51, 0.29)).tanh();
         }
-        let mut s4: f64 = {
-            let t3 = (y - ((k as f64 * 0.5) / (1.0 + y * y)));
-            t3 * t3 * 0.5 + helper_scalar(y, 0.38)
-        };
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack5.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
-            }
-        }
-        let mut top8 = (a).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + helper_scalar(c[0], (k as f64 * 0.5))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        (helper_scalar((k as f64 * 0.5), y) / (1.0 + (s4 + c[k % a.len()]) * (s4 + c[k % a.len()]))) + s4
+        s2 = (s2 * 0.5 + helper_recursive(a, ((k as f64 * 0.5) / (1.0 + 0.88 * 0.88)), k % 3)).tanh();
+        let mut s5 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (0.38 / (1.0 + x * x))).sum::<f64>();
+        helper_array(c, helper_scalar((k as f64 * 0.5), y)) + s5
     }
 
     #[test]
@@ -7668,15 +7747,12 @@ mod p188 {
             s5 = s5.sin() * 0.9 + b[j6 - 1] * b[0];
         }
         match k % 4 {
-            j if j > 1 => s5 = ((x - s5) / (1.0 + 0.84 * 0.84)) * j as f64,
-            _ if (1.0 + y * y).sqrt() > 0.2 => s5 = s5 * y,
-            _ => s5 += (s4 - c[0]),
+            j if j > 1 => s5 = (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)).ln() * j as f64,
+            _ if (s4 * c[0]) > 0.2 => s5 = s5 * 0.84,
+            _ => s5 += y,
         }
-        let mut u7 = c.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * f64::tanh(1.24).exp();
-        }
-        s4 + s5 + u7.sum() * 0.3
+        let mut s7 = helper_array(b, helper_array(c, helper_array(a, (k as f64 * 0.5))));
+        s5 + s7
     }
 
     #[test]
@@ -7692,38 +7768,15 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (x * 0.46)).sum::<f64>();
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s4 = (s4 * 0.7 + b[i] * b.mean().unwrap()).tanh();
-        }
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack5.push(b.mapv(|t| (t * s4 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (1.0 + x * x).ln()).tanh());
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s3 += (v * j as f64) * a.mean().unwrap();
             }
         }
-        let mut top8 = (a).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + y.cos()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s4 = s4.sin() * 0.9 + a[j10 - 1] * 0.42;
-        }
-        helper_recursive(c, s9.tanh().exp(), k % 3) + s4
+        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
+        let v5 = (a * b).mapv(f64::tanh);
+        (f64::sin(0.46) - (k as f64 * 0.5)) + s3 + v5.sum() * 0.3
     }
 
     #[test]
@@ -7741,47 +7794,44 @@ mod p190 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let s1: f64;
         match k % 3 {
-            0 => s1 = helper_scalar((x * x), f64::ln((1.0 + 0.47 * 0.47))),
+            0 => s1 = c.mean().unwrap(),
             1 => { s1 = 0.5; }
-            _ => s1 = y,
+            _ => s1 = helper_recursive(a, 0.90, k % 3).tanh(),
         }
-        let mut s2 = ((f64::sin(0.72) * s1.tanh().exp()) * (b[0].tanh().exp() - ((k as f64 * 0.5) * 0.39)));
+        let mut s2 = s1;
         let mut n3 = 0;
         let s4 = 'search: loop {
             n3 += 1;
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * s1.tanh().exp()).tanh();
+                s2 = (s2 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
                 if s2 > 0.3 && j > n3 {
-                    break 'search s2 * c.mapv(f64::tanh).sum();
+                    break 'search s2 * b[0];
                 }
             }
             if n3 > 2 {
-                break s2 + c.mapv(f64::tanh).sum();
+                break s2 + b[0];
             }
         };
-        match k % 4 {
-            j if j > 1 => s2 = s1 * j as f64,
-            _ if ((k as f64 * 0.5) - y) > 0.2 => s2 = s2 * c.dot(a),
-            _ => s2 += b.dot(a),
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.sin();
         }
         for i in 0..a.len() {
-            let s1 = s1 * 0.5 + (1.0 + x * x).ln();
-            s2 = (s2 * 0.8 + s1 * 0.3).tanh();
+            let s4 = s4 * 0.5 + s2;
+            s2 = (s2 * 0.8 + s4 * 0.3).tanh();
         }
-        s2 += s1 * 0.2;
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        s2 += s4 * 0.2;
         for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * f64::ln((1.0 + 0.98 * 0.98)), (b[i] + s1).sin()]);
+            let t6 = b[i] * x;
+            s2 += t6.sin() * helper_halving(b, s4, 0, k + 1);
         }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut s9 = (1.0 + (a[k % a.len()] / (1.0 + b.mean().unwrap() * b.mean().unwrap())) * (a[k % a.len()] / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).sqrt();
         match k % 3 {
-            0 => s2 = helper_scalar(helper_array(b, y), (0.91 * y)),
-            1 => s2 = s2 * y.sin().tanh(),
-            _ => s2 += helper_recursive(b, s2, k % 3),
+            0 => s2 = a.mean().unwrap(),
+            1 => s2 = s2 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * s1.tanh()),
+            _ => s2 += x.tanh().exp(),
         }
-        1.02 + s9
+        let mut s9 = a.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * y).sum::<f64>();
+        s4.cos() + s9 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7799,55 +7849,46 @@ mod p191 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = 1.0;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (0.76 / (1.0 + y * y))).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
-            }
+            let n2 = (s1 * 0.5 + a[i] * helper_halving(a, y, 0, k + 1)).tanh();
             s1 = n2;
-        }
-        let mut h3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h3 = (&h3 * 0.5 + c).mapv(f64::sin);
-        }
-        let s4: f64;
-        match k % 3 {
-            0 => s4 = ((s1 + y) + helper_recursive(&h3, (k as f64 * 0.5), k % 3)),
-            1 => { s4 = 0.5; }
-            _ => s4 = helper_recursive(a, y.tanh().exp(), k % 3),
-        }
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * ((k as f64 * 0.5) * y);
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * a[(i + 1) % a.len()];
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
             }
-            s1 += u6;
         }
-        let mut s7 = (k as f64 * 0.5).tanh().exp();
-        let mut v8 = a.to_owned();
-        for i in 0..2 {
-            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
-        }
-        let s9 = s7 * v8.sum();
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let w10 = match i % 3 {
-                0 => continue,
-                1 => b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+            w3[i] += (b[i] + (k as f64 * 0.5).tanh()).sin();
+        }
+        let v4 = b.mapv(f64::sin);
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_halving(&w3, (k as f64 * 0.5), 0, k + 1)).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * helper_scalar(y, 1.36);
                 }
-            };
-            s1 += w10 * (s1 / (1.0 + s9 * s9));
+            }
+            if n5 > 2 {
+                break s1 + helper_scalar(y, 1.36);
+            }
+        };
+        let mut s7 = ad::ndarray::array![w3.dot(a), helper_halving(&v4, y, 0, k + 1), w3.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        let mut stack8: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack8.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s7 = (s7 * 0.7 + b[j] * v4[a.len() - 1].tanh().exp() * w).tanh();
+            if j % 3 == 2 {
+                stack8.pop();
+            }
         }
-        let s11 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 / (1.0 + s9 * s9)) };
-        let mut w12 = Array1::<f64>::zeros(a.len());
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w12[i] = c[i] * helper_scalar(s4, s4);
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * y, (b[i] + w3.mean().unwrap()).sin()]);
         }
-        (f64::sqrt((1.0 + 1.06 * 1.06)) / (1.0 + (s11 - y) * (s11 - y))) + s1 + w12.sum() * 0.3
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, &v4).map(|(x, y)| x * y).sum::<f64>();
+        s1 + s7 + v4.sum() * 0.3
     }
 
     #[test]
@@ -7869,36 +7910,41 @@ mod p192 {
         } else {
             s1 = k as f64 * 0.25;
         }
-        s1 += (k as f64 * 0.5).tanh().exp();
-        let v2 = (c * b).mapv(f64::tanh);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * y).tanh();
-                if s1 > 0.3 && j > n3 {
-                    break 'search s1 * s1;
-                }
-            }
-            if n3 > 2 {
-                break s1 + s1;
-            }
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + v2[j] * (x - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += v2[i] * 0.2;
+        s1 += s1.cos();
+        for i in 0..a.len() {
+            let x = x * 0.5 + x;
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
         }
-        let f6 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (&v2 * x.tanh()).view()]).unwrap();
-        let mut s5 = f6.mapv(f64::tanh).dot(&f6) * 0.2;
-        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + x * 0.1;
+        s1 += x * 0.2;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (k as f64 * 0.5),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * a.mean().unwrap();
         }
-        s4 + s5 + v2.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
+        match k % 4 {
+            j if j > 1 => s1 = (((k as f64 * 0.5) * s3) * b.mapv(f64::tanh).sum()) * j as f64,
+            _ if (x * x) > 0.2 => s1 = s1 * a[k % a.len()],
+            _ => s1 += (k as f64 * 0.5).cos(),
+        }
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] = a[i] * (1.0 + x * x).sqrt();
+        }
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (1.0 + w4.dot(&w4) * w4.dot(&w4)).sqrt(),
+            _ => s1 += c.mean().unwrap(),
+        }
+        helper_halving(b, w4[a.len() - 1], 0, k + 1) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -7922,28 +7968,55 @@ mod p193 {
             for j in 0..a.len() {
                 s2 = (s2 * 0.8 + v1[j] * y).tanh();
                 if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_recursive(&v1, s2, k % 3);
+                    break 'search s2 * helper_array(&v1, s2);
                 }
             }
             if n3 > 2 {
-                break s2 + helper_recursive(&v1, s2, k % 3);
+                break s2 + helper_array(&v1, s2);
             }
         };
-        let mut s5 = (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt();
-        let s6: f64;
-        match k % 3 {
-            0 => s6 = (s5 * b[0]),
-            1 => { s6 = (c[a.len() - 1] - x); }
-            _ => s6 = (helper_scalar(v1[0], s5) / (1.0 + s2 * s2)),
-        }
-        let mut s7: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s7 = (s7 * 0.6 + v * helper_recursive(b, s7, k % 3) + k as f64 * 0.1).sin();
+        let mut s5 = helper_halving(&v1, (1.0 + b.dot(b) * b.dot(b)).ln(), 0, k + 1);
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
             }
         }
-        s7 = b.dot(&v1).tanh().exp();
-        (helper_recursive(a, y, k % 3) * helper_recursive(&v1, x, k % 3)) + s7 + v1.sum() * 0.3
+        let mut top9 = (a).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
+        }
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + b[0]) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        let mut stack11: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack11.push(v1.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p12 = stack11.pop().unwrap();
+                let q13 = stack11.pop().expect("two");
+                stack11.push((&p12 * 0.5 + &q13).mapv(f64::tanh));
+            }
+        }
+        let mut top14 = (c).to_owned();
+        while let Some(p12) = stack11.pop() {
+            top14 = (&top14 * 0.5 + &p12).mapv(f64::tanh);
+        }
+        for q13 in top14.iter_mut() {
+            *q13 = (q13.sin() + c.mapv(f64::tanh).sum()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top14).and(c).for_each(|p12, &q13| *p12 += q13 * p12.cos());
+        let s15 = top14.sum();
+        let mut s17: f64 = {
+            let t16 = s5;
+            t16 * t16 * 0.5 + helper_array(c, c[a.len() - 1])
+        };
+        (1.0 + s10 * s10).sqrt() + s17 + v1.sum() * 0.3
     }
 
     #[test]
@@ -7961,20 +8034,33 @@ mod p194 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.71;
         for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * a.dot(a) + x * 0.1;
+            s1 = s1 * 0.8 + m * (0.87 - 1.14) + x * 0.1;
         }
-        let mut s2 = (0.94 + s1);
-        let mut v3 = a.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        let mut s6: f64 = {
-            let t5 = c.dot(a);
-            t5 * t5 * 0.5 + helper_scalar(b[k % a.len()], s4)
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * (c[a.len() - 1] - 1.13)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1;
+                }
+            }
+            if n2 > 2 {
+                break s1 + s1;
+            }
         };
-        let mut s7 = ad::ndarray::array![y.tanh().exp(), y, (k as f64 * 0.5)].mapv(f64::sin).sum();
-        (1.0 + (0.60 / (1.0 + y * y)) * (0.60 / (1.0 + y * y))).sqrt() + s7
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = c[p5] * c.mean().unwrap();
+        }
+        l4[0] += x;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        for i in 0..a.len() {
+            let t8 = a[i] * (1.0 + s1 * s1).ln();
+            s7 += t8.sin() * (1.0 + s3 * s3).ln();
+        }
+        f64::tanh(0.29).exp() + s7 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7990,25 +8076,27 @@ mod p195 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, b.mean().unwrap(), k % 3);
+        let mut s1 = (b[a.len() - 1] * (b.mean().unwrap() - (a[0] - y)));
         for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * b.dot(a)).tanh();
+            s1 = (s1 * 0.7 + a[i] * 0.68).tanh();
         }
-        let mut s3: f64 = {
-            let t2 = (b.dot(a) - ((k as f64 * 0.5) + s1));
-            t2 * t2 * 0.5 + x.tanh().exp()
-        };
-        match k % 4 {
-            j if j > 1 => s3 = c.dot(b) * j as f64,
-            _ if x.tanh().exp() > 0.2 => s3 = s3 * helper_array(a, c[k % a.len()]).tanh(),
-            _ => s3 += (s3 + s1),
+        match k % 3 {
+            0 => s1 = (a.mapv(f64::tanh).sum() * helper_halving(c, y, 0, k + 1)),
+            1 => s1 = s1 * (helper_halving(a, c[k % a.len()], 0, k + 1) * a.mean().unwrap()),
+            _ => s1 += b.mean().unwrap(),
         }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + (0.39 / (1.0 + a[k % a.len()] * a[k % a.len()]));
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * x;
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        s1 += s1 * 0.2;
-        (((k as f64 * 0.5) + 1.29) + (y / (1.0 + c[a.len() - 1] * c[a.len() - 1]))) + s3
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+        }
+        (s1 * helper_recursive(c, (k as f64 * 0.5), k % 3)) + s1
     }
 
     #[test]
@@ -8028,7 +8116,7 @@ mod p196 {
         for i in 0..a.len() {
             let w2 = match i % 3 {
                 0 => continue,
-                1 => c[i] * (x + (k as f64 * 0.5)),
+                1 => c[i] * helper_recursive(a, 1.21, k % 3),
                 _ => {
                     if c[i] > 0.8 {
                         break;
@@ -8036,13 +8124,13 @@ mod p196 {
                     c[i].tanh()
                 }
             };
-            s1 += w2 * helper_scalar(x, (k as f64 * 0.5));
+            s1 += w2 * (x + (k as f64 * 0.5));
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_scalar(x, (k as f64 * 0.5)) };
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x + (k as f64 * 0.5)) };
         if k == 3 {
-            return (helper_scalar((k as f64 * 0.5), s1) - helper_array(c, s1));
+            return (k as f64 * 0.5).cos().tanh();
         }
-        b.mapv(f64::tanh).sum() + s1
+        b.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -8058,37 +8146,24 @@ mod p197 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_recursive(b, helper_scalar(y, (k as f64 * 0.5)), k % 3) * helper_recursive(b, helper_scalar(y, (k as f64 * 0.5)), k % 3)).ln();
+        let mut s1 = ((c[k % a.len()] - (k as f64 * 0.5)) / (1.0 + (x + x) * (x + x))).tanh().exp();
         let mut stack2: Vec<usize> = (0..a.len()).collect();
         while let Some(j) = stack2.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * s1 * w).tanh();
+            s1 = (s1 * 0.7 + c[j] * c[k % a.len()].cos() * w).tanh();
             if j % 3 == 2 {
                 stack2.pop();
             }
         }
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let (s3, v4) = helper_pair(a, x);
+        let s5 = s3 * v4.sum();
+        for (p6, &q7) in c.iter().zip(a) {
+            s1 = (s1 * 0.7 + p6 * q7 * helper_array(c, (k as f64 * 0.5))).tanh();
+        }
         for i in 0..a.len() {
-            h3.scaled_add(c[0], c);
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
         }
-        let mut s4 = s1;
-        let mut v5 = c.to_owned();
-        for i in 0..2 {
-            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
-        }
-        let s6 = s4 * v5.sum();
-        let mut stack7: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack7.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * (y * (k as f64 * 0.5)) * w).tanh();
-            if j % 3 == 2 {
-                stack7.pop();
-            }
-        }
-        helper_scalar((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(&h3, s1)) + s1 + h3.sum() * 0.3
+        (b.dot(a) + helper_scalar((k as f64 * 0.5), a[0])) + s1
     }
 
     #[test]
@@ -8104,38 +8179,30 @@ mod p198 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(b, helper_recursive(b, b[a.len() - 1], k % 3), k % 3).tanh().exp();
-        s1 = b.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = helper_recursive(a, b.mean().unwrap(), k % 3),
-            1 => s1 = s1 * x,
-            _ => s1 += x,
+        let mut s1 = (helper_scalar((1.0 + b[k % a.len()] * b[k % a.len()]).ln(), (1.0 + x * x).sqrt()) * x);
+        s1 = (s1 * 0.5 + y).tanh();
+        if k % 2 == 0 {
+            s1 = (1.0 + helper_array(c, y) * helper_array(c, y)).sqrt();
+        } else {
+            s1 = s1 * (y.tanh() - f64::tanh(1.20).exp());
         }
-        let mut s2 = (a[k % a.len()] - y);
-        let mut v3 = a.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
-        }
-        let s4 = s2 * v3.sum();
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s4.sin();
-        }
-        let mut h6 = u5.to_owned();
-        for i in 0..3 {
-            h6 = (&h6 * 0.5 + &u5).mapv(f64::sin);
-        }
+        let mut s4 = b.iter().map(|p2| p2 * a.dot(b)).min_by(|p2, q3| (p2 - a.dot(b)).abs().total_cmp(&(q3 - a.dot(b)).abs())).unwrap();
         match k % 4 {
             j if j > 1 => s1 = s1 * j as f64,
-            _ if (1.19 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s1 = s1 * x,
-            _ => s1 += h6[0],
+            _ if helper_recursive(a, x, k % 3) > 0.2 => s1 = s1 * x,
+            _ => s1 += c[0],
         }
-        let mut h7 = Array1::<f64>::zeros(a.len());
+        let mut h5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h7.mapv_inplace(|t| (t * s1).tanh());
-            h7.scaled_add(0.5, b);
+            h5.mapv_inplace(|t| (t * s1).tanh());
+            h5.scaled_add(0.5, c);
         }
-        s1.cos() + s1 + h7.sum() * 0.3
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
+        }
+        let v7 = h5.mapv(|t| t * t * 0.5 - t);
+        1.19 + s4 + v7.sum() * 0.3
     }
 
     #[test]
@@ -8160,35 +8227,23 @@ mod p199 {
             w2[i] = b[i] * x;
         }
         let mut s4: f64 = {
-            let t3 = helper_array(&w2, helper_scalar(x, (k as f64 * 0.5)));
-            t3 * t3 * 0.5 + helper_scalar(0.43, 0.43)
+            let t3 = helper_halving(&w2, helper_array(a, (k as f64 * 0.5)), 0, k + 1);
+            t3 * t3 * 0.5 + (y - y)
         };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + h1[j] * a[a.len() - 1]).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += h1[i] * 0.2;
-        }
-        let s5 = 'blk: {
-            if helper_recursive(b, y, k % 3) > 0.437 {
-                break 'blk helper_recursive(b, y, k % 3) * 2.0;
+        let mut s5 = helper_halving(&h1, a[a.len() - 1], 0, k + 1);
+        let s6 = 'blk: {
+            if helper_scalar(s4, y) > 0.437 {
+                break 'blk helper_scalar(s4, y) * 2.0;
             }
             for j in 0..a.len() {
-                if h1[j] > 0.6 {
-                    break 'blk h1[j] + 0.67;
+                if a[j] > 0.6 {
+                    break 'blk a[j] + 0.67;
                 }
             }
-            helper_array(&h1, s4) - 0.67
+            (s4 + x) - 0.67
         };
-        if c[0] < 0.0 {
-            s4 = 0.77;
-        } else {
-            s4 = s4 * b.dot(c);
-        }
-        helper_scalar(helper_scalar((k as f64 * 0.5), s4), h1.mean().unwrap()) + s4 + w2.sum() * 0.3
+        let mut s7 = (b.mapv(f64::tanh).sum() + helper_array(b, h1.mapv(f64::tanh).sum()));
+        s6.tanh().exp() + s7 + w2.sum() * 0.3
     }
 
     #[test]

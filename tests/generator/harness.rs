@@ -34,6 +34,23 @@ pub fn helper_recursive(v: &Array1<f64>, s: f64, #[constant] depth: usize) -> f6
     (inner * s + v[0]).sin() + helper_recursive(v, inner, depth - 1) * 0.5
 }
 
+/// Splits `v[lo..lo + len]` (wrapping) in halves down to single
+/// elements: recursion that passes its active parameters on unchanged,
+/// whose pullbacks add into their caller's adjoints.
+#[differentiable]
+pub fn helper_halving(
+    v: &Array1<f64>,
+    s: f64,
+    #[constant] lo: usize,
+    #[constant] len: usize,
+) -> f64 {
+    if len <= 1 {
+        return (v[lo % v.len()] * s).sin();
+    }
+    let half = len / 2;
+    (helper_halving(v, s, lo, half) * s).tanh() + helper_halving(v, s, lo + half, len - half)
+}
+
 /// The active inputs `(x, y, a, b)`.
 pub type Inputs = (f64, f64, Array1<f64>, Array1<f64>);
 

@@ -143,7 +143,7 @@ impl Program {
             };
         }
         let d = depth - 1;
-        match self.pick(13) {
+        match self.pick(14) {
             0 => format!("({} + {})", self.scalar(d), self.scalar(d)),
             1 => format!("({} - {})", self.scalar(d), self.scalar(d)),
             2 => format!("({} * {})", self.scalar(d), self.scalar(d)),
@@ -182,9 +182,13 @@ impl Program {
                 let (_, r) = self.array();
                 format!("helper_array({r}, {})", self.scalar(d))
             }
-            _ => {
+            12 => {
                 let (_, r) = self.array();
                 format!("helper_recursive({r}, {}, k % 3)", self.scalar(d))
+            }
+            _ => {
+                let (_, r) = self.array();
+                format!("helper_halving({r}, {}, 0, k + 1)", self.scalar(d))
             }
         }
     }
@@ -1398,7 +1402,8 @@ pub fn file(seed: u64, count: usize) -> String {
          use crate::harness::{{helper_array, helper_array_grad, helper_array_jvp, helper_array_vjp}};\n\
          use crate::harness::{{helper_scalar, helper_scalar_grad, helper_scalar_jvp, helper_scalar_vjp}};\n\
          use crate::harness::{{helper_pair, helper_pair_jvp, helper_pair_vjp}};\n\
-         use crate::harness::{{helper_recursive, helper_recursive_jvp, helper_recursive_vjp}};\n"
+         use crate::harness::{{helper_recursive, helper_recursive_jvp, helper_recursive_vjp}};\n\
+         use crate::harness::{{helper_halving, helper_halving_jvp, helper_halving_vjp}};\n"
     );
     for p in 0..count {
         let program = Program::new(seed.wrapping_mul(1_000_003).wrapping_add(p as u64 + 1));
