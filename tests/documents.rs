@@ -257,6 +257,23 @@ impl TreeModel {
             Tree::Node(l, r) => (self.mix * self.value(l) + self.value(r)).tanh(),
         }
     }
+
+    /// Calls itself by path, `Self::spread(self, child)`, from a loop over
+    /// the children: each call's pullback adds into the caller's gradient
+    /// of `self`, inside the loop's reverse sweep.
+    #[differentiable]
+    pub fn spread(&self, #[constant] t: &Tree) -> f64 {
+        match t {
+            Tree::Leaf(i) => self.features[*i] * self.mix,
+            Tree::Node(l, r) => {
+                let mut acc = 0.0;
+                for child in [l, r] {
+                    acc += Self::spread(self, child).sin();
+                }
+                acc * self.mix
+            }
+        }
+    }
 }
 
 #[test]
@@ -281,6 +298,16 @@ fn recursive_methods_over_trees() {
                 (v, g)
             },
             |q, d| q.value_jvp(t, d, ad::NoTangent),
+        );
+        check_score(
+            &format!("tree {i}, spread"),
+            &m,
+            |q| q.spread(t),
+            |q| {
+                let (v, (g, _)) = q.spread_grad(t);
+                (v, g)
+            },
+            |q, d| q.spread_jvp(t, d, ad::NoTangent),
         );
     }
 }

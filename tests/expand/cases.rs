@@ -1167,7 +1167,10 @@ snapshot!(fixed_size_array, [reverse],
 // A method calling itself (`self.value(l)` is `Self::value(self, l)`),
 // whose leaves read an element of a field as a `match` arm's value: the
 // element is copied out of its place, and the branch's record keeps its
-// index for the reverse sweep.
+// index for the reverse sweep. Its calls pass `self` on unchanged, so
+// their pullbacks add into the caller's adjoint of `self` through a
+// hidden sibling method, `value_accumulating` (an inner function could
+// not name `Self`).
 snapshot!(recursive_method_over_a_tree, [reverse],
     fn value(&self, #[constant] t: &Tree) -> f64 {
         match t {
@@ -1181,6 +1184,11 @@ snapshot!(recursive_method_over_a_tree, [reverse],
 // field and a parameter: called by method syntax, `(&r).forward_vjp(x)`
 // and `(&r).forward_jvp(x, &r_dot, x_dot)`, as the receiver's type is not
 // known to the macro; the receiver's gradient adds into its place.
+// A recursive function of a struct parameter (tests/documents.rs): the
+// adjoint of `p` is a whole struct, moved into each call's `Option` and
+// back out, so every node adds into one gradient.
+snapshot_of!(recursion_over_a_document, [reverse], "tests/documents.rs", "embed");
+
 snapshot!(method_of_a_field, [reverse, forward],
     fn score(&self, #[constant] x: &Array1<f64>) -> f64 {
         let h = self.encoder.forward(x);

@@ -1,8 +1,8 @@
 //! Calls between differentiated functions, custom rules written by hand as
 //! `g_vjp`/`g_jvp`, and `ad::stop_gradient`.
 
-use ad::differentiable;
 use ad::ndarray::{Array1, Array2};
+use ad::{differentiable, Differentiable};
 
 use super::dual::{abs, Dual64, DualNum};
 use super::{random, Scenario};
@@ -250,6 +250,44 @@ scenario! {
     }
 }
 
+/// The same network as a model's method: the leaf features and weights
+/// are fields of `self`, and each node calls `self.value(child)`.
+#[derive(Clone, Debug, Differentiable)]
+pub struct TreeModel {
+    pub features: Array1<f64>,
+    pub a: f64,
+    pub b: f64,
+}
+
+impl TreeModel {
+    #[differentiable]
+    pub fn value(&self, #[constant] t: &Tree) -> f64 {
+        match t {
+            Tree::Leaf(i) => self.features[*i],
+            Tree::Node(l, r) => (self.a * self.value(l) + self.b * self.value(r)).tanh(),
+        }
+    }
+}
+
+// A recursive method: each call passes `self` on, so its pullback adds
+// into the caller's gradient of the model rather than returning one.
+scenario! {
+    scalar recursive_method_over_a_tree in Calls, sizes [1, 7, 1000];
+    #[differentiable]
+    pub fn f(m: &TreeModel, #[constant] t: &Tree) -> f64 {
+        m.value(t).powi(2)
+    }
+    inputs(n) { ref m dm = TreeModel { features: random(n, 121), a: 0.8, b: -0.6 } }
+    constants { ref t = balanced(0, n) }
+    hand {
+        let mut values = Vec::new();
+        let v = node_values(&m.features, m.a, m.b, t, &mut values);
+        let mut g = (Array1::zeros(m.features.len()), 0.0, 0.0);
+        tree_gradient(m.a, m.b, t, &values, &mut 0, 2.0 * v, &mut g);
+        (TreeModelTangent { features: g.0, a: g.1, b: g.2 },)
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         nested_calls::scenario(),
@@ -258,5 +296,6 @@ pub fn scenarios() -> Vec<Scenario> {
         stop_gradient_of_any_code::scenario(),
         tuple_results::scenario(),
         recursion_over_a_tree::scenario(),
+        recursive_method_over_a_tree::scenario(),
     ]
 }

@@ -83,7 +83,7 @@ fn grad(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenSt
     let one = one(sig);
     let body = if s.accumulating {
         // `f_vjp` is a wrapper anyway ([`accumulating_vjp_body`]).
-        let (vjp, args) = (sig.derived_name("vjp"), sig.forwarded_args());
+        let (vjp, args) = (sig.sibling("vjp"), sig.forwarded_args());
         quote! {
             let (value, pullback) = #vjp(#(#args),*);
             (value, pullback(#one))
@@ -184,8 +184,16 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
     let (_, _, where_clause) = generics.split_for_impl();
     let allows = allows();
     let doc = vjp_doc(sig);
+    let mut sibling = TokenStream::new();
     let body = if s.accumulating {
-        accumulating_vjp_body(sig, g, p, s)
+        let (inner, body) = accumulating_vjp(sig, g, p, s);
+        // An inner function of a method could not name `Self`.
+        if sig.is_method() {
+            sibling = quote!(#[doc(hidden)] #inner);
+            body
+        } else {
+            quote!(#inner #body)
+        }
     } else {
         let prelude = g.prelude();
         let (forward, reverse, recompute) = (&s.forward, &s.reverse, &s.recompute);
@@ -210,24 +218,27 @@ fn vjp(sig: &Signature, g: &Gen<'_>, p: &Parts, s: &reverse::Sweeps) -> TokenStr
         {
             #body
         }
+        #sibling
     }
 }
 
-/// The body of `f_vjp` for a recursive function whose pullbacks add into
-/// their caller's adjoints ([`super::recursion`]): the sweeps go into an
-/// inner function, which the calls of itself call, and `f_vjp` hands its
-/// pullback adjoints that start empty.
-fn accumulating_vjp_body(
+/// For a recursive function whose pullbacks add into their caller's
+/// adjoints ([`super::recursion`]): the function the sweeps go into,
+/// which the calls of itself call, and the body of `f_vjp`, which hands
+/// its pullback adjoints that start empty.
+fn accumulating_vjp(
     sig: &Signature,
     g: &Gen<'_>,
     p: &Parts,
     s: &reverse::Sweeps,
-) -> TokenStream {
+) -> (TokenStream, TokenStream) {
     let inner = sig.derived_name(recursion::SUFFIX);
+    let call = sig.sibling(recursion::SUFFIX);
     let (generics, params, ret, ret_tangent) = (&p.generics, &p.params, &p.ret, &p.ret_tangent);
     let (_, _, where_clause) = generics.split_for_impl();
     let (prelude, allows) = (g.prelude(), allows());
     let (forward, reverse, recompute) = (&s.forward, &s.reverse, &s.recompute);
+    let settled = &s.settled;
     let (value, seed) = returned_value_and_seed(s);
     let active: Vec<(VarId, &TokenStream)> =
         g.f.params
@@ -247,7 +258,7 @@ fn accumulating_vjp_body(
     let args = sig.forwarded_args();
     let gradients = laid_out(g, &p.array_gradients, &s.gradients);
     let cotangent = Ident::new("cotangent", Span::mixed_site());
-    quote! {
+    let function = quote! {
         #allows
         fn #inner #generics (#(#params),*)
             -> (#ret, ::std::boxed::Box<dyn ::core::ops::FnOnce(#ret_tangent, #(#acc_types),*) + #lt>)
@@ -260,14 +271,18 @@ fn accumulating_vjp_body(
                 #(#reverse)*
             }))
         }
+    };
+    let body = quote! {
         #prelude
-        let (value, pullback) = #inner(#(#args),*);
+        let (value, pullback) = #call(#(#args),*);
         (value, move |#cotangent: #ret_tangent| {
             #(let mut #bars = ::core::option::Option::None;)*
             pullback(#cotangent, #(&mut #bars),*);
+            #(#settled)*
             (#(#gradients,)*)
         })
-    }
+    };
+    (function, body)
 }
 
 fn jvp(sig: &Signature, g: &Gen<'_>, p: &Parts) -> TokenStream {

@@ -61,10 +61,21 @@ impl Builder<'_, '_> {
     /// with the loops inside it that are sums into the same variable (their
     /// reverse code runs inside their own iterations, `reverse_inline_sum`).
     pub(super) fn sum_accumulator<'l>(&self, l: &'l Loop) -> Option<(&'l Carried, Vec<usize>)> {
-        if self.loop_depth > 0 {
+        if self.loop_depth > 0 || self.loop_calls_accumulating(l) {
             return None;
         }
         self.sum_chain(l)
+    }
+
+    /// Whether the loop calls the function itself, whose pullbacks add
+    /// into this call's adjoints ([`super::recursion`]): its buffers would
+    /// be whole gradients at every node of a recursion, where the taped
+    /// loop's reverse sweep hands the calls the adjoints themselves.
+    fn loop_calls_accumulating(&self, l: &Loop) -> bool {
+        self.accumulating
+            && super::ir::instructions(&l.body)
+                .iter()
+                .any(|i| matches!(&i.op, Op::Call(func, _) if self.g.f.calls_itself(func)))
     }
 
     /// As `sum_accumulator`, at any depth.

@@ -44,9 +44,10 @@ pub fn accumulator(g: &Gen<'_>, v: VarId) -> Ident {
 }
 
 /// Whether every call of `f` by itself passes each active parameter at its
-/// own position, the call is a plain path (`f(..)`, `f::<T>(..)`, which
-/// a nested function of the same name serves), and the parameters'
-/// adjoints are `Option`s the callee can add into.
+/// own position (`f(x, l)`, `f::<T>(x, l)`, `self.f(l)`, `Self::f(self,
+/// l)`), and the function branches,
+/// so that its adjoints are `Option`s the callee can add into (a struct
+/// parameter's, whole from the start, goes into one for the call).
 pub(super) fn adds_into_callers(b: &Builder<'_, '_>) -> bool {
     let f = b.g.f;
     b.optional
@@ -54,7 +55,7 @@ pub(super) fn adds_into_callers(b: &Builder<'_, '_>) -> bool {
         && f.params
             .iter()
             .flatten()
-            .all(|v| !b.eager.contains(v) && !matches!(f.body.result, Operand::Var(r) if r == *v))
+            .all(|v| !matches!(f.body.result, Operand::Var(r) if r == *v))
         && ir::instructions(&f.body.stmts).iter().all(|i| match &i.op {
             Op::Call(func, args) if f.calls_itself(func) => passes_own_params(f, func, args),
             _ => true,
@@ -62,7 +63,16 @@ pub(super) fn adds_into_callers(b: &Builder<'_, '_>) -> bool {
 }
 
 fn passes_own_params(f: &Function, func: &Callee, args: &[CallArg]) -> bool {
-    matches!(func, Callee::Path(p) if p.qself.is_none() && p.path.segments.len() == 1)
+    let plain = match func {
+        // `f(..)`, `Self::f(self, ..)`: `calls_itself` checked the path.
+        Callee::Path(p) => p.qself.is_none(),
+        // `self.f(..)`, in a method only (its receiver the first argument).
+        Callee::Method(_) => f
+            .params
+            .first()
+            .is_some_and(|p| p.is_some_and(|v| f.ident(v) == super::methods::SELF_NAME)),
+    };
+    plain
         && args.len() == f.params.len()
         && f.params.iter().zip(args).all(|(p, a)| match p {
             Some(v) => matches!(a.operand, Operand::Var(w) if w == *v),
@@ -88,14 +98,24 @@ impl Builder<'_, '_> {
     /// a fresh one, added in after as a callee's gradient.
     pub(super) fn pullback_into_adjoints(&mut self, inst: &Inst, pb: &Ident, dest_bar: &Ident) {
         let g = self.g;
+        let r = &g.rules;
         let mut adjoints = Vec::new();
         let mut dense = Vec::new();
+        let mut wrapped = Vec::new();
         for (pos, v) in g.f.params.iter().enumerate() {
             let Some(v) = *v else { continue };
+            let n = format_ident!("{}_{}", dest_bar, pos);
             if !self.useful.contains(&v) {
                 adjoints.push(quote!(&mut ::core::option::Option::None));
+            } else if self.eager.contains(&v) {
+                // Moved in and back out: the callee adds into the same
+                // struct, allocating nothing.
+                let (bar, x) = (g.bar(v), g.ident(v));
+                self.reverse
+                    .push(quote!(let mut #n = ::core::option::Option::Some(#bar);));
+                adjoints.push(quote!(&mut #n));
+                wrapped.push(quote!(#bar = #n.unwrap_or_else(|| #r::unset_tangent(&#x));));
             } else if self.dense_vars.contains(&v) {
-                let n = format_ident!("{}_{}", dest_bar, pos);
                 adjoints.push(quote!(&mut #n));
                 dense.push((v, n));
             } else {
@@ -109,7 +129,7 @@ impl Builder<'_, '_> {
         }
         self.reverse
             .push(quote_spanned!(inst.span=> #pb(#dest_bar, #(#adjoints),*);));
-        let r = &g.rules;
+        self.reverse.extend(wrapped);
         for (v, n) in dense {
             let x = g.ident(v);
             self.reverse
@@ -119,12 +139,19 @@ impl Builder<'_, '_> {
     }
 
     /// `let mut x_bar = x_acc.take();` for each useful parameter: the
-    /// caller's adjoint, added into from here on.
+    /// caller's adjoint, added into from here on. A struct parameter's is
+    /// whole, unset where the caller passed none (`eager_start`).
     pub(super) fn take_accumulators(&self) -> Vec<TokenStream> {
+        let r = &self.g.rules;
         self.useful_params()
             .map(|v| {
                 let (bar, acc) = (self.g.bar(v), accumulator(self.g, v));
-                quote!(let mut #bar = #acc.take();)
+                if self.eager.contains(&v) {
+                    let x = self.g.ident(v);
+                    quote!(let mut #bar = #acc.take().unwrap_or_else(|| #r::unset_tangent(&#x));)
+                } else {
+                    quote!(let mut #bar = #acc.take();)
+                }
             })
             .collect()
     }
@@ -134,7 +161,33 @@ impl Builder<'_, '_> {
         self.useful_params()
             .map(|v| {
                 let (bar, acc) = (self.g.bar(v), accumulator(self.g, v));
-                quote!(*#acc = #bar;)
+                if self.eager.contains(&v) {
+                    quote!(*#acc = ::core::option::Option::Some(#bar);)
+                } else {
+                    quote!(*#acc = #bar;)
+                }
+            })
+            .collect()
+    }
+
+    /// What `f_vjp` runs once the pullback returns, before the gradients
+    /// (`completed(p_bar, &p)`) read the adjoints: each struct
+    /// parameter's out of its `Option`.
+    pub(super) fn settled_accumulators(&self) -> Vec<TokenStream> {
+        if !self.accumulating {
+            return Vec::new();
+        }
+        let r = &self.g.rules;
+        self.g
+            .f
+            .params
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|v| self.eager.contains(v))
+            .map(|v| {
+                let (bar, x) = (self.g.bar(v), self.g.ident(v));
+                quote!(let #bar = #bar.unwrap_or_else(|| #r::unset_tangent(&#x));)
             })
             .collect()
     }

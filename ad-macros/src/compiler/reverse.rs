@@ -53,6 +53,9 @@ pub struct Sweeps {
     /// `&mut Option<_>` per active parameter, see [`recursion`]), which
     /// then leaves `gradients` to the caller.
     pub accumulating: bool,
+    /// What that caller runs between the pullback and `gradients`: a
+    /// struct parameter's adjoint out of its `Option`.
+    pub settled: Vec<TokenStream>,
 }
 
 pub(super) struct Builder<'g, 'f> {
@@ -259,6 +262,7 @@ pub fn sweeps(g: &Gen<'_>, may_accumulate: bool) -> Sweeps {
         gradients,
         recompute,
         accumulating: false,
+        settled: Vec::new(),
     }
 }
 

@@ -148,6 +148,7 @@ impl Builder<'_, '_> {
             gradients,
             recompute,
             accumulating: self.accumulating,
+            settled: self.settled_accumulators(),
         }
     }
 

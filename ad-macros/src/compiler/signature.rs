@@ -316,16 +316,31 @@ impl Signature {
             .collect()
     }
 
-    /// Whether a wrapper can pass every parameter on to an inner function
-    /// of the same signature ([`forwarded_args`](Self::forwarded_args)):
-    /// each is bound to a name, and the function is not a method (whose
-    /// inner function could not name `Self`).
+    /// Whether a wrapper can pass every parameter on to a function of the
+    /// same signature ([`forwarded_args`](Self::forwarded_args)): each is
+    /// bound to a name.
     pub fn forwards_params(&self) -> bool {
-        self.params.iter().all(|p| {
-            p.ident
-                .as_ref()
-                .is_some_and(|i| i != crate::compiler::methods::SELF_NAME)
-        })
+        self.params.iter().all(|p| p.ident.is_some())
+    }
+
+    /// Whether this is a method, compiled as a function of `__ad_self`
+    /// ([`methods`](crate::compiler::methods)).
+    pub fn is_method(&self) -> bool {
+        self.params
+            .first()
+            .and_then(|p| p.ident.as_ref())
+            .is_some_and(|i| i == crate::compiler::methods::SELF_NAME)
+    }
+
+    /// The path a derivative calls a sibling by: `f_vjp`, or
+    /// `Self::f_vjp` in a method (its receiver the first argument).
+    pub fn sibling(&self, suffix: &str) -> TokenStream {
+        let name = self.derived_name(suffix);
+        if self.is_method() {
+            quote!(Self::#name)
+        } else {
+            quote!(#name)
+        }
     }
 
     /// The parameters passed on to a function of the same signature, the
