@@ -534,6 +534,57 @@ mod extremes {
     }
 }
 
+/// `last()`, `next()` and `nth(k)` of chains, and reductions taken out
+/// with `unwrap_or(d)`: the default where no item is left (a `filter`
+/// keeps none, `nth` runs past the end), the item where one is. A
+/// `filter` after a `map` dereferences the mapped value (`*v > cut`), or
+/// names its parameter as the `map`'s, which the mapped value reads.
+mod chosen_items {
+    use super::*;
+    #[differentiable]
+    #[allow(clippy::double_ended_iterator_last)]
+    pub fn f(x: &Array1<f64>, a: f64, #[constant] cut: f64) -> f64 {
+        let last = x.iter().last().copied().unwrap_or(0.0);
+        let first = *x.iter().next().unwrap();
+        let found = x.iter().map(|v| v * a).find(|v| *v < cut).unwrap_or(1.0);
+        let back = x.iter().copied().rfind(|v| v.abs() > cut).unwrap_or(a);
+        let tail = x.iter().map(|v| v.cos()).next_back().unwrap();
+        let second = x.iter().copied().nth(1).unwrap_or(a);
+        let kept = x
+            .iter()
+            .map(|v| v * a)
+            .filter(|v| *v > cut)
+            .last()
+            .unwrap_or(a);
+        let largest = x.iter().copied().reduce(f64::max).unwrap_or(0.0);
+        let big = x
+            .iter()
+            .filter(|v| v.abs() > cut)
+            .copied()
+            .reduce(|p, q| p + q)
+            .unwrap_or(a * 2.0);
+        let head = x.iter().map(|v| v.sin()).next().expect("one item at least");
+        let top = x
+            .iter()
+            .max_by(|p, q| p.total_cmp(q))
+            .copied()
+            .unwrap_or(1.0);
+        // The filter's parameter shadows the map's, which the item reads.
+        let shadowed = x
+            .iter()
+            .map(|v| v * a)
+            .filter(|v| v.abs() > cut)
+            .sum::<f64>();
+        let prefix = x
+            .iter()
+            .map(|v| v + a)
+            .take_while(|v| *v < cut + 1.0)
+            .sum::<f64>();
+        last * first + second * kept + largest * big + head + top * a + shadowed * prefix
+            - found * back * tail
+    }
+}
+
 /// `chain`: of two active arrays, of an active array and a constant one
 /// (a parameter, and a local; either first), of two `Vec`s the body fills, in chains
 /// and in `for` loops, under `rev`, `enumerate`, `zip` and `copied`.
@@ -799,6 +850,15 @@ fn reductions_from_the_first_item() {
 fn maxima_and_minima_by_a_comparator() {
     for n in [1, 5] {
         check_scalar!(extremes; ref x dx = random(n, 49), val a da = 0.3;);
+    }
+}
+
+#[test]
+fn items_chosen_from_chains_and_defaults() {
+    for n in [1, 2, 5] {
+        for cut in [0.1, 10.0] {
+            check_scalar!(chosen_items; ref x dx = random(n, 50), val a da = 0.7; cut);
+        }
     }
 }
 

@@ -98,14 +98,14 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (0.51 * y)).tanh());
+        let mut s3 = a.iter().chain(b.iter()).rev().enumerate().map(|(q2, p1)| p1 * (0.51 * y) * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
         let (s4, v5) = helper_pair(a, x.cos());
         let s6 = s4 * v5.sum();
         let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w7[i] = c[i] * ((k as f64 * 0.5) + 1.12);
         }
-        let mut s10 = b.iter().scan(0.0, |q9, p8| { *q9 = *q9 * 0.5 + p8 * helper_array(b, x); Some(*q9) }).take_while(|p8| *p8 < 1.5).map(|p8| p8.tanh()).sum::<f64>();
+        let mut s10 = b.iter().rev().skip(1).zip(w7.iter().step_by(2)).map(|(p8, q9)| p8 * q9 + helper_array(b, x)).sum::<f64>();
         if k % 2 == 0 {
             s10 = 0.5;
         } else {
@@ -299,9 +299,8 @@ mod p7 {
         if k == 3 {
             return y;
         }
-        let v3 = vec![0.25; a.len()];
-        let mut s4 = a.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sum::<f64>();
-        b.mean().unwrap() + s4
+        let mut s3 = a.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sin()).sum::<f64>();
+        b.mean().unwrap() + s3
     }
 
     #[test]
@@ -1262,7 +1261,7 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = { let (p1, q2) = b.iter().zip(b.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * helper_array(a, 1.15), q2 * 0.9 + b0)); p1 * q2 };
+        let mut s3 = b.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * helper_array(a, 1.15)).sin()).sum::<f64>();
         for i in 0..a.len() {
             let w4 = match i % 3 {
                 0 => continue,
@@ -1350,15 +1349,14 @@ mod p31 {
                 s1 += (v * j as f64) * helper_array(b, x);
             }
         }
-        let v4 = vec![0.25; b.len()];
-        let mut s5 = b.iter().zip(&v4).map(|(p2, q3)| p2 * q3 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).sum::<f64>();
+        let mut s4 = b.iter().take_while(|p2| **p2 < 0.8).map(|p2| (p2 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).sin()).sum::<f64>();
         match k % 4 {
-            j if j > 1 => s5 = (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() * j as f64,
-            _ if (y + s1) > 0.2 => s5 = s5 * helper_array(a, b.mapv(f64::tanh).sum()),
-            _ => s5 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+            j if j > 1 => s4 = (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() * j as f64,
+            _ if (y + s1) > 0.2 => s4 = s4 * helper_array(a, b.mapv(f64::tanh).sum()),
+            _ => s4 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
         }
         s1 = (s1 * 0.5 + (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt()).tanh();
-        x + s5
+        x + s4
     }
 
     #[test]
@@ -1605,23 +1603,25 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (helper_recursive(c, helper_scalar(x, x), k % 3) / (1.0 + ((k as f64 * 0.5).tanh() * a[0].cos()) * ((k as f64 * 0.5).tanh() * a[0].cos())));
-        for (p1, &q2) in c.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_halving(a, b[k % a.len()], 0, k + 1)).tanh();
+        let mut s3 = c.iter().chain(a.iter()).rev().enumerate().map(|(q2, p1)| p1 * helper_halving(a, b[k % a.len()], 0, k + 1) * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut l4 = Vec::new();
+        for p5 in 0..a.len() {
+            if b[p5] > c[p5] {
+                l4.push((b[p5] * (1.0 + s3 * s3).sqrt()).sin());
+            } else {
+                l4.push(c[p5] * s3);
+            }
         }
-        let arr4 = [helper_array(a, x), c[a.len() - 1], x];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        match k % 4 {
-            j if j > 1 => s3 = helper_recursive(a, 0.42, k % 3).cos() * j as f64,
-            _ if 0.99 > 0.2 => s3 = s3 * ((k as f64 * 0.5) / (1.0 + helper_halving(a, (k as f64 * 0.5), 0, k + 1) * helper_halving(a, (k as f64 * 0.5), 0, k + 1))),
-            _ => s3 += helper_scalar(0.56, s3),
+        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s6 = s6.sin() * 0.9 + a[j7 - 1] * (k as f64 * 0.5);
         }
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + a[i] * (0.35 + s5)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + c[i] * a.dot(b)).tanh();
         }
-        y + s3
+        a.dot(c) + s6
     }
 
     #[test]
@@ -1641,7 +1641,7 @@ mod p39 {
             let t1 = helper_array(c, (1.37 - y));
             t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
         };
-        let mut s5 = b.iter().map(|p3| p3 * a[k % a.len()]).min_by(|p3, q4| (p3 - a[k % a.len()]).abs().total_cmp(&(q4 - a[k % a.len()]).abs())).unwrap();
+        let mut s5 = b.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * a[k % a.len()]).tanh());
         for i in (0..a.len()).step_by(2) {
             s2 = (s2 * 0.7 + c[i] * helper_recursive(c, b[0], k % 3)).tanh();
         }
@@ -1706,30 +1706,25 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (k as f64 * 0.5);
-        for (p1, &q2) in a.iter().zip(c) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_recursive(b, 1.29, k % 3)).tanh();
-        }
-        let mut s5: f64 = {
-            let t4 = (k as f64 * 0.5);
-            t4 * t4 * 0.5 + 0.50
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut s3 = a.iter().map(|p1| p1 * helper_recursive(b, 1.29, k % 3)).filter(|p1| p1.abs() > 0.2).last().unwrap_or(helper_recursive(b, 1.29, k % 3));
+        let (s4, v5) = helper_pair(b, (y + x));
+        let s6 = s4 * v5.sum();
+        let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = a[i] * (a[k % a.len()] + 0.41);
+            w7[i] = a[i] * (a[k % a.len()] + 0.41);
         }
         for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * x + s5 * 0.1;
+            s3 = s3 * 0.8 + m * x + s6 * 0.1;
         }
-        let mut s9 = a.iter().rev().skip(1).zip(a.iter().step_by(2)).map(|(p7, q8)| p7 * q8 + helper_array(a, 0.60)).sum::<f64>();
-        let mut s12 = a.iter().scan(0.0, |q11, p10| { *q11 = *q11 * 0.5 + p10 * s9; Some(*q11) }).take_while(|p10| *p10 < 1.5).map(|p10| p10.tanh()).sum::<f64>();
-        let mut s13: f64 = 0.0;
+        let mut s10 = a.iter().map(|p8| p8 * helper_array(a, 0.60)).filter(|p8| p8.abs() > 0.2).last().unwrap_or(helper_array(a, 0.60));
+        let mut s13 = a.iter().map(|p11| p11 * s10).filter(|p11| p11.abs() > 0.2).last().unwrap_or(s10);
+        let mut s14: f64 = 0.0;
         for k in 0..2 {
             for v in a.iter() {
-                s13 = (s13 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
+                s14 = (s14 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
             }
         }
-        a.mapv(f64::tanh).sum().sin() + s13 + w6.sum() * 0.3
+        a.mapv(f64::tanh).sum().sin() + s14 + w7.sum() * 0.3
     }
 
     #[test]
@@ -1982,7 +1977,7 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().chain(b.iter()).rev().enumerate().map(|(q2, p1)| p1 * c.mean().unwrap() * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut s3 = c.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * c.mean().unwrap(); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(y, s3);
@@ -2068,7 +2063,7 @@ mod p50 {
             t5 * t5 * 0.5 + y
         };
         let mut s7 = (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt();
-        let mut s10 = b.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * a.dot(a)) * q9 as f64).sum::<f64>();
+        let mut s10 = b.iter().copied().nth(1).unwrap_or(0.5) * a.dot(a) + b.iter().map(|p8| p8 - a.dot(a)).filter(|p8| *p8 > 0.3).reduce(f64::max).unwrap_or(a.dot(a));
         0.30 + s10
     }
 
@@ -2695,8 +2690,11 @@ mod p65 {
             1 => { s1 = c[k % a.len()].tanh().exp(); }
             _ => s1 = (k as f64 * 0.5),
         }
-        let mut s4 = c.iter().enumerate().map(|(q3, &p2)| (p2 * a.mean().unwrap()).sin() * (q3 as f64 + 1.0)).sum::<f64>();
-        ((s4 + (k as f64 * 0.5)) * helper_recursive(b, x, k % 3)) + s4
+        let mut s4 = ((b.mean().unwrap() + helper_recursive(b, s1, k % 3)) * a.dot(b));
+        for (p2, &q3) in c.iter().zip(c) {
+            s4 = (s4 * 0.7 + p2 * q3 * a.mean().unwrap()).tanh();
+        }
+        x.tanh().exp() + s4
     }
 
     #[test]
@@ -2947,7 +2945,7 @@ mod p71 {
         }
         s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) / (1.0 + s7 * s7));
         let v8 = c.mapv(|t| { let u = t * s6; u * u - t });
-        let mut s11 = c.windows(2).into_iter().enumerate().map(|(q10, p9)| (p9[1] - p9[0] * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()) * q10 as f64).sum::<f64>();
+        let mut s11 = c.iter().zip(b.iter()).map(|(p9, q10)| p9 * q10 * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()).sum::<f64>();
         (b.dot(c) - s7) + s11 + v8.sum() * 0.3
     }
 
@@ -3257,7 +3255,7 @@ mod p77 {
             j4 += 1;
             s1 = s1.sin() * 0.9 + b[j4 - 1] * s1.sin();
         }
-        let mut s7 = { let (p5, q6) = c.iter().zip(b.iter()).fold((0.0, 1.0), |(p5, q6), (a0, b0)| (p5 + a0 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)), q6 * 0.9 + b0)); p5 * q6 };
+        let mut s7 = c.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) * q6 as f64).sum::<f64>();
         let s8: f64;
         match k % 3 {
             0 => s8 = helper_array(c, a.mapv(f64::tanh).sum()),
@@ -3797,32 +3795,11 @@ mod p91 {
         for i in 0..a.len() {
             w2[i] += (c[i] + x).sin();
         }
-        for (p3, &q4) in a.iter().zip(a) {
-            s1 = (s1 * 0.7 + p3 * q4 * (1.14 + 1.05)).tanh();
-        }
-        let mut s6: f64 = {
-            let t5 = helper_scalar(x.cos(), (s1 + s1));
-            t5 * t5 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()
-        };
-        let mut stack7: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack7.push(c.mapv(|t| (t * s6 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p8 = stack7.pop().unwrap();
-                let q9 = stack7.pop().expect("two");
-                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
-            }
-        }
-        let mut top10 = (&w2).to_owned();
-        while let Some(p8) = stack7.pop() {
-            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
-        }
-        for q9 in top10.iter_mut() {
-            *q9 = (q9.sin() + (k as f64 * 0.5).tanh()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top10).and(&w2).for_each(|p8, &q9| *p8 += q9 * p8.cos());
-        let s11 = top10.sum();
-        helper_array(&w2, 1.07) + s6 + w2.sum() * 0.3
+        let mut s5 = a.iter().scan(0.0, |q4, p3| { *q4 = *q4 * 0.5 + p3 * (1.14 + 1.05); Some(*q4) }).take_while(|p3| *p3 < 1.5).map(|p3| p3.tanh()).sum::<f64>();
+        let mut s8 = c.iter().copied().nth(1).unwrap_or(0.5) * c.mean().unwrap() + c.iter().map(|p6| p6 - c.mean().unwrap()).filter(|p6| *p6 > 0.3).reduce(f64::max).unwrap_or(c.mean().unwrap());
+        let f10 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w2.view(), (&w2 * (s8 + s8)).view()]).unwrap();
+        let mut s9 = f10.mapv(f64::tanh).dot(&f10) * 0.2;
+        b.mean().unwrap() + s9 + w2.sum() * 0.3
     }
 
     #[test]
@@ -3963,13 +3940,12 @@ mod p95 {
             s1 = s1 * 0.8 + m * c.dot(a) + y * 0.1;
         }
         let v2 = (c * c).mapv(f64::tanh);
-        let mut s5 = c.iter().map(|p3| p3 * (s1 * (k as f64 * 0.5))).min_by(|p3, q4| (p3 - (s1 * (k as f64 * 0.5))).abs().total_cmp(&(q4 - (s1 * (k as f64 * 0.5))).abs())).unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = 0.97 * j as f64,
-            _ if (v2[k % a.len()] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.dot(b),
-            _ => s1 += (x / (1.0 + s1 * s1)),
+        for (p3, &q4) in c.iter().zip(b) {
+            s1 = (s1 * 0.7 + p3 * q4 * (s1 * (k as f64 * 0.5))).tanh();
         }
-        s5 + s5 + v2.sum() * 0.3
+        let arr5 = [0.97, a.dot(b), (s1 / (1.0 + y * y))];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        ((x / (1.0 + c[0] * c[0])) - helper_scalar(1.05, 0.55)) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4028,20 +4004,21 @@ mod p97 {
         for i in 0..a.len() {
             h3 = (&h3 * 0.5 + &w1).mapv(f64::sin);
         }
-        let mut s6 = { let (p4, q5) = b.iter().zip(h3.iter()).fold((0.0, 1.0), |(p4, q5), (a0, b0)| (p4 + a0 * (1.35 * x), q5 * 0.9 + b0)); p4 * q5 };
-        let mut s9 = b.iter().zip(a.iter()).map(|(p7, q8)| p7 * q8 * (s6 - x)).sum::<f64>();
+        let v6 = vec![0.25; b.len()];
+        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (1.35 * x)).sum::<f64>();
+        let mut s10 = b.iter().zip(a.iter()).map(|(p8, q9)| p8 * q9 * (s7 - x)).sum::<f64>();
         if k % 2 == 0 {
-            s6 = 0.5;
+            s7 = 0.5;
         } else {
-            s6 = k as f64 * 0.25;
+            s7 = k as f64 * 0.25;
         }
-        s6 += helper_array(&w1, 0.76);
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s6 = s6.sin() * 0.9 + b[j10 - 1] * x.tanh().exp();
+        s7 += helper_array(&w1, 0.76);
+        let mut j11 = 0;
+        while j11 < a.len() {
+            j11 += 1;
+            s7 = s7.sin() * 0.9 + b[j11 - 1] * x.tanh().exp();
         }
-        (c.dot(&w1) - (k as f64 * 0.5)) + s9 + h3.sum() * 0.3
+        (c.dot(&w1) - (k as f64 * 0.5)) + s10 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4065,7 +4042,7 @@ mod p98 {
                 s1 = 0.6;
             }
         }
-        let mut s5 = a.iter().map(|p3| p3 * helper_recursive(c, b[0], k % 3)).min_by(|p3, q4| (p3 - helper_recursive(c, b[0], k % 3)).abs().total_cmp(&(q4 - helper_recursive(c, b[0], k % 3)).abs())).unwrap();
+        let mut s5 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + helper_recursive(c, b[0], k % 3)).sum::<f64>();
         let mut stack6: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
             stack6.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
@@ -4302,7 +4279,7 @@ mod p103 {
         for i in 0..a.len() {
             w3[i] = v1[i] * (s2 + x);
         }
-        let mut s6 = c.iter().rev().skip(1).zip(v1.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + helper_array(a, 1.24)).sum::<f64>();
+        let mut s6 = c.iter().scan(0.0, |q5, p4| { *q5 = *q5 * 0.5 + p4 * helper_array(a, 1.24); Some(*q5) }).take_while(|p4| *p4 < 1.5).map(|p4| p4.tanh()).sum::<f64>();
         let mut s7 = helper_recursive(&v1, c.mapv(f64::tanh).sum().sin(), k % 3);
         let mut u8 = a.to_owned();
         for i in 1..u8.len() {
@@ -5438,7 +5415,7 @@ mod p131 {
             s1 = k as f64 * 0.25;
         }
         s1 += b.mapv(f64::tanh).sum();
-        let mut s7 = b.iter().chain(c.iter()).rev().enumerate().map(|(q6, p5)| p5 * (x - s3) * (q6 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut s7 = b.iter().scan(0.0, |q6, p5| { *q6 = *q6 * 0.5 + p5 * (x - s3); Some(*q6) }).take_while(|p5| *p5 < 1.5).map(|p5| p5.tanh()).sum::<f64>();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * a[0]).tanh();
         }
@@ -7254,7 +7231,7 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = { let (p1, q2) = b.iter().zip(a.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * c.mapv(f64::tanh).sum(), q2 * 0.9 + b0)); p1 * q2 };
+        let mut s3 = b.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w4[i] = c[i] * x.tanh().exp();
@@ -7265,7 +7242,7 @@ mod p175 {
             }
             s3 = (s3 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s7 = b.iter().filter(|p5| **p5 > 0.0).map(|p5| p5 * y).sum::<f64>();
+        let mut s7 = b.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * y) * q6 as f64).sum::<f64>();
         let mut s8 = 1.0;
         for i in 0..a.len() {
             let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
@@ -7338,12 +7315,14 @@ mod p177 {
         if k == 3 {
             return (1.0 + (y + (k as f64 * 0.5)) * (y + (k as f64 * 0.5))).sqrt();
         }
-        let mut s5 = helper_array(&h1, h1.mean().unwrap());
-        for (p3, &q4) in h1.iter().zip(a) {
-            s5 = (s5 * 0.7 + p3 * q4 * y.cos()).tanh();
+        let mut s5 = h1.iter().enumerate().map(|(q4, &p3)| (p3 * y.cos()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        if k % 2 == 0 {
+            s5 = 0.5;
+        } else {
+            s5 = k as f64 * 0.25;
         }
-        let v6 = a.mapv(|t| t * t * 0.5 - t);
-        b[0].tanh().exp() + s5 + v6.sum() * 0.3
+        s5 += x;
+        x + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -7452,31 +7431,30 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * (0.71 + y)).sum::<f64>();
+        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.71 + y)) * q2 as f64).sum::<f64>();
         for i in 0..a.len() {
-            let t5 = b[i] * x;
-            s4 += t5 * t5 * 0.5;
-            s4 -= c[(i + 1) % a.len()] * y.tanh().exp();
+            let t4 = b[i] * x;
+            s3 += t4 * t4 * 0.5;
+            s3 -= c[(i + 1) % a.len()] * y.tanh().exp();
         }
-        let mut w6 = Array1::<f64>::zeros(a.len());
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w6[i] = c[i] * y.tanh().exp();
+            w5[i] = c[i] * y.tanh().exp();
         }
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + c[i] * helper_scalar(y, c[0])).tanh();
+            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, c[0])).tanh();
             let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            s3 = s3 + a[i] * 0.3;
         }
         if k == 3 {
             return helper_array(b, (0.60 * (k as f64 * 0.5)));
         }
         match k % 3 {
-            0 => s4 = helper_scalar(helper_halving(a, (k as f64 * 0.5), 0, k + 1), b[k % a.len()]),
-            1 => s4 = s4 * (s4 / (1.0 + y * y)),
-            _ => s4 += helper_array(&w6, 0.51),
+            0 => s3 = helper_scalar(helper_halving(a, (k as f64 * 0.5), 0, k + 1), b[k % a.len()]),
+            1 => s3 = s3 * (s3 / (1.0 + y * y)),
+            _ => s3 += helper_array(&w5, 0.51),
         }
-        b.dot(&w6) + s4 + w6.sum() * 0.3
+        b.dot(&w5) + s3 + w5.sum() * 0.3
     }
 
     #[test]
@@ -7643,11 +7621,14 @@ mod p185 {
         } else {
             s7 = s7 * c.mean().unwrap();
         }
-        for (p8, &q9) in b.iter().zip(b) {
-            s7 = (s7 * 0.7 + p8 * q9 * (s7 - y)).tanh();
+        let mut s10 = b.iter().map(|p8| p8 * (s7 - y)).filter(|p8| p8.abs() > 0.2).last().unwrap_or((s7 - y));
+        let s11: f64;
+        match k % 3 {
+            0 => s11 = helper_scalar(helper_recursive(a, x, k % 3), (s6 - 0.52)),
+            1 => { s11 = 0.5; }
+            _ => s11 = helper_array(a, s7).tanh().exp(),
         }
-        let mut s10: f64 = (1.11 * 0.78);
-        helper_array(a, helper_halving(b, y, 0, k + 1)) + s10
+        (helper_array(a, 0.84) / (1.0 + (a[k % a.len()] - c[k % a.len()]) * (a[k % a.len()] - c[k % a.len()]))) + s10
     }
 
     #[test]
@@ -7717,7 +7698,7 @@ mod p187 {
             s2 = (s2 * 0.7 + b[i] * helper_scalar(0.51, 0.29)).tanh();
         }
         s2 = (s2 * 0.5 + helper_recursive(a, ((k as f64 * 0.5) / (1.0 + 0.88 * 0.88)), k % 3)).tanh();
-        let mut s5 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + (0.38 / (1.0 + x * x))).sum::<f64>();
+        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * (0.38 / (1.0 + x * x))).tanh());
         helper_array(c, helper_scalar((k as f64 * 0.5), y)) + s5
     }
 
@@ -7768,15 +7749,23 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (1.0 + x * x).ln()).tanh());
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s3 += (v * j as f64) * a.mean().unwrap();
-            }
+        let mut s3 = (1.0 + f64::cos(0.60).cos() * f64::cos(0.60).cos()).ln();
+        for (p1, &q2) in b.iter().zip(b) {
+            s3 = (s3 * 0.7 + p1 * q2 * (1.0 + x * x).ln()).tanh();
         }
-        let v4 = b.mapv(|t| (t * y).sin() + y * 0.5);
-        let v5 = (a * b).mapv(f64::tanh);
-        (f64::sin(0.46) - (k as f64 * 0.5)) + s3 + v5.sum() * 0.3
+        let v4 = a.mapv(|t| t * t * 0.5 - t);
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x / (1.0 + 0.46 * 0.46)), (b[i] + (k as f64 * 0.5)).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut j9 = 0;
+        while j9 < a.len() {
+            j9 += 1;
+            s3 = s3.sin() * 0.9 + b[j9 - 1] * f64::sin(1.21);
+        }
+        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -8157,13 +8146,13 @@ mod p197 {
         }
         let (s3, v4) = helper_pair(a, x);
         let s5 = s3 * v4.sum();
-        for (p6, &q7) in c.iter().zip(a) {
-            s1 = (s1 * 0.7 + p6 * q7 * helper_array(c, (k as f64 * 0.5))).tanh();
-        }
+        let mut s8 = c.iter().map(|p6| p6 * helper_array(c, (k as f64 * 0.5))).min_by(|p6, q7| (p6 - helper_array(c, (k as f64 * 0.5))).abs().total_cmp(&(q7 - helper_array(c, (k as f64 * 0.5))).abs())).unwrap();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
+            let s1 = s1 * 0.5 + a.dot(a);
+            s8 = (s8 * 0.8 + s1 * 0.3).tanh();
         }
-        (b.dot(a) + helper_scalar((k as f64 * 0.5), a[0])) + s1
+        s8 += s1 * 0.2;
+        (k as f64 * 0.5) + s8
     }
 
     #[test]
@@ -8186,7 +8175,7 @@ mod p198 {
         } else {
             s1 = s1 * (y.tanh() - f64::tanh(1.20).exp());
         }
-        let mut s4 = b.iter().map(|p2| p2 * a.dot(b)).min_by(|p2, q3| (p2 - a.dot(b)).abs().total_cmp(&(q3 - a.dot(b)).abs())).unwrap();
+        let mut s4 = b.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * a.dot(b); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
         match k % 4 {
             j if j > 1 => s1 = s1 * j as f64,
             _ if helper_recursive(a, x, k % 3) > 0.2 => s1 = s1 * x,

@@ -792,15 +792,17 @@ impl Program {
     /// An iterator chain over the arrays: a `zip` and `map` summed, an
     /// `enumerate` with a reference pattern, a `filter`, a `fold`, a
     /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
-    /// `take`, `windows`, a `reduce`, a `chain`, a `take_while`, a `scan`
-    /// or a `fold` from a tuple; or a `for` loop over a `zip`.
+    /// `take`, `windows`, a `reduce`, a `chain`, a `take_while`, a `scan`,
+    /// a `fold` from a tuple, a `filter` whose parameter shadows the
+    /// `map`'s before a `last()`, an `nth(k)` and a `reduce` with defaults;
+    /// or a `for` loop over a `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(16) {
+        let chain = match self.pick(18) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -834,6 +836,12 @@ impl Program {
             ),
             14 => format!(
                 "{{ let ({p}, {q}) = {u}.iter().zip({w}.iter()).fold((0.0, 1.0), |({p}, {q}), (a0, b0)| ({p} + a0 * {e}, {q} * 0.9 + b0)); {p} * {q} }}"
+            ),
+            15 => format!(
+                "{u}.iter().map(|{p}| {p} * {e}).filter(|{p}| {p}.abs() > 0.2).last().unwrap_or({e})"
+            ),
+            16 => format!(
+                "{u}.iter().copied().nth(1).unwrap_or(0.5) * {e} + {u}.iter().map(|{p}| {p} - {e}).filter(|{p}| *{p} > 0.3).reduce(f64::max).unwrap_or({e})"
             ),
             10 => {
                 let weights = self.name("v");

@@ -20,12 +20,13 @@ impl Lowerer<'_> {
         if let Some(chain) = self.iterator_chain(m) {
             return self.expr(&chain.ok()?);
         }
-        // `reduce`'s `Option` taken otherwise than by `unwrap`/`expect`.
+        // `reduce`'s `Option` taken otherwise than by `unwrap`, `expect`
+        // or `unwrap_or`.
         if let Expr::MethodCall(r) = &*m.receiver {
             if r.method == "reduce" && super::iterators::is_adaptor(&r.receiver) {
                 self.errors.at(
                     &m.method,
-                    format!("`reduce` over active values is differentiated with `.unwrap()` or `.expect(..)` right after it, not `.{name}(..)`: for an empty iterator's default, test `is_empty()` first, or use `fold`"),
+                    format!("`reduce` over active values is differentiated with `.unwrap()`, `.expect(..)` or `.unwrap_or(default)` right after it, not `.{name}(..)`"),
                 );
                 return None;
             }
@@ -304,7 +305,7 @@ impl Lowerer<'_> {
             _ if super::iterators::is_adaptor(&m.receiver) => {
                 self.errors.at(
                     &m.method,
-                    format!("the iterator method `{name}` over active values has no derivative rule: a chain over active values may `map`, `filter`, `take_while`, `skip_while`, `scan`, `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by`, `rev`, `chain`, or `flat_map` and `flatten` before a `sum()`, `product()` or `fold(..)`, and ends in `sum()`, `product()`, `fold(..)`, `reduce(..)`, `max_by(..)` or `min_by(..)` with `.unwrap()`, or `collect()` into an array; or write the loop out"),
+                    format!("the iterator method `{name}` over active values has no derivative rule: a chain over active values may `map`, `filter`, `take_while`, `skip_while`, `scan`, `zip`, `enumerate`, `copied`, `cloned`, `skip`, `take`, `step_by`, `rev`, `chain`, or `flat_map` and `flatten` before a `sum()`, `product()` or `fold(..)`, and ends in `sum()`, `product()`, `fold(..)`, `reduce(..)`, `max_by(..)`, `min_by(..)`, `last()`, `next()`, `nth(k)`, `find(..)` or `rfind(..)` with `.unwrap()` or `.unwrap_or(default)`, or `collect()` into an array; or write the loop out"),
                 );
                 None
             }

@@ -86,13 +86,49 @@ enum Terminal<'a> {
     },
     /// `collect()` into a 1-D array, whose elements the loop writes.
     Collect,
-    /// `reduce(f).unwrap()` (or `.expect(message)`): a `fold` from the
-    /// first item, over scalars. `max_by(compare)` and `min_by(compare)`
-    /// are reductions that keep one of the two items.
+    /// `reduce(f).unwrap()` (or `.expect(message)`, `.unwrap_or(d)`): a
+    /// `fold` from the first item, over scalars. `max_by(compare)` and
+    /// `min_by(compare)` are reductions that keep one of the two items,
+    /// `last()` one that keeps the second, `next()` and `nth(k)` (after
+    /// `skip(k)`) one that keeps the first.
     Reduce {
         f: Expr,
-        message: Option<&'a Expr>,
+        empty: Empty<'a>,
     },
+}
+
+/// What a reduction of no items gives: a panic, with `expect`'s message
+/// or `unwrap`'s, or `unwrap_or`'s default.
+#[derive(Clone, Copy)]
+enum Empty<'a> {
+    Panics(Option<&'a Expr>),
+    Default(&'a Expr),
+}
+
+impl<'a> Empty<'a> {
+    /// How `m` takes the value out of an `Option`, if it does.
+    fn of(m: &'a syn::ExprMethodCall) -> Option<Self> {
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap", 0) => Some(Empty::Panics(None)),
+            ("expect", 1) => Some(Empty::Panics(m.args.first())),
+            ("unwrap_or", 1) => Some(Empty::Default(&m.args[0])),
+            _ => None,
+        }
+    }
+}
+
+/// `option.copied()` or `option.cloned()` taken off: the items of a
+/// reduction are values already.
+fn without_copy(e: &Expr) -> &Expr {
+    match e {
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(m.method.to_string().as_str(), "copied" | "cloned") =>
+        {
+            &m.receiver
+        }
+        _ => e,
+    }
 }
 
 impl Lowerer<'_> {
@@ -100,33 +136,34 @@ impl Lowerer<'_> {
     /// block that computes it; `Err` once an error has been reported.
     pub(super) fn iterator_chain(&mut self, m: &syn::ExprMethodCall) -> Option<Result<Expr, ()>> {
         // `reduce` gives an `Option`: it is differentiated with the
-        // `unwrap` or `expect` that takes the value out.
-        let unwrapping = matches!(
-            (m.method.to_string().as_str(), m.args.len()),
-            ("unwrap", 0) | ("expect", 1)
-        );
-        let (m, reduced) = match &*m.receiver {
-            Expr::MethodCall(r)
-                if unwrapping
-                    && matches!(
-                        r.method.to_string().as_str(),
-                        "reduce" | "max_by" | "min_by"
-                    )
-                    && r.args.len() == 1 =>
+        // `unwrap`, `expect` or `unwrap_or` that takes the value out.
+        let empty = Empty::of(m);
+        let option = match without_copy(&m.receiver) {
+            Expr::MethodCall(r) if empty.is_some() => Some(r),
+            _ => None,
+        };
+        let item_of_chain = option.and_then(|r| self.item_of_chain(r));
+        let (m, reduced) = match (empty, option, &item_of_chain) {
+            (Some(empty), _, Some(reduction)) => (reduction, Some(empty)),
+            (Some(empty), Some(r), None)
+                if matches!(
+                    r.method.to_string().as_str(),
+                    "reduce" | "max_by" | "min_by"
+                ) && r.args.len() == 1 =>
             {
-                (r, Some(m.args.first()))
+                (r, Some(empty))
             }
             _ => (m, None),
         };
         let name = m.method.to_string();
-        let terminal = match (name.as_str(), m.args.len()) {
-            ("reduce", 1) if reduced.is_some() => Terminal::Reduce {
+        let terminal = match (name.as_str(), m.args.len(), reduced) {
+            ("reduce", 1, Some(empty)) => Terminal::Reduce {
                 f: m.args[0].clone(),
-                message: reduced.flatten(),
+                empty,
             },
             // As the iterator's: the last of equal maxima, the first of
             // equal minima.
-            ("max_by" | "min_by", 1) if reduced.is_some() => {
+            ("max_by" | "min_by", 1, Some(empty)) => {
                 let compare = &m.args[0];
                 // Reserved names, which `compare` cannot mean.
                 let (a, b) = (quote::quote!(__ad_kept), quote::quote!(__ad_next));
@@ -142,13 +179,13 @@ impl Lowerer<'_> {
                             #other
                         }
                     }),
-                    message: reduced.flatten(),
+                    empty,
                 }
             }
-            ("sum", 0) => Terminal::Sum,
-            ("product", 0) => Terminal::Product,
-            ("collect", 0) => Terminal::Collect,
-            ("fold", 2) => Terminal::Fold {
+            ("sum", 0, _) => Terminal::Sum,
+            ("product", 0, _) => Terminal::Product,
+            ("collect", 0, _) => Terminal::Collect,
+            ("fold", 2, _) => Terminal::Fold {
                 init: &m.args[0],
                 f: &m.args[1],
             },
@@ -183,6 +220,39 @@ impl Lowerer<'_> {
             return Some(Ok(mapped));
         }
         Some(self.chain_block(m, &source, &stages, terminal, span))
+    }
+
+    /// `chain.last()` (or `next_back()`), `chain.next()`, `chain.nth(k)`,
+    /// `chain.find(p)` and `chain.rfind(p)` of a chain this file lowers, as
+    /// the reduction that keeps that item: `chain.reduce(|_, b| b)`,
+    /// `chain.skip(k).reduce(|a, _| a)`, `chain.filter(p).reduce(|a, _| a)`.
+    fn item_of_chain(&self, r: &syn::ExprMethodCall) -> Option<syn::ExprMethodCall> {
+        let chain = &r.receiver;
+        if !is_adaptor(split_stages(chain).0) {
+            return None;
+        }
+        let span = r.method.span();
+        // Reserved names, which the chain cannot mean.
+        let (a, b) = (quote::quote!(__ad_kept), quote::quote!(__ad_next));
+        match (
+            r.method.to_string().as_str(),
+            &r.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("last" | "next_back", []) => {
+                Some(syn::parse_quote_spanned!(span=> #chain.reduce(|#a, #b| #b)))
+            }
+            ("next", []) => Some(syn::parse_quote_spanned!(span=> #chain.reduce(|#a, #b| #a))),
+            ("find", [p]) => {
+                Some(syn::parse_quote_spanned!(span=> #chain.filter(#p).reduce(|#a, #b| #a)))
+            }
+            ("rfind", [p]) => {
+                Some(syn::parse_quote_spanned!(span=> #chain.filter(#p).reduce(|#a, #b| #b)))
+            }
+            ("nth", [k]) => {
+                Some(syn::parse_quote_spanned!(span=> #chain.skip(#k).reduce(|#a, #b| #a)))
+            }
+            _ => None,
+        }
     }
 
     /// The item's pattern and the inner iterator of `outer.flat_map(|p|
@@ -323,9 +393,15 @@ impl Lowerer<'_> {
         stmts: &mut Vec<syn::Stmt>,
         steps: &mut Vec<Step>,
     ) -> Result<Expr, ()> {
+        // Whether the item is a closure's value (a `map`'s, a `scan`'s),
+        // which a later closure receives by reference.
+        let mut owned = false;
         for stage in stages {
             match stage {
-                Stage::Map(f) => item = self.apply(f, &[item], binder, stmts)?,
+                Stage::Map(f) => {
+                    item = self.apply(f, &[item], binder, stmts)?;
+                    owned = true;
+                }
                 Stage::Copied => {
                     item = match item {
                         Expr::Reference(r) => *r.expr,
@@ -341,6 +417,7 @@ impl Lowerer<'_> {
                     binder.states.insert(state.to_string());
                     steps.push(Step::State { name: state, init });
                     item = value;
+                    owned = true;
                 }
                 Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
                     let (name, kind) = match stage {
@@ -361,12 +438,30 @@ impl Lowerer<'_> {
                         );
                     })?;
                     self.plain_closure_body(c)?;
-                    binder.bind(pat, &syn::parse_quote!(&#item), stmts);
+                    // The item is read again after the closure's
+                    // parameter is bound, which may shadow a name the
+                    // item's expression reads (`.map(|v| v * a).filter(|v|
+                    // ..)`): a name of its own first.
+                    if owned && !matches!(item, Expr::Path(_)) {
+                        let kept = self.fresh_local("kept", c.span());
+                        stmts.push(syn::parse_quote!(let #kept = #item;));
+                        item = syn::parse_quote!(#kept);
+                    }
+                    let condition = match by_value_condition(pat, &c.body) {
+                        // `.map(..).filter(|v| *v > 0.0)`: a reference to
+                        // the mapped value, which the item stands for (a
+                        // float, as the closure dereferences it).
+                        Some((name, condition)) if owned => {
+                            stmts.push(syn::parse_quote!(let #name = #item;));
+                            condition
+                        }
+                        _ => {
+                            binder.bind(pat, &syn::parse_quote!(&#item), stmts);
+                            (*c.body).clone()
+                        }
+                    };
                     steps.push(Step::Lets(std::mem::take(stmts)));
-                    steps.push(Step::Guard {
-                        condition: (*c.body).clone(),
-                        kind,
-                    });
+                    steps.push(Step::Guard { condition, kind });
                 }
             }
         }
@@ -514,6 +609,8 @@ impl Lowerer<'_> {
             },
             _ => None,
         };
+        // A reduction's value, or `unwrap_or`'s default for no items.
+        let mut reduced_or: Option<Expr> = None;
         let (declaration, value): (proc_macro2::TokenStream, Expr) = if let (
             Some(start),
             Terminal::Fold { f, .. },
@@ -539,18 +636,31 @@ impl Lowerer<'_> {
                     let init = self.typed_float(init).unwrap_or_else(|| (*init).clone());
                     (init, syn::parse_quote!(#acc = #next;))
                 }
-                Terminal::Reduce { f, message } => {
+                Terminal::Reduce { f, empty } => {
                     // A flag says whether the accumulator holds an item yet.
                     let started = self.fresh_local("started", span);
                     let acc_path: Expr = syn::parse_quote!(#acc);
                     let next =
                         self.apply(&f, &[acc_path, item.clone()], &mut binder, &mut stmts)?;
-                    let message = match message {
-                        Some(message) => quote::quote!("{}", #message),
-                        None => quote::quote!("called `Option::unwrap()` on a `None` value"),
-                    };
                     before.push(syn::parse_quote!(let mut #started = false;));
-                    after.push(syn::parse_quote!(::core::assert!(#started, #message);));
+                    match empty {
+                        Empty::Panics(message) => {
+                            let message = match message {
+                                Some(message) => quote::quote!("{}", #message),
+                                None => {
+                                    quote::quote!("called `Option::unwrap()` on a `None` value")
+                                }
+                            };
+                            after.push(syn::parse_quote!(::core::assert!(#started, #message);));
+                        }
+                        Empty::Default(default) => {
+                            let default =
+                                self.typed_float(default).unwrap_or_else(|| default.clone());
+                            reduced_or = Some(syn::parse_quote!(
+                                if #started { #acc } else { #default }
+                            ));
+                        }
+                    }
                     (
                         self.float_literal(None, 0.0, span),
                         syn::parse_quote!(if #started {
@@ -590,7 +700,7 @@ impl Lowerer<'_> {
             stmts.push(update);
             (
                 quote::quote!(let mut #acc = #init;),
-                syn::parse_quote!(#acc),
+                reduced_or.take().unwrap_or_else(|| syn::parse_quote!(#acc)),
             )
         };
         let guard_flags = flags(&steps);
@@ -1350,6 +1460,23 @@ pub(super) fn contains_return(e: &Expr) -> bool {
     let mut finder = Finder(false);
     syn::visit::Visit::visit_expr(&mut finder, e);
     finder.0
+}
+
+/// For a closure parameter that is a name (`|v|`) and a body that
+/// dereferences it (`*v > 0.0`): the name, and the body reading `*v` as
+/// `v`.
+fn by_value_condition(pat: &Pat, body: &Expr) -> Option<(Ident, Expr)> {
+    let Pat::Ident(p) = strip_type(pat) else {
+        return None;
+    };
+    if p.subpat.is_some() || p.by_ref.is_some() {
+        return None;
+    }
+    let names = HashSet::from([p.ident.to_string()]);
+    let read = without_derefs(body, &names).0;
+    let changed = quote::ToTokens::to_token_stream(&read).to_string()
+        != quote::ToTokens::to_token_stream(body).to_string();
+    changed.then(|| (p.ident.clone(), read))
 }
 
 /// `e` with `*v` and `**v` read as `v` for each of `names` (the renamer's
