@@ -190,6 +190,42 @@ pub fn cell(p: &TreeLstm, #[constant] t: &Node) -> (Array1<f64>, Array1<f64>) {
     }
 }
 
+/// The cell's sum over its children as a chain, `children.iter().map(|c|
+/// cell_sum(p, c))`: each item a reference into the tree, passed on to
+/// the call of itself (a copy of it would be a `Node`).
+#[differentiable]
+pub fn cell_sum(p: &TreeLstm, #[constant] t: &Node) -> Array1<f64> {
+    match t {
+        Node::Leaf(x) => p.input.dot(&Array1::from(x.clone())).mapv(f64::tanh),
+        Node::Inner(children) => {
+            let d = p.mix.nrows();
+            let total = children
+                .iter()
+                .map(|c| cell_sum(p, c))
+                .fold(Array1::<f64>::zeros(d), |a, b| a + b);
+            let n = children.iter().map(|c| leaves(p, c)).sum::<f64>();
+            p.mix.dot(&total).mapv(f64::tanh) * n.tanh()
+        }
+    }
+}
+
+/// A scalar over the tree, a sum of the calls of itself.
+#[differentiable]
+pub fn leaves(p: &TreeLstm, #[constant] t: &Node) -> f64 {
+    match t {
+        Node::Leaf(x) => p.readout[0] * x[0],
+        Node::Inner(children) => children.iter().map(|c| leaves(p, c)).sum::<f64>().sin(),
+    }
+}
+
+mod summed_score {
+    use super::*;
+    #[differentiable]
+    pub fn f(p: &TreeLstm, #[constant] t: &Node) -> f64 {
+        cell_sum(p, t).dot(&p.readout)
+    }
+}
+
 mod tree_score {
     use super::*;
     #[differentiable]
@@ -230,6 +266,16 @@ fn tree_lstm_over_trees_of_any_arity() {
                 (v, g)
             },
             |q, d| tree_score::f_jvp(q, t, d, ad::NoTangent),
+        );
+        check_score(
+            &format!("tree {i}, summed by a chain"),
+            &p,
+            |q| summed_score::f(q, t),
+            |q| {
+                let (v, (g, _)) = summed_score::f_grad(q, t);
+                (v, g)
+            },
+            |q, d| summed_score::f_jvp(q, t, d, ad::NoTangent),
         );
     }
 }

@@ -14,6 +14,7 @@ mod elementwise;
 mod fields;
 mod in_place;
 mod join;
+mod kept;
 mod linalg;
 mod lists;
 mod loops;
@@ -35,6 +36,7 @@ pub use fields::{
 };
 pub use in_place::*;
 pub use join::*;
+pub use kept::{Kept, KeptCopy, KeptRef};
 pub use linalg::*;
 pub use lists::*;
 pub use loops::*;

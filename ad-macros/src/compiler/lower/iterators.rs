@@ -1342,6 +1342,8 @@ impl Binder {
             {
                 out.push(syn::parse_quote!(let #p = #item.to_owned();));
             }
+            // An element of an inactive local: a copy if it is `Copy`,
+            // else a reference (`rules::Kept`).
             (Pat::Ident(p), Expr::Reference(_))
                 if p.subpat.is_none() && p.by_ref.is_none() && self.reads_inactive_local(item) =>
             {
@@ -1349,7 +1351,10 @@ impl Binder {
                 while let Expr::Reference(r) = value {
                     value = &r.expr;
                 }
-                out.push(syn::parse_quote!(let #p = ::core::clone::Clone::clone(&#value);));
+                out.push(syn::parse_quote!(let #p = {
+                    use ::ad::__private::rules::{KeptCopy as _, KeptRef as _};
+                    (&&::ad::__private::rules::Kept(&#value)).kept()
+                };));
                 self.copied.push(p.ident.clone());
             }
             // A reference to a `scan`'s state, its item: the state's value,
