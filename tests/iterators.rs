@@ -585,6 +585,42 @@ mod chosen_items {
     }
 }
 
+/// Positional adaptors after a `map` (`enumerate`, `skip`, `step_by`,
+/// `rev`, `zip`, also of a mapped chain), in chains and in a `for` loop:
+/// the `map` moves out past them, to where the source is read by index.
+mod maps_before_positions {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, a: f64) -> f64 {
+        let weighted = x
+            .iter()
+            .map(|v| v * a)
+            .enumerate()
+            .map(|(i, v)| v * (i as f64 + 1.0))
+            .sum::<f64>();
+        let tail = x
+            .iter()
+            .map(|v| v * a)
+            .skip(1)
+            .filter(|v| v.abs() > 0.1)
+            .sum::<f64>();
+        let paired = x
+            .iter()
+            .map(|v| v * a)
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .zip(x.iter().map(|w| w.sin()))
+            .map(|(p, q)| p * q)
+            .sum::<f64>();
+        let mut s = 0.0;
+        for (i, v) in x.iter().copied().map(f64::cos).enumerate().rev() {
+            s = s * 0.5 + v * a * i as f64;
+        }
+        weighted + tail * paired + s
+    }
+}
+
 /// `chain`: of two active arrays, of an active array and a constant one
 /// (a parameter, and a local; either first), of two `Vec`s the body fills, in chains
 /// and in `for` loops, under `rev`, `enumerate`, `zip` and `copied`.
@@ -859,6 +895,13 @@ fn items_chosen_from_chains_and_defaults() {
         for cut in [0.1, 10.0] {
             check_scalar!(chosen_items; ref x dx = random(n, 50), val a da = 0.7; cut);
         }
+    }
+}
+
+#[test]
+fn maps_moved_past_positional_adaptors() {
+    for n in [1, 2, 7] {
+        check_scalar!(maps_before_positions; ref x dx = random(n, 51), val a da = 0.7;);
     }
 }
 

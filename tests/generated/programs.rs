@@ -98,14 +98,14 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().chain(b.iter()).rev().enumerate().map(|(q2, p1)| p1 * (0.51 * y) * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (0.51 * y)).tanh());
         let (s4, v5) = helper_pair(a, x.cos());
         let s6 = s4 * v5.sum();
         let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w7[i] = c[i] * ((k as f64 * 0.5) + 1.12);
         }
-        let mut s10 = b.iter().rev().skip(1).zip(w7.iter().step_by(2)).map(|(p8, q9)| p8 * q9 + helper_array(b, x)).sum::<f64>();
+        let mut s10 = b.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * helper_array(b, x)) * q9 as f64).sum::<f64>();
         if k % 2 == 0 {
             s10 = 0.5;
         } else {
@@ -299,7 +299,7 @@ mod p7 {
         if k == 3 {
             return y;
         }
-        let mut s3 = a.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1]))).sin()).sum::<f64>();
+        let mut s3 = a.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1])); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
         b.mean().unwrap() + s3
     }
 
@@ -1261,9 +1261,10 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().take_while(|p1| **p1 < 0.8).map(|p1| (p1 * helper_array(a, 1.15)).sin()).sum::<f64>();
+        let v3 = vec![0.25; b.len()];
+        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(a, 1.15)).sum::<f64>();
         for i in 0..a.len() {
-            let w4 = match i % 3 {
+            let w5 = match i % 3 {
                 0 => continue,
                 1 => a[i] * x,
                 _ => {
@@ -1273,27 +1274,27 @@ mod p29 {
                     a[i].tanh()
                 }
             };
-            s3 += w4 * helper_halving(b, x, 0, k + 1);
+            s4 += w5 * helper_halving(b, x, 0, k + 1);
         }
-        let s5 = if s3 < 5.0 { s3 * 0.5 } else { return s3 * helper_halving(b, x, 0, k + 1) };
-        let mut h6 = c.to_owned();
+        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * helper_halving(b, x, 0, k + 1) };
+        let mut h7 = c.to_owned();
         for i in 0..3 {
-            h6 = (&h6 * 0.5 + c).mapv(f64::sin);
+            h7 = (&h7 * 0.5 + c).mapv(f64::sin);
         }
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        let mut n8 = 0;
+        let s9 = 'search: loop {
+            n8 += 1;
             for j in 0..a.len() {
-                s3 = (s3 * 0.8 + h6[j] * x.cos()).tanh();
-                if s3 > 0.3 && j > n7 {
-                    break 'search s3 * helper_halving(c, s3, 0, k + 1);
+                s4 = (s4 * 0.8 + h7[j] * x.cos()).tanh();
+                if s4 > 0.3 && j > n8 {
+                    break 'search s4 * helper_halving(c, s4, 0, k + 1);
                 }
             }
-            if n7 > 2 {
-                break s3 + helper_halving(c, s3, 0, k + 1);
+            if n8 > 2 {
+                break s4 + helper_halving(c, s4, 0, k + 1);
             }
         };
-        h6.mean().unwrap() + s3 + h6.sum() * 0.3
+        h7.mean().unwrap() + s4 + h7.sum() * 0.3
     }
 
     #[test]
@@ -1349,7 +1350,7 @@ mod p31 {
                 s1 += (v * j as f64) * helper_array(b, x);
             }
         }
-        let mut s4 = b.iter().take_while(|p2| **p2 < 0.8).map(|p2| (p2 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).sin()).sum::<f64>();
+        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).tanh());
         match k % 4 {
             j if j > 1 => s4 = (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() * j as f64,
             _ if (y + s1) > 0.2 => s4 = s4 * helper_array(a, b.mapv(f64::tanh).sum()),
@@ -1603,7 +1604,7 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().chain(a.iter()).rev().enumerate().map(|(q2, p1)| p1 * helper_halving(a, b[k % a.len()], 0, k + 1) * (q2 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + helper_halving(a, b[k % a.len()], 0, k + 1)).sum::<f64>();
         let mut l4 = Vec::new();
         for p5 in 0..a.len() {
             if b[p5] > c[p5] {
@@ -1641,7 +1642,7 @@ mod p39 {
             let t1 = helper_array(c, (1.37 - y));
             t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
         };
-        let mut s5 = b.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * a[k % a.len()]).tanh());
+        let mut s5 = b.iter().copied().nth(1).unwrap_or(0.5) * a[k % a.len()] + b.iter().map(|p3| p3 - a[k % a.len()]).filter(|p3| *p3 > 0.3).reduce(f64::max).unwrap_or(a[k % a.len()]);
         for i in (0..a.len()).step_by(2) {
             s2 = (s2 * 0.7 + c[i] * helper_recursive(c, b[0], k % 3)).tanh();
         }
@@ -1706,25 +1707,30 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().map(|p1| p1 * helper_recursive(b, 1.29, k % 3)).filter(|p1| p1.abs() > 0.2).last().unwrap_or(helper_recursive(b, 1.29, k % 3));
-        let (s4, v5) = helper_pair(b, (y + x));
-        let s6 = s4 * v5.sum();
-        let mut w7 = Array1::<f64>::zeros(a.len());
+        let mut s3 = (k as f64 * 0.5);
+        for (p1, &q2) in a.iter().zip(c) {
+            s3 = (s3 * 0.7 + p1 * q2 * helper_recursive(b, 1.29, k % 3)).tanh();
+        }
+        let mut s5: f64 = {
+            let t4 = (k as f64 * 0.5);
+            t4 * t4 * 0.5 + 0.50
+        };
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] = a[i] * (a[k % a.len()] + 0.41);
+            w6[i] = a[i] * (a[k % a.len()] + 0.41);
         }
         for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s3 = s3 * 0.8 + m * x + s6 * 0.1;
+            s5 = s5 * 0.8 + m * x + s5 * 0.1;
         }
-        let mut s10 = a.iter().map(|p8| p8 * helper_array(a, 0.60)).filter(|p8| p8.abs() > 0.2).last().unwrap_or(helper_array(a, 0.60));
-        let mut s13 = a.iter().map(|p11| p11 * s10).filter(|p11| p11.abs() > 0.2).last().unwrap_or(s10);
-        let mut s14: f64 = 0.0;
+        let mut s9 = a.iter().zip(a.iter()).map(|(p7, q8)| p7 * helper_array(a, 0.60) - q8).reduce(f64::max).unwrap();
+        let mut s12 = a.iter().take(3).filter(|p10| **p10 < 0.5).cloned().fold(-0.5, |q11, p10| q11 * p10 + s9);
+        let mut s13: f64 = 0.0;
         for k in 0..2 {
             for v in a.iter() {
-                s14 = (s14 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
+                s13 = (s13 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
             }
         }
-        a.mapv(f64::tanh).sum().sin() + s14 + w7.sum() * 0.3
+        a.mapv(f64::tanh).sum().sin() + s13 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1977,7 +1983,7 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * c.mean().unwrap(); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
+        let mut s3 = c.iter().copied().nth(1).unwrap_or(0.5) * c.mean().unwrap() + c.iter().map(|p1| p1 - c.mean().unwrap()).filter(|p1| *p1 > 0.3).reduce(f64::max).unwrap_or(c.mean().unwrap());
         let mut u4 = b.to_owned();
         for i in 1..u4.len() {
             u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(y, s3);
@@ -2063,7 +2069,7 @@ mod p50 {
             t5 * t5 * 0.5 + y
         };
         let mut s7 = (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt();
-        let mut s10 = b.iter().copied().nth(1).unwrap_or(0.5) * a.dot(a) + b.iter().map(|p8| p8 - a.dot(a)).filter(|p8| *p8 > 0.3).reduce(f64::max).unwrap_or(a.dot(a));
+        let mut s10 = b.iter().map(|p8| p8 * a.dot(a)).filter(|p8| p8.abs() > 0.2).last().unwrap_or(a.dot(a));
         0.30 + s10
     }
 
@@ -2690,11 +2696,8 @@ mod p65 {
             1 => { s1 = c[k % a.len()].tanh().exp(); }
             _ => s1 = (k as f64 * 0.5),
         }
-        let mut s4 = ((b.mean().unwrap() + helper_recursive(b, s1, k % 3)) * a.dot(b));
-        for (p2, &q3) in c.iter().zip(c) {
-            s4 = (s4 * 0.7 + p2 * q3 * a.mean().unwrap()).tanh();
-        }
-        x.tanh().exp() + s4
+        let mut s4 = { let (p2, q3) = c.iter().zip(c.iter()).fold((0.0, 1.0), |(p2, q3), (a0, b0)| (p2 + a0 * a.mean().unwrap(), q3 * 0.9 + b0)); p2 * q3 };
+        ((s4 + (k as f64 * 0.5)) * helper_recursive(b, x, k % 3)) + s4
     }
 
     #[test]
@@ -2945,7 +2948,7 @@ mod p71 {
         }
         s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) / (1.0 + s7 * s7));
         let v8 = c.mapv(|t| { let u = t * s6; u * u - t });
-        let mut s11 = c.iter().zip(b.iter()).map(|(p9, q10)| p9 * q10 * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()).sum::<f64>();
+        let mut s11 = c.iter().map(|p9| p9 * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()).enumerate().skip(1).zip(b.iter().map(|q10| q10.cos())).map(|((q10, p9), b0)| p9 * b0 * q10 as f64).sum::<f64>();
         (b.dot(c) - s7) + s11 + v8.sum() * 0.3
     }
 
@@ -3255,7 +3258,7 @@ mod p77 {
             j4 += 1;
             s1 = s1.sin() * 0.9 + b[j4 - 1] * s1.sin();
         }
-        let mut s7 = c.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) * q6 as f64).sum::<f64>();
+        let mut s7 = c.iter().scan(0.0, |q6, p5| { *q6 = *q6 * 0.5 + p5 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)); Some(*q6) }).take_while(|p5| *p5 < 1.5).map(|p5| p5.tanh()).sum::<f64>();
         let s8: f64;
         match k % 3 {
             0 => s8 = helper_array(c, a.mapv(f64::tanh).sum()),
@@ -3795,8 +3798,8 @@ mod p91 {
         for i in 0..a.len() {
             w2[i] += (c[i] + x).sin();
         }
-        let mut s5 = a.iter().scan(0.0, |q4, p3| { *q4 = *q4 * 0.5 + p3 * (1.14 + 1.05); Some(*q4) }).take_while(|p3| *p3 < 1.5).map(|p3| p3.tanh()).sum::<f64>();
-        let mut s8 = c.iter().copied().nth(1).unwrap_or(0.5) * c.mean().unwrap() + c.iter().map(|p6| p6 - c.mean().unwrap()).filter(|p6| *p6 > 0.3).reduce(f64::max).unwrap_or(c.mean().unwrap());
+        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (1.14 + 1.05) - q4).reduce(f64::max).unwrap();
+        let mut s8 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + c.mean().unwrap()).sum::<f64>();
         let f10 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w2.view(), (&w2 * (s8 + s8)).view()]).unwrap();
         let mut s9 = f10.mapv(f64::tanh).dot(&f10) * 0.2;
         b.mean().unwrap() + s9 + w2.sum() * 0.3
@@ -3940,12 +3943,13 @@ mod p95 {
             s1 = s1 * 0.8 + m * c.dot(a) + y * 0.1;
         }
         let v2 = (c * c).mapv(f64::tanh);
-        for (p3, &q4) in c.iter().zip(b) {
-            s1 = (s1 * 0.7 + p3 * q4 * (s1 * (k as f64 * 0.5))).tanh();
+        let mut s5 = (0..a.len()).map(|q4| c[q4] * b[q4] + (s1 * (k as f64 * 0.5))).sum::<f64>();
+        match k % 4 {
+            j if j > 1 => s1 = 0.97 * j as f64,
+            _ if (v2[k % a.len()] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.dot(b),
+            _ => s1 += (x / (1.0 + s1 * s1)),
         }
-        let arr5 = [0.97, a.dot(b), (s1 / (1.0 + y * y))];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        ((x / (1.0 + c[0] * c[0])) - helper_scalar(1.05, 0.55)) + s1 + v2.sum() * 0.3
+        s5 + s5 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4004,21 +4008,20 @@ mod p97 {
         for i in 0..a.len() {
             h3 = (&h3 * 0.5 + &w1).mapv(f64::sin);
         }
-        let v6 = vec![0.25; b.len()];
-        let mut s7 = b.iter().zip(&v6).map(|(p4, q5)| p4 * q5 * (1.35 * x)).sum::<f64>();
-        let mut s10 = b.iter().zip(a.iter()).map(|(p8, q9)| p8 * q9 * (s7 - x)).sum::<f64>();
+        let mut s6 = b.iter().rev().skip(1).zip(h3.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + (1.35 * x)).sum::<f64>();
+        let mut s9 = b.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * (s6 - x)).sin()).sum::<f64>();
         if k % 2 == 0 {
-            s7 = 0.5;
+            s6 = 0.5;
         } else {
-            s7 = k as f64 * 0.25;
+            s6 = k as f64 * 0.25;
         }
-        s7 += helper_array(&w1, 0.76);
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s7 = s7.sin() * 0.9 + b[j11 - 1] * x.tanh().exp();
+        s6 += helper_array(&w1, 0.76);
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s6 = s6.sin() * 0.9 + b[j10 - 1] * x.tanh().exp();
         }
-        (c.dot(&w1) - (k as f64 * 0.5)) + s10 + h3.sum() * 0.3
+        (c.dot(&w1) - (k as f64 * 0.5)) + s9 + h3.sum() * 0.3
     }
 
     #[test]
@@ -4042,7 +4045,7 @@ mod p98 {
                 s1 = 0.6;
             }
         }
-        let mut s5 = a.iter().rev().skip(1).zip(c.iter().step_by(2)).map(|(p3, q4)| p3 * q4 + helper_recursive(c, b[0], k % 3)).sum::<f64>();
+        let mut s5 = a.iter().chain(c.iter()).rev().enumerate().map(|(q4, p3)| p3 * helper_recursive(c, b[0], k % 3) * (q4 as f64 * 0.1 + 1.0)).sum::<f64>();
         let mut stack6: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
             stack6.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
@@ -4279,7 +4282,7 @@ mod p103 {
         for i in 0..a.len() {
             w3[i] = v1[i] * (s2 + x);
         }
-        let mut s6 = c.iter().scan(0.0, |q5, p4| { *q5 = *q5 * 0.5 + p4 * helper_array(a, 1.24); Some(*q5) }).take_while(|p4| *p4 < 1.5).map(|p4| p4.tanh()).sum::<f64>();
+        let mut s6 = c.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * helper_array(a, 1.24)).sum::<f64>();
         let mut s7 = helper_recursive(&v1, c.mapv(f64::tanh).sum().sin(), k % 3);
         let mut u8 = a.to_owned();
         for i in 1..u8.len() {
@@ -5415,7 +5418,7 @@ mod p131 {
             s1 = k as f64 * 0.25;
         }
         s1 += b.mapv(f64::tanh).sum();
-        let mut s7 = b.iter().scan(0.0, |q6, p5| { *q6 = *q6 * 0.5 + p5 * (x - s3); Some(*q6) }).take_while(|p5| *p5 < 1.5).map(|p5| p5.tanh()).sum::<f64>();
+        let mut s7 = b.iter().zip(c.iter()).map(|(p5, q6)| p5 * (x - s3) - q6).reduce(f64::max).unwrap();
         for i in (0..a.len()).rev() {
             s1 = (s1 * 0.7 + c[i] * a[0]).tanh();
         }
@@ -7231,7 +7234,7 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * c.mapv(f64::tanh).sum()).sum::<f64>();
+        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mapv(f64::tanh).sum());
         let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
             w4[i] = c[i] * x.tanh().exp();
@@ -7242,7 +7245,7 @@ mod p175 {
             }
             s3 = (s3 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s7 = b.windows(2).into_iter().enumerate().map(|(q6, p5)| (p5[1] - p5[0] * y) * q6 as f64).sum::<f64>();
+        let mut s7 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + y).sum::<f64>();
         let mut s8 = 1.0;
         for i in 0..a.len() {
             let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
@@ -7315,7 +7318,7 @@ mod p177 {
         if k == 3 {
             return (1.0 + (y + (k as f64 * 0.5)) * (y + (k as f64 * 0.5))).sqrt();
         }
-        let mut s5 = h1.iter().enumerate().map(|(q4, &p3)| (p3 * y.cos()).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        let mut s5 = h1.iter().zip(a.iter()).map(|(p3, q4)| p3 * y.cos() - q4).reduce(f64::max).unwrap();
         if k % 2 == 0 {
             s5 = 0.5;
         } else {
@@ -7431,30 +7434,33 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.windows(2).into_iter().enumerate().map(|(q2, p1)| (p1[1] - p1[0] * (0.71 + y)) * q2 as f64).sum::<f64>();
-        for i in 0..a.len() {
-            let t4 = b[i] * x;
-            s3 += t4 * t4 * 0.5;
-            s3 -= c[(i + 1) % a.len()] * y.tanh().exp();
+        let mut s3 = x;
+        for (p1, &q2) in b.iter().zip(a) {
+            s3 = (s3 * 0.7 + p1 * q2 * (0.71 + y)).tanh();
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = c[i] * y.tanh().exp();
+        s3 += (helper_halving(a, 0.37, 0, k + 1) * 0.69);
+        match k % 4 {
+            j if j > 1 => s3 = s3.cos() * j as f64,
+            _ if helper_recursive(a, 0.33, k % 3) > 0.2 => s3 = s3 * helper_scalar(y, a[0]).tanh().exp(),
+            _ => s3 += (k as f64 * 0.5).tanh().exp(),
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * helper_scalar(y, c[0])).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + a[i] * 0.3;
-        }
-        if k == 3 {
-            return helper_array(b, (0.60 * (k as f64 * 0.5)));
-        }
-        match k % 3 {
-            0 => s3 = helper_scalar(helper_halving(a, (k as f64 * 0.5), 0, k + 1), b[k % a.len()]),
-            1 => s3 = s3 * (s3 / (1.0 + y * y)),
-            _ => s3 += helper_array(&w5, 0.51),
-        }
-        b.dot(&w5) + s3 + w5.sum() * 0.3
+        let mut s4 = (helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_halving(b, (k as f64 * 0.5), 0, k + 1)) - c[k % a.len()]);
+        let arr5 = [helper_array(c, b[a.len() - 1]), b.dot(c), (k as f64 * 0.5).tanh()];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + c[j] * b.mean().unwrap()).tanh();
+                if s4 > 0.3 && j > n7 {
+                    break 'search s4 * s6.tanh().exp();
+                }
+            }
+            if n7 > 2 {
+                break s4 + s6.tanh().exp();
+            }
+        };
+        (b.dot(b) + (s6 - 0.33)) + s4
     }
 
     #[test]
@@ -7621,7 +7627,7 @@ mod p185 {
         } else {
             s7 = s7 * c.mean().unwrap();
         }
-        let mut s10 = b.iter().map(|p8| p8 * (s7 - y)).filter(|p8| p8.abs() > 0.2).last().unwrap_or((s7 - y));
+        let mut s10 = b.iter().zip(b.iter()).map(|(p8, q9)| p8 * (s7 - y) - q9).reduce(f64::max).unwrap();
         let s11: f64;
         match k % 3 {
             0 => s11 = helper_scalar(helper_recursive(a, x, k % 3), (s6 - 0.52)),
@@ -7698,7 +7704,7 @@ mod p187 {
             s2 = (s2 * 0.7 + b[i] * helper_scalar(0.51, 0.29)).tanh();
         }
         s2 = (s2 * 0.5 + helper_recursive(a, ((k as f64 * 0.5) / (1.0 + 0.88 * 0.88)), k % 3)).tanh();
-        let mut s5 = c.iter().fold(0.5, |q4, p3| (q4 * 0.8 + p3 * (0.38 / (1.0 + x * x))).tanh());
+        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (0.38 / (1.0 + x * x))).sum::<f64>();
         helper_array(c, helper_scalar((k as f64 * 0.5), y)) + s5
     }
 
@@ -7819,7 +7825,7 @@ mod p190 {
             1 => s2 = s2 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * s1.tanh()),
             _ => s2 += x.tanh().exp(),
         }
-        let mut s9 = a.iter().filter(|p7| **p7 > 0.0).map(|p7| p7 * y).sum::<f64>();
+        let mut s9 = a.iter().chain(u5.iter()).rev().enumerate().map(|(q8, p7)| p7 * y * (q8 as f64 * 0.1 + 1.0)).sum::<f64>();
         s4.cos() + s9 + u5.sum() * 0.3
     }
 
@@ -8146,13 +8152,13 @@ mod p197 {
         }
         let (s3, v4) = helper_pair(a, x);
         let s5 = s3 * v4.sum();
-        let mut s8 = c.iter().map(|p6| p6 * helper_array(c, (k as f64 * 0.5))).min_by(|p6, q7| (p6 - helper_array(c, (k as f64 * 0.5))).abs().total_cmp(&(q7 - helper_array(c, (k as f64 * 0.5))).abs())).unwrap();
-        for i in 0..a.len() {
-            let s1 = s1 * 0.5 + a.dot(a);
-            s8 = (s8 * 0.8 + s1 * 0.3).tanh();
+        for (p6, &q7) in c.iter().zip(a) {
+            s1 = (s1 * 0.7 + p6 * q7 * helper_array(c, (k as f64 * 0.5))).tanh();
         }
-        s8 += s1 * 0.2;
-        (k as f64 * 0.5) + s8
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
+        }
+        (b.dot(a) + helper_scalar((k as f64 * 0.5), a[0])) + s1
     }
 
     #[test]
@@ -8175,7 +8181,7 @@ mod p198 {
         } else {
             s1 = s1 * (y.tanh() - f64::tanh(1.20).exp());
         }
-        let mut s4 = b.iter().scan(0.0, |q3, p2| { *q3 = *q3 * 0.5 + p2 * a.dot(b); Some(*q3) }).take_while(|p2| *p2 < 1.5).map(|p2| p2.tanh()).sum::<f64>();
+        let mut s4 = b.iter().map(|p2| p2 * a.dot(b)).min_by(|p2, q3| (p2 - a.dot(b)).abs().total_cmp(&(q3 - a.dot(b)).abs())).unwrap();
         match k % 4 {
             j if j > 1 => s1 = s1 * j as f64,
             _ if helper_recursive(a, x, k % 3) > 0.2 => s1 = s1 * x,

@@ -794,15 +794,16 @@ impl Program {
     /// range's `map`, positions chosen by `rev`, `skip`, `step_by` and
     /// `take`, `windows`, a `reduce`, a `chain`, a `take_while`, a `scan`,
     /// a `fold` from a tuple, a `filter` whose parameter shadows the
-    /// `map`'s before a `last()`, an `nth(k)` and a `reduce` with defaults;
-    /// or a `for` loop over a `zip`.
+    /// `map`'s before a `last()`, an `nth(k)` and a `reduce` with defaults,
+    /// `enumerate`, `skip` and `zip` after `map`s; or a `for` loop over a
+    /// `zip`.
     fn iterator_chain(&mut self) {
         let (u, _) = self.array();
         let (w, w_ref) = self.array();
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (p, q) = (self.name("p"), self.name("q"));
-        let chain = match self.pick(18) {
+        let chain = match self.pick(19) {
             0 => format!("{u}.iter().zip({w}.iter()).map(|({p}, {q})| {p} * {q} * {e}).sum::<f64>()"),
             1 => format!(
                 "{u}.iter().enumerate().map(|({q}, &{p})| ({p} * {e}).sin() * ({q} as f64 + 1.0)).sum::<f64>()"
@@ -842,6 +843,9 @@ impl Program {
             ),
             16 => format!(
                 "{u}.iter().copied().nth(1).unwrap_or(0.5) * {e} + {u}.iter().map(|{p}| {p} - {e}).filter(|{p}| *{p} > 0.3).reduce(f64::max).unwrap_or({e})"
+            ),
+            17 => format!(
+                "{u}.iter().map(|{p}| {p} * {e}).enumerate().skip(1).zip({w}.iter().map(|{q}| {q}.cos())).map(|(({q}, {p}), b0)| {p} * b0 * {q} as f64).sum::<f64>()"
             ),
             10 => {
                 let weights = self.name("v");

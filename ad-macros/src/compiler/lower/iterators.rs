@@ -191,6 +191,11 @@ impl Lowerer<'_> {
             },
             _ => return None,
         };
+        if let Some(receiver) = maps_moved_out(&m.receiver) {
+            let mut moved = m.clone();
+            *moved.receiver = receiver;
+            return self.iterator_chain(&moved);
+        }
         let (source, stages) = split_stages(&m.receiver);
         if let Some(flattened) = self.flat_mapped(m, source, &terminal) {
             return Some(flattened);
@@ -326,6 +331,11 @@ impl Lowerer<'_> {
         }
         if !self.carries_derivative(&f.expr) {
             return None;
+        }
+        if let Some(expr) = maps_moved_out(&f.expr) {
+            let mut moved = f.clone();
+            *moved.expr = expr;
+            return self.indexed_for(&moved);
         }
         let index = self.fresh_numbered("item", |s| &mut s.consts);
         let mut lets = Vec::new();
@@ -921,8 +931,15 @@ impl Lowerer<'_> {
                     return Err(());
                 }
                 self.plain_closure_body(c)?;
+                // An argument that reads a name the closure's parameters
+                // bind again (`.map(|q| q.cos())` before `.map(|((q, p),
+                // b)| ..)`) is evaluated first, into a name of its own: the
+                // parts of a tuple are bound one after another.
+                let bound: HashSet<String> =
+                    c.inputs.iter().flat_map(scan::pattern_names).collect();
                 for (pat, arg) in c.inputs.iter().zip(args) {
-                    binder.bind(pat, arg, stmts);
+                    let arg = self.unshadowed(arg, &bound, stmts);
+                    binder.bind(pat, &arg, stmts);
                 }
                 let body = &c.body;
                 Ok(syn::parse_quote!(#body))
@@ -934,6 +951,39 @@ impl Lowerer<'_> {
                     "give the iterator adaptor a closure `|v| ...` or a function's path",
                 );
                 Err(())
+            }
+        }
+    }
+
+    /// `arg` with each part (of a tuple, under a reference) that reads one
+    /// of `bound` evaluated into a fresh local first.
+    fn unshadowed(
+        &mut self,
+        arg: &Expr,
+        bound: &HashSet<String>,
+        stmts: &mut Vec<syn::Stmt>,
+    ) -> Expr {
+        match arg {
+            Expr::Tuple(t) => {
+                let mut t = t.clone();
+                for e in t.elems.iter_mut() {
+                    *e = self.unshadowed(e, bound, stmts);
+                }
+                Expr::Tuple(t)
+            }
+            Expr::Paren(p) => self.unshadowed(&p.expr, bound, stmts),
+            Expr::Reference(r) if r.mutability.is_none() => {
+                let inner = self.unshadowed(&r.expr, bound, stmts);
+                syn::parse_quote!(&#inner)
+            }
+            Expr::Path(_) => arg.clone(),
+            _ if scan::token_names(&quote::ToTokens::to_token_stream(arg)).is_disjoint(bound) => {
+                arg.clone()
+            }
+            _ => {
+                let name = self.fresh_local("argument", arg.span());
+                stmts.push(syn::parse_quote!(let #name = #arg;));
+                syn::parse_quote!(#name)
             }
         }
     }
@@ -1069,6 +1119,173 @@ impl Lowerer<'_> {
 
 /// The chain below a terminal: its source and its `map`/`filter` stages, in
 /// order.
+/// The chain with each `map` that a positional adaptor follows moved out
+/// past it, so that the adaptors reach the source, which is read by
+/// index: `src.map(f).skip(k)` is `src.skip(k).map(f)` (and so `take`,
+/// `step_by`, `rev`), `src.map(f).enumerate()` is
+/// `src.enumerate().map(|(i, v)| (i, f(v)))`, `src.map(f).zip(o)` is
+/// `src.zip(o).map(|(v, w)| (f(v), w))`. A `map` maps item to item, and
+/// its closure has no effects, so the items are the same. `None` when
+/// nothing moves.
+fn maps_moved_out(e: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(outer) = e else {
+        return None;
+    };
+    // The zipped side's `map` first: `src.zip(o.map(g))` is
+    // `src.zip(o).map(|(v, w)| (v, g(w)))`.
+    if let (true, [other]) = (
+        outer.method == "zip",
+        &outer.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        let other = maps_moved_out(other).unwrap_or_else(|| (*other).clone());
+        if let Expr::MethodCall(map) = &other {
+            if let (true, [g]) = (
+                map.method == "map",
+                &map.args.iter().collect::<Vec<_>>()[..],
+            ) {
+                if let Some((pat, body)) = applied(g) {
+                    let (src, o) = (&outer.receiver, &map.receiver);
+                    let span = outer.method.span();
+                    let zipped: Expr = syn::parse_quote_spanned!(span=> #src.zip(#o));
+                    let zipped = maps_moved_out(&zipped).unwrap_or(zipped);
+                    let src = maps_moved_out(src).unwrap_or_else(|| (**src).clone());
+                    let (kept_pat, kept) = passed_through(&src, "__ad_zipping");
+                    return Some(syn::parse_quote_spanned!(span=>
+                        #zipped.map(|(#kept_pat, #pat)| (#kept, #body))
+                    ));
+                }
+            }
+        }
+    }
+    let inner = maps_moved_out(&outer.receiver);
+    let receiver = inner.as_ref().unwrap_or(&outer.receiver);
+    let moved = match receiver {
+        Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+            moved_past(outer, &map.receiver, &map.args[0])
+        }
+        _ => None,
+    };
+    match (moved, inner) {
+        (Some(moved), _) => Some(moved),
+        (None, Some(inner)) => {
+            let mut outer = outer.clone();
+            *outer.receiver = inner;
+            Some(Expr::MethodCall(outer))
+        }
+        (None, None) => None,
+    }
+}
+
+/// `outer` (a positional adaptor) applied to `src` before the `map(f)`
+/// that it followed.
+fn moved_past(outer: &syn::ExprMethodCall, src: &Expr, f: &Expr) -> Option<Expr> {
+    let span = outer.method.span();
+    let method = &outer.method;
+    let args = &outer.args;
+    let src = maps_moved_out(src).unwrap_or_else(|| src.clone());
+    let (pat, body) = applied(f)?;
+    match (method.to_string().as_str(), args.len()) {
+        ("skip" | "take" | "step_by", 1) | ("rev", 0) => {
+            Some(syn::parse_quote_spanned!(span=> #src.#method(#args).map(#f)))
+        }
+        ("enumerate", 0) => Some(syn::parse_quote_spanned!(span=>
+            #src.enumerate().map(|(__ad_position, #pat)| (__ad_position, #body))
+        )),
+        ("zip", 1) => {
+            let (other_pat, other) = passed_through(&outer.args[0], "__ad_zipped");
+            Some(syn::parse_quote_spanned!(span=>
+                #src.zip(#args).map(|(#pat, #other_pat)| (#body, #other))
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A pattern for the items of `chain` and the expression that passes
+/// them on, as tuples of names where the chain's items are tuples
+/// (`enumerate`, `zip`, a `map` to a tuple): a tuple with an index in it
+/// is not a value to differentiate, its parts are.
+fn passed_through(chain: &Expr, base: &str) -> (Pat, Expr) {
+    fn shape(e: &Expr) -> Option<Vec<Option<Expr>>> {
+        match e {
+            Expr::Paren(p) => shape(&p.expr),
+            Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+                ("enumerate", 0) => Some(vec![None, shape_item(&m.receiver)]),
+                ("zip", 1) => Some(vec![shape_item(&m.receiver), shape_item(&m.args[0])]),
+                ("skip" | "take" | "step_by", 1) | ("rev", 0) => shape(&m.receiver),
+                ("map", 1) => match &m.args[0] {
+                    Expr::Closure(c) => match &*c.body {
+                        Expr::Tuple(t) => Some(t.elems.iter().map(tuple_of).collect()),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    // An item's shape, as an expression standing for it (`(_, _)`).
+    fn shape_item(e: &Expr) -> Option<Expr> {
+        shape(e).map(|parts| {
+            let parts = parts
+                .into_iter()
+                .map(|p| p.unwrap_or_else(|| syn::parse_quote!(_)));
+            syn::parse_quote!((#(#parts),*))
+        })
+    }
+    fn tuple_of(e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::Tuple(t) => {
+                let parts = t
+                    .elems
+                    .iter()
+                    .map(|p| tuple_of(p).unwrap_or_else(|| syn::parse_quote!(_)));
+                Some(syn::parse_quote!((#(#parts),*)))
+            }
+            _ => None,
+        }
+    }
+    // Names for a shape: `(_, (_, _))` is `(b_0, (b_1, b_2))`.
+    fn named(shape: &Expr, base: &str, next: &mut usize) -> Expr {
+        match shape {
+            Expr::Tuple(t) => {
+                let parts = t.elems.iter().map(|p| named(p, base, next));
+                syn::parse_quote!((#(#parts),*))
+            }
+            _ => {
+                let name = quote::format_ident!("{}_{}", base, *next);
+                *next += 1;
+                syn::parse_quote!(#name)
+            }
+        }
+    }
+    let names = match shape_item(chain) {
+        Some(shape) => named(&shape, base, &mut 0),
+        None => {
+            let name = Ident::new(base, Span::call_site());
+            syn::parse_quote!(#name)
+        }
+    };
+    let pat: Pat = syn::parse_quote!(#names);
+    (pat, names)
+}
+
+/// A `map`'s function as a parameter and the body that applies it: a
+/// closure's own, or `__ad_mapped` and a call of a path.
+fn applied(f: &Expr) -> Option<(Pat, Expr)> {
+    match f {
+        Expr::Closure(c) if c.inputs.len() == 1 && !contains_return(&c.body) => {
+            Some((c.inputs[0].clone(), (*c.body).clone()))
+        }
+        Expr::Path(_) => Some((
+            syn::parse_quote!(__ad_mapped),
+            syn::parse_quote!(#f(__ad_mapped)),
+        )),
+        _ => None,
+    }
+}
+
 fn split_stages(mut e: &Expr) -> (&Expr, Vec<Stage<'_>>) {
     let mut stages = Vec::new();
     loop {
