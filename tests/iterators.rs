@@ -621,6 +621,29 @@ mod maps_before_positions {
     }
 }
 
+/// `windows`, `chunks` and `chunks_exact` of a slice parameter (each
+/// item a sub-slice, indexed, iterated and reduced, in chains and a `for`
+/// loop), and `windows` of a `Vec` local.
+mod slice_windows {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &[f64], a: f64) -> f64 {
+        let steps = x.windows(2).map(|w| (w[1] - w[0] * a).powi(2)).sum::<f64>();
+        let ends = x.chunks(2).map(|c| c[0] * c[c.len() - 1]).sum::<f64>();
+        let pairs = x
+            .chunks_exact(2)
+            .map(|c| c.iter().sum::<f64>().sin())
+            .sum::<f64>();
+        let mut h = 0.0;
+        for w in x.windows(3) {
+            h = (h * a + w[0] * w[2] - w[1]).tanh();
+        }
+        let ys: Vec<f64> = x.iter().map(|v| v * a).collect();
+        let local = ys.windows(2).map(|w| w[1] * w[0]).sum::<f64>();
+        steps + ends * pairs + h + local
+    }
+}
+
 /// `chain`: of two active arrays, of an active array and a constant one
 /// (a parameter, and a local; either first), of two `Vec`s the body fills, in chains
 /// and in `for` loops, under `rev`, `enumerate`, `zip` and `copied`.
@@ -902,6 +925,13 @@ fn items_chosen_from_chains_and_defaults() {
 fn maps_moved_past_positional_adaptors() {
     for n in [1, 2, 7] {
         check_scalar!(maps_before_positions; ref x dx = random(n, 51), val a da = 0.7;);
+    }
+}
+
+#[test]
+fn windows_and_chunks_of_slices() {
+    for n in [1, 2, 3, 6, 7] {
+        check_scalar!(slice_windows; ref x dx = vector(n, 52), val a da = 0.7;);
     }
 }
 

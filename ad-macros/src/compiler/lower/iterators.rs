@@ -1476,6 +1476,8 @@ pub(super) fn is_adaptor(e: &Expr) -> bool {
                 | "axis_iter"
                 | "windows"
                 | "exact_chunks"
+                | "chunks"
+                | "chunks_exact"
                 | "axis_chunks_iter"
         ),
         _ => false,

@@ -36,6 +36,8 @@ pub(super) enum Source {
         x: Expr,
         size: Expr,
         kind: Views,
+        /// Of a slice parameter (or a bag's item): sub-slices `&x[a..b]`.
+        slice: bool,
     },
     /// `copied()` or `cloned()` of items that are references.
     Copied(Box<Source>),
@@ -66,7 +68,7 @@ impl Source {
         match self {
             Source::Elements(x) | Source::NdElements(x) => syn::parse_quote!(#x.len()),
             Source::Lanes { x, count, .. } => syn::parse_quote!(#x.#count()),
-            Source::Views { x, size, kind } => match kind {
+            Source::Views { x, size, kind, .. } => match kind {
                 Views::Windows => syn::parse_quote!((#x.len() + 1).saturating_sub(#size)),
                 Views::ExactChunks => syn::parse_quote!(#x.len() / #size),
                 Views::Chunks => syn::parse_quote!(#x.len().div_ceil(#size)),
@@ -106,7 +108,12 @@ impl Source {
                 )])
             }
             Source::Lanes { x, lane, .. } => syn::parse_quote!(#x.#lane(#at)),
-            Source::Views { x, size, kind } => {
+            Source::Views {
+                x,
+                size,
+                kind,
+                slice,
+            } => {
                 let end: Expr = match kind {
                     Views::Windows => syn::parse_quote!(#at + #size),
                     Views::ExactChunks => syn::parse_quote!((#at + 1) * #size),
@@ -121,7 +128,11 @@ impl Source {
                         syn::parse_quote!(#at * #size)
                     }
                 };
-                syn::parse_quote!(#x.slice(::ad::ndarray::s![#start..#end]))
+                if *slice {
+                    syn::parse_quote!(&#x[#start..#end])
+                } else {
+                    syn::parse_quote!(#x.slice(::ad::ndarray::s![#start..#end]))
+                }
             }
             Source::Copied(s) => dereferenced(s.item(at)),
             Source::Enumerate(s) => {
@@ -239,7 +250,10 @@ impl Lowerer<'_> {
                 Ok(self.lane_source(m, count, lane, lets))
             }
             ("windows", 1) => self.views(m, &m.args[0], Views::Windows, lets),
-            ("exact_chunks", 1) => self.views(m, &m.args[0], Views::ExactChunks, lets),
+            ("exact_chunks" | "chunks_exact", 1) => {
+                self.views(m, &m.args[0], Views::ExactChunks, lets)
+            }
+            ("chunks", 1) => self.views(m, &m.args[0], Views::Chunks, lets),
             ("axis_chunks_iter", 2) if axis_number(m.args.first()) == Some(0) => {
                 self.views(m, &m.args[1], Views::Chunks, lets)
             }
@@ -373,8 +387,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Windows or chunks of a 1-D array, as views `x.slice(s![a..b])`; a
-    /// slice's or `Vec`'s would be sub-slices, which carry no derivative.
+    /// Windows or chunks of a 1-D array, as views `x.slice(s![a..b])`, or
+    /// of a slice parameter of floats (or a bag's item), as sub-slices
+    /// `&x[a..b]`; a `Vec` local's would be sub-slices of a list the
+    /// reverse sweep keeps item by item, which carry no derivative.
     fn views(
         &mut self,
         m: &syn::ExprMethodCall,
@@ -383,10 +399,12 @@ impl Lowerer<'_> {
         lets: &mut Vec<syn::Stmt>,
     ) -> syn::Result<Source> {
         let x = &self.named(&m.receiver, lets);
-        if self.sequence_named(x).is_some() {
+        let slice =
+            self.sequence_named(x).is_some_and(|s| !s.of_places) || self.bag_item(x).is_some();
+        if !slice && self.sequence_named(x).is_some() {
             return Err(syn::Error::new_spanned(
                 &m.method,
-                format!("`{}` of a slice or `Vec` over active values would make sub-slices, which carry no derivative: index the elements (`(1..x.len()).map(|i| x[i] - x[i - 1])`), or take the parameter as `&Array1<f64>`, whose windows and chunks are views", m.method),
+                format!("`{}` of a `Vec` local over active values would make sub-slices, which carry no derivative: index the elements (`(1..x.len()).map(|i| x[i] - x[i - 1])`), or make it an `Array1<f64>`, whose windows and chunks are views", m.method),
             ));
         }
         if let Some(rank) = self.array_rank(x).filter(|&r| r != 1) {
@@ -400,6 +418,7 @@ impl Lowerer<'_> {
             x: x.clone(),
             size,
             kind,
+            slice,
         })
     }
 
