@@ -1223,3 +1223,17 @@ snapshot!(call_tuple_carried_by_a_loop, [reverse],
         t.1
     }
 );
+
+snapshot!(option_local_split, [],
+    fn f(x: &[f64]) -> f64 {
+        let mut prev: Option<f64> = None;
+        let mut s = 0.0;
+        for &v in x {
+            if let Some(p) = prev {
+                s += (v - p).powi(2);
+            }
+            prev = Some(v);
+        }
+        s
+    }
+);

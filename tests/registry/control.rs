@@ -1,5 +1,6 @@
 //! Branches and `match` on inactive conditions (comparisons of active
-//! values among them), branches that assign outer variables, early return.
+//! values among them), branches that assign outer variables, early return,
+//! an `Option` local tested by `match`.
 
 use ad::differentiable;
 use ad::ndarray::Array1;
@@ -134,6 +135,42 @@ scenario! {
     }
 }
 
+scenario! {
+    scalar previous_item_in_an_option in ControlFlow, sizes [1, 10, 100];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut prev: Option<f64> = None;
+        let mut s = 0.0;
+        for &v in x.iter() {
+            let h = v.tanh();
+            s += match prev {
+                Some(p) => (h - p).powi(2),
+                None => h,
+            };
+            prev = Some(h);
+        }
+        s
+    }
+    inputs(n) { ref x dx = random(10 * n, 52) }
+    hand {
+        let h = x.mapv(f64::tanh);
+        let n = h.len();
+        let g = Array1::from_shape_fn(n, |i| {
+            let mut d = if i == 0 { 1.0 } else { 2.0 * (h[i] - h[i - 1]) };
+            if i + 1 < n {
+                d -= 2.0 * (h[i + 1] - h[i]);
+            }
+            d * (1.0 - h[i] * h[i])
+        });
+        (g,)
+    }
+    dual {
+        let h: Vec<Dual64> = x.iter().map(|v| v.tanh()).collect();
+        let steps = h.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<Dual64>();
+        h[0] + steps
+    }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         if_else_chain::scenario(),
@@ -141,5 +178,6 @@ pub fn scenarios() -> Vec<Scenario> {
         match_on_constant::scenario(),
         outer_variables_assigned_in_branches::scenario(),
         early_returns::scenario(),
+        previous_item_in_an_option::scenario(),
     ]
 }

@@ -26,6 +26,7 @@ mod iterators;
 mod labels;
 mod lists;
 mod loop_forms;
+mod option_locals;
 mod sources;
 mod statistics;
 mod stmt;
@@ -230,7 +231,8 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         .iter()
         .filter_map(|p| p.ident.as_ref().map(Ident::to_string))
         .collect();
-    let block = tuple_locals::split(&sig.item.block, &param_names);
+    let block = option_locals::split(&sig.item.block, &param_names, &l.float_types);
+    let block = tuple_locals::split(&block, &param_names);
     let block = tuples::Tuples::default().body(&block);
     let block = loop_forms::rewrite(&block);
     let block = labels::rewrite(&block);

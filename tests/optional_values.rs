@@ -1,0 +1,130 @@
+//! `Option` locals holding active values: the previous item of a sequence,
+//! a best value so far, a value that may be missing. The macro splits
+//! each into an inactive flag and a value (`lower/option_locals.rs`), so
+//! `if let Some(p) = prev`, `match`, `unwrap_or` and `let .. else` test the
+//! flag and the value carries its derivative.
+
+#[macro_use]
+mod support;
+
+use ad::differentiable;
+use ad::ndarray::Array1;
+use support::random;
+
+/// The squared steps between consecutive items, the previous item kept in
+/// an `Option` that the first iteration finds empty.
+mod previous_item {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut prev: Option<f64> = None;
+        let mut s = 0.0;
+        for &v in x.iter() {
+            if let Some(p) = prev {
+                s += (v - p).powi(2);
+            }
+            prev = Some(v);
+        }
+        s
+    }
+}
+
+#[test]
+fn previous_items_held_in_an_option() {
+    check_scalar!(previous_item; ref x dx = random(6, 1););
+}
+
+/// An array in the `Option`, tested by reference with `match`, moved out
+/// by `unwrap()` at the end.
+mod previous_state {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &Array1<f64>) -> f64 {
+        let mut prev: Option<Array1<f64>> = None;
+        let mut s = 0.0;
+        for &v in x.iter() {
+            let h = (w * v).mapv(f64::tanh);
+            match &prev {
+                Some(p) => s += (&h - p).mapv(|t| t * t).sum(),
+                None => s += h.sum(),
+            }
+            prev = Some(h);
+        }
+        s + prev.unwrap().sum()
+    }
+}
+
+#[test]
+fn array_states_held_in_an_option() {
+    check_scalar!(previous_state; ref x dx = random(5, 2), ref w dw = random(3, 3););
+}
+
+/// Assigned by an `if` whose branches are `Some`, read by `unwrap_or`,
+/// `is_none()` and an `if let` whose pattern has the local's own name.
+mod best_so_far {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, a: f64) -> f64 {
+        let mut best: Option<f64> = None;
+        for i in 0..x.len() {
+            if x[i] > 0.0 {
+                best = if best.is_none() {
+                    Some(x[i] * a)
+                } else {
+                    Some(x[i] + a)
+                };
+            }
+        }
+        let mut s = best.unwrap_or(a * a);
+        if let Some(best) = best {
+            s += best.sin();
+        }
+        s
+    }
+}
+
+#[test]
+fn options_assigned_by_branches_and_shadowed_by_their_pattern() {
+    // Entries of both signs, then none positive: both ends of `unwrap_or`.
+    let mixed = Array1::from(vec![0.3, -0.5, 0.8, -0.1, 0.6]);
+    check_scalar!(best_so_far; ref x dx = mixed, val a da = 0.7;);
+    let negative = Array1::from(vec![-0.3, -0.5]);
+    check_scalar!(best_so_far; ref x dx = negative, val a da = 0.7;);
+}
+
+/// Made by an `if` with a `None` branch and read by `let .. else`; a
+/// `let` that gives it a value, emptied again by `last = None`, tested
+/// by `match` with `_`.
+mod missing_values {
+    use super::*;
+    #[differentiable]
+    pub fn product_of_first_two(x: &Array1<f64>) -> f64 {
+        let first: Option<f64> = if x.len() > 1 { Some(x[0] * x[1]) } else { None };
+        let Some(f) = first else { return x.sum() };
+        f.exp() + x[1]
+    }
+
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut last = Some(x[0]);
+        let mut total = product_of_first_two(x);
+        for i in 1..x.len() {
+            if i % 3 == 0 {
+                last = None;
+            }
+            match last {
+                Some(l) => total += l * x[i],
+                _ => total += x[i],
+            }
+            last = Some(x[i].cos());
+        }
+        total
+    }
+}
+
+#[test]
+fn options_emptied_and_read_by_let_else() {
+    check_scalar!(missing_values; ref x dx = random(7, 4););
+    // One entry: `let .. else` takes its `else`.
+    check_scalar!(missing_values; ref x dx = random(1, 5););
+}
